@@ -70,6 +70,14 @@ type Options struct {
 	Create bool
 	// MaxContentBytes bounds a memory's content; 0 means 1 MiB.
 	MaxContentBytes int
+	// Sync fsyncs RocksDB's log before Add, AddBatch and Delete return, so
+	// acknowledged writes survive a power loss, at the cost of an fsync per
+	// call. Without it they survive a crash of the process (the log is in the
+	// OS page cache) but not of the machine.
+	Sync bool
+	// Hooks add derived data (fingerprints, vectors, postings) to the batch
+	// of each memory and remove it on delete; see MemoryHook.
+	Hooks []MemoryHook
 }
 
 // ListOptions page through memories in creation order (newest first unless

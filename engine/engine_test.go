@@ -1,0 +1,526 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func openTest(t testing.TB, dir string, opts Options) *Engine {
+	t.Helper()
+	e, err := Open(dir, opts)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", dir, err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return e
+}
+
+func newStore(t testing.TB) *Engine {
+	t.Helper()
+	return openTest(t, filepath.Join(t.TempDir(), "store"), Options{Create: true})
+}
+
+func TestAddGetRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	created := time.Date(2025, 3, 4, 5, 6, 7, 891, time.FixedZone("X", 3600))
+	tests := []struct {
+		name string
+		in   NewMemory
+		want Memory // fields the store must keep or default
+	}{
+		{"defaults", NewMemory{Content: "plain"},
+			Memory{Content: "plain", Type: TypeNote, Importance: 0.5}},
+		{"all fields", NewMemory{Content: "use RRF with K=60", Type: TypeDecision, Tags: []string{"fusion", "ranking"},
+			Source: "design.md", Session: "s1", Sequence: 7, CreatedAt: created, Importance: 0.9},
+			Memory{Content: "use RRF with K=60", Type: TypeDecision, Tags: []string{"fusion", "ranking"},
+				Source: "design.md", Session: "s1", Sequence: 7, CreatedAt: created.UTC(), Importance: 0.9}},
+		{"unicode", NewMemory{Content: "héllo 世界 🚀", Type: TypeCode, Importance: 1},
+			Memory{Content: "héllo 世界 🚀", Type: TypeCode, Importance: 1}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := e.Add(ctx, tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.ID.IsZero() || m.DocNum != DocNum(i) {
+				t.Fatalf("id %s docnum %d, want non-zero id and docnum %d", m.ID, m.DocNum, i)
+			}
+			if m.Content != tt.want.Content || m.Type != tt.want.Type || !reflect.DeepEqual(m.Tags, tt.want.Tags) ||
+				m.Source != tt.want.Source || m.Session != tt.want.Session || m.Sequence != tt.want.Sequence ||
+				m.Importance != tt.want.Importance {
+				t.Fatalf("Add returned %+v, want fields of %+v", m, tt.want)
+			}
+			if !tt.want.CreatedAt.IsZero() && !m.CreatedAt.Equal(tt.want.CreatedAt) {
+				t.Fatalf("created %v, want %v", m.CreatedAt, tt.want.CreatedAt)
+			}
+			got, err := e.Get(ctx, m.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.AccessCount != 1 || got.AccessedAt.IsZero() {
+				t.Fatalf("Get did not record the access: count %d at %v", got.AccessCount, got.AccessedAt)
+			}
+			got.AccessCount, got.AccessedAt = 0, time.Time{}
+			if !reflect.DeepEqual(got, m) {
+				t.Fatalf("Get = %+v\nAdd = %+v", got, m)
+			}
+		})
+	}
+}
+
+func TestSessionSequence(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	var seqs []uint64
+	for _, n := range []NewMemory{
+		{Content: "a", Session: "s"}, {Content: "b", Session: "s"}, {Content: "c", Session: "s", Sequence: 10},
+		{Content: "d", Session: "s"}, {Content: "e", Session: "t"}, {Content: "f", Session: "s\x00"[:1] + "x"},
+	} {
+		m, err := e.Add(ctx, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, m.Sequence)
+	}
+	if want := []uint64{1, 2, 10, 11, 1, 1}; !reflect.DeepEqual(seqs, want) {
+		t.Fatalf("sequences %v, want %v", seqs, want)
+	}
+	// A batch assigns consecutive numbers and sees its own earlier members.
+	ms, err := e.AddBatch(ctx, []NewMemory{{Content: "g", Session: "t"}, {Content: "h", Session: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms[0].Sequence != 2 || ms[1].Sequence != 3 {
+		t.Fatalf("batch sequences %d, %d, want 2, 3", ms[0].Sequence, ms[1].Sequence)
+	}
+	_, err = e.Add(ctx, NewMemory{Content: "dup", Session: "s", Sequence: 2})
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Field != "sequence" {
+		t.Fatalf("taken sequence: got %v, want a sequence ValidationError", err)
+	}
+	_, err = e.AddBatch(ctx, []NewMemory{{Content: "x", Session: "u", Sequence: 5}, {Content: "y", Session: "u", Sequence: 5}})
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "memory 2 of 2") {
+		t.Fatalf("duplicate within a batch: got %v", err)
+	}
+	assertNoMemory(t, e, "u")
+}
+
+// assertNoMemory fails if any stored memory belongs to session.
+func assertNoMemory(t *testing.T, e *Engine, session string) {
+	t.Helper()
+	ms, err := e.List(context.Background(), ListOptions{Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.Session == session {
+			t.Fatalf("memory %s of session %q was stored by a failed call", m.ID, session)
+		}
+	}
+}
+
+func TestValidation(t *testing.T) {
+	ok := NewMemory{Content: "fine"}
+	long := strings.Repeat("x", DefaultMaxContentBytes+1)
+	manyTags := make([]string, MaxTags+1)
+	for i := range manyTags {
+		manyTags[i] = fmt.Sprint("t", i)
+	}
+	tests := []struct {
+		name  string
+		mod   func(n *NewMemory)
+		field string
+	}{
+		{"empty", func(n *NewMemory) { n.Content = "" }, "content"},
+		{"whitespace", func(n *NewMemory) { n.Content = " \t\n\u00a0" }, "content"},
+		{"bad utf8", func(n *NewMemory) { n.Content = "ab\xffcd" }, "content"},
+		{"too long", func(n *NewMemory) { n.Content = long }, "content"},
+		{"unknown type", func(n *NewMemory) { n.Type = "opinion" }, "type"},
+		{"upper-case type", func(n *NewMemory) { n.Type = "Fact" }, "type"},
+		{"control char tag", func(n *NewMemory) { n.Tags = []string{"ok", "bad\x07"} }, "tags[1]"},
+		{"newline tag", func(n *NewMemory) { n.Tags = []string{"a\nb"} }, "tags[0]"},
+		{"empty tag", func(n *NewMemory) { n.Tags = []string{" "} }, "tags[0]"},
+		{"too many tags", func(n *NewMemory) { n.Tags = manyTags }, "tags"},
+		{"long tag", func(n *NewMemory) { n.Tags = []string{strings.Repeat("t", MaxTagBytes+1)} }, "tags[0]"},
+		{"importance high", func(n *NewMemory) { n.Importance = 1.5 }, "importance"},
+		{"importance negative", func(n *NewMemory) { n.Importance = -0.1 }, "importance"},
+		{"importance NaN", func(n *NewMemory) { n.Importance = nanValue() }, "importance"},
+		{"sequence without session", func(n *NewMemory) { n.Sequence = 3 }, "sequence"},
+		{"session control char", func(n *NewMemory) { n.Session = "s\x1b" }, "session"},
+		{"created before epoch", func(n *NewMemory) { n.CreatedAt = time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC) }, "created_at"},
+	}
+	e := newStore(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := ok
+			tt.mod(&n)
+			_, err := e.Add(context.Background(), n)
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("Add: got %v, want a ValidationError", err)
+			}
+			if ve.Field != tt.field || ve.Problem == "" || ve.Fix == "" {
+				t.Fatalf("got %+v, want field %q with problem and fix", ve, tt.field)
+			}
+		})
+	}
+	if err := ok.Validate(0); err != nil {
+		t.Fatalf("valid memory refused: %v", err)
+	}
+	if err := (NewMemory{Content: "12345"}).Validate(4); err == nil {
+		t.Fatal("content over a custom limit accepted")
+	}
+	// A batch with one bad memory writes nothing.
+	_, err := e.AddBatch(context.Background(), []NewMemory{{Content: "good", Session: "v"}, {Content: ""}})
+	if err == nil || !strings.Contains(err.Error(), "memory 2 of 2") {
+		t.Fatalf("bad batch: got %v", err)
+	}
+	st, err := e.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Memories != 0 || st.NextDocNum != 0 {
+		t.Fatalf("failed adds left %d memories, next docnum %d", st.Memories, st.NextDocNum)
+	}
+	assertFamiliesEmpty(t, e)
+}
+
+func nanValue() float64 {
+	var zero float64
+	return zero / zero
+}
+
+// assertFamiliesEmpty fails if any family other than default holds a key.
+func assertFamiliesEmpty(t *testing.T, e *Engine) {
+	t.Helper()
+	for f := family(1); f < numFamilies; f++ {
+		if keys := scanFamily(t, e, f); len(keys) > 0 {
+			t.Errorf("family %s holds %d keys, want none (first %x)", families[f].name, len(keys), keys[0])
+		}
+	}
+}
+
+func scanFamily(t testing.TB, e *Engine, f family) [][]byte {
+	t.Helper()
+	it := e.kv.iter(f, nil, nil)
+	defer it.close()
+	var keys [][]byte
+	for it.first(); it.valid(); it.next() {
+		keys = append(keys, it.key())
+	}
+	if err := it.err(); err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+func TestUnknownIDs(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	id := NewMemoryID()
+	if _, err := e.Get(ctx, id); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), id.String()) {
+		t.Fatalf("Get unknown: %v", err)
+	}
+	if err := e.Delete(ctx, id); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Delete unknown: %v", err)
+	}
+	if _, err := e.List(ctx, ListOptions{After: id}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("List after unknown: %v", err)
+	}
+	if _, err := ParseMemoryID("not-an-id"); err == nil {
+		t.Fatal("ParseMemoryID accepted garbage")
+	}
+	got, err := ParseMemoryID(" " + id.String() + "\n")
+	if err != nil || got != id {
+		t.Fatalf("ParseMemoryID(%s) = %s, %v", id, got, err)
+	}
+	if _, err := ParseMemoryType("opinion"); err == nil || !strings.Contains(err.Error(), "preference") {
+		t.Fatalf("ParseMemoryType error should list the types: %v", err)
+	}
+	if typ, err := ParseMemoryType(" Fact "); err != nil || typ != TypeFact {
+		t.Fatalf("ParseMemoryType(Fact) = %q, %v", typ, err)
+	}
+}
+
+func TestDeleteRemovesFromEveryFamily(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	keep, err := e.Add(ctx, NewMemory{Content: "keep me", Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := make(map[family]int)
+	for f := family(1); f < numFamilies; f++ {
+		before[f] = len(scanFamily(t, e, f))
+	}
+	// Fill every per-memory family the way later slots will, through a hook.
+	e.hooks = []MemoryHook{slotFiller{}}
+	m, err := e.Add(ctx, NewMemory{Content: "delete me", Session: "s", Tags: []string{"x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := family(1); f < numFamilies; f++ {
+		if families[f].keys == nil {
+			continue
+		}
+		if n := len(scanFamily(t, e, f)); n <= before[f] {
+			t.Fatalf("family %s: %d keys after add, want more than %d", families[f].name, n, before[f])
+		}
+	}
+	if err := e.Delete(ctx, m.ID); err != nil {
+		t.Fatal(err)
+	}
+	for f := family(1); f < numFamilies; f++ {
+		if n := len(scanFamily(t, e, f)); n != before[f] {
+			t.Errorf("family %s: %d keys after delete, want %d", families[f].name, n, before[f])
+		}
+	}
+	if _, err := e.Get(ctx, m.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get after delete: %v", err)
+	}
+	if _, err := e.Get(ctx, keep.ID); err != nil {
+		t.Fatalf("the other memory is gone: %v", err)
+	}
+	if err := e.Delete(ctx, m.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("second delete: %v", err)
+	}
+	st, err := e.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Memories != 1 || st.NextDocNum != 2 {
+		t.Fatalf("stats after delete: %d memories, next docnum %d; want 1, 2", st.Memories, st.NextDocNum)
+	}
+}
+
+// slotFiller writes a key for the memory into every family that owns
+// per-memory keys but that the engine itself does not fill yet, the way a
+// later fingerprint stage will.
+type slotFiller struct{}
+
+func (slotFiller) AddMemory(tx *Tx, m Memory) error {
+	ref := memoryRef{id: m.ID, doc: m.DocNum, session: m.Session, seq: m.Sequence, createdAt: m.CreatedAt}
+	for f, info := range families {
+		if info.keys == nil {
+			continue
+		}
+		for _, k := range info.keys(ref) {
+			if _, ok, err := tx.get(family(f), k); err != nil {
+				return err
+			} else if !ok {
+				if err := tx.Put(info.name, k, []byte("slot data")); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (slotFiller) DeleteMemory(*Tx, Memory) error { return nil }
+
+func TestTxUnknownFamily(t *testing.T) {
+	e := newStore(t)
+	e.hooks = []MemoryHook{badHook{}}
+	_, err := e.Add(context.Background(), NewMemory{Content: "x"})
+	if err == nil || !strings.Contains(err.Error(), "no_such_family") {
+		t.Fatalf("hook writing an unknown family: %v", err)
+	}
+	assertFamiliesEmpty(t, e)
+}
+
+type badHook struct{}
+
+func (badHook) AddMemory(tx *Tx, m Memory) error    { return tx.Put("no_such_family", m.ID[:], nil) }
+func (badHook) DeleteMemory(tx *Tx, m Memory) error { return nil }
+
+func TestListPaging(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ids []MemoryID // in creation-time order
+	// Insert out of time order, with two memories at the same instant.
+	order := []int{5, 0, 3, 1, 4, 2, 6, 6}
+	byTime := make(map[int][]MemoryID)
+	for _, k := range order {
+		m, err := e.Add(ctx, NewMemory{Content: fmt.Sprint("m", k), CreatedAt: base.Add(time.Duration(k) * time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byTime[k] = append(byTime[k], m.ID)
+	}
+	for k := 0; k <= 6; k++ {
+		sortIDs(byTime[k])
+		ids = append(ids, byTime[k]...)
+	}
+	for _, oldest := range []bool{true, false} {
+		for _, limit := range []int{1, 3, 8, 20} {
+			var got []MemoryID
+			var after MemoryID
+			for pages := 0; pages < 20; pages++ {
+				page, err := e.List(ctx, ListOptions{Limit: limit, After: after, Oldest: oldest})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(page) > limit {
+					t.Fatalf("page of %d, limit %d", len(page), limit)
+				}
+				if len(page) == 0 {
+					break
+				}
+				for _, m := range page {
+					got = append(got, m.ID)
+				}
+				after = page[len(page)-1].ID
+			}
+			want := append([]MemoryID(nil), ids...)
+			if !oldest {
+				for i, j := 0, len(want)-1; i < j; i, j = i+1, j-1 {
+					want[i], want[j] = want[j], want[i]
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("oldest=%v limit=%d: got %v, want %v", oldest, limit, got, want)
+			}
+		}
+	}
+	if _, err := e.List(ctx, ListOptions{Limit: -1}); err == nil {
+		t.Fatal("negative limit accepted")
+	}
+	page, err := e.List(ctx, ListOptions{})
+	if err != nil || len(page) != len(ids) {
+		t.Fatalf("default limit: %d memories, %v", len(page), err)
+	}
+}
+
+func sortIDs(ids []MemoryID) {
+	for i := 1; i < len(ids); i++ {
+		for j := i; j > 0 && string(ids[j][:]) < string(ids[j-1][:]); j-- {
+			ids[j], ids[j-1] = ids[j-1], ids[j]
+		}
+	}
+}
+
+func TestReopen(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	e, err := Open(dir, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var added []Memory
+	for i := range 5 {
+		m, err := e.Add(ctx, NewMemory{Content: fmt.Sprint("memory ", i), Session: "s"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		added = append(added, m)
+	}
+	if err := e.Delete(ctx, added[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Get(ctx, added[0].ID); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Get after Close: %v", err)
+	}
+	e = openTest(t, dir, Options{})
+	for i, m := range added {
+		got, err := e.Get(ctx, m.ID)
+		if i == 1 {
+			if !errors.Is(err, ErrNotFound) {
+				t.Fatalf("deleted memory after reopen: %v", err)
+			}
+			continue
+		}
+		if err != nil || got.Content != m.Content || got.DocNum != m.DocNum {
+			t.Fatalf("after reopen: %+v, %v; want %+v", got, err, m)
+		}
+	}
+	m, err := e.Add(ctx, NewMemory{Content: "after reopen", Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.DocNum != 5 || m.Sequence != 6 {
+		t.Fatalf("after reopen: docnum %d sequence %d, want 5 and 6 (counters persisted)", m.DocNum, m.Sequence)
+	}
+	st, err := e.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Memories != 5 || st.NextDocNum != 6 || st.FormatVersion != FormatVersion || len(st.Families) != int(numFamilies) {
+		t.Fatalf("stats %+v", st)
+	}
+	if st.Families["memories"].Keys == 0 {
+		t.Fatalf("memories family reports no keys: %+v", st.Families["memories"])
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "afile")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ve *ValidationError
+	if _, err := Open(file, Options{Create: true}); !errors.As(err, &ve) || ve.Field != "db" {
+		t.Fatalf("Open on a file: %v", err)
+	}
+	if _, err := Open(filepath.Join(tmp, "missing"), Options{}); !errors.Is(err, ErrNoStore) {
+		t.Fatalf("Open missing without Create: %v", err)
+	}
+	if _, err := Open(filepath.Join(tmp, "missing"), Options{ReadOnly: true}); !errors.Is(err, ErrNoStore) {
+		t.Fatalf("read-only Open of a missing store: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("a failed Open created the directory")
+	}
+	notEmpty := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(notEmpty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(notEmpty, "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(notEmpty, Options{Create: true}); !errors.As(err, &ve) {
+		t.Fatalf("Open on a non-empty non-store directory: %v", err)
+	}
+}
+
+func TestReadOnlyRefusesWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	w := openTest(t, dir, Options{Create: true})
+	m, err := w.Add(ctx, NewMemory{Content: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := openTest(t, dir, Options{ReadOnly: true})
+	if _, err := r.Add(ctx, NewMemory{Content: "y"}); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Add on read-only: %v", err)
+	}
+	if err := r.Delete(ctx, m.ID); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Delete on read-only: %v", err)
+	}
+	got, err := r.Get(ctx, m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.AccessCount != 0 {
+		t.Fatalf("read-only Get recorded an access: %d", got.AccessCount)
+	}
+}

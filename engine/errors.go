@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors callers test with errors.Is. Returned errors wrap them with the
+// id, store directory or versions involved.
+var (
+	// ErrNotFound: no memory with the given id in the store.
+	ErrNotFound = errors.New("memory not found")
+	// ErrReadOnly: a write on a store opened with Options.ReadOnly.
+	ErrReadOnly = errors.New("store is open read-only")
+	// ErrNewerFormat: the store was written by a newer cgraph.
+	ErrNewerFormat = errors.New("store has a newer format version")
+	// ErrClosed: a call on a closed Engine.
+	ErrClosed = errors.New("store is closed")
+	// ErrNoStore: the directory holds no store and Options.Create is false.
+	ErrNoStore = errors.New("no store in directory")
+)
+
+// StoreInUseError says another process holds the store's writer lock.
+type StoreInUseError struct {
+	Dir string
+	PID int // 0 when the holder is unknown
+}
+
+func (e *StoreInUseError) Error() string {
+	who := "another process"
+	stop := "stop that process"
+	if e.PID > 0 {
+		who = fmt.Sprintf("process %d", e.PID)
+		stop = fmt.Sprintf("stop pid %d", e.PID)
+	}
+	return fmt.Sprintf("store %s is in use by %s: open it with --read-only, or %s and try again", e.Dir, who, stop)
+}
+
+// ValidationError is bad input from a caller: which field, what is wrong and
+// how to fix it.
+type ValidationError struct {
+	Field, Problem, Fix string
+}
+
+func (e *ValidationError) Error() string {
+	if e.Fix == "" {
+		return e.Field + ": " + e.Problem
+	}
+	return e.Field + ": " + e.Problem + ": " + e.Fix
+}

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Input limits besides the content limit (Options.MaxContentBytes).
+const (
+	DefaultMaxContentBytes = 1 << 20
+	MaxTags                = 64
+	MaxTagBytes            = 128
+	MaxSourceBytes         = 4096
+	MaxSessionBytes        = 256
+)
+
+// Times a store can hold: after the epoch and before int64 nanoseconds
+// overflow (2262).
+var (
+	minCreatedAt = time.Unix(0, 1)
+	maxCreatedAt = time.Unix(0, math.MaxInt64)
+)
+
+// Validate checks n against the store's rules without touching a store;
+// maxBytes bounds the content (0 means DefaultMaxContentBytes). It returns a
+// *ValidationError for the first problem found.
+func (n NewMemory) Validate(maxBytes int) error {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxContentBytes
+	}
+	switch {
+	case !utf8.ValidString(n.Content):
+		return &ValidationError{"content", "is not valid UTF-8", "send UTF-8 text (convert the file's encoding first)"}
+	case strings.TrimSpace(n.Content) == "":
+		return &ValidationError{"content", "is empty", "give the memory some text"}
+	case len(n.Content) > maxBytes:
+		return &ValidationError{"content", fmt.Sprintf("is %d bytes, over the limit of %d", len(n.Content), maxBytes),
+			"split it into smaller memories or raise the content limit"}
+	}
+	if n.Type != "" {
+		if _, ok := typeCodes[n.Type]; !ok {
+			return &ValidationError{"type", fmt.Sprintf("unknown type %q", n.Type), "use one of " + strings.Join(memoryTypeNames(), ", ")}
+		}
+	}
+	if len(n.Tags) > MaxTags {
+		return &ValidationError{"tags", fmt.Sprintf("%d tags, over the limit of %d", len(n.Tags), MaxTags), "keep the most useful tags"}
+	}
+	for i, t := range n.Tags {
+		if err := checkText(fmt.Sprintf("tags[%d]", i), t, MaxTagBytes, true); err != nil {
+			return err
+		}
+	}
+	if err := checkText("source", n.Source, MaxSourceBytes, false); err != nil {
+		return err
+	}
+	if err := checkText("session", n.Session, MaxSessionBytes, false); err != nil {
+		return err
+	}
+	if n.Sequence > 0 && n.Session == "" {
+		return &ValidationError{"sequence", "is set without a session", "give the session the sequence number belongs to, or drop the sequence"}
+	}
+	if !n.CreatedAt.IsZero() && (n.CreatedAt.Before(minCreatedAt) || n.CreatedAt.After(maxCreatedAt)) {
+		return &ValidationError{"created_at", fmt.Sprintf("%s is outside the storable range", n.CreatedAt.Format(time.RFC3339)),
+			"give a time between 1970 and 2262, or leave it empty for now"}
+	}
+	if math.IsNaN(n.Importance) || n.Importance < 0 || n.Importance > 1 {
+		return &ValidationError{"importance", fmt.Sprintf("%v is outside [0, 1]", n.Importance), "give a number from 0 to 1"}
+	}
+	return nil
+}
+
+// checkText checks a short text field: UTF-8, length, no control characters,
+// and (when required) not empty.
+func checkText(field, s string, maxBytes int, required bool) error {
+	switch {
+	case !utf8.ValidString(s):
+		return &ValidationError{field, "is not valid UTF-8", "send UTF-8 text"}
+	case required && strings.TrimSpace(s) == "":
+		return &ValidationError{field, "is empty", "drop empty entries"}
+	case len(s) > maxBytes:
+		return &ValidationError{field, fmt.Sprintf("is %d bytes, over the limit of %d", len(s), maxBytes), "shorten it"}
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return &ValidationError{field, fmt.Sprintf("contains the control character %U", r), "remove control characters (tabs, newlines, escapes)"}
+		}
+	}
+	return nil
+}
