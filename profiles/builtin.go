@@ -57,7 +57,7 @@ var builtin = []Profile{
 	{Name: "pipeline_full", Description: "the default for the five-stage pipeline",
 		Weights: w(.40, 0, 0, 0, .10, .10, .15, .03, .02, .08, .05, 0, .07), Staged: true},
 	{Name: "balanced", Description: "uniform research baseline: every slot .077 (E13 .076)",
-		Weights: w(.077, .077, .077, .077, .077, .077, .077, .077, .077, .077, .077, .077, .076),
+		Weights:  w(.077, .077, .077, .077, .077, .077, .077, .077, .077, .077, .077, .077, .076),
 		Temporal: true, Staged: true},
 }
 
