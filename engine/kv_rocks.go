@@ -22,7 +22,10 @@ type rocksStore struct {
 	extra     []*grocksdb.ColumnFamilyHandle // families on disk this build does not know
 	secondary string                         // the secondary's own directory, removed on close
 
-	catchMu sync.Mutex // serialises TryCatchUpWithPrimary
+	// catchMu makes a secondary's views consistent: catchUp holds it
+	// exclusively, a snapshot shared (secondaries have no RocksDB snapshots,
+	// and their data changes only when they catch up).
+	catchMu sync.RWMutex
 }
 
 var _ kvStore = (*rocksStore)(nil)
@@ -174,6 +177,10 @@ func (s *rocksStore) write(b kvBatch, sync bool) error {
 }
 
 func (s *rocksStore) snapshot() kvSnapshot {
+	if s.secondary != "" {
+		s.catchMu.RLock()
+		return frozenSecondary{s}
+	}
 	snap := s.db.NewSnapshot()
 	ro := grocksdb.NewDefaultReadOptions()
 	ro.SetSnapshot(snap)
@@ -238,6 +245,11 @@ func (b *rocksBatch) put(f family, k, v []byte) { b.wb.PutCF(b.s.handle(f), k, v
 func (b *rocksBatch) del(f family, k []byte)    { b.wb.DeleteCF(b.s.handle(f), k) }
 func (b *rocksBatch) count() int                { return b.wb.Count() }
 func (b *rocksBatch) destroy()                  { b.wb.Destroy() }
+
+// frozenSecondary is a secondary's view while catching up is held off.
+type frozenSecondary struct{ *rocksStore }
+
+func (f frozenSecondary) release() { f.catchMu.RUnlock() }
 
 // rocksSnapshot reads at one sequence number.
 type rocksSnapshot struct {
