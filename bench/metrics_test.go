@@ -1,0 +1,135 @@
+package bench
+
+import (
+	"math"
+	"testing"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// The nDCG example of Wikipedia's "Discounted cumulative gain" article:
+// documents D1…D6 returned with grades 3,2,3,0,1,2; the collection also holds
+// D7 (grade 3) and D8 (grade 2). DCG6 = 6.861, IDCG6 = 8.740, nDCG6 = 0.785.
+func TestNDCGPublishedExample(t *testing.T) {
+	judged := map[DocID]int{"D1": 3, "D2": 2, "D3": 3, "D4": 0, "D5": 1, "D6": 2, "D7": 3, "D8": 2}
+	ranking := []DocID{"D1", "D2", "D3", "D4", "D5", "D6"}
+	got := NDCG(ranking, judged, 6)
+	if math.Abs(got-6.861/8.740) > 5e-4 || math.Abs(got-0.785) > 5e-4 {
+		t.Fatalf("nDCG@6 = %.4f, want 0.785 (6.861/8.740)", got)
+	}
+}
+
+func TestMetricsHandComputed(t *testing.T) {
+	// Grades: a=2, b=1, c=0 (judged non-relevant), e=1 (never retrieved).
+	judged := map[DocID]int{"a": 2, "b": 1, "c": 0, "e": 1}
+	l2 := math.Log2
+	for _, tc := range []struct {
+		name                  string
+		ranking               []DocID
+		k                     int
+		ndcg, mrr, recall, ap float64
+	}{
+		{"ideal", []DocID{"a", "b", "e"}, 10, 1, 1, 1, 1},
+		{"relevant at 2 and 4", []DocID{"x", "b", "c", "a"}, 10,
+			(1/l2(3) + 2/l2(5)) / (2 + 1/l2(3) + 1/l2(4)), 0.5, 2.0 / 3, (1.0/2 + 2.0/4) / 3},
+		{"cut at 3 hides rank 4", []DocID{"x", "b", "c", "a"}, 3,
+			(1 / l2(3)) / (2 + 1/l2(3) + 1/l2(4)), 0.5, 1.0 / 3, (1.0 / 2) / 3},
+		{"nothing relevant", []DocID{"c", "x"}, 10, 0, 0, 0, 0},
+		{"empty ranking", nil, 10, 0, 0, 0, 0},
+		{"duplicates earn once", []DocID{"a", "a", "a", "b"}, 10,
+			(2 + 1/l2(5)) / (2 + 1/l2(3) + 1/l2(4)), 1, 2.0 / 3, (1.0 + 2.0/4) / 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := NDCG(tc.ranking, judged, tc.k); !near(got, tc.ndcg) {
+				t.Errorf("nDCG = %v, want %v", got, tc.ndcg)
+			}
+			if got := MRR(tc.ranking, judged, tc.k); !near(got, tc.mrr) {
+				t.Errorf("MRR = %v, want %v", got, tc.mrr)
+			}
+			if got := Recall(tc.ranking, judged, tc.k); !near(got, tc.recall) {
+				t.Errorf("Recall = %v, want %v", got, tc.recall)
+			}
+			if got := AveragePrecision(tc.ranking, judged, tc.k); !near(got, tc.ap) {
+				t.Errorf("AP = %v, want %v", got, tc.ap)
+			}
+		})
+	}
+}
+
+func TestNoJudgementsScoreZero(t *testing.T) {
+	m := Evaluate([]DocID{"a"}, nil)
+	if m != (Metrics{}) {
+		t.Fatalf("got %+v, want zeros", m)
+	}
+}
+
+func TestMeanAndGet(t *testing.T) {
+	m := Mean([]Metrics{{1, 1, 1, 1, 1}, {0, 0.5, 0, 0.5, 0}})
+	want := Metrics{0.5, 0.75, 0.5, 0.75, 0.5}
+	if m != want {
+		t.Fatalf("Mean = %+v, want %+v", m, want)
+	}
+	for i, name := range MetricNames {
+		v, ok := Metrics{1, 2, 3, 4, 5}.Get(name)
+		if !ok || v != float64(i+1) {
+			t.Errorf("Get(%q) = %v, %v", name, v, ok)
+		}
+	}
+	if _, ok := m.Get("p@5"); ok {
+		t.Error("Get accepted an unknown metric")
+	}
+	if Mean(nil) != (Metrics{}) {
+		t.Error("Mean(nil) not zero")
+	}
+}
+
+// FuzzMetricBounds checks, for arbitrary rankings with repeats and arbitrary
+// grades, that every metric stays in [0, 1] and that repeating a document
+// never raises a score above the ranking without the repeat.
+func FuzzMetricBounds(f *testing.F) {
+	f.Add([]byte{1, 1, 1, 2, 3}, []byte{1, 2, 0, 3})
+	f.Add([]byte{0, 0, 0, 0}, []byte{5})
+	f.Fuzz(func(t *testing.T, rank, grades []byte) {
+		judged := map[DocID]int{}
+		for i, g := range grades {
+			judged[DocID(rune('a'+i%26))] = int(int8(g)) % 4
+		}
+		var ranking, dedup []DocID
+		seen := map[DocID]bool{}
+		for _, r := range rank {
+			d := DocID(rune('a' + r%30))
+			ranking = append(ranking, d)
+			if !seen[d] {
+				seen[d] = true
+				dedup = append(dedup, d)
+			}
+		}
+		for _, k := range []int{1, 3, 10, 100} {
+			vals := map[string][2]float64{
+				"ndcg":   {NDCG(ranking, judged, k), NDCG(dedup, judged, k)},
+				"mrr":    {MRR(ranking, judged, k), MRR(dedup, judged, k)},
+				"recall": {Recall(ranking, judged, k), Recall(dedup, judged, k)},
+				"ap":     {AveragePrecision(ranking, judged, k), AveragePrecision(dedup, judged, k)},
+			}
+			for name, v := range vals {
+				if v[0] < 0 || v[0] > 1+1e-12 || math.IsNaN(v[0]) {
+					t.Fatalf("%s@%d = %v out of [0,1] for %v / %v", name, k, v[0], ranking, judged)
+				}
+				if v[0] > v[1]+1e-12 {
+					t.Fatalf("%s@%d with repeats %v > without %v", name, k, v[0], v[1])
+				}
+			}
+		}
+	})
+}
+
+func BenchmarkEvaluate(b *testing.B) {
+	judged := map[DocID]int{"d3": 2, "d50": 1, "d99": 1}
+	ranking := make([]DocID, 100)
+	for i := range ranking {
+		ranking[i] = DocID("d" + string(rune('0'+i%10)) + string(rune('0'+i/10)))
+	}
+	for b.Loop() {
+		Evaluate(ranking, judged)
+	}
+}
