@@ -1,0 +1,145 @@
+package runtime
+
+import "fmt"
+
+// Pooling says how token vectors become one sentence vector.
+type Pooling int
+
+const (
+	// PoolMean averages the token vectors whose attention mask is 1.
+	PoolMean Pooling = iota + 1
+	// PoolCLS takes the first token's vector.
+	PoolCLS
+)
+
+// ParsePooling reads a manifest's pooling name ("mean" or "cls").
+func ParsePooling(s string) (Pooling, error) {
+	switch s {
+	case "mean":
+		return PoolMean, nil
+	case "cls":
+		return PoolCLS, nil
+	}
+	return 0, fmt.Errorf("unknown pooling %q (want \"mean\" or \"cls\")", s)
+}
+
+func (p Pooling) String() string {
+	switch p {
+	case PoolMean:
+		return "mean"
+	case PoolCLS:
+		return "cls"
+	}
+	return fmt.Sprintf("Pooling(%d)", int(p))
+}
+
+// Device is the execution provider a session runs on.
+type Device string
+
+const (
+	DeviceCPU  Device = "cpu"
+	DeviceCUDA Device = "cuda"
+)
+
+// ParseDevice reads a --device value ("" means cpu).
+func ParseDevice(s string) (Device, error) {
+	switch Device(s) {
+	case "", DeviceCPU:
+		return DeviceCPU, nil
+	case DeviceCUDA:
+		return DeviceCUDA, nil
+	}
+	return "", fmt.Errorf("unknown device %q (want \"cpu\" or \"cuda\")", s)
+}
+
+// Task is what the model's output is.
+type Task int
+
+const (
+	// TaskEncoder: the output is a last hidden state [batch, tokens, hidden]; serves
+	// pooled sentence vectors (Embed) and token vectors (TokenVectors).
+	TaskEncoder Task = iota
+	// TaskMaskedLM: the output is masked-LM logits [batch, tokens, vocab]; serves SPLADE
+	// sparse vectors (Sparse).
+	TaskMaskedLM
+)
+
+func (t Task) String() string {
+	if t == TaskMaskedLM {
+		return "masked-lm"
+	}
+	return "encoder"
+}
+
+// View is the side of an asymmetric model a text is embedded as; it selects the prefix.
+type View int
+
+const (
+	// ViewPassage embeds a stored document (Config.PassagePrefix).
+	ViewPassage View = iota
+	// ViewQuery embeds a search query (Config.QueryPrefix).
+	ViewQuery
+)
+
+// Config describes one model to run. Package models' manifest fills it; the runtime
+// takes only these plain fields.
+type Config struct {
+	// ID names the model in messages (e.g. "e5-small-v2").
+	ID string
+	// ONNXPath and TokenizerPath are the installed model files.
+	ONNXPath, TokenizerPath string
+	// Task is what the output holds (default TaskEncoder).
+	Task Task
+	// Output names the model output to read; "" takes the first output.
+	Output string
+	// Pooling for Embed (default PoolMean). Normalize L2-normalises pooled vectors.
+	Pooling   Pooling
+	Normalize bool
+	// Dims is the expected size of the output's last axis (hidden size, or vocabulary
+	// size for TaskMaskedLM); 0 skips the check. A model that differs is refused.
+	Dims int
+	// MaxLength is the most tokens per text, special tokens included (default 512).
+	// Longer texts are truncated and say so in Meta.Truncated.
+	MaxLength int
+	// QueryPrefix and PassagePrefix are prepended per View (e.g. e5's "query: ").
+	QueryPrefix, PassagePrefix string
+	// Device is the execution provider (default cpu). With cuda, a CUDA provider that
+	// cannot load is an error unless AllowCPUFallback, which runs on the CPU instead and
+	// says so in Model.Device.
+	Device           Device
+	AllowCPUFallback bool
+	// IntraOpThreads is ONNX Runtime's thread count per run (0: one per core).
+	IntraOpThreads int
+	// BatchSize is the most texts per run (default 32).
+	BatchSize int
+	// ConcurrentRuns is how many runs may execute at once on the shared session
+	// (default 1: on few cores one run with all intra-op threads is fastest).
+	ConcurrentRuns int
+	// LibraryPath is the ONNX Runtime library ("" means LibraryPath()).
+	LibraryPath string
+}
+
+func (c Config) withDefaults() Config {
+	if c.Pooling == 0 {
+		c.Pooling = PoolMean
+	}
+	if c.MaxLength == 0 {
+		c.MaxLength = 512
+	}
+	if c.Device == "" {
+		c.Device = DeviceCPU
+	}
+	if c.BatchSize <= 0 {
+		c.BatchSize = 32
+	}
+	if c.ConcurrentRuns <= 0 {
+		c.ConcurrentRuns = 1
+	}
+	if c.LibraryPath == "" {
+		c.LibraryPath = LibraryPath()
+	}
+	if c.ID == "" {
+		c.ID = "model"
+	}
+	return c
+}

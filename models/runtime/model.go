@@ -1,0 +1,527 @@
+// Package runtime runs ONNX models through ONNX Runtime (github.com/yalue/onnxruntime_go)
+// and turns their outputs into what the embedders store: pooled sentence vectors (mean
+// or CLS, optionally L2-normalised), per-token vectors for late interaction, and SPLADE
+// sparse vectors from masked-LM logits.
+//
+// Texts are tokenized by package tokenizer, sorted by length, and run in batches padded
+// to the longest text of each batch, so a batch of short texts does not pay for a long
+// one. Texts longer than Config.MaxLength are truncated and say so in Meta.Truncated.
+//
+// It owns the process-wide ONNX Runtime environment (see LibraryPath). It must not know
+// about fingerprint slots or the manifest: callers pass a plain Config.
+package runtime
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cgraph/cgraph/models/tokenizer"
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// Meta is what happened to one text on its way through the model.
+type Meta struct {
+	// Tokens is the number of tokens the model saw, special tokens included.
+	Tokens int
+	// Truncated says the text had more than Config.MaxLength tokens; the tail was dropped.
+	Truncated bool
+}
+
+// Dense is one pooled sentence vector.
+type Dense struct {
+	Vector []float32
+	Meta
+}
+
+// TokenMatrix holds one vector per token (the model's last hidden state, unpooled).
+type TokenMatrix struct {
+	// IDs are the tokens, special ones included; Special marks those.
+	IDs     []tokenizer.TokenID
+	Special []bool
+	// Dim is the vector size; Data holds len(IDs) rows of Dim values, row-major.
+	Dim  int
+	Data []float32
+	Meta
+}
+
+// Row returns token i's vector (a view into Data; do not modify it).
+func (m TokenMatrix) Row(i int) []float32 { return m.Data[i*m.Dim : (i+1)*m.Dim] }
+
+// Sparse is a SPLADE vector: Terms ascending, Weights > 0 parallel to them.
+type Sparse struct {
+	Terms   []tokenizer.TokenID
+	Weights []float32
+	Meta
+}
+
+// Model is one loaded model: a tokenizer and one ONNX Runtime session.
+//
+// Safe for concurrent use. ONNX Runtime's Run is thread-safe on a shared session, and
+// every call here allocates its own input and output tensors; at most
+// Config.ConcurrentRuns runs execute at once (the rest wait), which keeps intra-op thread
+// pools from oversubscribing the cores. Close waits for running calls.
+type Model struct {
+	cfg     Config
+	tok     *tokenizer.Tokenizer
+	inputs  []string // model inputs, in the order fed
+	outName string
+	outDim  int    // static size of the output's last axis, or -1 when dynamic
+	device  string // what the session runs on, with the fallback reason if any
+	runs    chan struct{}
+
+	// mu guards sess: calls hold it for reading, Close for writing.
+	mu   sync.RWMutex
+	sess *ort.DynamicAdvancedSession // nil after Close
+}
+
+var supportedInputs = []string{"input_ids", "attention_mask", "token_type_ids"}
+
+// Open loads the tokenizer and the ONNX model and checks that they fit the config.
+// Errors name the file and what to do: a missing or corrupt ONNX file, a model whose
+// inputs or output shape the runtime cannot serve, an output size other than cfg.Dims,
+// a missing ONNX Runtime library (ErrNoRuntime), or a CUDA provider that cannot load.
+// Cost: reads the whole model file and builds the session (about a second for 130 MB).
+func Open(cfg Config) (*Model, error) {
+	cfg = cfg.withDefaults()
+	if err := checkFile(cfg.ONNXPath, "model"); err != nil {
+		return nil, fmt.Errorf("open %s: %w", cfg.ID, err)
+	}
+	if err := checkFile(cfg.TokenizerPath, "tokenizer"); err != nil {
+		return nil, fmt.Errorf("open %s: %w", cfg.ID, err)
+	}
+	tok, err := tokenizer.Load(cfg.TokenizerPath)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", cfg.ID, err)
+	}
+	if cfg.MaxLength <= tok.SpecialCount() {
+		return nil, fmt.Errorf("open %s: max length %d leaves no room for text besides %d special tokens", cfg.ID, cfg.MaxLength, tok.SpecialCount())
+	}
+	if err := initRuntime(cfg.LibraryPath); err != nil {
+		return nil, fmt.Errorf("open %s: %w", cfg.ID, err)
+	}
+	m := &Model{cfg: cfg, tok: tok, runs: make(chan struct{}, cfg.ConcurrentRuns)}
+	if err := m.readSignature(); err != nil {
+		return nil, fmt.Errorf("open %s: %w", cfg.ID, err)
+	}
+	if err := m.openSession(); err != nil {
+		return nil, fmt.Errorf("open %s: %w", cfg.ID, err)
+	}
+	return m, nil
+}
+
+func checkFile(path, what string) error {
+	if path == "" {
+		return fmt.Errorf("no %s file configured", what)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("%s file %s: %w; install the model with `cgraph models pull`", what, path, err)
+	}
+	if st.Size() == 0 {
+		return fmt.Errorf("%s file %s is empty; reinstall the model with `cgraph models pull` (`cgraph models verify` checks every file)", what, path)
+	}
+	return nil
+}
+
+// readSignature checks the model's inputs and output against what the runtime feeds
+// and what the config expects.
+func (m *Model) readSignature() error {
+	ins, outs, err := ort.GetInputOutputInfo(m.cfg.ONNXPath)
+	if err != nil {
+		return fmt.Errorf("model file %s is not a loadable ONNX model (truncated or corrupt?): %v; reinstall it with `cgraph models pull` (`cgraph models verify` checks sha256)", m.cfg.ONNXPath, err)
+	}
+	for _, in := range ins {
+		if !slices.Contains(supportedInputs, in.Name) {
+			return fmt.Errorf("model input %q is not supported (the runtime feeds %s)", in.Name, strings.Join(supportedInputs, ", "))
+		}
+		if in.DataType != ort.TensorElementDataTypeInt64 {
+			return fmt.Errorf("model input %q has type %v; the runtime feeds int64", in.Name, in.DataType)
+		}
+		m.inputs = append(m.inputs, in.Name)
+	}
+	if !slices.Contains(m.inputs, "input_ids") {
+		return fmt.Errorf("model has no input_ids input (inputs: %v)", m.inputs)
+	}
+	var out *ort.InputOutputInfo
+	for i := range outs {
+		if m.cfg.Output == "" || outs[i].Name == m.cfg.Output {
+			out = &outs[i]
+			break
+		}
+	}
+	if out == nil {
+		names := make([]string, len(outs))
+		for i, o := range outs {
+			names[i] = o.Name
+		}
+		return fmt.Errorf("model has no output %q (outputs: %v)", m.cfg.Output, names)
+	}
+	if out.OrtValueType != ort.ONNXTypeTensor || out.DataType != ort.TensorElementDataTypeFloat {
+		return fmt.Errorf("model output %q is %v of %v; the runtime reads float32 tensors", out.Name, out.OrtValueType, out.DataType)
+	}
+	if len(out.Dimensions) != 3 {
+		want := "[batch, tokens, hidden]"
+		if m.cfg.Task == TaskMaskedLM {
+			want = "[batch, tokens, vocab]"
+		}
+		return fmt.Errorf("model output %q has shape %v; %s %s needs %s", out.Name, out.Dimensions, m.cfg.Task, "pooling", want)
+	}
+	m.outName = out.Name
+	m.outDim = int(out.Dimensions[2])
+	if m.outDim > 0 {
+		if err := m.checkDim(m.outDim); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDim compares the output's last axis with the config and the vocabulary.
+func (m *Model) checkDim(d int) error {
+	if m.cfg.Dims > 0 && d != m.cfg.Dims {
+		return fmt.Errorf("model output %q has %d dims, the config says %d; the model file does not match its manifest entry", m.outName, d, m.cfg.Dims)
+	}
+	if m.cfg.Task == TaskMaskedLM && d != m.tok.VocabSize() {
+		return fmt.Errorf("masked-LM output %q has %d logits per token but the tokenizer has %d ids; tokenizer and model do not belong together", m.outName, d, m.tok.VocabSize())
+	}
+	return nil
+}
+
+func (m *Model) openSession() (err error) {
+	opts, err := m.sessionOptions()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if opts != nil {
+			err = errors.Join(err, opts.Destroy())
+		}
+	}()
+	m.device = string(DeviceCPU)
+	if m.cfg.Device == DeviceCUDA {
+		cudaErr := appendCUDA(opts, m.cfg.LibraryPath)
+		switch {
+		case cudaErr == nil:
+			m.device = string(DeviceCUDA)
+		case !m.cfg.AllowCPUFallback:
+			return cudaErr
+		default:
+			// A failed append may leave the options half-configured: start again.
+			destroyErr := opts.Destroy()
+			opts = nil
+			if destroyErr != nil {
+				return fmt.Errorf("destroy session options: %w", destroyErr)
+			}
+			if opts, err = m.sessionOptions(); err != nil {
+				opts = nil
+				return err
+			}
+			m.device = "cpu (fallback: " + cudaErr.Error() + ")"
+		}
+	}
+	m.sess, err = ort.NewDynamicAdvancedSession(m.cfg.ONNXPath, m.inputs, []string{m.outName}, opts)
+	if err != nil {
+		return fmt.Errorf("create session for %s on %s: %w", m.cfg.ONNXPath, m.device, err)
+	}
+	return nil
+}
+
+func (m *Model) sessionOptions() (*ort.SessionOptions, error) {
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("session options: %w", err)
+	}
+	if m.cfg.IntraOpThreads > 0 {
+		if err := opts.SetIntraOpNumThreads(m.cfg.IntraOpThreads); err != nil {
+			return nil, errors.Join(fmt.Errorf("set intra-op threads: %w", err), opts.Destroy())
+		}
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		return nil, errors.Join(fmt.Errorf("set inter-op threads: %w", err), opts.Destroy())
+	}
+	return opts, nil
+}
+
+// cudaLibraries are the files ONNX Runtime's CUDA provider needs beside the main library.
+var cudaLibraries = []string{"libonnxruntime_providers_shared.so", "libonnxruntime_providers_cuda.so"}
+
+// appendCUDA adds the CUDA execution provider, or explains which library is missing.
+func appendCUDA(opts *ort.SessionOptions, libPath string) error {
+	dir := filepath.Dir(libPath)
+	var missing []string
+	for _, name := range cudaLibraries {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			missing = append(missing, filepath.Join(dir, name))
+		}
+	}
+	cudaOpts, err := ort.NewCUDAProviderOptions()
+	if err != nil {
+		return fmt.Errorf("device cuda: %w", err)
+	}
+	defer cudaOpts.Destroy()
+	err = opts.AppendExecutionProviderCUDA(cudaOpts)
+	if err == nil {
+		return nil
+	}
+	hint := "it needs the CUDA provider libraries beside " + libPath + " plus the CUDA runtime and cuDNN 9 on the library path"
+	if len(missing) > 0 {
+		hint = "missing " + strings.Join(missing, " and ") + " (the CUDA build of ONNX Runtime " + ORTVersion + "; it also needs the CUDA runtime and cuDNN 9)"
+	}
+	return fmt.Errorf("device cuda: the CUDA execution provider cannot load: %s; ONNX Runtime said: %v; run with --device cpu, or allow a CPU fallback", hint, err)
+}
+
+// Device says what the session runs on: "cpu", "cuda", or "cpu (fallback: why)".
+func (m *Model) Device() string { return m.device }
+
+// Tokenizer returns the model's tokenizer.
+func (m *Model) Tokenizer() *tokenizer.Tokenizer { return m.tok }
+
+// Config returns the configuration the model was opened with, defaults filled in.
+func (m *Model) Config() Config { return m.cfg }
+
+// Close releases the session after running calls finish; later calls fail.
+func (m *Model) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sess == nil {
+		return nil
+	}
+	err := m.sess.Destroy()
+	m.sess = nil
+	if err != nil {
+		return fmt.Errorf("close %s: %w", m.cfg.ID, err)
+	}
+	return nil
+}
+
+// ErrClosed is returned by calls on a closed Model.
+var ErrClosed = errors.New("model is closed")
+
+// encode validates and tokenizes all texts before any inference, so a bad text fails the
+// whole call and nothing is half-done.
+func (m *Model) encode(view View, texts []string) ([]tokenizer.Encoding, error) {
+	prefix := m.cfg.PassagePrefix
+	if view == ViewQuery {
+		prefix = m.cfg.QueryPrefix
+	}
+	encs := make([]tokenizer.Encoding, len(texts))
+	for i, text := range texts {
+		if strings.TrimSpace(text) == "" {
+			_, err := m.tok.Encode(text, m.cfg.MaxLength) // the tokenizer's own message
+			if err == nil {
+				err = tokenizer.ErrEmptyText
+			}
+			return nil, fmt.Errorf("%s: text %d: %w", m.cfg.ID, i, err)
+		}
+		enc, err := m.tok.Encode(prefix+text, m.cfg.MaxLength)
+		if err != nil {
+			return nil, fmt.Errorf("%s: text %d: %w", m.cfg.ID, i, err)
+		}
+		encs[i] = enc
+	}
+	return encs, nil
+}
+
+// batchFunc receives one text's output rows: out is [T, D] row-major for the padded
+// batch length T, mask marks the text's real tokens. out is only valid during the call.
+type batchFunc func(i int, out []float32, T, D int, mask []int64) error
+
+// run feeds encs through the model in length-sorted batches and calls fn per text.
+func (m *Model) run(ctx context.Context, encs []tokenizer.Encoding, fn batchFunc) error {
+	order := make([]int, len(encs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(encs[a].IDs), len(encs[b].IDs)) })
+	for start := 0; start < len(order); start += m.cfg.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%s: %w", m.cfg.ID, err)
+		}
+		batch := order[start:min(start+m.cfg.BatchSize, len(order))]
+		if err := m.runBatch(ctx, encs, batch, fn); err != nil {
+			return fmt.Errorf("%s: %w", m.cfg.ID, err)
+		}
+	}
+	return nil
+}
+
+func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch []int, fn batchFunc) (err error) {
+	B, T := len(batch), 0
+	for _, i := range batch {
+		T = max(T, len(encs[i].IDs))
+	}
+	ids := make([]int64, B*T)
+	mask := make([]int64, B*T)
+	pad := int64(m.tok.PadID())
+	for r, i := range batch {
+		row := ids[r*T : (r+1)*T]
+		for t := range row {
+			row[t] = pad
+		}
+		for t, id := range encs[i].IDs {
+			row[t] = int64(id)
+			mask[r*T+t] = 1
+		}
+	}
+	shape := ort.NewShape(int64(B), int64(T))
+	inputs := make([]ort.Value, len(m.inputs))
+	defer func() {
+		for _, v := range inputs {
+			if v != nil {
+				err = errors.Join(err, v.Destroy())
+			}
+		}
+	}()
+	for k, name := range m.inputs {
+		data := ids
+		switch name {
+		case "attention_mask":
+			data = mask
+		case "token_type_ids":
+			data = make([]int64, B*T)
+		}
+		if inputs[k], err = ort.NewTensor(shape, data); err != nil {
+			return fmt.Errorf("input %s: %w", name, err)
+		}
+	}
+	outputs := []ort.Value{nil}
+	if err := m.infer(ctx, inputs, outputs); err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, outputs[0].Destroy()) }()
+	out, ok := outputs[0].(*ort.Tensor[float32])
+	if !ok {
+		return fmt.Errorf("output %q is %T, want a float32 tensor", m.outName, outputs[0])
+	}
+	s := out.GetShape()
+	if len(s) != 3 || s[0] != int64(B) || s[1] != int64(T) {
+		return fmt.Errorf("output %q has shape %v for input [%d %d]; want [%d %d D]", m.outName, s, B, T, B, T)
+	}
+	D := int(s[2])
+	if err := m.checkDim(D); err != nil {
+		return err
+	}
+	data := out.GetData()
+	for r, i := range batch {
+		if err := fn(i, data[r*T*D:(r+1)*T*D], T, D, mask[r*T:(r+1)*T]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// infer runs the session, waiting for a free run slot.
+func (m *Model) infer(ctx context.Context, inputs, outputs []ort.Value) error {
+	select {
+	case m.runs <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-m.runs }()
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.sess == nil {
+		return ErrClosed
+	}
+	if err := m.sess.Run(inputs, outputs); err != nil {
+		return fmt.Errorf("run on %s: %w", m.device, err)
+	}
+	return nil
+}
+
+func metaOf(enc tokenizer.Encoding) Meta {
+	return Meta{Tokens: len(enc.IDs), Truncated: enc.Truncated}
+}
+
+func (m *Model) needTask(want Task, call string) error {
+	if m.cfg.Task != want {
+		return fmt.Errorf("%s: %s needs a %s model, this one is %s", m.cfg.ID, call, want, m.cfg.Task)
+	}
+	return nil
+}
+
+// Embed returns one pooled vector per text (Config.Pooling, Config.Normalize), in the
+// order of texts. Any bad text (empty, whitespace only, invalid UTF-8) fails the whole
+// call before the model runs, naming the text's index.
+func (m *Model) Embed(ctx context.Context, view View, texts []string) ([]Dense, error) {
+	if err := m.needTask(TaskEncoder, "Embed"); err != nil {
+		return nil, err
+	}
+	encs, err := m.encode(view, texts)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]Dense, len(texts))
+	err = m.run(ctx, encs, func(i int, out []float32, T, D int, mask []int64) error {
+		var v []float32
+		if m.cfg.Pooling == PoolCLS {
+			v = clsPool(out, D)
+		} else {
+			v = meanPool(out, T, D, mask)
+		}
+		if m.cfg.Normalize {
+			l2Normalize(v)
+		}
+		res[i] = Dense{Vector: v, Meta: metaOf(encs[i])}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// TokenVectors returns every token's output vector per text (for late interaction),
+// special tokens included and marked; padding is removed. Vectors are not normalised.
+func (m *Model) TokenVectors(ctx context.Context, view View, texts []string) ([]TokenMatrix, error) {
+	if err := m.needTask(TaskEncoder, "TokenVectors"); err != nil {
+		return nil, err
+	}
+	encs, err := m.encode(view, texts)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]TokenMatrix, len(texts))
+	err = m.run(ctx, encs, func(i int, out []float32, T, D int, mask []int64) error {
+		n := len(encs[i].IDs)
+		res[i] = TokenMatrix{
+			IDs: encs[i].IDs, Special: encs[i].Special,
+			Dim: D, Data: slices.Clone(out[:n*D]), Meta: metaOf(encs[i]),
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Sparse returns one SPLADE vector per text: max over the text's tokens (special tokens
+// included, padding excluded) of log(1 + ReLU(logits)). Needs a TaskMaskedLM model.
+// Cost per text O(tokens × vocabulary).
+func (m *Model) Sparse(ctx context.Context, view View, texts []string) ([]Sparse, error) {
+	if err := m.needTask(TaskMaskedLM, "Sparse"); err != nil {
+		return nil, err
+	}
+	encs, err := m.encode(view, texts)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]Sparse, len(texts))
+	err = m.run(ctx, encs, func(i int, out []float32, T, D int, mask []int64) error {
+		terms, weights := spladePool(out, T, D, mask)
+		res[i] = Sparse{Terms: terms, Weights: weights, Meta: metaOf(encs[i])}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}

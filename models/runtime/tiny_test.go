@@ -1,0 +1,283 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cgraph/cgraph/models/tokenizer"
+)
+
+// tinyWeights are the parameters tiny_models.py put into the tiny ONNX models; the tests
+// recompute every output from them without ONNX Runtime.
+type tinyWeights struct {
+	H, V int
+	E    [][]float32 `json:"E"`
+	TT   [][]float32 `json:"TT"`
+	P    [][]float32 `json:"P"`
+	W    [][]float32 `json:"W"`
+	Bias []float32   `json:"bias"`
+}
+
+func loadTinyWeights(t *testing.T) tinyWeights {
+	t.Helper()
+	data, err := os.ReadFile("testdata/tiny/weights.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w tinyWeights
+	if err := json.Unmarshal(data, &w); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// hidden is tanh(E[id] + TT[0] + P[t]) (withType) or tanh(E[id] + P[t]).
+func (w tinyWeights) hidden(id tokenizer.TokenID, pos int, withType bool) []float64 {
+	h := make([]float64, w.H)
+	for d := range h {
+		s := float64(w.E[id][d]) + float64(w.P[pos][d])
+		if withType {
+			s += float64(w.TT[0][d])
+		}
+		h[d] = math.Tanh(s)
+	}
+	return h
+}
+
+func tinyConfig(onnx string) Config {
+	return Config{
+		ID:            "tiny",
+		ONNXPath:      "testdata/tiny/" + onnx,
+		TokenizerPath: "testdata/tiny/tokenizer.json",
+		Dims:          8,
+		MaxLength:     16,
+		BatchSize:     3,
+	}
+}
+
+func openTiny(t *testing.T, cfg Config) *Model {
+	t.Helper()
+	m, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return m
+}
+
+// tinyTexts have different lengths (so batches pad) and more texts than a batch;
+// the last is longer than MaxLength 16.
+var tinyTexts = []string{
+	"the quick brown fox",
+	"hello",
+	"a memory of an error and its fix in go code",
+	"data",
+	"search the vector store for the token model",
+	"the lazy dog",
+	strings.Repeat("hello world ", 12),
+}
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestTinyTokenVectors(t *testing.T) {
+	w := loadTinyWeights(t)
+	m := openTiny(t, tinyConfig("tiny_encoder.onnx"))
+	got, err := m.TokenVectors(context.Background(), ViewPassage, tinyTexts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tm := range got {
+		enc, err := m.Tokenizer().Encode(tinyTexts[i], 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(tm.IDs, enc.IDs) || tm.Dim != 8 || len(tm.Data) != len(enc.IDs)*8 {
+			t.Fatalf("text %d: ids %v dim %d data %d, want ids %v", i, tm.IDs, tm.Dim, len(tm.Data), enc.IDs)
+		}
+		if tm.Truncated != (i == len(tinyTexts)-1) || tm.Tokens != len(enc.IDs) {
+			t.Errorf("text %d: meta %+v", i, tm.Meta)
+		}
+		for pos, id := range tm.IDs {
+			want := w.hidden(id, pos, true)
+			for d, v := range tm.Row(pos) {
+				if !near(float64(v), want[d], 1e-5) {
+					t.Fatalf("text %d token %d dim %d: %v want %v", i, pos, d, v, want[d])
+				}
+			}
+		}
+	}
+}
+
+func TestTinyPooling(t *testing.T) {
+	w := loadTinyWeights(t)
+	tests := []struct {
+		name      string
+		pooling   Pooling
+		normalize bool
+	}{
+		{"mean", PoolMean, false},
+		{"mean-norm", PoolMean, true},
+		{"cls", PoolCLS, false},
+		{"cls-norm", PoolCLS, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tinyConfig("tiny_encoder.onnx")
+			cfg.Pooling, cfg.Normalize = tc.pooling, tc.normalize
+			m := openTiny(t, cfg)
+			got, err := m.Embed(context.Background(), ViewPassage, tinyTexts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, dv := range got {
+				enc, _ := m.Tokenizer().Encode(tinyTexts[i], 16)
+				want := make([]float64, 8)
+				if tc.pooling == PoolCLS {
+					want = w.hidden(enc.IDs[0], 0, true)
+				} else {
+					for pos, id := range enc.IDs {
+						for d, v := range w.hidden(id, pos, true) {
+							want[d] += v / float64(len(enc.IDs))
+						}
+					}
+				}
+				if tc.normalize {
+					var n float64
+					for _, v := range want {
+						n += v * v
+					}
+					for d := range want {
+						want[d] /= math.Sqrt(n)
+					}
+				}
+				for d := range want {
+					if !near(float64(dv.Vector[d]), want[d], 1e-5) {
+						t.Fatalf("text %d dim %d: %v want %v", i, d, dv.Vector[d], want[d])
+					}
+				}
+				if dv.Truncated != (i == len(tinyTexts)-1) {
+					t.Errorf("text %d: Truncated=%v", i, dv.Truncated)
+				}
+			}
+		})
+	}
+}
+
+func TestTinySplade(t *testing.T) {
+	w := loadTinyWeights(t)
+	cfg := tinyConfig("tiny_mlm.onnx")
+	cfg.Task, cfg.Dims = TaskMaskedLM, 0
+	m := openTiny(t, cfg)
+	got, err := m.Sparse(context.Background(), ViewPassage, tinyTexts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sv := range got {
+		enc, _ := m.Tokenizer().Encode(tinyTexts[i], 16)
+		want := make([]float64, w.V)
+		for pos, id := range enc.IDs {
+			h := w.hidden(id, pos, false) // tiny_mlm has no token_type_ids input
+			for v := range w.V {
+				logit := float64(w.Bias[v])
+				for d := range w.H {
+					logit += h[d] * float64(w.W[d][v])
+				}
+				want[v] = math.Max(want[v], math.Log1p(math.Max(logit, 0)))
+			}
+		}
+		var wantTerms []tokenizer.TokenID
+		for v, x := range want {
+			if x > 1e-6 {
+				wantTerms = append(wantTerms, tokenizer.TokenID(v))
+			}
+		}
+		if len(sv.Terms) != len(sv.Weights) || len(sv.Terms) == 0 {
+			t.Fatalf("text %d: %d terms, %d weights", i, len(sv.Terms), len(sv.Weights))
+		}
+		if !slices.IsSorted(sv.Terms) {
+			t.Errorf("text %d: terms not ascending", i)
+		}
+		for k, term := range sv.Terms {
+			if !near(float64(sv.Weights[k]), want[term], 1e-4) || sv.Weights[k] <= 0 {
+				t.Fatalf("text %d term %d: %v want %v", i, term, sv.Weights[k], want[term])
+			}
+		}
+		// Terms with weights so small that float32 rounding decides are allowed to differ.
+		for _, term := range wantTerms {
+			if _, found := slices.BinarySearch(sv.Terms, term); !found && want[term] > 1e-4 {
+				t.Fatalf("text %d: term %d (weight %v) missing", i, term, want[term])
+			}
+		}
+	}
+}
+
+func TestTinyQueryPrefix(t *testing.T) {
+	cfg := tinyConfig("tiny_encoder.onnx")
+	cfg.QueryPrefix, cfg.PassagePrefix = "search ", "data "
+	m := openTiny(t, cfg)
+	q, err := m.TokenVectors(context.Background(), ViewQuery, []string{"fox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.TokenVectors(context.Background(), ViewPassage, []string{"fox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(prefix string) []tokenizer.TokenID {
+		enc, err := m.Tokenizer().Encode(prefix+"fox", 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return enc.IDs
+	}
+	if !slices.Equal(q[0].IDs, want("search ")) || !slices.Equal(p[0].IDs, want("data ")) {
+		t.Fatalf("query ids %v passage ids %v", q[0].IDs, p[0].IDs)
+	}
+}
+
+// TestTinyConcurrent shares one Model across goroutines; results equal the serial ones.
+func TestTinyConcurrent(t *testing.T) {
+	cfg := tinyConfig("tiny_encoder.onnx")
+	cfg.ConcurrentRuns = 2
+	m := openTiny(t, cfg)
+	ctx := context.Background()
+	want, err := m.Embed(ctx, ViewPassage, tinyTexts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			texts := tinyTexts[g%len(tinyTexts):]
+			got, err := m.Embed(ctx, ViewPassage, texts)
+			if err != nil {
+				errs <- err
+				return
+			}
+			for i := range got {
+				if !slices.Equal(got[i].Vector, want[i+g%len(tinyTexts)].Vector) {
+					errs <- os.ErrInvalid
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
