@@ -370,14 +370,23 @@ func (e *Engine) addLocked(tx *Tx, n NewMemory, doc DocNum, lastSeq map[string]u
 }
 
 // assignSequence gives m the next sequence of its session when it has none,
-// and refuses a sequence that is taken.
+// and refuses a sequence that is taken. lastSeq caches, per session, the
+// highest sequence stored or given earlier in this batch, so a bulk import
+// looks each session up on disk once.
 func (e *Engine) assignSequence(tx *Tx, m *Memory, lastSeq map[string]uint64) error {
-	if m.Sequence == 0 {
-		last, err := e.lastSequence(m.Session)
-		if err != nil {
+	last, ok := lastSeq[m.Session]
+	if !ok {
+		var err error
+		if last, err = e.lastSequence(m.Session); err != nil {
 			return err
 		}
-		m.Sequence = max(last, lastSeq[m.Session]) + 1
+	}
+	if m.Sequence == 0 {
+		if last == math.MaxUint64 {
+			return &ValidationError{Field: "sequence", Problem: fmt.Sprintf("session %q has used the largest sequence number", m.Session),
+				Fix: "give the memory an explicit free sequence number or a new session"}
+		}
+		m.Sequence = last + 1
 	} else {
 		v, taken, err := tx.get(famSequence, sequenceKey(m.Session, m.Sequence))
 		if err != nil {
@@ -390,7 +399,7 @@ func (e *Engine) assignSequence(tx *Tx, m *Memory, lastSeq map[string]uint64) er
 				Fix: "leave the sequence out to get the next free one"}
 		}
 	}
-	lastSeq[m.Session] = max(lastSeq[m.Session], m.Sequence)
+	lastSeq[m.Session] = max(last, m.Sequence)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -116,6 +117,12 @@ func TestSessionSequence(t *testing.T) {
 		t.Fatalf("duplicate within a batch: got %v", err)
 	}
 	assertNoMemory(t, e, "u")
+	if _, err := e.Add(ctx, NewMemory{Content: "last", Session: "w", Sequence: math.MaxUint64}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Add(ctx, NewMemory{Content: "overflow", Session: "w"}); !errors.As(err, &ve) || ve.Field != "sequence" {
+		t.Fatalf("sequence overflow: got %v, want a sequence ValidationError", err)
+	}
 }
 
 // assertNoMemory fails if any stored memory belongs to session.
