@@ -1,0 +1,7 @@
+package pkg
+
+// TestHelper builds a value the tests share across many cases.
+func TestHelper() int {
+	x := 1
+	return x
+}
