@@ -4,5 +4,81 @@
 // traces.
 //
 // Fusion and planning are pure functions over ranked lists; the pipeline reaches
-// indexes through small interfaces it owns and never touches storage.
+// indexes through the small Spaces interface it owns and never touches storage.
+// Run is the entry point; WRRF, MergeDirections, E10Multiplier and
+// ExactNameMultiplier are the pure parts, usable on their own.
+//
+// # Stages and modes
+//
+//	pipeline       S1 recall   E13 top RecallK (10,000); E6 when E13 is unavailable
+//	                           (trace note); + Profile.ExtraRecall slots (typo_tolerant:
+//	                           E9), top FusionK each, kept past S2
+//	               S2 filter   E1 Matryoshka-128 top FilterK (1,000) within S1
+//	               S3 fusion   WRRF over the profile's fused slots, each scoring every
+//	                           S2 candidate with its own view; keep FusionK (100)
+//	               S4 rerank   E12 MaxSim over the S3 top as one more WRRF list
+//	               S5 validate thresholds, E2/E3/E4 badges, top-k
+//	multi_space    S3 over all documents (each slot top FusionK, in parallel), S5
+//	e1_only        one E1 search (top-k), S5
+//	embedder_first one search in any retrieving slot (--embedder Ek), S5
+//
+// Fused slots are the profile's slots with weight > 0 except E2–E4 (they never
+// retrieve: S5 only), E12 (reranks only: S4) and E13 (recalls only: S1). In
+// multi_space a weighted E12/E13 is reported as skipped. In single-slot modes
+// the score is the slot's raw score and the profile does not weigh anything.
+//
+// # Scores
+//
+// Fusion is rank-based, so cosine, BM25 and Jaccard scores are never added
+// together: WRRF(d) = Σ w_i/(60 + rank_i(d)), rank 0-indexed. Raw scores only
+// re-order a slot's own list before fusion:
+//
+//   - AP-77 direction factors on E5/E8: a forward match (query cause → document
+//     effect, source → target) ×1.2, a backward match ×0.8. search_causes
+//     (--direction causes: the query is an effect) searches the documents'
+//     CAUSE vectors with the query's EFFECT view (ViewBackward) and scores
+//     ×0.8; search_effects the reverse ×1.2; with no direction both views run
+//     and each document keeps its better boosted score.
+//   - the E10 boost (profiles with E10Boost > 0): E1 score × E10Multiplier,
+//     clamped to [0.8, 1.2]; E1 ≤ 0 is never boosted.
+//
+// A fused document's final score is S3 score × E11 exact-name factor
+// (1 + 0.1·Jaccard of entity sets, profiles weighing E11) + the S4 E12
+// contribution + in temporal profiles the S5 E2–E4 contributions. Every part is
+// in the result's explain (slots, boosts).
+//
+// # Thresholds and badges
+//
+// S5 drops a result that has at least one thresholded score (every slot but
+// E6/E13, whose scores are unbounded, and the temporal slots) and whose
+// thresholded scores are all below their slot's Low threshold
+// (fingerprint.Info); each explained score carries its level (high/mid/low).
+// E2/E3/E4 are searched only within the retrieved results; a score at or above
+// the slot's High gives the badge recent / periodic / in_sequence. A badge
+// breaks ties between equal scores and never reorders unequal ones — except in
+// temporal profiles in fusion modes, where E2–E4 add their WRRF contributions.
+//
+// # Failures
+//
+// Every probe is reported in Result.Spaces with a status: ok, empty,
+// unavailable (fallback applied), skipped (weighted but not used in this mode)
+// or failed. An index error fails the search with the stage and probe in the
+// message, unless Request.Partial asks to report it as failed and go on.
+//
+// # JSON
+//
+// Result marshals to the shape the CLI prints with --json; the engine adds each
+// memory's "id" and "content" beside "doc":
+//
+//	{"query": "why did the build fail", "profile": "causal_reasoning", "mode": "pipeline",
+//	 "results": [{"id": "0191…", "doc": 17, "score": 0.0142, "content": "…",
+//	              "slots": {"E1": {"rank": 0, "score": 0.81, "contribution": 0.0033, "level": "high"}, …},
+//	              "boosts": [{"name": "E11 exact names", "signal": 0.5, "factor": 1.05}],
+//	              "badges": ["recent"]}],
+//	 "spaces": [{"stage": "S3 fusion", "slot": "E5", "view": "backward", "weight": 0.45,
+//	             "status": "ok", "hits": 980, "note": "direction factor ×0.8"}],
+//	 "trace": [{"stage": "S1 recall", "candidates": 9871, "ms": 1.9, "note": "E13 recall k=10000"}, …]}
+//
+// Run is safe for concurrent use when the Spaces are; it keeps no state
+// between calls.
 package pipeline

@@ -1,0 +1,300 @@
+package pipeline
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/profiles"
+)
+
+// pipeline runs S1–S4; validate runs S5.
+func (r *run) pipeline() ([]*cand, error) {
+	// S1 recall: E13, falling back to E6; plus the profile's extra recall
+	// slots, whose hits are protected from the S2 filter.
+	start := time.Now()
+	recallSlot := fingerprint.E13
+	outs, err := r.searchAll(StageRecall, []job{{probe: Probe{Slot: fingerprint.E13}, k: r.req.RecallK, weight: r.weight(fingerprint.E13)}})
+	if err != nil {
+		return nil, err
+	}
+	recall := outs[0]
+	note := fmt.Sprintf("E13 recall k=%d", r.req.RecallK)
+	if recall.status == StatusUnavailable {
+		recallSlot = fingerprint.E6
+		outs, err = r.searchAll(StageRecall, []job{{probe: Probe{Slot: fingerprint.E6}, k: r.req.RecallK, weight: r.weight(fingerprint.E6)}})
+		if err != nil {
+			return nil, err
+		}
+		if outs[0].status == StatusUnavailable {
+			return nil, fmt.Errorf("%s: %w (%s; %s)", StageRecall, ErrNoRecall, recall.note, outs[0].note)
+		}
+		note = fmt.Sprintf("E13 unavailable (%s): fell back to E6 recall k=%d", recall.note, r.req.RecallK)
+		recall = outs[0]
+	}
+	recallRank := make(map[DocNum]SlotScore, len(recall.hits))
+	cands := roaring.New()
+	for i, h := range recall.hits {
+		recallRank[h.Doc] = SlotScore{Rank: i, Score: h.Score}
+		cands.Add(uint32(h.Doc))
+	}
+	protected := roaring.New()
+	if len(r.req.Profile.ExtraRecall) > 0 {
+		var jobs []job
+		for _, s := range r.req.Profile.ExtraRecall {
+			jobs = append(jobs, job{probe: Probe{Slot: s}, k: r.req.FusionK, weight: r.weight(s)})
+		}
+		outs, err := r.searchAll(StageRecall, jobs)
+		if err != nil {
+			return nil, err
+		}
+		for i, o := range outs {
+			for _, h := range o.hits {
+				protected.Add(uint32(h.Doc))
+			}
+			note += fmt.Sprintf("; +%s %d candidates (%s)", jobs[i].probe.Slot, len(o.hits), o.status)
+		}
+		cands.Or(protected)
+	}
+	r.trace(StageRecall, start, int(cands.GetCardinality()), note)
+	if cands.IsEmpty() {
+		for _, st := range []Stage{StageFilter, StageFusion, StageRerank} {
+			r.trace(st, time.Now(), 0, "no candidates")
+		}
+		return nil, nil
+	}
+
+	// S2 filter: E1 Matryoshka-128 over the recall set.
+	start = time.Now()
+	outs, err = r.searchAll(StageFilter, []job{{probe: Probe{Slot: fingerprint.E1, View: ViewMatryoshka128}, k: r.req.FilterK, within: cands, weight: r.weight(fingerprint.E1)}})
+	if err != nil {
+		return nil, err
+	}
+	filtered := roaring.New()
+	if outs[0].status != StatusOK {
+		for i, h := range recall.hits {
+			if i >= r.req.FilterK {
+				break
+			}
+			filtered.Add(uint32(h.Doc))
+		}
+		note = fmt.Sprintf("E1-M128 %s: kept the first %d of %s's recall order", outs[0].status, r.req.FilterK, recallSlot)
+	} else {
+		for _, h := range outs[0].hits {
+			filtered.Add(uint32(h.Doc))
+		}
+		note = fmt.Sprintf("E1-M128 top %d", r.req.FilterK)
+	}
+	if !protected.IsEmpty() {
+		before := filtered.GetCardinality()
+		filtered.Or(protected)
+		note += fmt.Sprintf("; %d extra-recall candidates kept past the filter", filtered.GetCardinality()-before)
+	}
+	r.trace(StageFilter, start, int(filtered.GetCardinality()), note)
+
+	// S3 fusion: every fused slot, each scoring the whole filtered set.
+	start = time.Now()
+	n := int(filtered.GetCardinality())
+	lists, err := r.slotLists(StageFusion, r.fusionSlots(), n, filtered, r.weight)
+	if err != nil {
+		return nil, err
+	}
+	top, notes, err := r.fuse(StageFusion, lists, r.req.FusionK)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range top {
+		if s, ok := recallRank[c.doc]; ok {
+			if _, fusedToo := c.slots[recallSlot]; !fusedToo {
+				c.slots[recallSlot] = s // recall only: contribution 0
+			}
+		}
+	}
+	notes = append([]string{fmt.Sprintf("WRRF K=%d over %d lists, kept %d", RRFK, len(lists), r.req.FusionK)}, notes...)
+	r.trace(StageFusion, start, len(top), joinNotes(notes))
+
+	// S4 rerank with E12 MaxSim as one more WRRF list over the fused top.
+	start = time.Now()
+	top, note, err = r.rerank(top)
+	if err != nil {
+		return nil, err
+	}
+	r.trace(StageRerank, start, len(top), note)
+	return top, nil
+}
+
+func docsOf(cands []*cand) *roaring.Bitmap {
+	b := roaring.New()
+	for _, c := range cands {
+		b.Add(uint32(c.doc))
+	}
+	return b
+}
+
+// rerank adds E12's WRRF contribution to the fused top and re-sorts. E12
+// never brings in new documents.
+func (r *run) rerank(top []*cand) ([]*cand, string, error) {
+	w, src := r.weight(fingerprint.E12), "profile"
+	if w == 0 {
+		w, src = r.req.RerankWeight, "rerank default"
+	}
+	if len(top) == 0 {
+		return top, "no candidates", nil
+	}
+	outs, err := r.searchAll(StageRerank, []job{{probe: Probe{Slot: fingerprint.E12}, k: len(top), within: docsOf(top), weight: w}})
+	if err != nil {
+		return nil, "", err
+	}
+	if outs[0].status != StatusOK {
+		return top, fmt.Sprintf("E12 %s: rerank skipped, fused order kept", outs[0].status), nil
+	}
+	byDoc := make(map[DocNum]*cand, len(top))
+	for _, c := range top {
+		byDoc[c.doc] = c
+	}
+	for rank, h := range outs[0].hits {
+		c := byDoc[h.Doc]
+		contrib := w / float64(RRFK+rank)
+		c.score += contrib
+		c.slots[fingerprint.E12] = SlotScore{Rank: rank, Score: h.Score, Contribution: contrib}
+	}
+	sortCands(top)
+	return top, fmt.Sprintf("E12 MaxSim weight %g (%s)", w, src), nil
+}
+
+func sortCands(cs []*cand) {
+	slices.SortStableFunc(cs, func(a, b *cand) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.doc, b.doc)
+	})
+}
+
+// Badge names for the temporal slots, given when the slot's score reaches its
+// High threshold.
+var badgeNames = map[fingerprint.SlotID]string{
+	fingerprint.E2: "recent",
+	fingerprint.E3: "periodic",
+	fingerprint.E4: "in_sequence",
+}
+
+// thresholded reports whether a slot's scores are similarities that the
+// fingerprint thresholds apply to. E6 (BM25) and E13 (SPLADE) scores are
+// unbounded; temporal slots badge instead.
+func thresholded(s fingerprint.SlotID) bool {
+	return s != fingerprint.E6 && s != fingerprint.E13 && !profiles.IsTemporalSlot(s)
+}
+
+func level(s fingerprint.SlotID, score float64) string {
+	in := s.Info()
+	switch {
+	case score >= in.High:
+		return "high"
+	case score < in.Low:
+		return "low"
+	}
+	return "mid"
+}
+
+// validate is S5: per-slot thresholds, temporal badges (tie-break only, or
+// weighted in temporal profiles of fusion modes), top-k. It fills r.res.Hits.
+func (r *run) validate(cands []*cand) error {
+	start := time.Now()
+	var notes []string
+	kept := cands[:0:0]
+	dropped := 0
+	for _, c := range cands {
+		has, pass := false, false
+		for s, sc := range c.slots {
+			if !thresholded(s) {
+				continue
+			}
+			sc.Level = level(s, sc.Score)
+			c.slots[s] = sc
+			has = true
+			pass = pass || sc.Level != "low"
+		}
+		if has && !pass && !r.req.NoThresholds {
+			dropped++
+			continue
+		}
+		kept = append(kept, c)
+	}
+	if r.req.NoThresholds {
+		notes = append(notes, "thresholds off")
+	} else {
+		notes = append(notes, fmt.Sprintf("dropped %d below every slot's Low threshold", dropped))
+	}
+
+	fusion := r.req.Mode == ModePipeline || r.req.Mode == ModeMultiSpace
+	weighted := fusion && r.req.Profile.Temporal
+	if len(kept) > 0 {
+		docs := docsOf(kept)
+		var jobs []job
+		for _, s := range []fingerprint.SlotID{fingerprint.E2, fingerprint.E3, fingerprint.E4} {
+			w := 0.0
+			if weighted {
+				w = r.weight(s)
+			}
+			jobs = append(jobs, job{probe: Probe{Slot: s}, k: len(kept), within: docs, weight: w})
+		}
+		outs, err := r.searchAll(StageValidate, jobs)
+		if err != nil {
+			return err
+		}
+		byDoc := make(map[DocNum]*cand, len(kept))
+		for _, c := range kept {
+			byDoc[c.doc] = c
+		}
+		reordered := false
+		for i, o := range outs {
+			s := jobs[i].probe.Slot
+			for rank, h := range o.hits {
+				c := byDoc[h.Doc]
+				contrib := 0.0
+				if jobs[i].weight > 0 {
+					contrib = jobs[i].weight / float64(RRFK+rank)
+					c.score += contrib
+					reordered = true
+				}
+				c.slots[s] = SlotScore{Rank: rank, Score: h.Score, Contribution: contrib}
+				if h.Score >= s.Info().High {
+					c.badges = append(c.badges, badgeNames[s])
+					c.tie++
+				}
+			}
+		}
+		if reordered {
+			notes = append(notes, "temporal profile: E2–E4 weighted after retrieval")
+		} else {
+			notes = append(notes, "temporal badges break ties only")
+		}
+	}
+	// Badges reorder only equal scores (unless weighted above, where they
+	// already moved the scores themselves).
+	slices.SortStableFunc(kept, func(a, b *cand) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.tie, a.tie); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.doc, b.doc)
+	})
+	if len(kept) > r.req.TopK {
+		kept = kept[:r.req.TopK]
+	}
+	for _, c := range kept {
+		badges := c.badges
+		if badges == nil {
+			badges = []string{}
+		}
+		r.res.Hits = append(r.res.Hits, ResultHit{Doc: c.doc, Score: c.score, Slots: c.slots, Boosts: c.boosts, Badges: badges})
+	}
+	r.trace(StageValidate, start, len(r.res.Hits), joinNotes(notes))
+	return nil
+}
