@@ -511,7 +511,7 @@ func TestResultJSON(t *testing.T) {
 	}
 	var got struct {
 		Query, Profile, Mode string
-		Results          []struct {
+		Results              []struct {
 			Doc    int
 			Score  float64
 			Slots  map[string]map[string]any
