@@ -63,3 +63,16 @@ func memoryTypeNames() []string {
 	}
 	return names
 }
+
+// MarshalText makes ids appear as their UUID text in JSON and similar formats.
+func (id MemoryID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
+
+// UnmarshalText parses the UUID text form (see ParseMemoryID).
+func (id *MemoryID) UnmarshalText(b []byte) error {
+	v, err := ParseMemoryID(string(b))
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}
