@@ -1,0 +1,327 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/engine"
+)
+
+// Exit codes of Execute.
+const (
+	ExitOK    = 0 // the command did what was asked
+	ExitError = 1 // the command failed (store, I/O, unknown id, some bulk lines refused)
+	ExitUsage = 2 // bad flags, arguments or input values: nothing was done
+)
+
+// App is the state one run of the command line shares between its commands:
+// the streams and the global flags. Commands get it from register and must
+// write only through it (never os.Stdout), so tests can run them in-process.
+// An App serves one Execute call and is not safe for concurrent use.
+type App struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+
+	DBDir     string // --db, default $CGRAPH_DB, else $XDG_DATA_HOME/cgraph/default (~/.local/share/cgraph/default)
+	JSON      bool   // --json: stdout is exactly one JSON value
+	ReadOnly  bool   // --read-only: open the store beside a writer; writes are refused
+	ModelsDir string // --models-dir, default $CGRAPH_MODELS, else $XDG_CACHE_HOME/cgraph/models
+	Device    string // --device cpu|cuda (default cpu)
+
+	// MaxContentBytes bounds a memory's content (add --max-content-bytes);
+	// 0 means engine.DefaultMaxContentBytes.
+	MaxContentBytes int
+
+	// isTerminal says whether w is an interactive terminal (progress bars
+	// are drawn only there). Tests leave the default, which is false for
+	// anything but a terminal *os.File.
+	isTerminal func(w io.Writer) bool
+
+	ctx         context.Context
+	wroteStdout bool // PrintJSON has written the one JSON value
+}
+
+// UsageError is bad flags, arguments or input values: the command did
+// nothing. Execute exits with ExitUsage for it (and for
+// *engine.ValidationError); every other error exits with ExitError.
+type UsageError struct {
+	Problem string // what was wrong, e.g. `unknown command "ad"`
+	Fix     string // how to fix it, e.g. "did you mean add?"
+}
+
+func (e *UsageError) Error() string {
+	if e.Fix == "" {
+		return e.Problem
+	}
+	return e.Problem + ": " + e.Fix
+}
+
+// usagef builds a *UsageError with a formatted problem.
+func usagef(fix, format string, args ...any) error {
+	return &UsageError{Problem: fmt.Sprintf(format, args...), Fix: fix}
+}
+
+var (
+	buildersMu sync.Mutex
+	builders   []func(*App) *cobra.Command
+)
+
+// register adds a command to every run of the command line. Call it from an
+// init function in the command's file: func init() { register(newXCmd) }.
+// build is called once per Execute with that run's App.
+func register(build func(*App) *cobra.Command) {
+	buildersMu.Lock()
+	defer buildersMu.Unlock()
+	builders = append(builders, build)
+}
+
+// Context is the run's context: cancelled on SIGINT/SIGTERM in the real
+// binary. Long commands check it between units of work.
+func (a *App) Context() context.Context {
+	if a.ctx == nil {
+		return context.Background()
+	}
+	return a.ctx
+}
+
+// OpenEngine opens the store in a.DBDir. write says the command writes:
+// then the store is opened for writing (taking its lock) and --read-only is
+// refused with a usage error. A command that only reads opens the store
+// read-only, so it works beside a running writer. The caller must Close the
+// engine and report Close's error.
+func (a *App) OpenEngine(write bool) (*engine.Engine, error) {
+	if write && a.ReadOnly {
+		return nil, &UsageError{Problem: "--read-only was given but this command writes to the store", Fix: "drop --read-only"}
+	}
+	return engine.Open(a.DBDir, a.engineOptions(!write))
+}
+
+func (a *App) engineOptions(readOnly bool) engine.Options {
+	return engine.Options{ReadOnly: readOnly, MaxContentBytes: a.MaxContentBytes}
+}
+
+// closeEngine closes e and joins Close's error to *err, so no error is lost
+// in a defer.
+func closeEngine(e *engine.Engine, err *error) {
+	if cerr := e.Close(); cerr != nil {
+		*err = errors.Join(*err, fmt.Errorf("close store %s: %w", e.Dir(), cerr))
+	}
+}
+
+// PrintJSON writes v as one indented JSON value and a newline on Stdout. A
+// command calls it at most once per run.
+func (a *App) PrintJSON(v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode JSON output: %w", err)
+	}
+	a.wroteStdout = true
+	if _, err := a.Stdout.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// Printf writes human output on Stdout. It writes nothing with --json, so a
+// command can print its human form unconditionally beside PrintJSON.
+func (a *App) Printf(format string, args ...any) {
+	if a.JSON {
+		return
+	}
+	fmt.Fprintf(a.Stdout, format, args...)
+}
+
+// Warnf writes a note on Stderr ("cgraph: ..."), in both output modes.
+func (a *App) Warnf(format string, args ...any) {
+	fmt.Fprintf(a.Stderr, "cgraph: "+format+"\n", args...)
+}
+
+// defaultDBDir is $CGRAPH_DB, else $XDG_DATA_HOME/cgraph/default, else
+// ~/.local/share/cgraph/default.
+func defaultDBDir(getenv func(string) string) string {
+	if d := getenv("CGRAPH_DB"); d != "" {
+		return d
+	}
+	return filepath.Join(xdgDir(getenv, "XDG_DATA_HOME", ".local/share"), "cgraph", "default")
+}
+
+// defaultModelsDir is $CGRAPH_MODELS, else $XDG_CACHE_HOME/cgraph/models,
+// else ~/.cache/cgraph/models.
+func defaultModelsDir(getenv func(string) string) string {
+	if d := getenv("CGRAPH_MODELS"); d != "" {
+		return d
+	}
+	return filepath.Join(xdgDir(getenv, "XDG_CACHE_HOME", ".cache"), "cgraph", "models")
+}
+
+// xdgDir returns $env when it is absolute (the XDG spec says relative values
+// are ignored), else $HOME/fallback.
+func xdgDir(getenv func(string) string, env, fallback string) string {
+	if d := getenv(env); filepath.IsAbs(d) {
+		return d
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir() // "" falls back to a relative path, which the error of Open then names
+	}
+	return filepath.Join(home, fallback)
+}
+
+// Execute runs the command line args (without the program name) and returns
+// the exit code: ExitOK, ExitError or ExitUsage. Errors are printed on
+// stderr as "cgraph: <what was wrong>: <how to fix it>". It stops long
+// commands on SIGINT/SIGTERM.
+func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, sigterm)
+	defer stop()
+	return ExecuteContext(ctx, args, stdin, stdout, stderr)
+}
+
+// ExecuteContext is Execute with a caller's context and no signal handling.
+func ExecuteContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, ctx: ctx, isTerminal: isTerminal}
+	root := newRoot(a, os.Getenv)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err)
+	msg := errorMessage(err)
+	fmt.Fprintf(stderr, "cgraph: %s\n", msg)
+	if a.JSON && !a.wroteStdout {
+		// --json promises one JSON value on stdout, also on failure.
+		_ = a.PrintJSON(map[string]any{"error": map[string]any{"message": msg, "exit_code": code}}) // the error is already on stderr
+	}
+	return code
+}
+
+// exitCode maps an error to ExitUsage (bad input, nothing done) or ExitError.
+func exitCode(err error) int {
+	var ue *UsageError
+	var ve *engine.ValidationError
+	if errors.As(err, &ue) || errors.As(err, &ve) {
+		return ExitUsage
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return ExitError
+}
+
+// exitError carries an exit code for an error already explained to the
+// user (e.g. bulk lines that failed, each reported on stderr).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// errorMessage adds how to fix the engine's sentinel errors, whose own text
+// says only what was wrong.
+func errorMessage(err error) string {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, engine.ErrNotFound):
+		return msg + ": see the store's ids with `cgraph list`"
+	case errors.Is(err, engine.ErrReadOnly):
+		return msg + ": drop --read-only to write"
+	case errors.Is(err, engine.ErrCorrupt):
+		return msg + ": run `cgraph stats` to see which families hold data, and restore the store from a copy"
+	}
+	return msg
+}
+
+// newRoot builds the command tree for one run: the global flags and every
+// registered command.
+func newRoot(a *App, getenv func(string) string) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "cgraph",
+		Short: "cgraph keeps and retrieves the memory of AI coding assistants",
+		Long: `cgraph keeps memories (decisions, errors and fixes, code, conversation turns,
+notes) in a local RocksDB store and retrieves them.
+
+The store is the directory --db (default $CGRAPH_DB, else $XDG_DATA_HOME/cgraph/default).
+Create it with "cgraph init" (--samples adds bundled example memories).
+--json makes stdout exactly one JSON value. Exit codes: 0 done, 1 failed, 2 bad usage or input.`,
+		Version:       engine.Version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			fix := "run `cgraph --help` to see the commands"
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				fix = "did you mean " + strings.Join(s, " or ") + "?"
+			}
+			return usagef(fix, "unknown command %q", args[0])
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			switch a.Device {
+			case "cpu", "cuda":
+			default:
+				return usagef("use --device cpu or --device cuda", "--device %q is not a device", a.Device)
+			}
+			if a.DBDir == "" {
+				return usagef("give --db a directory, or set $CGRAPH_DB", "--db is empty")
+			}
+			return nil
+		},
+	}
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &UsageError{Problem: err.Error(), Fix: fmt.Sprintf("see `%s --help`", cmd.CommandPath())}
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.DBDir, "db", defaultDBDir(getenv), "store directory ($CGRAPH_DB, else $XDG_DATA_HOME/cgraph/default)")
+	pf.BoolVar(&a.JSON, "json", false, "print exactly one JSON value on stdout")
+	pf.BoolVar(&a.ReadOnly, "read-only", false, "open the store read-only, beside a running writer")
+	pf.StringVar(&a.ModelsDir, "models-dir", defaultModelsDir(getenv), "model directory ($CGRAPH_MODELS, else $XDG_CACHE_HOME/cgraph/models)")
+	pf.StringVar(&a.Device, "device", "cpu", "where models run: cpu or cuda")
+	_ = root.RegisterFlagCompletionFunc("device", cobra.FixedCompletions([]string{"cpu", "cuda"}, cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
+	_ = root.MarkPersistentFlagDirname("db")                                                                                          // fails only for an unknown flag
+	_ = root.MarkPersistentFlagDirname("models-dir")                                                                                  // fails only for an unknown flag
+
+	buildersMu.Lock()
+	bs := append([]func(*App) *cobra.Command(nil), builders...)
+	buildersMu.Unlock()
+	for _, b := range bs {
+		root.AddCommand(b(a))
+	}
+	return root
+}
+
+// noArgs refuses positional arguments with a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef(fmt.Sprintf("see `%s --help`", cmd.CommandPath()), "%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+	}
+	return nil
+}
+
+// exactArgs refuses any number of positional arguments but n, naming what
+// is expected.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef(fmt.Sprintf("usage: %s", cmd.UseLine()), "%s needs %s, got %d arguments", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}
