@@ -295,8 +295,8 @@ Create it with "cgraph init" (--samples adds bundled example memories).
 	pf.StringVar(&a.ModelsDir, "models-dir", defaultModelsDir(getenv), "model directory ($CGRAPH_MODELS, else $XDG_CACHE_HOME/cgraph/models)")
 	pf.StringVar(&a.Device, "device", "cpu", "where models run: cpu or cuda")
 	_ = root.RegisterFlagCompletionFunc("device", cobra.FixedCompletions([]string{"cpu", "cuda"}, cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
-	_ = root.MarkPersistentFlagDirname("db")                                                                                          // fails only for an unknown flag
-	_ = root.MarkPersistentFlagDirname("models-dir")                                                                                  // fails only for an unknown flag
+	_ = root.MarkPersistentFlagDirname("db")                                                                                           // fails only for an unknown flag
+	_ = root.MarkPersistentFlagDirname("models-dir")                                                                                   // fails only for an unknown flag
 
 	buildersMu.Lock()
 	bs := append([]func(*App) *cobra.Command(nil), builders...)
