@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/cgraph/cgraph/fingerprint"
@@ -48,58 +47,90 @@ func WRRF(lists []RankedList) []Fused {
 	for _, l := range lists {
 		total += len(l.Hits)
 	}
+	// Pass 1: one map lookup per hit; remember each hit's document index so
+	// pass 2 needs no map. Sorting works on 16-byte pointer-free keys.
+	type key struct {
+		score float64
+		doc   DocNum
+		i     int32
+	}
 	idx := make(map[DocNum]int32, total)
-	var out []Fused
-	counts := make([]int32, 0, total)
-	for _, l := range lists {
-		for _, h := range l.Hits {
-			i, ok := idx[h.Doc]
+	keys := make([]key, 0, total)
+	last := make([]int32, 0, total) // last list index that counted the doc
+	count := make([]int32, 0, total)
+	hitDoc := make([]int32, total) // -1: duplicate within its list
+	h := 0
+	for li, l := range lists {
+		for rank, hit := range l.Hits {
+			i, ok := idx[hit.Doc]
 			if !ok {
-				i = int32(len(out))
-				idx[h.Doc] = i
-				out = append(out, Fused{Doc: h.Doc})
-				counts = append(counts, 0)
+				i = int32(len(keys))
+				idx[hit.Doc] = i
+				keys = append(keys, key{doc: hit.Doc, i: i})
+				last = append(last, -1)
+				count = append(count, 0)
 			}
-			counts[i]++
+			if last[i] == int32(li) {
+				hitDoc[h] = -1 // duplicate in the same list: keep the better rank
+				h++
+				continue
+			}
+			last[i] = int32(li)
+			count[i]++
+			keys[i].score += l.Weight / float64(RRFK+rank)
+			hitDoc[h] = i
+			h++
 		}
 	}
-	backing := make([]Part, total)
-	off := 0
-	for i := range out {
-		out[i].Parts = backing[off : off : off+int(counts[i])]
-		off += int(counts[i])
+	off := make([]int32, len(keys)+1)
+	for i, c := range count {
+		off[i+1] = off[i] + c
 	}
+	backing := make([]Part, off[len(keys)])
+	fill := make([]int32, len(keys))
+	copy(fill, off[:len(keys)])
+	h = 0
 	for _, l := range lists {
-		for rank, h := range l.Hits {
-			f := &out[idx[h.Doc]]
-			if n := len(f.Parts); n > 0 && f.Parts[n-1].Slot == l.Slot {
-				continue // duplicate in the same list: keep the better rank
+		for rank, hit := range l.Hits {
+			i := hitDoc[h]
+			h++
+			if i < 0 {
+				continue
 			}
-			c := l.Weight / float64(RRFK+rank)
-			f.Parts = append(f.Parts, Part{Slot: l.Slot, Rank: rank, Score: h.Score, Contribution: c})
-			f.Score += c
+			backing[fill[i]] = Part{Slot: l.Slot, Rank: rank, Score: hit.Score, Contribution: l.Weight / float64(RRFK+rank)}
+			fill[i]++
 		}
 	}
-	sortFused(out)
+	slices.SortFunc(keys, func(a, b key) int { return byScoreThenDoc(a.score, b.score, a.doc, b.doc) })
+	out := make([]Fused, len(keys))
+	for j, k := range keys {
+		out[j] = Fused{Doc: k.doc, Score: k.score, Parts: backing[off[k.i]:off[k.i+1]:off[k.i+1]]}
+	}
 	return out
 }
 
 func sortFused(fs []Fused) {
-	slices.SortFunc(fs, func(a, b Fused) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Doc, b.Doc)
-	})
+	slices.SortFunc(fs, func(a, b Fused) int { return byScoreThenDoc(a.Score, b.Score, a.Doc, b.Doc) })
 }
 
 // sortHits orders hits by score descending, ties by DocNum ascending, so that
 // a list's ranks do not depend on how an index orders ties.
 func sortHits(hs []Hit) {
-	slices.SortFunc(hs, func(a, b Hit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Doc, b.Doc)
-	})
+	slices.SortFunc(hs, func(a, b Hit) int { return byScoreThenDoc(a.Score, b.Score, a.Doc, b.Doc) })
+}
+
+// byScoreThenDoc orders by score descending, then DocNum ascending. Scores are
+// never NaN here (Run rejects NaN from indexes; WRRF sums finite weights).
+func byScoreThenDoc(sa, sb float64, da, db DocNum) int {
+	switch {
+	case sa > sb:
+		return -1
+	case sa < sb:
+		return 1
+	case da < db:
+		return -1
+	case da > db:
+		return 1
+	}
+	return 0
 }

@@ -362,3 +362,33 @@ func TestMaxFileBytes(t *testing.T) {
 		t.Errorf("big file: %v", err)
 	}
 }
+
+func TestResolve(t *testing.T) {
+	p, err := Resolve("", "", nil)
+	if err != nil || p.Name != Default {
+		t.Errorf("default: %v %v", p.Name, err)
+	}
+	p, err = Resolve("code_search", "", []string{"E7=0.5"})
+	if err != nil || p.Weights.Get(fp.E7) != .5 || math.Abs(p.Weights.Sum()-1) > 1e-9 {
+		t.Errorf("override: %v %v", p.Weights, err)
+	}
+	p, err = Resolve("", "testdata/good_causal.toml", []string{"E1=0.2"})
+	if err != nil || p.Name != "my_causal" || p.Weights.Get(fp.E1) != .2 {
+		t.Errorf("file + override: %v %v", p, err)
+	}
+	for _, c := range []struct {
+		name, file string
+		ovs        []string
+		want       string
+	}{
+		{"code_search", "testdata/good_causal.toml", nil, "choose one"},
+		{"nope", "", nil, "valid profiles are"},
+		{"code_search", "", []string{"E99=1"}, "valid slots are"},
+		{"code_search", "", []string{"E3=0.2"}, "temporal slot E3"},
+		{"", "testdata/bad_sum.toml", nil, "sum to"},
+	} {
+		if _, err := Resolve(c.name, c.file, c.ovs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Resolve(%q, %q, %v): %v, want %q", c.name, c.file, c.ovs, err, c.want)
+		}
+	}
+}
