@@ -1,0 +1,55 @@
+package keywords
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/fingerprint"
+)
+
+// Embedder is the E6 embedder: term frequencies of code-aware tokens for
+// documents and queries alike. It is stateless and safe for concurrent use.
+type Embedder struct{}
+
+var _ embedders.Embedder = Embedder{}
+
+// tokenizerVersion changes whenever Tokenize's output changes, so that stores
+// built with another tokenizer are refused rather than mixed.
+const tokenizerVersion = 1
+
+var producer = embedders.ModelFree("cgraph/e6-code-tokens/v1", tokenizerVersion)
+
+// Slot returns E6.
+func (Embedder) Slot() fingerprint.SlotID { return fingerprint.E6 }
+
+// Status reports ready.
+func (Embedder) Status() embedders.SlotStatus {
+	return embedders.SlotStatus{State: fingerprint.StatusPresent, Producer: producer,
+		Representation: fmt.Sprintf("BM25 term frequencies over code-aware tokens (k1 %.1f, b %.2f)", DefaultBM25.K1, DefaultBM25.B)}
+}
+
+// EmbedDocuments returns each document's term frequencies. A document without
+// any term is present with an empty bag: it simply never matches.
+func (Embedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
+	out := make([]fingerprint.Entry, len(docs))
+	for i, d := range docs {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("E6: %w", err)
+			}
+		}
+		out[i] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: producer, Value: TermFreqs(d.Text)}
+	}
+	return out, nil
+}
+
+// EmbedQuery returns the query's term frequencies; a query without terms is a
+// caller error.
+func (Embedder) EmbedQuery(_ context.Context, q embedders.Query) (embedders.QueryView, error) {
+	tf := TermFreqs(q.Text)
+	if len(tf.Terms) == 0 {
+		return embedders.QueryView{}, fmt.Errorf("E6: query %q has no keywords (only stop words, punctuation or one-letter tokens)", q.Text)
+	}
+	return embedders.QueryView{Slot: fingerprint.E6, Value: tf}, nil
+}
