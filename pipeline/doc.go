@@ -24,7 +24,10 @@
 //
 // Fused slots are the profile's slots with weight > 0 except E2–E4 (they never
 // retrieve: S5 only), E12 (reranks only: S4) and E13 (recalls only: S1). In
-// multi_space a weighted E12/E13 is reported as skipped. In single-slot modes
+// multi_space a weighted E12/E13 is reported as skipped. E13's weight never
+// scores (pipeline mode recalls from E13 whatever its weight); E12's weight is
+// its S4 WRRF weight, Request.RerankWeight (0.15) when the profile gives 0.
+// FusionK is raised to TopK when smaller. In single-slot modes
 // the score is the slot's raw score and the profile does not weigh anything.
 //
 // # Scores

@@ -75,6 +75,9 @@ func (r Request) withDefaults() (Request, error) {
 			*f.v = f.def
 		}
 	}
+	if r.FusionK < r.TopK {
+		r.FusionK = r.TopK // never cut below what the caller asked for
+	}
 	if r.RerankWeight == 0 {
 		r.RerankWeight = DefaultRerankWeight
 	}

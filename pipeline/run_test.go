@@ -306,7 +306,7 @@ func TestPipelineStages(t *testing.T) {
 		set(sym(fp.E7), 3, .9, 2, .8, 1, .7).
 		set(sym(fp.E12), 3, .9, 2, .8)
 	p := profile("p", false, true, fp.E1, .5, fp.E7, .4, fp.E13, .1)
-	res, err := Run(ctx, f, Request{Profile: p, Mode: ModePipeline, RecallK: 4, FilterK: 3, FusionK: 2, TopK: 5})
+	res, err := Run(ctx, f, Request{Profile: p, Mode: ModePipeline, RecallK: 4, FilterK: 3, FusionK: 2, TopK: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,5 +535,22 @@ func TestResultJSON(t *testing.T) {
 				t.Errorf("trace entry lacks %q: %v", k, tr)
 			}
 		}
+	}
+}
+
+func TestFusionKNotBelowTopK(t *testing.T) {
+	f := newFake()
+	var pairs []float64
+	for d := 1; d <= 30; d++ {
+		pairs = append(pairs, float64(d), 1-float64(d)/100)
+	}
+	f.set(sym(fp.E1), pairs...)
+	p := profile("one", false, false, fp.E1, 1.0)
+	res, err := Run(ctx, f, Request{Profile: p, Mode: ModeMultiSpace, FusionK: 5, TopK: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 20 {
+		t.Errorf("got %d results, want 20", len(res.Hits))
 	}
 }
