@@ -1,0 +1,125 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+)
+
+// Comparison is a paired, per-query comparison of two runs on one metric.
+type Comparison struct {
+	A         string       `json:"a"`
+	B         string       `json:"b"`
+	Metric    string       `json:"metric"`
+	Queries   int          `json:"queries"`  // paired queries
+	Unpaired  int          `json:"unpaired"` // queries present in only one run (ignored)
+	MeanA     float64      `json:"mean_a"`
+	MeanB     float64      `json:"mean_b"`
+	MeanDelta float64      `json:"mean_delta"` // mean of B − A
+	CI95      CI           `json:"ci95"`       // paired bootstrap 95% CI of the mean delta
+	PValue    float64      `json:"p_value"`    // two-sided paired randomisation test
+	Exact     bool         `json:"p_exact"`    // p enumerated all sign flips
+	Wins      int          `json:"wins"`       // queries where B > A
+	Losses    int          `json:"losses"`
+	Ties      int          `json:"ties"`
+	Seed      uint64       `json:"seed"`
+	Deltas    []QueryDelta `json:"deltas"`
+}
+
+// QueryDelta is one query's paired values.
+type QueryDelta struct {
+	ID    QueryID `json:"id"`
+	A     float64 `json:"a"`
+	B     float64 `json:"b"`
+	Delta float64 `json:"delta"`
+}
+
+// Compare pairs the per-query values of metric in a and b by query id (in
+// a's order) and tests whether their mean difference is zero. Deterministic
+// for a given seed. Cost: O(2^n · n) for n ≤ ExactPermutationLimit, else
+// O((RandomizationPermutations + BootstrapResamples) · n).
+func Compare(a, b *RunResult, metric string, seed uint64) (*Comparison, error) {
+	if _, ok := (Metrics{}).Get(metric); !ok {
+		return nil, fmt.Errorf("unknown metric %q: use one of %v", metric, MetricNames)
+	}
+	bq := make(map[QueryID]Metrics, len(b.Queries))
+	for _, q := range b.Queries {
+		bq[q.ID] = q.Metrics
+	}
+	c := &Comparison{A: a.Name, B: b.Name, Metric: metric, Seed: seed}
+	var deltas, as, bs []float64
+	for _, q := range a.Queries {
+		mb, ok := bq[q.ID]
+		if !ok {
+			c.Unpaired++
+			continue
+		}
+		delete(bq, q.ID)
+		va, _ := q.Metrics.Get(metric)
+		vb, _ := mb.Get(metric)
+		d := vb - va
+		c.Deltas = append(c.Deltas, QueryDelta{ID: q.ID, A: va, B: vb, Delta: d})
+		deltas, as, bs = append(deltas, d), append(as, va), append(bs, vb)
+		switch {
+		case math.Abs(d) < 1e-12:
+			c.Ties++
+		case d > 0:
+			c.Wins++
+		default:
+			c.Losses++
+		}
+	}
+	c.Unpaired += len(bq)
+	if len(deltas) == 0 {
+		return nil, fmt.Errorf("runs %s and %s share no query ids: compare runs over the same dataset", a.Name, b.Name)
+	}
+	c.Queries = len(deltas)
+	c.MeanA, c.MeanB, c.MeanDelta = mean(as), mean(bs), mean(deltas)
+	c.CI95 = BootstrapCI(deltas, seed)
+	c.PValue = RandomizationTest(deltas, seed)
+	c.Exact = len(deltas) <= ExactPermutationLimit
+	return c, nil
+}
+
+// CompareReports compares runs of two reports over the same dataset. With
+// runA empty it compares every run name present in both reports; with runB
+// empty, runB = runA. Reports over different datasets are refused.
+func CompareReports(ra, rb *Report, runA, runB, metric string, seed uint64) ([]*Comparison, error) {
+	if ra.Repro.DatasetChecksum != rb.Repro.DatasetChecksum {
+		return nil, fmt.Errorf("the reports are over different datasets (%s %s vs %s %s): per-query pairing needs the same queries",
+			ra.Dataset, ra.Repro.DatasetChecksum, rb.Dataset, rb.Repro.DatasetChecksum)
+	}
+	var pairs [][2]string
+	switch {
+	case runA != "":
+		if runB == "" {
+			runB = runA
+		}
+		pairs = [][2]string{{runA, runB}}
+	default:
+		for _, r := range ra.Runs {
+			if _, err := rb.Run(r.Name); err == nil {
+				pairs = append(pairs, [2]string{r.Name, r.Name})
+			}
+		}
+		if len(pairs) == 0 {
+			return nil, fmt.Errorf("the reports share no run name: pick runs with --run and --run-b")
+		}
+	}
+	var out []*Comparison
+	for _, p := range pairs {
+		a, err := ra.Run(p[0])
+		if err != nil {
+			return nil, fmt.Errorf("first report: %w", err)
+		}
+		b, err := rb.Run(p[1])
+		if err != nil {
+			return nil, fmt.Errorf("second report: %w", err)
+		}
+		c, err := Compare(a, b, metric, seed)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}

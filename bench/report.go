@@ -1,0 +1,182 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// ReportVersion is the version of the report JSON layout; bump it when a
+// field changes meaning.
+const ReportVersion = 1
+
+// Report is the result of one `bench run`: every (mode, profile) run over one
+// dataset, the ingest figures and what is needed to reproduce them.
+type Report struct {
+	Version int         `json:"version"`
+	Dataset string      `json:"dataset"`
+	Runs    []RunResult `json:"runs"`
+	Ingest  Ingest      `json:"ingest"`
+	Repro   Repro       `json:"reproducibility"`
+}
+
+// RunResult is one (mode, profile) over every query.
+type RunResult struct {
+	// Name identifies the run in reports and in `bench compare --run`;
+	// baselines use bm25_only, e1_only and rrf_e1_e6.
+	Name      string        `json:"name"`
+	Mode      string        `json:"mode"`
+	Profile   string        `json:"profile"`
+	Metrics   Metrics       `json:"metrics"`
+	CI95      map[string]CI `json:"ci95"` // bootstrap 95% CI of each mean metric
+	LatencyMS Latency       `json:"latency_ms"`
+	Stages    []StageStats  `json:"stages"`
+	Queries   []QueryResult `json:"queries"`
+}
+
+// CI is a two-sided confidence interval.
+type CI struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+}
+
+// Latency summarises durations in milliseconds.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	Mean float64 `json:"mean"`
+}
+
+// StageStats is the latency of one pipeline stage over all queries.
+type StageStats struct {
+	Stage     string  `json:"stage"`
+	LatencyMS Latency `json:"latency_ms"`
+	Queries   int     `json:"queries"` // how many queries ran this stage
+}
+
+// QueryResult is one query's outcome within a run.
+type QueryResult struct {
+	ID        QueryID            `json:"id"`
+	Metrics   Metrics            `json:"metrics"`
+	LatencyMS float64            `json:"latency_ms"`
+	StagesMS  map[string]float64 `json:"stages_ms,omitempty"`
+	Top       []DocID            `json:"top"` // the first 10 returned ids
+}
+
+// Ingest describes how the corpus was indexed.
+type Ingest struct {
+	Docs         int     `json:"docs"`
+	Seconds      float64 `json:"seconds"`
+	DocsPerS     float64 `json:"docs_per_s"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Reused       bool    `json:"reused"` // an existing store built with the same models was reused
+}
+
+// Repro records what produced a report.
+type Repro struct {
+	CgraphVersion   string                        `json:"cgraph_version"`
+	GoVersion       string                        `json:"go_version"`
+	Models          []ModelInfo                   `json:"models"`
+	ProfileWeights  map[string]map[string]float64 `json:"profile_weights"`
+	StageSizes      map[string]int                `json:"stage_sizes"`
+	DatasetChecksum string                        `json:"dataset_checksum"`
+	DatasetFiles    []string                      `json:"dataset_files"`
+	Split           string                        `json:"split"`
+	Queries         int                           `json:"queries"`
+	Cores           int                           `json:"cores"`
+	Seeds           map[string]uint64             `json:"seeds"`
+	Command         string                        `json:"command,omitempty"`
+}
+
+// ModelInfo names one model file that served a slot.
+type ModelInfo struct {
+	Slot   string `json:"slot"`
+	ID     string `json:"id"`
+	SHA256 string `json:"sha256"`
+}
+
+// Run returns the run with the given name.
+func (r *Report) Run(name string) (*RunResult, error) {
+	var names []string
+	for i := range r.Runs {
+		if r.Runs[i].Name == name {
+			return &r.Runs[i], nil
+		}
+		names = append(names, r.Runs[i].Name)
+	}
+	return nil, fmt.Errorf("no run named %q in the report: it has %v", name, names)
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("write report JSON: %w", err)
+	}
+	return nil
+}
+
+// ReadReport reads a report written by WriteJSON and checks its version.
+func ReadReport(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read report: %w", err)
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s is not a bench report (JSON): %w", path, err)
+	}
+	if r.Version != ReportVersion {
+		return nil, fmt.Errorf("%s: report version %d, this cgraph reads version %d: re-run the bench", path, r.Version, ReportVersion)
+	}
+	if len(r.Runs) == 0 {
+		return nil, fmt.Errorf("%s: report has no runs", path)
+	}
+	return &r, nil
+}
+
+// ReportFiles are the names WriteAll writes inside its directory.
+var ReportFiles = []string{"report.json", "report.md", "quality.svg", "latency.svg"}
+
+// WriteAll writes report.json, report.md, quality.svg and latency.svg into dir.
+func (r *Report) WriteAll(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create report directory: %w", err)
+	}
+	writers := []func(io.Writer) error{r.WriteJSON, r.WriteMarkdown, r.PlotQuality, r.PlotLatency}
+	for i, name := range ReportFiles {
+		if err := writeFile(filepath.Join(dir, name), writers[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFile writes through a temporary file and renames it into place.
+func writeFile(path string, write func(io.Writer) error) (err error) {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp) // best effort; the write error is what matters
+		}
+	}()
+	if err := write(f); err != nil {
+		_ = f.Close() // the write error is reported
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("rename %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// WriteMarkdown writes a human-readable report: the quality table (means with
+// bootstrap 95% CIs for nDCG@10), the latency table per stage, ingest figures
+// and the reproducibility block.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p("# Benchmark: %s\n\n", r.Dataset)
+	p("%d queries, dataset %s, %d cores, cgraph %s.\n\n", r.Repro.Queries, r.Repro.DatasetChecksum, r.Repro.Cores, r.Repro.CgraphVersion)
+	p("## Quality\n\n")
+	p("| run | mode | profile | nDCG@10 (95%% CI) | MRR@10 | Recall@10 | Recall@100 | MAP@100 | p50 ms | p95 ms |\n")
+	p("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, run := range r.Runs {
+		ci := run.CI95["ndcg@10"]
+		m := run.Metrics
+		p("| %s | %s | %s | %.4f (%.4f–%.4f) | %.4f | %.4f | %.4f | %.4f | %.3f | %.3f |\n",
+			mdEscape(run.Name), mdEscape(run.Mode), mdEscape(run.Profile), m.NDCG10, ci.Lo, ci.Hi,
+			m.MRR10, m.Recall10, m.Recall100, m.MAP, run.LatencyMS.P50, run.LatencyMS.P95)
+	}
+	p("\n## Latency per stage (ms, p50 / p95)\n\n")
+	stages := stageNames(r.Runs)
+	if len(stages) == 0 {
+		p("No run reported per-stage timings.\n")
+	} else {
+		p("| run | %s | end to end |\n|---|%s---|\n", strings.Join(stages, " | "), strings.Repeat("---|", len(stages)))
+		for _, run := range r.Runs {
+			cells := make([]string, len(stages))
+			for i, s := range stages {
+				cells[i] = "–"
+				for _, st := range run.Stages {
+					if st.Stage == s {
+						cells[i] = fmt.Sprintf("%.3f / %.3f", st.LatencyMS.P50, st.LatencyMS.P95)
+					}
+				}
+			}
+			p("| %s | %s | %.3f / %.3f |\n", mdEscape(run.Name), strings.Join(cells, " | "), run.LatencyMS.P50, run.LatencyMS.P95)
+		}
+	}
+	in := r.Ingest
+	p("\n## Ingest\n\n%d documents in %.2f s (%.1f docs/s), peak RSS %.1f MiB", in.Docs, in.Seconds, in.DocsPerS, float64(in.PeakRSSBytes)/(1<<20))
+	if in.Reused {
+		p(" (existing store reused)")
+	}
+	p(".\n\n## Reproducibility\n\n")
+	rp := r.Repro
+	p("- cgraph %s, %s, %d cores\n", rp.CgraphVersion, rp.GoVersion, rp.Cores)
+	p("- dataset checksum `%s` over %s, split %s\n", rp.DatasetChecksum, strings.Join(rp.DatasetFiles, ", "), rp.Split)
+	if rp.Command != "" {
+		p("- command: `%s`\n", rp.Command)
+	}
+	for _, m := range rp.Models {
+		p("- model %s: %s sha256 %s\n", m.Slot, m.ID, m.SHA256)
+	}
+	for _, k := range sortedKeys(rp.StageSizes) {
+		p("- stage size %s = %d\n", k, rp.StageSizes[k])
+	}
+	for _, k := range sortedKeys(rp.Seeds) {
+		p("- seed %s = %d\n", k, rp.Seeds[k])
+	}
+	for _, name := range sortedKeys(rp.ProfileWeights) {
+		ws := rp.ProfileWeights[name]
+		parts := make([]string, 0, len(ws))
+		for _, slot := range sortedKeys(ws) {
+			parts = append(parts, fmt.Sprintf("%s=%.3g", slot, ws[slot]))
+		}
+		p("- profile %s: %s\n", name, strings.Join(parts, " "))
+	}
+	if err := b.Flush(); err != nil {
+		return fmt.Errorf("write markdown report: %w", err)
+	}
+	return nil
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// stageNames returns stage names in first-seen order over all runs.
+func stageNames(runs []RunResult) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, s := range r.Stages {
+			if !seen[s.Stage] {
+				seen[s.Stage] = true
+				out = append(out, s.Stage)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,292 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+)
+
+// overlapRetriever is an exact, deterministic test retriever: it scores a
+// document by the number of distinct query tokens it contains (title and
+// text, lower-cased), ties broken by document id. Mode "reverse" returns the
+// ranking reversed (a deliberately bad run); mode "fail" fails on query q3.
+type overlapRetriever struct {
+	docs    []Doc
+	tokens  []map[string]bool
+	indexed int
+}
+
+var _ Retriever = (*overlapRetriever)(nil)
+
+func tokenize(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+func (o *overlapRetriever) Index(_ context.Context, docs []Doc) (bool, error) {
+	o.indexed++
+	o.docs = docs
+	o.tokens = make([]map[string]bool, len(docs))
+	for i, d := range docs {
+		o.tokens[i] = map[string]bool{}
+		for _, w := range tokenize(d.Title + " " + d.Text) {
+			o.tokens[i][w] = true
+		}
+	}
+	return false, nil
+}
+
+func (o *overlapRetriever) Search(_ context.Context, req SearchRequest) ([]Ranked, []StageTiming, error) {
+	if req.Run.Mode == "fail" && req.Query.ID == "q3" {
+		return nil, nil, errors.New("index unavailable")
+	}
+	t0 := time.Now()
+	qt := map[string]bool{}
+	for _, w := range tokenize(req.Query.Text) {
+		qt[w] = true
+	}
+	var out []Ranked
+	for i, d := range o.docs {
+		n := 0
+		for w := range qt {
+			if o.tokens[i][w] {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, Ranked{ID: d.ID, Score: float64(n)})
+		}
+	}
+	t1 := time.Now()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	if req.Run.Mode == "reverse" {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	if len(out) > req.K {
+		out = out[:req.K]
+	}
+	return out, []StageTiming{{"score", t1.Sub(t0)}, {"sort", time.Since(t1)}}, nil
+}
+
+func tinyRun(t *testing.T, runs []RunSpec) *Report {
+	t.Helper()
+	ds, err := Load("testdata/tiny", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), ds, &overlapRetriever{}, RunOptions{
+		Runs: runs, Seed: 42,
+		Repro: Repro{CgraphVersion: "test", StageSizes: map[string]int{"s1": 10}, Models: []ModelInfo{{"E1", "m", "abc"}},
+			ProfileWeights: map[string]map[string]float64{"p": {"E1": 1}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestRunTinyBenchEndToEnd runs a small bench, writes every report file and
+// checks that each exists and parses, and that the figures are the ones the
+// exact retriever must produce.
+func TestRunTinyBenchEndToEnd(t *testing.T) {
+	rep := tinyRun(t, []RunSpec{{Name: "overlap", Mode: "overlap"}, {Mode: "reverse", Profile: "p"}})
+	if len(rep.Runs) != 2 || rep.Runs[1].Name != "reverse:p" {
+		t.Fatalf("runs %+v", rep.Runs)
+	}
+	good, bad := rep.Runs[0], rep.Runs[1]
+	if len(good.Queries) != 8 || rep.Repro.Queries != 8 || rep.Ingest.Docs != 20 {
+		t.Fatalf("queries %d / docs %d", len(good.Queries), rep.Ingest.Docs)
+	}
+	// q7 "convert a decimal string to an int" matches d18 on 5 distinct tokens; nothing else comes close.
+	for _, q := range good.Queries {
+		if q.ID == "q7" && (q.Top[0] != "d18" || q.Metrics.MRR10 != 1) {
+			t.Errorf("q7: top %v, metrics %+v", q.Top, q.Metrics)
+		}
+	}
+	if good.Metrics.NDCG10 <= bad.Metrics.NDCG10 || good.Metrics.MRR10 <= bad.Metrics.MRR10 {
+		t.Errorf("reversed ranking scored as well as the real one: %+v vs %+v", good.Metrics, bad.Metrics)
+	}
+	// Recall@100 is the same for both: the same set, in another order.
+	if !near(good.Metrics.Recall100, bad.Metrics.Recall100) {
+		t.Errorf("recall@100 differs: %v vs %v", good.Metrics.Recall100, bad.Metrics.Recall100)
+	}
+	ci := good.CI95["ndcg@10"]
+	if !(ci.Lo <= good.Metrics.NDCG10 && good.Metrics.NDCG10 <= ci.Hi) {
+		t.Errorf("nDCG %v outside its CI %+v", good.Metrics.NDCG10, ci)
+	}
+	if len(good.Stages) != 2 || good.Stages[0].Stage != "score" || good.Stages[0].Queries != 8 {
+		t.Errorf("stages %+v", good.Stages)
+	}
+	if rep.Ingest.PeakRSSBytes < 1<<20 || rep.Repro.Cores < 1 || rep.Repro.DatasetChecksum == "" || rep.Repro.Seeds["bootstrap"] != 42 {
+		t.Errorf("ingest/repro %+v %+v", rep.Ingest, rep.Repro)
+	}
+
+	dir := t.TempDir()
+	if err := rep.WriteAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadReport(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Runs[0].Metrics != good.Metrics || back.Repro.DatasetChecksum != rep.Repro.DatasetChecksum {
+		t.Errorf("JSON round trip changed the report")
+	}
+	// The issue's JSON shape: runs[].{mode, profile, metrics{ndcg@10,…}, latency_ms{p50,p95}}, ingest.
+	var shape map[string]any
+	b, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err := json.Unmarshal(b, &shape); err != nil {
+		t.Fatal(err)
+	}
+	run0 := shape["runs"].([]any)[0].(map[string]any)
+	for _, k := range MetricNames {
+		if _, ok := run0["metrics"].(map[string]any)[k]; !ok {
+			t.Errorf("metrics lacks %q", k)
+		}
+	}
+	for _, k := range []string{"p50", "p95"} {
+		if _, ok := run0["latency_ms"].(map[string]any)[k]; !ok {
+			t.Errorf("latency_ms lacks %q", k)
+		}
+	}
+	for _, k := range []string{"docs", "seconds", "docs_per_s", "peak_rss_bytes"} {
+		if _, ok := shape["ingest"].(map[string]any)[k]; !ok {
+			t.Errorf("ingest lacks %q", k)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{"| overlap | overlap |  |", "| reverse:p | reverse | p |", "## Latency per stage", "model E1: m sha256 abc", "profile p: E1=1"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	for _, f := range []string{"quality.svg", "latency.svg"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := xml.NewDecoder(bytes.NewReader(b))
+		var root struct{ XMLName xml.Name }
+		if err := d.Decode(&root); err != nil || root.XMLName.Local != "svg" {
+			t.Errorf("%s is not SVG: %v %v", f, root.XMLName, err)
+		}
+		if !bytes.Contains(b, []byte("overlap")) {
+			t.Errorf("%s does not name the runs", f)
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	ds, err := Load("testdata/tiny", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		runs []RunSpec
+		want string
+	}{
+		{"no runs", nil, "no runs requested"},
+		{"duplicate", []RunSpec{{Mode: "a"}, {Name: "a", Mode: "b"}}, `run "a" requested twice`},
+		{"failing query", []RunSpec{{Mode: "fail"}}, "run fail, query q3: index unavailable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Run(ctx, ds, &overlapRetriever{}, RunOptions{Runs: tc.runs})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+	rep, err := Run(ctx, ds, &overlapRetriever{}, RunOptions{Runs: []RunSpec{{Mode: "x"}}, MaxQueries: 3, K: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs[0].Queries) != 3 {
+		t.Errorf("MaxQueries: %d queries", len(rep.Runs[0].Queries))
+	}
+	for _, q := range rep.Runs[0].Queries {
+		if len(q.Top) > 1 {
+			t.Errorf("K=1 but query %s kept %d results", q.ID, len(q.Top))
+		}
+	}
+}
+
+func TestCompareRuns(t *testing.T) {
+	rep := tinyRun(t, []RunSpec{{Name: "good", Mode: "overlap"}, {Name: "bad", Mode: "reverse"}})
+	same, err := CompareReports(rep, rep, "good", "", "ndcg@10", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := same[0]; c.PValue != 1 || c.MeanDelta != 0 || c.Ties != 8 || c.CI95 != (CI{}) || !c.Exact {
+		t.Errorf("identical runs: %+v", c)
+	}
+	cs, err := CompareReports(rep, rep, "good", "bad", "mrr@10", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cs[0]
+	if c.MeanDelta >= 0 || c.Losses == 0 || c.Queries != 8 || !near(c.MeanB-c.MeanA, c.MeanDelta) {
+		t.Errorf("good→bad: %+v", c)
+	}
+	if c.CI95.Hi < c.MeanDelta || c.CI95.Lo > c.MeanDelta {
+		t.Errorf("mean delta %v outside CI %+v", c.MeanDelta, c.CI95)
+	}
+	all, err := CompareReports(rep, rep, "", "", "map", 1)
+	if err != nil || len(all) != 2 {
+		t.Fatalf("all common runs: %v %v", all, err)
+	}
+	other := *rep
+	other.Repro.DatasetChecksum = "sha256:other"
+	if _, err := CompareReports(rep, &other, "", "", "map", 1); err == nil || !strings.Contains(err.Error(), "different datasets") {
+		t.Errorf("different datasets: %v", err)
+	}
+	if _, err := CompareReports(rep, rep, "nope", "", "map", 1); err == nil || !strings.Contains(err.Error(), `no run named "nope"`) {
+		t.Errorf("unknown run: %v", err)
+	}
+	if _, err := CompareReports(rep, rep, "good", "", "p@5", 1); err == nil || !strings.Contains(err.Error(), "unknown metric") {
+		t.Errorf("unknown metric: %v", err)
+	}
+}
+
+func TestReadReportErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, body, want string }{
+		{"garbage", "{", "is not a bench report"},
+		{"old", `{"version": 0, "runs": [{}]}`, "report version 0"},
+		{"empty", `{"version": 1}`, "has no runs"},
+	} {
+		p := filepath.Join(dir, tc.name+".json")
+		if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadReport(p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func BenchmarkRandomizationTest(b *testing.B) {
+	d := make([]float64, 500)
+	for i := range d {
+		d[i] = float64(i%7-3) * 0.05
+	}
+	for b.Loop() {
+		RandomizationTest(d, 1)
+	}
+}
