@@ -90,6 +90,9 @@ func TestSearchCausesDirection(t *testing.T) {
 	if fwd.View.QueryRole(fp.E5) != "cause" || fwd.View.DocRole(fp.E5) != "effect" {
 		t.Fatal("forward E5 roles wrong")
 	}
+	if q, a, ok := back.View.Sides(); !ok || q != fp.SideB || a != fp.SideA {
+		t.Fatalf("backward sides: query as %v against %v", q, a) // search_causes: effect view vs stored causes (SideA)
+	}
 	// Doc 1 is a cause of the query (matches on the backward view); doc 2 is
 	// an effect of it (matches on the forward view).
 	f := newFake().set(back, 1, .7, 2, .1).set(fwd, 2, .7, 1, .1)

@@ -96,6 +96,21 @@ func (v View) DocRole(s fingerprint.SlotID) string {
 	return ""
 }
 
+// Sides maps an asymmetric view to fingerprint sides: the side the query is
+// embedded as and the stored side it is compared against. ViewForward is
+// (SideA, SideB) — embedders.FindEffects / FindTargets / FindContexts;
+// ViewBackward is (SideB, SideA) — FindCauses / FindSources / FindIntents.
+// ok is false for the other views.
+func (v View) Sides() (queryAs, against fingerprint.Side, ok bool) {
+	switch v {
+	case ViewForward:
+		return fingerprint.SideA, fingerprint.SideB, true
+	case ViewBackward:
+		return fingerprint.SideB, fingerprint.SideA, true
+	}
+	return 0, 0, false
+}
+
 // Probe is one search in one space: a slot and the view to use.
 type Probe struct {
 	Slot fingerprint.SlotID
