@@ -1,0 +1,381 @@
+package indexes
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/viterin/vek/vek32"
+)
+
+// DefaultRerank is the number of binary-sketch candidates a Dense search rescores
+// with exact cosine when DenseConfig.Rerank is 0. See the package doc for the
+// recall it buys.
+const DefaultRerank = 512
+
+// DenseConfig describes one dense space.
+type DenseConfig struct {
+	// Name labels the space in errors, e.g. "E5 as-cause".
+	Name string
+	// Dim is the vector length every Add and Search must match.
+	Dim int
+	// Rerank is how many nearest candidates by sketch Hamming distance are
+	// rescored exactly (at least k of them). 0 means DefaultRerank.
+	Rerank int
+}
+
+// Dense is the approximate nearest-neighbour index of one dense space, scored by
+// cosine similarity. It keeps every vector twice, contiguously: unit-length
+// float32 (Dim×4 bytes) and a sign sketch of the centred vector (Dim/8 bytes). A
+// search computes the Hamming distance from the query's sketch to every live
+// sketch (6 popcounts per 384-d vector), keeps the Rerank closest, and rescores
+// those with the exact float32 cosine. Deletes are exact and immediate (the last
+// row moves into the hole), a filter restricts the scan itself, so filtered
+// searches never lose recall the way graph indexes do.
+//
+// Dense is safe for concurrent use: searches share a read lock, Add, Delete and
+// Build take the write lock (so one writer at a time, readers wait for it).
+type Dense struct {
+	name   string
+	dim    int
+	words  int // uint64 words per sketch
+	rerank int
+
+	mu sync.RWMutex
+	// center is subtracted before taking signs; it is the mean of the vectors
+	// given to Build (zero for an index filled by Add only).
+	center []float32
+	docs   []DocNum  // row → doc
+	vecs   []float32 // row-major unit vectors, len(docs)×dim
+	codes  []uint64  // row-major sketches, len(docs)×words
+	pos    []int32   // doc → row, -1 when absent
+}
+
+// NewDense returns an empty index for cfg.
+func NewDense(cfg DenseConfig) (*Dense, error) {
+	if cfg.Dim <= 0 {
+		return nil, fmt.Errorf("dense index %q: dimension %d must be positive", cfg.Name, cfg.Dim)
+	}
+	if cfg.Rerank < 0 {
+		return nil, fmt.Errorf("dense index %q: rerank %d is negative; use 0 for the default %d", cfg.Name, cfg.Rerank, DefaultRerank)
+	}
+	r := cfg.Rerank
+	if r == 0 {
+		r = DefaultRerank
+	}
+	return &Dense{name: cfg.Name, dim: cfg.Dim, words: (cfg.Dim + 63) / 64, rerank: r, center: make([]float32, cfg.Dim)}, nil
+}
+
+// Dim returns the dimension of the space.
+func (x *Dense) Dim() int { return x.dim }
+
+// Len returns the number of live vectors.
+func (x *Dense) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return len(x.docs)
+}
+
+// Bytes estimates the heap bytes held per the layout (vectors, sketches, the
+// doc tables); it excludes slice over-allocation.
+func (x *Dense) Bytes() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return len(x.vecs)*4 + len(x.codes)*8 + len(x.docs)*4 + len(x.pos)*4 + len(x.center)*4
+}
+
+// Build replaces the contents with docs[i] → vecs[i] in one pass and recentres the
+// sketches on the mean of vecs. It is the fast open path: the engine reads a
+// column family and builds each space once. Duplicate doc numbers are an error and
+// leave the index unchanged.
+func (x *Dense) Build(docs []DocNum, vecs [][]float32) error {
+	if len(docs) != len(vecs) {
+		return fmt.Errorf("dense index %q: build got %d doc numbers and %d vectors", x.name, len(docs), len(vecs))
+	}
+	var maxDoc DocNum
+	for i, d := range docs {
+		if err := checkDoc("dense index "+x.name, d); err != nil {
+			return err
+		}
+		if err := checkVector(fmt.Sprintf("dense index %q: doc %d", x.name, d), vecs[i], x.dim, true); err != nil {
+			return err
+		}
+		maxDoc = max(maxDoc, d)
+	}
+	pos := make([]int32, 0)
+	if len(docs) > 0 {
+		pos = make([]int32, int(maxDoc)+1)
+	}
+	for i := range pos {
+		pos[i] = -1
+	}
+	unit := make([]float32, len(docs)*x.dim)
+	center := make([]float64, x.dim)
+	for i, d := range docs {
+		if pos[d] >= 0 {
+			return fmt.Errorf("dense index %q: build got doc %d twice", x.name, d)
+		}
+		pos[d] = int32(i)
+		row := unit[i*x.dim : (i+1)*x.dim]
+		copy(row, normalized(vecs[i]))
+		for j, v := range row {
+			center[j] += float64(v)
+		}
+	}
+	c := make([]float32, x.dim)
+	if len(docs) > 0 {
+		for j := range c {
+			c[j] = float32(center[j] / float64(len(docs)))
+		}
+	}
+	codes := make([]uint64, len(docs)*x.words)
+	for i := range docs {
+		sketch(codes[i*x.words:(i+1)*x.words], unit[i*x.dim:(i+1)*x.dim], c)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.center, x.docs, x.vecs, x.codes, x.pos = c, slices.Clone(docs), unit, codes, pos
+	return nil
+}
+
+// sketch writes the sign bits of v−c into dst.
+func sketch(dst []uint64, v, c []float32) {
+	clear(dst)
+	for j, e := range v {
+		if e > c[j] {
+			dst[j>>6] |= 1 << (j & 63)
+		}
+	}
+}
+
+// Add inserts or replaces the vector of doc. Cost: O(Dim) plus an amortised append.
+func (x *Dense) Add(doc DocNum, vec []float32) error {
+	what := fmt.Sprintf("dense index %q: add doc %d", x.name, doc)
+	if err := checkDoc(what, doc); err != nil {
+		return err
+	}
+	if err := checkVector(what, vec, x.dim, true); err != nil {
+		return err
+	}
+	unit := normalized(vec)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for int(doc) >= len(x.pos) {
+		x.pos = append(x.pos, -1)
+	}
+	r := x.pos[doc]
+	if r < 0 {
+		r = int32(len(x.docs))
+		x.pos[doc] = r
+		x.docs = append(x.docs, doc)
+		x.vecs = append(x.vecs, unit...)
+		x.codes = append(x.codes, make([]uint64, x.words)...)
+	}
+	copy(x.vecs[int(r)*x.dim:], unit)
+	sketch(x.codes[int(r)*x.words:(int(r)+1)*x.words], unit, x.center)
+	return nil
+}
+
+// Delete removes doc; deleting an absent doc is a no-op that returns false.
+// Cost: O(Dim) (the last row moves into the hole).
+func (x *Dense) Delete(doc DocNum) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if int(doc) >= len(x.pos) || x.pos[doc] < 0 {
+		return false
+	}
+	r, last := int(x.pos[doc]), len(x.docs)-1
+	if r != last {
+		moved := x.docs[last]
+		x.docs[r] = moved
+		copy(x.vecs[r*x.dim:(r+1)*x.dim], x.vecs[last*x.dim:])
+		copy(x.codes[r*x.words:(r+1)*x.words], x.codes[last*x.words:])
+		x.pos[moved] = int32(r)
+	}
+	x.docs = x.docs[:last]
+	x.vecs = x.vecs[:last*x.dim]
+	x.codes = x.codes[:last*x.words]
+	x.pos[doc] = -1
+	return true
+}
+
+// Vector returns a copy of doc's unit vector, or nil if doc is absent.
+func (x *Dense) Vector(doc DocNum) []float32 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if int(doc) >= len(x.pos) || x.pos[doc] < 0 {
+		return nil
+	}
+	r := int(x.pos[doc])
+	return slices.Clone(x.vecs[r*x.dim : (r+1)*x.dim])
+}
+
+// Export returns every doc number in ascending order with a copy of its unit
+// vector: a deterministic dump for rebuilding or comparing indexes.
+func (x *Dense) Export() ([]DocNum, [][]float32) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	docs := slices.Clone(x.docs)
+	slices.Sort(docs)
+	vecs := make([][]float32, len(docs))
+	for i, d := range docs {
+		r := int(x.pos[d])
+		vecs[i] = slices.Clone(x.vecs[r*x.dim : (r+1)*x.dim])
+	}
+	return docs, vecs
+}
+
+// rows lists the rows a search may visit: all (nil) or the filter's live docs.
+func (x *Dense) rowsLocked(filter *roaring.Bitmap) []int32 {
+	if filter == nil {
+		return nil
+	}
+	rows := make([]int32, 0, min(int(filter.GetCardinality()), len(x.docs)))
+	it := filter.Iterator()
+	for it.HasNext() {
+		d := it.Next()
+		if int(d) >= len(x.pos) {
+			break
+		}
+		if r := x.pos[d]; r >= 0 {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// Search returns the k docs most cosine-similar to query (best first), among the
+// docs in filter when filter is non-nil. Results are approximate: a true
+// neighbour is missed only if it is not among the Rerank closest sketches. Cost:
+// O(n·Dim/64) popcounts over the n visited docs plus Rerank exact dot products.
+func (x *Dense) Search(query []float32, k int, filter *roaring.Bitmap) (Hits, error) {
+	return x.search(query, k, filter, x.rerank)
+}
+
+// search is Search with an explicit rerank depth.
+func (x *Dense) search(query []float32, k int, filter *roaring.Bitmap, rerank int) (Hits, error) {
+	what := fmt.Sprintf("dense index %q: search", x.name)
+	if err := checkK(what, k); err != nil {
+		return nil, err
+	}
+	if err := checkVector(what, query, x.dim, true); err != nil {
+		return nil, err
+	}
+	q := normalized(query)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if k == 0 || len(x.docs) == 0 {
+		return Hits{}, nil
+	}
+	qc := make([]uint64, x.words)
+	sketch(qc, q, x.center)
+	rows := x.rowsLocked(filter)
+	n := len(x.docs)
+	if rows != nil {
+		n = len(rows)
+	}
+	r := max(rerank, k)
+	var cand []int32
+	if n <= r {
+		cand = rows
+		if cand == nil {
+			cand = make([]int32, n)
+			for i := range cand {
+				cand[i] = int32(i)
+			}
+		}
+	} else {
+		cand = x.closestSketchesLocked(qc, rows, n, r)
+	}
+	top := newTopK(k)
+	for _, row := range cand {
+		s := vek32.Dot(q, x.vecs[int(row)*x.dim:(int(row)+1)*x.dim])
+		top.offer(Hit{Doc: x.docs[row], Score: s})
+	}
+	return top.sorted(), nil
+}
+
+// distPool recycles the per-search distance buffers.
+var distPool = sync.Pool{New: func() any { return new([]uint16) }}
+
+// closestSketchesLocked returns the r rows (of rows, or of all when rows is nil)
+// whose sketches are nearest qc in Hamming distance; ties at the cut-off are
+// broken by row order. It runs two passes: distances with a histogram, then a
+// collection below the cut-off. REQUIRES: x.mu held; n > r.
+func (x *Dense) closestSketchesLocked(qc []uint64, rows []int32, n, r int) []int32 {
+	bp := distPool.Get().(*[]uint16)
+	defer distPool.Put(bp)
+	if cap(*bp) < n {
+		*bp = make([]uint16, n)
+	}
+	dist := (*bp)[:n]
+	hist := make([]int32, x.words*64+1)
+	w := x.words
+	for i := 0; i < n; i++ {
+		row := i
+		if rows != nil {
+			row = int(rows[i])
+		}
+		c := x.codes[row*w : row*w+w]
+		c = c[:len(qc)]
+		var h int
+		for j, q := range qc {
+			h += bits.OnesCount64(q ^ c[j])
+		}
+		dist[i] = uint16(h)
+		hist[h]++
+	}
+	cut, below := 0, 0 // rows with distance < cut number below
+	for ; cut < len(hist); cut++ {
+		if below+int(hist[cut]) >= r {
+			break
+		}
+		below += int(hist[cut])
+	}
+	atCut := r - below // how many rows at distance cut to take
+	out := make([]int32, 0, r)
+	for i, d := range dist {
+		if int(d) < cut || (int(d) == cut && atCut > 0) {
+			if int(d) == cut {
+				atCut--
+			}
+			row := int32(i)
+			if rows != nil {
+				row = rows[i]
+			}
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// BruteForce returns the exact top k by cosine over the live docs (in filter when
+// non-nil). It is the baseline Search is measured against; cost O(n·Dim).
+func (x *Dense) BruteForce(query []float32, k int, filter *roaring.Bitmap) (Hits, error) {
+	what := fmt.Sprintf("dense index %q: brute-force search", x.name)
+	if err := checkK(what, k); err != nil {
+		return nil, err
+	}
+	if err := checkVector(what, query, x.dim, true); err != nil {
+		return nil, err
+	}
+	q := normalized(query)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	top := newTopK(k)
+	score := func(row int) {
+		top.offer(Hit{Doc: x.docs[row], Score: vek32.Dot(q, x.vecs[row*x.dim:(row+1)*x.dim])})
+	}
+	if rows := x.rowsLocked(filter); rows != nil {
+		for _, r := range rows {
+			score(int(r))
+		}
+	} else {
+		for r := range x.docs {
+			score(r)
+		}
+	}
+	return top.sorted(), nil
+}

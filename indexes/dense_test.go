@@ -1,0 +1,264 @@
+package indexes
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/viterin/vek/vek32"
+)
+
+func buildDense(t testing.TB, n, dim int, seed uint64) (*Dense, *mixture) {
+	t.Helper()
+	m := newMixture(seed, dim, 64)
+	x, err := NewDense(DenseConfig{Name: "test", Dim: dim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := make([]DocNum, n)
+	for i := range docs {
+		docs[i] = DocNum(i)
+	}
+	if err := x.Build(docs, m.many(n)); err != nil {
+		t.Fatal(err)
+	}
+	return x, m
+}
+
+// meanRecall measures recall@k of Search against BruteForce over nq queries.
+func meanRecall(t testing.TB, x *Dense, m *mixture, nq, k int, filter *roaring.Bitmap) float64 {
+	t.Helper()
+	var sum float64
+	for range nq {
+		q := m.next()
+		got, err := x.Search(q, k, filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := x.BruteForce(q, k, filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += recall(got, want)
+	}
+	return sum / float64(nq)
+}
+
+func TestDenseRecallWithDeletes(t *testing.T) {
+	const n, dim, k = 10000, 384, 10
+	x, m := buildDense(t, n, dim, 1)
+	if r := meanRecall(t, x, m, 100, k, nil); r < 0.95 {
+		t.Errorf("recall@10 before deletes = %.3f, want ≥ 0.95", r)
+	}
+	deleted := roaring.New()
+	for d := DocNum(0); d < n; d += 7 { // delete every 7th doc
+		if !x.Delete(d) {
+			t.Fatalf("Delete(%d) = false for a live doc", d)
+		}
+		deleted.Add(uint32(d))
+	}
+	if x.Delete(0) {
+		t.Error("second Delete(0) = true, want false")
+	}
+	// Re-add some vectors incrementally (sketched on the build's centre).
+	for i := range 500 {
+		if err := x.Add(DocNum(n+i), m.next()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := x.Len(), n-int(deleted.GetCardinality())+500; got != want {
+		t.Fatalf("Len = %d, want %d", got, want)
+	}
+	var sum float64
+	for range 100 {
+		q := m.next()
+		got, err := x.Search(q, k, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range got {
+			if deleted.Contains(uint32(h.Doc)) {
+				t.Fatalf("deleted doc %d returned", h.Doc)
+			}
+		}
+		want, _ := x.BruteForce(q, k, nil)
+		sum += recall(got, want)
+	}
+	if r := sum / 100; r < 0.95 {
+		t.Errorf("recall@10 after deletes = %.3f, want ≥ 0.95", r)
+	} else {
+		t.Logf("recall@10 after deleting 1/7 and adding 500: %.3f", r)
+	}
+}
+
+func TestDenseFilter(t *testing.T) {
+	x, m := buildDense(t, 3000, 64, 2)
+	filter := roaring.New()
+	for d := uint32(0); d < 3000; d += 3 {
+		filter.Add(d)
+	}
+	filter.Add(999999) // unknown docs in a filter are ignored
+	q := m.next()
+	got, err := x.Search(q, 20, filter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 20 {
+		t.Fatalf("got %d hits, want 20", len(got))
+	}
+	for _, h := range got {
+		if h.Doc%3 != 0 {
+			t.Errorf("doc %d is outside the filter", h.Doc)
+		}
+	}
+	if r := meanRecall(t, x, m, 50, 10, filter); r < 0.95 {
+		t.Errorf("filtered recall = %.3f, want ≥ 0.95", r)
+	}
+	empty, err := x.Search(q, 5, roaring.New())
+	if err != nil || len(empty) != 0 {
+		t.Errorf("empty filter: %v, %v; want no hits", empty, err)
+	}
+}
+
+func TestDenseExactWhenSmall(t *testing.T) {
+	// With fewer docs than Rerank every doc is rescored: results equal brute force.
+	x, m := buildDense(t, 500, 32, 3)
+	for range 20 {
+		q := m.next()
+		got, _ := x.Search(q, 10, nil)
+		want, _ := x.BruteForce(q, 10, nil)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("Search = %v, BruteForce = %v", got, want)
+		}
+		for i := 1; i < len(got); i++ {
+			if better(got[i], got[i-1]) {
+				t.Fatalf("hits not best first: %v", got)
+			}
+		}
+	}
+}
+
+func TestDenseScoresAreCosine(t *testing.T) {
+	x, _ := NewDense(DenseConfig{Name: "cos", Dim: 3})
+	must(t, x.Add(1, []float32{2, 0, 0}))
+	must(t, x.Add(2, []float32{0, 5, 0}))
+	must(t, x.Add(3, []float32{1, 1, 0}))
+	got, err := x.Search([]float32{3, 0, 0}, 3, nil)
+	must(t, err)
+	want := []Hit{{1, 1}, {3, float32(1 / math.Sqrt2)}, {2, 0}}
+	for i, h := range got {
+		if h.Doc != want[i].Doc || math.Abs(float64(h.Score-want[i].Score)) > 1e-6 {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+	// Replacing a vector changes its score.
+	must(t, x.Add(2, []float32{1, 0, 0}))
+	got, _ = x.Search([]float32{1, 0, 0}, 1, nil)
+	if got[0].Doc != 1 || got[0].Score < 0.999 {
+		t.Fatalf("after replace got %v", got)
+	}
+	if x.Len() != 3 {
+		t.Fatalf("Len after replace = %d, want 3", x.Len())
+	}
+}
+
+func TestDenseBadInput(t *testing.T) {
+	x, _ := NewDense(DenseConfig{Name: "E1", Dim: 4})
+	cases := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"short vector", x.Add(1, []float32{1, 2}), "has 2 dimensions, the index holds 4"},
+		{"NaN", x.Add(1, []float32{1, float32(math.NaN()), 0, 0}), "element 1 is NaN"},
+		{"zero", x.Add(1, []float32{0, 0, 0, 0}), "all zeros"},
+		{"doc too large", x.Add(MaxDocNum+1, []float32{1, 0, 0, 0}), "above the limit"},
+		{"negative k", func() error { _, err := x.Search([]float32{1, 0, 0, 0}, -1, nil); return err }(), "negative"},
+		{"build mismatch", x.Build([]DocNum{1}, nil), "1 doc numbers and 0 vectors"},
+		{"build duplicate", x.Build([]DocNum{1, 1}, [][]float32{{1, 0, 0, 0}, {0, 1, 0, 0}}), "doc 1 twice"},
+	}
+	for _, c := range cases {
+		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to contain %q", c.name, c.err, c.want)
+		}
+	}
+	if x.Len() != 0 {
+		t.Errorf("failed calls left %d vectors", x.Len())
+	}
+	if _, err := NewDense(DenseConfig{Dim: 0}); err == nil {
+		t.Error("NewDense with Dim 0 succeeded")
+	}
+}
+
+func TestDenseExportDeterministic(t *testing.T) {
+	m := newMixture(4, 16, 4)
+	a, _ := NewDense(DenseConfig{Name: "a", Dim: 16})
+	vecs := m.many(50)
+	for i := 49; i >= 0; i-- { // reverse insertion order
+		must(t, a.Add(DocNum(i*2), vecs[i]))
+	}
+	a.Delete(10)
+	docs, out := a.Export()
+	for i := 1; i < len(docs); i++ {
+		if docs[i] <= docs[i-1] {
+			t.Fatalf("Export docs not ascending: %v", docs)
+		}
+	}
+	if len(docs) != 49 {
+		t.Fatalf("Export returned %d docs, want 49", len(docs))
+	}
+	b, _ := NewDense(DenseConfig{Name: "b", Dim: 16})
+	must(t, b.Build(docs, out))
+	d2, o2 := b.Export()
+	if fmt.Sprint(d2, o2) != fmt.Sprint(docs, out) {
+		t.Fatal("Build(Export()) does not round-trip")
+	}
+	if v := a.Vector(4); math.Abs(float64(vek32.Norm(v))-1) > 1e-5 {
+		t.Errorf("stored vector norm %v, want 1", vek32.Norm(v))
+	}
+}
+
+func TestDenseConcurrent(t *testing.T) {
+	x, m := buildDense(t, 2000, 32, 5)
+	extra := m.many(400)
+	queries := m.many(50)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // one writer
+		defer wg.Done()
+		for i, v := range extra {
+			if err := x.Add(DocNum(2000+i), v); err != nil {
+				t.Error(err)
+				return
+			}
+			x.Delete(DocNum(i))
+		}
+	}()
+	for g := range 4 { // concurrent readers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				hits, err := x.Search(queries[(i+g)%len(queries)], 10, nil)
+				if err != nil || len(hits) != 10 {
+					t.Errorf("search: %d hits, %v", len(hits), err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if x.Len() != 2000 {
+		t.Errorf("Len = %d after 400 adds and 400 deletes, want 2000", x.Len())
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
