@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/engine"
+)
+
+func init() { register(newAddCmd) }
+
+// addFlags are add's per-memory flags and input choices.
+type addFlags struct {
+	typ, source, session, createdAt string
+	tags                            []string
+	importance                      float64
+	file, jsonl                     string
+}
+
+func newAddCmd(a *App) *cobra.Command {
+	var f addFlags
+	cmd := &cobra.Command{
+		Use:   "add [TEXT | -]",
+		Short: "Store a memory (text, --file, stdin) or many (--jsonl)",
+		Long: `Store one memory from TEXT, from --file F, or from stdin ("-"), and print its id.
+
+With --jsonl F (or --jsonl - for stdin) store one memory per line:
+  {"content": "...", "type": "decision", "tags": ["db"], "session": "s1",
+   "source": "chat", "created_at": "2026-01-02T15:04:05Z", "importance": 0.8}
+Only "content" is required; other fields are refused. A bad line is reported
+with its line number and skipped; the others are stored, each atomically.
+The exit code is 1 when any line was refused.`,
+		Example: `  cgraph add "use RocksDB column families per embedder: one atomic batch per memory" --type decision --tag storage
+  git log -1 --format=%B | cgraph add - --type note --source git
+  cgraph add --jsonl memories.jsonl`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef(`quote the text: cgraph add "several words"`, "add takes one TEXT argument, got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.jsonl != "" {
+				return a.runAddJSONL(cmd, f, args)
+			}
+			return a.runAddOne(cmd, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.typ, "type", "", "memory type: "+typeList()+" (default note)")
+	fl.StringArrayVar(&f.tags, "tag", nil, "a tag (repeat for several)")
+	fl.StringVar(&f.source, "source", "", "where the memory came from (file, URL, tool)")
+	fl.StringVar(&f.session, "session", "", "session id; the memory gets the next sequence number in it")
+	fl.Float64Var(&f.importance, "importance", 0.5, "importance from 0 to 1")
+	fl.StringVar(&f.createdAt, "created-at", "", "creation time, RFC 3339 (default now)")
+	fl.StringVar(&f.file, "file", "", "read the content from this file")
+	fl.StringVar(&f.jsonl, "jsonl", "", "store one memory per line of this JSONL file (- for stdin)")
+	fl.IntVar(&a.MaxContentBytes, "max-content-bytes", engine.DefaultMaxContentBytes, "refuse content longer than this many bytes")
+	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(typeNames(), cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
+	_ = cmd.MarkFlagFilename("jsonl", "jsonl", "json")                                                                  // fails only for an unknown flag
+	return cmd
+}
+
+func typeNames() []string {
+	var s []string
+	for _, t := range engine.MemoryTypes() {
+		s = append(s, string(t))
+	}
+	return s
+}
+
+func typeList() string { return strings.Join(typeNames(), ", ") }
+
+// runAddOne stores one memory from TEXT, --file or stdin.
+func (a *App) runAddOne(cmd *cobra.Command, f addFlags, args []string) (err error) {
+	if a.MaxContentBytes <= 0 {
+		return usagef("give a positive number of bytes", "--max-content-bytes %d is not positive", a.MaxContentBytes)
+	}
+	content, err := a.readContent(f, args)
+	if err != nil {
+		return err
+	}
+	n, err := newMemoryFromFlags(cmd, f, content)
+	if err != nil {
+		return err
+	}
+	if err := n.Validate(a.MaxContentBytes); err != nil {
+		return err
+	}
+	e, err := a.OpenEngine(true)
+	if err != nil {
+		return err
+	}
+	defer closeEngine(e, &err)
+	m, err := e.Add(a.Context(), n)
+	if err != nil {
+		return fmt.Errorf("add memory: %w", err)
+	}
+	if a.JSON {
+		return a.PrintJSON(map[string]any{"id": m.ID})
+	}
+	a.Printf("%s\n", m.ID)
+	return nil
+}
+
+// readContent takes the content from exactly one of TEXT, "-" (stdin) and
+// --file, reading at most the content limit plus one byte.
+func (a *App) readContent(f addFlags, args []string) (string, error) {
+	switch {
+	case len(args) == 1 && f.file != "":
+		return "", usagef("drop TEXT or --file", "add got both TEXT and --file")
+	case len(args) == 0 && f.file == "":
+		return "", usagef(`give the text (cgraph add "TEXT"), - for stdin, --file F, or --jsonl F`, "add needs something to store")
+	case f.file != "":
+		fh, err := os.Open(f.file)
+		if err != nil {
+			return "", &UsageError{Problem: fmt.Sprintf("--file: %v", err), Fix: "give a readable file"}
+		}
+		defer fh.Close() // read-only: a close error loses nothing
+		return a.readLimited(fh, "--file "+f.file)
+	case args[0] == "-":
+		return a.readLimited(a.Stdin, "stdin")
+	}
+	return args[0], nil
+}
+
+// readLimited reads r up to the content limit; what says where r came from.
+// One trailing newline (as echo and editors add) is dropped.
+func (a *App) readLimited(r io.Reader, what string) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, int64(a.MaxContentBytes)+1))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", what, err)
+	}
+	if len(b) > a.MaxContentBytes {
+		return "", &engine.ValidationError{Field: "content", Problem: fmt.Sprintf("%s is over the limit of %d bytes", what, a.MaxContentBytes),
+			Fix: "split it into smaller memories or raise --max-content-bytes"}
+	}
+	s := strings.TrimSuffix(string(b), "\n")
+	return strings.TrimSuffix(s, "\r"), nil
+}
+
+// newMemoryFromFlags builds the memory add's flags describe.
+func newMemoryFromFlags(cmd *cobra.Command, f addFlags, content string) (engine.NewMemory, error) {
+	n := engine.NewMemory{Content: content, Tags: f.tags, Source: f.source, Session: f.session, Importance: f.importance}
+	if f.typ != "" {
+		t, err := engine.ParseMemoryType(f.typ)
+		if err != nil {
+			return n, err
+		}
+		n.Type = t
+	}
+	if f.createdAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, f.createdAt)
+		if err != nil {
+			return n, usagef("give an RFC 3339 time such as 2026-01-02T15:04:05Z", "--created-at %q is not an RFC 3339 time", f.createdAt)
+		}
+		n.CreatedAt = t
+	}
+	if cmd.Flags().Changed("importance") && f.importance == 0 {
+		return n, usagef("give a small positive number such as 0.01; 0 means the default 0.5 in this store version", "--importance 0 cannot be stored")
+	}
+	return n, nil
+}

@@ -1,0 +1,313 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/engine"
+)
+
+// bulkBatch is how many valid lines go into one engine.AddBatch: big enough
+// to amortise the write, small enough that an interrupt loses little work.
+const bulkBatch = 256
+
+// jsonlMemory is one line of add --jsonl. Fields not listed here are
+// refused, so a misspelt field is not silently dropped.
+type jsonlMemory struct {
+	Content    *string  `json:"content"`
+	Type       string   `json:"type"`
+	Tags       []string `json:"tags"`
+	Session    string   `json:"session"`
+	Source     string   `json:"source"`
+	CreatedAt  string   `json:"created_at"`
+	Importance *float64 `json:"importance"`
+}
+
+const jsonlFields = "content, type, tags, session, source, created_at, importance"
+
+// bulkResult is the summary of a bulk add, and its --json form.
+type bulkResult struct {
+	Added  int         `json:"added"`
+	Failed int         `json:"failed"`
+	Errors []lineError `json:"errors"`
+}
+
+// lineError is one refused line.
+type lineError struct {
+	Line  int    `json:"line"`
+	Error string `json:"error"`
+}
+
+// runAddJSONL stores the memories of a JSONL file or stdin.
+func (a *App) runAddJSONL(cmd *cobra.Command, f addFlags, args []string) (err error) {
+	if len(args) > 0 || f.file != "" {
+		return usagef("give either --jsonl or TEXT/--file, not both", "add --jsonl takes no TEXT or --file")
+	}
+	for _, name := range []string{"type", "tag", "source", "session", "importance", "created-at"} {
+		if cmd.Flags().Changed(name) {
+			return usagef("put the field in each JSONL line instead", "--%s does not apply to add --jsonl", name)
+		}
+	}
+	if a.MaxContentBytes <= 0 {
+		return usagef("give a positive number of bytes", "--max-content-bytes %d is not positive", a.MaxContentBytes)
+	}
+	in, size := a.Stdin, int64(-1)
+	if f.jsonl != "-" {
+		fh, err := os.Open(f.jsonl)
+		if err != nil {
+			return &UsageError{Problem: fmt.Sprintf("--jsonl: %v", err), Fix: "give a readable JSONL file, or - for stdin"}
+		}
+		defer fh.Close() // read-only: a close error loses nothing
+		if fi, err := fh.Stat(); err == nil {
+			size = fi.Size()
+		}
+		in = fh
+	}
+	e, err := a.OpenEngine(true)
+	if err != nil {
+		return err
+	}
+	defer closeEngine(e, &err)
+	res, err := a.addJSONL(e, in, size)
+	return a.reportBulk(res, err)
+}
+
+// reportBulk prints a bulk summary and turns refused lines into exit code 1.
+func (a *App) reportBulk(res bulkResult, runErr error) error {
+	if a.JSON {
+		if err := a.PrintJSON(res); err != nil {
+			return errors.Join(runErr, err)
+		}
+	} else {
+		for _, le := range res.Errors {
+			a.Warnf("line %d: %s", le.Line, le.Error)
+		}
+		a.Printf("added %d, failed %d\n", res.Added, res.Failed)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if res.Failed > 0 {
+		return &exitError{code: ExitError, msg: fmt.Sprintf("%d of %d lines were not stored (see the errors by line): fix those lines and add only them again",
+			res.Failed, res.Failed+res.Added)}
+	}
+	return nil
+}
+
+// addJSONL reads JSONL from r and stores every valid line; a bad line is
+// recorded with its number and skipped. size is r's length for the progress
+// bar (-1 if unknown). Blank lines are skipped silently. It stops on the
+// first store error or cancellation, returning what it did so far. Cost: one
+// AddBatch per bulkBatch valid lines.
+func (a *App) addJSONL(e *engine.Engine, r io.Reader, size int64) (bulkResult, error) {
+	res := bulkResult{Errors: []lineError{}}
+	bar := a.progress(size)
+	br := bufio.NewReaderSize(r, 64<<10)
+	maxLine := 6*a.maxContent() + 64<<10 // JSON escaping can grow text up to 6×
+	var pending []engine.NewMemory
+	var lines []int
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		err := a.storeBatch(e, pending, lines, &res)
+		pending, lines = pending[:0], lines[:0]
+		return err
+	}
+	for lineNo := 1; ; lineNo++ {
+		line, tooLong, readErr := readLine(br, maxLine)
+		if readErr != nil && !errors.Is(readErr, io.EOF) {
+			return res, errors.Join(fmt.Errorf("read line %d: %w", lineNo, readErr), flush())
+		}
+		if bar != nil {
+			_ = bar.Add(len(line)) // only draws on the terminal
+		}
+		switch {
+		case tooLong:
+			res.fail(lineNo, fmt.Sprintf("line is longer than %d bytes: split the content into smaller memories", maxLine))
+		case len(bytes.TrimSpace(line)) > 0:
+			n, err := parseJSONLine(line)
+			if err == nil {
+				err = n.Validate(a.maxContent())
+			}
+			if err != nil {
+				res.fail(lineNo, err.Error())
+				break
+			}
+			pending, lines = append(pending, n), append(lines, lineNo)
+		}
+		if len(pending) >= bulkBatch {
+			if err := flush(); err != nil {
+				return res, err
+			}
+		}
+		if errors.Is(readErr, io.EOF) {
+			break
+		}
+		if err := a.Context().Err(); err != nil {
+			return res, errors.Join(fmt.Errorf("stopped after line %d (%d stored): %w", lineNo, res.Added, err), flush())
+		}
+	}
+	if err := flush(); err != nil {
+		return res, err
+	}
+	if bar != nil {
+		_ = bar.Finish() // only draws on the terminal
+	}
+	return res, nil
+}
+
+func (r *bulkResult) fail(line int, msg string) {
+	r.Failed++
+	r.Errors = append(r.Errors, lineError{Line: line, Error: msg})
+}
+
+func (a *App) maxContent() int {
+	if a.MaxContentBytes <= 0 {
+		return engine.DefaultMaxContentBytes
+	}
+	return a.MaxContentBytes
+}
+
+// storeBatch stores ns (from lines) in one AddBatch. If the engine refuses
+// one memory the batch is retried one memory at a time, so only that line
+// fails. Other errors (the store) stop the bulk add.
+func (a *App) storeBatch(e *engine.Engine, ns []engine.NewMemory, lines []int, res *bulkResult) error {
+	_, err := e.AddBatch(a.Context(), ns)
+	if err == nil {
+		res.Added += len(ns)
+		return nil
+	}
+	var ve *engine.ValidationError
+	if !errors.As(err, &ve) {
+		return fmt.Errorf("store lines %d-%d (%d memories stored before them): %w", lines[0], lines[len(lines)-1], res.Added, err)
+	}
+	for i, n := range ns {
+		if _, err := e.Add(a.Context(), n); err != nil {
+			if !errors.As(err, &ve) {
+				return fmt.Errorf("store line %d (%d memories stored before it): %w", lines[i], res.Added, err)
+			}
+			res.fail(lines[i], err.Error())
+			continue
+		}
+		res.Added++
+	}
+	return nil
+}
+
+// progress returns a progress bar on stderr when stderr is a terminal, else
+// nil. size is the input's length in bytes, or -1 for a spinner.
+func (a *App) progress(size int64) *progressbar.ProgressBar {
+	if a.JSON || a.isTerminal == nil || !a.isTerminal(a.Stderr) {
+		return nil
+	}
+	return progressbar.NewOptions64(size,
+		progressbar.OptionSetWriter(a.Stderr),
+		progressbar.OptionSetDescription("adding"),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+// readLine reads one line (without its newline). A line longer than max is
+// consumed and reported as tooLong, without holding it in memory. err is
+// io.EOF after the last line.
+func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong && len(line)+len(chunk) <= max+1 {
+			line = append(line, chunk...)
+		} else {
+			tooLong, line = true, nil
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		return line, tooLong, err
+	}
+}
+
+// parseJSONLine decodes one JSONL line into a memory; errors name the field
+// and say how to fix the line.
+func parseJSONLine(line []byte) (engine.NewMemory, error) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	var j jsonlMemory
+	if err := dec.Decode(&j); err != nil {
+		return engine.NewMemory{}, jsonLineError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return engine.NewMemory{}, errors.New("text after the JSON object: put one object per line")
+	}
+	if j.Content == nil {
+		return engine.NewMemory{}, &engine.ValidationError{Field: "content", Problem: "is missing", Fix: `every line needs a "content" field`}
+	}
+	n := engine.NewMemory{Content: *j.Content, Tags: j.Tags, Session: j.Session, Source: j.Source}
+	if j.Type != "" {
+		t, err := engine.ParseMemoryType(j.Type)
+		if err != nil {
+			return n, err
+		}
+		n.Type = t
+	}
+	if j.CreatedAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, j.CreatedAt)
+		if err != nil {
+			return n, &engine.ValidationError{Field: "created_at", Problem: fmt.Sprintf("%q is not an RFC 3339 time", j.CreatedAt),
+				Fix: "write it like 2026-01-02T15:04:05Z"}
+		}
+		n.CreatedAt = t
+	}
+	if j.Importance != nil {
+		if *j.Importance == 0 {
+			return n, &engine.ValidationError{Field: "importance", Problem: "0 cannot be stored (it means the default 0.5)", Fix: "give a small positive number such as 0.01, or leave it out"}
+		}
+		n.Importance = *j.Importance
+	}
+	return n, nil
+}
+
+// jsonLineError rewrites encoding/json's errors for a JSONL line.
+func jsonLineError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("not valid JSON (%v at byte %d): write one JSON object per line", se, se.Offset)
+	case errors.As(err, &te) && te.Field == "":
+		return fmt.Errorf("a JSON %s, not an object: write one object per line, like {\"content\": \"...\"}", te.Value)
+	case errors.As(err, &te):
+		return fmt.Errorf("field %q is a JSON %s, want %s: fix its value", te.Field, te.Value, jsonKind(te.Type.Kind().String()))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("the JSON object is cut off: finish it on the same line")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return fmt.Errorf("%s: use only %s", strings.TrimPrefix(err.Error(), "json: "), jsonlFields)
+	}
+	return fmt.Errorf("not valid JSON (%v): write one JSON object per line", err)
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "slice":
+		return "an array of strings"
+	case "float64":
+		return "a number"
+	case "ptr":
+		return "a string"
+	}
+	return "a " + k
+}

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/engine"
+)
+
+func init() { register(newListCmd) }
+
+func newListCmd(a *App) *cobra.Command {
+	var (
+		limit  int
+		after  string
+		oldest bool
+	)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List memories by creation time, newest first",
+		Long: `List one page of memories by creation time, newest first (--oldest: oldest
+first). The next page starts --after the last id of this one; human output
+prints that command when there are more. --json prints an array of memories.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			if limit < 1 {
+				return usagef("give a page size of 1 or more", "--limit %d is too small", limit)
+			}
+			o := engine.ListOptions{Limit: limit + 1, Oldest: oldest}
+			if after != "" {
+				if o.After, err = engine.ParseMemoryID(after); err != nil {
+					return err
+				}
+			}
+			e, err := a.OpenEngine(false)
+			if err != nil {
+				return err
+			}
+			defer closeEngine(e, &err)
+			ms, err := e.List(a.Context(), o)
+			if err != nil {
+				return err
+			}
+			more := len(ms) > limit
+			if more {
+				ms = ms[:limit]
+			}
+			if a.JSON {
+				out := make([]memoryJSON, len(ms))
+				for i, m := range ms {
+					out[i] = toJSON(m)
+				}
+				return a.PrintJSON(out)
+			}
+			if len(ms) == 0 && after == "" {
+				a.Printf("no memories in %s: add one with `cgraph add TEXT`\n", e.Dir())
+			}
+			for _, m := range ms {
+				a.Printf("%s\n", summaryLine(m, 70))
+			}
+			if more {
+				next := "cgraph list --after " + ms[len(ms)-1].ID.String()
+				if oldest {
+					next += " --oldest"
+				}
+				a.Warnf("more memories follow: %s", next)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&limit, "limit", 20, "memories per page")
+	fl.StringVar(&after, "after", "", "start after this memory id (the last of the previous page)")
+	fl.BoolVar(&oldest, "oldest", false, "oldest first")
+	return cmd
+}

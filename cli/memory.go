@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cgraph/cgraph/engine"
+)
+
+// memoryJSON is the --json form of a memory (get, list and other commands
+// that print memories). Field names are snake_case and stable: scripts read
+// them. Times are RFC 3339 with nanoseconds, in UTC.
+type memoryJSON struct {
+	ID          engine.MemoryID   `json:"id"`
+	DocNum      engine.DocNum     `json:"doc_num"`
+	Content     string            `json:"content"`
+	Type        engine.MemoryType `json:"type"`
+	Tags        []string          `json:"tags"`
+	Source      string            `json:"source"`
+	Session     string            `json:"session"`
+	Sequence    uint64            `json:"sequence"`
+	CreatedAt   time.Time         `json:"created_at"`
+	UpdatedAt   time.Time         `json:"updated_at"`
+	AccessedAt  *time.Time        `json:"accessed_at"` // null until first read
+	AccessCount uint64            `json:"access_count"`
+	Importance  float64           `json:"importance"`
+}
+
+// toJSON converts a stored memory to its --json form.
+func toJSON(m engine.Memory) memoryJSON {
+	j := memoryJSON{
+		ID: m.ID, DocNum: m.DocNum, Content: m.Content, Type: m.Type, Tags: m.Tags,
+		Source: m.Source, Session: m.Session, Sequence: m.Sequence,
+		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
+		AccessCount: m.AccessCount, Importance: m.Importance,
+	}
+	if j.Tags == nil {
+		j.Tags = []string{}
+	}
+	if !m.AccessedAt.IsZero() {
+		t := m.AccessedAt.UTC()
+		j.AccessedAt = &t
+	}
+	return j
+}
+
+// humanTime is the time format of human output.
+const humanTime = "2006-01-02 15:04:05Z07:00"
+
+// printMemory writes the human form of m: a header of fields, a blank line
+// and the content.
+func (a *App) printMemory(m engine.Memory) {
+	a.Printf("id:         %s\n", m.ID)
+	a.Printf("type:       %s\n", m.Type)
+	if len(m.Tags) > 0 {
+		a.Printf("tags:       %s\n", strings.Join(m.Tags, ", "))
+	}
+	if m.Source != "" {
+		a.Printf("source:     %s\n", m.Source)
+	}
+	if m.Session != "" {
+		a.Printf("session:    %s #%d\n", m.Session, m.Sequence)
+	}
+	a.Printf("created:    %s\n", m.CreatedAt.UTC().Format(humanTime))
+	a.Printf("updated:    %s\n", m.UpdatedAt.UTC().Format(humanTime))
+	if !m.AccessedAt.IsZero() {
+		a.Printf("accessed:   %s (accesses: %d)\n", m.AccessedAt.UTC().Format(humanTime), m.AccessCount)
+	}
+	a.Printf("importance: %g\n", m.Importance)
+	a.Printf("doc:        %d\n\n", m.DocNum)
+	a.Printf("%s\n", strings.TrimRight(m.Content, "\n"))
+}
+
+// summaryLine is the one-line human form of m used by list: id, creation
+// time, type and the start of the content's first line.
+func summaryLine(m engine.Memory, width int) string {
+	first, _, more := strings.Cut(strings.TrimSpace(m.Content), "\n")
+	first = strings.TrimSpace(first)
+	if r := []rune(first); len(r) > width {
+		first, more = string(r[:width-1]), true
+	}
+	if more {
+		first += "…"
+	}
+	return fmt.Sprintf("%s  %s  %-12s  %s", m.ID, m.CreatedAt.UTC().Format("2006-01-02 15:04"), m.Type, first)
+}

