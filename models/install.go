@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -201,6 +202,9 @@ type pullRun struct {
 	in       *Installer
 	archives map[string]archiveResult
 	tmpDirs  []string
+	// hubDown is the network error of the first hub request that could not
+	// reach the hub; later hub sources in the run are skipped with it.
+	hubDown error
 }
 
 type archiveResult struct {
@@ -286,7 +290,16 @@ func (r *pullRun) fetchFile(ctx context.Context, m *Model, f File, dir string) (
 		part := final + ".part"
 		if src.Kind == SourceHub {
 			label = r.in.hubURL(src, p)
+			if r.hubDown != nil {
+				fe.Attempts = append(fe.Attempts, Attempt{Source: label, Err: fmt.Errorf("skipped: the hub was unreachable earlier in this run: %w", r.hubDown)})
+				continue
+			}
 			err = r.downloadHub(ctx, m, f, label, part)
+			var ne net.Error
+			var oe *net.OpError
+			if errors.As(err, &oe) || (errors.As(err, &ne) && ne.Timeout()) {
+				r.hubDown = err
+			}
 		} else {
 			label = src.String() + " (" + p + ")"
 			part = final + ".extract.part"
