@@ -31,8 +31,19 @@ func DirectionFactor(p Probe) float64 {
 
 // MergeDirections boosts each view's hits by its DirectionFactor and keeps, per
 // document, the best boosted score. Both inputs are on the same cosine scale,
-// so comparing them is sound. The result is sorted and holds at most k hits.
+// so comparing them is sound. The result is sorted and holds at most k hits;
+// a single list must already be sorted (Run sorts every index answer).
 func MergeDirections(k int, lists map[View][]Hit, slot fingerprint.SlotID) []Hit {
+	if len(lists) == 1 { // one view: scale, order unchanged
+		for v, hs := range lists {
+			f := DirectionFactor(Probe{Slot: slot, View: v})
+			out := make([]Hit, min(k, len(hs)))
+			for i := range out {
+				out[i] = Hit{Doc: hs[i].Doc, Score: hs[i].Score * f}
+			}
+			return out
+		}
+	}
 	best := map[DocNum]float64{}
 	for v, hs := range lists {
 		f := DirectionFactor(Probe{Slot: slot, View: v})

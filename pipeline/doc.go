@@ -18,7 +18,8 @@
 //	                           S2 candidate with its own view; keep FusionK (100)
 //	               S4 rerank   E12 MaxSim over the S3 top as one more WRRF list
 //	               S5 validate thresholds, E2/E3/E4 badges, top-k
-//	multi_space    S3 over all documents (each slot top FusionK, in parallel), S5
+//	multi_space    S3 over all documents (each slot top FusionK, in parallel; keep
+//	               FusionK), S5
 //	e1_only        one E1 search (top-k), S5
 //	embedder_first one search in any retrieving slot (--embedder Ek), S5
 //

@@ -190,7 +190,7 @@ func (r *run) searchAll(st Stage, jobs []job) ([]outcome, error) {
 	wg.Wait()
 	for i, j := range jobs {
 		if errs[i] != nil {
-			if !r.req.Partial {
+			if !r.req.Partial || r.ctx.Err() != nil {
 				return nil, fmt.Errorf("%s: search %s: %w", st, j.probe, errs[i])
 			}
 			outs[i] = outcome{status: StatusFailed, note: errs[i].Error()}
@@ -217,7 +217,6 @@ func (r *run) do(j job) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
-	seen := make(map[DocNum]bool, len(hits))
 	for _, h := range hits {
 		if math.IsNaN(h.Score) || math.IsInf(h.Score, 0) {
 			return outcome{}, fmt.Errorf("index returned score %v for doc %d (broken invariant)", h.Score, h.Doc)
@@ -225,13 +224,14 @@ func (r *run) do(j job) (outcome, error) {
 		if j.within != nil && !j.within.Contains(uint32(h.Doc)) {
 			return outcome{}, fmt.Errorf("index returned doc %d outside the candidate set (broken invariant)", h.Doc)
 		}
-		if seen[h.Doc] {
-			return outcome{}, fmt.Errorf("index returned doc %d twice (broken invariant)", h.Doc)
-		}
-		seen[h.Doc] = true
 	}
-	hits = slices.Clone(hits)
-	sortHits(hits)
+	if d, dup := duplicate(hits); dup {
+		return outcome{}, fmt.Errorf("index returned doc %d twice (broken invariant)", d)
+	}
+	if !slices.IsSortedFunc(hits, func(a, b Hit) int { return byScoreThenDoc(a.Score, b.Score, a.Doc, b.Doc) }) {
+		hits = slices.Clone(hits) // the index owns its slice
+		sortHits(hits)
+	}
 	if len(hits) > j.k {
 		hits = hits[:j.k]
 	}
@@ -448,11 +448,39 @@ func (r *run) multiSpace() ([]*cand, error) {
 	if err != nil {
 		return nil, err
 	}
-	cands, notes, err := r.fuse(StageFusion, lists, math.MaxInt)
+	cands, notes, err := r.fuse(StageFusion, lists, r.req.FusionK)
 	if err != nil {
 		return nil, err
 	}
 	notes = append([]string{fmt.Sprintf("WRRF K=%d over %d lists", RRFK, len(lists))}, notes...)
 	r.trace(StageFusion, start, len(cands), joinNotes(notes))
 	return cands, nil
+}
+
+// duplicate reports a document listed twice. It uses a bitset when document
+// numbers are dense (the usual case) and a map otherwise.
+func duplicate(hs []Hit) (DocNum, bool) {
+	var hi DocNum
+	for _, h := range hs {
+		hi = max(hi, h.Doc)
+	}
+	if int(hi) > 64*len(hs)+1<<16 {
+		seen := make(map[DocNum]struct{}, len(hs))
+		for _, h := range hs {
+			if _, ok := seen[h.Doc]; ok {
+				return h.Doc, true
+			}
+			seen[h.Doc] = struct{}{}
+		}
+		return 0, false
+	}
+	bits := make([]uint64, int(hi)/64+1)
+	for _, h := range hs {
+		w, b := h.Doc/64, uint64(1)<<(h.Doc%64)
+		if bits[w]&b != 0 {
+			return h.Doc, true
+		}
+		bits[w] |= b
+	}
+	return 0, false
 }
