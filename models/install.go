@@ -227,10 +227,6 @@ func (r *pullRun) emit(ev Event) {
 func (r *pullRun) pullModel(ctx context.Context, m *Model) Result {
 	res := Result{Model: m.ID, Sources: map[string]string{}}
 	dir := filepath.Join(r.in.Dir, string(m.ID))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		res.Err = fmt.Errorf("model %s: create directory: %w", m.ID, err)
-		return res
-	}
 	st, err := loadState(dir)
 	if err != nil {
 		res.Err = fmt.Errorf("model %s: %w", m.ID, err)
@@ -250,6 +246,10 @@ func (r *pullRun) pullModel(ctx context.Context, m *Model) Result {
 			errs = append(errs, &FileError{Model: m.ID, File: f.Name, Attempts: []Attempt{{Source: "manifest", Err: ErrUnpinned}}})
 			continue
 		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			errs = append(errs, fmt.Errorf("model %s: create directory: %w", m.ID, err))
+			continue
+		}
 		src, digest, err := r.fetchFile(ctx, m, f, dir)
 		if err != nil {
 			errs = append(errs, err)
@@ -262,10 +262,18 @@ func (r *pullRun) pullModel(ctx context.Context, m *Model) Result {
 		res.Installed = append(res.Installed, f.Name)
 		res.Sources[f.Name] = src
 	}
-	if err := st.save(dir); err != nil {
-		errs = append(errs, fmt.Errorf("model %s: %w", m.ID, err))
+	if len(st.Files) > 0 {
+		if err := st.save(dir); err != nil {
+			errs = append(errs, fmt.Errorf("model %s: %w", m.ID, err))
+		}
 	}
 	res.Err = errors.Join(errs...)
+	if res.Err != nil {
+		// A model that got nothing leaves no empty directory behind, so that
+		// Verify does not take it for a damaged install. Remove fails, as it
+		// should, when any file or a resumable .part is there.
+		_ = os.Remove(dir)
+	}
 	return res
 }
 

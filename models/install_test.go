@@ -330,6 +330,12 @@ func TestPullUnpinnedNeedsConsent(t *testing.T) {
 	if _, err := in.Pull(context.Background(), []ModelID{"tiny"}); !errors.Is(err, ErrUnpinned) {
 		t.Fatalf("error = %v, want ErrUnpinned", err)
 	}
+	if _, err := os.Stat(filepath.Join(dir, "tiny")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a model that got nothing left its directory behind (%v)", err)
+	}
+	if checks, err := Verify(m, dir); err != nil || len(checks) != 0 {
+		t.Errorf("Verify after a refused pull = %+v, %v; want nothing to check", checks, err)
+	}
 	if n := len(hub.requests()); n != 0 {
 		t.Fatalf("%d requests made without consent", n)
 	}
