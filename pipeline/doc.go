@@ -10,7 +10,7 @@
 //
 // # Stages and modes
 //
-//	pipeline       S1 recall   E13 top RecallK (10,000); E6 when E13 is unavailable
+//	pipeline       S1 recall   E13 top RecallK (10,000); E6 when E13 is unavailable or empty
 //	                           (trace note); + Profile.ExtraRecall slots (typo_tolerant:
 //	                           E9), top FusionK each, kept past S2
 //	               S2 filter   E1 Matryoshka-128 top FilterK (1,000) within S1

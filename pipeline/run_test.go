@@ -293,6 +293,13 @@ func TestRecallFallbackToE6(t *testing.T) {
 	if got := docs(res); !slices.Equal(got, []DocNum{1, 2}) {
 		t.Errorf("results %v, want [1 2]", got)
 	}
+	// E13 available but empty for this query: E6 still recalls.
+	f.unavailable[fp.E13] = false
+	res, err = Run(ctx, f, Request{Profile: p, Mode: ModePipeline})
+	if err != nil || !slices.Equal(docs(res), []DocNum{1, 2}) || !strings.Contains(traceOf(res, StageRecall).Note, "E13 empty") {
+		t.Errorf("empty E13: %v %v %q", docs(res), err, traceOf(res, StageRecall).Note)
+	}
+	f.unavailable[fp.E13] = true
 	f.unavailable[fp.E6] = true
 	if _, err := Run(ctx, f, Request{Profile: p, Mode: ModePipeline}); !errors.Is(err, ErrNoRecall) {
 		t.Errorf("no recall source: %v", err)

@@ -23,17 +23,23 @@ func (r *run) pipeline() ([]*cand, error) {
 	}
 	recall := outs[0]
 	note := fmt.Sprintf("E13 recall k=%d", r.req.RecallK)
-	if recall.status == StatusUnavailable {
-		recallSlot = fingerprint.E6
+	if recall.status != StatusOK {
+		// Unavailable, empty (no query term in the E13 vocabulary) or failed
+		// (Partial): try E6, and say so.
 		outs, err = r.searchAll(StageRecall, []job{{probe: Probe{Slot: fingerprint.E6}, k: r.req.RecallK, weight: r.weight(fingerprint.E6)}})
 		if err != nil {
 			return nil, err
 		}
-		if outs[0].status == StatusUnavailable {
-			return nil, fmt.Errorf("%s: %w (%s; %s)", StageRecall, ErrNoRecall, recall.note, outs[0].note)
+		e6 := outs[0]
+		switch {
+		case recall.status == StatusUnavailable && e6.status == StatusUnavailable:
+			return nil, fmt.Errorf("%s: %w (%s; %s)", StageRecall, ErrNoRecall, recall.note, e6.note)
+		case e6.status == StatusOK:
+			note = fmt.Sprintf("E13 %s (%s): fell back to E6 recall k=%d", recall.status, recall.note, r.req.RecallK)
+			recallSlot, recall = fingerprint.E6, e6
+		default:
+			note = fmt.Sprintf("E13 %s (%s) and fallback E6 %s (%s): no recall candidates", recall.status, recall.note, e6.status, e6.note)
 		}
-		note = fmt.Sprintf("E13 unavailable (%s): fell back to E6 recall k=%d", recall.note, r.req.RecallK)
-		recall = outs[0]
 	}
 	recallRank := make(map[DocNum]SlotScore, len(recall.hits))
 	cands := roaring.New()
