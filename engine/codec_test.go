@@ -320,3 +320,80 @@ func TestNotACgraphStore(t *testing.T) {
 		t.Fatalf("Open of a foreign RocksDB: %v", err)
 	}
 }
+
+// FuzzParseMemoryID: parsing never panics; a parsed id prints as text that
+// parses back to it.
+func FuzzParseMemoryID(f *testing.F) {
+	f.Add(fixtureMemory().ID.String())
+	f.Add("urn:uuid:01934b2a-7c3e-7b2a-9d4e-1f2a3b4c5d6e")
+	f.Add("{01934b2a-7c3e-7b2a-9d4e-1f2a3b4c5d6e}")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		id, err := ParseMemoryID(s)
+		if err != nil {
+			var ve *ValidationError
+			if !errors.As(err, &ve) || ve.Fix == "" {
+				t.Fatalf("bad id error is not a ValidationError with a fix: %v", err)
+			}
+			return
+		}
+		back, err := ParseMemoryID(id.String())
+		if err != nil || back != id || len(id.String()) != 36 {
+			t.Fatalf("%q parsed to %s, which parses back to %s, %v", s, id, back, err)
+		}
+	})
+}
+
+// FuzzParseMemoryType: only the listed types parse, case-insensitively.
+func FuzzParseMemoryType(f *testing.F) {
+	for _, t := range MemoryTypes() {
+		f.Add(string(t))
+	}
+	f.Add(" NOTE\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		typ, err := ParseMemoryType(s)
+		if err != nil {
+			return
+		}
+		if _, ok := typeCodes[typ]; !ok || !strings.EqualFold(strings.TrimSpace(s), string(typ)) {
+			t.Fatalf("%q parsed to %q", s, typ)
+		}
+		if err := (NewMemory{Content: "x", Type: typ}).Validate(0); err != nil {
+			t.Fatalf("parsed type %q fails Validate: %v", typ, err)
+		}
+	})
+}
+
+// FuzzValidate: Validate never panics, and what it accepts the record codec
+// stores losslessly.
+func FuzzValidate(f *testing.F) {
+	f.Add("content", "note", "tag", "src", "sess", uint64(0), 0.5, int64(0))
+	f.Add(" ", "bad", "\x00", "", "", uint64(3), 2.0, int64(-1))
+	f.Fuzz(func(t *testing.T, content, typ, tag, source, session string, seq uint64, imp float64, created int64) {
+		n := NewMemory{Content: content, Type: MemoryType(typ), Tags: []string{tag}, Source: source,
+			Session: session, Sequence: seq, Importance: imp}
+		if created != 0 {
+			n.CreatedAt = time.Unix(0, created)
+		}
+		err := n.Validate(1 << 10)
+		if err != nil {
+			var ve *ValidationError
+			if !errors.As(err, &ve) || ve.Field == "" || ve.Problem == "" {
+				t.Fatalf("Validate error without field and problem: %v", err)
+			}
+			return
+		}
+		m := Memory{Content: n.Content, Type: n.Type, Tags: n.Tags, Source: n.Source, Session: n.Session,
+			Sequence: n.Sequence, CreatedAt: n.CreatedAt.UTC(), Importance: n.Importance}
+		if m.Type == "" {
+			m.Type = TypeNote
+		}
+		if n.CreatedAt.IsZero() {
+			m.CreatedAt = time.Time{}
+		}
+		got, err := decodeRecord(encodeRecord(nil, &m))
+		if err != nil || !reflect.DeepEqual(got, m) {
+			t.Fatalf("valid memory does not survive the codec: %+v, %v", got, err)
+		}
+	})
+}

@@ -484,7 +484,7 @@ func (e *Engine) Delete(ctx context.Context, id MemoryID) error {
 			continue
 		}
 		for _, k := range info.keys(ref) {
-			tx.del(family(f), k)
+			b.del(family(f), k) // straight to the batch: hooks have no use for these in Tx.Get
 		}
 	}
 	for _, h := range e.hooks {

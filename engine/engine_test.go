@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -529,5 +530,103 @@ func TestReadOnlyRefusesWrites(t *testing.T) {
 	}
 	if got.AccessCount != 0 {
 		t.Fatalf("read-only Get recorded an access: %d", got.AccessCount)
+	}
+}
+
+func TestCanceledContextWritesNothing(t *testing.T) {
+	e := newStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Add(ctx, NewMemory{Content: "x"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Add with a canceled context: %v", err)
+	}
+	if _, err := e.List(ctx, ListOptions{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("List with a canceled context: %v", err)
+	}
+	assertFamiliesEmpty(t, e)
+}
+
+// TestConcurrentUse runs adders, getters, deleters and listers at once
+// (run it with -race) and checks the store's invariants afterwards.
+func TestConcurrentUse(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	r := openTest(t, e.Dir(), Options{ReadOnly: true})
+	const workers, perWorker = 4, 50
+	ids := make(chan MemoryID, workers*perWorker)
+	errc := make(chan error, 4*workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(3)
+		go func() {
+			defer wg.Done()
+			for i := range perWorker {
+				m, err := e.Add(ctx, NewMemory{Content: fmt.Sprint("w", w, " m", i), Session: fmt.Sprint("s", i%3)})
+				if err != nil {
+					errc <- err
+					return
+				}
+				ids <- m.ID
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for range perWorker / 2 {
+				id := <-ids
+				if _, err := e.Get(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
+					errc <- err
+					return
+				}
+				if w%2 == 0 {
+					if err := e.Delete(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
+						errc <- err
+						return
+					}
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				if _, err := r.List(ctx, ListOptions{Limit: 20}); err != nil {
+					errc <- err
+					return
+				}
+				if _, err := r.Stats(ctx); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := uint64(workers*perWorker - workers/2*perWorker/2); st.Memories != want {
+		t.Fatalf("%d memories, want %d", st.Memories, want)
+	}
+	// Sequences within each session are unique and dense.
+	seqs := make(map[string]map[uint64]bool)
+	all, err := e.List(ctx, ListOptions{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		if seqs[m.Session] == nil {
+			seqs[m.Session] = make(map[uint64]bool)
+		}
+		if seqs[m.Session][m.Sequence] {
+			t.Fatalf("sequence %d used twice in session %s", m.Sequence, m.Session)
+		}
+		seqs[m.Session][m.Sequence] = true
 	}
 }
