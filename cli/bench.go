@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/profiles"
+)
+
+func init() { register(newBenchCmd) }
+
+func newBenchCmd(a *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Build retrieval sets, run benchmarks and compare runs",
+		Long: `Benchmark retrieval on BEIR-layout sets (corpus.jsonl, queries.jsonl, qrels/<split>.tsv),
+the layout of the MTEB and CoIR code-retrieval subsets.
+
+  bench prepare   build a CodeSearchNet-style set from a source tree on this machine
+  bench run       index a set into a fresh store, run modes × profiles, write reports
+  bench compare   paired per-query comparison of two runs (bootstrap CI, randomisation p)`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newBenchPrepareCmd(a), newBenchRunCmd(a), newBenchCompareCmd(a))
+	return cmd
+}
+
+func newBenchPrepareCmd(a *App) *cobra.Command {
+	var o bench.PrepareOptions
+	cmd := &cobra.Command{
+		Use:   "prepare csn-go|csn-python --src DIR --out DIR",
+		Short: "Build a code-search set (doc comment → function) from a source tree",
+		Long: `Build a CodeSearchNet-style BEIR set from real source files: each query is the first
+paragraph of a function's doc comment (Go) or docstring (Python), its one relevant
+document is the function without that comment. Test files, testdata/vendor
+directories, trivial functions (< 3 lines, queries < 4 words) and duplicates are
+skipped. Go queries lose their leading function name (Go comments start with it,
+which would let a keyword match find every answer by name alone).
+
+The walk is sorted and sampling (--max) is seeded, so the same tree and flags give
+byte-identical files. --typos also writes queries-typos.jsonl: about 30% of the
+words of 4+ letters get one QWERTY-neighbour typo, seeded per query.
+
+Writes corpus.jsonl, queries.jsonl, qrels/test.tsv, prepare.json (and
+queries-typos.jsonl) into --out.`,
+		Example: `  cgraph bench prepare csn-go --src "$(go env GOROOT)/src" --out sets/csn-go --typos --max 2000
+  cgraph bench prepare csn-python --src /usr/lib/python3.11 --out sets/csn-py`,
+		Args: exactArgs(1, "the set kind (csn-go or csn-python)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			kind, lang := args[0], ""
+			switch kind {
+			case "csn-go":
+				lang = "go"
+			case "csn-python", "csn-py":
+				lang = "python"
+			case "csn":
+			default:
+				return usagef("use csn-go or csn-python", "unknown set kind %q", kind)
+			}
+			if cmd.Flags().Changed("lang") && lang != "" && normLang(o.Lang) != lang {
+				return usagef("drop --lang or use the matching kind", "%s conflicts with --lang %s", kind, o.Lang)
+			}
+			if !cmd.Flags().Changed("lang") && lang != "" {
+				o.Lang = lang
+			}
+			if o.Src == "" {
+				return usagef("give the source tree, e.g. --src \"$(go env GOROOT)/src\"", "--src is missing")
+			}
+			if o.Out == "" {
+				return usagef("give an output directory with --out DIR", "--out is missing")
+			}
+			if o.Max < 0 {
+				return usagef("give --max 0 (all) or a positive count", "--max %d is negative", o.Max)
+			}
+			if _, err := bench.ExtractorFor(o.Lang); err != nil {
+				return &UsageError{Problem: err.Error()}
+			}
+			st, err := bench.Prepare(o)
+			if err != nil {
+				return fmt.Errorf("bench prepare: %w", err)
+			}
+			if a.JSON {
+				return a.PrintJSON(map[string]any{"out": o.Out, "lang": normLang(o.Lang), "stats": st})
+			}
+			a.Printf("wrote %d query/function pairs to %s (%d files read, %d trivial, %d duplicates, %d unparsable files skipped)\n",
+				st.Pairs, o.Out, st.Files, st.Trivial, st.Duplicates, st.ParseErrors)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Src, "src", "", "source tree to read")
+	f.StringVar(&o.Out, "out", "", "output directory (created)")
+	f.StringVar(&o.Lang, "lang", "go", "language: go or python")
+	f.BoolVar(&o.Typos, "typos", false, "also write queries-typos.jsonl with keyboard typos")
+	f.IntVar(&o.Max, "max", 0, "keep at most N pairs, a seeded sample (0 = all)")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed for sampling and typos")
+	_ = cmd.MarkFlagDirname("src") // fails only for an unknown flag
+	_ = cmd.MarkFlagDirname("out") // fails only for an unknown flag
+	return cmd
+}
+
+func normLang(l string) string {
+	if l == "py" {
+		return "python"
+	}
+	return l
+}
+
+// benchRetriever builds the retriever `bench run` measures: it must index
+// into a fresh store in storeDir (or reuse one built from the same corpus and
+// models), understand every bench.RunSpec mode and bench.RRFProfileName, and
+// fill the reproducibility fields it knows (models with sha256, stage sizes).
+// close releases the store. It is a variable so the engine/pipeline wiring
+// can be plugged in without touching the command.
+var benchRetriever = func(a *App, storeDir string) (r bench.Retriever, repro bench.Repro, closeFn func() error, err error) {
+	return nil, repro, nil, errors.New("bench run needs engine search, which this build does not provide yet: " +
+		"use `cgraph bench prepare` and `cgraph bench compare`, or a build with the search pipeline wired in")
+}
+
+type benchRunFlags struct {
+	data, queries, qrels, split, out, store, direction string
+	profiles, modes, embedders                         []string
+	maxQueries, k                                      int
+	seed                                               uint64
+	noBaselines                                        bool
+}
+
+func newBenchRunCmd(a *App) *cobra.Command {
+	var f benchRunFlags
+	cmd := &cobra.Command{
+		Use:   "run --data DIR",
+		Short: "Index a BEIR set and evaluate modes × profiles (nDCG@10, MRR@10, Recall@10/100, MAP)",
+		Long: `Index the corpus of a BEIR-layout set into a fresh store, run every requested
+(mode, profile) over its queries and write report.json, report.md, quality.svg
+(bootstrap 95% CIs) and latency.svg (per stage) into --out.
+
+Baselines bm25_only (E6 alone), e1_only (E1 alone) and rrf_e1_e6 (plain RRF of
+E1 and E6) run too unless --no-baselines. Metrics follow BEIR/pytrec_eval:
+nDCG@10 with the graded relevance as gain, MAP cut at 100.`,
+		Example: `  cgraph bench run --data sets/csn-go --profiles code_search,typo_tolerant --modes pipeline,multi_space
+  cgraph bench run --data sets/csn-go --queries queries-typos.jsonl --out out/typos --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			if f.data == "" {
+				return usagef("give the set directory, e.g. one written by `cgraph bench prepare`", "--data is missing")
+			}
+			for _, p := range f.profiles {
+				if _, err := profiles.Lookup(p); err != nil {
+					return &UsageError{Problem: err.Error()}
+				}
+			}
+			runs, err := bench.PlanRuns(bench.PlanOptions{Modes: f.modes, Profiles: f.profiles, Embedders: f.embedders,
+				Direction: f.direction, Baselines: !f.noBaselines})
+			if err != nil {
+				return &UsageError{Problem: err.Error(), Fix: "see `cgraph bench run --help`"}
+			}
+			ds, err := bench.Load(f.data, bench.LoadOptions{Split: f.split,
+				QueriesFile: inDataDir(f.data, f.queries), QrelsFile: inDataDir(f.data, f.qrels)})
+			if err != nil {
+				return fmt.Errorf("bench run: %w", err)
+			}
+			out := f.out
+			if out == "" {
+				out = filepath.Join("bench-out", ds.Name)
+			}
+			store := f.store
+			if store == "" {
+				store = filepath.Join(out, "store")
+			}
+			r, repro, closeR, err := benchRetriever(a, store)
+			if err != nil {
+				return err
+			}
+			defer func() {
+				if cerr := closeR(); cerr != nil {
+					err = errors.Join(err, fmt.Errorf("close bench store: %w", cerr))
+				}
+			}()
+			repro.CgraphVersion = engine.Version
+			repro.Command = "cgraph " + strings.Join(os.Args[1:], " ")
+			repro.ProfileWeights = map[string]map[string]float64{}
+			for _, p := range f.profiles {
+				pr, _ := profiles.Lookup(p) // validated above
+				ws := map[string]float64{}
+				for _, s := range pr.Weights.Active() {
+					ws[s.String()] = pr.Weights.Get(s)
+				}
+				repro.ProfileWeights[pr.Name] = ws
+			}
+			if !f.noBaselines {
+				repro.ProfileWeights[bench.RRFProfileName] = map[string]float64{"E1": 0.5, "E6": 0.5}
+			}
+			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro})
+			if err != nil {
+				return fmt.Errorf("bench run: %w", err)
+			}
+			if err := rep.WriteAll(out); err != nil {
+				return fmt.Errorf("bench run: %w", err)
+			}
+			if a.JSON {
+				return a.PrintJSON(rep)
+			}
+			return a.printRunSummary(rep, out)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.data, "data", "", "BEIR-layout set directory")
+	fl.StringVar(&f.queries, "queries", "", "queries file (default <data>/queries.jsonl; a bare name is looked up in --data)")
+	fl.StringVar(&f.qrels, "qrels", "", "qrels file (default <data>/qrels/<split>.tsv)")
+	fl.StringVar(&f.split, "split", "test", "qrels split")
+	fl.StringSliceVar(&f.profiles, "profiles", []string{profiles.Default}, "profiles for the multi_space and pipeline modes")
+	fl.StringSliceVar(&f.modes, "modes", []string{"pipeline"}, "modes: "+strings.Join(bench.Modes, ", "))
+	fl.StringSliceVar(&f.embedders, "embedders", nil, "primary slots for embedder_first, e.g. E6,E7")
+	fl.StringVar(&f.direction, "direction", "", "causes or effects, for causal searches")
+	fl.IntVar(&f.maxQueries, "max-queries", 0, "evaluate only the first N queries (0 = all)")
+	fl.IntVar(&f.k, "k", 100, "results per query")
+	fl.Uint64Var(&f.seed, "seed", 1, "bootstrap seed")
+	fl.StringVar(&f.out, "out", "", "report directory (default bench-out/<set>)")
+	fl.StringVar(&f.store, "store", "", "store directory for the indexed corpus (default <out>/store)")
+	fl.BoolVar(&f.noBaselines, "no-baselines", false, "skip the bm25_only, e1_only and rrf_e1_e6 runs")
+	return cmd
+}
+
+// inDataDir resolves a bare file name against the data directory when it
+// does not exist relative to the working directory.
+func inDataDir(data, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	if cand := filepath.Join(data, p); fileExists(cand) {
+		return cand
+	}
+	return p
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func (a *App) printRunSummary(rep *bench.Report, out string) error {
+	a.Printf("%-32s %8s %8s %9s %10s %8s %9s %9s\n", "run", "nDCG@10", "MRR@10", "R@10", "R@100", "MAP", "p50 ms", "p95 ms")
+	for _, r := range rep.Runs {
+		m := r.Metrics
+		a.Printf("%-32s %8.4f %8.4f %9.4f %10.4f %8.4f %9.3f %9.3f\n", r.Name, m.NDCG10, m.MRR10, m.Recall10, m.Recall100, m.MAP, r.LatencyMS.P50, r.LatencyMS.P95)
+	}
+	in := rep.Ingest
+	a.Printf("ingest: %d docs in %.1f s (%.1f docs/s), peak RSS %.0f MiB\nreports in %s: %s\n",
+		in.Docs, in.Seconds, in.DocsPerS, float64(in.PeakRSSBytes)/(1<<20), out, strings.Join(bench.ReportFiles, ", "))
+	return nil
+}
+
+func newBenchCompareCmd(a *App) *cobra.Command {
+	var runA, runB, metric string
+	var seed uint64
+	var perQuery bool
+	cmd := &cobra.Command{
+		Use:   "compare A.json B.json",
+		Short: "Paired per-query comparison of two bench runs",
+		Long: `Compare runs of two report.json files (or two runs of one file) query by query:
+the mean delta (B − A), its paired bootstrap 95% CI, and the two-sided p-value
+of a paired randomisation (sign-flip) test — exact up to 16 queries, else
+20,000 seeded samples. Deterministic for a given --seed.
+
+Without --run, every run name present in both reports is compared. With
+--run X, run X of A is compared with run X of B (or with --run-b Y).
+Reports over different datasets (checksums) are refused.`,
+		Example: `  cgraph bench compare out/clean/report.json out/typos/report.json --run pipeline:typo_tolerant
+  cgraph bench compare out/report.json out/report.json --run e1_only --run-b pipeline:code_search --metric mrr@10`,
+		Args: exactArgs(2, "two report.json files"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, ok := (bench.Metrics{}).Get(metric); !ok {
+				return usagef("use one of "+strings.Join(bench.MetricNames, ", "), "--metric %q is not a metric", metric)
+			}
+			if runB != "" && runA == "" {
+				return usagef("give --run too", "--run-b needs --run")
+			}
+			ra, err := bench.ReadReport(args[0])
+			if err != nil {
+				return err
+			}
+			rb, err := bench.ReadReport(args[1])
+			if err != nil {
+				return err
+			}
+			cs, err := bench.CompareReports(ra, rb, runA, runB, metric, seed)
+			if err != nil {
+				return err
+			}
+			if a.JSON {
+				return a.PrintJSON(map[string]any{"a": args[0], "b": args[1], "comparisons": cs})
+			}
+			for _, c := range cs {
+				how := fmt.Sprintf("%d sampled sign flips", bench.RandomizationPermutations)
+				if c.Exact {
+					how = "exact"
+				}
+				a.Printf("%s (A) vs %s (B), %s over %d paired queries:\n  mean A %.4f  mean B %.4f  Δ %+.4f  95%% CI [%+.4f, %+.4f]  p = %.4g (%s)\n  B better on %d, worse on %d, tied on %d queries",
+					c.A, c.B, c.Metric, c.Queries, c.MeanA, c.MeanB, c.MeanDelta, c.CI95.Lo, c.CI95.Hi, c.PValue, how, c.Wins, c.Losses, c.Ties)
+				if c.Unpaired > 0 {
+					a.Printf("; %d queries in only one run ignored", c.Unpaired)
+				}
+				a.Printf("\n")
+				if perQuery {
+					for _, d := range c.Deltas {
+						a.Printf("    %-20s %.4f → %.4f  %+.4f\n", d.ID, d.A, d.B, d.Delta)
+					}
+				}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&runA, "run", "", "run name to compare (default: every run in both reports)")
+	fl.StringVar(&runB, "run-b", "", "run name in B when it differs from --run")
+	fl.StringVar(&metric, "metric", "ndcg@10", "metric: "+strings.Join(bench.MetricNames, ", "))
+	fl.Uint64Var(&seed, "seed", 1, "seed for the bootstrap and the sampled randomisation test")
+	fl.BoolVar(&perQuery, "per-query", false, "print every query's delta")
+	return cmd
+}
