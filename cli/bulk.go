@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -244,6 +245,10 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 // parseJSONLine decodes one JSONL line into a memory; errors name the field
 // and say how to fix the line.
 func parseJSONLine(line []byte) (engine.NewMemory, error) {
+	if !utf8.Valid(line) {
+		// encoding/json would silently turn bad bytes into U+FFFD.
+		return engine.NewMemory{}, errors.New("the line is not valid UTF-8: convert the file to UTF-8 (e.g. iconv -t UTF-8)")
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	var j jsonlMemory

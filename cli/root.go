@@ -189,7 +189,7 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // ExecuteContext is Execute with a caller's context and no signal handling.
 func ExecuteContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, ctx: ctx, isTerminal: isTerminal}
+	a := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, ctx: ctx, isTerminal: terminalCheck}
 	root := newRoot(a, os.Getenv)
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -259,9 +259,10 @@ notes) in a local RocksDB store and retrieves them.
 The store is the directory --db (default $CGRAPH_DB, else $XDG_DATA_HOME/cgraph/default).
 Create it with "cgraph init" (--samples adds bundled example memories).
 --json makes stdout exactly one JSON value. Exit codes: 0 done, 1 failed, 2 bad usage or input.`,
-		Version:       engine.Version,
-		SilenceErrors: true,
-		SilenceUsage:  true,
+		Version:                    engine.Version,
+		SilenceErrors:              true,
+		SilenceUsage:               true,
+		SuggestionsMinimumDistance: 2,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return nil

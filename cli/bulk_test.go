@@ -1,0 +1,264 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cgraph/cgraph/engine"
+)
+
+// TestBulkMixed feeds a file whose lines are good and bad in every way the
+// parser knows: each bad line is reported with its number, every good line is
+// stored, and the exit code is 1.
+func TestBulkMixed(t *testing.T) {
+	wantErrors := map[int]string{
+		2:  "content: is empty",
+		3:  `unknown field "colour": use only content, type`,
+		5:  "the JSON object is cut off",
+		7:  `type: unknown type "opinion": use one of code, conversation`,
+		8:  `created_at: "yesterday" is not an RFC 3339 time`,
+		9:  `content: is missing`,
+		10: "a JSON array, not an object",
+		11: "text after the JSON object",
+		12: `field "tags" is a JSON string, want an array of strings`,
+		14: "not valid UTF-8",
+	}
+	wantStored := []string{"first good memory", "second good memory", "third good memory", "last good memory without newline"}
+	file := filepath.Join("testdata", "bulk_mixed.jsonl")
+
+	for _, mode := range []string{"file", "stdin"} {
+		t.Run(mode, func(t *testing.T) {
+			db := newStore(t)
+			args, stdin := []string{"--db", db, "--json", "add", "--jsonl", file}, ""
+			if mode == "stdin" {
+				b, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				args[len(args)-1], stdin = "-", string(b)
+			}
+			r := run(t, stdin, args...)
+			if r.code != ExitError {
+				t.Fatalf("exit %d, want %d; stderr %s", r.code, ExitError, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "10 of 14 lines were not stored") {
+				t.Errorf("stderr lacks the summary: %s", r.stderr)
+			}
+			var res bulkResult
+			oneJSON(t, r.stdout, &res)
+			if res.Added != len(wantStored) || res.Failed != len(wantErrors) || len(res.Errors) != len(wantErrors) {
+				t.Fatalf("summary %+v, want added %d failed %d", res, len(wantStored), len(wantErrors))
+			}
+			for _, le := range res.Errors {
+				want, ok := wantErrors[le.Line]
+				if !ok {
+					t.Errorf("line %d reported but it is good or blank: %s", le.Line, le.Error)
+					continue
+				}
+				if !strings.Contains(le.Error, want) {
+					t.Errorf("line %d: error %q, want it to contain %q", le.Line, le.Error, want)
+				}
+			}
+			var ms []memoryJSON
+			oneJSON(t, mustRun(t, "", "--db", db, "--json", "list", "--oldest").stdout, &ms)
+			var got []string
+			for _, m := range ms {
+				got = append(got, m.Content)
+			}
+			// "second" has an older created_at than the others, so it lists first.
+			want := []string{wantStored[1], wantStored[0], wantStored[2], wantStored[3]}
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("stored %q, want %q", got, want)
+			}
+			if ms[0].Session != "s1" || ms[0].Sequence != 2 || ms[1].Sequence != 1 || ms[0].Importance != 0.9 || ms[2].Source != "notes.md" {
+				t.Errorf("fields not kept: %+v", ms[:3])
+			}
+		})
+	}
+}
+
+// TestBulkHumanOutput checks the human form: each refused line on stderr
+// with its number, the counts on stdout.
+func TestBulkHumanOutput(t *testing.T) {
+	db := newStore(t)
+	r := run(t, "{\"content\":\"ok\"}\n{\"content\":\"\"}\n", "--db", db, "add", "--jsonl", "-")
+	if r.code != ExitError || r.stdout != "added 1, failed 1\n" {
+		t.Fatalf("exit %d stdout %q", r.code, r.stdout)
+	}
+	if !strings.Contains(r.stderr, "cgraph: line 2: content: is empty: give the memory some text") {
+		t.Fatalf("stderr %q", r.stderr)
+	}
+	r = mustRun(t, "{\"content\":\"a\"}\n\n{\"content\":\"b\"}\n", "--db", db, "add", "--jsonl", "-")
+	if r.stdout != "added 2, failed 0\n" {
+		t.Fatalf("clean bulk: stdout %q", r.stdout)
+	}
+}
+
+// TestBulkManyBatches stores more lines than one AddBatch takes, with a bad
+// line inside the second batch.
+func TestBulkManyBatches(t *testing.T) {
+	db := newStore(t)
+	var in strings.Builder
+	n := 2*bulkBatch + 17
+	bad := bulkBatch + 5
+	for i := 1; i <= n; i++ {
+		if i == bad {
+			in.WriteString("{\"content\": 7}\n")
+			continue
+		}
+		b, _ := json.Marshal(map[string]any{"content": "memory " + strings.Repeat("x", i%13), "session": "bulk"})
+		in.Write(append(b, '\n'))
+	}
+	r := run(t, in.String(), "--db", db, "--json", "add", "--jsonl", "-")
+	var res bulkResult
+	oneJSON(t, r.stdout, &res)
+	if res.Added != n-1 || res.Failed != 1 || res.Errors[0].Line != bad {
+		t.Fatalf("summary %+v", res)
+	}
+	if !strings.Contains(res.Errors[0].Error, `field "content" is a JSON number, want a string`) {
+		t.Errorf("error %q", res.Errors[0].Error)
+	}
+	var st statsJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "stats").stdout, &st)
+	if st.Memories != uint64(n-1) {
+		t.Fatalf("stats: %d memories, want %d", st.Memories, n-1)
+	}
+	var ms []memoryJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "list", "--limit", "1").stdout, &ms)
+	if ms[0].Sequence != uint64(n-1) {
+		t.Errorf("newest memory has sequence %d, want %d (sequences continue across batches)", ms[0].Sequence, n-1)
+	}
+}
+
+// TestBulkProgressBar draws the bar when stderr is a terminal and stores the
+// same memories.
+func TestBulkProgressBar(t *testing.T) {
+	old := terminalCheck
+	terminalCheck = func(io.Writer) bool { return true }
+	defer func() { terminalCheck = old }()
+	db := newStore(t)
+	r := mustRun(t, "", "--db", db, "add", "--jsonl", filepath.Join("..", "cli", "samples", "samples.jsonl"))
+	if !strings.Contains(r.stderr, "adding") {
+		t.Errorf("no progress bar on a terminal: stderr %q", r.stderr)
+	}
+	if r.stdout != "added 32, failed 0\n" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	r = mustRun(t, "", "--db", db, "--json", "add", "--jsonl", filepath.Join("samples", "samples.jsonl"))
+	if r.stderr != "" {
+		t.Errorf("progress bar drawn with --json: %q", r.stderr)
+	}
+}
+
+func TestReadLine(t *testing.T) {
+	long := strings.Repeat("y", 100)
+	in := "a\r\nbb\n\n" + long + "\nlast"
+	br := bufio.NewReaderSize(strings.NewReader(in), 16)
+	type line struct {
+		s       string
+		tooLong bool
+	}
+	var got []line
+	for {
+		l, tooLong, err := readLine(br, 50)
+		got = append(got, line{string(l), tooLong})
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []line{{"a", false}, {"bb", false}, {"", false}, {"", true}, {"last", false}}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d: got %+v, want %+v", i+1, got[i], want[i])
+		}
+	}
+}
+
+// FuzzReadLine: for lines that fit, readLine returns exactly the lines of
+// the input split at "\n" (with a trailing "\r" dropped).
+func FuzzReadLine(f *testing.F) {
+	f.Add([]byte("a\nb\r\n\nc"), 8)
+	f.Add([]byte(strings.Repeat("z", 40)+"\nq\n"), 10)
+	f.Fuzz(func(t *testing.T, in []byte, max int) {
+		if max < 1 || max > 1<<16 {
+			return
+		}
+		br := bufio.NewReaderSize(bytes.NewReader(in), 16)
+		want := bytes.Split(in, []byte("\n"))
+		for i := 0; ; i++ {
+			l, tooLong, err := readLine(br, max)
+			if i >= len(want) {
+				t.Fatalf("more lines than %d", len(want))
+			}
+			w := bytes.TrimSuffix(want[i], []byte("\r"))
+			switch {
+			case len(want[i]) > max && !tooLong:
+				t.Fatalf("line %d of %d bytes not reported too long (max %d)", i+1, len(want[i]), max)
+			case !tooLong && !bytes.Equal(l, w):
+				t.Fatalf("line %d = %q, want %q", i+1, l, w)
+			}
+			if errors.Is(err, io.EOF) {
+				if i != len(want)-1 {
+					t.Fatalf("EOF after %d lines, want %d", i+1, len(want))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// FuzzParseJSONLine: the parser never panics, and a line it accepts
+// describes a memory that survives a JSON round trip unchanged.
+func FuzzParseJSONLine(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join("testdata", "bulk_mixed.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		f.Add(l)
+	}
+	f.Add([]byte(`{"content":"x","importance":0}`))
+	f.Add([]byte(`{"content":"x","tags":null,"importance":1e400}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		n, err := parseJSONLine(line)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error message")
+			}
+			return
+		}
+		j := map[string]any{"content": n.Content, "tags": n.Tags, "session": n.Session, "source": n.Source, "type": string(n.Type)}
+		if n.Importance != 0 {
+			j["importance"] = n.Importance
+		}
+		if !n.CreatedAt.IsZero() {
+			j["created_at"] = n.CreatedAt.Format("2006-01-02T15:04:05.999999999Z07:00")
+		}
+		again, _ := json.Marshal(j)
+		m, err := parseJSONLine(again)
+		if err != nil {
+			t.Fatalf("re-encoded line %s refused: %v", again, err)
+		}
+		if m.Content != n.Content || m.Type != n.Type || m.Session != n.Session || m.Source != n.Source ||
+			m.Importance != n.Importance || !m.CreatedAt.Equal(n.CreatedAt) || strings.Join(m.Tags, "\x00") != strings.Join(n.Tags, "\x00") {
+			t.Fatalf("round trip changed the memory: %+v -> %+v", n, m)
+		}
+		_ = n.Validate(engine.DefaultMaxContentBytes) // must not panic on anything the parser accepts
+	})
+}
