@@ -47,14 +47,16 @@ func WRRF(lists []RankedList) []Fused {
 	for _, l := range lists {
 		total += len(l.Hits)
 	}
-	// Pass 1: one map lookup per hit; remember each hit's document index so
-	// pass 2 needs no map. Sorting works on 16-byte pointer-free keys.
+	// Pass 1: one lookup per hit; remember each hit's document index so pass 2
+	// needs none. Lookups use a dense table when document numbers are dense
+	// (the usual case: DocNums count up from 0) and a map otherwise. Sorting
+	// works on 16-byte pointer-free keys.
 	type key struct {
 		score float64
 		doc   DocNum
 		i     int32
 	}
-	idx := make(map[DocNum]int32, total)
+	idx := newDocIndex(lists, total)
 	keys := make([]key, 0, total)
 	last := make([]int32, 0, total) // last list index that counted the doc
 	count := make([]int32, 0, total)
@@ -62,10 +64,10 @@ func WRRF(lists []RankedList) []Fused {
 	h := 0
 	for li, l := range lists {
 		for rank, hit := range l.Hits {
-			i, ok := idx[hit.Doc]
+			i, ok := idx.get(hit.Doc)
 			if !ok {
 				i = int32(len(keys))
-				idx[hit.Doc] = i
+				idx.put(hit.Doc, i)
 				keys = append(keys, key{doc: hit.Doc, i: i})
 				last = append(last, -1)
 				count = append(count, 0)
@@ -133,4 +135,41 @@ func byScoreThenDoc(sa, sb float64, da, db DocNum) int {
 		return 1
 	}
 	return 0
+}
+
+// docIndex maps DocNum → position: a slice when the largest DocNum is within a
+// small multiple of the number of hits, a map otherwise.
+type docIndex struct {
+	dense  []int32 // position+1; 0 = absent
+	sparse map[DocNum]int32
+}
+
+func newDocIndex(lists []RankedList, total int) docIndex {
+	var hi DocNum
+	for _, l := range lists {
+		for _, h := range l.Hits {
+			hi = max(hi, h.Doc)
+		}
+	}
+	if int(hi) <= 16*total+1<<16 {
+		return docIndex{dense: make([]int32, int(hi)+1)}
+	}
+	return docIndex{sparse: make(map[DocNum]int32, total)}
+}
+
+func (x docIndex) get(d DocNum) (int32, bool) {
+	if x.dense != nil {
+		v := x.dense[d]
+		return v - 1, v != 0
+	}
+	v, ok := x.sparse[d]
+	return v, ok
+}
+
+func (x docIndex) put(d DocNum, i int32) {
+	if x.dense != nil {
+		x.dense[d] = i + 1
+		return
+	}
+	x.sparse[d] = i
 }

@@ -171,3 +171,14 @@ func BenchmarkWRRF(b *testing.B) {
 		WRRF(lists)
 	}
 }
+
+// TestWRRFSparseDocNums exercises the map index (huge DocNums).
+func TestWRRFSparseDocNums(t *testing.T) {
+	got := WRRF([]RankedList{
+		{Slot: fp.E1, Weight: .5, Hits: []Hit{{4_000_000_000, .9}, {7, .8}}},
+		{Slot: fp.E7, Weight: .5, Hits: []Hit{{7, .9}, {4_000_000_000, .1}, {7, .05}}},
+	})
+	if len(got) != 2 || got[0].Doc != 7 || got[1].Doc != 4_000_000_000 || got[0].Score != got[1].Score || len(got[0].Parts) != 2 {
+		t.Fatalf("%+v", got)
+	}
+}
