@@ -23,6 +23,8 @@ type benchSpaces struct {
 	score  map[Probe][]float64
 }
 
+var _ Spaces = (*benchSpaces)(nil)
+
 func newBenchSpaces(n int) *benchSpaces {
 	rng := rand.New(rand.NewPCG(5, 6))
 	b := &benchSpaces{ranked: map[Probe][]Hit{}, score: map[Probe][]float64{}}

@@ -69,6 +69,29 @@
 // or failed. An index error fails the search with the stage and probe in the
 // message, unless Request.Partial asks to report it as failed and go on.
 //
+// # Implementing Spaces (for the engine)
+//
+// The engine encodes the query once per slot (embedders.EmbedQuery) and wraps
+// its indexes in a Spaces value for that query. Probe → index:
+//
+//	E1  symmetric       dense ANN over e1_semantic (full dims)
+//	E1  matryoshka128   indexes.Flat over e1_matryoshka_128, within the S1 set
+//	E5/E8/E10 forward   query embedded as SideA (cause/source/intent) against the
+//	                    stored SideB index (e5_effect, e8_target, e10_context) —
+//	                    embedders.FindEffects / FindTargets / FindContexts
+//	E5/E8/E10 backward  query as SideB against the SideA index (e5_cause, …) —
+//	                    FindCauses / FindSources / FindIntents; see View.Sides
+//	E6, E13 symmetric   inverted index (BM25, SPLADE impacts)
+//	E7, E9, E11 sym.    dense ANN (E9: its dense projection or Hamming scan)
+//	E11 entity_set      Jaccard of the query's and each candidate's entity sets
+//	E12 symmetric       MaxSim of the query token matrix, candidates only
+//	E2/E3/E4 symmetric  temporal scores in [0, 1] of the candidates (E2 recency
+//	                    computed at query time), candidates only
+//
+// A slot without a model returns an error wrapping ErrUnavailable (wrap the
+// embedders' own unavailable error with it). Never substitute another slot:
+// the fallback is the pipeline's job and it reports it.
+//
 // # JSON
 //
 // Result marshals to the shape the CLI prints with --json; the engine adds each
