@@ -564,3 +564,34 @@ func TestFusionKNotBelowTopK(t *testing.T) {
 		t.Errorf("got %d results, want 20", len(res.Hits))
 	}
 }
+
+// TestEveryWeightedSlotReported runs every built-in profile in both fusion
+// modes: each slot the profile weighs must appear in Result.Spaces (never
+// silently dropped), results must be sorted and explained.
+func TestEveryWeightedSlotReported(t *testing.T) {
+	sp := newBenchSpaces(300)
+	for _, p := range profiles.Builtin() {
+		for _, m := range []Mode{ModeMultiSpace, ModePipeline} {
+			res, err := Run(ctx, sp, Request{Profile: p, Mode: m, RecallK: 200, FilterK: 100, FusionK: 30})
+			if err != nil {
+				t.Fatalf("%s/%s: %v", p.Name, m, err)
+			}
+			for _, s := range p.Weights.Active() {
+				if !slices.ContainsFunc(res.Spaces, func(r SpaceReport) bool { return r.Slot == s }) {
+					t.Errorf("%s/%s: weighted slot %s not reported", p.Name, m, s)
+				}
+			}
+			if len(res.Hits) != DefaultTopK {
+				t.Errorf("%s/%s: %d results", p.Name, m, len(res.Hits))
+			}
+			for i, h := range res.Hits {
+				if i > 0 && res.Hits[i-1].Score < h.Score {
+					t.Errorf("%s/%s: unsorted at %d", p.Name, m, i)
+				}
+				if len(h.Slots) == 0 {
+					t.Errorf("%s/%s: result %d unexplained", p.Name, m, h.Doc)
+				}
+			}
+		}
+	}
+}
