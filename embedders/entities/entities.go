@@ -226,7 +226,7 @@ func classify(t rawToken, prev string, add func(kind, name string)) {
 	case strings.Contains(s, "://"):
 		return // URLs are not entities here
 	}
-	if p, ok := asPath(s); ok {
+	if p, ok := asPath(s); ok && t.next != '(' { // res.json( is a call, not a file
 		add(KindPath, p)
 		return
 	}
