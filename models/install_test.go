@@ -424,3 +424,21 @@ func writeTgz(t *testing.T, path string, files map[string][]byte) {
 		t.Fatal(err)
 	}
 }
+
+func FuzzContentRangeStart(f *testing.F) {
+	for _, s := range []string{"bytes 0-9/10", "bytes 100-199/*", "bytes -1/2", "items 1-2/3", "", "bytes 9999999999999999999-1/2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		start, err := contentRangeStart(h)
+		if err != nil {
+			return
+		}
+		if !strings.HasPrefix(h, "bytes ") || !strings.Contains(h, "-") {
+			t.Fatalf("accepted %q", h)
+		}
+		if got, _, _ := strings.Cut(strings.TrimPrefix(h, "bytes "), "-"); strings.TrimLeft(got, "+0") != strings.TrimLeft(fmt.Sprint(start), "-0") && start >= 0 {
+			t.Fatalf("%q parsed as %d", h, start)
+		}
+	})
+}

@@ -137,6 +137,17 @@ func (m *Model) File(role FileRole) (File, bool) {
 	return File{}, false
 }
 
+// PathOf returns where the model's file with the given role is installed
+// under the models directory dir, e.g. PathOf(dir, RoleONNX) for the graph to
+// hand to ONNX Runtime (by path, so that external data beside it resolves).
+func (m *Model) PathOf(dir string, role FileRole) (string, error) {
+	f, ok := m.File(role)
+	if !ok {
+		return "", fmt.Errorf("model %s has no %s file in the manifest", m.ID, role)
+	}
+	return Path(dir, m.ID, f.Name), nil
+}
+
 // Pinned reports whether every file of the model has a sha256.
 func (m *Model) Pinned() bool {
 	for _, f := range m.Files {

@@ -102,6 +102,12 @@ func TestDefaultsServeE1(t *testing.T) {
 	if e5.QueryPrefix != "query: " || e5.PassagePrefix != "passage: " || e5.Pooling != PoolMean || e5.Dims != 384 || !e5.Normalize {
 		t.Errorf("e5-small-v2 entry = %+v", e5)
 	}
+	if p, err := e5.PathOf("/m", RoleTokenizer); err != nil || p != "/m/e5-small-v2/tokenizer.json" {
+		t.Errorf("PathOf(tokenizer) = %q, %v", p, err)
+	}
+	if _, err := e5.PathOf("/m", RoleONNXData); err == nil {
+		t.Error("PathOf(onnx_data) succeeded for a model without external data")
+	}
 	if _, err := m.Model("no-such-model"); err == nil || !strings.Contains(err.Error(), "e5-small-v2") {
 		t.Errorf("unknown model error should list known models, got %v", err)
 	}
