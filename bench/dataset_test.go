@@ -266,3 +266,16 @@ func FuzzParseQrels(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkParseCorpus(b *testing.B) {
+	data, err := os.ReadFile("testdata/tiny/corpus.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := ParseCorpus(strings.NewReader(string(data)), "c"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,4 +1,60 @@
 // Package bench loads BEIR/MTEB-layout retrieval sets, prepares code-search sets
-// from real source trees, computes retrieval metrics, runs profiles and modes
-// against a store and writes reports.
+// from real source trees, computes retrieval metrics, runs modes × profiles
+// against a Retriever and writes reports.
+//
+// It owns: the dataset format readers (corpus.jsonl, queries.jsonl,
+// qrels/<split>.tsv) and the prepare writer; the metric definitions; the
+// report layout (report.json, version ReportVersion) and its Markdown and SVG
+// renderings; the paired statistics of `bench compare`. It must not reach into
+// storage or embedders: everything it measures goes through the two-method
+// Retriever interface, which the CLI implements over the engine.
+//
+// # Datasets
+//
+// Load reads the BEIR layout. Every malformed line is refused with
+// "file:line: what was wrong" (bad JSON, missing "_id" or "text", duplicate
+// ids, qrels naming unknown ids, non-integer scores); nothing is half loaded.
+// "_id" may be a string or an integer. Only queries with at least one
+// relevant judgement (grade > 0) are evaluated, as in BEIR. Checksum is a
+// sha256 over the files read, recorded in every report.
+//
+// # Prepared sets (csn-go, csn-python)
+//
+// Prepare walks a source tree in lexical order and pairs the first paragraph
+// of each function's doc comment (the query) with the function's source
+// without that comment (the only relevant document, grade 1). Decisions:
+//   - skipped: test files, testdata/vendor/tests/hidden directories, generated
+//     Go files, bodiless declarations, deprecation/TODO comments, queries under
+//     MinQueryWords words, functions under MinCodeLines lines, and any pair whose
+//     query (case-folded) or code (whitespace-folded) was already taken;
+//   - Go queries lose a leading function name ("Split slices s …" → "Slices s
+//     …"): Go comments start with the name by convention, and keeping it would
+//     let any keyword matcher answer by name alone;
+//   - --max keeps a seeded random sample, in walk order; ids are q000001… and
+//     d000001… in that order; JSON is written with sorted keys and no HTML
+//     escaping, so the same tree and options give byte-identical files;
+//   - typos (queries-typos.jsonl): each word of ≥ 4 ASCII letters gets, with
+//     probability TypoRate, one non-initial letter replaced by a QWERTY
+//     neighbour; the stream is seeded per query id.
+//
+// The Python extractor is a line-based reader of def/async def headers and a
+// leading triple-quoted docstring, not a Python parser; defs it cannot delimit
+// are skipped.
+//
+// # Metrics
+//
+// See metrics.go: BEIR's pytrec_eval definitions (nDCG@10 with linear gain,
+// MAP cut at 100, Recall@k, MRR@10), with rankings taken in returned order and
+// repeated ids earning nothing. MRR and Recall cannot exceed 1.
+//
+// # Statistics
+//
+// Confidence intervals are percentile bootstraps of the mean over queries
+// (BootstrapResamples resamples). `compare` pairs queries by id and reports
+// the mean delta, its paired bootstrap CI and a two-sided sign-flip
+// randomisation test (exact up to ExactPermutationLimit pairs). All are seeded
+// and deterministic.
+//
+// Nothing in this package keeps global state; Dataset and Report values are
+// safe for concurrent reads once built.
 package bench

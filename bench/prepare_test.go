@@ -120,7 +120,7 @@ func hashDir(t *testing.T, dir string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func goroot(t *testing.T) string {
+func goroot() string {
 	out, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		return runtime.GOROOT()
@@ -132,7 +132,7 @@ func goroot(t *testing.T) string {
 // twice and checks the outputs are byte-identical, load as a BEIR set and
 // carry one positive per query.
 func TestPrepareGoDeterministic(t *testing.T) {
-	src := filepath.Join(goroot(t), "src", "strings")
+	src := filepath.Join(goroot(), "src", "strings")
 	if _, err := os.Stat(src); err != nil {
 		t.Skipf("no Go source tree: %v", err)
 	}
@@ -341,5 +341,25 @@ func copyDir(t *testing.T, from, to string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+func BenchmarkGoExtract(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(goroot(), "src", "strings", "strings.go"))
+	if err != nil {
+		b.Skip(err)
+	}
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, err := (goExtractor{}).Extract("strings.go", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAddTypos(b *testing.B) {
+	q := "Returns the number of elements stored in the list, counting duplicates."
+	for b.Loop() {
+		AddTypos(q, 1, "q1")
 	}
 }

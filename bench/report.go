@@ -126,15 +126,36 @@ func ReadReport(path string) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read report: %w", err)
 	}
+	return ParseReport(b, path)
+}
+
+// ParseReport decodes a report.json body; name is used in errors. It checks
+// the version, that there are runs with distinct non-empty names and that
+// per-query ids are unique within a run.
+func ParseReport(b []byte, name string) (*Report, error) {
 	var r Report
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s is not a bench report (JSON): %w", path, err)
+		return nil, fmt.Errorf("%s is not a bench report (JSON): %w", name, err)
 	}
 	if r.Version != ReportVersion {
-		return nil, fmt.Errorf("%s: report version %d, this cgraph reads version %d: re-run the bench", path, r.Version, ReportVersion)
+		return nil, fmt.Errorf("%s: report version %d, this cgraph reads version %d: re-run the bench", name, r.Version, ReportVersion)
 	}
 	if len(r.Runs) == 0 {
-		return nil, fmt.Errorf("%s: report has no runs", path)
+		return nil, fmt.Errorf("%s: report has no runs", name)
+	}
+	runs := map[string]bool{}
+	for i, run := range r.Runs {
+		if run.Name == "" || runs[run.Name] {
+			return nil, fmt.Errorf("%s: run %d has an empty or repeated name %q", name, i, run.Name)
+		}
+		runs[run.Name] = true
+		qs := map[QueryID]bool{}
+		for _, q := range run.Queries {
+			if qs[q.ID] {
+				return nil, fmt.Errorf("%s: run %s lists query %q twice", name, run.Name, q.ID)
+			}
+			qs[q.ID] = true
+		}
 	}
 	return &r, nil
 }

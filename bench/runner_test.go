@@ -270,6 +270,9 @@ func TestReadReportErrors(t *testing.T) {
 		{"garbage", "{", "is not a bench report"},
 		{"old", `{"version": 0, "runs": [{}]}`, "report version 0"},
 		{"empty", `{"version": 1}`, "has no runs"},
+		{"unnamed run", `{"version": 1, "runs": [{"name": ""}]}`, "empty or repeated name"},
+		{"repeated run", `{"version": 1, "runs": [{"name": "a"}, {"name": "a"}]}`, `repeated name "a"`},
+		{"repeated query", `{"version": 1, "runs": [{"name": "a", "queries": [{"id": "q"}, {"id": "q"}]}]}`, `lists query "q" twice`},
 	} {
 		p := filepath.Join(dir, tc.name+".json")
 		if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
@@ -288,5 +291,45 @@ func BenchmarkRandomizationTest(b *testing.B) {
 	}
 	for b.Loop() {
 		RandomizationTest(d, 1)
+	}
+}
+
+func FuzzParseReport(f *testing.F) {
+	rep := &Report{Version: ReportVersion, Dataset: "d", Runs: []RunResult{{Name: "a", Queries: []QueryResult{{ID: "q1"}}}}}
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b.String())
+	f.Add(`{"version": 1, "runs": [{"name": "a"}, {"name": "a"}]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		r, err := ParseReport([]byte(in), "f")
+		if err != nil {
+			if r != nil {
+				t.Fatal("error with a report")
+			}
+			return
+		}
+		if r.Version != ReportVersion || len(r.Runs) == 0 {
+			t.Fatalf("accepted %+v", r)
+		}
+		for _, run := range r.Runs {
+			if _, err := r.Run(run.Name); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkRunTiny(b *testing.B) {
+	ds, err := Load("testdata/tiny", LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runs := []RunSpec{{Mode: "overlap"}}
+	for b.Loop() {
+		if _, err := Run(context.Background(), ds, &overlapRetriever{}, RunOptions{Runs: runs}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

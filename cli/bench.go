@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/bench"
@@ -198,7 +200,8 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.`,
 			if !f.noBaselines {
 				repro.ProfileWeights[bench.RRFProfileName] = map[string]float64{"E1": 0.5, "E6": 0.5}
 			}
-			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro})
+			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro,
+				Progress: a.benchProgress()})
 			if err != nil {
 				return fmt.Errorf("bench run: %w", err)
 			}
@@ -247,6 +250,25 @@ func inDataDir(data, p string) string {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// benchProgress draws one progress bar per run on a terminal stderr (never
+// with --json); it returns nil elsewhere.
+func (a *App) benchProgress() func(run string, done, total int) {
+	if a.JSON || a.isTerminal == nil || !a.isTerminal(a.Stderr) {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	cur := ""
+	return func(run string, done, total int) {
+		if run != cur {
+			cur = run
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(a.Stderr),
+				progressbar.OptionSetDescription(run), progressbar.OptionSetWidth(30),
+				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+		}
+		_ = bar.Set(done) // drawing errors on a terminal are not worth stopping a bench for
+	}
 }
 
 func (a *App) printRunSummary(rep *bench.Report, out string) error {
