@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBinaryEndToEnd builds the real cgraph binary and runs init, add, get
+// and list through os/exec, as a user or script would.
+func TestBinaryEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "cgraph")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/cgraph")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	db := filepath.Join(dir, "store")
+	cg := func(stdin string, args ...string) (string, string, int) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"--db", db}, args...)...)
+		cmd.Env = append(os.Environ(), "HOME="+dir)
+		cmd.Stdin = strings.NewReader(stdin)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("run %v: %v", args, err)
+		}
+		return out.String(), errb.String(), code
+	}
+	if _, stderr, code := cg("", "init"); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, stderr)
+	}
+	out, stderr, code := cg("", "add", "the build needs librocksdb-dev 7.8.3", "--type", "fact", "--tag", "build")
+	if code != 0 {
+		t.Fatalf("add: exit %d: %s", code, stderr)
+	}
+	id := strings.TrimSpace(out)
+	out, _, code = cg("", "--json", "get", id)
+	var m memoryJSON
+	if err := json.Unmarshal([]byte(out), &m); err != nil || code != 0 {
+		t.Fatalf("get: exit %d, %v: %s", code, err, out)
+	}
+	if m.ID.String() != id || m.Content != "the build needs librocksdb-dev 7.8.3" || m.Type != "fact" || len(m.Tags) != 1 {
+		t.Fatalf("get returned %+v", m)
+	}
+	out, _, code = cg("{\"content\":\"second\"}\nnot json\n", "--json", "add", "--jsonl", "-")
+	var res bulkResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 || res.Added != 1 || res.Failed != 1 || res.Errors[0].Line != 2 {
+		t.Fatalf("bulk: exit %d, %+v, %v", code, res, err)
+	}
+	out, _, code = cg("", "list")
+	if code != 0 || strings.Count(out, "\n") != 2 || !strings.Contains(out, id) || !strings.Contains(out, "second") {
+		t.Fatalf("list: exit %d:\n%s", code, out)
+	}
+	if _, stderr, code = cg("", "get", "nope"); code != 2 || !strings.HasPrefix(stderr, "cgraph: id: ") {
+		t.Fatalf("bad id: exit %d, stderr %q", code, stderr)
+	}
+}
