@@ -27,7 +27,7 @@ func Encode(f *Fingerprint) ([]byte, error) {
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("encode fingerprint: %w", err)
 	}
-	e := &encbuf{b: make([]byte, 0, 256)}
+	e := &encbuf{b: make([]byte, 0, encodedSize(f))}
 	e.b = append(e.b, Magic...)
 	e.u16(Version)
 	n := 0
@@ -60,12 +60,45 @@ func encodeEntry(e *encbuf, s SlotID, en Entry) {
 		return
 	}
 	e.u8(uint8(en.Value.Kind()))
-	lenAt := len(e.b)
-	e.u32(0) // payload length, patched below
+	e.u32(uint32(en.Value.size()))
 	en.Value.appendPayload(e)
-	n := len(e.b) - lenAt - 4
-	e.b[lenAt], e.b[lenAt+1], e.b[lenAt+2], e.b[lenAt+3] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
 }
+
+// encodedSize is the exact length Encode produces for a valid f.
+func encodedSize(f *Fingerprint) int {
+	n := len(Magic) + 2 + 1 + 4
+	for _, en := range f.Slots {
+		if en.Status == StatusMissing {
+			continue
+		}
+		n += 2 + 4 + len(en.Producer.Model) + 32 + 4 + len(en.Note) + 1 + 4
+		if en.Value != nil {
+			n += en.Value.size()
+		}
+	}
+	return n
+}
+
+func f32sSize(v []float32) int { return 4 + 4*len(v) }
+
+func strsSize(ss []string) int {
+	n := 4
+	for _, s := range ss {
+		n += 4 + len(s)
+	}
+	return n
+}
+
+func (v Dense) size() int     { return f32sSize(v) }
+func (v Pair) size() int      { return f32sSize(v.A) + f32sSize(v.B) }
+func (v TermFreqs) size() int { return strsSize(v.Terms) + 4*len(v.Counts) }
+func (v Sparse) size() int    { return 4 + 8*len(v.Indices) }
+func (v Tokens) size() int    { return 8 + 4*len(v.Data) }
+func (v Hyper) size() int     { return 4 + 8*len(v.Bits) + f32sSize(v.Projection) }
+func (v Timestamp) size() int { return 8 }
+func (v Periodic) size() int  { return 8 + f32sSize(v.Features) }
+func (v Sequence) size() int  { return 8 + f32sSize(v.Features) }
+func (v Entities) size() int  { return strsSize(v.Names) + f32sSize(v.Vector) }
 
 // Decode parses an encoded fingerprint. It accepts only canonical encodings —
 // those Encode produces — so that Encode(Decode(b)) == b. Errors wrap

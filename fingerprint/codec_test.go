@@ -296,3 +296,17 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestEncodedSize checks the size computation Encode relies on for its
+// payload lengths and its single allocation.
+func TestEncodedSize(t *testing.T) {
+	for _, f := range []*Fingerprint{{}, fullFingerprint(3), fullFingerprint(384)} {
+		b, err := Encode(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if encodedSize(f) != len(b) || cap(b) != len(b) {
+			t.Errorf("encodedSize %d, encoded %d bytes (cap %d)", encodedSize(f), len(b), cap(b))
+		}
+	}
+}

@@ -64,6 +64,10 @@ type Value interface {
 	// dimensions) so that what encodes also decodes to the same bytes.
 	validate() error
 	appendPayload(e *encbuf)
+	// size is the exact payload length in bytes.
+	size() int
+	// summarize fills the kind-specific fields of a SlotSummary.
+	summarize(s *SlotSummary)
 }
 
 // Dense is a dense float32 vector (E1, E7).
