@@ -3,10 +3,12 @@ package indexes
 import (
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/viterin/vek/vek32"
 )
 
@@ -193,4 +195,115 @@ func dotInt8(a, b []int8) int32 {
 		s0 += int32(a[i]) * int32(b[i])
 	}
 	return s0 + s1 + s2 + s3
+}
+
+type invFixture struct {
+	bm      *BM25
+	sp      *Splade
+	words   [][]string
+	sparse  []fingerprint.Sparse
+	bmBytes int
+}
+
+var invCache sync.Map
+
+// invFor builds BM25 and SPLADE indexes over an n-doc Zipfian corpus
+// (vocabulary 30k, 5–64 tokens per doc) with 1/10 deleted, and 64 queries of
+// 2–8 terms drawn from the same distribution (SPLADE queries are expanded to
+// 10–30 terms, like real SPLADE query vectors).
+func invFor(b *testing.B, n int) *invFixture {
+	if f, ok := invCache.Load(n); ok {
+		return f.(*invFixture)
+	}
+	tfs, sps, rng := zipfCorpus(21, n, 30000)
+	docs := make([]DocNum, n)
+	for i := range docs {
+		docs[i] = DocNum(i)
+	}
+	f := &invFixture{}
+	f.bm, _ = NewBM25("E6", DefaultBM25)
+	f.sp = NewSplade("E13")
+	must(b, f.bm.Build(docs, tfs))
+	must(b, f.sp.Build(docs, sps))
+	for d := 0; d < n; d += 10 {
+		f.bm.Delete(DocNum(d))
+		f.sp.Delete(DocNum(d))
+	}
+	qtfs, qsps, _ := zipfCorpus(uint64(rng.IntN(1000)+100), 64, 30000)
+	for i := range 64 {
+		terms := qtfs[i].Terms[:min(len(qtfs[i].Terms), 2+i%7)]
+		f.words = append(f.words, terms)
+		s := qsps[i]
+		m := min(len(s.Indices), 10+i%21)
+		f.sparse = append(f.sparse, fingerprint.Sparse{Indices: s.Indices[:m], Weights: s.Weights[:m]})
+	}
+	invCache.Store(n, f)
+	return f
+}
+
+func BenchmarkInverted(b *testing.B) {
+	for _, n := range benchSizes() {
+		for _, k := range []int{10, 1000} {
+			for _, alg := range []string{"auto", "maxscore", "exhaustive"} {
+				b.Run(fmt.Sprintf("n=%d/BM25/k=%d/%s", n, k, alg), func(b *testing.B) {
+					f := invFor(b, n)
+					a := map[string]algo{"auto": algoAuto, "maxscore": algoMaxScore, "exhaustive": algoExhaustive}[alg]
+					for i := 0; b.Loop(); i++ {
+						if _, err := f.bm.search(f.words[i%64], k, nil, a); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				b.Run(fmt.Sprintf("n=%d/SPLADE/k=%d/%s", n, k, alg), func(b *testing.B) {
+					f := invFor(b, n)
+					a := map[string]algo{"auto": algoAuto, "maxscore": algoMaxScore, "exhaustive": algoExhaustive}[alg]
+					for i := 0; b.Loop(); i++ {
+						if _, err := f.sp.search(f.sparse[i%64], k, nil, a); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func BenchmarkMaxSim(b *testing.B) {
+	// Rerank 100 candidates of 64 tokens × 128 dims with a 32-token query.
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, _ := NewLate("E12", 128)
+	var cands []DocNum
+	for d := range DocNum(100) {
+		must(b, x.Add(d, randMatrix(rng, 64, 128)))
+		cands = append(cands, d)
+	}
+	q := randMatrix(rng, 32, 128)
+	b.Run("int8", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := x.MaxSim(q, cands); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(x.Bytes())/100, "B/doc")
+	})
+	docs := make([][]float32, 100)
+	for i := range docs {
+		docs[i] = randMatrix(rng, 64, 128)
+	}
+	b.Run("float32-baseline", func(b *testing.B) {
+		for b.Loop() {
+			for _, d := range docs {
+				var sum float32
+				for i := 0; i < len(q); i += 128 {
+					best := float32(-1e30)
+					for j := 0; j < len(d); j += 128 {
+						best = max(best, vek32.Dot(q[i:i+128], d[j:j+128]))
+					}
+					sum += best
+				}
+				_ = sum
+			}
+		}
+		b.ReportMetric(64*128*4, "B/doc")
+	})
 }

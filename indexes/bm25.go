@@ -233,27 +233,27 @@ func (x *BM25) resolveLocked(query []string) ([]qterm, scoreFn) {
 
 // Search returns the top k docs for the query terms (best first), among filter's
 // docs when filter is non-nil. Terms not in the index match nothing; an empty
-// result is not an error. Cost: MaxScore over the query terms' posting lists.
+// result is not an error. The result is exact; short queries with small k use
+// MaxScore, the rest a dense term-at-a-time accumulator (whichever measured
+// faster). Cost: at most one pass over the query terms' posting lists.
 func (x *BM25) Search(query []string, k int, filter *roaring.Bitmap) (Hits, error) {
-	if err := checkK(fmt.Sprintf("BM25 index %q: search", x.name), k); err != nil {
-		return nil, err
-	}
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	qs, score := x.resolveLocked(query)
-	return x.ix.maxScore(qs, k, filter, score), nil
+	return x.search(query, k, filter, algoAuto)
 }
 
 // SearchExhaustive is Search scoring every posting (term at a time): the
 // reference and the baseline for Search's early termination.
 func (x *BM25) SearchExhaustive(query []string, k int, filter *roaring.Bitmap) (Hits, error) {
+	return x.search(query, k, filter, algoExhaustive)
+}
+
+func (x *BM25) search(query []string, k int, filter *roaring.Bitmap, a algo) (Hits, error) {
 	if err := checkK(fmt.Sprintf("BM25 index %q: search", x.name), k); err != nil {
 		return nil, err
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	qs, score := x.resolveLocked(query)
-	return x.ix.exhaustive(qs, k, filter, score), nil
+	return x.ix.topK(qs, k, filter, score, a), nil
 }
 
 // Postings returns an iterator over the docs containing term, or an empty one.

@@ -183,11 +183,11 @@ func TestMaxScoreEqualsExhaustive(t *testing.T) {
 		for _, k := range []int{1, 10, 100} {
 			for _, f := range []*roaring.Bitmap{nil, filter} {
 				label := fmt.Sprintf("query %d %v k=%d filter=%v", qi, words, k, f != nil)
-				got, err := bm.Search(words, k, f)
+				got, err := bm.search(words, k, f, algoMaxScore)
 				must(t, err)
 				want, _ := bm.SearchExhaustive(words, k, f)
 				sameHits(t, "BM25 "+label, got, want)
-				got, err = sp.Search(sq, k, f)
+				got, err = sp.search(sq, k, f, algoMaxScore)
 				must(t, err)
 				want, _ = sp.SearchExhaustive(sq, k, f)
 				sameHits(t, "SPLADE "+label, got, want)
@@ -209,7 +209,7 @@ func TestMaxScoreTies(t *testing.T) {
 	}
 	q := fingerprint.Sparse{Indices: []uint32{0, 1, 7}, Weights: []float32{1, 1, 1}}
 	for _, k := range []int{1, 5, 50, 499, 600} {
-		got, _ := sp.Search(q, k, nil)
+		got, _ := sp.search(q, k, nil, algoMaxScore)
 		want, _ := sp.SearchExhaustive(q, k, nil)
 		sameHits(t, fmt.Sprintf("k=%d", k), got, want)
 	}
@@ -299,10 +299,10 @@ func FuzzMaxScoreExact(f *testing.F) {
 		for i := range qs.Indices {
 			qs.Weights = append(qs.Weights, float32(i+1)/2)
 		}
-		got, _ := bm.Search(qw, k, nil)
+		got, _ := bm.search(qw, k, nil, algoMaxScore)
 		want, _ := bm.SearchExhaustive(qw, k, nil)
 		sameHits(t, "BM25", got, want)
-		got, _ = sp.Search(qs, k, nil)
+		got, _ = sp.search(qs, k, nil, algoMaxScore)
 		want, _ = sp.SearchExhaustive(qs, k, nil)
 		sameHits(t, "SPLADE", got, want)
 	})

@@ -189,7 +189,7 @@ func (x *Late) MaxSim(query []float32, candidates []DocNum) (hits Hits, missing 
 		return nil, nil, err
 	}
 	nq := len(query) / x.dim
-	buf := make([]float32, x.dim)
+	var buf []float32
 	best := make([]float32, nq)
 	cands := slices.Clone(candidates)
 	slices.Sort(cands)
@@ -203,19 +203,22 @@ func (x *Late) MaxSim(query []float32, candidates []DocNum) (hits Hits, missing 
 			continue
 		}
 		m := x.mats[d]
-		for i := range best {
-			best[i] = float32(math.Inf(-1))
+		if cap(buf) < len(m.q) {
+			buf = make([]float32, len(m.q))
 		}
-		for r, s := range m.scale {
-			row := m.q[r*x.dim : (r+1)*x.dim]
-			for i, v := range row {
-				buf[i] = float32(v) * s
-			}
-			for i := range nq {
-				if dot := vek32.Dot(query[i*x.dim:(i+1)*x.dim], buf); dot > best[i] {
-					best[i] = dot
+		dq := buf[:len(m.q)]
+		for i, v := range m.q { // one tight conversion pass; scales apply after the dot
+			dq[i] = float32(v)
+		}
+		for i := range nq {
+			qi := query[i*x.dim : (i+1)*x.dim]
+			b := float32(math.Inf(-1))
+			for r, s := range m.scale {
+				if dot := s * vek32.Dot(qi, dq[r*x.dim:(r+1)*x.dim]); dot > b {
+					b = dot
 				}
 			}
+			best[i] = b
 		}
 		var sum float32
 		for _, b := range best {

@@ -130,7 +130,7 @@ func (x *Splade) resolveLocked(q fingerprint.Sparse) []qterm {
 
 func spladeScore(t *qterm, _ DocNum, imp float32) float64 { return t.w * float64(imp) }
 
-func (x *Splade) search(q fingerprint.Sparse, k int, filter *roaring.Bitmap, exhaustive bool) (Hits, error) {
+func (x *Splade) search(q fingerprint.Sparse, k int, filter *roaring.Bitmap, a algo) (Hits, error) {
 	what := fmt.Sprintf("SPLADE index %q: search", x.name)
 	if err := checkK(what, k); err != nil {
 		return nil, err
@@ -141,21 +141,19 @@ func (x *Splade) search(q fingerprint.Sparse, k int, filter *roaring.Bitmap, exh
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	qs := x.resolveLocked(q)
-	if exhaustive {
-		return x.ix.exhaustive(qs, k, filter, spladeScore), nil
-	}
-	return x.ix.maxScore(qs, k, filter, spladeScore), nil
+	return x.ix.topK(qs, k, filter, spladeScore, a), nil
 }
 
 // Search returns the top k docs by sparse dot product with q (best first), among
-// filter's docs when filter is non-nil. It uses MaxScore.
+// filter's docs when filter is non-nil. The result is exact; short queries with
+// small k use MaxScore, the rest a dense term-at-a-time accumulator.
 func (x *Splade) Search(q fingerprint.Sparse, k int, filter *roaring.Bitmap) (Hits, error) {
-	return x.search(q, k, filter, false)
+	return x.search(q, k, filter, algoAuto)
 }
 
 // SearchExhaustive is Search scoring every posting: the reference and baseline.
 func (x *Splade) SearchExhaustive(q fingerprint.Sparse, k int, filter *roaring.Bitmap) (Hits, error) {
-	return x.search(q, k, filter, true)
+	return x.search(q, k, filter, algoExhaustive)
 }
 
 // Postings returns an iterator over a copy of term's documents.
