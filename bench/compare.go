@@ -7,22 +7,25 @@ import (
 
 // Comparison is a paired, per-query comparison of two runs on one metric.
 type Comparison struct {
-	A         string       `json:"a"`
-	B         string       `json:"b"`
-	Metric    string       `json:"metric"`
-	Queries   int          `json:"queries"`  // paired queries
-	Unpaired  int          `json:"unpaired"` // queries present in only one run (ignored)
-	MeanA     float64      `json:"mean_a"`
-	MeanB     float64      `json:"mean_b"`
-	MeanDelta float64      `json:"mean_delta"` // mean of B − A
-	CI95      CI           `json:"ci95"`       // paired bootstrap 95% CI of the mean delta
-	PValue    float64      `json:"p_value"`    // two-sided paired randomisation test
-	Exact     bool         `json:"p_exact"`    // p enumerated all sign flips
-	Wins      int          `json:"wins"`       // queries where B > A
-	Losses    int          `json:"losses"`
-	Ties      int          `json:"ties"`
-	Seed      uint64       `json:"seed"`
-	Deltas    []QueryDelta `json:"deltas"`
+	A         string  `json:"a"`
+	B         string  `json:"b"`
+	Metric    string  `json:"metric"`
+	Queries   int     `json:"queries"`  // paired queries
+	Unpaired  int     `json:"unpaired"` // queries present in only one run (ignored)
+	MeanA     float64 `json:"mean_a"`
+	MeanB     float64 `json:"mean_b"`
+	MeanDelta float64 `json:"mean_delta"` // mean of B − A
+	CI95      CI      `json:"ci95"`       // paired bootstrap 95% CI of the mean delta
+	PValue    float64 `json:"p_value"`    // two-sided paired randomisation test
+	Exact     bool    `json:"p_exact"`    // p enumerated all sign flips
+	Wins      int     `json:"wins"`       // queries where B > A
+	Losses    int     `json:"losses"`
+	Ties      int     `json:"ties"`
+	Seed      uint64  `json:"seed"`
+	// QueriesDiffer is set when the two reports used different query files
+	// over the same corpus and qrels (e.g. clean vs typo queries).
+	QueriesDiffer bool         `json:"queries_differ"`
+	Deltas        []QueryDelta `json:"deltas"`
 }
 
 // QueryDelta is one query's paired values.
@@ -80,12 +83,20 @@ func Compare(a, b *RunResult, metric string, seed uint64) (*Comparison, error) {
 	return c, nil
 }
 
-// CompareReports compares runs of two reports over the same dataset. With
+// CompareReports compares runs of two reports over the same dataset (or the
+// same corpus and qrels with another query file, e.g. typo queries: then
+// QueriesDiffer is set). With
 // runA empty it compares every run name present in both reports; with runB
 // empty, runB = runA. Reports over different datasets are refused.
 func CompareReports(ra, rb *Report, runA, runB, metric string, seed uint64) ([]*Comparison, error) {
-	if ra.Repro.DatasetChecksum != rb.Repro.DatasetChecksum {
-		return nil, fmt.Errorf("the reports are over different datasets (%s %s vs %s %s): per-query pairing needs the same queries",
+	ca, cb := ra.Repro.DatasetChecksums, rb.Repro.DatasetChecksums
+	queriesDiffer := false
+	switch {
+	case ra.Repro.DatasetChecksum == rb.Repro.DatasetChecksum:
+	case ca["corpus"] != "" && ca["corpus"] == cb["corpus"] && ca["qrels"] == cb["qrels"]:
+		queriesDiffer = true
+	default:
+		return nil, fmt.Errorf("the reports are over different datasets (%s %s vs %s %s): per-query pairing needs the same corpus and qrels",
 			ra.Dataset, ra.Repro.DatasetChecksum, rb.Dataset, rb.Repro.DatasetChecksum)
 	}
 	var pairs [][2]string
@@ -119,6 +130,7 @@ func CompareReports(ra, rb *Report, runA, runB, metric string, seed uint64) ([]*
 		if err != nil {
 			return nil, err
 		}
+		c.QueriesDiffer = queriesDiffer
 		out = append(out, c)
 	}
 	return out, nil

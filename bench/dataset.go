@@ -57,7 +57,11 @@ type Dataset struct {
 	Queries  []Query // only queries with at least one relevant (rel > 0) judgement, file order
 	Qrels    Qrels
 	Checksum string // "sha256:<hex>" over the files read, see Checksum
-	Files    []string
+	// Checksums holds one checksum per part: "corpus", "queries", "qrels".
+	// Runs over the same corpus and qrels with other queries (e.g. typo
+	// queries) can still be compared query by query.
+	Checksums map[string]string
+	Files     []string
 }
 
 // LoadOptions selects the files of a dataset. Zero values mean the BEIR defaults.
@@ -134,6 +138,12 @@ func Load(dir string, o LoadOptions) (*Dataset, error) {
 	}
 	if ds.Checksum, err = Checksum(ds.Files...); err != nil {
 		return nil, err
+	}
+	ds.Checksums = map[string]string{}
+	for i, part := range []string{"corpus", "queries", "qrels"} {
+		if ds.Checksums[part], err = Checksum(ds.Files[i]); err != nil {
+			return nil, err
+		}
 	}
 	return ds, nil
 }

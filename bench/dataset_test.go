@@ -64,8 +64,11 @@ func TestChecksumChangesWithContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Checksum == a.Checksum {
+	if c.Checksum == a.Checksum || c.Checksums["queries"] == a.Checksums["queries"] {
 		t.Fatal("checksum did not change after the queries file changed")
+	}
+	if c.Checksums["corpus"] != a.Checksums["corpus"] || c.Checksums["qrels"] != a.Checksums["qrels"] {
+		t.Fatal("corpus or qrels checksum changed with the queries file")
 	}
 }
 

@@ -82,12 +82,14 @@ type Repro struct {
 	ProfileWeights  map[string]map[string]float64 `json:"profile_weights"`
 	StageSizes      map[string]int                `json:"stage_sizes"`
 	DatasetChecksum string                        `json:"dataset_checksum"`
-	DatasetFiles    []string                      `json:"dataset_files"`
-	Split           string                        `json:"split"`
-	Queries         int                           `json:"queries"`
-	Cores           int                           `json:"cores"`
-	Seeds           map[string]uint64             `json:"seeds"`
-	Command         string                        `json:"command,omitempty"`
+	// DatasetChecksums are per part: corpus, queries, qrels.
+	DatasetChecksums map[string]string `json:"dataset_checksums"`
+	DatasetFiles     []string          `json:"dataset_files"`
+	Split            string            `json:"split"`
+	Queries          int               `json:"queries"`
+	Cores            int               `json:"cores"`
+	Seeds            map[string]uint64 `json:"seeds"`
+	Command          string            `json:"command,omitempty"`
 }
 
 // ModelInfo names one model file that served a slot.

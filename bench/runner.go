@@ -128,7 +128,7 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 	rep.Ingest.PeakRSSBytes = max(rep.Ingest.PeakRSSBytes, rss)
 
 	rp := &rep.Repro
-	rp.DatasetChecksum, rp.DatasetFiles, rp.Split = ds.Checksum, ds.Files, ds.Split
+	rp.DatasetChecksum, rp.DatasetChecksums, rp.DatasetFiles, rp.Split = ds.Checksum, ds.Checksums, ds.Files, ds.Split
 	rp.Queries, rp.Cores, rp.GoVersion = len(queries), runtime.NumCPU(), runtime.Version()
 	if rp.Seeds == nil {
 		rp.Seeds = map[string]uint64{}

@@ -233,7 +233,7 @@ func TestCompareRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := same[0]; c.PValue != 1 || c.MeanDelta != 0 || c.Ties != 8 || c.CI95 != (CI{}) || !c.Exact {
+	if c := same[0]; c.QueriesDiffer || c.PValue != 1 || c.MeanDelta != 0 || c.Ties != 8 || c.CI95 != (CI{}) || !c.Exact {
 		t.Errorf("identical runs: %+v", c)
 	}
 	cs, err := CompareReports(rep, rep, "good", "bad", "mrr@10", 1)
@@ -253,6 +253,12 @@ func TestCompareRuns(t *testing.T) {
 	}
 	other := *rep
 	other.Repro.DatasetChecksum = "sha256:other"
+	other.Repro.DatasetChecksums = map[string]string{"corpus": rep.Repro.DatasetChecksums["corpus"], "qrels": rep.Repro.DatasetChecksums["qrels"], "queries": "sha256:typos"}
+	cs, err = CompareReports(rep, &other, "good", "", "map", 1)
+	if err != nil || !cs[0].QueriesDiffer {
+		t.Errorf("same corpus and qrels, other queries: %v %+v", err, cs)
+	}
+	other.Repro.DatasetChecksums = map[string]string{"corpus": "sha256:x", "qrels": rep.Repro.DatasetChecksums["qrels"]}
 	if _, err := CompareReports(rep, &other, "", "", "map", 1); err == nil || !strings.Contains(err.Error(), "different datasets") {
 		t.Errorf("different datasets: %v", err)
 	}

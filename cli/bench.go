@@ -297,7 +297,9 @@ of a paired randomisation (sign-flip) test — exact up to 16 queries, else
 
 Without --run, every run name present in both reports is compared. With
 --run X, run X of A is compared with run X of B (or with --run-b Y).
-Reports over different datasets (checksums) are refused.`,
+Reports over different corpora or qrels (checksums) are refused; reports over
+the same corpus and qrels with different query files (clean vs typo queries)
+are paired by query id and flagged.`,
 		Example: `  cgraph bench compare out/clean/report.json out/typos/report.json --run pipeline:typo_tolerant
   cgraph bench compare out/report.json out/report.json --run e1_only --run-b pipeline:code_search --metric mrr@10`,
 		Args: exactArgs(2, "two report.json files"),
@@ -330,6 +332,9 @@ Reports over different datasets (checksums) are refused.`,
 				}
 				a.Printf("%s (A) vs %s (B), %s over %d paired queries:\n  mean A %.4f  mean B %.4f  Δ %+.4f  95%% CI [%+.4f, %+.4f]  p = %.4g (%s)\n  B better on %d, worse on %d, tied on %d queries",
 					c.A, c.B, c.Metric, c.Queries, c.MeanA, c.MeanB, c.MeanDelta, c.CI95.Lo, c.CI95.Hi, c.PValue, how, c.Wins, c.Losses, c.Ties)
+				if c.QueriesDiffer {
+					a.Printf("; the query files differ (same corpus and qrels)")
+				}
 				if c.Unpaired > 0 {
 					a.Printf("; %d queries in only one run ignored", c.Unpaired)
 				}

@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/cgraph/cgraph/bench"
+)
+
+const tinySet = "../bench/testdata/tiny"
+
+func benchExec(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = ExecuteContext(context.Background(), append([]string{"--db", t.TempDir()}, args...), strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// benchOverlapRetriever scores documents by distinct shared lower-case tokens
+// (ties by id); mode "reverse" reverses the ranking. Exact and deterministic.
+type benchOverlapRetriever struct{ docs []bench.Doc }
+
+func benchWords(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		m[w] = true
+	}
+	return m
+}
+
+func (o *benchOverlapRetriever) Index(_ context.Context, docs []bench.Doc) (bool, error) {
+	o.docs = docs
+	return false, nil
+}
+
+func (o *benchOverlapRetriever) Search(_ context.Context, req bench.SearchRequest) ([]bench.Ranked, []bench.StageTiming, error) {
+	q := benchWords(req.Query.Text)
+	var out []bench.Ranked
+	for _, d := range o.docs {
+		n := 0
+		for w := range benchWords(d.Title + " " + d.Text) {
+			if q[w] {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, bench.Ranked{ID: d.ID, Score: float64(n)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	if req.Run.Profile == "typo_tolerant" {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out, []bench.StageTiming{{Stage: "overlap"}}, nil
+}
+
+func withTestRetriever(t *testing.T) {
+	old := benchRetriever
+	benchRetriever = func(a *App, storeDir string) (bench.Retriever, bench.Repro, func() error, error) {
+		return &benchOverlapRetriever{}, bench.Repro{StageSizes: map[string]int{"k": 100}}, func() error { return nil }, nil
+	}
+	t.Cleanup(func() { benchRetriever = old })
+}
+
+func TestBenchRunAndCompare(t *testing.T) {
+	withTestRetriever(t)
+	out := t.TempDir()
+	stdout, stderr, code := benchExec(t, "--json", "bench", "run", "--data", tinySet, "--profiles", "code_search,typo_tolerant", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("stdout is not one JSON report: %v\n%s", err, stdout)
+	}
+	var names []string
+	for _, r := range rep.Runs {
+		names = append(names, r.Name)
+	}
+	if got := strings.Join(names, " "); got != "bm25_only e1_only rrf_e1_e6 pipeline:code_search pipeline:typo_tolerant" {
+		t.Fatalf("runs %s", got)
+	}
+	if w := rep.Repro.ProfileWeights["code_search"]["E7"]; w != 0.4 {
+		t.Errorf("code_search E7 weight %v in the reproducibility block, want 0.4", w)
+	}
+	if rep.Repro.CgraphVersion == "" || rep.Repro.DatasetChecksum == "" {
+		t.Errorf("repro %+v", rep.Repro)
+	}
+	for _, f := range bench.ReportFiles {
+		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("report file %s: %v", f, err)
+		}
+	}
+
+	report := filepath.Join(out, "report.json")
+	stdout, stderr, code = benchExec(t, "bench", "compare", report, report, "--run", "pipeline:code_search", "--run-b", "pipeline:typo_tolerant")
+	if code != 0 {
+		t.Fatalf("compare exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "pipeline:code_search (A) vs pipeline:typo_tolerant (B), ndcg@10 over 8 paired queries") || !strings.Contains(stdout, "(exact)") {
+		t.Errorf("compare output:\n%s", stdout)
+	}
+	stdout, _, code = benchExec(t, "--json", "bench", "compare", report, report)
+	var cmp struct{ Comparisons []bench.Comparison }
+	if code != 0 || json.Unmarshal([]byte(stdout), &cmp) != nil || len(cmp.Comparisons) != 5 {
+		t.Fatalf("compare --json: exit %d, %s", code, stdout)
+	}
+	for _, c := range cmp.Comparisons {
+		if c.PValue != 1 || c.MeanDelta != 0 {
+			t.Errorf("a report compared with itself: %+v", c)
+		}
+	}
+}
+
+func TestBenchUsageErrors(t *testing.T) {
+	withTestRetriever(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"bench", "run"}, 2, "--data is missing"},
+		{[]string{"bench", "run", "--data", tinySet, "--profiles", "nope"}, 2, `unknown profile "nope"`},
+		{[]string{"bench", "run", "--data", tinySet, "--modes", "fast"}, 2, `unknown mode "fast"`},
+		{[]string{"bench", "run", "--data", tinySet, "--split", "dev"}, 1, "dev.tsv"},
+		{[]string{"bench", "prepare", "csn-rust", "--src", ".", "--out", "x"}, 2, `unknown set kind "csn-rust"`},
+		{[]string{"bench", "prepare", "csn-go", "--out", "x"}, 2, "--src is missing"},
+		{[]string{"bench", "prepare", "csn-go", "--src", "."}, 2, "--out is missing"},
+		{[]string{"bench", "compare", "a.json"}, 2, "two report.json files"},
+		{[]string{"bench", "compare", "a.json", "b.json", "--metric", "p@5"}, 2, `--metric "p@5" is not a metric`},
+		{[]string{"bench", "compare", "a.json", "b.json"}, 1, "read report"},
+	} {
+		_, stderr, code := benchExec(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
+
+func TestBenchRunUnwired(t *testing.T) {
+	_, stderr, code := benchExec(t, "bench", "run", "--data", tinySet, "--out", t.TempDir())
+	if code != 1 || !strings.Contains(stderr, "bench run needs engine search") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestBenchPrepareDeterministic(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, out := range []string{a, b} {
+		stdout, stderr, code := benchExec(t, "--json", "bench", "prepare", "csn-go", "--src", "../bench/testdata/src/go", "--out", out, "--typos", "--seed", "3")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var res struct {
+			Stats bench.PrepareStats
+		}
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Stats.Pairs != 4 {
+			t.Fatalf("output %s (%v)", stdout, err)
+		}
+	}
+	for _, f := range []string{"corpus.jsonl", "queries.jsonl", "queries-typos.jsonl", "qrels/test.tsv", "prepare.json"} {
+		x, err := os.ReadFile(filepath.Join(a, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := os.ReadFile(filepath.Join(b, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sha256.Sum256(x) != sha256.Sum256(y) {
+			t.Errorf("%s differs between two runs", f)
+		}
+	}
+}
