@@ -262,7 +262,10 @@ func TestMatryoshka128(t *testing.T) {
 
 // FuzzDecode: Decode never panics, and whatever decodes re-encodes to the same
 // bytes. decodeBody is fuzzed too so that the payload decoders are reached
-// without the fuzzer having to forge a CRC.
+// without the fuzzer having to forge a CRC. Seeds are a few KB, so run it with
+// a bounded minimisation, or the fuzzer spends its time minimising:
+//
+//	go test -run '^$' -fuzz FuzzDecode -fuzztime 60s -fuzzminimizetime 50x ./fingerprint
 func FuzzDecode(f *testing.F) {
 	for _, fp := range []*Fingerprint{{}, fullFingerprint(2), fullFingerprint(8)} {
 		b, err := Encode(fp)

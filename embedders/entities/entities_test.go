@@ -145,3 +145,27 @@ func BenchmarkExtract(b *testing.B) {
 		_ = Extract(string(src))
 	}
 }
+
+// FuzzParseList: the list parser never panics, and every accepted list maps
+// each surface form to a lower-case canonical name it declared.
+func FuzzParseList(f *testing.F) {
+	f.Add(entitiesTxt)
+	f.Add("go Go golang\nredis\n# c\n")
+	f.Add("A\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := parseList(s)
+		if err != nil {
+			return
+		}
+		for sf, c := range l.exact {
+			if c != strings.ToLower(c) || sf == "" {
+				t.Fatalf("surface %q → %q", sf, c)
+			}
+		}
+		for k, c := range l.fold {
+			if k != c {
+				t.Fatalf("fold key %q → %q", k, c)
+			}
+		}
+	})
+}
