@@ -16,6 +16,7 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/cgraph/cgraph/fingerprint"
@@ -65,8 +66,9 @@ func rotate(dst, src *hv, k int) {
 }
 
 // charVectors holds ρ^p(C(r)) for ASCII runes and each position p in a
-// trigram, built once; other runes are computed on demand.
-var charVectors = func() *[N][128]hv {
+// trigram, built on first use (about 480 KB, a few ms) so that programs that
+// never encode pay nothing; other runes are computed on demand.
+var charVectors = sync.OnceValue(func() *[N][128]hv {
 	t := new([N][128]hv)
 	for r := range 128 {
 		var c hv
@@ -76,12 +78,12 @@ var charVectors = func() *[N][128]hv {
 		}
 	}
 	return t
-}()
+})
 
 // charVector returns ρ^(N-1-p)(C(r)) in out.
 func charVector(out *hv, r rune, p int) {
 	if r >= 0 && r < 128 {
-		*out = charVectors[p][r]
+		*out = charVectors()[p][r]
 		return
 	}
 	var c hv
@@ -135,12 +137,13 @@ func Encode(text string) []uint64 {
 		return out
 	}
 	// vec[i][p] is ρ^(N-1-p)(C(rs[i])), shared across repeated runes.
+	ascii := charVectors()
 	vec := make([][N]*hv, len(rs))
 	var other map[rune]*[N]hv
 	for i, r := range rs {
 		if r >= 0 && r < 128 {
 			for p := range N {
-				vec[i][p] = &charVectors[p][r]
+				vec[i][p] = &ascii[p][r]
 			}
 			continue
 		}
