@@ -1,0 +1,212 @@
+package indexes
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// TokenMatrix is a quantized E12 token matrix: Rows() token vectors of Dim()
+// values, row r stored as int8 values q[r·dim … (r+1)·dim) times the float32
+// scale[r] = max|row|/127. It costs Dim()+4 bytes per token (a quarter of
+// float32) and changes each value by at most scale/2. A TokenMatrix is immutable
+// once made and safe for concurrent reads.
+type TokenMatrix struct {
+	dim   int
+	q     []int8
+	scale []float32
+}
+
+// Dim returns the width of a token vector.
+func (m TokenMatrix) Dim() int { return m.dim }
+
+// Rows returns the number of token vectors.
+func (m TokenMatrix) Rows() int { return len(m.scale) }
+
+// Bytes is the heap size of the matrix data.
+func (m TokenMatrix) Bytes() int { return len(m.q) + 4*len(m.scale) }
+
+// Row returns token r dequantized into a new slice.
+func (m TokenMatrix) Row(r int) []float32 {
+	out := make([]float32, m.dim)
+	for i, v := range m.q[r*m.dim : (r+1)*m.dim] {
+		out[i] = float32(v) * m.scale[r]
+	}
+	return out
+}
+
+// quantizeRow maps v to int8 with scale max|v|/127 (round to nearest); an
+// all-zero row gets scale 0. The error per value is at most scale/2.
+func quantizeRow(v []float32) ([]int8, float32) {
+	var mx float32
+	for _, e := range v {
+		mx = max(mx, float32(math.Abs(float64(e))))
+	}
+	q := make([]int8, len(v))
+	if mx == 0 {
+		return q, 0
+	}
+	s := mx / 127
+	for i, e := range v {
+		q[i] = int8(math.Round(float64(e / s)))
+	}
+	return q, s
+}
+
+// QuantizeTokens quantizes a row-major float32 token matrix of width dim.
+// It rejects an empty matrix, a length that is not a multiple of dim, and
+// non-finite values.
+func QuantizeTokens(dim int, data []float32) (TokenMatrix, error) {
+	if dim <= 0 {
+		return TokenMatrix{}, fmt.Errorf("quantize tokens: width %d must be positive", dim)
+	}
+	if len(data) == 0 || len(data)%dim != 0 {
+		return TokenMatrix{}, fmt.Errorf("quantize tokens: token matrix has %d values, not a positive multiple of the token width %d", len(data), dim)
+	}
+	if err := checkVector("quantize tokens", data, len(data), false); err != nil {
+		return TokenMatrix{}, err
+	}
+	rows := len(data) / dim
+	m := TokenMatrix{dim: dim, q: make([]int8, 0, len(data)), scale: make([]float32, rows)}
+	for r := range rows {
+		q, s := quantizeRow(data[r*dim : (r+1)*dim])
+		m.q = append(m.q, q...)
+		m.scale[r] = s
+	}
+	return m, nil
+}
+
+// tokenFormatV1 is the first byte of an encoded TokenMatrix. Values never change;
+// a new layout gets a new number.
+const tokenFormatV1 = 1
+
+// AppendBinary appends the encoding of m to b:
+//
+//	version  byte   (1)
+//	dim      uvarint
+//	rows     uvarint
+//	scales   rows × float32, little endian
+//	values   rows × dim × int8
+//
+// It is the value layout of the engine's e12_late_interaction column family, so
+// the store can load one candidate's matrix without decoding a fingerprint.
+func (m TokenMatrix) AppendBinary(b []byte) ([]byte, error) {
+	b = append(b, tokenFormatV1)
+	b = binary.AppendUvarint(b, uint64(m.dim))
+	b = binary.AppendUvarint(b, uint64(len(m.scale)))
+	for _, s := range m.scale {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
+	}
+	for _, v := range m.q {
+		b = append(b, byte(v))
+	}
+	return b, nil
+}
+
+// maxTokenRows and maxTokenDim bound decoded sizes so a corrupt header cannot ask
+// for gigabytes.
+const (
+	maxTokenRows = 1 << 16
+	maxTokenDim  = 1 << 12
+)
+
+// DecodeTokenMatrix decodes what AppendBinary wrote. Errors say which part is
+// wrong; the caller adds the column family and key.
+func DecodeTokenMatrix(b []byte) (TokenMatrix, error) {
+	if len(b) == 0 {
+		return TokenMatrix{}, fmt.Errorf("decode token matrix: empty value")
+	}
+	if b[0] != tokenFormatV1 {
+		return TokenMatrix{}, fmt.Errorf("decode token matrix: format version %d, this build reads version %d", b[0], tokenFormatV1)
+	}
+	b = b[1:]
+	dim, n := binary.Uvarint(b)
+	if n <= 0 || dim == 0 || dim > maxTokenDim {
+		return TokenMatrix{}, fmt.Errorf("decode token matrix: bad width (varint status %d, value %d, limit %d)", n, dim, maxTokenDim)
+	}
+	b = b[n:]
+	rows, n := binary.Uvarint(b)
+	if n <= 0 || rows == 0 || rows > maxTokenRows {
+		return TokenMatrix{}, fmt.Errorf("decode token matrix: bad row count (varint status %d, value %d, limit %d)", n, rows, maxTokenRows)
+	}
+	b = b[n:]
+	if want := rows*4 + rows*dim; uint64(len(b)) != want {
+		return TokenMatrix{}, fmt.Errorf("decode token matrix: %d×%d matrix needs %d bytes after the header, value has %d", rows, dim, want, len(b))
+	}
+	m := TokenMatrix{dim: int(dim), scale: make([]float32, rows), q: make([]int8, rows*dim)}
+	for r := range m.scale {
+		s := math.Float32frombits(binary.LittleEndian.Uint32(b[4*r:]))
+		if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) || s < 0 {
+			return TokenMatrix{}, fmt.Errorf("decode token matrix: row %d scale is %v, want a finite value ≥ 0", r, s)
+		}
+		m.scale[r] = s
+	}
+	for i, v := range b[4*rows:] {
+		m.q[i] = int8(v)
+	}
+	return m, nil
+}
+
+// TokenLoader fetches the quantized token matrix of a candidate; ok is false when
+// the doc has none. The engine implements it over its column family; Late over
+// memory.
+type TokenLoader func(doc DocNum) (m TokenMatrix, ok bool, err error)
+
+// MaxSim scores each candidate by Σ over query tokens of the maximum dot product
+// with the candidate's (dequantized) tokens, and returns the scored candidates
+// best first. Candidates the loader has no matrix for are not scored; they come
+// back in missing (ascending, deduplicated) so the caller reports them — never
+// silently dropped. A loader error stops the scoring and is returned wrapped.
+// query is row-major with len(query) a positive multiple of dim; every matrix
+// must have width dim. Cost: O(Σ tokens·dim·query rows) over the candidates.
+func MaxSim(query []float32, dim int, candidates []DocNum, load TokenLoader) (hits Hits, missing []DocNum, err error) {
+	if dim <= 0 || len(query) == 0 || len(query)%dim != 0 {
+		return nil, nil, fmt.Errorf("MaxSim: query matrix has %d values, not a positive multiple of the token width %d", len(query), dim)
+	}
+	if err := checkVector("MaxSim: query", query, len(query), false); err != nil {
+		return nil, nil, err
+	}
+	nq := len(query) / dim
+	var buf []float32
+	cands := slices.Clone(candidates)
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	hits = make(Hits, 0, len(cands))
+	for _, d := range cands {
+		m, ok, err := load(d)
+		if err != nil {
+			return nil, nil, fmt.Errorf("MaxSim: load token matrix of doc %d: %w", d, err)
+		}
+		if !ok {
+			missing = append(missing, d)
+			continue
+		}
+		if m.dim != dim {
+			return nil, nil, fmt.Errorf("MaxSim: doc %d has %d-wide tokens, the query %d-wide; the store was built by another model", d, m.dim, dim)
+		}
+		if cap(buf) < len(m.q) {
+			buf = make([]float32, len(m.q))
+		}
+		dq := buf[:len(m.q)]
+		for i, v := range m.q { // one tight conversion pass; scales apply after the dot
+			dq[i] = float32(v)
+		}
+		var sum float32
+		for i := range nq {
+			qi := query[i*dim : (i+1)*dim]
+			best := float32(math.Inf(-1))
+			for r, s := range m.scale {
+				if dot := s * vek32.Dot(qi, dq[r*dim:(r+1)*dim]); dot > best {
+					best = dot
+				}
+			}
+			sum += best
+		}
+		hits = append(hits, Hit{Doc: d, Score: sum})
+	}
+	hits.SortByScore()
+	return hits, missing, nil
+}

@@ -1,0 +1,133 @@
+package indexes
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestTokenMatrixRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	data := randMatrix(rng, 9, 24)
+	m, err := QuantizeTokens(24, data)
+	must(t, err)
+	b, err := m.AppendBinary(nil)
+	must(t, err)
+	if len(b) != 1+1+1+9*4+9*24 {
+		t.Fatalf("encoded %d bytes, want %d", len(b), 1+1+1+9*4+9*24)
+	}
+	got, err := DecodeTokenMatrix(b)
+	must(t, err)
+	b2, _ := got.AppendBinary(nil)
+	if !bytes.Equal(b, b2) || got.Rows() != 9 || got.Dim() != 24 {
+		t.Fatal("decode(encode(m)) differs from m")
+	}
+	for r := range 9 {
+		row := got.Row(r)
+		for i, v := range row {
+			if d := v - data[r*24+i]; d > m.scale[r]/2+1e-7 || d < -m.scale[r]/2-1e-7 {
+				t.Fatalf("row %d value %d: dequantized %v, original %v, scale %v", r, i, v, data[r*24+i], m.scale[r])
+			}
+		}
+	}
+}
+
+// TestTokenMatrixGolden pins format version 1 with a fixture that must keep
+// decoding: a 2×3 matrix [[1, −0.5, 0], [0, 0, 0]].
+func TestTokenMatrixGolden(t *testing.T) {
+	raw, err := os.ReadFile("testdata/token_matrix_v1.hex")
+	must(t, err)
+	b, err := hex.DecodeString(strings.TrimSpace(string(raw)))
+	must(t, err)
+	m, err := DecodeTokenMatrix(b)
+	must(t, err)
+	if m.Rows() != 2 || m.Dim() != 3 {
+		t.Fatalf("fixture decodes to %d×%d, want 2×3", m.Rows(), m.Dim())
+	}
+	want, _ := QuantizeTokens(3, []float32{1, -0.5, 0, 0, 0, 0})
+	enc, _ := want.AppendBinary(nil)
+	if !bytes.Equal(enc, b) {
+		t.Fatalf("encoding changed:\n got %x\nwant %x (fixture)", enc, b)
+	}
+}
+
+func TestDecodeTokenMatrixErrors(t *testing.T) {
+	good, _ := QuantizeTokens(2, []float32{1, 2})
+	enc, _ := good.AppendBinary(nil)
+	nanScale := append([]byte(nil), enc...)
+	copy(nanScale[3:7], []byte{0, 0, 0xc0, 0x7f})
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"empty", nil, "empty value"},
+		{"version", append([]byte{9}, enc[1:]...), "format version 9"},
+		{"zero width", []byte{1, 0, 1}, "bad width"},
+		{"huge rows", []byte{1, 2, 0xff, 0xff, 0xff, 0xff, 0x0f}, "bad row count"},
+		{"truncated", enc[:len(enc)-1], "needs 6 bytes"},
+		{"trailing", append(append([]byte(nil), enc...), 0), "needs 6 bytes"},
+		{"NaN scale", nanScale, "scale is NaN"},
+	} {
+		if _, err := DecodeTokenMatrix(c.b); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func FuzzDecodeTokenMatrix(f *testing.F) {
+	m, _ := QuantizeTokens(3, []float32{1, -0.5, 0, 0, 0, 0})
+	enc, _ := m.AppendBinary(nil)
+	f.Add(enc)
+	f.Add([]byte{1, 1, 1, 0, 0, 0x80, 0x3f, 5})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := DecodeTokenMatrix(b)
+		if err != nil {
+			return
+		}
+		// Whatever decodes re-encodes to the same bytes and scores without error.
+		again, _ := m.AppendBinary(nil)
+		if !bytes.Equal(again, b) {
+			t.Fatalf("re-encoding %x gave %x", b, again)
+		}
+		q := make([]float32, m.Dim())
+		q[0] = 1
+		hits, _, err := MaxSim(q, m.Dim(), []DocNum{1}, func(DocNum) (TokenMatrix, bool, error) { return m, true, nil })
+		if err != nil || len(hits) != 1 {
+			t.Fatalf("MaxSim on a decoded matrix: %v, %v", hits, err)
+		}
+	})
+}
+
+func TestMaxSimLoader(t *testing.T) {
+	m, _ := QuantizeTokens(2, []float32{1, 0, 0, 1})
+	boom := errors.New("disk on fire")
+	load := func(d DocNum) (TokenMatrix, bool, error) {
+		switch d {
+		case 1:
+			return m, true, nil
+		case 2:
+			return TokenMatrix{}, false, nil
+		case 3:
+			w, _ := QuantizeTokens(3, []float32{1, 0, 0})
+			return w, true, nil
+		}
+		return TokenMatrix{}, false, boom
+	}
+	hits, missing, err := MaxSim([]float32{1, 0, 0.5, 0.5}, 2, []DocNum{2, 1, 1}, load)
+	must(t, err)
+	// query tokens (1,0) and (.5,.5) against doc tokens (1,0), (0,1): 1 + 0.5.
+	if len(hits) != 1 || hits[0].Doc != 1 || hits[0].Score != 1.5 || len(missing) != 1 || missing[0] != 2 {
+		t.Fatalf("hits %v missing %v", hits, missing)
+	}
+	if _, _, err := MaxSim([]float32{1, 0}, 2, []DocNum{9}, load); !errors.Is(err, boom) {
+		t.Errorf("loader error not wrapped: %v", err)
+	}
+	if _, _, err := MaxSim([]float32{1, 0}, 2, []DocNum{3}, load); err == nil || !strings.Contains(err.Error(), "3-wide tokens") {
+		t.Errorf("width mismatch: %v", err)
+	}
+}
