@@ -222,13 +222,14 @@ func (a *App) progress(size int64) *progressbar.ProgressBar {
 	)
 }
 
-// readLine reads one line (without its newline). A line longer than max is
-// consumed and reported as tooLong, without holding it in memory. err is
-// io.EOF after the last line.
+// readLine reads one line without its ending ("\n" or "\r\n"). A line
+// longer than max bytes (ending excluded) is consumed and reported as
+// tooLong, holding at most max+2 bytes of it in memory. err is io.EOF after
+// the last line.
 func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if !tooLong && len(line)+len(chunk) <= max+1 {
+		if !tooLong && len(line)+len(chunk) <= max+2 {
 			line = append(line, chunk...)
 		} else {
 			tooLong, line = true, nil
@@ -238,6 +239,9 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 		}
 		line = bytes.TrimSuffix(line, []byte("\n"))
 		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) > max {
+			tooLong, line = true, nil
+		}
 		return line, tooLong, err
 	}
 }

@@ -205,8 +205,10 @@ func FuzzReadLine(f *testing.F) {
 			}
 			w := bytes.TrimSuffix(want[i], []byte("\r"))
 			switch {
-			case len(want[i]) > max && !tooLong:
-				t.Fatalf("line %d of %d bytes not reported too long (max %d)", i+1, len(want[i]), max)
+			case len(w) > max && !tooLong:
+				t.Fatalf("line %d of %d bytes not reported too long (max %d)", i+1, len(w), max)
+			case len(w) <= max && tooLong:
+				t.Fatalf("line %d of %d bytes reported too long (max %d)", i+1, len(w), max)
 			case !tooLong && !bytes.Equal(l, w):
 				t.Fatalf("line %d = %q, want %q", i+1, l, w)
 			}
