@@ -110,6 +110,10 @@ type Config struct {
 	AllowCPUFallback bool
 	// IntraOpThreads is ONNX Runtime's thread count per run (0: one per core).
 	IntraOpThreads int
+	// Spin lets ONNX Runtime's intra-op threads spin-wait between operators: a little
+	// lower latency on an idle machine, but on a shared, busy one the spinning threads
+	// steal the cores the work needs. Default off.
+	Spin bool
 	// BatchSize is the most texts per run (default 32).
 	BatchSize int
 	// ConcurrentRuns is how many runs may execute at once on the shared session

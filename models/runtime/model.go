@@ -246,6 +246,13 @@ func (m *Model) sessionOptions() (*ort.SessionOptions, error) {
 	if err := opts.SetInterOpNumThreads(1); err != nil {
 		return nil, errors.Join(fmt.Errorf("set inter-op threads: %w", err), opts.Destroy())
 	}
+	spin := "0"
+	if m.cfg.Spin {
+		spin = "1"
+	}
+	if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", spin); err != nil {
+		return nil, errors.Join(fmt.Errorf("set intra-op spinning: %w", err), opts.Destroy())
+	}
 	return opts, nil
 }
 
