@@ -1,7 +1,10 @@
 package bench
 
 import (
+	"encoding/json"
 	"math"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -131,5 +134,63 @@ func BenchmarkEvaluate(b *testing.B) {
 	}
 	for b.Loop() {
 		Evaluate(ranking, judged)
+	}
+}
+
+// TestMetricsMatchPytrecEval compares every metric on 40 random queries with
+// the values pytrec_eval (trec_eval, as used by BEIR) computed for the same
+// qrels and rankings; testdata/trec/gen.py made the fixture.
+func TestMetricsMatchPytrecEval(t *testing.T) {
+	f, err := os.Open("testdata/trec/qrels.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	js, err := ParseQrels(f, "qrels.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qrels := Qrels{}
+	for _, j := range js {
+		if qrels[j.Query] == nil {
+			qrels[j.Query] = map[DocID]int{}
+		}
+		qrels[j.Query][j.Doc] = j.Rel
+	}
+	runText, err := os.ReadFile("testdata/trec/run.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := map[QueryID][]DocID{}
+	for _, line := range strings.Split(strings.TrimSpace(string(runText)), "\n") {
+		fs := strings.Split(line, "\t")
+		runs[QueryID(fs[0])] = append(runs[QueryID(fs[0])], DocID(fs[1]))
+	}
+	b, err := os.ReadFile("testdata/trec/expected.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[QueryID]map[string]float64
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 30 {
+		t.Fatalf("fixture has only %d queries", len(want))
+	}
+	nonzero := 0
+	for q, w := range want {
+		got := Evaluate(runs[q], qrels[q])
+		for name, wv := range w {
+			gv, _ := got.Get(name)
+			if math.Abs(gv-wv) > 1e-9 {
+				t.Errorf("%s %s = %.12f, pytrec_eval %.12f", q, name, gv, wv)
+			}
+			if wv > 0 {
+				nonzero++
+			}
+		}
+	}
+	if nonzero < 50 {
+		t.Errorf("fixture too weak: only %d non-zero expected values", nonzero)
 	}
 }

@@ -1,0 +1,64 @@
+"""Generate a metric fixture checked against pytrec_eval (trec_eval), which BEIR uses.
+
+Run: pip install pytrec-eval-terrier==0.5.11; python3 gen.py
+Writes qrels.tsv (BEIR layout), run.tsv (query, doc, rank, score; best first,
+strictly decreasing scores so trec_eval keeps the order) and expected.json
+(per query: ndcg@10, recall@10, recall@100, map (map_cut_100) and mrr@10 =
+trec_eval recip_rank over the top 10).
+"""
+import json
+import random
+
+import pytrec_eval
+
+rng = random.Random(20261122)
+qrels, run = {}, {}
+for q in range(40):
+    qid = f"q{q:02d}"
+    docs = [f"d{d:03d}" for d in range(300)]
+    judged = rng.sample(docs, rng.randint(1, 25))
+    qrels[qid] = {d: rng.choice([0, 1, 1, 2, 3]) for d in judged}
+    if q % 10 == 0:  # some queries with a single relevant doc, CSN-style
+        qrels[qid] = {judged[0]: 1}
+    ranking = rng.sample(docs, rng.randint(0, 150))
+    # Push some relevant docs up so scores are not all zero.
+    rel = [d for d, r in qrels[qid].items() if r > 0]
+    for d in rel:
+        if rng.random() < 0.6:
+            if d in ranking:
+                ranking.remove(d)
+            ranking.insert(rng.randint(0, min(30, len(ranking))), d)
+    run[qid] = {d: float(1000 - i) for i, d in enumerate(ranking)}
+
+# Drop queries without a relevant judgement (BEIR evaluates only those).
+qrels = {q: j for q, j in qrels.items() if any(r > 0 for r in j.values())}
+run = {q: run[q] for q in qrels}
+
+ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "recall.10", "recall.100", "map_cut.100"})
+res = ev.evaluate(run)
+top10 = {q: dict(sorted(r.items(), key=lambda kv: -kv[1])[:10]) for q, r in run.items()}
+rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(top10)
+
+expected = {}
+for q in sorted(qrels):
+    m = res.get(q, {})
+    expected[q] = {
+        "ndcg@10": m.get("ndcg_cut_10", 0.0),
+        "recall@10": m.get("recall_10", 0.0),
+        "recall@100": m.get("recall_100", 0.0),
+        "map": m.get("map_cut_100", 0.0),
+        "mrr@10": rr.get(q, {}).get("recip_rank", 0.0),
+    }
+
+with open("qrels.tsv", "w") as f:
+    f.write("query-id\tcorpus-id\tscore\n")
+    for q in sorted(qrels):
+        for d in sorted(qrels[q]):
+            f.write(f"{q}\t{d}\t{qrels[q][d]}\n")
+with open("run.tsv", "w") as f:
+    for q in sorted(run):
+        for i, (d, s) in enumerate(sorted(run[q].items(), key=lambda kv: -kv[1])):
+            f.write(f"{q}\t{d}\t{i + 1}\t{s}\n")
+with open("expected.json", "w") as f:
+    json.dump(expected, f, indent=1, sort_keys=True)
+    f.write("\n")
