@@ -175,3 +175,24 @@ func TestEncodeMatchesDefinition(t *testing.T) {
 		}
 	}
 }
+
+// TestSentenceLevel: a whole memory with one typo stays near its original, a
+// short query with the typo still lands closer than an unrelated memory.
+func TestSentenceLevel(t *testing.T) {
+	mem := Encode("fix the authentication middleware so expired tokens return 401")
+	cases := []struct {
+		text     string
+		min, max float64
+	}{
+		{"fix the authetication middleware so expired tokens return 401", 0.85, 1},
+		{"authetication middleware expired token", 0.70, 0.85},
+		{"the compaction job in rocksdb stalls when the disk is full", 0, 0.62},
+	}
+	for _, c := range cases {
+		s := Similarity(mem, Encode(c.text))
+		t.Logf("E9 memory vs %q: %.4f", c.text, s)
+		if s < c.min || s > c.max {
+			t.Errorf("%q: similarity %.4f, want in [%v, %v]", c.text, s, c.min, c.max)
+		}
+	}
+}
