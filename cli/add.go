@@ -124,9 +124,17 @@ func (a *App) readContent(f addFlags, args []string) (string, error) {
 		defer fh.Close() // read-only: a close error loses nothing
 		return a.readLimited(fh, "--file "+f.file)
 	case args[0] == "-":
+		a.stdinHint()
 		return a.readLimited(a.Stdin, "stdin")
 	}
 	return args[0], nil
+}
+
+// stdinHint tells a user typing at a terminal how to end the input.
+func (a *App) stdinHint() {
+	if a.isTerminal != nil && a.isTerminal(a.Stdin) {
+		a.Warnf("reading stdin: end with Ctrl-D on a line of its own")
+	}
 }
 
 // readLimited reads r up to the content limit; what says where r came from.

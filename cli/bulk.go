@@ -63,7 +63,9 @@ func (a *App) runAddJSONL(cmd *cobra.Command, f addFlags, args []string) (err er
 		return usagef("give a positive number of bytes", "--max-content-bytes %d is not positive", a.MaxContentBytes)
 	}
 	in, size := a.Stdin, int64(-1)
-	if f.jsonl != "-" {
+	if f.jsonl == "-" {
+		a.stdinHint()
+	} else {
 		fh, err := os.Open(f.jsonl)
 		if err != nil {
 			return &UsageError{Problem: fmt.Sprintf("--jsonl: %v", err), Fix: "give a readable JSONL file, or - for stdin"}

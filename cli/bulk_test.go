@@ -141,7 +141,7 @@ func TestBulkManyBatches(t *testing.T) {
 // same memories.
 func TestBulkProgressBar(t *testing.T) {
 	old := terminalCheck
-	terminalCheck = func(io.Writer) bool { return true }
+	terminalCheck = func(any) bool { return true }
 	defer func() { terminalCheck = old }()
 	db := newStore(t)
 	r := mustRun(t, "", "--db", db, "add", "--jsonl", filepath.Join("..", "cli", "samples", "samples.jsonl"))

@@ -76,7 +76,7 @@ func (a *App) printMemory(m engine.Memory) {
 // time, type and the start of the content's first line.
 func summaryLine(m engine.Memory, width int) string {
 	first, _, more := strings.Cut(strings.TrimSpace(m.Content), "\n")
-	first = strings.TrimSpace(first)
+	first = strings.Join(strings.Fields(first), " ") // tabs and runs of spaces read as one space
 	if r := []rune(first); len(r) > width {
 		first, more = string(r[:width-1]), true
 	}

@@ -45,7 +45,7 @@ type App struct {
 	// isTerminal says whether w is an interactive terminal (progress bars
 	// are drawn only there). Tests leave the default, which is false for
 	// anything but a terminal *os.File.
-	isTerminal func(w io.Writer) bool
+	isTerminal func(s any) bool
 
 	ctx         context.Context
 	wroteStdout bool // PrintJSON has written the one JSON value
@@ -69,6 +69,12 @@ func (e *UsageError) Error() string {
 // usagef builds a *UsageError with a formatted problem.
 func usagef(fix, format string, args ...any) error {
 	return &UsageError{Problem: fmt.Sprintf(format, args...), Fix: fix}
+}
+
+func init() {
+	// Run the root's checks of the global flags also for commands that
+	// have their own PersistentPreRunE.
+	cobra.EnableTraverseRunHooks = true
 }
 
 var (

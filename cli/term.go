@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"io"
 	"os"
 	"syscall"
 
@@ -11,9 +10,10 @@ import (
 // sigterm stops long commands like SIGINT does.
 var sigterm os.Signal = syscall.SIGTERM
 
-// isTerminal reports whether w is an interactive terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether s (a reader or writer) is an interactive
+// terminal.
+func isTerminal(s any) bool {
+	f, ok := s.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
