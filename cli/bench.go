@@ -154,6 +154,9 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.`,
 			if f.data == "" {
 				return usagef("give the set directory, e.g. one written by `cgraph bench prepare`", "--data is missing")
 			}
+			if len(f.profiles) == 1 && f.profiles[0] == "all" {
+				f.profiles = profiles.Names()
+			}
 			for _, p := range f.profiles {
 				if _, err := profiles.Lookup(p); err != nil {
 					return &UsageError{Problem: err.Error()}
@@ -219,7 +222,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.`,
 	fl.StringVar(&f.queries, "queries", "", "queries file (default <data>/queries.jsonl; a bare name is looked up in --data)")
 	fl.StringVar(&f.qrels, "qrels", "", "qrels file (default <data>/qrels/<split>.tsv)")
 	fl.StringVar(&f.split, "split", "test", "qrels split")
-	fl.StringSliceVar(&f.profiles, "profiles", []string{profiles.Default}, "profiles for the multi_space and pipeline modes")
+	fl.StringSliceVar(&f.profiles, "profiles", []string{profiles.Default}, "profiles for the multi_space and pipeline modes (all = every built-in profile)")
 	fl.StringSliceVar(&f.modes, "modes", []string{"pipeline"}, "modes: "+strings.Join(bench.Modes, ", "))
 	fl.StringSliceVar(&f.embedders, "embedders", nil, "primary slots for embedder_first, e.g. E6,E7")
 	fl.StringVar(&f.direction, "direction", "", "causes or effects, for causal searches")

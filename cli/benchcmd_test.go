@@ -127,6 +127,24 @@ func TestBenchRunAndCompare(t *testing.T) {
 	}
 }
 
+func TestBenchRunAllProfiles(t *testing.T) {
+	withTestRetriever(t)
+	stdout, stderr, code := benchExec(t, "--json", "bench", "run", "--data", tinySet, "--profiles", "all", "--no-baselines", "--max-queries", "2", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 16 || rep.Runs[0].Name != "pipeline:semantic_search" || len(rep.Repro.ProfileWeights) != 16 {
+		t.Fatalf("%d runs, first %q, %d profiles recorded; want the 16 built-ins", len(rep.Runs), rep.Runs[0].Name, len(rep.Repro.ProfileWeights))
+	}
+	if len(rep.Runs[0].Queries) != 2 {
+		t.Errorf("--max-queries 2 ran %d queries", len(rep.Runs[0].Queries))
+	}
+}
+
 func TestBenchUsageErrors(t *testing.T) {
 	withTestRetriever(t)
 	for _, tc := range []struct {
