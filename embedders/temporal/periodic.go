@@ -99,3 +99,16 @@ func Similarity(a, b []float32) float64 {
 	}
 	return s
 }
+
+// Score is the E3 badge score of a stored value against a query view, in
+// [0, 1]: (1 + cosine of the feature vectors)/2, so 1 at the same hour and
+// weekday and 0.5 for an unrelated time. Pipelines that mix it with recency
+// use this, never the raw cosine.
+func (p *PeriodicEmbedder) Score(doc, query fingerprint.Periodic) float64 {
+	return unitScore(Similarity(doc.Features, query.Features))
+}
+
+// unitScore maps a cosine in [-1, 1] to [0, 1], clamping rounding error.
+func unitScore(cos float64) float64 {
+	return min(1, max(0, (1+cos)/2))
+}

@@ -169,3 +169,25 @@ func BenchmarkSequenceEmbed(b *testing.B) {
 		}
 	}
 }
+
+// TestScoresInUnitRange: E2, E3 and E4 badge scores share the [0, 1] scale.
+func TestScoresInUnitRange(t *testing.T) {
+	p := NewPeriodic(nil)
+	q := fingerprint.Periodic{Features: PeriodicFeatures(t0, time.UTC)}
+	same := p.Score(fingerprint.Periodic{Features: PeriodicFeatures(t0.Add(7*24*time.Hour), time.UTC)}, q)
+	opposite := p.Score(fingerprint.Periodic{Features: PeriodicFeatures(t0.Add(84*time.Hour), time.UTC)}, q)
+	if !near(same, 1, 1e-6) || opposite < 0 || opposite >= 0.6 {
+		t.Errorf("E3 scores: same slot of the week %v, 3.5 days away (opposite hour) %v", same, opposite)
+	}
+	var s SequenceEmbedder
+	anchor := fingerprint.Sequence{Features: SequenceFeatures(50)}
+	prev := 1.1
+	for _, d := range []uint64{0, 1, 10, 100} {
+		sc := s.Score(fingerprint.Sequence{Features: SequenceFeatures(50 + d)}, anchor)
+		t.Logf("E4 score at distance %d: %.4f", d, sc)
+		if sc < 0 || sc > 1 || sc >= prev {
+			t.Errorf("E4 score at distance %d: %v (previous %v)", d, sc, prev)
+		}
+		prev = sc
+	}
+}
