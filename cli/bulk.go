@@ -110,7 +110,8 @@ func (a *App) reportBulk(res bulkResult, runErr error) error {
 // addJSONL reads JSONL from r and stores every valid line; a bad line is
 // recorded with its number and skipped. size is r's length for the progress
 // bar (-1 if unknown). Blank lines are skipped silently. It stops on the
-// first store error or cancellation, returning what it did so far. Cost: one
+// first store error or on cancellation (dropping the lines read but not yet
+// stored), returning what it did so far. Cost: one
 // AddBatch per bulkBatch valid lines.
 func (a *App) addJSONL(e *engine.Engine, r io.Reader, size int64) (bulkResult, error) {
 	res := bulkResult{Errors: []lineError{}}
@@ -158,7 +159,12 @@ func (a *App) addJSONL(e *engine.Engine, r io.Reader, size int64) (bulkResult, e
 			break
 		}
 		if err := a.Context().Err(); err != nil {
-			return res, errors.Join(fmt.Errorf("stopped after line %d (%d stored): %w", lineNo, res.Added, err), flush())
+			from := lineNo + 1
+			if len(lines) > 0 {
+				from = lines[0]
+			}
+			return res, fmt.Errorf("interrupted: lines 1-%d are done (%d memories stored), lines from %d on were not stored: add them again: %w",
+				from-1, res.Added, from, err)
 		}
 	}
 	if err := flush(); err != nil {

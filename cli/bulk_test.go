@@ -3,8 +3,10 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -263,4 +265,50 @@ func FuzzParseJSONLine(f *testing.F) {
 		}
 		_ = n.Validate(engine.DefaultMaxContentBytes) // must not panic on anything the parser accepts
 	})
+}
+
+// lineSource yields n JSONL lines, one per Read, and calls stop once line
+// stopAt has been handed out.
+type lineSource struct {
+	n, stopAt, next int
+	stop            func()
+}
+
+func (s *lineSource) Read(p []byte) (int, error) {
+	if s.next >= s.n {
+		return 0, io.EOF
+	}
+	s.next++
+	if s.next == s.stopAt {
+		s.stop()
+	}
+	return copy(p, fmt.Sprintf("{\"content\": \"line %d\"}\n", s.next)), nil
+}
+
+// TestBulkInterrupted: cancelling mid-import stores whole batches only and
+// says exactly which lines to add again.
+func TestBulkInterrupted(t *testing.T) {
+	db := newStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	src := &lineSource{n: 1000, stopAt: bulkBatch + 44, stop: cancel}
+	var out, errb bytes.Buffer
+	code := ExecuteContext(ctx, []string{"--db", db, "--json", "add", "--jsonl", "-"}, src, &out, &errb)
+	if code != ExitError {
+		t.Fatalf("exit %d, stderr %s", code, errb.String())
+	}
+	var res bulkResult
+	oneJSON(t, out.String(), &res)
+	if res.Added != bulkBatch || res.Failed != 0 {
+		t.Fatalf("summary %+v, want %d added", res, bulkBatch)
+	}
+	want := fmt.Sprintf("interrupted: lines 1-%d are done (%d memories stored), lines from %d on were not stored", bulkBatch, bulkBatch, bulkBatch+1)
+	if !strings.Contains(errb.String(), want) {
+		t.Fatalf("stderr %q lacks %q", errb.String(), want)
+	}
+	var st statsJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "stats").stdout, &st)
+	if st.Memories != bulkBatch {
+		t.Fatalf("store holds %d memories, want %d", st.Memories, bulkBatch)
+	}
 }
