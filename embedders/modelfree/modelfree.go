@@ -50,11 +50,9 @@ var ModelSlots = []fingerprint.SlotID{
 }
 
 // NoModelReason is the unavailability reason of a model-backed slot in a
-// registry built by Registry.
-func NoModelReason(s fingerprint.SlotID) string {
-	return fmt.Sprintf("%s (%s) needs a model and none is wired in this build; run `cgraph models list` to see which model serves it",
-		s, s.Info().Name)
-}
+// registry built by Registry. It is stored in every memory's entry, so it is
+// kept short; `cgraph models list` shows which model would serve the slot.
+const NoModelReason = "needs a model; none installed (see cgraph models list)"
 
 // Registry returns a registry of the model-free embedders plus the given
 // extra ones (model-backed slots); every slot given neither way is
@@ -70,7 +68,7 @@ func Registry(cfg Config, extra ...embedders.Embedder) (*embedders.Registry, err
 	}
 	for _, s := range ModelSlots {
 		if !have[s] {
-			es = append(es, embedders.NewUnavailable(s, NoModelReason(s)))
+			es = append(es, embedders.NewUnavailable(s, NoModelReason))
 		}
 	}
 	r, err := embedders.NewRegistry(append(es, extra...)...)
