@@ -53,14 +53,20 @@ func loadFixture(t testing.TB, name string) idsFixture {
 	return fx
 }
 
-func loadE5(t testing.TB) *Tokenizer {
+func loadE5(t testing.TB) *Tokenizer { return loadGz(t, "e5-small-v2") }
+
+func loadGz(t testing.TB, id string) *Tokenizer {
 	t.Helper()
-	tok, err := LoadBytes(readGz(t, "testdata/e5-small-v2.tokenizer.json.gz"))
+	tok, err := LoadBytes(readGz(t, "testdata/"+id+".tokenizer.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tok
 }
+
+// parityModels have a tokenizer and reference ids in testdata (bge-small-en-v1.5 uses
+// e5-small-v2's tokenizer.json byte for byte).
+var parityModels = []string{"e5-small-v2", "all-minilm-l6-v2"}
 
 func asInts(ids []TokenID) []int {
 	out := make([]int, len(ids))
@@ -79,11 +85,17 @@ func firstDiff(a, b []int) string {
 	return fmt.Sprintf("lengths differ: got %d want %d", len(a), len(b))
 }
 
-// TestParityE5 compares every corpus text (code in several languages, prose, unicode,
+// TestParity compares every corpus text (code in several languages, prose, unicode,
 // long inputs) against the reference ids, truncated at the fixture's max length.
-func TestParityE5(t *testing.T) {
-	tok := loadE5(t)
-	fx := loadFixture(t, "parity_e5-small-v2_ids.json.gz")
+func TestParity(t *testing.T) {
+	for _, id := range parityModels {
+		t.Run(id, func(t *testing.T) { testParity(t, id) })
+	}
+}
+
+func testParity(t *testing.T, id string) {
+	tok := loadGz(t, id)
+	fx := loadFixture(t, "parity_"+id+"_ids.json.gz")
 	if len(fx.Cases) < 500 {
 		t.Fatalf("fixture has %d cases, want >= 500", len(fx.Cases))
 	}
@@ -110,10 +122,16 @@ func TestParityE5(t *testing.T) {
 	t.Logf("%d cases by kind %v, %d mismatches", len(fx.Cases), kinds, mismatches)
 }
 
-// TestParityE5Untruncated checks long inputs whole: many chunks must join seamlessly.
-func TestParityE5Untruncated(t *testing.T) {
-	tok := loadE5(t)
-	fx := loadFixture(t, "parity_e5-small-v2_ids.json.gz")
+// TestParityUntruncated checks long inputs whole: many chunks must join seamlessly.
+func TestParityUntruncated(t *testing.T) {
+	for _, id := range parityModels {
+		t.Run(id, func(t *testing.T) { testParityUntruncated(t, id) })
+	}
+}
+
+func testParityUntruncated(t *testing.T, id string) {
+	tok := loadGz(t, id)
+	fx := loadFixture(t, "parity_"+id+"_ids.json.gz")
 	n := 0
 	for i, c := range fx.Cases {
 		if c.FullIDs == nil {

@@ -53,10 +53,15 @@ def write_gz_json(path, obj):
 
 
 def token_fixture(tok_path, model_id, max_length, texts, kinds):
+    # The file's own truncation/padding settings (all-MiniLM-L6-v2 ships max 128 and fixed
+    # padding to 128) are replaced: the runtime truncates at its configured max length
+    # and pads per batch itself.
     full = Tokenizer.from_file(tok_path)
     full.no_truncation()
+    full.no_padding()
     trunc = Tokenizer.from_file(tok_path)
     trunc.enable_truncation(max_length)
+    trunc.no_padding()
     cases = []
     long_full = 0
     for text, kind in zip(texts, kinds):
@@ -82,6 +87,7 @@ def token_fixture(tok_path, model_id, max_length, texts, kinds):
 def vector_fixture(onnx_path, tok_path, model_id, max_length, prefix, texts, kinds, n):
     tok = Tokenizer.from_file(tok_path)
     tok.enable_truncation(max_length)
+    tok.no_padding()
     sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
     in_names = [i.name for i in sess.get_inputs()]
     # Every kind is represented: take texts round-robin by kind.
@@ -139,6 +145,7 @@ def main():
     ap.add_argument("--prefix", default="")
     ap.add_argument("--max-length", type=int, default=512)
     ap.add_argument("--vectors", type=int, default=120)
+    ap.add_argument("--no-ids", action="store_true", help="skip the token-id fixture (tokenizer identical to another model's)")
     args = ap.parse_args()
 
     tok_path = os.path.join(args.model_dir, args.tokenizer)
@@ -146,6 +153,12 @@ def main():
     texts, kinds = corpus.build()
     assert len(texts) >= 500, len(texts)
 
+    if not args.no_ids:
+        write_ids(args, tok_path, texts, kinds)
+    vector_fixture(onnx_path, tok_path, args.id, args.max_length, args.prefix, texts, kinds, args.vectors)
+
+
+def write_ids(args, tok_path, texts, kinds):
     dst = os.path.join(MODELS, "tokenizer", "testdata", f"{args.id}.tokenizer.json.gz")
     os.makedirs(os.path.dirname(dst), exist_ok=True)
     with open(tok_path, "rb") as src, open(dst, "wb") as raw:
@@ -154,7 +167,6 @@ def main():
     print("wrote", dst, os.path.getsize(dst), "bytes")
 
     token_fixture(tok_path, args.id, args.max_length, texts, kinds)
-    vector_fixture(onnx_path, tok_path, args.id, args.max_length, args.prefix, texts, kinds, args.vectors)
 
 
 if __name__ == "__main__":
