@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,65 +108,94 @@ func (a *App) reportBulk(res bulkResult, runErr error) error {
 	return nil
 }
 
+// idleFlush is how long add --jsonl waits for the next line before it
+// stores the valid lines it holds, so a slow stream (tail -f | cgraph add
+// --jsonl -) is stored as it comes instead of 256 lines at a time.
+const idleFlush = 200 * time.Millisecond
+
+// readResult is one line from the reading goroutine of addJSONL.
+type readResult struct {
+	line    []byte
+	tooLong bool
+	err     error
+}
+
 // addJSONL reads JSONL from r and stores every valid line; a bad line is
 // recorded with its number and skipped. size is r's length for the progress
-// bar (-1 if unknown). Blank lines are skipped silently. It stops on the
-// first store error or on cancellation (dropping the lines read but not yet
-// stored), returning what it did so far. Cost: one
-// AddBatch per bulkBatch valid lines.
+// bar (-1 if unknown). Blank lines are skipped silently. Valid lines are
+// stored bulkBatch at a time, and whenever the input pauses for idleFlush.
+// It stops on the first store error, or when the run's context is cancelled:
+// then the lines already read are stored and the error names the last one.
+// Reading runs in a goroutine so a cancel is seen while r blocks; that
+// goroutine ends at r's next line or EOF. Cost: one AddBatch per bulkBatch
+// valid lines.
 func (a *App) addJSONL(e *engine.Engine, r io.Reader, size int64) (bulkResult, error) {
+	ctx := a.Context()
 	res := bulkResult{Errors: []lineError{}}
 	bar := a.progress(size)
-	br := bufio.NewReaderSize(r, 64<<10)
 	maxLine := 6*a.maxContent() + 64<<10 // JSON escaping can grow text up to 6×
+	lineCh, done := make(chan readResult), make(chan struct{})
+	defer close(done)
+	go func() {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			l, tooLong, err := readLine(br, maxLine)
+			select {
+			case lineCh <- readResult{l, tooLong, err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	var pending []engine.NewMemory
 	var lines []int
 	flush := func() error {
 		if len(pending) == 0 {
 			return nil
 		}
-		err := a.storeBatch(e, pending, lines, &res)
+		// Lines already read are stored whole even after a cancel.
+		err := a.storeBatch(context.WithoutCancel(ctx), e, pending, lines, &res)
 		pending, lines = pending[:0], lines[:0]
+		if a.afterFlush != nil {
+			a.afterFlush()
+		}
 		return err
 	}
-	for lineNo := 1; ; lineNo++ {
-		line, tooLong, readErr := readLine(br, maxLine)
-		if readErr != nil && !errors.Is(readErr, io.EOF) {
-			return res, errors.Join(fmt.Errorf("read line %d: %w", lineNo, readErr), flush())
+	idle := time.NewTimer(idleFlush)
+	defer idle.Stop()
+	for lineNo := 0; ; {
+		var rr readResult
+		select {
+		case rr = <-lineCh:
+			lineNo++
+		case <-idle.C:
+			if err := flush(); err != nil {
+				return res, err
+			}
+			continue
+		case <-ctx.Done():
+			return res, errors.Join(fmt.Errorf("interrupted after line %d (%d memories stored): add the lines after it again: %w",
+				lineNo, res.Added+len(pending), ctx.Err()), flush())
+		}
+		if rr.err != nil && !errors.Is(rr.err, io.EOF) {
+			return res, errors.Join(fmt.Errorf("read line %d: %w", lineNo, rr.err), flush())
 		}
 		if bar != nil {
-			_ = bar.Add(len(line)) // only draws on the terminal
+			_ = bar.Add(len(rr.line) + 1) // only draws on the terminal
 		}
-		switch {
-		case tooLong:
-			res.fail(lineNo, fmt.Sprintf("line is longer than %d bytes: split the content into smaller memories", maxLine))
-		case len(bytes.TrimSpace(line)) > 0:
-			n, err := parseJSONLine(line)
-			if err == nil {
-				err = n.Validate(a.maxContent())
-			}
-			if err != nil {
-				res.fail(lineNo, err.Error())
-				break
-			}
-			pending, lines = append(pending, n), append(lines, lineNo)
-		}
+		a.takeLine(rr, lineNo, maxLine, &res, &pending, &lines)
 		if len(pending) >= bulkBatch {
 			if err := flush(); err != nil {
 				return res, err
 			}
 		}
-		if errors.Is(readErr, io.EOF) {
+		if errors.Is(rr.err, io.EOF) {
 			break
 		}
-		if err := a.Context().Err(); err != nil {
-			from := lineNo + 1
-			if len(lines) > 0 {
-				from = lines[0]
-			}
-			return res, fmt.Errorf("interrupted: lines 1-%d are done (%d memories stored), lines from %d on were not stored: add them again: %w",
-				from-1, res.Added, from, err)
-		}
+		idle.Reset(idleFlush)
 	}
 	if err := flush(); err != nil {
 		return res, err
@@ -174,6 +204,25 @@ func (a *App) addJSONL(e *engine.Engine, r io.Reader, size int64) (bulkResult, e
 		_ = bar.Finish() // only draws on the terminal
 	}
 	return res, nil
+}
+
+// takeLine parses and checks one line: a valid memory joins pending, a bad
+// line is recorded in res.
+func (a *App) takeLine(rr readResult, lineNo, maxLine int, res *bulkResult, pending *[]engine.NewMemory, lines *[]int) {
+	switch {
+	case rr.tooLong:
+		res.fail(lineNo, fmt.Sprintf("line is longer than %d bytes: split the content into smaller memories", maxLine))
+	case len(bytes.TrimSpace(rr.line)) > 0:
+		n, err := parseJSONLine(rr.line)
+		if err == nil {
+			err = n.Validate(a.maxContent())
+		}
+		if err != nil {
+			res.fail(lineNo, err.Error())
+			return
+		}
+		*pending, *lines = append(*pending, n), append(*lines, lineNo)
+	}
 }
 
 func (r *bulkResult) fail(line int, msg string) {
@@ -191,8 +240,8 @@ func (a *App) maxContent() int {
 // storeBatch stores ns (from lines) in one AddBatch. If the engine refuses
 // one memory the batch is retried one memory at a time, so only that line
 // fails. Other errors (the store) stop the bulk add.
-func (a *App) storeBatch(e *engine.Engine, ns []engine.NewMemory, lines []int, res *bulkResult) error {
-	_, err := e.AddBatch(a.Context(), ns)
+func (a *App) storeBatch(ctx context.Context, e *engine.Engine, ns []engine.NewMemory, lines []int, res *bulkResult) error {
+	_, err := e.AddBatch(ctx, ns)
 	if err == nil {
 		res.Added += len(ns)
 		return nil
@@ -202,7 +251,7 @@ func (a *App) storeBatch(e *engine.Engine, ns []engine.NewMemory, lines []int, r
 		return fmt.Errorf("store lines %d-%d (%d memories stored before them): %w", lines[0], lines[len(lines)-1], res.Added, err)
 	}
 	for i, n := range ns {
-		if _, err := e.Add(a.Context(), n); err != nil {
+		if _, err := e.Add(ctx, n); err != nil {
 			if !errors.As(err, &ve) {
 				return fmt.Errorf("store line %d (%d memories stored before it): %w", lines[i], res.Added, err)
 			}

@@ -285,13 +285,14 @@ func (s *lineSource) Read(p []byte) (int, error) {
 	return copy(p, fmt.Sprintf("{\"content\": \"line %d\"}\n", s.next)), nil
 }
 
-// TestBulkInterrupted: cancelling mid-import stores whole batches only and
-// says exactly which lines to add again.
+// TestBulkInterrupted: a cancel mid-import stores every line read so far,
+// whole, and names the last line done.
 func TestBulkInterrupted(t *testing.T) {
 	db := newStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	src := &lineSource{n: 1000, stopAt: bulkBatch + 44, stop: cancel}
+	stopAt := bulkBatch + 44
+	src := &lineSource{n: 1000, stopAt: stopAt, stop: cancel}
 	var out, errb bytes.Buffer
 	code := ExecuteContext(ctx, []string{"--db", db, "--json", "add", "--jsonl", "-"}, src, &out, &errb)
 	if code != ExitError {
@@ -299,16 +300,61 @@ func TestBulkInterrupted(t *testing.T) {
 	}
 	var res bulkResult
 	oneJSON(t, out.String(), &res)
-	if res.Added != bulkBatch || res.Failed != 0 {
-		t.Fatalf("summary %+v, want %d added", res, bulkBatch)
+	// The reader had handed over at least the lines before stopAt.
+	if res.Added < stopAt-1 || res.Added >= 1000 || res.Failed != 0 {
+		t.Fatalf("summary %+v, want at least %d added and not all", res, stopAt-1)
 	}
-	want := fmt.Sprintf("interrupted: lines 1-%d are done (%d memories stored), lines from %d on were not stored", bulkBatch, bulkBatch, bulkBatch+1)
+	want := fmt.Sprintf("interrupted after line %d (%d memories stored): add the lines after it again", res.Added, res.Added)
 	if !strings.Contains(errb.String(), want) {
 		t.Fatalf("stderr %q lacks %q", errb.String(), want)
 	}
 	var st statsJSON
 	oneJSON(t, mustRun(t, "", "--db", db, "--json", "stats").stdout, &st)
-	if st.Memories != bulkBatch {
-		t.Fatalf("store holds %d memories, want %d", st.Memories, bulkBatch)
+	if st.Memories != uint64(res.Added) {
+		t.Fatalf("store holds %d memories, summary says %d", st.Memories, res.Added)
+	}
+}
+
+// TestBulkIdleFlush: lines of a stream that pauses are stored during the
+// pause, before the stream ends.
+func TestBulkIdleFlush(t *testing.T) {
+	e, err := engine.Open(filepath.Join(t.TempDir(), "s"), engine.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	flushed := make(chan struct{}, 10)
+	a := &App{Stdout: io.Discard, Stderr: io.Discard, ctx: context.Background(), afterFlush: func() { flushed <- struct{}{} }}
+	pr, pw := io.Pipe()
+	type outcome struct {
+		res bulkResult
+		err error
+	}
+	doneCh := make(chan outcome, 1)
+	go func() {
+		res, err := a.addJSONL(e, pr, -1)
+		doneCh <- outcome{res, err}
+	}()
+	if _, err := io.WriteString(pw, "{\"content\":\"a\"}\n{\"content\":\"b\"}\n{\"content\":\"c\"}\n"); err != nil {
+		t.Fatal(err)
+	}
+	<-flushed // the stream is open and silent: the pause stores the lines
+	st, err := e.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Memories != 3 {
+		t.Fatalf("after the pause the store holds %d memories, want 3", st.Memories)
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o := <-doneCh
+	if o.err != nil || o.res.Added != 3 {
+		t.Fatalf("bulk: %+v %v", o.res, o.err)
 	}
 }

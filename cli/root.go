@@ -47,6 +47,10 @@ type App struct {
 	// anything but a terminal *os.File.
 	isTerminal func(s any) bool
 
+	// afterFlush, when set by a test, runs after each batch add --jsonl
+	// stores.
+	afterFlush func()
+
 	ctx         context.Context
 	wroteStdout bool // PrintJSON has written the one JSON value
 }
@@ -186,10 +190,14 @@ func xdgDir(getenv func(string) string, env, fallback string) string {
 // Execute runs the command line args (without the program name) and returns
 // the exit code: ExitOK, ExitError or ExitUsage. Errors are printed on
 // stderr as "cgraph: <what was wrong>: <how to fix it>". It stops long
-// commands on SIGINT/SIGTERM.
+// commands on the first SIGINT/SIGTERM; a second one kills the process.
 func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, sigterm)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // restore the default action for the next signal
+	}()
 	return ExecuteContext(ctx, args, stdin, stdout, stderr)
 }
 
