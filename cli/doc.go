@@ -1,3 +1,21 @@
 // Package cli implements the cgraph command line: every command, its flags, its
 // human and --json output, and its error messages. cmd/cgraph only calls Execute.
+//
+// Decisions every command follows (root.go):
+//
+//   - Output: human text by default; with --json stdout holds exactly one JSON
+//     value, also on failure ({"error": {"message", "exit_code"}}).
+//   - Errors: one line on stderr, "cgraph: <what was wrong>: <how to fix it>".
+//     Exit codes: 0 done, 1 failed (ExitError), 2 bad usage or input
+//     (ExitUsage: *UsageError or *engine.ValidationError; nothing was written).
+//   - Store access: App.OpenEngine(write). Commands that only read open the
+//     store read-only, so they work beside a running writer; get records the
+//     access when it can take the writer lock and reads without it otherwise.
+//     A store is created only by init.
+//   - Bulk input (add --jsonl): a bad line is reported by number and skipped;
+//     valid lines are stored in atomic batches; an interrupt stores the lines
+//     already read and names the last one.
+//
+// Commands register themselves from their files with register(newXCmd); an
+// App serves one Execute call, so tests run commands in-process with buffers.
 package cli
