@@ -271,3 +271,32 @@ func TestHelpAndCompletion(t *testing.T) {
 		t.Errorf("--type completions %v", got)
 	}
 }
+
+// TestCompleteIDs: get and delete complete ids from the store, newest first,
+// described by type and first line.
+func TestCompleteIDs(t *testing.T) {
+	db := newStore(t)
+	older := strings.TrimSpace(mustRun(t, "", "--db", db, "add", "older one", "--created-at", "2026-01-01T00:00:00Z").stdout)
+	newer := strings.TrimSpace(mustRun(t, "", "--db", db, "add", "newer one\nsecond line", "--type", "fact").stdout)
+	complete := func(args ...string) []string {
+		r := mustRun(t, "", append([]string{"__complete", "--db", db}, args...)...)
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			if !strings.HasPrefix(l, ":") {
+				got = append(got, l)
+			}
+		}
+		return got
+	}
+	got := complete("get", "")
+	want := []string{newer + "\tfact: newer one", older + "\tnote: older one"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("get completions %q, want %q", got, want)
+	}
+	if got := complete("delete", older[:len(older)-2]); len(got) != 1 || !strings.HasPrefix(got[0], older) {
+		t.Errorf("prefix completion %q, want only %s", got, older)
+	}
+	if got := complete("get", newer, ""); len(got) != 0 {
+		t.Errorf("second argument completed: %q", got)
+	}
+}

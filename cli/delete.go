@@ -10,9 +10,10 @@ func init() { register(newDeleteCmd) }
 
 func newDeleteCmd(a *App) *cobra.Command {
 	return &cobra.Command{
-		Use:   "delete ID",
-		Short: "Delete one memory from every part of the store",
-		Args:  exactArgs(1, "one memory id"),
+		Use:               "delete ID",
+		Short:             "Delete one memory from every part of the store",
+		Args:              exactArgs(1, "one memory id"),
+		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			id, err := engine.ParseMemoryID(args[0])
 			if err != nil {

@@ -17,7 +17,8 @@ func newGetCmd(a *App) *cobra.Command {
 		Long: `Show the memory with this id (as add and list print it). The store records
 the access (time and count) unless it is opened --read-only or another process
 is writing to it, in which case the memory is read without recording.`,
-		Args: exactArgs(1, "one memory id"),
+		Args:              exactArgs(1, "one memory id"),
+		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			id, err := engine.ParseMemoryID(args[0])
 			if err != nil {

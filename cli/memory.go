@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/cgraph/cgraph/engine"
 )
 
@@ -84,4 +86,31 @@ func summaryLine(m engine.Memory, width int) string {
 		first += "…"
 	}
 	return fmt.Sprintf("%s  %s  %-12s  %s", m.ID, m.CreatedAt.UTC().Format("2006-01-02 15:04"), m.Type, first)
+}
+
+// completeIDs completes a memory id argument with the newest ids in the store
+// (each described by its summary), for get and delete. It opens the store
+// read-only and completes nothing when that fails: completion must not print
+// errors into the shell.
+func (a *App) completeIDs(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	e, err := engine.Open(a.DBDir, engine.Options{ReadOnly: true})
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	defer e.Close() // read-only; nothing to lose on a close error
+	ms, err := e.List(cmd.Context(), engine.ListOptions{Limit: 50})
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for _, m := range ms {
+		if id := m.ID.String(); strings.HasPrefix(id, toComplete) {
+			first, _, _ := strings.Cut(strings.TrimSpace(m.Content), "\n")
+			out = append(out, cobra.CompletionWithDesc(id, string(m.Type)+": "+first))
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
