@@ -122,12 +122,23 @@ func (a *App) readContent(f addFlags, args []string) (string, error) {
 			return "", &UsageError{Problem: fmt.Sprintf("--file: %v", err), Fix: "give a readable file"}
 		}
 		defer fh.Close() // read-only: a close error loses nothing
+		if err := notDir(fh, "--file"); err != nil {
+			return "", err
+		}
 		return a.readLimited(fh, "--file "+f.file)
 	case args[0] == "-":
 		a.stdinHint()
 		return a.readLimited(a.Stdin, "stdin")
 	}
 	return args[0], nil
+}
+
+// notDir refuses a directory given where a file is wanted.
+func notDir(fh *os.File, flag string) error {
+	if fi, err := fh.Stat(); err == nil && fi.IsDir() {
+		return usagef("give a file, not a directory", "%s %s is a directory", flag, fh.Name())
+	}
+	return nil
 }
 
 // stdinHint tells a user typing at a terminal how to end the input.

@@ -72,6 +72,9 @@ func (a *App) runAddJSONL(cmd *cobra.Command, f addFlags, args []string) (err er
 			return &UsageError{Problem: fmt.Sprintf("--jsonl: %v", err), Fix: "give a readable JSONL file, or - for stdin"}
 		}
 		defer fh.Close() // read-only: a close error loses nothing
+		if err := notDir(fh, "--jsonl"); err != nil {
+			return err
+		}
 		if fi, err := fh.Stat(); err == nil {
 			size = fi.Size()
 		}
@@ -185,6 +188,9 @@ func (a *App) addJSONL(e *engine.Engine, r io.Reader, size int64) (bulkResult, e
 		}
 		if bar != nil {
 			_ = bar.Add(len(rr.line) + 1) // only draws on the terminal
+		}
+		if lineNo == 1 {
+			rr.line = bytes.TrimPrefix(rr.line, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark some editors write
 		}
 		a.takeLine(rr, lineNo, maxLine, &res, &pending, &lines)
 		if len(pending) >= bulkBatch {

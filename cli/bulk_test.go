@@ -97,7 +97,7 @@ func TestBulkHumanOutput(t *testing.T) {
 	if !strings.Contains(r.stderr, "cgraph: line 2: content: is empty: give the memory some text") {
 		t.Fatalf("stderr %q", r.stderr)
 	}
-	r = mustRun(t, "{\"content\":\"a\"}\n\n{\"content\":\"b\"}\n", "--db", db, "add", "--jsonl", "-")
+	r = mustRun(t, "\xef\xbb\xbf{\"content\":\"a\"}\n\n{\"content\":\"b\"}\n", "--db", db, "add", "--jsonl", "-")
 	if r.stdout != "added 2, failed 0\n" {
 		t.Fatalf("clean bulk: stdout %q", r.stdout)
 	}

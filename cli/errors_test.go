@@ -39,6 +39,8 @@ func TestBadInput(t *testing.T) {
 		{"file over the limit", "", []string{"add", "--file", big, "--max-content-bytes", "10"}, ExitUsage,
 			[]string{"--file " + big + " is over the limit of 10 bytes", "raise --max-content-bytes"}},
 		{"missing file", "", []string{"add", "--file", filepath.Join(dir, "nope")}, ExitUsage, []string{"--file:", "no such file", "readable file"}},
+		{"file is a directory", "", []string{"add", "--file", dir}, ExitUsage, []string{"--file " + dir + " is a directory", "give a file"}},
+		{"jsonl is a directory", "", []string{"add", "--jsonl", dir}, ExitUsage, []string{"--jsonl " + dir + " is a directory"}},
 		{"missing jsonl", "", []string{"add", "--jsonl", filepath.Join(dir, "nope")}, ExitUsage, []string{"--jsonl:", "no such file"}},
 		{"text and file", "", []string{"add", "x", "--file", big}, ExitUsage, []string{"both TEXT and --file", "drop"}},
 		{"nothing to add", "", []string{"add"}, ExitUsage, []string{"add needs something to store", "--jsonl F"}},
