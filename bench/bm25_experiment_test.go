@@ -37,7 +37,7 @@ func terms(text string) []string {
 	return out
 }
 
-func (r *bm25Retriever) Index(_ context.Context, docs []bench.Doc) (bool, error) {
+func (r *bm25Retriever) Index(_ context.Context, docs []bench.Doc, progress func(int)) (bool, error) {
 	ix, err := indexes.NewBM25("e6", indexes.DefaultBM25)
 	if err != nil {
 		return false, err
@@ -48,6 +48,7 @@ func (r *bm25Retriever) Index(_ context.Context, docs []bench.Doc) (bool, error)
 		if err := ix.Add(indexes.DocNum(i), keywords.TermFreqs(d.Title+"\n"+d.Text)); err != nil {
 			return false, err
 		}
+		progress(i + 1)
 	}
 	return false, nil
 }

@@ -14,7 +14,9 @@ import (
 type Retriever interface {
 	// Index makes docs searchable. reused is true when an existing index
 	// built from the same corpus and models was kept instead of rebuilt.
-	Index(ctx context.Context, docs []Doc) (reused bool, err error)
+	// progress, never nil, should be called with the number of documents
+	// indexed so far (e.g. after each batch).
+	Index(ctx context.Context, docs []Doc, progress func(done int)) (reused bool, err error)
 	// Search returns up to req.K documents, best first, and the time spent in
 	// each pipeline stage (in stage order; may be empty).
 	Search(ctx context.Context, req SearchRequest) ([]Ranked, []StageTiming, error)
@@ -71,6 +73,9 @@ type RunOptions struct {
 	// Progress, if set, is called after each query with the run name and
 	// the number of queries done out of total.
 	Progress func(run string, done, total int)
+	// IndexProgress, if set, is called while the corpus is indexed with the
+	// number of documents done out of total.
+	IndexProgress func(done, total int)
 }
 
 // Run indexes the dataset's corpus, evaluates every run over the queries and
@@ -101,7 +106,11 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 
 	rep := &Report{Version: ReportVersion, Dataset: ds.Name, Repro: o.Repro}
 	t0 := time.Now()
-	reused, err := r.Index(ctx, ds.Corpus)
+	progress := func(int) {}
+	if o.IndexProgress != nil {
+		progress = func(done int) { o.IndexProgress(done, len(ds.Corpus)) }
+	}
+	reused, err := r.Index(ctx, ds.Corpus, progress)
 	if err != nil {
 		return nil, fmt.Errorf("index %d documents of %s: %w", len(ds.Corpus), ds.Name, err)
 	}

@@ -31,7 +31,7 @@ func tokenize(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
-func (o *overlapRetriever) Index(_ context.Context, docs []Doc) (bool, error) {
+func (o *overlapRetriever) Index(_ context.Context, docs []Doc, progress func(int)) (bool, error) {
 	o.indexed++
 	o.docs = docs
 	o.tokens = make([]map[string]bool, len(docs))
@@ -40,6 +40,7 @@ func (o *overlapRetriever) Index(_ context.Context, docs []Doc) (bool, error) {
 		for _, w := range tokenize(d.Title + " " + d.Text) {
 			o.tokens[i][w] = true
 		}
+		progress(i + 1)
 	}
 	return false, nil
 }
@@ -89,13 +90,17 @@ func tinyRun(t *testing.T, runs []RunSpec) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var lastDone, lastTotal int
 	rep, err := Run(context.Background(), ds, &overlapRetriever{}, RunOptions{
-		Runs: runs, Seed: 42,
+		Runs: runs, Seed: 42, IndexProgress: func(done, total int) { lastDone, lastTotal = done, total },
 		Repro: Repro{CgraphVersion: "test", StageSizes: map[string]int{"s1": 10}, Models: []ModelInfo{{"E1", "m", "abc"}},
 			ProfileWeights: map[string]map[string]float64{"p": {"E1": 1}}},
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if lastDone != 20 || lastTotal != 20 {
+		t.Errorf("index progress ended at %d/%d, want 20/20", lastDone, lastTotal)
 	}
 	return rep
 }

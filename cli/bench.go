@@ -204,7 +204,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.`,
 				repro.ProfileWeights[bench.RRFProfileName] = map[string]float64{"E1": 0.5, "E6": 0.5}
 			}
 			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro,
-				Progress: a.benchProgress()})
+				Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress()})
 			if err != nil {
 				return fmt.Errorf("bench run: %w", err)
 			}
@@ -268,6 +268,22 @@ func (a *App) benchProgress() func(run string, done, total int) {
 			cur = run
 			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(a.Stderr),
 				progressbar.OptionSetDescription(run), progressbar.OptionSetWidth(30),
+				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+		}
+		_ = bar.Set(done) // drawing errors on a terminal are not worth stopping a bench for
+	}
+}
+
+// benchIndexProgress draws the ingest progress bar on a terminal stderr.
+func (a *App) benchIndexProgress() func(done, total int) {
+	if a.JSON || a.isTerminal == nil || !a.isTerminal(a.Stderr) {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	return func(done, total int) {
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(a.Stderr),
+				progressbar.OptionSetDescription("indexing"), progressbar.OptionSetWidth(30), progressbar.OptionShowCount(),
 				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
 		}
 		_ = bar.Set(done) // drawing errors on a terminal are not worth stopping a bench for

@@ -36,7 +36,7 @@ func benchWords(s string) map[string]bool {
 	return m
 }
 
-func (o *benchOverlapRetriever) Index(_ context.Context, docs []bench.Doc) (bool, error) {
+func (o *benchOverlapRetriever) Index(_ context.Context, docs []bench.Doc, progress func(int)) (bool, error) {
 	o.docs = docs
 	return false, nil
 }
