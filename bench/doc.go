@@ -23,7 +23,8 @@
 // Prepare walks a source tree in lexical order and pairs the first paragraph
 // of each function's doc comment (the query) with the function's source
 // without that comment (the only relevant document, grade 1). Decisions:
-//   - skipped: test files, testdata/vendor/tests/hidden directories, generated
+//   - skipped: test files, directories named testdata, vendor, node_modules,
+//     test, tests, site-packages, __pycache__ or starting with "." or "_", generated
 //     Go files, bodiless declarations, deprecation/TODO comments, queries under
 //     MinQueryWords words, functions under MinCodeLines lines, and any pair whose
 //     query (case-folded) or code (whitespace-folded) was already taken;

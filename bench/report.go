@@ -33,7 +33,7 @@ type RunResult struct {
 	CI95      map[string]CI `json:"ci95"` // bootstrap 95% CI of each mean metric
 	LatencyMS Latency       `json:"latency_ms"`
 	Stages    []StageStats  `json:"stages"`
-	Queries   []QueryResult `json:"queries"`
+	Queries   []QueryResult `json:"queries,omitempty"`
 }
 
 // CI is a two-sided confidence interval.
@@ -97,6 +97,18 @@ type ModelInfo struct {
 	Slot   string `json:"slot"`
 	ID     string `json:"id"`
 	SHA256 string `json:"sha256"`
+}
+
+// WithoutQueries returns a copy of r whose runs carry no per-query results:
+// the summary `bench run --json` prints (report.json keeps them).
+func (r *Report) WithoutQueries() *Report {
+	c := *r
+	c.Runs = make([]RunResult, len(r.Runs))
+	for i, run := range r.Runs {
+		run.Queries = nil
+		c.Runs[i] = run
+	}
+	return &c
 }
 
 // Run returns the run with the given name.

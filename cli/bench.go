@@ -146,7 +146,8 @@ func newBenchRunCmd(a *App) *cobra.Command {
 
 Baselines bm25_only (E6 alone), e1_only (E1 alone) and rrf_e1_e6 (plain RRF of
 E1 and E6) run too unless --no-baselines. Metrics follow BEIR/pytrec_eval:
-nDCG@10 with the graded relevance as gain, MAP cut at 100.`,
+nDCG@10 with the graded relevance as gain, MAP cut at 100.
+--json prints the report without per-query results (report.json has them).`,
 		Example: `  cgraph bench run --data sets/csn-go --profiles code_search,typo_tolerant --modes pipeline,multi_space
   cgraph bench run --data sets/csn-go --queries queries-typos.jsonl --out out/typos --json`,
 		Args: noArgs,
@@ -212,7 +213,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.`,
 				return fmt.Errorf("bench run: %w", err)
 			}
 			if a.JSON {
-				return a.PrintJSON(rep)
+				return a.PrintJSON(rep.WithoutQueries())
 			}
 			return a.printRunSummary(rep, out)
 		},

@@ -95,6 +95,12 @@ func TestBenchRunAndCompare(t *testing.T) {
 	if got := strings.Join(names, " "); got != "bm25_only e1_only rrf_e1_e6 pipeline:code_search pipeline:typo_tolerant" {
 		t.Fatalf("runs %s", got)
 	}
+	if len(rep.Runs[0].Queries) != 0 {
+		t.Errorf("--json stdout carries %d per-query results; report.json holds them", len(rep.Runs[0].Queries))
+	}
+	if full, err := bench.ReadReport(filepath.Join(out, "report.json")); err != nil || len(full.Runs[0].Queries) != 8 {
+		t.Errorf("report.json per-query results: %v", err)
+	}
 	if w := rep.Repro.ProfileWeights["code_search"]["E7"]; w != 0.4 {
 		t.Errorf("code_search E7 weight %v in the reproducibility block, want 0.4", w)
 	}
@@ -140,8 +146,8 @@ func TestBenchRunAllProfiles(t *testing.T) {
 	if len(rep.Runs) != 16 || rep.Runs[0].Name != "pipeline:semantic_search" || len(rep.Repro.ProfileWeights) != 16 {
 		t.Fatalf("%d runs, first %q, %d profiles recorded; want the 16 built-ins", len(rep.Runs), rep.Runs[0].Name, len(rep.Repro.ProfileWeights))
 	}
-	if len(rep.Runs[0].Queries) != 2 {
-		t.Errorf("--max-queries 2 ran %d queries", len(rep.Runs[0].Queries))
+	if rep.Repro.Queries != 2 {
+		t.Errorf("--max-queries 2 ran %d queries", rep.Repro.Queries)
 	}
 }
 
