@@ -21,49 +21,56 @@ func benchSizes() []int {
 	return []int{10000}
 }
 
-var denseCache sync.Map // n → *denseFixture
+var denseCache sync.Map // denseKey → *denseFixture
+
+type denseKey struct {
+	n int
+	p Precision
+}
 
 type denseFixture struct {
 	x       *Dense
 	queries [][]float32
 }
 
-// denseFor builds (once per process) an n × 384 mixture index with 1/10 of its
-// docs deleted and the matching queries.
-func denseFor(b *testing.B, n int) *denseFixture {
-	if f, ok := denseCache.Load(n); ok {
+// denseFor builds (once per process) an n × 384 mixture index at precision p
+// with 1/10 of its docs deleted, and the matching queries.
+func denseFor(b *testing.B, n int, p Precision) *denseFixture {
+	if f, ok := denseCache.Load(denseKey{n, p}); ok {
 		return f.(*denseFixture)
 	}
-	x, m := buildDense(b, n, 384, 7)
+	x, m := buildDenseP(b, n, 384, 7, p)
 	for d := 0; d < n; d += 10 {
 		x.Delete(DocNum(d))
 	}
 	f := &denseFixture{x: x, queries: m.many(256)}
-	denseCache.Store(n, f)
+	denseCache.Store(denseKey{n, p}, f)
 	return f
 }
 
 func BenchmarkDenseSearch(b *testing.B) {
 	for _, n := range benchSizes() {
-		b.Run(fmt.Sprintf("n=%d/ann", n), func(b *testing.B) {
-			f := denseFor(b, n)
-			var rsum float64
-			for i := range 64 {
-				got, _ := f.x.Search(f.queries[i], 10, nil)
-				want, _ := f.x.BruteForce(f.queries[i], 10, nil)
-				rsum += recall(got, want)
-			}
-			b.ResetTimer()
-			for i := 0; b.Loop(); i++ {
-				if _, err := f.x.Search(f.queries[i%len(f.queries)], 10, nil); err != nil {
-					b.Fatal(err)
+		for _, p := range []Precision{Float32, Int8} {
+			b.Run(fmt.Sprintf("n=%d/ann-%s", n, p), func(b *testing.B) {
+				f, exact := denseFor(b, n, p), denseFor(b, n, Float32)
+				var rsum float64
+				for i := range 64 { // recall against the exact float32 cosine
+					got, _ := f.x.Search(f.queries[i], 10, nil)
+					want, _ := exact.x.BruteForce(f.queries[i], 10, nil)
+					rsum += recall(got, want)
 				}
-			}
-			b.ReportMetric(rsum/64, "recall@10")
-			b.ReportMetric(float64(f.x.Bytes())/float64(f.x.Len()), "B/doc")
-		})
-		b.Run(fmt.Sprintf("n=%d/brute", n), func(b *testing.B) {
-			f := denseFor(b, n)
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					if _, err := f.x.Search(f.queries[i%len(f.queries)], 10, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(rsum/64, "recall@10")
+				b.ReportMetric(float64(f.x.Bytes())/float64(f.x.Len()), "B/doc")
+			})
+		}
+		b.Run(fmt.Sprintf("n=%d/brute-float32", n), func(b *testing.B) {
+			f := denseFor(b, n, Float32)
 			for i := 0; b.Loop(); i++ {
 				if _, err := f.x.BruteForce(f.queries[i%len(f.queries)], 10, nil); err != nil {
 					b.Fatal(err)
@@ -78,7 +85,7 @@ func BenchmarkDenseRerank(b *testing.B) {
 	for _, n := range benchSizes() {
 		for _, r := range []int{128, 256, 512, 1024, 2048} {
 			b.Run(fmt.Sprintf("n=%d/rerank=%d", n, r), func(b *testing.B) {
-				f := denseFor(b, n)
+				f := denseFor(b, n, Float32)
 				var rsum float64
 				for i := range 64 {
 					got, _ := f.x.search(f.queries[i], 10, nil, r)
@@ -306,4 +313,42 @@ func BenchmarkMaxSim(b *testing.B) {
 		}
 		b.ReportMetric(64*128*4, "B/doc")
 	})
+}
+
+// BenchmarkDenseRerankIsotropic is the worst case for sign sketches: isotropic
+// Gaussian vectors, where the true top 10 are barely closer than the rest
+// (cosine ≈ 0.2). Real embeddings are far from this; it bounds recall from below.
+func BenchmarkDenseRerankIsotropic(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	gen := func() []float32 {
+		v := make([]float32, 384)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
+	x, _ := NewDense(DenseConfig{Name: "iso", Dim: 384})
+	for i := range 10000 {
+		must(b, x.Add(DocNum(i), gen()))
+	}
+	qs := make([][]float32, 64)
+	for i := range qs {
+		qs[i] = gen()
+	}
+	for _, r := range []int{512, 1024, 2048, 4096} {
+		b.Run(fmt.Sprintf("n=10000/rerank=%d", r), func(b *testing.B) {
+			var rsum float64
+			for _, q := range qs {
+				got, _ := x.search(q, 10, nil, r)
+				want, _ := x.BruteForce(q, 10, nil)
+				rsum += recall(got, want)
+			}
+			for i := 0; b.Loop(); i++ {
+				if _, err := x.search(qs[i%len(qs)], 10, nil, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(rsum/float64(len(qs)), "recall@10")
+		})
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/viterin/vek/vek32"
 )
 
 // DefaultRerank is the number of binary-sketch candidates a Dense search rescores
@@ -24,11 +23,14 @@ type DenseConfig struct {
 	// Rerank is how many nearest candidates by sketch Hamming distance are
 	// rescored exactly (at least k of them). 0 means DefaultRerank.
 	Rerank int
+	// Precision of the vectors kept for reranking; Float32 by default.
+	Precision Precision
 }
 
 // Dense is the approximate nearest-neighbour index of one dense space, scored by
-// cosine similarity. It keeps every vector twice, contiguously: unit-length
-// float32 (Dim×4 bytes) and a sign sketch of the centred vector (Dim/8 bytes). A
+// cosine similarity. It keeps every vector twice, contiguously: the unit vector
+// (float32, Dim×4 bytes, or Int8, Dim+4 bytes; see Precision) and a sign sketch
+// of the centred vector (Dim/8 bytes). A
 // search computes the Hamming distance from the query's sketch to every live
 // sketch (6 popcounts per 384-d vector), keeps the Rerank closest, and rescores
 // those with the exact float32 cosine. Deletes are exact and immediate (the last
@@ -48,7 +50,7 @@ type Dense struct {
 	// given to Build (zero for an index filled by Add only).
 	center []float32
 	docs   []DocNum  // row → doc
-	vecs   []float32 // row-major unit vectors, len(docs)×dim
+	vecs   rows      // unit vectors, one row per doc
 	codes  []uint64  // row-major sketches, len(docs)×words
 	pos    []int32   // doc → row, -1 when absent
 }
@@ -65,11 +67,31 @@ func NewDense(cfg DenseConfig) (*Dense, error) {
 	if r == 0 {
 		r = DefaultRerank
 	}
-	return &Dense{name: cfg.Name, dim: cfg.Dim, words: (cfg.Dim + 63) / 64, rerank: r, center: make([]float32, cfg.Dim)}, nil
+	if cfg.Precision > Int8 {
+		return nil, fmt.Errorf("dense index %q: unknown precision %d; use Float32 or Int8", cfg.Name, cfg.Precision)
+	}
+	return &Dense{name: cfg.Name, dim: cfg.Dim, words: (cfg.Dim + 63) / 64, rerank: r,
+		center: make([]float32, cfg.Dim), vecs: rows{dim: cfg.Dim, prec: cfg.Precision}}, nil
 }
 
 // Dim returns the dimension of the space.
 func (x *Dense) Dim() int { return x.dim }
+
+// SetRerank changes how many sketch candidates are rescored exactly (0 restores
+// DefaultRerank). More buys recall on hard data at about 60–100 ns per candidate;
+// measure recall on the store's own vectors with BruteForce to tune it.
+func (x *Dense) SetRerank(r int) error {
+	if r < 0 {
+		return fmt.Errorf("dense index %q: rerank %d is negative; use 0 for the default %d", x.name, r, DefaultRerank)
+	}
+	if r == 0 {
+		r = DefaultRerank
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.rerank = r
+	return nil
+}
 
 // Len returns the number of live vectors.
 func (x *Dense) Len() int {
@@ -83,7 +105,7 @@ func (x *Dense) Len() int {
 func (x *Dense) Bytes() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return len(x.vecs)*4 + len(x.codes)*8 + len(x.docs)*4 + len(x.pos)*4 + len(x.center)*4
+	return x.vecs.bytes() + len(x.codes)*8 + len(x.docs)*4 + len(x.pos)*4 + len(x.center)*4
 }
 
 // Build replaces the contents with docs[i] → vecs[i] in one pass and recentres the
@@ -131,12 +153,14 @@ func (x *Dense) Build(docs []DocNum, vecs [][]float32) error {
 		}
 	}
 	codes := make([]uint64, len(docs)*x.words)
+	store := rows{dim: x.dim, prec: x.vecs.prec}
 	for i := range docs {
 		sketch(codes[i*x.words:(i+1)*x.words], unit[i*x.dim:(i+1)*x.dim], c)
+		store.push(unit[i*x.dim : (i+1)*x.dim])
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.center, x.docs, x.vecs, x.codes, x.pos = c, slices.Clone(docs), unit, codes, pos
+	x.center, x.docs, x.vecs, x.codes, x.pos = c, slices.Clone(docs), store, codes, pos
 	return nil
 }
 
@@ -170,10 +194,11 @@ func (x *Dense) Add(doc DocNum, vec []float32) error {
 		r = int32(len(x.docs))
 		x.pos[doc] = r
 		x.docs = append(x.docs, doc)
-		x.vecs = append(x.vecs, unit...)
+		x.vecs.push(unit)
 		x.codes = append(x.codes, make([]uint64, x.words)...)
+	} else {
+		x.vecs.set(int(r), unit)
 	}
-	copy(x.vecs[int(r)*x.dim:], unit)
 	sketch(x.codes[int(r)*x.words:(int(r)+1)*x.words], unit, x.center)
 	return nil
 }
@@ -190,18 +215,19 @@ func (x *Dense) Delete(doc DocNum) bool {
 	if r != last {
 		moved := x.docs[last]
 		x.docs[r] = moved
-		copy(x.vecs[r*x.dim:(r+1)*x.dim], x.vecs[last*x.dim:])
+		x.vecs.move(r, last)
 		copy(x.codes[r*x.words:(r+1)*x.words], x.codes[last*x.words:])
 		x.pos[moved] = int32(r)
 	}
 	x.docs = x.docs[:last]
-	x.vecs = x.vecs[:last*x.dim]
+	x.vecs.truncate(last)
 	x.codes = x.codes[:last*x.words]
 	x.pos[doc] = -1
 	return true
 }
 
-// Vector returns a copy of doc's unit vector, or nil if doc is absent.
+// Vector returns a copy of doc's unit vector (dequantized under Int8), or nil if
+// doc is absent.
 func (x *Dense) Vector(doc DocNum) []float32 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -209,11 +235,12 @@ func (x *Dense) Vector(doc DocNum) []float32 {
 		return nil
 	}
 	r := int(x.pos[doc])
-	return slices.Clone(x.vecs[r*x.dim : (r+1)*x.dim])
+	return x.vecs.row(r)
 }
 
 // Export returns every doc number in ascending order with a copy of its unit
-// vector: a deterministic dump for rebuilding or comparing indexes.
+// vector (dequantized under Int8): a deterministic dump for rebuilding or
+// comparing indexes.
 func (x *Dense) Export() ([]DocNum, [][]float32) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -222,7 +249,7 @@ func (x *Dense) Export() ([]DocNum, [][]float32) {
 	vecs := make([][]float32, len(docs))
 	for i, d := range docs {
 		r := int(x.pos[d])
-		vecs[i] = slices.Clone(x.vecs[r*x.dim : (r+1)*x.dim])
+		vecs[i] = x.vecs.row(r)
 	}
 	return docs, vecs
 }
@@ -251,7 +278,10 @@ func (x *Dense) rowsLocked(filter *roaring.Bitmap) []int32 {
 // neighbour is missed only if it is not among the Rerank closest sketches. Cost:
 // O(n·Dim/64) popcounts over the n visited docs plus Rerank exact dot products.
 func (x *Dense) Search(query []float32, k int, filter *roaring.Bitmap) (Hits, error) {
-	return x.search(query, k, filter, x.rerank)
+	x.mu.RLock()
+	r := x.rerank
+	x.mu.RUnlock()
+	return x.search(query, k, filter, r)
 }
 
 // search is Search with an explicit rerank depth.
@@ -291,7 +321,7 @@ func (x *Dense) search(query []float32, k int, filter *roaring.Bitmap, rerank in
 	}
 	top := newTopK(k)
 	for _, row := range cand {
-		s := vek32.Dot(q, x.vecs[int(row)*x.dim:(int(row)+1)*x.dim])
+		s := x.vecs.dot(q, int(row))
 		top.offer(Hit{Doc: x.docs[row], Score: s})
 	}
 	return top.sorted(), nil
@@ -366,7 +396,7 @@ func (x *Dense) BruteForce(query []float32, k int, filter *roaring.Bitmap) (Hits
 	defer x.mu.RUnlock()
 	top := newTopK(k)
 	score := func(row int) {
-		top.offer(Hit{Doc: x.docs[row], Score: vek32.Dot(q, x.vecs[row*x.dim:(row+1)*x.dim])})
+		top.offer(Hit{Doc: x.docs[row], Score: x.vecs.dot(q, row)})
 	}
 	if rows := x.rowsLocked(filter); rows != nil {
 		for _, r := range rows {

@@ -12,9 +12,13 @@ import (
 )
 
 func buildDense(t testing.TB, n, dim int, seed uint64) (*Dense, *mixture) {
+	return buildDenseP(t, n, dim, seed, Float32)
+}
+
+func buildDenseP(t testing.TB, n, dim int, seed uint64, p Precision) (*Dense, *mixture) {
 	t.Helper()
 	m := newMixture(seed, dim, 64)
-	x, err := NewDense(DenseConfig{Name: "test", Dim: dim})
+	x, err := NewDense(DenseConfig{Name: "test", Dim: dim, Precision: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +52,15 @@ func meanRecall(t testing.TB, x *Dense, m *mixture, nq, k int, filter *roaring.B
 }
 
 func TestDenseRecallWithDeletes(t *testing.T) {
+	for _, p := range []Precision{Float32, Int8} {
+		t.Run(p.String(), func(t *testing.T) { testDenseRecallWithDeletes(t, p) })
+	}
+}
+
+func testDenseRecallWithDeletes(t *testing.T, p Precision) {
 	const n, dim, k = 10000, 384, 10
-	x, m := buildDense(t, n, dim, 1)
+	x, m := buildDenseP(t, n, dim, 1, p)
+	exact, _ := buildDenseP(t, n, dim, 1, Float32) // the float32 reference
 	if r := meanRecall(t, x, m, 100, k, nil); r < 0.95 {
 		t.Errorf("recall@10 before deletes = %.3f, want ≥ 0.95", r)
 	}
@@ -58,6 +69,7 @@ func TestDenseRecallWithDeletes(t *testing.T) {
 		if !x.Delete(d) {
 			t.Fatalf("Delete(%d) = false for a live doc", d)
 		}
+		exact.Delete(d)
 		deleted.Add(uint32(d))
 	}
 	if x.Delete(0) {
@@ -65,9 +77,11 @@ func TestDenseRecallWithDeletes(t *testing.T) {
 	}
 	// Re-add some vectors incrementally (sketched on the build's centre).
 	for i := range 500 {
-		if err := x.Add(DocNum(n+i), m.next()); err != nil {
+		v := m.next()
+		if err := x.Add(DocNum(n+i), v); err != nil {
 			t.Fatal(err)
 		}
+		must(t, exact.Add(DocNum(n+i), v))
 	}
 	if got, want := x.Len(), n-int(deleted.GetCardinality())+500; got != want {
 		t.Fatalf("Len = %d, want %d", got, want)
@@ -84,8 +98,13 @@ func TestDenseRecallWithDeletes(t *testing.T) {
 				t.Fatalf("deleted doc %d returned", h.Doc)
 			}
 		}
-		want, _ := x.BruteForce(q, k, nil)
+		want, _ := exact.BruteForce(q, k, nil) // exact float32 cosine, not the index's own
 		sum += recall(got, want)
+		for i, h := range got {
+			if e := math.Abs(float64(h.Score) - float64(vek32.Dot(normalized(q), exact.Vector(h.Doc)))); e > 0.005 {
+				t.Fatalf("rank %d doc %d: score %v is %v from the float32 cosine", i, h.Doc, h.Score, e)
+			}
+		}
 	}
 	if r := sum / 100; r < 0.95 {
 		t.Errorf("recall@10 after deletes = %.3f, want ≥ 0.95", r)
@@ -187,6 +206,9 @@ func TestDenseBadInput(t *testing.T) {
 	}
 	if x.Len() != 0 {
 		t.Errorf("failed calls left %d vectors", x.Len())
+	}
+	if err := x.SetRerank(-1); err == nil {
+		t.Error("SetRerank(-1) accepted")
 	}
 	if _, err := NewDense(DenseConfig{Dim: 0}); err == nil {
 		t.Error("NewDense with Dim 0 succeeded")
