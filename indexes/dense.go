@@ -49,10 +49,10 @@ type Dense struct {
 	// center is subtracted before taking signs; it is the mean of the vectors
 	// given to Build (zero for an index filled by Add only).
 	center []float32
-	docs   []DocNum  // row → doc
-	vecs   rows      // unit vectors, one row per doc
-	codes  []uint64  // row-major sketches, len(docs)×words
-	pos    []int32   // doc → row, -1 when absent
+	docs   []DocNum // row → doc
+	vecs   rows     // unit vectors, one row per doc
+	codes  []uint64 // row-major sketches, len(docs)×words
+	pos    []int32  // doc → row, -1 when absent
 }
 
 // NewDense returns an empty index for cfg.
