@@ -209,3 +209,45 @@ func TestE5TokenVectorsMatchPooling(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantizedAgreement measures how far the int8 builds (manifest ids "<id>-q") drift
+// from their fp32 reference vectors. Not a parity test (quantization changes the
+// numbers); it guards against a broken or mismatched quantized file.
+func TestQuantizedAgreement(t *testing.T) {
+	for _, pm := range parityVectorModels {
+		t.Run(pm.id+"-q", func(t *testing.T) {
+			onnxPath, tokPath := installedModel(t, pm.id+"-q")
+			var fx vectorFixture
+			if err := json.Unmarshal(gunzipFile(t, "testdata/parity_"+pm.id+"_vectors.json.gz"), &fx); err != nil {
+				t.Fatal(err)
+			}
+			texts := make([]string, len(fx.Cases))
+			for i, c := range fx.Cases {
+				texts[i] = c.Text
+			}
+			m := openTiny(t, Config{
+				ID: pm.id + "-q", ONNXPath: onnxPath, TokenizerPath: tokPath,
+				Pooling: pm.pooling, Normalize: true, Dims: 384,
+				MaxLength: fx.MaxLength, PassagePrefix: fx.Prefix,
+			})
+			got, err := m.Embed(context.Background(), ViewPassage, texts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			worst, sum := 1.0, 0.0
+			for i, c := range fx.Cases {
+				want := c.Mean
+				if pm.pooling == PoolCLS {
+					want = c.CLS
+				}
+				cos := cosine(got[i].Vector, want)
+				worst, sum = min(worst, cos), sum+cos
+			}
+			mean := sum / float64(len(texts))
+			t.Logf("%d texts: cosine to fp32 reference mean %.4f, worst %.4f", len(texts), mean, worst)
+			if mean < 0.99 || worst < 0.95 {
+				t.Errorf("quantized vectors drift too far: mean cosine %.4f (want >= 0.99), worst %.4f (want >= 0.95)", mean, worst)
+			}
+		})
+	}
+}

@@ -61,6 +61,7 @@ type Tokenizer struct {
 	typeInferred bool
 	vocabSize    int
 	bertClean    bool // apply bertClean before hftokenizer (see removedByBertClean)
+	fileMaxLen   int  // truncation.max_length in the file, 0 when absent
 }
 
 // Load reads a tokenizer.json file. See LoadBytes.
@@ -93,11 +94,17 @@ func LoadBytes(data []byte) (*Tokenizer, error) {
 	}
 	var top struct {
 		Normalizer json.RawMessage `json:"normalizer"`
+		Truncation *struct {
+			MaxLength int `json:"max_length"`
+		} `json:"truncation"`
 	}
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, fmt.Errorf("parse tokenizer.json normalizer: %w", err)
 	}
 	t := &Tokenizer{hf: hf, modelType: typ, typeInferred: inferred, bertClean: bertCleanEnabled(top.Normalizer)}
+	if top.Truncation != nil {
+		t.fileMaxLen = top.Truncation.MaxLength
+	}
 	// hftokenizer's VocabSize counts added tokens twice; the largest id is what a model
 	// output must cover.
 	for _, id := range hf.GetVocab() {
@@ -224,6 +231,11 @@ func (t *Tokenizer) TypeInferred() bool { return t.typeInferred }
 
 // VocabSize is the number of ids the tokenizer can produce.
 func (t *Tokenizer) VocabSize() int { return t.vocabSize }
+
+// FileMaxLength is the truncation max_length the tokenizer.json names (0 when it names
+// none). Encode ignores it (the caller's maxLength rules, as with the Rust library's
+// per-call settings); a manifest without a max length may fall back to it.
+func (t *Tokenizer) FileMaxLength() int { return t.fileMaxLen }
 
 // PadID is the id used to pad a batch (0 when the file names no pad token).
 func (t *Tokenizer) PadID() TokenID { return t.padID }

@@ -112,8 +112,11 @@ func TestSpecials(t *testing.T) {
 	if !slices.Equal(tok.prefix, []TokenID{101}) || !slices.Equal(tok.suffix, []TokenID{102}) || tok.PadID() != 0 {
 		t.Fatalf("prefix %v suffix %v pad %d", tok.prefix, tok.suffix, tok.PadID())
 	}
-	if tok.VocabSize() != 30522 || tok.ModelType() != "WordPiece" {
-		t.Fatalf("vocab %d type %s", tok.VocabSize(), tok.ModelType())
+	if tok.VocabSize() != 30522 || tok.ModelType() != "WordPiece" || tok.FileMaxLength() != 0 {
+		t.Fatalf("vocab %d type %s file max %d", tok.VocabSize(), tok.ModelType(), tok.FileMaxLength())
+	}
+	if m := loadGz(t, "all-minilm-l6-v2"); m.FileMaxLength() != 128 {
+		t.Fatalf("all-minilm-l6-v2 file max length %d, want 128", m.FileMaxLength())
 	}
 }
 
