@@ -260,6 +260,7 @@ func BenchmarkInverted(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
+					b.ReportMetric(float64(f.bm.Bytes())/float64(f.bm.Stats().Docs), "B/doc")
 				})
 				b.Run(fmt.Sprintf("n=%d/SPLADE/k=%d/%s", n, k, alg), func(b *testing.B) {
 					f := invFor(b, n)
@@ -269,6 +270,7 @@ func BenchmarkInverted(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
+					b.ReportMetric(float64(f.sp.Bytes())/float64(f.sp.Len()), "B/doc")
 				})
 			}
 		}

@@ -67,6 +67,18 @@ func (x *BM25) Stats() Stats {
 	return Stats{Docs: x.ix.n, Terms: len(x.ix.terms), AvgDocLen: x.avgdlLocked()}
 }
 
+// Bytes estimates the heap bytes of the postings, the per-doc tables and the
+// dictionary.
+func (x *BM25) Bytes() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n := x.ix.bytes() + 4*len(x.free)
+	for _, t := range x.names {
+		n += 16 + len(t) + 40 // names slice entry, bytes, dictionary entry
+	}
+	return n
+}
+
 // DocFreq returns the number of live docs containing term.
 func (x *BM25) DocFreq(term string) int {
 	x.mu.RLock()

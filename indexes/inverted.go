@@ -95,6 +95,20 @@ type inverted struct {
 
 func newInverted() *inverted { return &inverted{terms: map[TermID]*postingList{}} }
 
+// bytes estimates the heap bytes: 8 per posting (doc + impact), 4 per forward
+// term, 28 per doc-number slot (slice header + length), about 80 per term (map
+// entry and list header). Slice over-allocation is not counted.
+func (ix *inverted) bytes() int {
+	n := 28*len(ix.fwd) + 80*len(ix.terms)
+	for _, p := range ix.terms {
+		n += 8 * len(p.docs)
+	}
+	for _, f := range ix.fwd {
+		n += 4 * len(f)
+	}
+	return n
+}
+
 // has reports whether doc is indexed.
 func (ix *inverted) has(doc DocNum) bool { return int(doc) < len(ix.fwd) && ix.fwd[doc] != nil }
 

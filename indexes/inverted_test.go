@@ -56,6 +56,9 @@ func TestBM25HandComputed(t *testing.T) {
 	if st := x.Stats(); st.Docs != 2 || st.Terms != 2 || st.AvgDocLen != 2 {
 		t.Fatalf("stats after delete %+v, want 2 docs, 2 terms, avgdl 2", st)
 	}
+	if b := x.Bytes(); b < 2*8+3*4 {
+		t.Errorf("Bytes = %d, below the 2 postings and 3 forward terms left", b)
+	}
 	if x.DocFreq("parse") != 1 || x.DocFreq("config") != 0 {
 		t.Errorf("df(parse) = %d, df(config) = %d; want 1, 0", x.DocFreq("parse"), x.DocFreq("config"))
 	}

@@ -338,3 +338,14 @@ func (it *withoutIter) fail(c Iterator) bool {
 
 func (it *withoutIter) At() DocNum { return it.a.At() }
 func (it *withoutIter) Err() error { return it.err }
+
+// Every iterator implements Iterator.
+var (
+	_ Iterator = (*hitsIter)(nil)
+	_ Iterator = errIter{}
+	_ Iterator = (*bitmapIter)(nil)
+	_ Iterator = (*postingIter)(nil)
+	_ Iterator = (*intersectIter)(nil)
+	_ Iterator = (*mergeIter)(nil)
+	_ Iterator = (*withoutIter)(nil)
+)

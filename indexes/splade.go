@@ -33,6 +33,13 @@ func (x *Splade) Len() int {
 	return x.ix.n
 }
 
+// Bytes estimates the heap bytes of the postings and per-doc tables.
+func (x *Splade) Bytes() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.ix.bytes()
+}
+
 func checkSparse(what string, v fingerprint.Sparse) error {
 	if len(v.Indices) != len(v.Weights) {
 		return fmt.Errorf("%s: %d indices but %d weights", what, len(v.Indices), len(v.Weights))
