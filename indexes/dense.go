@@ -46,13 +46,15 @@ type Dense struct {
 	rerank int
 
 	mu sync.RWMutex
-	// center is subtracted before taking signs; it is the mean of the vectors
-	// given to Build (zero for an index filled by Add only).
+	// center is subtracted before taking signs: the mean of the vectors at the
+	// last Build or recentring (see recenterLocked).
 	center []float32
-	docs   []DocNum // row → doc
-	vecs   rows     // unit vectors, one row per doc
-	codes  []uint64 // row-major sketches, len(docs)×words
-	pos    []int32  // doc → row, -1 when absent
+	// centered is the number of vectors the centre was computed from.
+	centered int
+	docs     []DocNum // row → doc
+	vecs     rows     // unit vectors, one row per doc
+	codes    []uint64 // row-major sketches, len(docs)×words
+	pos      []int32  // doc → row, -1 when absent
 }
 
 // NewDense returns an empty index for cfg.
@@ -161,6 +163,7 @@ func (x *Dense) Build(docs []DocNum, vecs [][]float32) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.center, x.docs, x.vecs, x.codes, x.pos = c, slices.Clone(docs), store, codes, pos
+	x.centered = len(docs)
 	return nil
 }
 
@@ -174,7 +177,8 @@ func sketch(dst []uint64, v, c []float32) {
 	}
 }
 
-// Add inserts or replaces the vector of doc. Cost: O(Dim) plus an amortised append.
+// Add inserts or replaces the vector of doc. Cost: O(Dim) amortised; each time
+// the index doubles past recenterMin vectors, one Add recentres all sketches.
 func (x *Dense) Add(doc DocNum, vec []float32) error {
 	what := fmt.Sprintf("dense index %q: add doc %d", x.name, doc)
 	if err := checkDoc(what, doc); err != nil {
@@ -200,7 +204,35 @@ func (x *Dense) Add(doc DocNum, vec []float32) error {
 		x.vecs.set(int(r), unit)
 	}
 	sketch(x.codes[int(r)*x.words:(int(r)+1)*x.words], unit, x.center)
+	if len(x.docs) >= recenterMin && len(x.docs) >= 2*x.centered {
+		x.recenterLocked()
+	}
 	return nil
+}
+
+// recenterMin is the index size from which Add starts recentring.
+const recenterMin = 256
+
+// recenterLocked recomputes the centre from the stored vectors and re-sketches
+// every row. Embeddings share a large mean direction; sign sketches around zero
+// instead of the mean lose much of their recall. Add calls it each time the index
+// doubles past recenterMin, so the cost, O(n·Dim), is O(Dim) amortised per Add.
+// REQUIRES: x.mu held for writing.
+func (x *Dense) recenterLocked() {
+	n := len(x.docs)
+	sum := make([]float64, x.dim)
+	for r := range n {
+		for j, v := range x.vecs.row(r) {
+			sum[j] += float64(v)
+		}
+	}
+	for j := range x.center {
+		x.center[j] = float32(sum[j] / float64(n))
+	}
+	for r := range n {
+		sketch(x.codes[r*x.words:(r+1)*x.words], x.vecs.row(r), x.center)
+	}
+	x.centered = n
 }
 
 // Delete removes doc; deleting an absent doc is a no-op that returns false.

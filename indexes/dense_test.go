@@ -284,3 +284,26 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestDenseAddOnlyRecenters(t *testing.T) {
+	// An index filled by Add alone (a new store) must reach the recall of a
+	// built one: the sketch centre follows the data as it grows.
+	m := newMixture(12, 384, 64)
+	x, _ := NewDense(DenseConfig{Name: "add-only", Dim: 384})
+	for i := range 5000 {
+		must(t, x.Add(DocNum(i), m.next()))
+	}
+	if x.centered < 4096 {
+		t.Fatalf("centre computed from %d vectors after 5000 adds, want ≥ 4096", x.centered)
+	}
+	var c float64
+	for _, v := range x.center {
+		c += float64(v) * float64(v)
+	}
+	if c < 0.1 { // the mixture's shared offset has norm 0.6 before normalisation
+		t.Errorf("centre norm² %.3f: the shared offset was not found", c)
+	}
+	if r := meanRecall(t, x, m, 100, 10, nil); r < 0.95 {
+		t.Errorf("add-only recall@10 = %.3f, want ≥ 0.95", r)
+	}
+}

@@ -1,0 +1,133 @@
+package indexes
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Real-embedding checks run only when CGRAPH_VECTORS_DIR names a directory with
+// docs.f32 and queries.f32: little-endian float32 rows of CGRAPH_VECTORS_DIM
+// (default 384) values, e.g. sentence embeddings of Go standard-library comment
+// blocks (documents) and of the first sentences of held-out blocks (queries).
+
+func realVectors(tb testing.TB) (docs, queries [][]float32) {
+	dir := os.Getenv("CGRAPH_VECTORS_DIR")
+	if dir == "" {
+		tb.Skip("set CGRAPH_VECTORS_DIR to a directory with docs.f32 and queries.f32")
+	}
+	dim := 384
+	if s := os.Getenv("CGRAPH_VECTORS_DIM"); s != "" {
+		if _, err := fmt.Sscan(s, &dim); err != nil {
+			tb.Fatalf("CGRAPH_VECTORS_DIM=%q: %v", s, err)
+		}
+	}
+	read := func(name string) [][]float32 {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if len(b)%(4*dim) != 0 {
+			tb.Fatalf("%s: %d bytes is not a whole number of %d-d float32 rows", name, len(b), dim)
+		}
+		out := make([][]float32, len(b)/(4*dim))
+		for i := range out {
+			out[i] = make([]float32, dim)
+			for j := range dim {
+				out[i][j] = math.Float32frombits(binary.LittleEndian.Uint32(b[(i*dim+j)*4:]))
+			}
+		}
+		return out
+	}
+	return read("docs.f32"), read("queries.f32")
+}
+
+// expand reaches n docs from real ones: the real vectors first, then copies of
+// them with Gaussian noise of norm ≈ 0.3 (cosine ≈ 0.95 to the original), so each
+// real doc gains a few near neighbours the way paraphrases would.
+func expand(docs [][]float32, n int) [][]float32 {
+	out := append([][]float32(nil), docs...)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; len(out) < n; i++ {
+		src := docs[i%len(docs)]
+		v := make([]float32, len(src))
+		s := 0.3 / math.Sqrt(float64(len(src)))
+		for j := range v {
+			v[j] = src[j] + float32(rng.NormFloat64()*s)
+		}
+		out = append(out, v)
+	}
+	return out[:n]
+}
+
+func TestRealEmbeddingsRecall(t *testing.T) {
+	docs, queries := realVectors(t)
+	for _, n := range []int{len(docs), 100000} {
+		all := expand(docs, n)
+		ids := make([]DocNum, n)
+		for i := range ids {
+			ids[i] = DocNum(i)
+		}
+		exact, _ := NewDense(DenseConfig{Name: "exact", Dim: len(docs[0])})
+		must(t, exact.Build(ids, all))
+		for d := 0; d < n; d += 10 {
+			exact.Delete(DocNum(d))
+		}
+		for _, p := range []Precision{Float32, Int8} {
+			x, _ := NewDense(DenseConfig{Name: "real", Dim: len(docs[0]), Precision: p})
+			must(t, x.Build(ids, all))
+			for d := 0; d < n; d += 10 {
+				x.Delete(DocNum(d))
+			}
+			for _, r := range []int{128, 256, 512, 1024, 2048} {
+				var sum float64
+				for _, q := range queries {
+					got, err := x.search(q, 10, nil, r)
+					must(t, err)
+					want, _ := exact.BruteForce(q, 10, nil)
+					sum += recall(got, want)
+				}
+				rec := sum / float64(len(queries))
+				t.Logf("n=%d %s rerank=%d recall@10=%.4f", n, p, r, rec)
+				if r == DefaultRerank && rec < 0.95 {
+					t.Errorf("n=%d %s: recall@10 %.4f at the default rerank, want ≥ 0.95", n, p, rec)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkRealDense(b *testing.B) {
+	docs, queries := realVectors(b)
+	for _, n := range []int{len(docs), 100000} {
+		all := expand(docs, n)
+		ids := make([]DocNum, n)
+		for i := range ids {
+			ids[i] = DocNum(i)
+		}
+		for _, p := range []Precision{Float32, Int8} {
+			x, _ := NewDense(DenseConfig{Name: "real", Dim: len(docs[0]), Precision: p})
+			must(b, x.Build(ids, all))
+			b.Run(fmt.Sprintf("n=%d/ann-%s", n, p), func(b *testing.B) {
+				for i := 0; b.Loop(); i++ {
+					if _, err := x.Search(queries[i%len(queries)], 10, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			if p == Float32 {
+				b.Run(fmt.Sprintf("n=%d/brute-float32", n), func(b *testing.B) {
+					for i := 0; b.Loop(); i++ {
+						if _, err := x.BruteForce(queries[i%len(queries)], 10, nil); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
