@@ -582,17 +582,20 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 		return Stats{}, err
 	}
 	defer e.end()
-	snap := e.kv.snapshot()
-	defer snap.release()
-	next, err := readMetaUint(snap, metaNextDocNumKey, 4)
-	if err != nil {
-		return Stats{}, err
-	}
-	count, err := readMetaUint(snap, metaMemoryCountKey, 8)
-	if err != nil {
-		return Stats{}, err
-	}
-	version, err := readMetaUint(snap, metaFormatKey, 4)
+	var next, count, version uint64
+	err := func() error {
+		snap := e.kv.snapshot() // released before the family figures, which take their own locks
+		defer snap.release()
+		var err error
+		if next, err = readMetaUint(snap, metaNextDocNumKey, 4); err != nil {
+			return err
+		}
+		if count, err = readMetaUint(snap, metaMemoryCountKey, 8); err != nil {
+			return err
+		}
+		version, err = readMetaUint(snap, metaFormatKey, 4)
+		return err
+	}()
 	if err != nil {
 		return Stats{}, err
 	}

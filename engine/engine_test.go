@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/linxGnu/grocksdb"
 )
 
 func openTest(t testing.TB, dir string, opts Options) *Engine {
@@ -628,5 +630,44 @@ func TestConcurrentUse(t *testing.T) {
 			t.Fatalf("sequence %d used twice in session %s", m.Sequence, m.Session)
 		}
 		seqs[m.Session][m.Sequence] = true
+	}
+}
+
+// TestReaderFollowsFlushes: a reader keeps seeing the writer's data while
+// the writer flushes memtables to SST files and drops old logs.
+func TestReaderFollowsFlushes(t *testing.T) {
+	ctx := context.Background()
+	w := newStore(t)
+	r := openTest(t, w.Dir(), Options{ReadOnly: true})
+	ws := w.kv.(*rocksStore)
+	fo := grocksdb.NewDefaultFlushOptions()
+	defer fo.Destroy()
+	var ids []MemoryID
+	for round := range 5 {
+		ms, err := w.AddBatch(ctx, []NewMemory{{Content: fmt.Sprint("round ", round)}, {Content: "other"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ms[0].ID)
+		if err := w.Delete(ctx, ms[1].ID); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range ws.handles {
+			if err := ws.db.FlushCF(h, fo); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, id := range ids {
+			m, err := r.Get(ctx, id)
+			if err != nil || m.Content != fmt.Sprint("round ", i) {
+				t.Fatalf("round %d: reader Get of memory %d: %+v, %v", round, i, m, err)
+			}
+		}
+		if _, err := r.Get(ctx, ms[1].ID); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("round %d: reader sees a deleted memory: %v", round, err)
+		}
+		if err := r.Check(ctx); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
 	}
 }

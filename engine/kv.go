@@ -61,7 +61,9 @@ type kvFamilyStats struct {
 }
 
 // kvStore is one open store. Implementations must be safe for concurrent
-// use; batches and iterators are not.
+// use; batches and iterators are not. A goroutine holding an iterator or a
+// snapshot must not call the store's own methods until it closes or
+// releases it (a follower's views hold a read lock that catchUp waits for).
 type kvStore interface {
 	kvReader
 	newBatch() kvBatch

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/linxGnu/grocksdb"
@@ -15,17 +17,20 @@ import (
 // writer's MANIFEST and WAL when catchUp is called. It is safe for
 // concurrent use.
 type rocksStore struct {
-	db        *grocksdb.DB
+	dir       string
 	opts      *grocksdb.Options
 	ro        *grocksdb.ReadOptions
-	handles   [numFamilies]*grocksdb.ColumnFamilyHandle
-	extra     []*grocksdb.ColumnFamilyHandle // families on disk this build does not know
-	secondary string                         // the secondary's own directory, removed on close
+	secondary string // the secondary's own directory, removed on close; "" for a writer
 
-	// catchMu makes a secondary's views consistent: catchUp holds it
-	// exclusively, a snapshot shared (secondaries have no RocksDB snapshots,
-	// and their data changes only when they catch up).
-	catchMu sync.RWMutex
+	// mu guards a secondary against catching up or reopening under a
+	// reader: reads and snapshots hold it shared, catchUp exclusively (a
+	// secondary has no RocksDB snapshots, and its data changes only when it
+	// catches up). A writer never takes it.
+	mu       sync.RWMutex
+	db       *grocksdb.DB
+	handles  [numFamilies]*grocksdb.ColumnFamilyHandle
+	extra    []*grocksdb.ColumnFamilyHandle // families on disk this build does not know
+	manifest string                         // secondary: MANIFEST name and size when last in step
 }
 
 var _ kvStore = (*rocksStore)(nil)
@@ -53,19 +58,45 @@ const (
 // mode families of this build missing on disk are NOT created here: the
 // caller checks the format version first and then calls createMissing.
 func openRocks(dir string, mode rocksOpenMode) (*rocksStore, error) {
-	s := &rocksStore{opts: rocksOptions()}
-	var names []string
-	switch mode {
-	case rocksCreate:
+	s := &rocksStore{dir: dir, opts: rocksOptions()}
+	if mode == rocksCreate {
 		s.opts.SetCreateIfMissing(true)
 		s.opts.SetErrorIfExists(true)
 		s.opts.SetCreateIfMissingColumnFamilies(true)
-		names = familyNames()
-	default:
-		onDisk, err := grocksdb.ListColumnFamilies(s.opts, dir)
-		if err != nil {
+	}
+	if mode == rocksSecondary {
+		var err error
+		if s.secondary, err = os.MkdirTemp("", "cgraph-secondary-"); err != nil {
 			s.opts.Destroy()
-			return nil, fmt.Errorf("list column families of %s: %w", dir, err)
+			return nil, fmt.Errorf("make a directory for the read-only instance: %w", err)
+		}
+		s.opts.SetMaxOpenFiles(-1) // required by secondary instances
+		// Every catch-up loads table handlers of every family with this many
+		// fresh threads (16 by default: ~350 thread spawns, ~30 ms per call
+		// with 22 families). One thread makes a catch-up cost ~0.1 ms.
+		s.opts.SetMaxFileOpeningThreads(1)
+	}
+	if err := s.openDB(mode == rocksCreate); err != nil {
+		s.opts.Destroy()
+		if s.secondary != "" {
+			err = errors.Join(err, os.RemoveAll(s.secondary))
+		}
+		return nil, err
+	}
+	s.ro = grocksdb.NewDefaultReadOptions()
+	return s, nil
+}
+
+// openDB opens s.db and its handles: this build's families when creating,
+// else every family on disk. A secondary first notes the MANIFEST it
+// starts from.
+// REQUIRES: s.mu held exclusively, or s not yet shared.
+func (s *rocksStore) openDB(create bool) error {
+	names := familyNames()
+	if !create {
+		onDisk, err := grocksdb.ListColumnFamilies(s.opts, s.dir)
+		if err != nil {
+			return fmt.Errorf("list column families of %s: %w", s.dir, err)
 		}
 		names = onDisk
 	}
@@ -78,30 +109,24 @@ func openRocks(dir string, mode rocksOpenMode) (*rocksStore, error) {
 		handles []*grocksdb.ColumnFamilyHandle
 		err     error
 	)
-	if mode == rocksSecondary {
-		s.secondary, err = os.MkdirTemp("", "cgraph-secondary-")
-		if err != nil {
-			s.opts.Destroy()
-			return nil, fmt.Errorf("make a directory for the read-only instance: %w", err)
+	if s.secondary != "" {
+		if s.manifest, err = manifestState(s.dir); err != nil {
+			return err
 		}
-		s.opts.SetMaxOpenFiles(-1) // required by secondary instances
-		// Every catch-up loads table handlers of every family with this many
-		// fresh threads (16 by default: ~350 thread spawns, ~30 ms per call
-		// with 22 families). One thread makes a catch-up cost ~0.1 ms.
-		s.opts.SetMaxFileOpeningThreads(1)
-		db, handles, err = grocksdb.OpenDbAsSecondaryColumnFamilies(s.opts, dir, s.secondary, names, cfOpts)
+		// Each instance gets its own directory for its info log: a reopen
+		// runs beside the instance it replaces.
+		own, err := os.MkdirTemp(s.secondary, "instance-")
+		if err != nil {
+			return fmt.Errorf("make a directory for the read-only instance: %w", err)
+		}
+		db, handles, err = grocksdb.OpenDbAsSecondaryColumnFamilies(s.opts, s.dir, own, names, cfOpts)
 	} else {
-		db, handles, err = grocksdb.OpenDbColumnFamilies(s.opts, dir, names, cfOpts)
+		db, handles, err = grocksdb.OpenDbColumnFamilies(s.opts, s.dir, names, cfOpts)
 	}
 	if err != nil {
-		s.opts.Destroy()
-		if s.secondary != "" {
-			err = errors.Join(err, os.RemoveAll(s.secondary))
-		}
-		return nil, fmt.Errorf("open rocksdb %s: %w", dir, err)
+		return fmt.Errorf("open rocksdb %s: %w", s.dir, err)
 	}
 	s.db = db
-	s.ro = grocksdb.NewDefaultReadOptions()
 	for i, h := range handles {
 		if f, ok := familyByName(names[i]); ok {
 			s.handles[f] = h
@@ -109,7 +134,44 @@ func openRocks(dir string, mode rocksOpenMode) (*rocksStore, error) {
 			s.extra = append(s.extra, h)
 		}
 	}
-	return s, nil
+	return nil
+}
+
+// closeDB closes s.db.
+// REQUIRES: s.mu held exclusively, or s no longer shared.
+func (s *rocksStore) closeDB() {
+	closeDB(s.db, s.handles[:], s.extra)
+	s.db, s.handles, s.extra = nil, [numFamilies]*grocksdb.ColumnFamilyHandle{}, nil
+}
+
+// closeDB destroys every column-family handle before closing the DB
+// (Debian's RocksDB asserts on that).
+func closeDB(db *grocksdb.DB, handles, extra []*grocksdb.ColumnFamilyHandle) {
+	for _, h := range handles {
+		if h != nil {
+			h.Destroy()
+		}
+	}
+	for _, h := range extra {
+		h.Destroy()
+	}
+	db.Close()
+}
+
+// manifestState names the store's current MANIFEST and its size. Every
+// flush and compaction appends to the MANIFEST, so a change means the
+// writer moved data from memtables into SST files.
+func manifestState(dir string) (string, error) {
+	cur, err := os.ReadFile(filepath.Join(dir, "CURRENT"))
+	if err != nil {
+		return "", fmt.Errorf("read the store's CURRENT file: %w", err)
+	}
+	name := strings.TrimSpace(string(cur))
+	fi, err := os.Stat(filepath.Join(dir, name))
+	if err != nil {
+		return "", fmt.Errorf("stat the store's manifest: %w", err)
+	}
+	return fmt.Sprintf("%s:%d", name, fi.Size()), nil
 }
 
 // missing lists the families of this build that the open DB lacks.
@@ -147,6 +209,10 @@ func (s *rocksStore) handle(f family) *grocksdb.ColumnFamilyHandle {
 }
 
 func (s *rocksStore) get(f family, key []byte) ([]byte, bool, error) {
+	if s.secondary != "" {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+	}
 	return rocksGet(s.db, s.ro, s.handle(f), key)
 }
 
@@ -163,7 +229,13 @@ func rocksGet(db *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFamil
 }
 
 func (s *rocksStore) iter(f family, lower, upper []byte) kvIter {
-	return newRocksIter(s.db, nil, s.handle(f), lower, upper)
+	if s.secondary == "" {
+		return newRocksIter(s.db, nil, s.handle(f), lower, upper)
+	}
+	s.mu.RLock() // released by close
+	it := newRocksIter(s.db, nil, s.handle(f), lower, upper)
+	it.unlock = s.mu.RUnlock
+	return it
 }
 
 func (s *rocksStore) newBatch() kvBatch {
@@ -182,7 +254,7 @@ func (s *rocksStore) write(b kvBatch, sync bool) error {
 
 func (s *rocksStore) snapshot() kvSnapshot {
 	if s.secondary != "" {
-		s.catchMu.RLock()
+		s.mu.RLock()
 		return frozenSecondary{s}
 	}
 	snap := s.db.NewSnapshot()
@@ -191,19 +263,49 @@ func (s *rocksStore) snapshot() kvSnapshot {
 	return &rocksSnapshot{s: s, snap: snap, ro: ro}
 }
 
+// catchUp brings a secondary in step with the writer. RocksDB 7.8's
+// TryCatchUpWithPrimary alone is not enough: when the writer flushes a
+// family whose keys the secondary had already read from the log, the
+// secondary keeps serving those stale memtable values over the newer SST
+// (TestReaderFollowsFlushes). So when the MANIFEST changed since the
+// secondary was last in step, it is reopened from scratch (tens of ms; it
+// happens once per flush or compaction of the writer, not per write).
 func (s *rocksStore) catchUp() error {
 	if s.secondary == "" {
 		return nil
 	}
-	s.catchMu.Lock()
-	defer s.catchMu.Unlock()
-	if err := s.db.TryCatchUpWithPrimary(); err != nil {
-		return fmt.Errorf("catch up with the writer: %w", err)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cerr := s.db.TryCatchUpWithPrimary()
+	st, err := manifestState(s.dir)
+	if err != nil {
+		return err
 	}
+	if cerr == nil && st == s.manifest {
+		return nil
+	}
+	// Open the new instance before closing the old one, so that a failed
+	// reopen leaves a working (if stale) instance and a clear error.
+	oldDB, oldHandles, oldExtra, oldManifest := s.db, s.handles, s.extra, s.manifest
+	s.handles, s.extra = [numFamilies]*grocksdb.ColumnFamilyHandle{}, nil
+	if err := s.openDB(false); err != nil {
+		s.db, s.handles, s.extra, s.manifest = oldDB, oldHandles, oldExtra, oldManifest
+		return fmt.Errorf("reopen the read-only instance to follow the writer (TryCatchUpWithPrimary: %v): %w", cerr, err)
+	}
+	closeDB(oldDB, oldHandles[:], oldExtra)
 	return nil
 }
 
+// instance copies the fields of s that one open DB owns.
+func (s *rocksStore) instance() *rocksStore {
+	return &rocksStore{db: s.db, handles: s.handles, extra: s.extra, manifest: s.manifest}
+}
+
 func (s *rocksStore) familyStats(f family) kvFamilyStats {
+	if s.secondary != "" {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+	}
 	h := s.handle(f)
 	num := func(prop string) uint64 {
 		n, _ := strconv.ParseUint(s.db.GetPropertyCF(prop, h), 10, 64) // "" (unsupported) counts as 0
@@ -215,21 +317,10 @@ func (s *rocksStore) familyStats(f family) kvFamilyStats {
 	}
 }
 
-// close destroys every column-family handle before closing the DB (Debian's
-// RocksDB asserts on that), then removes a secondary's directory.
+// close closes the DB, then removes a secondary's directory.
 func (s *rocksStore) close() error {
-	for i, h := range s.handles {
-		if h != nil {
-			h.Destroy()
-			s.handles[i] = nil
-		}
-	}
-	for _, h := range s.extra {
-		h.Destroy()
-	}
-	s.extra = nil
+	s.closeDB()
 	s.ro.Destroy()
-	s.db.Close()
 	s.opts.Destroy()
 	if s.secondary != "" {
 		if err := os.RemoveAll(s.secondary); err != nil {
@@ -251,9 +342,17 @@ func (b *rocksBatch) count() int                { return b.wb.Count() }
 func (b *rocksBatch) destroy()                  { b.wb.Destroy() }
 
 // frozenSecondary is a secondary's view while catching up is held off.
-type frozenSecondary struct{ *rocksStore }
+type frozenSecondary struct{ s *rocksStore }
 
-func (f frozenSecondary) release() { f.catchMu.RUnlock() }
+func (f frozenSecondary) get(fam family, key []byte) ([]byte, bool, error) {
+	return rocksGet(f.s.db, f.s.ro, f.s.handle(fam), key)
+}
+
+func (f frozenSecondary) iter(fam family, lower, upper []byte) kvIter {
+	return newRocksIter(f.s.db, nil, f.s.handle(fam), lower, upper)
+}
+
+func (f frozenSecondary) release() { f.s.mu.RUnlock() }
 
 // rocksSnapshot reads at one sequence number.
 type rocksSnapshot struct {
@@ -280,6 +379,7 @@ type rocksIter struct {
 	it           *grocksdb.Iterator
 	ro           *grocksdb.ReadOptions
 	lower, upper []byte // kept alive: RocksDB holds pointers to them
+	unlock       func() // releases a secondary's read lock, or nil
 }
 
 func newRocksIter(db *grocksdb.DB, snap *grocksdb.Snapshot, h *grocksdb.ColumnFamilyHandle, lower, upper []byte) *rocksIter {
@@ -313,4 +413,7 @@ func (i *rocksIter) err() error           { return i.it.Err() }
 func (i *rocksIter) close() {
 	i.it.Close()
 	i.ro.Destroy()
+	if i.unlock != nil {
+		i.unlock()
+	}
 }

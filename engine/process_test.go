@@ -113,6 +113,10 @@ func crashChild(ctx context.Context, dir string, seed uint64) int {
 			id := mine[k]
 			mine[k] = mine[len(mine)-1]
 			mine = mine[:len(mine)-1]
+			// Announce first: a kill during Delete may or may not remove it.
+			if _, err := os.Stdout.WriteString("deleting " + id.String() + "\n"); err != nil {
+				return 1
+			}
 			if err := e.Delete(ctx, id); err != nil {
 				fmt.Printf("error %s\n", err)
 				return 1
@@ -352,7 +356,7 @@ func TestCrashDuringBulkAdd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "store")
-	acked := make(map[MemoryID]bool)   // acknowledged and not deleted
+	acked := make(map[MemoryID]bool)   // acknowledged adds, minus deletes begun
 	deleted := make(map[MemoryID]bool) // acknowledged deletes
 	for run := range runs {
 		c := startChild(t, "crash", dir, fmt.Sprint(childSeedEnv, "=", seed+uint64(run)))
@@ -374,16 +378,20 @@ func TestCrashDuringBulkAdd(t *testing.T) {
 				continue
 			}
 			id, err := ParseMemoryID(idText)
-			if err != nil || (verb != "ack" && verb != "del") {
+			if err != nil {
 				t.Fatalf("run %d: child: %s", run, line)
 			}
-			if verb == "ack" {
+			switch verb {
+			case "ack":
 				acked[id] = true
 				thisRun++
-			} else {
+			case "deleting": // in flight: may be there or not, but whole
 				delete(acked, id)
+			case "del":
 				deleted[id] = true
 				dels++
+			default:
+				t.Fatalf("run %d: child: %s", run, line)
 			}
 		}
 		if err := c.cmd.Wait(); err == nil {
