@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // DocNum is the dense uint32 number the engine gives each memory so that roaring
@@ -71,6 +73,16 @@ func (h Hits) Docs() []DocNum {
 		out[i] = x.Doc
 	}
 	return out
+}
+
+// Bitmap returns the doc numbers of h as a bitmap: the candidate set one stage
+// hands to the next (for example S1's recall to the S2 flat scan).
+func (h Hits) Bitmap() *roaring.Bitmap {
+	b := roaring.New()
+	for _, x := range h {
+		b.Add(uint32(x.Doc))
+	}
+	return b
 }
 
 // topK keeps the k best hits seen so far in a min-heap whose root is the worst

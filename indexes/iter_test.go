@@ -150,3 +150,18 @@ func TestIteratorRandomSets(t *testing.T) {
 		}
 	}
 }
+
+func TestHitsBitmapAndSort(t *testing.T) {
+	h := Hits{{Doc: 9, Score: 0.5}, {Doc: 2, Score: 0.1}, {Doc: 4, Score: 0.5}, {Doc: 7, Score: 0.9}}
+	if got := h.Bitmap().ToArray(); fmt.Sprint(got) != "[2 4 7 9]" {
+		t.Errorf("Bitmap = %v", got)
+	}
+	h.SortByScore()
+	if fmt.Sprint(h.Docs()) != "[7 4 9 2]" { // 4 before 9: equal scores, lower doc first
+		t.Errorf("SortByScore = %v", h)
+	}
+	h.SortByDoc()
+	if fmt.Sprint(h.Docs()) != "[2 4 7 9]" || h[2].Score != 0.9 {
+		t.Errorf("SortByDoc = %v", h)
+	}
+}
