@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -106,7 +107,9 @@ func checkDir(dir string, opts Options) (exists bool, err error) {
 		return false, fmt.Errorf("read store directory: %w", err)
 	}
 	for _, en := range entries {
-		if en.Name() != lockFileName {
+		// RocksDB's own files without CURRENT are what a creation killed
+		// early leaves: creating again over them is safe.
+		if en.Name() != lockFileName && !isRocksFile(en.Name()) {
 			return false, &ValidationError{Field: "db", Problem: fmt.Sprintf("%s is not empty and holds no cgraph store (found %s)", dir, en.Name()),
 				Fix: "give an empty or new directory, or the directory of an existing store"}
 		}
@@ -123,15 +126,8 @@ func openWriter(dir string, exists bool) (*rocksStore, error) {
 		if err != nil {
 			return nil, err
 		}
-		b := s.newBatch()
-		defer b.destroy()
-		b.put(famDefault, metaMagicKey, []byte(storeMagic))
-		b.put(famDefault, metaFormatKey, binary.BigEndian.AppendUint32(nil, FormatVersion))
-		b.put(famDefault, metaCreatedByKey, []byte(Version))
-		b.put(famDefault, metaNextDocNumKey, binary.BigEndian.AppendUint32(nil, 0))
-		b.put(famDefault, metaMemoryCountKey, binary.BigEndian.AppendUint64(nil, 0))
-		if err := s.write(b, true); err != nil {
-			return nil, errors.Join(fmt.Errorf("write store metadata: %w", err), s.close())
+		if err := writeMeta(s); err != nil {
+			return nil, errors.Join(err, s.close())
 		}
 		return s, nil
 	}
@@ -139,13 +135,69 @@ func openWriter(dir string, exists bool) (*rocksStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkIdentity(s, dir); err != nil {
+	err = checkIdentity(s, dir)
+	unfinished := errors.Is(err, errUnfinished)
+	if err != nil && !unfinished {
 		return nil, errors.Join(err, s.close())
 	}
 	if err := s.createMissing(); err != nil {
 		return nil, errors.Join(err, s.close())
 	}
+	if unfinished { // finish a creation that was killed before its metadata
+		if err := writeMeta(s); err != nil {
+			return nil, errors.Join(err, s.close())
+		}
+	}
 	return s, nil
+}
+
+// writeMeta writes the metadata of a new store, fsynced, in one batch: a
+// store without meta/magic is one whose creation did not finish.
+func writeMeta(s *rocksStore) error {
+	b := s.newBatch()
+	defer b.destroy()
+	b.put(famDefault, metaMagicKey, []byte(storeMagic))
+	b.put(famDefault, metaFormatKey, binary.BigEndian.AppendUint32(nil, FormatVersion))
+	b.put(famDefault, metaCreatedByKey, []byte(Version))
+	b.put(famDefault, metaNextDocNumKey, binary.BigEndian.AppendUint32(nil, 0))
+	b.put(famDefault, metaMemoryCountKey, binary.BigEndian.AppendUint64(nil, 0))
+	if err := s.write(b, true); err != nil {
+		return fmt.Errorf("write store metadata: %w", err)
+	}
+	return nil
+}
+
+// isRocksFile reports whether name is one of the files RocksDB keeps in a
+// database directory.
+func isRocksFile(name string) bool {
+	switch {
+	case name == "LOCK", name == "IDENTITY", name == "CURRENT",
+		strings.HasPrefix(name, "LOG"), strings.HasPrefix(name, "MANIFEST-"), strings.HasPrefix(name, "OPTIONS-"),
+		strings.HasSuffix(name, ".log"), strings.HasSuffix(name, ".sst"), strings.HasSuffix(name, ".dbtmp"):
+		return true
+	}
+	return false
+}
+
+// errUnfinished marks a RocksDB directory without metadata and without any
+// data: a store whose creation was killed before it wrote its metadata.
+var errUnfinished = errors.New("the store's creation was interrupted")
+
+// isEmpty reports whether no open family of s holds a key.
+func isEmpty(s *rocksStore) (bool, error) {
+	for f, h := range s.handles {
+		if h == nil {
+			continue
+		}
+		it := s.iter(family(f), nil, nil)
+		it.first()
+		valid, err := it.valid(), it.err()
+		it.close()
+		if err != nil || valid {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 func openReader(dir string) (*rocksStore, error) {
@@ -172,6 +224,15 @@ func checkIdentity(s *rocksStore, dir string) error {
 	magic, ok, err := s.get(famDefault, metaMagicKey)
 	if err != nil {
 		return err
+	}
+	if !ok {
+		empty, err := isEmpty(s)
+		if err != nil {
+			return err
+		}
+		if empty {
+			return fmt.Errorf("%w: open %s for writing (e.g. `cgraph init`) to finish it", errUnfinished, dir)
+		}
 	}
 	if !ok || string(magic) != storeMagic {
 		return fmt.Errorf("%s is a RocksDB directory but not a cgraph store (meta/magic is %q): give the directory of a cgraph store", dir, magic)

@@ -671,3 +671,49 @@ func TestReaderFollowsFlushes(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptedCreation: a creation killed before the metadata was
+// written leaves RocksDB files without a store; a writer finishes it, a
+// reader says what to do, nothing is refused for good.
+func TestInterruptedCreation(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openRocks(dir, rocksCreate) // the DB and families, but no metadata
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{ReadOnly: true}); !errors.Is(err, errUnfinished) || !strings.Contains(err.Error(), "for writing") {
+		t.Fatalf("reader of an unfinished store: %v", err)
+	}
+	e := openTest(t, dir, Options{})
+	if _, err := e.Add(ctx, NewMemory{Content: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// Killed even earlier: RocksDB files but no CURRENT.
+	dir2 := filepath.Join(t.TempDir(), "store")
+	if err := os.MkdirAll(dir2, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"LOCK", "IDENTITY", "LOG", "MANIFEST-000001"} {
+		if err := os.WriteFile(filepath.Join(dir2, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Open(dir2, Options{}); !errors.Is(err, ErrNoStore) {
+		t.Fatalf("Open without Create of a never-created store: %v", err)
+	}
+	e2 := openTest(t, dir2, Options{Create: true})
+	if _, err := e2.Add(ctx, NewMemory{Content: "y"}); err != nil {
+		t.Fatal(err)
+	}
+}
