@@ -62,6 +62,22 @@
 //	Dense Int8              180 µs  r=0.998    1.08 ms r=0.981    445 B/doc
 //	brute force (float32)   232 µs             4.93 ms
 //
+// Real embeddings (all-MiniLM-L6-v2, 384-d): 20,000 Go standard-library comment
+// blocks as documents, the first sentences of 500 held-out blocks as queries
+// (testdata/embedgen makes them); the 100k row adds to the 20k real vectors 80k
+// noisy copies (cosine ≈ 0.95 to their source, like paraphrases). Deletes of
+// 1/10 in the recall runs, recall@10 against exact float32 brute force:
+//
+//	Rerank                   128     256     512     1024    2048
+//	20k  Float32 recall      0.972   0.990   0.997   0.999   1.000
+//	20k  Int8    recall      0.968   0.986   0.992   0.994   0.994
+//	100k Float32 recall      0.958   0.980   0.991   0.996   0.999
+//	100k Int8    recall      0.952   0.973   0.984   0.990   0.992
+//
+// Latency at the default 512 (medians of 5): 20k 377 µs Float32, 443 µs Int8,
+// brute force 1.25 ms; 100k 958 µs Float32, 797 µs Int8, brute force 6.82 ms
+// (7× faster, inside the 2 ms goal).
+//
 // Rerank depth matters on hard data: on isotropic Gaussian vectors (the worst
 // case, true neighbours at cosine ≈ 0.2) at 10k, recall@10 is 0.725 / 0.858 /
 // 0.953 / 0.984 for Rerank 512 / 1024 / 2048 / 4096 at 115 / 165 / 275 / 490 µs.
@@ -115,5 +131,7 @@
 // holder for small stores and tests.
 //
 // Reproduce: go test ./indexes -run XXX -bench . -benchtime=100x -count=5
-// (100k sizes run only when -benchtime is given).
+// (100k sizes run only when -benchtime is given); real embeddings:
+// go run ./indexes/testdata/embedgen in a scratch directory, then
+// CGRAPH_VECTORS_DIR=<it> go test ./indexes -run Real -bench RealDense -v.
 package indexes
