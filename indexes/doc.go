@@ -132,6 +132,6 @@
 //
 // Reproduce: go test ./indexes -run XXX -bench . -benchtime=100x -count=5
 // (100k sizes run only when -benchtime is given); real embeddings:
-// go run ./indexes/testdata/embedgen in a scratch directory, then
-// CGRAPH_VECTORS_DIR=<it> go test ./indexes -run Real -bench RealDense -v.
+// go run ./indexes/testdata/embedgen /tmp/vec, then
+// CGRAPH_VECTORS_DIR=/tmp/vec go test ./indexes -run Real -bench RealDense -v.
 package indexes

@@ -1,8 +1,9 @@
 // Command embedgen embeds Go standard-library comment blocks with all-MiniLM-L6-v2 and
 // writes docs.f32 / queries.f32 (little-endian float32, 384 per row) into the
-// current directory, for the indexes package's real-embedding recall test:
+// directory given as its argument, for the indexes package's real-embedding
+// recall test (from the module root):
 //
-//	go run ./indexes/testdata/embedgen && CGRAPH_VECTORS_DIR=$PWD go test ./indexes -run Real -v
+//	go run ./indexes/testdata/embedgen /tmp/vec && CGRAPH_VECTORS_DIR=/tmp/vec go test ./indexes -run Real -v
 //
 // It lives under testdata so that package indexes does not depend on models.
 // It needs all-minilm-l6-v2 installed under ~/.cache/cgraph/models.
@@ -25,6 +26,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) != 2 {
+		fatal(fmt.Errorf("usage: embedgen OUTPUT_DIR"))
+	}
+	out := os.Args[1]
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		fatal(err)
+	}
 	root := filepath.Join(runtime.GOROOT(), "src")
 	seen := map[string]bool{}
 	var blocks []string
@@ -95,7 +103,7 @@ func main() {
 		}
 	}()
 	write := func(name string, texts []string, view rt.View) {
-		f, err := os.Create(name)
+		f, err := os.Create(filepath.Join(out, name))
 		if err != nil {
 			fatal(err)
 		}
