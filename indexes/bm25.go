@@ -245,9 +245,9 @@ func (x *BM25) resolveLocked(query []string) ([]qterm, scoreFn) {
 
 // Search returns the top k docs for the query terms (best first), among filter's
 // docs when filter is non-nil. Terms not in the index match nothing; an empty
-// result is not an error. The result is exact; short queries with small k use
-// MaxScore, the rest a dense term-at-a-time accumulator (whichever measured
-// faster). Cost: at most one pass over the query terms' posting lists.
+// result is not an error. The result is exact; k ≤ 100 uses MaxScore, larger k a
+// dense term-at-a-time accumulator (whichever measured faster). Cost: at most one
+// pass over the query terms' posting lists.
 func (x *BM25) Search(query []string, k int, filter *roaring.Bitmap) (Hits, error) {
 	return x.search(query, k, filter, algoAuto)
 }
@@ -265,7 +265,7 @@ func (x *BM25) search(query []string, k int, filter *roaring.Bitmap, a algo) (Hi
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	qs, score := x.resolveLocked(query)
-	return x.ix.topK(qs, k, filter, score, a), nil
+	return x.ix.topK(qs, k, filter, score, a, math.MaxInt), nil
 }
 
 // Postings returns an iterator over the docs containing term, or an empty one.

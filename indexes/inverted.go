@@ -245,18 +245,21 @@ const (
 	algoExhaustive             // always term at a time (baseline, tests)
 )
 
-// maxScoreTerms and maxScoreK bound where MaxScore pays: measured at 10k and 100k
-// docs (see the package doc), it wins for short queries and small k, and loses
-// to the dense term-at-a-time accumulator for long SPLADE queries (bounds of
-// similar size prune little) and for k in the thousands (θ rises late).
+// maxScoreK bounds where MaxScore pays: measured at 10k–100k docs (see the
+// package doc), it wins for small k and loses to the dense term-at-a-time
+// accumulator for k in the thousands, where the threshold rises late. For SPLADE
+// it also needs few query terms (maxScoreTermsSparse): long SPLADE queries have
+// bounds of similar size that prune little. BM25 bounds differ by idf, so
+// MaxScore paid even for 20-term natural-language queries on real text.
 const (
-	maxScoreTerms = 8
-	maxScoreK     = 100
+	maxScoreK           = 100
+	maxScoreTermsSparse = 8
 )
 
-// topK runs the algorithm a chooses. REQUIRES: order(qs).
-func (ix *inverted) topK(qs []qterm, k int, filter *roaring.Bitmap, score scoreFn, a algo) Hits {
-	if a == algoMaxScore || (a == algoAuto && len(qs) <= maxScoreTerms && k <= maxScoreK) {
+// topK runs the algorithm a chooses; under algoAuto MaxScore runs when k ≤
+// maxScoreK and len(qs) ≤ maxTerms. REQUIRES: order(qs).
+func (ix *inverted) topK(qs []qterm, k int, filter *roaring.Bitmap, score scoreFn, a algo, maxTerms int) Hits {
+	if a == algoMaxScore || (a == algoAuto && len(qs) <= maxTerms && k <= maxScoreK) {
 		return ix.maxScore(qs, k, filter, score)
 	}
 	return ix.exhaustive(qs, k, filter, score)

@@ -148,7 +148,7 @@ func (x *Splade) search(q fingerprint.Sparse, k int, filter *roaring.Bitmap, a a
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	qs := x.resolveLocked(q)
-	return x.ix.topK(qs, k, filter, spladeScore, a), nil
+	return x.ix.topK(qs, k, filter, spladeScore, a, maxScoreTermsSparse), nil
 }
 
 // Search returns the top k docs by sparse dot product with q (best first), among
