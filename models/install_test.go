@@ -442,3 +442,102 @@ func FuzzContentRangeStart(f *testing.F) {
 		}
 	})
 }
+
+// TestPullInterruptedThenResumed cancels a download midway (as Ctrl-C does),
+// then pulls again: the second run asks only for the missing bytes.
+func TestPullInterruptedThenResumed(t *testing.T) {
+	onnx, tok := testContent(4<<20, 15), testContent(200, 16)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var ranges []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		ranges = append(ranges, r.Header.Get("Range"))
+		first := len(ranges) == 1
+		mu.Unlock()
+		body := tok
+		if strings.HasSuffix(r.URL.Path, "model.onnx") {
+			body = onnx
+		}
+		if !first {
+			http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(body))
+			return
+		}
+		// First request: send 2 MiB, then stall until the client gives up.
+		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body[:2<<20]) // the client may already be gone
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	m := manifestFor(t, true, map[string][]byte{"model.onnx": onnx, "tokenizer.json": tok}, hubOnly)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	in := &Installer{Manifest: m, Dir: dir, HubEndpoint: srv.URL, Progress: func(e Event) {
+		if e.Phase == PhaseDownload && e.Done >= 1<<20 {
+			cancel()
+		}
+	}}
+	_, err := in.Pull(ctx, []ModelID{"tiny"})
+	if err == nil || !strings.Contains(err.Error(), "rerun to resume") {
+		t.Fatalf("interrupted pull: %v", err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "tiny", "model.onnx.part"))
+	if err != nil || fi.Size() < 1<<20 || fi.Size() > 2<<20 {
+		t.Fatalf("partial file after interruption: %v, %v; want the 1-2 MiB received kept", fi, err)
+	}
+	kept := fi.Size()
+	in.Progress = nil
+	if _, err := in.Pull(context.Background(), []ModelID{"tiny"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ranges) < 2 || ranges[1] != fmt.Sprintf("bytes=%d-", kept) {
+		t.Fatalf("Range headers %q: want the second request to resume at byte %d", ranges, kept)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "tiny", "model.onnx")); !bytes.Equal(got, onnx) {
+		t.Fatal("resumed file differs from the served bytes")
+	}
+}
+
+// TestPullRestartsWhenServerIgnoresRange: a 200 answer to a Range request
+// replaces the partial file instead of appending to it.
+func TestPullRestartsWhenServerIgnoresRange(t *testing.T) {
+	onnx, tok := testContent(100000, 17), testContent(100, 18)
+	var mu sync.Mutex
+	var ranges []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		ranges = append(ranges, r.Header.Get("Range"))
+		mu.Unlock()
+		body := tok
+		if strings.HasSuffix(r.URL.Path, "model.onnx") {
+			body = onnx
+		}
+		_, _ = w.Write(body) // status 200, whole body, Range ignored
+	}))
+	defer srv.Close()
+	m := manifestFor(t, true, map[string][]byte{"model.onnx": onnx, "tokenizer.json": tok}, hubOnly)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "tiny"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tiny", "model.onnx.part"), onnx[:5000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&Installer{Manifest: m, Dir: dir, HubEndpoint: srv.URL}).Pull(context.Background(), []ModelID{"tiny"}); err != nil {
+		t.Fatal(err)
+	}
+	if ranges[0] != "bytes=5000-" {
+		t.Errorf("first Range = %q, want a resume attempt", ranges[0])
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "tiny", "model.onnx")); !bytes.Equal(got, onnx) {
+		t.Fatal("file is not the served bytes: the 200 body was appended to the partial file")
+	}
+}
