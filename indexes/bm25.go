@@ -175,7 +175,8 @@ func (x *BM25) Build(docs []DocNum, tfs []fingerprint.TermFreqs) error {
 	if err != nil {
 		return err
 	}
-	for i, d := range docs {
+	for _, i := range byDoc(docs) { // ascending docs append to posting lists
+		d := docs[i]
 		what := fmt.Sprintf("BM25 index %q: build doc %d", x.name, d)
 		if err := checkDoc(what, d); err != nil {
 			return err

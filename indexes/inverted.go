@@ -65,6 +65,26 @@ func (p *postingList) seek(from int, d DocNum) int {
 	return lo + i
 }
 
+// byDoc returns the positions of docs in ascending doc order, so a bulk build
+// appends to posting lists instead of inserting into their middle (O(n²) for
+// input in arbitrary order, such as a column family keyed by memory id).
+func byDoc(docs []DocNum) []int {
+	idx := make([]int, len(docs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case docs[a] < docs[b]:
+			return -1
+		case docs[a] > docs[b]:
+			return 1
+		}
+		return 0
+	})
+	return idx
+}
+
 // postingIter adapts a posting list to Iterator.
 type postingIter struct {
 	p *postingList

@@ -310,3 +310,35 @@ func FuzzMaxScoreExact(f *testing.F) {
 		sameHits(t, "SPLADE", got, want)
 	})
 }
+
+func TestBuildOrderDoesNotMatter(t *testing.T) {
+	tfs, sps, _ := zipfCorpus(17, 500, 300)
+	docs := make([]DocNum, len(tfs))
+	for i := range docs {
+		docs[i] = DocNum((i * 7919) % len(tfs)) // a permutation: arbitrary order
+	}
+	a, _ := NewBM25("E6", DefaultBM25)
+	b, _ := NewBM25("E6", DefaultBM25)
+	must(t, a.Build(docs, tfs))
+	for i, d := range docs {
+		must(t, b.Add(d, tfs[i]))
+	}
+	sa, sb := NewSplade("a"), NewSplade("b")
+	must(t, sa.Build(docs, sps))
+	for i, d := range docs {
+		must(t, sb.Add(d, sps[i]))
+	}
+	for q := range 20 {
+		words := []string{fmt.Sprintf("t%d", q), fmt.Sprintf("t%d", q*3+1)}
+		ha, _ := a.Search(words, 20, nil)
+		hb, _ := b.Search(words, 20, nil)
+		sameHits(t, fmt.Sprintf("BM25 query %v", words), ha, hb)
+		if len(ha) == 0 {
+			t.Fatalf("query %v matched nothing", words)
+		}
+		sq := fingerprint.Sparse{Indices: []uint32{uint32(q), uint32(q*3 + 1)}, Weights: []float32{1, 0.5}}
+		ha, _ = sa.Search(sq, 20, nil)
+		hb, _ = sb.Search(sq, 20, nil)
+		sameHits(t, fmt.Sprintf("SPLADE query %v", sq), ha, hb)
+	}
+}

@@ -94,7 +94,8 @@ func (x *Splade) Build(docs []DocNum, vecs []fingerprint.Sparse) error {
 		return fmt.Errorf("SPLADE index %q: build got %d doc numbers and %d vectors", x.name, len(docs), len(vecs))
 	}
 	ix := newInverted()
-	for i, d := range docs {
+	for _, i := range byDoc(docs) { // ascending docs append to posting lists
+		d := docs[i]
 		what := fmt.Sprintf("SPLADE index %q: build doc %d", x.name, d)
 		if err := checkDoc(what, d); err != nil {
 			return err
