@@ -63,8 +63,9 @@ type Memory struct {
 
 // Options configure Open.
 type Options struct {
-	// ReadOnly opens the store beside a writer (a RocksDB secondary or
-	// read-only instance); writes return ErrReadOnly.
+	// ReadOnly opens the store beside a writer, as a RocksDB secondary
+	// instance that catches up with the writer at the start of every call
+	// (FORMAT.md, "One writer, many readers"); writes return ErrReadOnly.
 	ReadOnly bool
 	// Create makes the directory and a new store if none exists.
 	Create bool

@@ -6,6 +6,16 @@
 // specified in FORMAT.md beside this file. Storage details stay inside this package
 // and package indexes; callers see Engine methods only.
 //
+// Storage is reached through a small key-value seam (kv.go: families, get, atomic
+// batch, bounded iteration, snapshot) so that another backend with the same model
+// (TiKV) can replace RocksDB (kv_rocks.go) later.
+//
+// One process writes a store at a time: a second writer gets *StoreInUseError naming
+// the holder's pid. Any number of readers (Options.ReadOnly) open beside it as
+// RocksDB secondary instances and see every write acknowledged before their call.
+// Derived data (fingerprints, slot vectors, postings) joins a memory's batch through
+// a MemoryHook; Delete removes a memory's keys from every family keyed per memory.
+//
 // engine must not know how a slot is embedded or how results are fused: it calls
 // package embedders and package pipeline through their interfaces.
 package engine

@@ -670,6 +670,17 @@ func TestReaderFollowsFlushes(t *testing.T) {
 			t.Fatalf("round %d: %v", round, err)
 		}
 	}
+	// Replaced instances leave nothing behind; Close removes the rest.
+	sec := r.kv.(*rocksStore).secondary
+	if entries, err := os.ReadDir(sec); err != nil || len(entries) != 1 {
+		t.Fatalf("reader's directory holds %d entries after reopening, want 1 (%v)", len(entries), err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sec); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("reader's directory survives Close: %v", err)
+	}
 }
 
 // TestInterruptedCreation: a creation killed before the metadata was

@@ -31,6 +31,7 @@ type rocksStore struct {
 	handles  [numFamilies]*grocksdb.ColumnFamilyHandle
 	extra    []*grocksdb.ColumnFamilyHandle // families on disk this build does not know
 	manifest string                         // secondary: MANIFEST name and size when last in step
+	instance string                         // secondary: this instance's directory inside secondary
 }
 
 var _ kvStore = (*rocksStore)(nil)
@@ -115,11 +116,10 @@ func (s *rocksStore) openDB(create bool) error {
 		}
 		// Each instance gets its own directory for its info log: a reopen
 		// runs beside the instance it replaces.
-		own, err := os.MkdirTemp(s.secondary, "instance-")
-		if err != nil {
+		if s.instance, err = os.MkdirTemp(s.secondary, "instance-"); err != nil {
 			return fmt.Errorf("make a directory for the read-only instance: %w", err)
 		}
-		db, handles, err = grocksdb.OpenDbAsSecondaryColumnFamilies(s.opts, s.dir, own, names, cfOpts)
+		db, handles, err = grocksdb.OpenDbAsSecondaryColumnFamilies(s.opts, s.dir, s.instance, names, cfOpts)
 	} else {
 		db, handles, err = grocksdb.OpenDbColumnFamilies(s.opts, s.dir, names, cfOpts)
 	}
@@ -286,19 +286,17 @@ func (s *rocksStore) catchUp() error {
 	}
 	// Open the new instance before closing the old one, so that a failed
 	// reopen leaves a working (if stale) instance and a clear error.
-	oldDB, oldHandles, oldExtra, oldManifest := s.db, s.handles, s.extra, s.manifest
+	oldDB, oldHandles, oldExtra, oldManifest, oldInstance := s.db, s.handles, s.extra, s.manifest, s.instance
 	s.handles, s.extra = [numFamilies]*grocksdb.ColumnFamilyHandle{}, nil
 	if err := s.openDB(false); err != nil {
-		s.db, s.handles, s.extra, s.manifest = oldDB, oldHandles, oldExtra, oldManifest
+		s.db, s.handles, s.extra, s.manifest, s.instance = oldDB, oldHandles, oldExtra, oldManifest, oldInstance
 		return fmt.Errorf("reopen the read-only instance to follow the writer (TryCatchUpWithPrimary: %v): %w", cerr, err)
 	}
 	closeDB(oldDB, oldHandles[:], oldExtra)
+	if err := os.RemoveAll(oldInstance); err != nil { // its info log: ~100 KB per instance
+		return fmt.Errorf("remove the replaced read-only instance's directory: %w", err)
+	}
 	return nil
-}
-
-// instance copies the fields of s that one open DB owns.
-func (s *rocksStore) instance() *rocksStore {
-	return &rocksStore{db: s.db, handles: s.handles, extra: s.extra, manifest: s.manifest}
 }
 
 func (s *rocksStore) familyStats(f family) kvFamilyStats {
