@@ -728,3 +728,67 @@ func TestInterruptedCreation(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// countingHook keeps a count of memories in a shared key of a posting
+// family, the way a posting list is shared between memories.
+type countingHook struct{ failOn string }
+
+var countKey = []byte("term:all")
+
+func (h countingHook) bump(tx *Tx, by int64) error {
+	v, ok, err := tx.Get("e6_sparse_inverted", countKey)
+	if err != nil {
+		return err
+	}
+	var n int64
+	if ok {
+		if _, err := fmt.Sscan(string(v), &n); err != nil {
+			return err
+		}
+	}
+	return tx.Put("e6_sparse_inverted", countKey, []byte(fmt.Sprint(n+by)))
+}
+
+func (h countingHook) AddMemory(tx *Tx, m Memory) error {
+	if m.Content == h.failOn {
+		return errors.New("refused by hook")
+	}
+	return h.bump(tx, 1)
+}
+
+func (h countingHook) DeleteMemory(tx *Tx, m Memory) error { return h.bump(tx, -1) }
+
+func TestHookSharesTheBatch(t *testing.T) {
+	ctx := context.Background()
+	e := openTest(t, filepath.Join(t.TempDir(), "store"), Options{Create: true, Hooks: []MemoryHook{countingHook{failOn: "bad"}}})
+	count := func() string {
+		v, _, err := e.kv.get(famE6SparseInverted, countKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(v)
+	}
+	ms, err := e.AddBatch(ctx, []NewMemory{{Content: "a"}, {Content: "b"}, {Content: "c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := count(); got != "3" {
+		t.Fatalf("shared count after a batch of 3: %q (the hook must see the batch's own writes)", got)
+	}
+	if _, err := e.AddBatch(ctx, []NewMemory{{Content: "d"}, {Content: "bad"}}); err == nil || !strings.Contains(err.Error(), "refused by hook") {
+		t.Fatalf("hook error: %v", err)
+	}
+	if got := count(); got != "3" {
+		t.Fatalf("a batch refused by a hook changed the count to %q", got)
+	}
+	if err := e.Delete(ctx, ms[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(); got != "2" {
+		t.Fatalf("count after a delete: %q", got)
+	}
+	st, err := e.Stats(ctx)
+	if err != nil || st.Memories != 2 {
+		t.Fatalf("stats: %+v, %v", st, err)
+	}
+}
