@@ -132,3 +132,17 @@ func BenchmarkList100(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAddSync is BenchmarkAdd with Options.Sync: an fsync per Add.
+func BenchmarkAddSync(b *testing.B) {
+	e := openTest(b, b.TempDir()+"/store", Options{Create: true, Sync: true})
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := e.Add(ctx, benchMemory(i)); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
