@@ -5,8 +5,9 @@
 //   - a tokenizer.json without model.type silently yields [UNK] for every subword:
 //     Load infers the type (WordPiece, BPE, Unigram) from the model fields, or refuses
 //     the file with an error saying what to add;
-//   - its cost grows faster than the input length: Encode tokenizes in chunks of at most
-//     ChunkBytes, cut at word boundaries so the ids do not change;
+//   - its cost grows faster than the input length: Encode tokenizes in pieces of about
+//     ChunkTarget bytes (never more than ChunkBytes), cut at word boundaries so the ids
+//     do not change;
 //   - it ignores the file's truncation setting: Encode truncates itself, keeping the
 //     special tokens around the sequence ([CLS] … [SEP]) and reporting Truncated.
 //
@@ -37,8 +38,12 @@ var (
 	ErrInvalidUTF8 = errors.New("text is not valid UTF-8")
 )
 
-// ChunkBytes is the largest piece of text handed to the underlying tokenizer at once.
-const ChunkBytes = 2048
+// ChunkTarget is the size of the pieces Encode hands to the underlying tokenizer, and
+// ChunkBytes the most it ever hands over at once (see Chunks).
+const (
+	ChunkTarget = 32
+	ChunkBytes  = 2048
+)
 
 // Encoding is the tokenized form of one text.
 type Encoding struct {
@@ -268,7 +273,7 @@ func (t *Tokenizer) Encode(text string, maxLength int) (Encoding, error) {
 	}
 	var body []int
 	truncated := false
-	for chunk := range Chunks(text, ChunkBytes) {
+	for chunk := range Chunks(text, ChunkTarget, ChunkBytes) {
 		body = append(body, t.hf.Encode(chunk)...)
 		if budget >= 0 && len(body) > budget {
 			body = body[:budget]
