@@ -77,9 +77,10 @@ func openBenchE5(b *testing.B) *Model {
 	id := cmp.Or(os.Getenv("CGRAPH_BENCH_MODEL"), "e5-small-v2") // or e5-small-v2-q
 	onnxPath, tokPath := installedModel(b, id)
 	threads, _ := strconv.Atoi(os.Getenv("CGRAPH_BENCH_THREADS"))
+	batchSize, _ := strconv.Atoi(os.Getenv("CGRAPH_BENCH_BATCHSIZE")) // 0: default 32
 	m, err := Open(Config{
 		ID: id, ONNXPath: onnxPath, TokenizerPath: tokPath,
-		Normalize: true, Dims: 384, QueryPrefix: "query: ", BatchSize: 32,
+		Normalize: true, Dims: 384, QueryPrefix: "query: ", BatchSize: batchSize,
 		IntraOpThreads: threads, Spin: os.Getenv("CGRAPH_BENCH_SPIN") == "1",
 	})
 	if err != nil {

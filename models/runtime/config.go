@@ -114,7 +114,8 @@ type Config struct {
 	// lower latency on an idle machine, but on a shared, busy one the spinning threads
 	// steal the cores the work needs. Default off.
 	Spin bool
-	// BatchSize is the most texts per run (default 32).
+	// BatchSize is the most texts per run (default 8: on 2 cores, batches of 8 ran
+	// 10–20% faster than 32 and halved peak memory; see README.md).
 	BatchSize int
 	// ConcurrentRuns is how many runs may execute at once on the shared session
 	// (default 1: on few cores one run with all intra-op threads is fastest).
@@ -134,7 +135,7 @@ func (c Config) withDefaults() Config {
 		c.Device = DeviceCPU
 	}
 	if c.BatchSize <= 0 {
-		c.BatchSize = 32
+		c.BatchSize = 8
 	}
 	if c.ConcurrentRuns <= 0 {
 		c.ConcurrentRuns = 1
