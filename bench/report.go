@@ -92,11 +92,17 @@ type Repro struct {
 	Command          string            `json:"command,omitempty"`
 }
 
-// ModelInfo names one model file that served a slot.
+// ModelInfo names what computed one slot of the indexed corpus: a model (or
+// model-free algorithm) id and the sha256 of its weights (or parameters).
+// Status is the slot's state in the retriever ("ready", "fallback",
+// "unavailable"); Note says why a slot is unavailable or which fallback
+// serves it. A slot nothing computed has an empty ID and SHA256.
 type ModelInfo struct {
 	Slot   string `json:"slot"`
 	ID     string `json:"id"`
 	SHA256 string `json:"sha256"`
+	Status string `json:"status,omitempty"`
+	Note   string `json:"note,omitempty"`
 }
 
 // WithoutQueries returns a copy of r whose runs carry no per-query results:

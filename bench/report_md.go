@@ -58,7 +58,19 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		p("- command: `%s`\n", rp.Command)
 	}
 	for _, m := range rp.Models {
-		p("- model %s: %s sha256 %s\n", m.Slot, m.ID, m.SHA256)
+		switch {
+		case m.ID == "":
+			p("- slot %s: %s", m.Slot, orDash(m.Status))
+		default:
+			p("- slot %s: %s sha256 %s", m.Slot, m.ID, m.SHA256)
+			if m.Status != "" {
+				p(" (%s)", m.Status)
+			}
+		}
+		if m.Note != "" {
+			p(" — %s", m.Note)
+		}
+		p("\n")
 	}
 	for _, k := range sortedKeys(rp.StageSizes) {
 		p("- stage size %s = %d\n", k, rp.StageSizes[k])
@@ -78,6 +90,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		return fmt.Errorf("write markdown report: %w", err)
 	}
 	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -22,6 +22,14 @@ type Retriever interface {
 	Search(ctx context.Context, req SearchRequest) ([]Ranked, []StageTiming, error)
 }
 
+// ReproReporter is implemented by a Retriever that knows reproducibility
+// facts only once its index is built (the models that computed the stored
+// vectors, the stage sizes it searches with). Run calls Repro after Index and
+// before the first search; fields it sets override RunOptions.Repro.
+type ReproReporter interface {
+	Repro(r *Repro)
+}
+
 // SearchRequest is one query under one run's settings.
 type SearchRequest struct {
 	Query Query
@@ -120,6 +128,9 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 		return nil, err
 	}
 	rep.Ingest = Ingest{Docs: len(ds.Corpus), Seconds: secs, PeakRSSBytes: rss, Reused: reused}
+	if rr, ok := r.(ReproReporter); ok {
+		rr.Repro(&rep.Repro)
+	}
 	if secs > 0 {
 		rep.Ingest.DocsPerS = float64(len(ds.Corpus)) / secs
 	}

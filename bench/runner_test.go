@@ -93,7 +93,7 @@ func tinyRun(t *testing.T, runs []RunSpec) *Report {
 	var lastDone, lastTotal int
 	rep, err := Run(context.Background(), ds, &overlapRetriever{}, RunOptions{
 		Runs: runs, Seed: 42, IndexProgress: func(done, total int) { lastDone, lastTotal = done, total },
-		Repro: Repro{CgraphVersion: "test", StageSizes: map[string]int{"s1": 10}, Models: []ModelInfo{{"E1", "m", "abc"}},
+		Repro: Repro{CgraphVersion: "test", StageSizes: map[string]int{"s1": 10}, Models: []ModelInfo{{Slot: "E1", ID: "m", SHA256: "abc"}},
 			ProfileWeights: map[string]map[string]float64{"p": {"E1": 1}}},
 	})
 	if err != nil {
@@ -175,7 +175,7 @@ func TestRunTinyBenchEndToEnd(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	for _, want := range []string{"| overlap | overlap |  |", "| reverse:p | reverse | p |", "## Latency per stage", "model E1: m sha256 abc", "profile p: E1=1"} {
+	for _, want := range []string{"| overlap | overlap |  |", "| reverse:p | reverse | p |", "## Latency per stage", "slot E1: m sha256 abc", "profile p: E1=1"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
@@ -342,5 +342,47 @@ func BenchmarkRunTiny(b *testing.B) {
 		if _, err := Run(context.Background(), ds, &overlapRetriever{}, RunOptions{Runs: runs}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// reproRetriever reports its models only after Index, like the engine
+// retriever whose models are those the store was built with.
+type reproRetriever struct {
+	overlapRetriever
+	indexedBeforeRepro bool
+}
+
+func (r *reproRetriever) Repro(rp *Repro) {
+	r.indexedBeforeRepro = r.indexed > 0
+	rp.Models = []ModelInfo{{Slot: "E1", ID: "e5-small-v2", SHA256: "ab12", Status: "ready"}}
+	rp.StageSizes = map[string]int{"recall_k": 10000}
+}
+
+func TestRunAsksReproAfterIndex(t *testing.T) {
+	ds, err := Load("testdata/tiny", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reproRetriever{}
+	rep, err := Run(context.Background(), ds, r, RunOptions{Runs: []RunSpec{{Mode: "x"}},
+		Repro: Repro{CgraphVersion: "v", Models: []ModelInfo{{Slot: "E1", ID: "stale"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.indexedBeforeRepro {
+		t.Error("Repro was called before Index")
+	}
+	if len(rep.Repro.Models) != 1 || rep.Repro.Models[0].ID != "e5-small-v2" || rep.Repro.StageSizes["recall_k"] != 10000 {
+		t.Errorf("the retriever's reproducibility facts were not kept: %+v", rep.Repro)
+	}
+	if rep.Repro.CgraphVersion != "v" {
+		t.Errorf("fields the retriever did not set were lost: %+v", rep.Repro)
+	}
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "- slot E1: e5-small-v2 sha256 ab12 (ready)") {
+		t.Errorf("markdown lacks the model line:\n%s", md.String())
 	}
 }
