@@ -34,6 +34,9 @@ type RunResult struct {
 	LatencyMS Latency       `json:"latency_ms"`
 	Stages    []StageStats  `json:"stages"`
 	Queries   []QueryResult `json:"queries,omitempty"`
+	// Notes are what the retriever reported about the run (unavailable
+	// slots, fallbacks, empty spaces, with how many queries they hit).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // CI is a two-sided confidence interval.

@@ -45,6 +45,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			p("| %s | %s | %.3f / %.3f |\n", mdEscape(run.Name), strings.Join(cells, " | "), run.LatencyMS.P50, run.LatencyMS.P95)
 		}
 	}
+	if hasNotes(r.Runs) {
+		p("\n## Notes from the retriever\n\n")
+		for _, run := range r.Runs {
+			for _, n := range run.Notes {
+				p("- %s: %s\n", run.Name, n)
+			}
+		}
+	}
 	in := r.Ingest
 	p("\n## Ingest\n\n%d documents in %.2f s (%.1f docs/s), peak RSS %.1f MiB", in.Docs, in.Seconds, in.DocsPerS, float64(in.PeakRSSBytes)/(1<<20))
 	if in.Reused {
@@ -90,6 +98,15 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		return fmt.Errorf("write markdown report: %w", err)
 	}
 	return nil
+}
+
+func hasNotes(runs []RunResult) bool {
+	for _, r := range runs {
+		if len(r.Notes) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func orDash(s string) string {

@@ -30,6 +30,14 @@ type ReproReporter interface {
 	Repro(r *Repro)
 }
 
+// RunNoter is implemented by a Retriever that has something to say about a
+// run once its queries are done: a slot that was unavailable, a fallback that
+// served a stage, a space that returned nothing. Run stores the notes in the
+// run's result, so a degraded run is never reported as if it were whole.
+type RunNoter interface {
+	Notes(run string) []string
+}
+
 // SearchRequest is one query under one run's settings.
 type SearchRequest struct {
 	Query Query
@@ -201,6 +209,9 @@ func runOne(ctx context.Context, ds *Dataset, queries []Query, r Retriever, spec
 		if o.Progress != nil {
 			o.Progress(name, i+1, len(queries))
 		}
+	}
+	if rn, ok := r.(RunNoter); ok {
+		res.Notes = rn.Notes(name)
 	}
 	res.Metrics = Mean(perQuery)
 	res.LatencyMS = summarize(total)

@@ -386,3 +386,33 @@ func TestRunAsksReproAfterIndex(t *testing.T) {
 		t.Errorf("markdown lacks the model line:\n%s", md.String())
 	}
 }
+
+// notingRetriever notes every run it served.
+type notingRetriever struct{ overlapRetriever }
+
+func (n *notingRetriever) Notes(run string) []string {
+	return []string{"E7 unavailable: 8 queries (" + run + ")"}
+}
+
+func TestRunKeepsRetrieverNotes(t *testing.T) {
+	ds, err := Load("testdata/tiny", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), ds, &notingRetriever{}, RunOptions{Runs: []RunSpec{{Mode: "x"}, {Mode: "y"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range rep.Runs {
+		if len(run.Notes) != 1 || !strings.Contains(run.Notes[0], "("+run.Name+")") {
+			t.Errorf("run %s notes %q", run.Name, run.Notes)
+		}
+	}
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "- y: E7 unavailable: 8 queries (y)") {
+		t.Errorf("markdown lacks the notes:\n%s", md.String())
+	}
+}
