@@ -1,0 +1,96 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cgraph/cgraph/models/tokenizer"
+)
+
+// Pooled is one text's pooled vector and its token vectors from the same run.
+type Pooled struct {
+	Dense
+	Tokens TokenMatrix
+}
+
+// EmbedPrefixed is Embed with an explicit prefix instead of the one Config
+// gives a View: callers that embed one text in several roles (an instruction
+// per role) share one session this way. The prefix may be empty.
+func (m *Model) EmbedPrefixed(ctx context.Context, prefix string, texts []string) ([]Dense, error) {
+	if err := m.needTask(TaskEncoder, "EmbedPrefixed"); err != nil {
+		return nil, err
+	}
+	encs, err := m.encodePrefixed(prefix, texts)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]Dense, len(texts))
+	err = m.run(ctx, encs, func(i int, out []float32, T, D int, mask []int64) error {
+		res[i] = Dense{Vector: m.pool(out, T, D, mask), Meta: metaOf(encs[i])}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// EmbedWithTokens returns, from one run per batch, each text's pooled vector
+// (as Embed) and its token vectors (as TokenVectors), with an explicit prefix.
+// It saves the second pass a caller needing both would otherwise pay.
+func (m *Model) EmbedWithTokens(ctx context.Context, prefix string, texts []string) ([]Pooled, error) {
+	if err := m.needTask(TaskEncoder, "EmbedWithTokens"); err != nil {
+		return nil, err
+	}
+	encs, err := m.encodePrefixed(prefix, texts)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]Pooled, len(texts))
+	err = m.run(ctx, encs, func(i int, out []float32, T, D int, mask []int64) error {
+		n := len(encs[i].IDs)
+		meta := metaOf(encs[i])
+		res[i] = Pooled{
+			Dense: Dense{Vector: m.pool(out, T, D, mask), Meta: meta},
+			Tokens: TokenMatrix{IDs: encs[i].IDs, Special: encs[i].Special,
+				Dim: D, Data: slices.Clone(out[:n*D]), Meta: meta},
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// pool applies Config.Pooling and Config.Normalize to one text's output rows.
+func (m *Model) pool(out []float32, T, D int, mask []int64) []float32 {
+	var v []float32
+	if m.cfg.Pooling == PoolCLS {
+		v = clsPool(out, D)
+	} else {
+		v = meanPool(out, T, D, mask)
+	}
+	if m.cfg.Normalize {
+		l2Normalize(v)
+	}
+	return v
+}
+
+// encodePrefixed is encode with an explicit prefix.
+func (m *Model) encodePrefixed(prefix string, texts []string) ([]tokenizer.Encoding, error) {
+	encs := make([]tokenizer.Encoding, len(texts))
+	for i, text := range texts {
+		if strings.TrimSpace(text) == "" {
+			return nil, fmt.Errorf("%s: text %d: %w", m.cfg.ID, i, tokenizer.ErrEmptyText)
+		}
+		enc, err := m.tok.Encode(prefix+text, m.cfg.MaxLength)
+		if err != nil {
+			return nil, fmt.Errorf("%s: text %d: %w", m.cfg.ID, i, err)
+		}
+		encs[i] = enc
+	}
+	return encs, nil
+}
