@@ -1,0 +1,105 @@
+package neural
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models/runtime"
+)
+
+// denseEmbedder fills a dense slot (E1, E7) with one pooled vector per memory
+// from one model, with a fixed prefix per view.
+type denseEmbedder struct {
+	slot                   fingerprint.SlotID
+	lm                     *loaded
+	docPrefix, queryPrefix string
+	status                 embedders.SlotStatus
+}
+
+var _ embedders.Embedder = (*denseEmbedder)(nil)
+
+func (e *denseEmbedder) Slot() fingerprint.SlotID     { return e.slot }
+func (e *denseEmbedder) Status() embedders.SlotStatus { return e.status }
+
+// EmbedDocuments embeds every non-empty text in one batched call; an empty
+// text gets an unavailable entry (there is nothing to embed).
+func (e *denseEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
+	texts, idx := nonEmpty(docs)
+	vs, err := e.lm.m.EmbedPrefixed(ctx, e.docPrefix, texts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", e.slot, err)
+	}
+	out := emptyEntries(len(docs))
+	for k, v := range vs {
+		out[idx[k]] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: e.status.Producer,
+			Note: truncNote(v.Meta, e.lm), Value: fingerprint.Dense(v.Vector)}
+	}
+	return out, nil
+}
+
+// EmbedQuery embeds the query with the query prefix.
+func (e *denseEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embedders.QueryView, error) {
+	if err := symmetric(e.slot, q); err != nil {
+		return embedders.QueryView{}, err
+	}
+	v, err := embedOne(ctx, e.lm, e.queryPrefix, q.Text, e.slot)
+	if err != nil {
+		return embedders.QueryView{}, err
+	}
+	return embedders.QueryView{Slot: e.slot, Value: fingerprint.Dense(v)}, nil
+}
+
+// emptyText is the note of a memory with no text to embed.
+const emptyText = "empty text: nothing to embed"
+
+// nonEmpty returns the texts worth embedding and their positions in docs.
+func nonEmpty(docs []embedders.Input) (texts []string, idx []int) {
+	for i, d := range docs {
+		if strings.TrimSpace(d.Text) != "" {
+			texts = append(texts, d.Text)
+			idx = append(idx, i)
+		}
+	}
+	return texts, idx
+}
+
+// emptyEntries returns n unavailable entries noting empty text; callers
+// overwrite those they embed.
+func emptyEntries(n int) []fingerprint.Entry {
+	out := make([]fingerprint.Entry, n)
+	for i := range out {
+		out[i] = fingerprint.Entry{Status: fingerprint.StatusUnavailable, Note: emptyText}
+	}
+	return out
+}
+
+// truncNote says when the model saw only the head of a text.
+func truncNote(m runtime.Meta, lm *loaded) string {
+	if !m.Truncated {
+		return ""
+	}
+	return fmt.Sprintf("truncated to %d tokens (%s max length)", m.Tokens, lm.id)
+}
+
+// symmetric refuses a direction on a symmetric slot.
+func symmetric(s fingerprint.SlotID, q embedders.Query) error {
+	if _, _, err := q.Direction.Plan(s); err != nil {
+		return fmt.Errorf("%s: %w", s, err)
+	}
+	return nil
+}
+
+// embedOne embeds one query text, refusing an empty one with a caller error.
+func embedOne(ctx context.Context, lm *loaded, prefix, text string, s fingerprint.SlotID) ([]float32, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, fmt.Errorf("%s: empty query: give some text to search for", s)
+	}
+	vs, err := lm.m.EmbedPrefixed(ctx, prefix, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s, err)
+	}
+	return vs[0].Vector, nil
+}

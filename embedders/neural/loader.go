@@ -1,0 +1,126 @@
+package neural
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models"
+	"github.com/cgraph/cgraph/models/runtime"
+)
+
+// loader opens each model file once and hands the same *runtime.Model to
+// every slot that uses it. It is used only while Registry builds (one
+// goroutine); close releases every session.
+type loader struct {
+	cfg  Config
+	dir  string
+	mf   *models.Manifest
+	open map[models.ModelID]*loaded
+	// why holds the unavailability reason of a model that could not be
+	// opened for a reason other than a bad file (not installed, no runtime).
+	why map[models.ModelID]string
+}
+
+// loaded is one open model and the identity of its weights.
+type loaded struct {
+	id   models.ModelID
+	meta *models.Model
+	m    *runtime.Model
+	onnx string // pinned sha256 of the ONNX file, hex
+}
+
+func newLoader(cfg Config) (*loader, error) {
+	mf := cfg.Manifest
+	if mf == nil {
+		var err error
+		if mf, err = models.Default(); err != nil {
+			return nil, fmt.Errorf("neural: manifest: %w", err)
+		}
+	}
+	dir := cfg.ModelsDir
+	if dir == "" {
+		dir = DefaultModelsDir()
+	}
+	return &loader{cfg: cfg, dir: dir, mf: mf, open: map[models.ModelID]*loaded{}, why: map[models.ModelID]string{}}, nil
+}
+
+// installed reports whether id is in the manifest and installed.
+func (l *loader) installed(id models.ModelID) bool {
+	if _, err := l.mf.Model(id); err != nil {
+		return false
+	}
+	return l.mf.Installed(l.dir, id)
+}
+
+// get returns the open model id. When it cannot serve, reason says why in the
+// words a slot's status uses ("model X not installed: run cgraph models pull
+// X"); err is reserved for broken installations (a corrupt file), which must
+// be fixed rather than silently left out.
+func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
+	if lm := l.open[id]; lm != nil {
+		return lm, "", nil
+	}
+	if why, ok := l.why[id]; ok {
+		return nil, why, nil
+	}
+	meta, err := l.mf.Model(id)
+	if err != nil {
+		return nil, "", fmt.Errorf("neural: %w", err)
+	}
+	if !l.mf.Installed(l.dir, id) {
+		why := fmt.Sprintf("model %s not installed: run cgraph models pull %s", id, id)
+		l.why[id] = why
+		return nil, why, nil
+	}
+	rc, err := meta.RuntimeConfig(l.dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("neural: %w", err)
+	}
+	rc.Device, rc.AllowCPUFallback = l.cfg.Device, l.cfg.AllowCPUFallback
+	rc.IntraOpThreads, rc.BatchSize = l.cfg.IntraOpThreads, l.cfg.BatchSize
+	m, err := runtime.Open(rc)
+	if errors.Is(err, runtime.ErrNoRuntime) {
+		why := fmt.Sprintf("model %s installed but the ONNX Runtime library is missing (%v): run make setup", id, err)
+		l.why[id] = why
+		return nil, why, nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("neural: %w", err)
+	}
+	f, _ := meta.File(models.RoleONNX)
+	lm = &loaded{id: id, meta: meta, m: m, onnx: f.SHA256}
+	l.open[id] = lm
+	return lm, "", nil
+}
+
+// close releases every session the loader opened.
+func (l *loader) close() error {
+	var errs []error
+	for _, lm := range l.open {
+		errs = append(errs, lm.m.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// producer is the identity of a slot's values: the model id, and a sha256
+// over the ONNX file's pinned sha256, the slot's recipe name and every
+// parameter that changes its output (prefixes, heads, projections), so that a
+// change to any of them is a different producer.
+func (lm *loaded) producer(recipe string, params ...any) fingerprint.Producer {
+	h := sha256.New()
+	fmt.Fprintf(h, "onnx sha256 %s\nrecipe %s\n%#v", lm.onnx, recipe, params)
+	var p fingerprint.Producer
+	p.Model = string(lm.id)
+	copy(p.SHA256[:], h.Sum(nil))
+	return p
+}
+
+// short is the first 12 hex digits of the ONNX sha256, for status lines.
+func (lm *loaded) short() string {
+	if len(lm.onnx) < 12 {
+		return lm.onnx
+	}
+	return lm.onnx[:12]
+}

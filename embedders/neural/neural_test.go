@@ -1,0 +1,168 @@
+package neural
+
+import (
+	"context"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models"
+)
+
+// The tests run the real default models. A missing model fails the test with
+// the fix (CI runs make setup first); nothing is skipped silently.
+
+var (
+	regOnce sync.Once
+	regVal  *embedders.Registry
+	regErr  error
+)
+
+// requireModels fails t unless every model the default slot plan uses is
+// installed.
+func requireModels(t testing.TB, cfg Config) {
+	t.Helper()
+	l, err := newLoader(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	for _, base := range []models.ModelID{modelE1, modelE5, modelMiniLM} {
+		id := cfg.variant(l.mf, base)
+		if !l.installed(id) {
+			missing = append(missing, string(id))
+		}
+	}
+	if len(missing) > 0 {
+		t.Fatalf("models %s are not installed in %s: run `make setup` (or `cgraph models pull --default`); CGRAPH_MODELS points elsewhere", strings.Join(missing, ", "), l.dir)
+	}
+}
+
+// testRegistry is the default registry, opened once for the package's tests
+// (opening costs about a second per model). It is never closed: the process
+// ends with the tests.
+func testRegistry(t testing.TB) *embedders.Registry {
+	t.Helper()
+	requireModels(t, Config{})
+	regOnce.Do(func() { regVal, _, regErr = Registry(context.Background(), Config{}) })
+	if regErr != nil {
+		t.Fatal(regErr)
+	}
+	return regVal
+}
+
+func cosine(a, b []float32) float64 {
+	var d, na, nb float64
+	for i := range a {
+		d += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return d / math.Sqrt(na*nb)
+}
+
+func inputs(texts ...string) []embedders.Input {
+	out := make([]embedders.Input, len(texts))
+	for i, s := range texts {
+		out[i] = embedders.Input{Text: s}
+	}
+	return out
+}
+
+func dense(t *testing.T, e fingerprint.Entry) []float32 {
+	t.Helper()
+	d, ok := e.Value.(fingerprint.Dense)
+	if !ok {
+		t.Fatalf("entry %v holds %T, want dense", e.Status, e.Value)
+	}
+	return d
+}
+
+// TestDenseParaphrase: in E1 and E7 a query is closer to its paraphrase than
+// to an unrelated text.
+func TestDenseParaphrase(t *testing.T) {
+	r := testRegistry(t)
+	ctx := context.Background()
+	tests := []struct {
+		slot                         fingerprint.SlotID
+		query, paraphrase, unrelated string
+	}{
+		{fingerprint.E1, "how do I stop the server from crashing when the config file is missing",
+			"the service panics at startup if its configuration file cannot be found",
+			"a recipe for banana bread with walnuts and brown sugar"},
+		{fingerprint.E7, "read a file line by line",
+			"f, _ := os.Open(path)\nsc := bufio.NewScanner(f)\nfor sc.Scan() {\n\tfmt.Println(sc.Text())\n}",
+			"func add(a, b int) int { return a + b }"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.slot.String(), func(t *testing.T) {
+			e := r.Get(tc.slot)
+			if st := e.Status(); st.State != fingerprint.StatusPresent || st.Dims != 384 {
+				t.Fatalf("status %+v", st)
+			}
+			docs, err := e.EmbedDocuments(ctx, inputs(tc.paraphrase, tc.unrelated))
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, err := e.EmbedQuery(ctx, embedders.Query{Text: tc.query})
+			if err != nil {
+				t.Fatal(err)
+			}
+			qv := q.Value.(fingerprint.Dense)
+			para, unrel := cosine(qv, dense(t, docs[0])), cosine(qv, dense(t, docs[1]))
+			t.Logf("%s: paraphrase %.3f unrelated %.3f", tc.slot, para, unrel)
+			if para <= unrel {
+				t.Errorf("%s: paraphrase %.3f not above unrelated %.3f", tc.slot, para, unrel)
+			}
+			if docs[0].Producer != e.Status().Producer || docs[0].Producer.Model == "" {
+				t.Errorf("entry producer %v, status producer %v", docs[0].Producer, e.Status().Producer)
+			}
+		})
+	}
+}
+
+// TestEmptyTextUnavailable: an empty memory gets a reasoned unavailable entry,
+// the others in its batch are embedded.
+func TestEmptyTextUnavailable(t *testing.T) {
+	r := testRegistry(t)
+	got, err := r.Get(fingerprint.E1).EmbedDocuments(context.Background(), inputs("a note", "  \n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Status != fingerprint.StatusPresent || got[1].Status != fingerprint.StatusUnavailable || got[1].Note != emptyText {
+		t.Fatalf("entries %+v / %+v", got[0].Status, got[1])
+	}
+}
+
+// TestMissingModelUnavailable: an empty models directory gives a registry in
+// which every model-backed slot says which model to pull.
+func TestMissingModelUnavailable(t *testing.T) {
+	r, closeFn, err := Registry(context.Background(), Config{ModelsDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := closeFn(); err != nil {
+			t.Error(err)
+		}
+	}()
+	for _, s := range []fingerprint.SlotID{fingerprint.E1, fingerprint.E7} {
+		st := r.Get(s).Status()
+		if st.State != fingerprint.StatusUnavailable || !strings.Contains(st.Reason, "not installed: run cgraph models pull ") {
+			t.Errorf("%s: %+v", s, st)
+		}
+		if _, err := r.Get(s).EmbedQuery(context.Background(), embedders.Query{Text: "x"}); err == nil {
+			t.Errorf("%s: query served without a model", s)
+		}
+	}
+	if st := r.Get(fingerprint.E6).Status(); st.State != fingerprint.StatusPresent {
+		t.Errorf("model-free E6 lost: %+v", st)
+	}
+}
+

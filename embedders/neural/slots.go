@@ -1,0 +1,59 @@
+package neural
+
+import (
+	"fmt"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models"
+)
+
+// Models of the slot plan (package doc). Each is the fp32 id; Config.Precision
+// may select its "-q" variant.
+const (
+	modelE1      models.ModelID = "e5-small-v2"
+	modelE5      models.ModelID = "bge-small-en-v1.5"
+	modelMiniLM  models.ModelID = "all-minilm-l6-v2"
+	modelCode    models.ModelID = "jina-embeddings-v2-base-code"
+	modelColBERT models.ModelID = "colbertv2.0"
+)
+
+// unavailable is the embedder of a slot whose model cannot serve.
+func unavailable(s fingerprint.SlotID, reason string) embedders.Embedder {
+	return embedders.NewUnavailable(s, reason)
+}
+
+// buildE1: e5-small-v2 with its manifest prefixes "query: " / "passage: ".
+func buildE1(l *loader) (embedders.Embedder, error) {
+	id := l.cfg.variant(l.mf, modelE1)
+	lm, why, err := l.get(id)
+	if err != nil || lm == nil {
+		return unavailable(fingerprint.E1, why), err
+	}
+	qp, dp := lm.meta.QueryPrefix, lm.meta.PassagePrefix
+	return &denseEmbedder{slot: fingerprint.E1, lm: lm, docPrefix: dp, queryPrefix: qp,
+		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
+			Producer: lm.producer("E1 dense v1", dp, qp),
+			Representation: fmt.Sprintf("%d-d %s (%q / %q, mean pooled, L2); first 128 dims re-normalised = E1-Matryoshka-128; onnx sha256 %s",
+				lm.meta.Dims, id, qp, dp, lm.short())}}, nil
+}
+
+// buildE7: a code encoder. jina-embeddings-v2-base-code where installed (a
+// code model; hub only); else all-MiniLM-L6-v2, whose 1B training pairs
+// include CodeSearchNet (docstring, code) pairs — the best code-aware encoder
+// this machine's registries ship.
+func buildE7(l *loader) (embedders.Embedder, error) {
+	id, why := l.cfg.variant(l.mf, modelMiniLM), "all-MiniLM-L6-v2 (trained with CodeSearchNet pairs among its 1B pairs; jina-embeddings-v2-base-code is not installed — hub only)"
+	if l.installed(modelCode) {
+		id, why = modelCode, "jina-embeddings-v2-base-code (a code-trained encoder)"
+	}
+	lm, reason, err := l.get(id)
+	if err != nil || lm == nil {
+		return unavailable(fingerprint.E7, reason), err
+	}
+	qp, dp := lm.meta.QueryPrefix, lm.meta.PassagePrefix
+	return &denseEmbedder{slot: fingerprint.E7, lm: lm, docPrefix: dp, queryPrefix: qp,
+		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
+			Producer:       lm.producer("E7 dense v1", dp, qp),
+			Representation: fmt.Sprintf("%d-d %s: %s; onnx sha256 %s", lm.meta.Dims, id, why, lm.short())}}, nil
+}
