@@ -165,4 +165,3 @@ func TestMissingModelUnavailable(t *testing.T) {
 		t.Errorf("model-free E6 lost: %+v", st)
 	}
 }
-

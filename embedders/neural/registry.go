@@ -13,11 +13,23 @@ import (
 
 // slotBuilder builds one model-backed slot from the loader. It returns an
 // embedders.Unavailable (never an error) when the slot's model is missing.
-type slotBuilder func(l *loader) (embedders.Embedder, error)
+type slotBuilder func(l *loader) ([]embedders.Embedder, error)
 
-// builders are the model-backed slots, in slot order.
+// one adapts a builder of one slot.
+func one(b func(l *loader) (embedders.Embedder, error)) slotBuilder {
+	return func(l *loader) ([]embedders.Embedder, error) {
+		e, err := b(l)
+		if err != nil {
+			return nil, err
+		}
+		return []embedders.Embedder{e}, nil
+	}
+}
+
+// builders are the model-backed slots. E1 and E12 are built together: without
+// a ColBERT model they share e5-small-v2's run.
 var builders = []slotBuilder{
-	buildE1, buildE7,
+	buildE1E12, one(buildE5), one(buildE7), one(buildE8), one(buildE10), one(buildE11), one(buildE13),
 }
 
 // Registry returns the full 13-slot registry: the model-free slots
@@ -52,11 +64,13 @@ func Registry(ctx context.Context, cfg Config) (r *embedders.Registry, close fun
 		if err := ctx.Err(); err != nil {
 			return nil, nil, fmt.Errorf("neural: %w", err)
 		}
-		e, err := b(l)
+		es, err := b(l)
 		if err != nil {
 			return nil, nil, err
 		}
-		byslot[e.Slot()] = e // a model-backed E11 replaces the set-only one
+		for _, e := range es {
+			byslot[e.Slot()] = e // a model-backed E11 replaces the set-only one
+		}
 	}
 	var es []embedders.Embedder
 	for _, s := range fingerprint.Slots() {

@@ -1,0 +1,424 @@
+package neural
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models/runtime"
+)
+
+// E12 without a ColBERT model: E1's e5-small-v2 token states (from the same
+// ONNX run as E1's pooled vector) projected to 128 dims by a PCA fitted
+// offline on the token states of testdata/e12corpus.txt (TestUpdateE12PCA),
+// then L2-normalised per token as ColBERT does. Every value says so.
+const e12FallbackNote = "fallback: no ColBERT model installed (colbertv2.0 is hub-only); e5-small-v2 token states projected to 128-d by PCA (e12pca.bin)"
+
+// e12PCA is the projection, in the format of projection.MarshalBinary.
+//
+//go:embed e12pca.bin
+var e12PCA []byte
+
+var e12PCASHA256 = sha256.Sum256(e12PCA)
+
+// projection maps an In-dim vector x to Out dims: Components·(x − Mean).
+type projection struct {
+	In, Out    int
+	Mean       []float32 // In
+	Components []float32 // Out×In, row-major, rows orthonormal
+}
+
+const projectionMagic = "CGPCA\x01"
+
+// MarshalBinary: magic "CGPCA\x01", uint32 In, uint32 Out (little endian),
+// then In float32 means and Out×In float32 components, little endian.
+func (p projection) MarshalBinary() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(projectionMagic)
+	for _, v := range []any{uint32(p.In), uint32(p.Out), p.Mean, p.Components} {
+		if err := binary.Write(&b, binary.LittleEndian, v); err != nil {
+			return nil, err
+		}
+	}
+	return b.Bytes(), nil
+}
+
+func parseProjection(data []byte) (projection, error) {
+	var p projection
+	if !bytes.HasPrefix(data, []byte(projectionMagic)) {
+		return p, fmt.Errorf("projection: bad magic")
+	}
+	r := bytes.NewReader(data[len(projectionMagic):])
+	var in, out uint32
+	if err := binary.Read(r, binary.LittleEndian, &in); err != nil {
+		return p, fmt.Errorf("projection: %w", err)
+	}
+	if err := binary.Read(r, binary.LittleEndian, &out); err != nil {
+		return p, fmt.Errorf("projection: %w", err)
+	}
+	if in == 0 || out == 0 || in > 1<<16 || out > in || r.Len() != int(in+in*out)*4 {
+		return p, fmt.Errorf("projection: %d×%d does not fit %d bytes", out, in, r.Len())
+	}
+	p.In, p.Out = int(in), int(out)
+	p.Mean, p.Components = make([]float32, in), make([]float32, in*out)
+	if err := binary.Read(r, binary.LittleEndian, p.Mean); err != nil {
+		return p, fmt.Errorf("projection: %w", err)
+	}
+	if err := binary.Read(r, binary.LittleEndian, p.Components); err != nil {
+		return p, fmt.Errorf("projection: %w", err)
+	}
+	return p, nil
+}
+
+// tokens projects every row of a token matrix and normalises it.
+func (p projection) tokens(tm runtime.TokenMatrix) fingerprint.Tokens {
+	rows := len(tm.IDs)
+	out := make([]float32, rows*p.Out)
+	x := make([]float32, p.In)
+	for r := range rows {
+		row := tm.Row(r)
+		for k := range x {
+			x[k] = row[k] - p.Mean[k]
+		}
+		dst := out[r*p.Out : (r+1)*p.Out]
+		var ss float64
+		for j := range dst {
+			var s float32
+			for k, c := range p.Components[j*p.In : (j+1)*p.In] {
+				s += c * x[k]
+			}
+			dst[j] = s
+			ss += float64(s) * float64(s)
+		}
+		if ss > 0 {
+			inv := float32(1 / math.Sqrt(ss))
+			for j := range dst {
+				dst[j] *= inv
+			}
+		}
+	}
+	return fingerprint.Tokens{Dim: uint32(p.Out), Data: out}
+}
+
+// sharedPass runs e5-small-v2 once per document batch for both E1 (pooled
+// vector) and E12 (token states): the registry calls both slots with the
+// same docs slice at the same time; the first caller runs the model, the
+// other waits for its result. Results are kept for at most maxPending batches
+// (a batch only one slot asks for, as in a one-slot re-embed, is dropped
+// when newer ones arrive). Safe for concurrent use.
+type sharedPass struct {
+	lm     *loaded
+	prefix string
+
+	mu      sync.Mutex // guards pending
+	pending []*passRun
+}
+
+const maxPending = 2
+
+type passRun struct {
+	key   *embedders.Input
+	texts []string
+	done  chan struct{}
+	res   []runtime.Pooled
+	err   error
+	taken int
+}
+
+// run returns the pooled vectors and token states of texts (the non-empty
+// texts of docs, in order).
+func (p *sharedPass) run(ctx context.Context, docs []embedders.Input, texts []string) ([]runtime.Pooled, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	p.mu.Lock()
+	var r *passRun
+	for _, c := range p.pending {
+		if c.key == &docs[0] && slices.Equal(c.texts, texts) {
+			r = c
+			break
+		}
+	}
+	owner := r == nil
+	if owner {
+		r = &passRun{key: &docs[0], texts: texts, done: make(chan struct{})}
+		p.pending = append(p.pending, r)
+		if len(p.pending) > maxPending {
+			p.pending = p.pending[1:]
+		}
+	}
+	p.mu.Unlock()
+	if owner {
+		r.res, r.err = p.lm.m.EmbedWithTokens(ctx, p.prefix, texts)
+		close(r.done)
+	} else {
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	p.mu.Lock()
+	r.taken++
+	if r.taken == 2 || r.err != nil {
+		p.pending = slices.DeleteFunc(p.pending, func(c *passRun) bool { return c == r })
+	}
+	p.mu.Unlock()
+	return r.res, r.err
+}
+
+// e1Shared is E1 reading its pooled vectors from the shared pass.
+type e1Shared struct {
+	*denseEmbedder
+	pass *sharedPass
+}
+
+func (e *e1Shared) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
+	texts, idx := nonEmpty(docs)
+	res, err := e.pass.run(ctx, docs, texts)
+	if err != nil {
+		return nil, fmt.Errorf("E1: %w", err)
+	}
+	out := emptyEntries(len(docs))
+	for k, v := range res {
+		out[idx[k]] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: e.status.Producer,
+			Note: truncNote(v.Meta, e.lm), Value: fingerprint.Dense(v.Vector)}
+	}
+	return out, nil
+}
+
+// lateEmbedder is E12: token matrices for MaxSim reranking.
+type lateEmbedder struct {
+	status embedders.SlotStatus
+	note   string // the fallback note; "" for a real ColBERT model
+	docs   func(ctx context.Context, docs []embedders.Input, texts []string) ([]fingerprint.Tokens, []runtime.Meta, error)
+	query  func(ctx context.Context, text string) (fingerprint.Tokens, error)
+	lm     *loaded
+}
+
+var _ embedders.Embedder = (*lateEmbedder)(nil)
+
+func (e *lateEmbedder) Slot() fingerprint.SlotID     { return fingerprint.E12 }
+func (e *lateEmbedder) Status() embedders.SlotStatus { return e.status }
+
+func (e *lateEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
+	texts, idx := nonEmpty(docs)
+	ts, metas, err := e.docs(ctx, docs, texts)
+	if err != nil {
+		return nil, fmt.Errorf("E12: %w", err)
+	}
+	out := emptyEntries(len(docs))
+	state := fingerprint.StatusPresent
+	if e.note != "" {
+		state = fingerprint.StatusFallback
+	}
+	for k, t := range ts {
+		note := e.note
+		if tn := truncNote(metas[k], e.lm); tn != "" {
+			note = joinNote(note, tn)
+		}
+		out[idx[k]] = fingerprint.Entry{Status: state, Note: note, Producer: e.status.Producer, Value: t}
+	}
+	return out, nil
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func (e *lateEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embedders.QueryView, error) {
+	if err := symmetric(fingerprint.E12, q); err != nil {
+		return embedders.QueryView{}, err
+	}
+	t, err := e.query(ctx, q.Text)
+	if err != nil {
+		return embedders.QueryView{}, fmt.Errorf("E12: %w", err)
+	}
+	return embedders.QueryView{Slot: fingerprint.E12, Value: t}, nil
+}
+
+// buildE1E12 builds E1 and E12 together, because without ColBERT they share
+// e5-small-v2's run.
+func buildE1E12(l *loader) ([]embedders.Embedder, error) {
+	e1, err := buildE1(l)
+	if err != nil {
+		return nil, err
+	}
+	if l.installed(modelColBERT) {
+		e12, err := buildColBERT(l)
+		if err != nil {
+			return nil, err
+		}
+		return []embedders.Embedder{e1, e12}, nil
+	}
+	d, ok := e1.(*denseEmbedder)
+	if !ok { // E1 unavailable: so is the fallback
+		return []embedders.Embedder{e1, unavailable(fingerprint.E12,
+			"no ColBERT model installed (colbertv2.0 is hub-only) and its fallback, e5-small-v2 token states, is missing too: "+e1.Status().Reason)}, nil
+	}
+	proj, err := parseProjection(e12PCA)
+	if err != nil {
+		return nil, fmt.Errorf("neural: embedded e12pca.bin: %w", err)
+	}
+	if proj.In != d.lm.meta.Dims {
+		return nil, fmt.Errorf("neural: e12pca.bin projects %d dims, %s gives %d", proj.In, d.lm.id, d.lm.meta.Dims)
+	}
+	pass := &sharedPass{lm: d.lm, prefix: d.docPrefix}
+	e12 := &lateEmbedder{lm: d.lm, note: e12FallbackNote,
+		docs: func(ctx context.Context, docs []embedders.Input, texts []string) ([]fingerprint.Tokens, []runtime.Meta, error) {
+			res, err := pass.run(ctx, docs, texts)
+			if err != nil {
+				return nil, nil, err
+			}
+			ts, ms := make([]fingerprint.Tokens, len(res)), make([]runtime.Meta, len(res))
+			for i, r := range res {
+				ts[i], ms[i] = proj.tokens(r.Tokens), r.Tokens.Meta
+			}
+			return ts, ms, nil
+		},
+		query: func(ctx context.Context, text string) (fingerprint.Tokens, error) {
+			if err := nonEmptyQuery(text); err != nil {
+				return fingerprint.Tokens{}, err
+			}
+			res, err := d.lm.m.EmbedWithTokens(ctx, d.queryPrefix, []string{text})
+			if err != nil {
+				return fingerprint.Tokens{}, err
+			}
+			return proj.tokens(res[0].Tokens), nil
+		},
+		status: embedders.SlotStatus{State: fingerprint.StatusFallback, Reason: e12FallbackNote, Dims: proj.Out,
+			Producer: d.lm.producer("E12 e5 token states PCA v1", d.docPrefix, d.queryPrefix, e12PCASHA256),
+			Representation: fmt.Sprintf("one %d-d L2-normalised vector per token (MaxSim): %s token states (same run as E1) × PCA (e12pca.bin sha256 %x); onnx sha256 %s",
+				proj.Out, d.lm.id, e12PCASHA256[:6], d.lm.short())}}
+	return []embedders.Embedder{&e1Shared{denseEmbedder: d, pass: pass}, e12}, nil
+}
+
+func nonEmptyQuery(text string) error {
+	for _, r := range text {
+		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
+			return nil
+		}
+	}
+	return fmt.Errorf("empty query: give some text to search for")
+}
+
+// buildColBERT serves E12 from an installed ColBERT model: its token
+// vectors with "[Q] " / "[D] " prefixes, L2-normalised per token (the
+// manifest's dims; no projection).
+func buildColBERT(l *loader) (embedders.Embedder, error) {
+	lm, why, err := l.get(modelColBERT)
+	if err != nil || lm == nil {
+		return unavailable(fingerprint.E12, why), err
+	}
+	ident := projection{In: lm.meta.Dims, Out: lm.meta.Dims, Mean: make([]float32, lm.meta.Dims), Components: identity(lm.meta.Dims)}
+	qp, dp := lm.meta.QueryPrefix, lm.meta.PassagePrefix
+	return &lateEmbedder{lm: lm,
+		docs: func(ctx context.Context, _ []embedders.Input, texts []string) ([]fingerprint.Tokens, []runtime.Meta, error) {
+			res, err := lm.m.EmbedWithTokens(ctx, dp, texts)
+			if err != nil {
+				return nil, nil, err
+			}
+			ts, ms := make([]fingerprint.Tokens, len(res)), make([]runtime.Meta, len(res))
+			for i, r := range res {
+				ts[i], ms[i] = ident.tokens(r.Tokens), r.Tokens.Meta
+			}
+			return ts, ms, nil
+		},
+		query: func(ctx context.Context, text string) (fingerprint.Tokens, error) {
+			if err := nonEmptyQuery(text); err != nil {
+				return fingerprint.Tokens{}, err
+			}
+			res, err := lm.m.EmbedWithTokens(ctx, qp, []string{text})
+			if err != nil {
+				return fingerprint.Tokens{}, err
+			}
+			return ident.tokens(res[0].Tokens), nil
+		},
+		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
+			Producer:       lm.producer("E12 colbert v1", qp, dp),
+			Representation: fmt.Sprintf("one %d-d L2-normalised vector per token (MaxSim), %s; onnx sha256 %s", lm.meta.Dims, lm.id, lm.short())}}, nil
+}
+
+func identity(n int) []float32 {
+	m := make([]float32, n*n)
+	for i := range n {
+		m[i*n+i] = 1
+	}
+	return m
+}
+
+// buildE13: a SPLADE model if installed (runtime Sparse), else unavailable.
+// Never a copy of E6.
+func buildE13(l *loader) (embedders.Embedder, error) {
+	for _, id := range l.mf.Preferred(fingerprint.E13) {
+		if !l.installed(id) {
+			continue
+		}
+		lm, why, err := l.get(id)
+		if err != nil || lm == nil {
+			return unavailable(fingerprint.E13, why), err
+		}
+		return &sparseEmbedder{lm: lm, status: embedders.SlotStatus{State: fingerprint.StatusPresent,
+			Producer:       lm.producer("E13 splade v1", lm.meta.QueryPrefix, lm.meta.PassagePrefix),
+			Representation: fmt.Sprintf("SPLADE max_t log(1+ReLU(logits)) over the %s vocabulary; onnx sha256 %s", id, lm.short())}}, nil
+	}
+	return unavailable(fingerprint.E13, "no SPLADE model installed (splade-pp-en-v1 is hub-only: cgraph models pull splade-pp-en-v1 where the hub is reachable)"), nil
+}
+
+// sparseEmbedder is E13 from a masked-LM model.
+type sparseEmbedder struct {
+	lm     *loaded
+	status embedders.SlotStatus
+}
+
+var _ embedders.Embedder = (*sparseEmbedder)(nil)
+
+func (e *sparseEmbedder) Slot() fingerprint.SlotID     { return fingerprint.E13 }
+func (e *sparseEmbedder) Status() embedders.SlotStatus { return e.status }
+
+func toSparse(s runtime.Sparse) fingerprint.Sparse {
+	idx := make([]uint32, len(s.Terms))
+	for i, t := range s.Terms {
+		idx[i] = uint32(t)
+	}
+	return fingerprint.Sparse{Indices: idx, Weights: s.Weights}
+}
+
+func (e *sparseEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
+	texts, idx := nonEmpty(docs)
+	res, err := e.lm.m.Sparse(ctx, runtime.ViewPassage, texts)
+	if err != nil {
+		return nil, fmt.Errorf("E13: %w", err)
+	}
+	out := emptyEntries(len(docs))
+	for k, s := range res {
+		out[idx[k]] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: e.status.Producer,
+			Note: truncNote(s.Meta, e.lm), Value: toSparse(s)}
+	}
+	return out, nil
+}
+
+func (e *sparseEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embedders.QueryView, error) {
+	if err := symmetric(fingerprint.E13, q); err != nil {
+		return embedders.QueryView{}, err
+	}
+	if err := nonEmptyQuery(q.Text); err != nil {
+		return embedders.QueryView{}, fmt.Errorf("E13: %w", err)
+	}
+	res, err := e.lm.m.Sparse(ctx, runtime.ViewQuery, []string{q.Text})
+	if err != nil {
+		return embedders.QueryView{}, fmt.Errorf("E13: %w", err)
+	}
+	return embedders.QueryView{Slot: fingerprint.E13, Value: toSparse(res[0])}, nil
+}

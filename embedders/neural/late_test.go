@@ -1,0 +1,185 @@
+package neural
+
+import (
+	"context"
+	"flag"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/fingerprint"
+	"gonum.org/v1/gonum/mat"
+)
+
+var updateE12PCA = flag.Bool("update-e12-pca", false, "refit e12pca.bin on the token states of testdata/e12corpus.txt")
+
+// e12Corpus is testdata/e12corpus.txt, one text a line, `\n` standing for a
+// newline inside a text.
+func e12Corpus(t testing.TB) []string {
+	t.Helper()
+	data, err := os.ReadFile("testdata/e12corpus.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		out = append(out, strings.ReplaceAll(line, `\n`, "\n"))
+	}
+	return out
+}
+
+// TestUpdateE12PCA refits the E12 fallback projection (go test -run
+// UpdateE12PCA -update-e12-pca ./embedders/neural): the 128 principal axes of
+// the e5-small-v2 token states (passage prefix, special tokens included) of
+// the corpus, by eigen-decomposition of their covariance.
+func TestUpdateE12PCA(t *testing.T) {
+	if !*updateE12PCA {
+		t.Skip("run with -update-e12-pca to refit e12pca.bin")
+	}
+	requireModels(t, Config{})
+	l, err := newLoader(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	lm, why, err := l.get(l.cfg.variant(l.mf, modelE1))
+	if err != nil || lm == nil {
+		t.Fatal(why, err)
+	}
+	res, err := lm.m.EmbedWithTokens(context.Background(), lm.meta.PassagePrefix, e12Corpus(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dim := lm.meta.Dims
+	mean := make([]float64, dim)
+	n := 0
+	for _, r := range res {
+		for i := range r.Tokens.IDs {
+			for k, v := range r.Tokens.Row(i) {
+				mean[k] += float64(v)
+			}
+			n++
+		}
+	}
+	for k := range mean {
+		mean[k] /= float64(n)
+	}
+	cov := mat.NewSymDense(dim, nil)
+	x := make([]float64, dim)
+	for _, r := range res {
+		for i := range r.Tokens.IDs {
+			for k, v := range r.Tokens.Row(i) {
+				x[k] = float64(v) - mean[k]
+			}
+			cov.SymRankOne(cov, 1/float64(n), mat.NewVecDense(dim, x))
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(cov, true) {
+		t.Fatal("eigen-decomposition failed")
+	}
+	vals := eig.Values(nil)
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	order := make([]int, dim)
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return vals[order[a]] > vals[order[b]] })
+	const out = 128
+	p := projection{In: dim, Out: out, Mean: make([]float32, dim), Components: make([]float32, out*dim)}
+	var kept, total float64
+	for k := range dim {
+		p.Mean[k] = float32(mean[k])
+		total += vals[k]
+	}
+	for j := range out {
+		kept += vals[order[j]]
+		for k := range dim {
+			p.Components[j*dim+k] = float32(vecs.At(k, order[j]))
+		}
+	}
+	t.Logf("%d token states of %d texts; 128 axes keep %.1f%% of the variance", n, len(res), 100*kept/total)
+	data, err := p.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("e12pca.bin", data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// maxSim is ColBERT's score: the sum over query tokens of the best cosine
+// with any document token (rows are unit vectors).
+func maxSim(q, d fingerprint.Tokens) float64 {
+	var s float64
+	for i := range q.Rows() {
+		best := -1.0
+		for j := range d.Rows() {
+			var dot float64
+			for k, v := range q.Row(i) {
+				dot += float64(v) * float64(d.Row(j)[k])
+			}
+			best = max(best, dot)
+		}
+		s += best
+	}
+	return s
+}
+
+// TestE12Fallback: without ColBERT, E12 stores 128-d unit token vectors, one
+// per token, marked as the fallback everywhere, and MaxSim ranks a related
+// text above an unrelated one.
+func TestE12Fallback(t *testing.T) {
+	r := testRegistry(t)
+	e := r.Get(fingerprint.E12)
+	st := e.Status()
+	if st.State != fingerprint.StatusFallback || st.Reason != e12FallbackNote || st.Dims != 128 {
+		t.Fatalf("status %+v", st)
+	}
+	ctx := context.Background()
+	docs := []string{"the connection pool leaks sockets when requests time out", "my grandmother grows tomatoes in the garden"}
+	got, err := r.EmbedDocuments(ctx, inputs(docs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var toks []fingerprint.Tokens
+	for i, fp := range got {
+		en := fp.Get(fingerprint.E12)
+		if en.Status != fingerprint.StatusFallback || !strings.Contains(en.Note, "fallback: no ColBERT model") {
+			t.Fatalf("doc %d: entry %v %q", i, en.Status, en.Note)
+		}
+		tk := en.Value.(fingerprint.Tokens)
+		if tk.Dim != 128 || tk.Rows() < 5 {
+			t.Fatalf("doc %d: %d rows of %d dims", i, tk.Rows(), tk.Dim)
+		}
+		for j := range tk.Rows() {
+			if n := cosine(tk.Row(j), tk.Row(j)); n < 0.999 {
+				t.Fatalf("doc %d row %d not a unit vector", i, j)
+			}
+		}
+		toks = append(toks, tk)
+	}
+	q, err := e.EmbedQuery(ctx, embedders.Query{Text: "socket leak in the http connection pool"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qt := q.Value.(fingerprint.Tokens)
+	rel, unrel := maxSim(qt, toks[0]), maxSim(qt, toks[1])
+	t.Logf("MaxSim related %.2f unrelated %.2f (%d query tokens)", rel, unrel, qt.Rows())
+	if rel <= unrel {
+		t.Errorf("MaxSim related %.2f not above unrelated %.2f", rel, unrel)
+	}
+	// E1 came from the same run: its vector equals a separate E1 embedding of
+	// the same batch (int8 models quantise activations per batch, so another
+	// batch would differ in the third decimal).
+	alone, err := r.Get(fingerprint.E1).EmbedDocuments(ctx, inputs(docs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cosine(dense(t, alone[0]), dense(t, got[0].Get(fingerprint.E1))); c < 0.9999 {
+		t.Errorf("E1 from the shared run differs from E1 alone: cosine %.6f", c)
+	}
+}

@@ -1,0 +1,149 @@
+package neural
+
+import (
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/fingerprint"
+)
+
+// pairEmbedder fills an asymmetric slot (E5, E8, E10): two vectors per memory
+// and a query view per direction. sides turns a memory's text into the texts
+// embedded as side A and side B (or a reason it has none); view turns one
+// embedded vector into a side's vector (E5's head; identity elsewhere).
+type pairEmbedder struct {
+	slot   fingerprint.SlotID
+	lm     *loaded
+	status embedders.SlotStatus
+	// docSides returns the texts embedded for side A and side B of a memory;
+	// ok false with a reason when the memory has nothing this slot reads.
+	docSides func(text string) (a, b string, reason string)
+	// querySide returns the text a query is embedded as on side s.
+	querySide func(text string, s fingerprint.Side) string
+	// view maps an embedded side text to its stored vector (nil: unchanged).
+	view func(v []float32, s fingerprint.Side) []float32
+}
+
+var _ embedders.Embedder = (*pairEmbedder)(nil)
+
+func (e *pairEmbedder) Slot() fingerprint.SlotID     { return e.slot }
+func (e *pairEmbedder) Status() embedders.SlotStatus { return e.status }
+
+func (e *pairEmbedder) apply(v []float32, s fingerprint.Side) fingerprint.Dense {
+	if e.view == nil {
+		return v
+	}
+	return e.view(v, s)
+}
+
+// EmbedDocuments embeds every side text of the batch in one call (texts that
+// are equal are embedded once).
+func (e *pairEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
+	out := emptyEntries(len(docs))
+	var texts []string
+	at := map[string]int{}
+	type sides struct{ i, a, b int }
+	var todo []sides
+	pos := func(s string) int {
+		if k, ok := at[s]; ok {
+			return k
+		}
+		at[s] = len(texts)
+		texts = append(texts, s)
+		return len(texts) - 1
+	}
+	for i, d := range docs {
+		if strings.TrimSpace(d.Text) == "" {
+			continue
+		}
+		a, b, reason := e.docSides(d.Text)
+		if reason != "" {
+			out[i] = fingerprint.Entry{Status: fingerprint.StatusUnavailable, Note: reason}
+			continue
+		}
+		todo = append(todo, sides{i, pos(a), pos(b)})
+	}
+	if len(texts) == 0 {
+		return out, nil
+	}
+	vs, err := e.lm.m.EmbedPrefixed(ctx, "", texts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", e.slot, err)
+	}
+	for _, s := range todo {
+		va, vb := vs[s.a], vs[s.b]
+		note := truncNote(va.Meta, e.lm)
+		if note == "" {
+			note = truncNote(vb.Meta, e.lm)
+		}
+		out[s.i] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: e.status.Producer, Note: note,
+			Value: fingerprint.Pair{A: e.apply(va.Vector, fingerprint.SideA), B: e.apply(vb.Vector, fingerprint.SideB)}}
+	}
+	return out, nil
+}
+
+// EmbedQuery embeds the query in the side opposite to the one it searches
+// (embedders.Direction.Plan).
+func (e *pairEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embedders.QueryView, error) {
+	against, as, err := q.Direction.Plan(e.slot)
+	if err != nil {
+		return embedders.QueryView{}, fmt.Errorf("%s: %w", e.slot, err)
+	}
+	v, err := embedOne(ctx, e.lm, "", e.querySide(q.Text, as), e.slot)
+	if err != nil {
+		return embedders.QueryView{}, err
+	}
+	return embedders.QueryView{Slot: e.slot, Value: e.apply(v, as), Against: against}, nil
+}
+
+// e5HeadJSON is E5's learned head (see shiftHead), fitted by TestUpdateE5Head.
+//
+//go:embed e5head.json
+var e5HeadJSON []byte
+
+// e5HeadSHA256 identifies the head in E5's producer.
+var e5HeadSHA256 = sha256.Sum256(e5HeadJSON)
+
+func loadE5Head() (shiftHead, error) {
+	var h shiftHead
+	if err := json.Unmarshal(e5HeadJSON, &h); err != nil {
+		return h, fmt.Errorf("neural: embedded e5head.json: %w", err)
+	}
+	if len(h.Mu) != len(h.D) || len(h.D) == 0 {
+		return h, fmt.Errorf("neural: embedded e5head.json: mu has %d dims, d %d", len(h.Mu), len(h.D))
+	}
+	return h, nil
+}
+
+// buildE5: bge-small-en-v1.5 (a different model than E1), one pass per
+// memory without instruction, then the learned head gives the as-cause
+// (side A) and as-effect (side B) vectors; a query looking for causes is an
+// effect and gets the effect view, and the other way round.
+func buildE5(l *loader) (embedders.Embedder, error) {
+	id := l.cfg.variant(l.mf, modelE5)
+	lm, why, err := l.get(id)
+	if err != nil || lm == nil {
+		return unavailable(fingerprint.E5, why), err
+	}
+	h, err := loadE5Head()
+	if err != nil {
+		return nil, err
+	}
+	if len(h.D) != lm.meta.Dims {
+		return nil, fmt.Errorf("neural: E5 head has %d dims, %s gives %d", len(h.D), id, lm.meta.Dims)
+	}
+	sign := map[fingerprint.Side]float32{fingerprint.SideA: -1, fingerprint.SideB: +1}
+	return &pairEmbedder{slot: fingerprint.E5, lm: lm,
+		docSides:  func(text string) (string, string, string) { return text, text, "" },
+		querySide: func(text string, _ fingerprint.Side) string { return text },
+		view:      func(v []float32, s fingerprint.Side) []float32 { return h.apply(v, sign[s]) },
+		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
+			Producer: lm.producer("E5 pair v1", e5HeadSHA256),
+			Representation: fmt.Sprintf("as-cause / as-effect %d-d vectors: %s (CLS, L2) through a learned direction head (e5head.json sha256 %x, fitted on mined cause→effect pairs); onnx sha256 %s",
+				lm.meta.Dims, id, e5HeadSHA256[:6], lm.short())}}, nil
+}
