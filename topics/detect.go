@@ -106,48 +106,71 @@ func Detect(fps []*fingerprint.Fingerprint, cfg Config) (Detection, error) {
 	cfg = cfg.withDefaults()
 	det := Detection{Threshold: cfg.Threshold}
 	var labels []SlotLabels
-	var e6 *space
+	e6 := false
 	for _, s := range fingerprint.Slots() {
-		sc := SlotClustering{SlotLabels: SlotLabels{Slot: s, Labels: noiseLabels(len(fps))}, Weight: s.TopicWeight()}
-		sp := newSpace(s, fps)
-		switch {
-		case sp == nil:
-			sc.Skipped = "temporal slot: topic weight 0"
-		case len(sp.items) == 0:
-			sc.Skipped = "no memory holds a value (slot unavailable)"
-		case len(sp.items) < cfg.MinClusterSize:
-			sc.Items = len(sp.items)
-			sc.Skipped = fmt.Sprintf("%d memories hold a value, fewer than min_cluster_size %d", len(sp.items), cfg.MinClusterSize)
-		default:
+		sc, err := clusterSlot(s, fps, cfg)
+		if err != nil {
+			return Detection{}, err
+		}
+		if sc.Skipped == "" {
 			if s == fingerprint.E6 {
-				e6 = sp
+				e6 = true
 			}
-			sc.Items = len(sp.items)
-			items := sp.items
-			cl, err := HDBSCAN(len(items), func(a, b int) float64 { return sp.distance(items[a], items[b]) },
-				HDBSCANOptions{MinClusterSize: cfg.MinClusterSize, MinSamples: cfg.MinSamples})
-			if err != nil {
-				return Detection{}, fmt.Errorf("cluster slot %s: %w", s, err)
-			}
-			for k, i := range items {
-				sc.Labels[i] = cl.Labels[k]
-				if cl.Labels[k] == Noise {
-					sc.Noise++
-				}
-			}
-			sc.Clusters = cl.K()
 			det.Reachable += sc.Weight
 			labels = append(labels, sc.SlotLabels)
 		}
 		det.Slots = append(det.Slots, sc)
 	}
 	det.Topics, det.Labels = Group(len(fps), labels, cfg.Threshold, cfg.MinClusterSize)
-	if e6 != nil {
+	if e6 {
 		for t := range det.Topics {
 			det.Topics[t].Terms = topTerms(fps, det.Topics[t].Members, 5)
 		}
 	}
 	return det, nil
+}
+
+// ClusterSlot runs HDBSCAN over the memories' values in one slot's space
+// (the view described in the package doc). A temporal slot, a slot nobody
+// holds and a slot held by fewer than MinClusterSize memories are returned
+// with Skipped saying so.
+func ClusterSlot(s fingerprint.SlotID, fps []*fingerprint.Fingerprint, cfg Config) (SlotClustering, error) {
+	if !s.Valid() {
+		return SlotClustering{}, fmt.Errorf("invalid slot %d", uint8(s))
+	}
+	return clusterSlot(s, fps, cfg.withDefaults())
+}
+
+func clusterSlot(s fingerprint.SlotID, fps []*fingerprint.Fingerprint, cfg Config) (SlotClustering, error) {
+	sc := SlotClustering{SlotLabels: SlotLabels{Slot: s, Labels: noiseLabels(len(fps))}, Weight: s.TopicWeight()}
+	sp := newSpace(s, fps)
+	switch {
+	case sp == nil:
+		sc.Skipped = "temporal slot: topic weight 0"
+		return sc, nil
+	case len(sp.items) == 0:
+		sc.Skipped = "no memory holds a value (slot unavailable)"
+		return sc, nil
+	case len(sp.items) < cfg.MinClusterSize:
+		sc.Items = len(sp.items)
+		sc.Skipped = fmt.Sprintf("%d memories hold a value, fewer than min_cluster_size %d", len(sp.items), cfg.MinClusterSize)
+		return sc, nil
+	}
+	sc.Items = len(sp.items)
+	items := sp.items
+	cl, err := HDBSCAN(len(items), func(a, b int) float64 { return sp.distance(items[a], items[b]) },
+		HDBSCANOptions{MinClusterSize: cfg.MinClusterSize, MinSamples: cfg.MinSamples})
+	if err != nil {
+		return sc, fmt.Errorf("cluster slot %s: %w", s, err)
+	}
+	for k, i := range items {
+		sc.Labels[i] = cl.Labels[k]
+		if cl.Labels[k] == Noise {
+			sc.Noise++
+		}
+	}
+	sc.Clusters = cl.K()
+	return sc, nil
 }
 
 func noiseLabels(n int) []int {

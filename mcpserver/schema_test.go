@@ -1,0 +1,229 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sampleArgs gives every tool arguments that set every field its handler
+// reads. TestSchemasMatchHandlers checks that the samples cover every field.
+var sampleArgs = map[string]map[string]any{
+	"store_memory": {"content": "Decision: pin grocksdb v1.7.15", "type": "decision", "tags": []string{"go"}, "source": "go.mod",
+		"session": "s1", "importance": 0.8, "created_at": "2026-02-20T10:40:00Z"},
+	"get_memory":             {"id": "0191e0a2-7c3b-7d4e-9f00-1234567890ab", "fingerprint": true},
+	"delete_memory":          {"id": "0191e0a2-7c3b-7d4e-9f00-1234567890ab"},
+	"search_by_embedder":     {"query": "q", "embedder": "E1", "top_k": 5, "direction": "causes"},
+	"list_embedder_indexes":  {},
+	"get_embedder_clusters":  {"embedder": "E1", "min_cluster_size": 3, "min_samples": 2, "members_shown": 5},
+	"compare_embedder_views": {"query": "q", "embedders": []string{"E1", "E6"}, "top_k": 5},
+	"search_graph":           {"query": "q", "profile": "causal_reasoning", "weights": map[string]float64{"E5": 0.6}, "mode": "multi_space", "top_k": 5, "direction": "effects"},
+	"search_robust":          {"query": "q", "top_k": 5},
+	"search_by_intent":       {"query": "q", "top_k": 5, "enhanced": true},
+	"search_by_keywords":     {"query": "q", "top_k": 5},
+	"search_code":            {"query": "q", "top_k": 5},
+	"search_causes":          {"query": "q", "top_k": 5},
+	"search_effects":         {"query": "q", "top_k": 5},
+	"search_connections":     {"query": "q", "top_k": 5, "direction": "targets"},
+	"search_by_entities":     {"query": "q", "top_k": 5},
+	"search_recent":          {"query": "q", "top_k": 5},
+	"search_periodic":        {"query": "q", "at": "2026-03-02T09:00:00Z", "top_k": 5},
+	"get_session_timeline":   {"session": "s1", "from_seq": 1, "limit": 5},
+	"detect_topics":          {"min_cluster_size": 3, "min_samples": 2, "save": false, "members_shown": 5},
+	"get_topic_stability":    {"min_cluster_size": 3, "min_samples": 2},
+	"get_divergence_alerts":  {"recent": 5, "min_cluster_size": 3, "min_samples": 2, "all_checks": true},
+}
+
+// wantTools is DESIGN.md's tool list ("Interfaces"), exactly.
+var wantTools = []string{"store_memory", "get_memory", "delete_memory",
+	"search_by_embedder", "list_embedder_indexes", "get_embedder_clusters", "compare_embedder_views",
+	"search_graph", "search_robust", "search_by_intent", "search_by_keywords", "search_code", "search_causes",
+	"search_effects", "search_connections", "search_by_entities", "search_recent", "search_periodic", "get_session_timeline",
+	"detect_topics", "get_topic_stability", "get_divergence_alerts"}
+
+// jsonFields lists the JSON names of t's fields, embedded structs flattened
+// as encoding/json does: exactly what the handler can read.
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			out = append(out, jsonFields(f.Type)...)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// listedTools starts the server on in-memory transports (no store: no
+// handler is reached) and returns the tools as a client sees them.
+func listedTools(t *testing.T) (*mcp.ClientSession, map[string]*mcp.Tool) {
+	t.Helper()
+	ctx := context.Background()
+	srv := New(nil, Options{Version: "test"})
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "schema-test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*mcp.Tool{}
+	for _, tl := range res.Tools {
+		tools[tl.Name] = tl
+	}
+	return cs, tools
+}
+
+func resolve(t *testing.T, tl *mcp.Tool) *jsonschema.Resolved {
+	t.Helper()
+	b, err := json.Marshal(tl.InputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(b, &sch); err != nil {
+		t.Fatal(err)
+	}
+	r, err := sch.Resolve(nil)
+	if err != nil {
+		t.Fatalf("%s: resolve schema: %v", tl.Name, err)
+	}
+	return r
+}
+
+// TestSchemasMatchHandlers: the listed tools are exactly DESIGN.md's; each
+// tool's schema has exactly the fields its handler's argument struct reads,
+// refuses unknown names, accepts the sample that sets every field and
+// rejects a wrongly typed one.
+func TestSchemasMatchHandlers(t *testing.T) {
+	cs, listed := listedTools(t)
+	var names []string
+	for _, ti := range Tools() {
+		names = append(names, ti.Name)
+	}
+	if !slices.Equal(names, wantTools) || len(listed) != len(wantTools) {
+		t.Fatalf("tools %v (listed %d), want %v", names, len(listed), wantTools)
+	}
+	for _, ti := range Tools() {
+		t.Run(ti.Name, func(t *testing.T) {
+			tl := listed[ti.Name]
+			if tl == nil {
+				t.Fatal("not listed")
+			}
+			if len(tl.Description) < 60 {
+				t.Errorf("description too short for an agent to act on: %q", tl.Description)
+			}
+			schema, _ := tl.InputSchema.(map[string]any)
+			if schema["additionalProperties"] != false {
+				t.Errorf("additionalProperties = %v, want false", schema["additionalProperties"])
+			}
+			props, _ := schema["properties"].(map[string]any)
+			var schemaFields []string
+			for k, v := range props {
+				schemaFields = append(schemaFields, k)
+				if d, _ := v.(map[string]any)["description"].(string); d == "" {
+					t.Errorf("property %s has no description", k)
+				}
+			}
+			handlerFields := jsonFields(ti.Input)
+			slices.Sort(schemaFields)
+			slices.Sort(handlerFields)
+			if !slices.Equal(schemaFields, handlerFields) {
+				t.Fatalf("schema properties %v, handler reads %v", schemaFields, handlerFields)
+			}
+			sample, ok := sampleArgs[ti.Name]
+			if !ok {
+				t.Fatal("no sample arguments")
+			}
+			var sampleFields []string
+			for k := range sample {
+				sampleFields = append(sampleFields, k)
+			}
+			slices.Sort(sampleFields)
+			if !slices.Equal(sampleFields, handlerFields) {
+				t.Fatalf("sample sets %v, handler reads %v", sampleFields, handlerFields)
+			}
+			r := resolve(t, tl)
+			if err := r.Validate(roundTrip(t, sample)); err != nil {
+				t.Errorf("sample rejected: %v", err)
+			}
+			bad := maps(sample)
+			bad["no_such_argument"] = 1
+			if err := r.Validate(roundTrip(t, bad)); err == nil {
+				t.Error("unknown argument accepted by the schema")
+			}
+			// The server refuses it too, as a tool error, before the
+			// handler (which would fail on the nil store) runs.
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ti.Name, Arguments: bad})
+			if err != nil {
+				t.Fatalf("protocol error instead of a tool error: %v", err)
+			}
+			if !res.IsError || !strings.Contains(text(res), "no_such_argument") {
+				t.Errorf("unknown argument: IsError %v, %q", res.IsError, text(res))
+			}
+			for k, v := range sample {
+				wrong := maps(sample)
+				switch v.(type) {
+				case string:
+					wrong[k] = 12
+				default:
+					wrong[k] = "not-" + k
+				}
+				if err := r.Validate(roundTrip(t, wrong)); err == nil {
+					t.Errorf("%s of the wrong type accepted", k)
+				}
+			}
+		})
+	}
+}
+
+func maps(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func roundTrip(t *testing.T, v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func text(res *mcp.CallToolResult) string {
+	var sb strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			sb.WriteString(tc.Text)
+		}
+	}
+	return sb.String()
+}

@@ -1,0 +1,186 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"runtime/debug"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/memory"
+)
+
+// Store is what the tools need from an open memory store; *memory.Store
+// implements it. Writes go through Add and Delete only (never the engine).
+type Store interface {
+	Add(ctx context.Context, m engine.NewMemory) (engine.Memory, error)
+	Get(ctx context.Context, id engine.MemoryID) (engine.Memory, error)
+	Delete(ctx context.Context, id engine.MemoryID) error
+	Fingerprint(ctx context.Context, id engine.MemoryID) (*fingerprint.Fingerprint, error)
+	EachFingerprint(ctx context.Context, fn func(m engine.Memory, fp *fingerprint.Fingerprint) error) error
+	Search(ctx context.Context, req memory.SearchRequest) (memory.SearchResult, error)
+	Slots() []memory.SlotInfo
+	Engine() *engine.Engine
+	ReadOnly() bool
+	Dir() string
+}
+
+// Options configure New.
+type Options struct {
+	// Version is reported to clients in the initialize handshake.
+	Version string
+	// WriterPID is the process holding the store's writer lock when this
+	// server opened the store read-only because of it (0: unknown or not
+	// applicable). Write tools name it in their refusal.
+	WriterPID int
+}
+
+// Server serves the cgraph tools over MCP for one open store. It is safe for
+// concurrent use (the store is); it does not close the store.
+type Server struct {
+	store Store
+	opts  Options
+	mcp   *mcp.Server
+}
+
+// New builds the MCP server with every tool of Tools registered.
+func New(store Store, o Options) *Server {
+	if o.Version == "" {
+		o.Version = engine.Version
+	}
+	s := &Server{store: store, opts: o}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "cgraph", Title: "cgraph memory and retrieval", Version: o.Version},
+		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
+	for _, t := range toolDefs() {
+		t.register(s, s.mcp)
+	}
+	return s
+}
+
+const instructions = `cgraph is a memory store for coding agents with 13 embedder slots (E1 semantic … E13 SPLADE).
+Store facts, decisions, errors and code with store_memory; find them with search_graph (profile-driven fusion)
+or the narrower search_* tools; look through one embedder with search_by_embedder; check which slots have a
+model with list_embedder_indexes. Every result carries the memory id, a score, a snippet and per-slot explain.`
+
+// MCP returns the underlying SDK server (for custom transports).
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Serve serves one client over a newline-delimited JSON stream (stdio: r is
+// stdin, w stdout) until the client disconnects or ctx ends. Nothing else may
+// write to w.
+func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: readCloser{r}, Writer: writeCloser{w}})
+}
+
+type readCloser struct{ io.Reader }
+
+func (readCloser) Close() error { return nil }
+
+type writeCloser struct{ io.Writer }
+
+func (writeCloser) Close() error { return nil }
+
+// HTTPHandler serves the streamable HTTP transport (one endpoint, any path).
+func (s *Server) HTTPHandler() http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
+}
+
+// ToolInfo describes one tool: its name, group, whether it writes, and the
+// Go type its arguments decode into (the schema is derived from that type).
+type ToolInfo struct {
+	Name        string
+	Kind        string // "memory", "embedder", "domain" or "analysis"
+	Write       bool
+	Description string
+	Input       reflect.Type
+}
+
+// Tools lists the tools in registration order.
+func Tools() []ToolInfo {
+	defs := toolDefs()
+	out := make([]ToolInfo, len(defs))
+	for i, d := range defs {
+		out[i] = d.ToolInfo
+	}
+	return out
+}
+
+// toolDef is one tool's single definition: the typed handler from which the
+// SDK derives the input schema (additionalProperties false, required fields
+// = those without omitempty) and validates every call before the handler
+// runs.
+type toolDef struct {
+	ToolInfo
+	register func(s *Server, m *mcp.Server)
+}
+
+// define builds a toolDef from a typed handler. The wrapper refuses writes
+// on a read-only store, turns panics into tool errors (the server keeps
+// serving) and returns every error as an MCP tool error (IsError) whose text
+// says what was wrong and how to fix it.
+func define[In any](name, kind string, write bool, desc string, h func(ctx context.Context, s *Server, in In) (any, error)) toolDef {
+	d := toolDef{ToolInfo: ToolInfo{Name: name, Kind: kind, Write: write, Description: desc, Input: reflect.TypeFor[In]()}}
+	d.register = func(s *Server, m *mcp.Server) {
+		destructive := write && name == "delete_memory"
+		open := false
+		tool := &mcp.Tool{Name: name, Description: desc, Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint: !write, DestructiveHint: &destructive, IdempotentHint: !write, OpenWorldHint: &open}}
+		mcp.AddTool(m, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					res, out = nil, nil
+					err = fmt.Errorf("internal error in %s: %v; the server is still running — please report this with the arguments used (stack: %s)", name, r, firstFrames(debug.Stack()))
+				}
+			}()
+			if write && s.store.ReadOnly() {
+				return nil, nil, s.readOnlyError(name)
+			}
+			out, err = h(ctx, s, in)
+			if err != nil {
+				return nil, nil, toolError(err)
+			}
+			return nil, out, nil
+		})
+	}
+	return d
+}
+
+// readOnlyError is the refusal of a write tool on a server that does not
+// hold the writer lock.
+func (s *Server) readOnlyError(tool string) error {
+	who := "another process"
+	if s.opts.WriterPID > 0 {
+		who = fmt.Sprintf("process %d", s.opts.WriterPID)
+	}
+	return fmt.Errorf("%s cannot write: this cgraph mcp server opened store %s read-only because %s holds its writer lock (the first cgraph mcp or cgraph command on a store is its only writer). "+
+		"Use the MCP server of the writing process for %s, or stop that process and restart this server; the read tools work here and see the writer's memories",
+		tool, s.store.Dir(), who, tool)
+}
+
+// toolError adds how to fix the errors the store reports.
+func toolError(err error) error {
+	var ve *engine.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		return err // says field, problem and fix
+	case errors.Is(err, engine.ErrNotFound):
+		return fmt.Errorf("%w: check the id (search_graph or get_session_timeline list ids), or it was deleted", err)
+	case errors.Is(err, engine.ErrReadOnly):
+		return fmt.Errorf("%w: this server cannot write; use the writing cgraph mcp server", err)
+	}
+	return err
+}
+
+func firstFrames(stack []byte) string {
+	const max = 600
+	if len(stack) > max {
+		stack = stack[:max]
+	}
+	return string(stack)
+}

@@ -1,0 +1,432 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/topics"
+	"github.com/cgraph/cgraph/topics/topicstore"
+)
+
+// ---- session timeline (E4)
+
+type timelineIn struct {
+	Session string `json:"session" jsonschema:"the session id given to store_memory"`
+	FromSeq int    `json:"from_seq,omitempty" jsonschema:"first sequence number to list (1-based); default 1"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"how many memories, 1 to 100; default 20"`
+}
+
+// TimelineEntry is one memory of a session in E4 order.
+type TimelineEntry struct {
+	Sequence  uint64            `json:"sequence"`
+	ID        engine.MemoryID   `json:"id"`
+	Type      engine.MemoryType `json:"type"`
+	CreatedAt time.Time         `json:"created_at"`
+	Snippet   string            `json:"snippet"`
+}
+
+type timelineOut struct {
+	Session string          `json:"session"`
+	Total   int             `json:"total"` // memories in the session
+	Entries []TimelineEntry `json:"entries"`
+	NextSeq uint64          `json:"next_seq,omitempty"` // from_seq of the next page, when there is one
+}
+
+// sessionPrefix is the sequence family's key prefix of a session
+// (engine/FORMAT.md): uint16 BE length + session bytes; the key goes on with
+// the sequence number as uint64 BE, and the value is the memory id.
+func sessionPrefix(session string) []byte {
+	return append(binary.BigEndian.AppendUint16(nil, uint16(len(session))), session...)
+}
+
+func getSessionTimeline(ctx context.Context, s *Server, in timelineIn) (any, error) {
+	if in.Session == "" {
+		return nil, badArg("session", "give the session id used with store_memory", "is empty")
+	}
+	if len(in.Session) > engine.MaxSessionBytes {
+		return nil, badArg("session", fmt.Sprintf("session ids are at most %d bytes", engine.MaxSessionBytes), "is %d bytes", len(in.Session))
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = 20
+	}
+	if limit < 1 || limit > maxTopK {
+		return nil, badArg("limit", "give a number from 1 to 100", "%d is out of range", in.Limit)
+	}
+	if in.FromSeq < 0 {
+		return nil, badArg("from_seq", "give a sequence number from 1", "%d is negative", in.FromSeq)
+	}
+	prefix := sessionPrefix(in.Session)
+	type ref struct {
+		seq uint64
+		id  engine.MemoryID
+	}
+	var refs []ref
+	total := 0
+	var next uint64
+	err := s.store.Engine().Scan(ctx, "sequence", prefix, func(k, v []byte) error {
+		if len(k) != len(prefix)+8 || len(v) != 16 {
+			return fmt.Errorf("sequence family: key %x: %w", k, engine.ErrCorrupt)
+		}
+		total++
+		seq := binary.BigEndian.Uint64(k[len(prefix):])
+		if seq < uint64(in.FromSeq) {
+			return nil
+		}
+		if len(refs) == limit {
+			if next == 0 {
+				next = seq
+			}
+			return nil
+		}
+		var id engine.MemoryID
+		copy(id[:], v)
+		refs = append(refs, ref{seq, id})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if total == 0 {
+		return nil, badArg("session", "check the id (store_memory's session argument, or the session field of a search result)", "no memory has session %q", in.Session)
+	}
+	// Resolve records without recording accesses: page through the store
+	// oldest first until every id is found. Cost O(store) in the worst case.
+	want := make(map[engine.MemoryID]engine.Memory, len(refs))
+	for _, r := range refs {
+		want[r.id] = engine.Memory{}
+	}
+	found := 0
+	var after engine.MemoryID
+	for found < len(want) {
+		ms, err := s.store.Engine().List(ctx, engine.ListOptions{Limit: 500, After: after, Oldest: true})
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			if _, ok := want[m.ID]; ok && m.Session == in.Session {
+				want[m.ID] = m
+				found++
+			}
+		}
+		if len(ms) < 500 {
+			break
+		}
+		after = ms[len(ms)-1].ID
+	}
+	out := timelineOut{Session: in.Session, Total: total, Entries: []TimelineEntry{}, NextSeq: next}
+	for _, r := range refs {
+		m := want[r.id]
+		if m.ID.IsZero() {
+			continue // deleted between the scan and the list
+		}
+		out.Entries = append(out.Entries, TimelineEntry{Sequence: r.seq, ID: m.ID, Type: m.Type, CreatedAt: m.CreatedAt.UTC(),
+			Snippet: topicstore.Snippet(m.Content, snippetRunes)})
+	}
+	return out, nil
+}
+
+// ---- clusters and topics
+
+type clusterParams struct {
+	MinClusterSize int `json:"min_cluster_size,omitempty" jsonschema:"HDBSCAN min_cluster_size, 2 to 1000: the smallest group counted; default 3"`
+	MinSamples     int `json:"min_samples,omitempty" jsonschema:"HDBSCAN min_samples (the point itself counted), 1 to 1000; default 2"`
+}
+
+func (p clusterParams) config() (topics.Config, error) {
+	if p.MinClusterSize != 0 && (p.MinClusterSize < 2 || p.MinClusterSize > 1000) {
+		return topics.Config{}, badArg("min_cluster_size", "give a number from 2 to 1000, or leave it out for 3", "%d is out of range", p.MinClusterSize)
+	}
+	if p.MinSamples != 0 && (p.MinSamples < 1 || p.MinSamples > 1000) {
+		return topics.Config{}, badArg("min_samples", "give a number from 1 to 1000, or leave it out for 2", "%d is out of range", p.MinSamples)
+	}
+	return topics.Config{MinClusterSize: p.MinClusterSize, MinSamples: p.MinSamples}, nil
+}
+
+// Member is a memory listed in a cluster or topic.
+type Member struct {
+	ID      engine.MemoryID `json:"id"`
+	Snippet string          `json:"snippet"`
+}
+
+func members(a *topicstore.Analysis, idx []int, max int) []Member {
+	out := []Member{}
+	for _, i := range idx {
+		if len(out) == max {
+			break
+		}
+		out = append(out, Member{ID: a.Items[i].ID, Snippet: topicstore.Snippet(a.Items[i].Snippet, 120)})
+	}
+	return out
+}
+
+type clustersIn struct {
+	Embedder string `json:"embedder" jsonschema:"the slot whose space to cluster, e.g. E1 or code; temporal slots E2-E4 are not clustered"`
+	clusterParams
+	MembersShown int `json:"members_shown,omitempty" jsonschema:"members listed per cluster, 1 to 100; default 10"`
+}
+
+type clusterOut struct {
+	Cluster int      `json:"cluster"`
+	Size    int      `json:"size"`
+	Members []Member `json:"members"`
+}
+
+func getEmbedderClusters(ctx context.Context, s *Server, in clustersIn) (any, error) {
+	slot, err := parseSlot("embedder", in.Embedder)
+	if err != nil {
+		return nil, err
+	}
+	if slot.Category() == fingerprint.Temporal {
+		return nil, badArg("embedder", "give a non-temporal slot such as E1, E6 or E7; use get_session_timeline or search_recent for time", "%s is temporal: it has no space to cluster", slot)
+	}
+	cfg, err := in.config()
+	if err != nil {
+		return nil, err
+	}
+	shown := in.MembersShown
+	if shown == 0 {
+		shown = 10
+	}
+	if shown < 1 || shown > 100 {
+		return nil, badArg("members_shown", "give a number from 1 to 100", "%d is out of range", in.MembersShown)
+	}
+	a, err := topicstore.Analyze(ctx, s.store, topics.Config{MinClusterSize: 2})
+	if err != nil {
+		return nil, err
+	}
+	sc, err := a.ClusterSlot(slot, cfg)
+	if err != nil {
+		return nil, err
+	}
+	byCluster := make([][]int, sc.Clusters)
+	for i, l := range sc.Labels {
+		if l >= 0 {
+			byCluster[l] = append(byCluster[l], i)
+		}
+	}
+	out := map[string]any{"embedder": slot.String(), "memories": len(a.Items), "with_value": sc.Items, "noise": sc.Noise}
+	if sc.Skipped != "" {
+		out["skipped"] = sc.Skipped
+	}
+	cl := []clusterOut{}
+	for c, idx := range byCluster {
+		cl = append(cl, clusterOut{Cluster: c, Size: len(idx), Members: members(a, idx, shown)})
+	}
+	out["clusters"] = cl
+	return out, nil
+}
+
+// TopicOut is one detected topic.
+type TopicOut struct {
+	Topic         int                `json:"topic"`
+	Size          int                `json:"size"`
+	Terms         []string           `json:"terms"`
+	MeanAgreement float64            `json:"mean_agreement"`
+	MinAgreement  float64            `json:"min_agreement"`
+	Slots         map[string]float64 `json:"slot_support"` // share of member pairs co-clustered per slot
+	Members       []Member           `json:"members"`
+	Stability     string             `json:"stability,omitempty"`
+	Jaccard       float64            `json:"jaccard_with_previous,omitempty"`
+}
+
+// SlotSummary is one slot's clustering in detect_topics.
+type SlotSummary struct {
+	Slot     string  `json:"slot"`
+	Weight   float64 `json:"weight"`
+	Items    int     `json:"with_value"`
+	Clusters int     `json:"clusters"`
+	Noise    int     `json:"noise"`
+	Skipped  string  `json:"skipped,omitempty"`
+}
+
+type topicsIn struct {
+	clusterParams
+	Save         *bool `json:"save,omitempty" jsonschema:"save this result as a snapshot in topic_profiles for later stability checks; default true on the writing server (read-only servers never save)"`
+	MembersShown int   `json:"members_shown,omitempty" jsonschema:"members listed per topic, 1 to 100; default 10"`
+}
+
+type topicsOut struct {
+	Memories  int           `json:"memories"`
+	Threshold float64       `json:"threshold"`
+	Reachable float64       `json:"reachable_agreement"`
+	Topics    []TopicOut    `json:"topics"`
+	Noise     int           `json:"unassigned"`
+	Slots     []SlotSummary `json:"slots"`
+	Saved     bool          `json:"saved"`
+	Notes     []string      `json:"notes,omitempty"`
+	Stability *stabilityOut `json:"stability,omitempty"`
+}
+
+func (s *Server) detect(ctx context.Context, p clusterParams, shown int) (*topicstore.Analysis, topicsOut, error) {
+	cfg, err := p.config()
+	if err != nil {
+		return nil, topicsOut{}, err
+	}
+	if shown == 0 {
+		shown = 10
+	}
+	if shown < 1 || shown > 100 {
+		return nil, topicsOut{}, badArg("members_shown", "give a number from 1 to 100", "%d is out of range", shown)
+	}
+	a, err := topicstore.Analyze(ctx, s.store, cfg)
+	if err != nil {
+		return nil, topicsOut{}, err
+	}
+	d := a.Detection
+	out := topicsOut{Memories: len(a.Items), Threshold: d.Threshold, Reachable: d.Reachable, Topics: []TopicOut{}}
+	for i, t := range d.Topics {
+		to := TopicOut{Topic: i, Size: len(t.Members), Terms: t.Terms, MeanAgreement: t.MeanAgreement, MinAgreement: t.MinAgreement,
+			Slots: map[string]float64{}, Members: members(a, t.Members, shown)}
+		if to.Terms == nil {
+			to.Terms = []string{}
+		}
+		for _, sh := range t.Slots {
+			to.Slots[sh.Slot.String()] = sh.Share
+		}
+		out.Topics = append(out.Topics, to)
+	}
+	for _, l := range d.Labels {
+		if l == topics.Noise {
+			out.Noise++
+		}
+	}
+	for _, sc := range d.Slots {
+		out.Slots = append(out.Slots, SlotSummary{Slot: sc.Slot.String(), Weight: sc.Weight, Items: sc.Items, Clusters: sc.Clusters, Noise: sc.Noise, Skipped: sc.Skipped})
+	}
+	if d.Reachable < d.Threshold {
+		out.Notes = append(out.Notes, fmt.Sprintf("the slots that could be clustered reach an agreement of at most %.1f, below the topic threshold %.1f: install more models (list_embedder_indexes) for topics to form", d.Reachable, d.Threshold))
+	}
+	return a, out, nil
+}
+
+type stabilityOut struct {
+	Previous    *time.Time `json:"previous_snapshot"`
+	Common      int        `json:"common_memories"`
+	Overall     float64    `json:"overall"`
+	Vanished    int        `json:"vanished_topics"`
+	Explanation string     `json:"explanation"`
+}
+
+func compare(prev topics.Snapshot, a *topicstore.Analysis, out *topicsOut) {
+	st := topics.Compare(prev, a.Snapshot())
+	t := prev.Time
+	out.Stability = &stabilityOut{Previous: &t, Common: st.Common, Overall: st.Overall, Vanished: len(st.Vanished),
+		Explanation: "each topic restricted to memories present in both snapshots and matched to the previous topic of highest membership Jaccard; stable ≥ 0.8, changed > 0, new = no common member; overall = size-weighted mean Jaccard"}
+	for _, ts := range st.Topics {
+		out.Topics[ts.Topic].Stability = ts.Status
+		out.Topics[ts.Topic].Jaccard = ts.Jaccard
+	}
+}
+
+func detectTopics(ctx context.Context, s *Server, in topicsIn) (any, error) {
+	a, out, err := s.detect(ctx, in.clusterParams, in.MembersShown)
+	if err != nil {
+		return nil, err
+	}
+	e := s.store.Engine()
+	prev, ok, err := topicstore.Latest(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		compare(prev, a, &out)
+	}
+	save := in.Save == nil || *in.Save
+	switch {
+	case save && s.store.ReadOnly():
+		out.Notes = append(out.Notes, "not saved: this server is read-only (another process is the writer)")
+	case save:
+		if err := topicstore.Save(ctx, e, a.Snapshot()); err != nil {
+			return nil, err
+		}
+		out.Saved = true
+	}
+	return out, nil
+}
+
+type stabilityIn struct {
+	clusterParams
+}
+
+func getTopicStability(ctx context.Context, s *Server, in stabilityIn) (any, error) {
+	prev, ok, err := topicstore.Latest(ctx, s.store.Engine())
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("no topic snapshot saved yet: call detect_topics (on the writing server) first, then get_topic_stability later to see how the topics moved")
+	}
+	a, out, err := s.detect(ctx, in.clusterParams, 5)
+	if err != nil {
+		return nil, err
+	}
+	compare(prev, a, &out)
+	return out, nil
+}
+
+type divergenceIn struct {
+	Recent int `json:"recent,omitempty" jsonschema:"how many of the newest memories to check, 1 to 100; default 5"`
+	clusterParams
+	AllChecks bool `json:"all_checks,omitempty" jsonschema:"also list the checks that raised no alert"`
+}
+
+// CheckOut is one divergence measurement.
+type CheckOut struct {
+	ID         engine.MemoryID `json:"id"`
+	Snippet    string          `json:"snippet"`
+	Slot       string          `json:"slot"`
+	Similarity float64         `json:"similarity"`
+	Nearest    engine.MemoryID `json:"nearest"`
+	Severity   string          `json:"severity,omitempty"`
+}
+
+type divergenceOut struct {
+	Checked    int        `json:"checked_memories"`
+	Reference  string     `json:"reference"`
+	Slots      []string   `json:"semantic_slots"`
+	Unmeasured []string   `json:"unmeasured_slots"`
+	Alerts     []CheckOut `json:"alerts"`
+	Checks     []CheckOut `json:"checks,omitempty"`
+	Rule       string     `json:"rule"`
+}
+
+func getDivergenceAlerts(ctx context.Context, s *Server, in divergenceIn) (any, error) {
+	recent := in.Recent
+	if recent == 0 {
+		recent = 5
+	}
+	if recent < 1 || recent > 100 {
+		return nil, badArg("recent", "give a number from 1 to 100", "%d is out of range", in.Recent)
+	}
+	a, _, err := s.detect(ctx, in.clusterParams, 1)
+	if err != nil {
+		return nil, err
+	}
+	r, targets, ref := a.Divergence(recent)
+	out := divergenceOut{Checked: len(targets), Reference: ref, Alerts: []CheckOut{}, Unmeasured: []string{},
+		Rule: "per semantic slot (E1 E5 E6 E7 E10 E12 E13 only), a memory's best similarity to any reference memory; high below 0.10, medium below 0.20"}
+	for _, sl := range topics.SemanticSlots() {
+		out.Slots = append(out.Slots, sl.String())
+	}
+	for _, sl := range r.Unmeasured {
+		out.Unmeasured = append(out.Unmeasured, sl.String())
+	}
+	conv := func(c topics.Check) CheckOut {
+		return CheckOut{ID: a.Items[c.Memory].ID, Snippet: topicstore.Snippet(a.Items[c.Memory].Snippet, 120), Slot: c.Slot.String(),
+			Similarity: c.Similarity, Nearest: a.Items[c.Nearest].ID, Severity: c.Severity}
+	}
+	for _, c := range r.Alerts() {
+		out.Alerts = append(out.Alerts, conv(c))
+	}
+	if in.AllChecks {
+		for _, c := range r.Checks {
+			out.Checks = append(out.Checks, conv(c))
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,108 @@
+package mcpserver
+
+import (
+	"context"
+	"strings"
+
+	"github.com/cgraph/cgraph/engine"
+)
+
+type storeMemoryIn struct {
+	Content    string   `json:"content" jsonschema:"the memory's text: a fact, a decision and its reason, an error and its fix, a code snippet, a conversation turn (at most 1 MiB)"`
+	Type       string   `json:"type,omitempty" jsonschema:"one of fact, decision, error, pattern, code, conversation, note, preference; default note"`
+	Tags       []string `json:"tags,omitempty" jsonschema:"short labels such as rocksdb or ci (at most 64, each at most 128 bytes)"`
+	Source     string   `json:"source,omitempty" jsonschema:"where it came from: a file path, URL, ADR or tool name"`
+	Session    string   `json:"session,omitempty" jsonschema:"conversation or work session id; memories of one session get sequence numbers 1, 2, … (see get_session_timeline)"`
+	Importance *float64 `json:"importance,omitempty" jsonschema:"0 to 1; default 0.5"`
+	CreatedAt  string   `json:"created_at,omitempty" jsonschema:"RFC 3339 creation time; default now"`
+}
+
+type storeMemoryOut struct {
+	ID        engine.MemoryID `json:"id"`
+	DocNum    engine.DocNum   `json:"doc_num"`
+	Session   string          `json:"session,omitempty"`
+	Sequence  uint64          `json:"sequence,omitempty"`
+	CreatedAt string          `json:"created_at"`
+	// Fingerprint lists each slot's status, so the agent sees which
+	// embedders could represent the memory.
+	Fingerprint []SlotEntry `json:"fingerprint"`
+}
+
+func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) {
+	if strings.TrimSpace(in.Content) == "" {
+		return nil, badArg("content", "give the text to remember", "is empty")
+	}
+	n := engine.NewMemory{Content: in.Content, Tags: in.Tags, Source: in.Source, Session: in.Session}
+	if in.Type != "" {
+		t, err := engine.ParseMemoryType(in.Type)
+		if err != nil {
+			return nil, badArg("type", "give one of fact, decision, error, pattern, code, conversation, note, preference", "%v", err)
+		}
+		n.Type = t
+	}
+	if in.Importance != nil {
+		if *in.Importance < 0 || *in.Importance > 1 {
+			return nil, badArg("importance", "give a number from 0 to 1", "%g is out of range", *in.Importance)
+		}
+		n.Importance = *in.Importance
+	}
+	var err error
+	if n.CreatedAt, err = parseTime("created_at", in.CreatedAt); err != nil {
+		return nil, err
+	}
+	m, err := s.store.Add(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	out := storeMemoryOut{ID: m.ID, DocNum: m.DocNum, Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC().Format("2006-01-02T15:04:05.999999999Z07:00")}
+	fp, err := s.store.Fingerprint(ctx, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	out.Fingerprint = fingerprintEntries(fp)
+	return out, nil
+}
+
+type getMemoryIn struct {
+	ID          string `json:"id" jsonschema:"the memory id (UUID) from store_memory or a search result"`
+	Fingerprint bool   `json:"fingerprint,omitempty" jsonschema:"also list the memory's 13 slot representations (status, kind, dims, producer)"`
+}
+
+func getMemory(ctx context.Context, s *Server, in getMemoryIn) (any, error) {
+	id, err := parseID("id", in.ID)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := toMemoryOutput(m)
+	if in.Fingerprint {
+		fp, err := s.store.Fingerprint(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out.Fingerprint = fingerprintEntries(fp)
+	}
+	return out, nil
+}
+
+type deleteMemoryIn struct {
+	ID string `json:"id" jsonschema:"the id (UUID) of the memory to delete from every index and column family; this cannot be undone"`
+}
+
+type deleteMemoryOut struct {
+	Deleted engine.MemoryID `json:"deleted"`
+}
+
+func deleteMemory(ctx context.Context, s *Server, in deleteMemoryIn) (any, error) {
+	id, err := parseID("id", in.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.Delete(ctx, id); err != nil {
+		return nil, err
+	}
+	return deleteMemoryOut{Deleted: id}, nil
+}

@@ -1,0 +1,464 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/pipeline"
+	"github.com/cgraph/cgraph/profiles"
+)
+
+// search runs req and shapes its result; notes go first in the output.
+func (s *Server) search(ctx context.Context, req memory.SearchRequest, notes ...string) (SearchOutput, error) {
+	res, err := s.store.Search(ctx, req)
+	if err != nil {
+		return SearchOutput{}, searchError(err)
+	}
+	out := toOutput(res, req)
+	out.Notes = append(notes, out.Notes...)
+	return out, nil
+}
+
+func searchError(err error) error {
+	switch {
+	case errors.Is(err, pipeline.ErrNoRecall):
+		return fmt.Errorf("%w: use search_graph with mode multi_space, or install a model (see list_embedder_indexes; `cgraph models pull ID`)", err)
+	case errors.Is(err, pipeline.ErrUnavailable):
+		return fmt.Errorf("%w: list_embedder_indexes shows which slots have a model; pick a ready slot or install the model with `cgraph models pull ID`", err)
+	}
+	return err
+}
+
+// profileSearch is a profile-driven search in multi_space mode (every
+// weighted space searched over the whole store, fused by WRRF).
+func (s *Server) profileSearch(ctx context.Context, query, profile string, k int, dir pipeline.Direction, notes ...string) (SearchOutput, error) {
+	if err := requireQuery(query); err != nil {
+		return SearchOutput{}, err
+	}
+	k, err := topK(k)
+	if err != nil {
+		return SearchOutput{}, err
+	}
+	p, err := profiles.Lookup(profile)
+	if err != nil {
+		return SearchOutput{}, err // built-in names only: a bug if it fails
+	}
+	return s.search(ctx, memory.SearchRequest{Query: query, Profile: p, Mode: pipeline.ModeMultiSpace, TopK: k, Direction: dir}, notes...)
+}
+
+// slotSearch is a single-embedder search (embedder_first).
+func (s *Server) slotSearch(ctx context.Context, query string, slot fingerprint.SlotID, k int, dir pipeline.Direction, notes ...string) (SearchOutput, error) {
+	if err := requireQuery(query); err != nil {
+		return SearchOutput{}, err
+	}
+	k, err := topK(k)
+	if err != nil {
+		return SearchOutput{}, err
+	}
+	return s.search(ctx, memory.SearchRequest{Query: query, Mode: pipeline.ModeEmbedderFirst, Embedder: slot, TopK: k, Direction: dir}, notes...)
+}
+
+type queryIn struct {
+	Query string `json:"query" jsonschema:"what to look for, in natural language or code"`
+	TopK  int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+}
+
+// ---- embedder tools
+
+type searchByEmbedderIn struct {
+	Query     string `json:"query" jsonschema:"what to look for"`
+	Embedder  string `json:"embedder" jsonschema:"the one slot to search: E1 semantic, E5 causal, E6 keywords (BM25), E7 code, E8 graph, E9 typo-robust, E10 intent, E11 entities, E13 SPLADE (or their names); E2-E4 and E12 cannot lead a search"`
+	TopK      int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Direction string `json:"direction,omitempty" jsonschema:"for E5/E8: causes (the query describes an effect), effects (it describes a cause); default both"`
+}
+
+func searchByEmbedder(ctx context.Context, s *Server, in searchByEmbedderIn) (any, error) {
+	slot, err := parseRetrievingSlot("embedder", in.Embedder)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := parseDirection(in.Direction)
+	if err != nil {
+		return nil, err
+	}
+	return s.slotSearch(ctx, in.Query, slot, in.TopK, dir)
+}
+
+type noArgs struct{}
+
+// SlotIndex is one slot of list_embedder_indexes.
+type SlotIndex struct {
+	Slot           string  `json:"slot"`
+	Name           string  `json:"name"`
+	Role           string  `json:"role"`
+	Category       string  `json:"category"`
+	TopicWeight    float64 `json:"topic_weight"`
+	Status         string  `json:"status"` // present (ready), fallback, unavailable
+	Reason         string  `json:"reason,omitempty"`
+	Representation string  `json:"representation,omitempty"`
+	Dims           int     `json:"dims,omitempty"`
+	Index          string  `json:"index"`
+	Docs           int     `json:"docs"`
+	RAMBytes       int64   `json:"ram_bytes"`
+	Producer       string  `json:"producer,omitempty"`
+	StoredProducer string  `json:"stored_producer,omitempty"`
+	CanLeadSearch  bool    `json:"can_lead_search"`
+}
+
+func listEmbedderIndexes(_ context.Context, s *Server, _ noArgs) (any, error) {
+	var out []SlotIndex
+	for _, si := range s.store.Slots() {
+		info := si.Slot.Info()
+		x := SlotIndex{Slot: si.Slot.String(), Name: info.Name, Role: info.Role, Category: info.Category.String(),
+			TopicWeight: info.Category.TopicWeight(), Status: si.Status.State.String(), Reason: si.Status.Reason,
+			Representation: si.Status.Representation, Dims: si.Status.Dims, Index: si.Index, Docs: si.Docs, RAMBytes: si.RAMBytes,
+			CanLeadSearch: !profiles.IsTemporalSlot(si.Slot) && si.Slot != fingerprint.E12}
+		if si.Status.Producer != (fingerprint.Producer{}) {
+			x.Producer = si.Status.Producer.String()
+		}
+		if si.Stored != (fingerprint.Producer{}) {
+			x.StoredProducer = si.Stored.String()
+		}
+		out = append(out, x)
+	}
+	return map[string]any{"store": s.store.Dir(), "read_only": s.store.ReadOnly(), "slots": out}, nil
+}
+
+type compareIn struct {
+	Query     string   `json:"query" jsonschema:"the query every slot ranks"`
+	Embedders []string `json:"embedders,omitempty" jsonschema:"slots to compare (e.g. [\"E1\", \"E6\", \"E7\"]); default every slot that can lead a search and has a model"`
+	TopK      int      `json:"top_k,omitempty" jsonschema:"list length per slot, 1 to 100; default 10"`
+}
+
+// SlotRanking is one slot's view of the query.
+type SlotRanking struct {
+	Slot    string  `json:"slot"`
+	Status  string  `json:"status"` // ok, empty, unavailable, failed
+	Note    string  `json:"note,omitempty"`
+	Results []Hit   `json:"results"`
+	Overlap float64 `json:"mean_overlap"` // mean Jaccard of its top-k with the other slots' top-k
+}
+
+// Disagreement is a memory one slot ranks highly that others miss.
+type Disagreement struct {
+	ID       engine.MemoryID `json:"id"`
+	Snippet  string          `json:"snippet"`
+	RankedBy map[string]int  `json:"ranked_by"` // slot → rank (1-based) among slots that list it
+	MissedBy []string        `json:"missed_by"`
+}
+
+type compareOut struct {
+	Query         string                        `json:"query"`
+	Slots         []SlotRanking                 `json:"slots"`
+	Overlap       map[string]map[string]float64 `json:"overlap"` // Jaccard of top-k sets per slot pair
+	Consensus     []Disagreement                `json:"consensus"`     // listed by every compared slot
+	Disagreements []Disagreement                `json:"disagreements"` // top-3 in one slot, absent from at least one other
+}
+
+func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, error) {
+	if err := requireQuery(in.Query); err != nil {
+		return nil, err
+	}
+	k, err := topK(in.TopK)
+	if err != nil {
+		return nil, err
+	}
+	var slots []fingerprint.SlotID
+	if len(in.Embedders) == 0 {
+		for _, si := range s.store.Slots() {
+			if si.Status.State != fingerprint.StatusUnavailable && !profiles.IsTemporalSlot(si.Slot) && si.Slot != fingerprint.E12 {
+				slots = append(slots, si.Slot)
+			}
+		}
+	}
+	for _, e := range in.Embedders {
+		slot, err := parseRetrievingSlot("embedders", e)
+		if err != nil {
+			return nil, err
+		}
+		slots = append(slots, slot)
+	}
+	if len(slots) < 2 {
+		return nil, badArg("embedders", "name at least two slots that can lead a search, or install models (list_embedder_indexes)", "%d slot(s) to compare", len(slots))
+	}
+	out := compareOut{Query: in.Query, Overlap: map[string]map[string]float64{}}
+	sets := make([]map[engine.MemoryID]int, len(slots))
+	snippets := map[engine.MemoryID]string{}
+	for i, slot := range slots {
+		r := SlotRanking{Slot: slot.String(), Status: pipeline.StatusOK, Results: []Hit{}}
+		res, err := s.slotSearch(ctx, in.Query, slot, k, pipeline.DirectionAny)
+		if err != nil {
+			r.Status, r.Note = pipeline.StatusUnavailable, err.Error()
+			if !errors.Is(err, pipeline.ErrUnavailable) {
+				r.Status = pipeline.StatusFailed
+			}
+		} else {
+			r.Results = res.Results
+			if len(res.Results) == 0 {
+				r.Status = pipeline.StatusEmpty
+			}
+		}
+		sets[i] = map[engine.MemoryID]int{}
+		for _, h := range r.Results {
+			sets[i][h.ID] = h.Rank
+			snippets[h.ID] = h.Snippet
+		}
+		out.Slots = append(out.Slots, r)
+	}
+	for i := range slots {
+		row := map[string]float64{}
+		var sum float64
+		n := 0
+		for j := range slots {
+			if i == j {
+				continue
+			}
+			jac := setJaccard(sets[i], sets[j])
+			row[slots[j].String()] = jac
+			if out.Slots[i].Status == pipeline.StatusOK && out.Slots[j].Status == pipeline.StatusOK {
+				sum += jac
+				n++
+			}
+		}
+		out.Overlap[slots[i].String()] = row
+		if n > 0 {
+			out.Slots[i].Overlap = sum / float64(n)
+		}
+	}
+	all := map[engine.MemoryID]bool{}
+	for _, set := range sets {
+		for id := range set {
+			all[id] = true
+		}
+	}
+	ids := make([]engine.MemoryID, 0, len(all))
+	for id := range all {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool { return ids[a].String() < ids[b].String() })
+	for _, id := range ids {
+		d := Disagreement{ID: id, Snippet: snippets[id], RankedBy: map[string]int{}, MissedBy: []string{}}
+		best := k + 1
+		for i, set := range sets {
+			if out.Slots[i].Status != pipeline.StatusOK && out.Slots[i].Status != pipeline.StatusEmpty {
+				continue
+			}
+			if r, ok := set[id]; ok {
+				d.RankedBy[slots[i].String()] = r
+				best = min(best, r)
+			} else {
+				d.MissedBy = append(d.MissedBy, slots[i].String())
+			}
+		}
+		switch {
+		case len(d.MissedBy) == 0:
+			out.Consensus = append(out.Consensus, d)
+		case best <= 3:
+			out.Disagreements = append(out.Disagreements, d)
+		}
+	}
+	if out.Consensus == nil {
+		out.Consensus = []Disagreement{}
+	}
+	if out.Disagreements == nil {
+		out.Disagreements = []Disagreement{}
+	}
+	return out, nil
+}
+
+func setJaccard(a, b map[engine.MemoryID]int) float64 {
+	inter := 0
+	for id := range a {
+		if _, ok := b[id]; ok {
+			inter++
+		}
+	}
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
+
+// ---- domain tools
+
+type searchGraphIn struct {
+	Query     string             `json:"query" jsonschema:"what to look for"`
+	Profile   string             `json:"profile,omitempty" jsonschema:"weight profile: semantic_search (default), causal_reasoning, code_search, fact_checking, intent_search, intent_enhanced, graph_reasoning, temporal_navigation, sequence_navigation, conversation_history, category_weighted, typo_tolerant, pipeline_stage1_recall, pipeline_stage2_scoring, pipeline_full, balanced"`
+	Weights   map[string]float64 `json:"weights,omitempty" jsonschema:"per-slot weight overrides, e.g. {\"E5\": 0.6}; the other weighted slots are re-normalised so the sum stays 1"`
+	Mode      string             `json:"mode,omitempty" jsonschema:"multi_space (default: every weighted slot searched over the whole store, fused by weighted RRF), pipeline (five stages from a keyword/SPLADE recall set), e1_only"`
+	TopK      int                `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Direction string             `json:"direction,omitempty" jsonschema:"for E5/E8: causes (the query describes an effect), effects (it describes a cause); default both"`
+}
+
+func searchGraph(ctx context.Context, s *Server, in searchGraphIn) (any, error) {
+	if err := requireQuery(in.Query); err != nil {
+		return nil, err
+	}
+	k, err := topK(in.TopK)
+	if err != nil {
+		return nil, err
+	}
+	p, err := resolveProfile(in.Profile, in.Weights)
+	if err != nil {
+		return nil, err
+	}
+	mode := pipeline.ModeMultiSpace
+	if in.Mode != "" {
+		if mode, err = pipeline.ParseMode(in.Mode); err != nil {
+			return nil, badArg("mode", "give multi_space, pipeline or e1_only", "%v", err)
+		}
+		if mode == pipeline.ModeEmbedderFirst {
+			return nil, badArg("mode", "use search_by_embedder to search one slot", "embedder_first is not a fusion mode")
+		}
+	}
+	dir, err := parseDirection(in.Direction)
+	if err != nil {
+		return nil, err
+	}
+	return s.search(ctx, memory.SearchRequest{Query: in.Query, Profile: p, Mode: mode, TopK: k, Direction: dir})
+}
+
+func searchRobust(ctx context.Context, s *Server, in queryIn) (any, error) {
+	return s.profileSearch(ctx, in.Query, "typo_tolerant", in.TopK, pipeline.DirectionAny)
+}
+
+type intentIn struct {
+	Query    string `json:"query" jsonschema:"the goal or intent, e.g. \"make startup faster\""`
+	TopK     int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Enhanced bool   `json:"enhanced,omitempty" jsonschema:"use intent_enhanced (a stronger E10 boost on E1) instead of intent_search"`
+}
+
+func searchByIntent(ctx context.Context, s *Server, in intentIn) (any, error) {
+	p := "intent_search"
+	if in.Enhanced {
+		p = "intent_enhanced"
+	}
+	return s.profileSearch(ctx, in.Query, p, in.TopK, pipeline.DirectionAny)
+}
+
+func searchByKeywords(ctx context.Context, s *Server, in queryIn) (any, error) {
+	return s.slotSearch(ctx, in.Query, fingerprint.E6, in.TopK, pipeline.DirectionAny)
+}
+
+func searchCode(ctx context.Context, s *Server, in queryIn) (any, error) {
+	return s.profileSearch(ctx, in.Query, "code_search", in.TopK, pipeline.DirectionAny)
+}
+
+func searchCauses(ctx context.Context, s *Server, in queryIn) (any, error) {
+	return s.profileSearch(ctx, in.Query, "causal_reasoning", in.TopK, pipeline.DirectionCauses,
+		"direction causes: the query is read as an effect; E5 compares its effect view with the memories' cause vectors (×0.8, AP-77)")
+}
+
+func searchEffects(ctx context.Context, s *Server, in queryIn) (any, error) {
+	return s.profileSearch(ctx, in.Query, "causal_reasoning", in.TopK, pipeline.DirectionEffects,
+		"direction effects: the query is read as a cause; E5 compares its cause view with the memories' effect vectors (×1.2, AP-77)")
+}
+
+type connectionsIn struct {
+	Query     string `json:"query" jsonschema:"a module, file, function or path, e.g. \"engine/write.go AddBatch\""`
+	TopK      int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Direction string `json:"direction,omitempty" jsonschema:"targets (what the query imports or calls), sources (what imports or calls it); default both"`
+}
+
+func searchConnections(ctx context.Context, s *Server, in connectionsIn) (any, error) {
+	dir := pipeline.DirectionAny
+	switch in.Direction {
+	case "":
+	case "targets":
+		dir = pipeline.DirectionEffects
+	case "sources":
+		dir = pipeline.DirectionCauses
+	default:
+		return nil, badArg("direction", `give "targets", "sources" or leave it out`, "%q is not a direction", in.Direction)
+	}
+	return s.slotSearch(ctx, in.Query, fingerprint.E8, in.TopK, dir)
+}
+
+func searchByEntities(ctx context.Context, s *Server, in queryIn) (any, error) {
+	return s.slotSearch(ctx, in.Query, fingerprint.E11, in.TopK, pipeline.DirectionAny)
+}
+
+// timeProfile is semantic_search with one temporal slot pinned at half the
+// weight: the other slots retrieve, the temporal slot re-orders (ARCH-25).
+func timeProfile(name string, slot fingerprint.SlotID) (profiles.Profile, error) {
+	p, err := profiles.Lookup(profiles.Default)
+	if err != nil {
+		return p, err
+	}
+	p.Name, p.Temporal = name, true
+	p.Description = fmt.Sprintf("semantic_search with %s at weight 0.5 (MCP %s)", slot, name)
+	ov, err := profiles.ParseOverride(slot.String() + "=0.5")
+	if err != nil {
+		return p, err
+	}
+	return p.WithOverrides(ov)
+}
+
+type recentIn struct {
+	Query string `json:"query,omitempty" jsonschema:"what to look for; leave out to list the newest memories"`
+	TopK  int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+}
+
+func searchRecent(ctx context.Context, s *Server, in recentIn) (any, error) {
+	k, err := topK(in.TopK)
+	if err != nil {
+		return nil, err
+	}
+	if in.Query == "" {
+		ms, err := s.store.Engine().List(ctx, engine.ListOptions{Limit: k})
+		if err != nil {
+			return nil, err
+		}
+		out := SearchOutput{Mode: "newest", Results: []Hit{}, Spaces: []pipeline.SpaceReport{},
+			Notes: []string{"no query: the newest memories by creation time (E2 recency order)"}}
+		for i, m := range ms {
+			out.Results = append(out.Results, toHit(i+1, pipeline.ResultHit{Slots: pipeline.SlotScores{}}, m))
+		}
+		return out, nil
+	}
+	if err := requireQuery(in.Query); err != nil {
+		return nil, err
+	}
+	p, err := timeProfile("recent", fingerprint.E2)
+	if err != nil {
+		return nil, err
+	}
+	return s.search(ctx, memory.SearchRequest{Query: in.Query, Profile: p, Mode: pipeline.ModeMultiSpace, TopK: k},
+		"E2 recency at weight 0.5 re-orders the semantic matches (newer first); a 'recent' badge marks a high E2 score")
+}
+
+type periodicIn struct {
+	Query string `json:"query" jsonschema:"what to look for"`
+	At    string `json:"at,omitempty" jsonschema:"RFC 3339 time whose hour of day and day of week to match, e.g. 2026-03-02T09:00:00Z (a Monday morning); default now"`
+	TopK  int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+}
+
+func searchPeriodic(ctx context.Context, s *Server, in periodicIn) (any, error) {
+	if err := requireQuery(in.Query); err != nil {
+		return nil, err
+	}
+	k, err := topK(in.TopK)
+	if err != nil {
+		return nil, err
+	}
+	at, err := parseTime("at", in.At)
+	if err != nil {
+		return nil, err
+	}
+	p, err := timeProfile("periodic", fingerprint.E3)
+	if err != nil {
+		return nil, err
+	}
+	if at.IsZero() {
+		at = time.Now()
+	}
+	return s.search(ctx, memory.SearchRequest{Query: in.Query, Profile: p, Mode: pipeline.ModeMultiSpace, TopK: k, Now: at},
+		"E3 periodicity at weight 0.5 favours memories made at the same hour of day and day of week as "+at.UTC().Format(time.RFC3339))
+}

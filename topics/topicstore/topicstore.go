@@ -1,0 +1,231 @@
+// Package topicstore runs package topics over a memory store and keeps topic
+// snapshots in the store's topic_profiles column family, for `cgraph topics`
+// and the MCP analysis tools (detect_topics, get_topic_stability,
+// get_divergence_alerts).
+//
+// # topic_profiles layout
+//
+//	key    "snap/" + creation time (Unix nanoseconds, uint64 big-endian)
+//	value  "CGTP" + format version (uint16 big-endian, 1) + JSON of topics.Snapshot
+//
+// Keys sort by time, so the last key is the latest snapshot. Save keeps the
+// newest MaxSnapshots and deletes older ones in the same batch. A value that
+// does not decode is reported as corrupt with its key, never skipped.
+//
+// It reads memories through the small Source interface (memory.Store
+// satisfies it) and writes only through engine.Engine.UpdateAux.
+package topicstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/topics"
+)
+
+// Family is the column family snapshots live in.
+const Family = "topic_profiles"
+
+// MaxSnapshots is how many snapshots Save keeps.
+const MaxSnapshots = 32
+
+const (
+	magic      = "CGTP"
+	version    = uint16(1)
+	snapPrefix = "snap/"
+)
+
+// ErrCorrupt marks a stored snapshot that does not decode.
+var ErrCorrupt = errors.New("corrupt topic snapshot")
+
+// Source is what Analyze reads: every memory with its fingerprint.
+// memory.Store implements it.
+type Source interface {
+	EachFingerprint(ctx context.Context, fn func(m engine.Memory, fp *fingerprint.Fingerprint) error) error
+}
+
+// Item is one analysed memory, without its full content.
+type Item struct {
+	ID        engine.MemoryID
+	Type      engine.MemoryType
+	Session   string
+	CreatedAt time.Time
+	Snippet   string // the content's start, one line
+}
+
+// Analysis is one run of topic detection over a store.
+type Analysis struct {
+	Time      time.Time
+	Items     []Item // in doc-number order; topics' member indexes point here
+	Detection topics.Detection
+	fps       []*fingerprint.Fingerprint
+}
+
+// SnippetRunes bounds Item.Snippet.
+const SnippetRunes = 160
+
+// Snippet returns the start of content on one line, at most n runes.
+func Snippet(content string, n int) string {
+	s := strings.Join(strings.Fields(content), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// Analyze loads every memory's fingerprint from src and detects topics.
+// Cost: one pass over the fingerprints plus topics.Detect (O(n²) per slot).
+func Analyze(ctx context.Context, src Source, cfg topics.Config) (*Analysis, error) {
+	a := &Analysis{Time: time.Now().UTC()}
+	err := src.EachFingerprint(ctx, func(m engine.Memory, fp *fingerprint.Fingerprint) error {
+		a.Items = append(a.Items, Item{ID: m.ID, Type: m.Type, Session: m.Session, CreatedAt: m.CreatedAt, Snippet: Snippet(m.Content, SnippetRunes)})
+		a.fps = append(a.fps, fp)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read fingerprints: %w", err)
+	}
+	if a.Detection, err = topics.Detect(a.fps, cfg); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// ClusterSlot clusters the analysed memories in one slot's space.
+func (a *Analysis) ClusterSlot(s fingerprint.SlotID, cfg topics.Config) (topics.SlotClustering, error) {
+	return topics.ClusterSlot(s, a.fps, cfg)
+}
+
+// Snapshot is the analysis' topic assignment by memory id.
+func (a *Analysis) Snapshot() topics.Snapshot {
+	snap := topics.Snapshot{Time: a.Time, Universe: make([]string, len(a.Items))}
+	for i, it := range a.Items {
+		snap.Universe[i] = it.ID.String()
+	}
+	slices.Sort(snap.Universe)
+	for _, t := range a.Detection.Topics {
+		ids := make([]string, len(t.Members))
+		for k, m := range t.Members {
+			ids[k] = a.Items[m].ID.String()
+		}
+		slices.Sort(ids)
+		snap.Topics = append(snap.Topics, ids)
+		snap.Terms = append(snap.Terms, t.Terms)
+	}
+	return snap
+}
+
+// Divergence checks the newest `recent` memories (by creation time) against
+// the members of the detected topics — or, when there is no topic, against
+// every other memory — in the 7 semantic slots (topics.Divergence).
+// reference says which of the two was used.
+func (a *Analysis) Divergence(recent int) (r topics.DivergenceReport, targets []int, reference string) {
+	order := make([]int, len(a.Items))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return a.Items[order[x]].CreatedAt.After(a.Items[order[y]].CreatedAt) })
+	targets = order[:min(recent, len(order))]
+	var ref []int
+	for i, l := range a.Detection.Labels {
+		if l != topics.Noise {
+			ref = append(ref, i)
+		}
+	}
+	reference = "topic members"
+	if len(ref) == 0 {
+		reference = "all other memories (no topic detected)"
+		ref = order
+	}
+	return topics.Divergence(a.fps, targets, ref), targets, reference
+}
+
+// Save writes snap to the store's topic_profiles family and drops all but
+// the newest MaxSnapshots. It needs the writer lock.
+func Save(ctx context.Context, e *engine.Engine, snap topics.Snapshot) error {
+	val, err := encode(snap)
+	if err != nil {
+		return err
+	}
+	var keys [][]byte
+	if err := e.Scan(ctx, Family, []byte(snapPrefix), func(k, _ []byte) error {
+		keys = append(keys, k)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("list topic snapshots: %w", err)
+	}
+	key := snapKey(snap.Time)
+	return e.UpdateAux(ctx, Family, func(tx *engine.Tx) error {
+		if err := tx.Put(Family, key, val); err != nil {
+			return err
+		}
+		keys = append(keys, key)
+		slices.SortFunc(keys, bytes.Compare)
+		keys = slices.CompactFunc(keys, bytes.Equal)
+		for len(keys) > MaxSnapshots {
+			if err := tx.Delete(Family, keys[0]); err != nil {
+				return err
+			}
+			keys = keys[1:]
+		}
+		return nil
+	})
+}
+
+// Latest returns the newest saved snapshot; ok is false when none is saved.
+func Latest(ctx context.Context, e *engine.Engine) (snap topics.Snapshot, ok bool, err error) {
+	var last, lastKey []byte
+	if err := e.Scan(ctx, Family, []byte(snapPrefix), func(k, v []byte) error {
+		last, lastKey = v, k
+		return nil
+	}); err != nil {
+		return snap, false, fmt.Errorf("read topic snapshots: %w", err)
+	}
+	if last == nil {
+		return snap, false, nil
+	}
+	snap, err = decode(last)
+	if err != nil {
+		return snap, false, fmt.Errorf("%s key %x: %w", Family, lastKey, err)
+	}
+	return snap, true, nil
+}
+
+func snapKey(t time.Time) []byte {
+	return binary.BigEndian.AppendUint64([]byte(snapPrefix), uint64(t.UnixNano()))
+}
+
+func encode(s topics.Snapshot) ([]byte, error) {
+	body, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode topic snapshot: %w", err)
+	}
+	out := binary.BigEndian.AppendUint16([]byte(magic), version)
+	return append(out, body...), nil
+}
+
+func decode(b []byte) (topics.Snapshot, error) {
+	var s topics.Snapshot
+	if len(b) < len(magic)+2 || string(b[:len(magic)]) != magic {
+		return s, fmt.Errorf("%w: no %q magic", ErrCorrupt, magic)
+	}
+	if v := binary.BigEndian.Uint16(b[len(magic):]); v != version {
+		return s, fmt.Errorf("%w: format version %d, this build reads %d", ErrCorrupt, v, version)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b[len(magic)+2:]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return s, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return s, nil
+}
