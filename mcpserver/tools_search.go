@@ -156,7 +156,7 @@ type Disagreement struct {
 type compareOut struct {
 	Query         string                        `json:"query"`
 	Slots         []SlotRanking                 `json:"slots"`
-	Overlap       map[string]map[string]float64 `json:"overlap"` // Jaccard of top-k sets per slot pair
+	Overlap       map[string]map[string]float64 `json:"overlap"`       // Jaccard of top-k sets per slot pair
 	Consensus     []Disagreement                `json:"consensus"`     // listed by every compared slot
 	Disagreements []Disagreement                `json:"disagreements"` // top-3 in one slot, absent from at least one other
 }
