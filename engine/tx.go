@@ -29,7 +29,16 @@ type Tx struct {
 	r       kvReader
 	b       kvBatch
 	pending map[family]map[string]pendingValue
+	// payload is what the caller of AddBatchWith handed in for the memory
+	// the hooks are adding now; nil otherwise.
+	payload any
 }
+
+// Payload returns the value the caller of AddBatchWith gave for the memory
+// being added (for example its precomputed fingerprint), or nil in Add,
+// AddBatch, Delete and UpdateDerived. Hooks use it to write derived data they
+// must not compute under the write lock.
+func (tx *Tx) Payload() any { return tx.payload }
 
 type pendingValue struct {
 	value   []byte

@@ -22,6 +22,17 @@ func (e *Engine) Add(ctx context.Context, m NewMemory) (Memory, error) {
 // atomic batch: after a crash either all are stored or none. A bad memory is
 // reported as "memory N: <problem>" and nothing is written.
 func (e *Engine) AddBatch(ctx context.Context, ns []NewMemory) ([]Memory, error) {
+	return e.AddBatchWith(ctx, ns, nil)
+}
+
+// AddBatchWith is AddBatch handing payloads[i] to the hooks while they add
+// ns[i] (Tx.Payload): derived data computed before the write lock, such as a
+// fingerprint, reaches the memory it belongs to. payloads is nil or has one
+// entry per memory.
+func (e *Engine) AddBatchWith(ctx context.Context, ns []NewMemory, payloads []any) ([]Memory, error) {
+	if payloads != nil && len(payloads) != len(ns) {
+		return nil, fmt.Errorf("add %d memories with %d payloads: give one payload per memory or none", len(ns), len(payloads))
+	}
 	if err := e.begin(ctx, true); err != nil {
 		return nil, err
 	}
@@ -45,6 +56,10 @@ func (e *Engine) AddBatch(ctx context.Context, ns []NewMemory) ([]Memory, error)
 		}
 		if next == math.MaxUint32 {
 			return nil, fmt.Errorf("store %s has used all %d doc numbers: export its memories into a new store", e.dir, uint64(math.MaxUint32))
+		}
+		tx.payload = nil
+		if payloads != nil {
+			tx.payload = payloads[i]
 		}
 		m, err := e.addLocked(tx, n, next, lastSeq)
 		if err != nil {
