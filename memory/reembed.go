@@ -1,0 +1,169 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/fingerprint"
+)
+
+// reembedBatch is how many memories one Reembed batch (one WriteBatch)
+// recomputes.
+const reembedBatch = 64
+
+// Reembed recomputes the given slots (nil: every slot whose stored producer
+// differs from the current one) for every memory, in batches, each batch one
+// WriteBatch, and records the new producers when done. progress may be nil.
+// It returns how many memories were re-embedded.
+//
+// A memory whose stored entry of a slot already has the current producer (and
+// status) is skipped for that slot, so a Reembed interrupted by a crash is
+// finished by running it again: the store still opens with Options.Reembed
+// (its slot records name the old producers until the last step), and the
+// second run only recomputes the memories the first did not reach.
+func (s *Store) Reembed(ctx context.Context, slots []fingerprint.SlotID, progress func(done, total int)) (int, error) {
+	if s.ro {
+		return 0, fmt.Errorf("store %s: %w: open it without --read-only to re-embed", s.dir, engine.ErrReadOnly)
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	cur := s.reg.Statuses()
+	if slots == nil {
+		s.mu.RLock()
+		for i, sl := range fingerprint.Slots() {
+			if s.stale[i] != "" || s.stored[i].Producer != cur[i].Producer {
+				slots = append(slots, sl)
+			}
+		}
+		s.mu.RUnlock()
+	}
+	for _, sl := range slots {
+		if !sl.Valid() {
+			return 0, fmt.Errorf("reembed: invalid slot %d: use E1 … E13", uint8(sl))
+		}
+	}
+	if len(slots) == 0 {
+		return 0, nil
+	}
+	var ids []engine.MemoryID
+	if err := s.eng.ScanDocs(ctx, func(_ engine.DocNum, id engine.MemoryID) error {
+		ids = append(ids, id)
+		return nil
+	}); err != nil {
+		return 0, err
+	}
+	done := 0
+	for lo := 0; lo < len(ids); lo += reembedBatch {
+		n, err := s.reembedBatch(ctx, ids[lo:min(lo+reembedBatch, len(ids))], slots, cur)
+		if err != nil {
+			return done, fmt.Errorf("reembed %v: %w", slots, err)
+		}
+		done += n
+		if progress != nil {
+			progress(min(lo+reembedBatch, len(ids)), len(ids))
+		}
+	}
+	// Last: the store now holds the current producers' values.
+	err := s.eng.UpdateDerived(ctx, nil, func(tx *engine.Tx, _ []engine.Memory) error {
+		for _, sl := range slots {
+			if err := tx.Put("default", slotKey(sl), encodeSlotRecord(recordOf(cur[sl.Index()]))); err != nil {
+				return err
+			}
+		}
+		return bumpGeneration(tx)
+	})
+	if err != nil {
+		return done, fmt.Errorf("reembed: record producers: %w", err)
+	}
+	s.mu.Lock()
+	for _, sl := range slots {
+		s.stored[sl.Index()] = recordOf(cur[sl.Index()])
+		s.stale[sl.Index()] = ""
+	}
+	s.generation++
+	s.mu.Unlock()
+	return done, nil
+}
+
+// reembedBatch recomputes slots of one batch of memories and returns how many
+// needed it. REQUIRES: s.writeMu held.
+func (s *Store) reembedBatch(ctx context.Context, ids []engine.MemoryID, slots []fingerprint.SlotID, cur []embedders.SlotStatus) (int, error) {
+	ms, fps, err := s.readMemories(ctx, ids)
+	if err != nil {
+		return 0, err
+	}
+	olds := make([]*fingerprint.Fingerprint, len(fps))
+	var todo []int // positions with at least one slot to recompute
+	for i, fp := range fps {
+		if fp == nil {
+			continue
+		}
+		old := *fp
+		olds[i] = &old
+		for _, sl := range slots {
+			e := fp.Get(sl)
+			if e.Producer != cur[sl.Index()].Producer || e.Status == fingerprint.StatusMissing {
+				todo = append(todo, i)
+				break
+			}
+		}
+	}
+	if len(todo) == 0 {
+		return 0, nil
+	}
+	inputs := make([]embedders.Input, len(todo))
+	for j, i := range todo {
+		m := ms[i]
+		inputs[j] = embedders.Input{Text: m.Content, Created: m.CreatedAt, Session: m.Session, Seq: m.Sequence}
+	}
+	for _, sl := range slots {
+		entries, err := s.reg.Get(sl).EmbedDocuments(ctx, inputs)
+		if err != nil {
+			return 0, fmt.Errorf("embed %s: %w", sl, err)
+		}
+		if len(entries) != len(inputs) {
+			return 0, fmt.Errorf("embed %s: %d entries for %d memories", sl, len(entries), len(inputs))
+		}
+		for j, i := range todo {
+			if err := fps[i].Set(sl, entries[j]); err != nil {
+				return 0, fmt.Errorf("memory %s %s: %w", ms[i].ID, sl, err)
+			}
+		}
+	}
+	todoIDs := make([]engine.MemoryID, len(todo))
+	for j, i := range todo {
+		todoIDs[j] = ids[i]
+	}
+	err = s.eng.UpdateDerived(ctx, todoIDs, func(tx *engine.Tx, stored []engine.Memory) error {
+		for j, i := range todo {
+			doc := uint32(stored[j].DocNum)
+			enc, err := fingerprint.Encode(fps[i])
+			if err != nil {
+				return fmt.Errorf("memory %s: encode fingerprint: %w", ms[i].ID, err)
+			}
+			if err := tx.Put("fingerprints", ms[i].ID[:], enc); err != nil {
+				return err
+			}
+			for _, sl := range slots {
+				if err := writeSlot(tx, doc, sl, olds[i].Get(sl).Value, fps[i].Get(sl).Value); err != nil {
+					return fmt.Errorf("memory %s %s: %w", ms[i].ID, sl, err)
+				}
+			}
+		}
+		return bumpGeneration(tx)
+	})
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, i := range todo {
+		if err := s.ix.apply(ms[i], fps[i], slots); err != nil {
+			return 0, fmt.Errorf("memory %s was re-embedded but not indexed (reopen the store): %w", ms[i].ID, err)
+		}
+	}
+	s.generation++
+	return len(todo), nil
+}
