@@ -194,32 +194,82 @@ func Agreement(labels []SlotLabels, a, b int) float64 {
 	return s
 }
 
-// Group forms topics from per-slot clusterings of n memories: two memories
-// are linked when their Agreement is at least threshold, and a topic is a
-// connected group of linked memories with at least minSize members
-// (single linkage over the agreement graph: a member may join through
-// another member rather than agree with all of them; MinAgreement shows it).
-// Topics are ordered by size, then by first member; labels[i] is memory i's
-// topic or Noise. Cost O(n²·slots).
+// Group forms topics from per-slot clusterings of n memories by complete
+// linkage over the agreement: starting from single memories, the two groups
+// whose weakest cross pair agrees most are merged, as long as that weakest
+// pair's Agreement is at least threshold. So every two members of a topic
+// agree at ≥ threshold (MinAgreement ≥ threshold); groups smaller than
+// minSize (at least 2) are not topics. Ties merge the lowest-numbered groups
+// first, so the result is deterministic. Topics are ordered by size, then by
+// first member; labels[i] is memory i's topic or Noise. Cost O(n²·slots) for
+// the agreement matrix (n² float32) and about O(n²) for the merges.
 func Group(n int, labels []SlotLabels, threshold float64, minSize int) ([]Topic, []int) {
-	parent := make([]int, n)
-	for i := range parent {
-		parent[i] = i
+	// ag[a][b] is the complete-linkage agreement between groups a and b
+	// (the minimum over their cross pairs); a group is named by its
+	// lowest member, alive while it has not been merged into another.
+	ag := make([][]float32, n)
+	for a := range n {
+		ag[a] = make([]float32, n)
+		for b := range a {
+			v := float32(Agreement(labels, a, b))
+			ag[a][b], ag[b][a] = v, v
+		}
 	}
-	var find func(int) int
-	find = func(x int) int {
+	alive := make([]bool, n)
+	parent := make([]int, n)
+	for i := range alive {
+		alive[i], parent[i] = true, i
+	}
+	// best[a] is a's partner of highest agreement among alive groups.
+	best := make([]int, n)
+	rowBest := func(a int) {
+		best[a] = -1
+		for b := range n {
+			if b != a && alive[b] && (best[a] < 0 || ag[a][b] > ag[a][best[a]]) {
+				best[a] = b
+			}
+		}
+	}
+	for a := range n {
+		rowBest(a)
+	}
+	th := float32(threshold)
+	for {
+		x, y := -1, -1
+		for a := range n {
+			if !alive[a] || best[a] < 0 {
+				continue
+			}
+			if x < 0 || ag[a][best[a]] > ag[x][y] {
+				x, y = a, best[a]
+			}
+		}
+		if x < 0 || ag[x][y] < th {
+			break
+		}
+		if y < x {
+			x, y = y, x
+		}
+		// Merge y into x: complete linkage keeps the weaker agreement.
+		alive[y] = false
+		parent[y] = x
+		for b := range n {
+			if alive[b] && b != x {
+				v := min(ag[x][b], ag[y][b])
+				ag[x][b], ag[b][x] = v, v
+			}
+		}
+		for a := range n {
+			if alive[a] && (a == x || best[a] == x || best[a] == y) {
+				rowBest(a)
+			}
+		}
+	}
+	find := func(x int) int {
 		for parent[x] != x {
-			parent[x] = parent[parent[x]]
 			x = parent[x]
 		}
 		return x
-	}
-	for a := range n {
-		for b := a + 1; b < n; b++ {
-			if Agreement(labels, a, b) >= threshold {
-				parent[find(a)] = find(b)
-			}
-		}
 	}
 	groups := map[int][]int{}
 	for i := range n {

@@ -34,11 +34,13 @@
 //
 // with w = 1.0 for the semantic slots (E1, E5, E6, E7, E10, E12, E13), 0.5
 // for the relational (E8, E11) and structural (E9) ones and 0 for the
-// temporal ones (E2–E4): at most 8.5. a and b are linked when A ≥ 2.5; a
-// topic is a connected group of linked memories with at least
-// min_cluster_size members (single linkage over the agreement graph, so a
-// member may join through another; each topic reports its mean and minimum
-// pairwise agreement and the share of member pairs each slot supports).
+// temporal ones (E2–E4): at most 8.5. Topics are formed by complete linkage
+// over A: groups merge (closest first) only while every cross pair agrees at
+// A ≥ 2.5, so every two members of a topic agree at ≥ 2.5 — no chaining of
+// unrelated memories through a middle one — and a topic has at least
+// min_cluster_size members. Each topic reports its mean and minimum pairwise
+// agreement, the share of member pairs each slot supports and its most
+// distinctive E6 terms.
 // Detection.Reachable is the sum of the weights of the slots that could be
 // clustered: with only the model-free slots (E6 1.0, E9 0.5, E11 0.5) it is
 // 2.0 and no topic can form, which the report says instead of lowering the

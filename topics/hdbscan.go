@@ -309,8 +309,9 @@ func condense(n int, link []merge, mcs int) *condensedTree {
 	return t
 }
 
-// selectEOM computes stabilities and selects clusters by excess of mass.
-func (t *condensedTree) selectEOM(allowSingle bool) {
+// stabilities computes every cluster's stability and returns each cluster's
+// child clusters.
+func (t *condensedTree) stabilities() [][]int {
 	n := t.n
 	birth := make([]float64, t.numClusters) // root is born at lambda 0
 	children := make([][]int, t.numClusters)
@@ -325,6 +326,12 @@ func (t *condensedTree) selectEOM(allowSingle bool) {
 		c := e.parent - n
 		t.stability[c] += (e.lambda - birth[c]) * float64(e.size)
 	}
+	return children
+}
+
+// selectEOM computes stabilities and selects clusters by excess of mass.
+func (t *condensedTree) selectEOM(allowSingle bool) {
+	children := t.stabilities()
 	t.selected = make([]bool, t.numClusters)
 	stab := slices.Clone(t.stability)
 	first := 1

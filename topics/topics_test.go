@@ -46,6 +46,23 @@ func TestAgreementRule(t *testing.T) {
 	if len(topics) != 2 || topics[0].MinAgreement != 2.5 {
 		t.Fatalf("topics %+v", topics)
 	}
+	// A chain: 0~1 and 1~2 agree at 3.0, 0 and 2 share nothing. Complete
+	// linkage keeps one pair (the lowest-numbered of the tie), never all
+	// three.
+	chain := []SlotLabels{
+		{fingerprint.E1, []int{0, 0, 1}},
+		{fingerprint.E5, []int{0, 0, 1}},
+		{fingerprint.E6, []int{0, 0, 1}},
+		{fingerprint.E7, []int{N, 1, 1}},
+		{fingerprint.E10, []int{N, 2, 2}},
+		{fingerprint.E12, []int{N, 3, 3}},
+	}
+	if Agreement(chain, 0, 1) != 3 || Agreement(chain, 1, 2) != 3 || Agreement(chain, 0, 2) != 0 {
+		t.Fatal("chain agreements")
+	}
+	if tp, lab := Group(3, chain, Threshold, 2); len(tp) != 1 || !samePartition(lab, []int{0, 0, Noise}) || tp[0].MinAgreement != 3 {
+		t.Fatalf("chain grouped as %v (%+v)", lab, tp)
+	}
 	// Lower E8's share for pair (0, 1) and the topic goes: 2.0 < 2.5.
 	labels[2].Labels[1] = N
 	if _, lab := Group(5, labels, Threshold, 2); lab[0] != Noise || lab[1] != Noise {

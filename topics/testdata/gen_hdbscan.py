@@ -46,6 +46,9 @@ def main():
     cases.append(case("blobs3_uniform_noise", X, y, 10, 5))
     X, y = make_moons(n_samples=200, noise=0.06, random_state=4)
     cases.append(case("moons", X, y, 10, 5))
+    X, y = make_blobs(n_samples=240, centers=[[0, 0], [1.2, 0], [8, 8], [9.2, 8]],
+                      cluster_std=0.3, random_state=13)
+    cases.append(case("nested_blobs_eom", X, y, 10, 5))
     out = {"generator": "scikit-learn " + sklearn.__version__ + " HDBSCAN(metric=euclidean, algorithm=brute)",
            "cases": cases}
     with open("hdbscan_fixtures.json", "w") as f:
