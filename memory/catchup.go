@@ -29,7 +29,7 @@ const maxIncremental = 5000
 func (s *Store) catchUp(ctx context.Context) error {
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
-	recs, _, gen, err := readSlotRecords(ctx, s.eng)
+	recs, have, gen, err := readSlotRecords(ctx, s.eng)
 	if err != nil {
 		return err
 	}
@@ -41,6 +41,13 @@ func (s *Store) catchUp(ctx context.Context) error {
 	seen, curGen := s.seenNext, s.generation
 	s.mu.RUnlock()
 	if gen != curGen || uint32(c.NextDocNum)-seen > maxIncremental {
+		// The writer may have re-embedded slots: what is stale now follows
+		// the new records.
+		mism, _ := mismatches(&recs, have, c.Memories, s.reg.Statuses())
+		stale := staleReasons(mism)
+		s.mu.Lock()
+		s.stale = stale
+		s.mu.Unlock()
 		ix, err := rebuild(ctx, s.eng, s.staleFlags(), s.wantDims())
 		if err != nil {
 			return err

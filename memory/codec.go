@@ -65,7 +65,7 @@ func (d *decbuf) uvarint(limit uint64) uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
+	if n <= 0 || n != uvarintLen(v) {
 		d.fail("bad varint")
 		return 0
 	}
@@ -226,7 +226,7 @@ func parsePostingKey(k []byte) (term []byte, doc uint32, err error) {
 		return nil, 0, fmt.Errorf("posting key %x: no 'p' prefix: %w", k, errCorrupt)
 	}
 	n, w := binary.Uvarint(k[1:])
-	if w <= 0 || n > maxTermBytes {
+	if w <= 0 || w != uvarintLen(n) || n > maxTermBytes {
 		return nil, 0, fmt.Errorf("posting key %x: bad term length: %w", k, errCorrupt)
 	}
 	rest := k[1+w:]
@@ -250,3 +250,14 @@ func decodeU64(b []byte) (uint64, error) {
 
 // docKey is the 4-byte BE doc number, the key of per-doc families.
 func docKey(doc uint32) []byte { return binary.BigEndian.AppendUint32(nil, doc) }
+
+// uvarintLen is the length of v's canonical (shortest) uvarint; decoders
+// refuse longer encodings so every key and value has one form.
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}

@@ -98,34 +98,11 @@ func (s *Store) open(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	cur := s.reg.Statuses()
-	var mism []Mismatch
-	record := false
-	for i, slot := range fingerprint.Slots() {
-		now := recordOf(cur[i])
-		switch {
-		case c.Memories == 0:
-			// Nothing computed yet: the current producers become the store's.
-			record = record || !have[i] || recs[i] != now
-			recs[i] = now
-		case !have[i]:
-			// Memories without a registry (written before it existed):
-			// nothing is known about them, so the slot counts as stored by
-			// nothing and mismatches any producer.
-			if now.Producer != (fingerprint.Producer{}) {
-				mism = append(mism, Mismatch{Slot: slot, Current: now.Producer})
-			}
-		case recs[i].Producer != now.Producer:
-			mism = append(mism, Mismatch{Slot: slot, Stored: recs[i].Producer, Current: now.Producer})
-		}
-	}
+	mism, record := mismatches(&recs, have, c.Memories, s.reg.Statuses())
 	if len(mism) > 0 && !o.Reembed {
 		return &ProducerMismatchError{Dir: s.dir, Mismatches: mism}
 	}
-	for _, m := range mism {
-		s.stale[m.Slot.Index()] = fmt.Sprintf("%s values were computed by %s, the installed embedder is %s: run `cgraph reembed --slot %s`",
-			m.Slot, producerName(m.Stored), producerName(m.Current), m.Slot)
-	}
+	s.stale = staleReasons(mism)
 	if record && !s.ro {
 		err := s.eng.UpdateDerived(ctx, nil, func(tx *engine.Tx, _ []engine.Memory) error {
 			for i, slot := range fingerprint.Slots() {
@@ -314,6 +291,39 @@ func (s *Store) staleFlags() (out [fingerprint.NumSlots]bool) {
 func (s *Store) wantDims() (out [fingerprint.NumSlots]int) {
 	for i, st := range s.reg.Statuses() {
 		out[i] = st.Dims
+	}
+	return out
+}
+
+// mismatches compares the stored slot records with the current embedders.
+// In a store without memories the current producers simply become the
+// store's (recs is updated and record says they must be written).
+func mismatches(recs *[fingerprint.NumSlots]slotRecord, have [fingerprint.NumSlots]bool, memories uint64, cur []embedders.SlotStatus) (mism []Mismatch, record bool) {
+	for i, slot := range fingerprint.Slots() {
+		now := recordOf(cur[i])
+		switch {
+		case memories == 0:
+			record = record || !have[i] || recs[i] != now
+			recs[i] = now
+		case !have[i]:
+			// Memories without a registry (written before it existed):
+			// nothing is known about them, so the slot counts as stored by
+			// nothing and mismatches any producer.
+			if now.Producer != (fingerprint.Producer{}) {
+				mism = append(mism, Mismatch{Slot: slot, Current: now.Producer})
+			}
+		case recs[i].Producer != now.Producer:
+			mism = append(mism, Mismatch{Slot: slot, Stored: recs[i].Producer, Current: now.Producer})
+		}
+	}
+	return mism, record
+}
+
+// staleReasons says, per mismatched slot, why it cannot be searched.
+func staleReasons(mism []Mismatch) (out [fingerprint.NumSlots]string) {
+	for _, m := range mism {
+		out[m.Slot.Index()] = fmt.Sprintf("%s values were computed by %s, the installed embedder is %s: run `cgraph reembed --slot %s`",
+			m.Slot, producerName(m.Stored), producerName(m.Current), m.Slot)
 	}
 	return out
 }
