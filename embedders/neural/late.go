@@ -14,6 +14,7 @@ import (
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/models/runtime"
+	"github.com/viterin/vek/vek32"
 )
 
 // E12 without a ColBERT model: E1's e5-small-v2 token states (from the same
@@ -91,10 +92,7 @@ func (p projection) tokens(tm runtime.TokenMatrix) fingerprint.Tokens {
 		dst := out[r*p.Out : (r+1)*p.Out]
 		var ss float64
 		for j := range dst {
-			var s float32
-			for k, c := range p.Components[j*p.In : (j+1)*p.In] {
-				s += c * x[k]
-			}
+			s := vek32.Dot(p.Components[j*p.In:(j+1)*p.In], x)
 			dst[j] = s
 			ss += float64(s) * float64(s)
 		}

@@ -1,0 +1,163 @@
+package neural
+
+import (
+	"context"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/fingerprint"
+)
+
+// benchMemories builds n memories of about words words each from Go
+// standard-library doc comments (≈1.3 tokens per word for e5's WordPiece).
+func benchMemories(b *testing.B, n, words int) []embedders.Input {
+	b.Helper()
+	docs := goDocComments(b)
+	out := make([]embedders.Input, 0, n)
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	var cur []string
+	for _, d := range docs {
+		cur = append(cur, strings.Fields(d)...)
+		if len(cur) >= words {
+			out = append(out, embedders.Input{Text: strings.Join(cur[:words], " "), Created: now, Session: "bench", Seq: uint64(len(out))})
+			cur = nil
+			if len(out) == n {
+				return out
+			}
+		}
+	}
+	b.Fatalf("not enough text for %d memories of %d words", n, words)
+	return nil
+}
+
+// envList reads a comma-separated benchmark knob.
+func envList(name, def string) []string {
+	if v := os.Getenv(name); v != "" {
+		return strings.Split(v, ",")
+	}
+	return strings.Split(def, ",")
+}
+
+// BenchmarkRegistryIngest measures full fingerprints (all 13 slots, as
+// Registry.EmbedDocuments computes them for memory.Store.AddBatch) per second
+// for batches of 32 memories of ~100 and ~400 tokens, fp32 against int8
+// weights and ONNX Runtime intra-op threads 0 (one per core) against 1. It
+// reports mem/s, the mean e5 token count, and the encoded bytes per memory
+// of each slot (B/mem-E1 …; fingerprint.Encode of that slot alone, minus an
+// empty fingerprint). Knobs: CGRAPH_BENCH_PRECISION=fp32,int8
+// CGRAPH_BENCH_WORDS=75,300 CGRAPH_BENCH_THREADS=0,1.
+//
+//	go test -run '^$' -bench RegistryIngest -benchtime 3x -count 3 ./embedders/neural
+func BenchmarkRegistryIngest(b *testing.B) {
+	ctx := context.Background()
+	const batch = 32
+	for _, prec := range envList("CGRAPH_BENCH_PRECISION", "fp32,int8") {
+		for _, th := range envList("CGRAPH_BENCH_THREADS", "0,1") {
+			threads, err := strconv.Atoi(th)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := Config{Precision: Precision(prec), IntraOpThreads: threads}
+			requireModels(b, cfg)
+			r, closeFn, err := Registry(ctx, cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, ws := range envList("CGRAPH_BENCH_WORDS", "75,300") {
+				words, err := strconv.Atoi(ws)
+				if err != nil {
+					b.Fatal(err)
+				}
+				mems := benchMemories(b, batch, words)
+				b.Run("precision="+prec+"/threads="+th+"/words="+ws, func(b *testing.B) {
+					fps, err := r.EmbedDocuments(ctx, mems) // warm-up: first runs allocate
+					if err != nil {
+						b.Fatal(err)
+					}
+					for b.Loop() {
+						if fps, err = r.EmbedDocuments(ctx, mems); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "mem/s")
+					reportSizes(b, fps)
+				})
+			}
+			if err := closeFn(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// reportSizes reports the mean encoded bytes per memory of each slot and the
+// mean E12 token count.
+func reportSizes(b *testing.B, fps []fingerprint.Fingerprint) {
+	empty, err := fingerprint.Encode(&fingerprint.Fingerprint{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	type size struct {
+		s fingerprint.SlotID
+		n float64
+	}
+	var sizes []size
+	var rows float64
+	for _, s := range fingerprint.Slots() {
+		var total float64
+		for i := range fps {
+			var one fingerprint.Fingerprint
+			en := fps[i].Get(s)
+			if err := one.Set(s, en); err != nil {
+				b.Fatal(err)
+			}
+			enc, err := fingerprint.Encode(&one)
+			if err != nil {
+				b.Fatal(err)
+			}
+			total += float64(len(enc) - len(empty))
+			if t, ok := en.Value.(fingerprint.Tokens); ok && s == fingerprint.E12 {
+				rows += float64(t.Rows())
+			}
+		}
+		sizes = append(sizes, size{s, total / float64(len(fps))})
+	}
+	sort.Slice(sizes, func(i, j int) bool { return sizes[i].s < sizes[j].s })
+	for _, sz := range sizes {
+		b.ReportMetric(sz.n, "B/mem-"+sz.s.String())
+	}
+	b.ReportMetric(rows/float64(len(fps)), "tokens/mem")
+}
+
+// BenchmarkSlots times each model-backed slot alone on a batch of 32 memories
+// of ~100 tokens (CGRAPH_BENCH_PRECISION picks the weights).
+func BenchmarkSlots(b *testing.B) {
+	ctx := context.Background()
+	prec := envList("CGRAPH_BENCH_PRECISION", "int8")[0]
+	cfg := Config{Precision: Precision(prec)}
+	requireModels(b, cfg)
+	r, closeFn, err := Registry(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closeFn()
+	mems := benchMemories(b, 32, 60)
+	for _, s := range []fingerprint.SlotID{fingerprint.E1, fingerprint.E5, fingerprint.E7, fingerprint.E8, fingerprint.E10, fingerprint.E11, fingerprint.E12, fingerprint.E6, fingerprint.E9} {
+		b.Run(s.String(), func(b *testing.B) {
+			if _, err := r.Get(s).EmbedDocuments(ctx, mems); err != nil { // warm-up: first runs allocate
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := r.Get(s).EmbedDocuments(ctx, mems); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*32)/b.Elapsed().Seconds(), "mem/s")
+		})
+	}
+}
