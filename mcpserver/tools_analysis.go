@@ -94,35 +94,21 @@ func getSessionTimeline(ctx context.Context, s *Server, in timelineIn) (any, err
 	if total == 0 {
 		return nil, badArg("session", "check the id (store_memory's session argument, or the session field of a search result)", "no memory has session %q", in.Session)
 	}
-	// Resolve records without recording accesses: page through the store
-	// oldest first until every id is found. Cost O(store) in the worst case.
-	want := make(map[engine.MemoryID]engine.Memory, len(refs))
-	for _, r := range refs {
-		want[r.id] = engine.Memory{}
+	// Resolve the records without recording accesses (a listing is not a
+	// read by the user).
+	ids := make([]engine.MemoryID, len(refs))
+	for i, r := range refs {
+		ids[i] = r.id
 	}
-	found := 0
-	var after engine.MemoryID
-	for found < len(want) {
-		ms, err := s.store.Engine().List(ctx, engine.ListOptions{Limit: 500, After: after, Oldest: true})
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range ms {
-			if _, ok := want[m.ID]; ok && m.Session == in.Session {
-				want[m.ID] = m
-				found++
-			}
-		}
-		if len(ms) < 500 {
-			break
-		}
-		after = ms[len(ms)-1].ID
+	ms, found, err := s.store.Engine().Peek(ctx, ids)
+	if err != nil {
+		return nil, err
 	}
 	out := timelineOut{Session: in.Session, Total: total, Entries: []TimelineEntry{}, NextSeq: next}
-	for _, r := range refs {
-		m := want[r.id]
-		if m.ID.IsZero() {
-			continue // deleted between the scan and the list
+	for i, r := range refs {
+		m := ms[i]
+		if !found[i] {
+			continue // deleted between the scan and the read
 		}
 		out.Entries = append(out.Entries, TimelineEntry{Sequence: r.seq, ID: m.ID, Type: m.Type, CreatedAt: m.CreatedAt.UTC(),
 			Snippet: topicstore.Snippet(m.Content, snippetRunes)})
