@@ -75,6 +75,9 @@ type Ingest struct {
 	DocsPerS     float64 `json:"docs_per_s"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 	Reused       bool    `json:"reused"` // an existing store built with the same models was reused
+	// BuiltSeconds is, for a reused store, how long its build took; DocsPerS
+	// is then computed from it (0 when unknown), and Seconds is the reopen.
+	BuiltSeconds float64 `json:"built_seconds,omitempty"`
 }
 
 // Repro records what produced a report.

@@ -55,8 +55,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	in := r.Ingest
 	p("\n## Ingest\n\n%d documents in %.2f s (%.1f docs/s), peak RSS %.1f MiB", in.Docs, in.Seconds, in.DocsPerS, float64(in.PeakRSSBytes)/(1<<20))
-	if in.Reused {
-		p(" (existing store reused)")
+	switch {
+	case in.Reused && in.BuiltSeconds > 0:
+		p(" (existing store reopened; it was built in %.1f s, which the docs/s figure is computed from)", in.BuiltSeconds)
+	case in.Reused:
+		p(" (existing store reopened; its build time is unknown)")
 	}
 	p(".\n\n## Reproducibility\n\n")
 	rp := r.Repro

@@ -416,3 +416,35 @@ func TestRunKeepsRetrieverNotes(t *testing.T) {
 		t.Errorf("markdown lacks the notes:\n%s", md.String())
 	}
 }
+
+// reusingRetriever claims a reused index that took buildSecs to build.
+type reusingRetriever struct {
+	overlapRetriever
+	buildSecs float64
+}
+
+func (r *reusingRetriever) Index(ctx context.Context, docs []Doc, progress func(int)) (bool, error) {
+	_, err := r.overlapRetriever.Index(ctx, docs, progress)
+	return true, err
+}
+
+func (r *reusingRetriever) BuildSeconds() float64 { return r.buildSecs }
+
+func TestRunReusedIndexReportsBuildThroughput(t *testing.T) {
+	ds, err := Load("testdata/tiny", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		build, wantRate float64
+	}{{4, 5}, {0, 0}} {
+		rep, err := Run(context.Background(), ds, &reusingRetriever{buildSecs: tc.build}, RunOptions{Runs: []RunSpec{{Mode: "x"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := rep.Ingest
+		if !in.Reused || in.BuiltSeconds != tc.build || in.DocsPerS != tc.wantRate {
+			t.Errorf("build %v s: ingest %+v, want %v docs/s from the build (20 docs), never from the reopen", tc.build, in, tc.wantRate)
+		}
+	}
+}
