@@ -92,12 +92,12 @@ func (a *App) runAddOne(cmd *cobra.Command, f addFlags, args []string) (err erro
 	if err := n.Validate(a.MaxContentBytes); err != nil {
 		return err
 	}
-	e, err := a.OpenEngine(true)
+	s, err := a.OpenStore(true)
 	if err != nil {
 		return err
 	}
-	defer closeEngine(e, &err)
-	m, err := e.Add(a.Context(), n)
+	defer a.closeStore(s, &err)
+	m, err := s.Add(a.Context(), n)
 	if err != nil {
 		return fmt.Errorf("add memory: %w", err)
 	}

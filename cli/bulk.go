@@ -23,6 +23,13 @@ import (
 // to amortise the write, small enough that an interrupt loses little work.
 const bulkBatch = 256
 
+// adder is what a bulk add needs from a store: memory.Store (every memory
+// gets its fingerprint), or engine.Engine in tests of the plumbing.
+type adder interface {
+	Add(ctx context.Context, m engine.NewMemory) (engine.Memory, error)
+	AddBatch(ctx context.Context, ms []engine.NewMemory) ([]engine.Memory, error)
+}
+
 // jsonlMemory is one line of add --jsonl. Fields not listed here are
 // refused, so a misspelt field is not silently dropped.
 type jsonlMemory struct {
@@ -80,12 +87,12 @@ func (a *App) runAddJSONL(cmd *cobra.Command, f addFlags, args []string) (err er
 		}
 		in = fh
 	}
-	e, err := a.OpenEngine(true)
+	s, err := a.OpenStore(true)
 	if err != nil {
 		return err
 	}
-	defer closeEngine(e, &err)
-	res, err := a.addJSONL(e, in, size)
+	defer a.closeStore(s, &err)
+	res, err := a.addJSONL(s, in, size)
 	return a.reportBulk(res, err)
 }
 
@@ -132,7 +139,7 @@ type readResult struct {
 // Reading runs in a goroutine so a cancel is seen while r blocks; that
 // goroutine ends at r's next line or EOF. Cost: one AddBatch per bulkBatch
 // valid lines.
-func (a *App) addJSONL(e *engine.Engine, r io.Reader, size int64) (bulkResult, error) {
+func (a *App) addJSONL(e adder, r io.Reader, size int64) (bulkResult, error) {
 	ctx := a.Context()
 	res := bulkResult{Errors: []lineError{}}
 	bar := a.progress(size)
@@ -246,7 +253,7 @@ func (a *App) maxContent() int {
 // storeBatch stores ns (from lines) in one AddBatch. If the engine refuses
 // one memory the batch is retried one memory at a time, so only that line
 // fails. Other errors (the store) stop the bulk add.
-func (a *App) storeBatch(ctx context.Context, e *engine.Engine, ns []engine.NewMemory, lines []int, res *bulkResult) error {
+func (a *App) storeBatch(ctx context.Context, e adder, ns []engine.NewMemory, lines []int, res *bulkResult) error {
 	_, err := e.AddBatch(ctx, ns)
 	if err == nil {
 		res.Added += len(ns)

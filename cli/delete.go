@@ -11,7 +11,7 @@ func init() { register(newDeleteCmd) }
 func newDeleteCmd(a *App) *cobra.Command {
 	return &cobra.Command{
 		Use:               "delete ID",
-		Short:             "Delete one memory from every part of the store",
+		Short:             "Delete one memory from every part of the store (record, fingerprint, every index)",
 		Args:              exactArgs(1, "one memory id"),
 		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
@@ -19,12 +19,12 @@ func newDeleteCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			e, err := a.OpenEngine(true)
+			s, err := a.OpenStore(true)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
-			if err := e.Delete(a.Context(), id); err != nil {
+			defer a.closeStore(s, &err)
+			if err := s.Delete(a.Context(), id); err != nil {
 				return err
 			}
 			if a.JSON {

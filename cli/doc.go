@@ -8,10 +8,21 @@
 //   - Errors: one line on stderr, "cgraph: <what was wrong>: <how to fix it>".
 //     Exit codes: 0 done, 1 failed (ExitError), 2 bad usage or input
 //     (ExitUsage: *UsageError or *engine.ValidationError; nothing was written).
-//   - Store access: App.OpenEngine(write). Commands that only read open the
-//     store read-only, so they work beside a running writer; get records the
-//     access when it can take the writer lock and reads without it otherwise.
-//     A store is created only by init.
+//   - Store access: App.OpenStore(write) opens the memory store with the
+//     embedders of --models-dir (store.go); every command that writes
+//     memories (init, add, delete, reembed) goes through it so each memory
+//     gets its fingerprint and leaves every index on delete. Commands that
+//     only read records (list, stats, get) use App.OpenEngine, which loads
+//     no model. Commands that only read open the store read-only, so they
+//     work beside a running writer (search too); get records the access when
+//     it can take the writer lock and reads without it otherwise. A store is
+//     created only by init. A store built with other models is refused
+//     (exit 1) naming `cgraph reembed`.
+//   - Search (search.go): the default mode is multi_space; flags are parsed
+//     into a memory.SearchRequest before the store is opened, so a bad
+//     profile, mode, slot, direction or override is a usage error listing
+//     the valid values. Searching an empty store is an error (exit 1) that
+//     says how to fill it: it is most often a wrong --db.
 //   - Bulk input (add --jsonl): a bad line is reported by number and skipped;
 //     valid lines are stored in atomic batches; an interrupt stores the lines
 //     already read and names the last one.

@@ -2,27 +2,38 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/fingerprint"
 )
 
 func init() { register(newGetCmd) }
 
 func newGetCmd(a *App) *cobra.Command {
-	return &cobra.Command{
+	var withFP bool
+	cmd := &cobra.Command{
 		Use:   "get ID",
-		Short: "Show one memory",
+		Short: "Show one memory (--fingerprint: and its per-slot fingerprint)",
 		Long: `Show the memory with this id (as add and list print it). The store records
 the access (time and count) unless it is opened --read-only or another process
-is writing to it, in which case the memory is read without recording.`,
+is writing to it, in which case the memory is read without recording.
+
+--fingerprint adds the memory's stored fingerprint, one line per slot: status
+(present, fallback, unavailable with the reason), the producer (model and
+sha256 prefix), representation, dims, norms, non-zeros and token count. It
+loads the models (to open the store as search does), so it is slower.`,
 		Args:              exactArgs(1, "one memory id"),
 		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			id, err := engine.ParseMemoryID(args[0])
 			if err != nil {
 				return err
+			}
+			if withFP {
+				return a.getWithFingerprint(id)
 			}
 			e, err := a.openForAccess()
 			if err != nil {
@@ -40,6 +51,71 @@ is writing to it, in which case the memory is read without recording.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&withFP, "fingerprint", false, "also show the memory's per-slot fingerprint summary")
+	return cmd
+}
+
+// fingerprintSlotJSON is one slot of `get --fingerprint --json`, from
+// fingerprint.SlotSummary.
+type fingerprintSlotJSON struct {
+	Slot     string  `json:"slot"`
+	Status   string  `json:"status"` // present, fallback or unavailable
+	Note     string  `json:"note"`
+	Producer string  `json:"producer"`
+	Model    string  `json:"model"`
+	Kind     string  `json:"kind"`
+	Dims     int     `json:"dims"`
+	Norm     float64 `json:"norm"`
+	NormB    float64 `json:"norm_b"` // side B of a pair (E5 effect, E8 target, E10 context)
+	NNZ      int     `json:"nnz"`
+	Tokens   int     `json:"tokens"`
+}
+
+// memoryWithFingerprint is `get --fingerprint --json`: the memory object
+// with its fingerprint summary under "fingerprint".
+type memoryWithFingerprint struct {
+	memoryJSON
+	Fingerprint []fingerprintSlotJSON `json:"fingerprint"`
+}
+
+// getWithFingerprint shows a memory and its stored fingerprint.
+func (a *App) getWithFingerprint(id engine.MemoryID) (err error) {
+	s, err := a.openStoreForAccess()
+	if err != nil {
+		return err
+	}
+	defer a.closeStore(s, &err)
+	m, err := s.Get(a.Context(), id)
+	if err != nil {
+		return err
+	}
+	fp, err := s.Fingerprint(a.Context(), id)
+	if err != nil {
+		return fmt.Errorf("read the fingerprint of %s: %w", id, err)
+	}
+	sum := fp.Summary()
+	if a.JSON {
+		out := memoryWithFingerprint{memoryJSON: toJSON(m), Fingerprint: make([]fingerprintSlotJSON, 0, len(sum))}
+		for _, ss := range sum {
+			out.Fingerprint = append(out.Fingerprint, fingerprintSlotJSON{Slot: ss.Slot.String(), Status: ss.Status.String(), Note: ss.Note,
+				Producer: producerString(ss.Producer), Model: ss.Producer.Model, Kind: ss.Kind.String(), Dims: ss.Dims,
+				Norm: ss.Norm, NormB: ss.NormB, NNZ: ss.NNZ, Tokens: ss.Tokens})
+		}
+		return a.PrintJSON(out)
+	}
+	a.printMemory(m)
+	a.Printf("\nfingerprint:\n")
+	for _, ss := range sum {
+		a.Printf("  %s\n", ss)
+	}
+	return nil
+}
+
+func producerString(p fingerprint.Producer) string {
+	if p == (fingerprint.Producer{}) {
+		return ""
+	}
+	return p.String()
 }
 
 // openForAccess opens the store for a read that records accesses: for

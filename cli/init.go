@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/memory"
 )
 
 func init() { register(newInitCmd) }
@@ -28,11 +29,12 @@ so samples are never mixed into real data twice.`,
 			if a.ReadOnly {
 				return &UsageError{Problem: "--read-only was given but init creates a store", Fix: "drop --read-only"}
 			}
-			e, created, err := a.openOrCreate()
+			s, created, err := a.openOrCreate()
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
+			defer a.closeStore(s, &err)
+			e := s.Engine()
 			st, err := e.Stats(a.Context())
 			if err != nil {
 				return err
@@ -47,7 +49,7 @@ so samples are never mixed into real data twice.`,
 				if st.Memories > 0 {
 					return usagef("give --db a new directory for the samples", "store %s already holds %d memories, refusing to add samples to it", e.Dir(), st.Memories)
 				}
-				res, err := a.addJSONL(e, bytes.NewReader(sampleJSONL), int64(len(sampleJSONL)))
+				res, err := a.addJSONL(s, bytes.NewReader(sampleJSONL), int64(len(sampleJSONL)))
 				if err != nil {
 					return fmt.Errorf("add samples: %w", err)
 				}
@@ -77,15 +79,21 @@ type initResult struct {
 	SamplesAdded  int    `json:"samples_added"`
 }
 
-// openOrCreate opens the store in a.DBDir for writing, creating it when
-// there is none; created says which happened.
-func (a *App) openOrCreate() (e *engine.Engine, created bool, err error) {
-	opts := a.engineOptions(false)
-	e, err = engine.Open(a.DBDir, opts)
-	if !errors.Is(err, engine.ErrNoStore) {
-		return e, false, err
+// openOrCreate opens the memory store in a.DBDir for writing, creating it
+// when there is none; created says which happened. The models are loaded
+// once for both attempts.
+func (a *App) openOrCreate() (s *memory.Store, created bool, err error) {
+	reg, closeReg, err := a.loadRegistry()
+	if err != nil {
+		return nil, false, err
 	}
-	opts.Create = true
-	e, err = engine.Open(a.DBDir, opts)
-	return e, err == nil, err
+	s, err = a.openStoreWith(reg, closeReg, storeOpen{write: true})
+	if errors.Is(err, engine.ErrNoStore) {
+		s, err = a.openStoreWith(reg, closeReg, storeOpen{write: true, create: true})
+		created = err == nil
+	}
+	if err != nil {
+		return nil, false, errors.Join(err, closeRegistry(closeReg))
+	}
+	return s, created, nil
 }

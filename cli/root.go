@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/memory"
 )
 
 // Exit codes of Execute.
@@ -53,6 +54,10 @@ type App struct {
 
 	ctx         context.Context
 	wroteStdout bool // PrintJSON has written the one JSON value
+
+	// registryClosers releases the models of each open memory.Store
+	// (store.go: openStoreWith adds, closeStore calls and removes).
+	registryClosers map[*memory.Store]func() error
 }
 
 // UsageError is bad flags, arguments or input values: the command did

@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/memory"
+)
+
+func init() { register(newEmbeddersCmd) }
+
+// embedderJSON is one element of `embedders --json`.
+type embedderJSON struct {
+	Slot           string `json:"slot"`
+	Name           string `json:"name"`
+	Status         string `json:"status"` // ready, fallback or unavailable
+	Reason         string `json:"reason"` // why a slot is unavailable or which fallback it uses
+	Model          string `json:"model"`  // model id, or the algorithm of a model-free slot; "" when unavailable
+	Producer       string `json:"producer"`
+	Dims           int    `json:"dims"`
+	Representation string `json:"representation"`
+	Index          string `json:"index"` // "-" without a store
+	Docs           int    `json:"docs"`
+	RAMBytes       int64  `json:"ram_bytes"`
+	// Stored is the producer recorded in the store for the slot ("" when
+	// none or without a store); StoredDiffers says it is not the installed
+	// one, so the slot needs `cgraph reembed --slot`.
+	Stored        string `json:"stored"`
+	StoredDiffers bool   `json:"stored_differs"`
+}
+
+func newEmbeddersCmd(a *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "embedders",
+		Short: "Show the 13 embedder slots: model, dims, index and whether each is ready",
+		Long: `Show every embedder slot E1–E13: the model (or algorithm) that fills it, its
+dimensions and representation, the index search uses, how many memories of
+the store it holds, and its status:
+
+  ready            the slot is computed on add and searchable
+  fallback: WHY    it works through a documented fallback (e.g. E12 from E1's
+                   token states), named everywhere it shows
+  unavailable: WHY no model is installed; search reports the slot as unavailable
+                   and applies the pipeline's fallback (cgraph models pull ID)
+
+The slots come from the models in --models-dir. With a store at --db (opened
+read-only) each slot also shows its index, document count and RAM, and the
+producer recorded in the store, marked when it differs from the installed one
+(then "cgraph reembed --slot Ek" recomputes it). Without a store the index is
+"-" and docs 0.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			rows, note, err := a.embedderRows()
+			if err != nil {
+				return err
+			}
+			if note != "" {
+				a.Warnf("%s", note)
+			}
+			if a.JSON {
+				return a.PrintJSON(rows)
+			}
+			return a.printEmbedders(rows)
+		},
+	}
+}
+
+// embedderRows reports the 13 slots from the store at a.DBDir, or from the
+// registry alone when there is no store (note says so).
+func (a *App) embedderRows() (rows []embedderJSON, note string, err error) {
+	reg, closeReg, err := a.loadRegistry()
+	if err != nil {
+		return nil, "", err
+	}
+	// Open despite producer mismatches: showing them is this command's job.
+	s, err := a.openStoreWith(reg, closeReg, storeOpen{reembed: true})
+	if errors.Is(err, engine.ErrNoStore) {
+		return registryRows(reg.Statuses()), fmt.Sprintf("no store at %s: showing the installed embedders only (index -, docs 0)", a.DBDir),
+			closeRegistry(closeReg)
+	}
+	if err != nil {
+		return nil, "", errors.Join(err, closeRegistry(closeReg))
+	}
+	defer a.closeStore(s, &err)
+	return storeRows(s.Slots()), "", nil
+}
+
+// registryRows describes slots from their embedders alone.
+func registryRows(sts []embedders.SlotStatus) []embedderJSON {
+	rows := make([]embedderJSON, 0, len(sts))
+	for i, st := range sts {
+		rows = append(rows, statusRow(fingerprint.Slots()[i], st))
+	}
+	return rows
+}
+
+// storeRows describes slots of an open store.
+func storeRows(infos []memory.SlotInfo) []embedderJSON {
+	rows := make([]embedderJSON, 0, len(infos))
+	for _, si := range infos {
+		r := statusRow(si.Slot, si.Status)
+		r.Index, r.Docs, r.RAMBytes = si.Index, si.Docs, si.RAMBytes
+		if si.Stored != (fingerprint.Producer{}) {
+			r.Stored = si.Stored.String()
+			r.StoredDiffers = si.Stored != si.Status.Producer
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func statusRow(slot fingerprint.SlotID, st embedders.SlotStatus) embedderJSON {
+	r := embedderJSON{Slot: slot.String(), Name: slot.Info().Name, Status: statusWord(st.State), Reason: st.Reason,
+		Dims: st.Dims, Representation: st.Representation, Index: "-"}
+	if st.Producer != (fingerprint.Producer{}) {
+		r.Model, r.Producer = st.Producer.Model, st.Producer.String()
+	}
+	return r
+}
+
+// statusWord is the word `cgraph embedders` uses for a slot state.
+func statusWord(s fingerprint.Status) string {
+	switch s {
+	case fingerprint.StatusPresent:
+		return "ready"
+	case fingerprint.StatusFallback:
+		return "fallback"
+	}
+	return "unavailable"
+}
+
+// printEmbedders writes the slots as a table; the status column is last
+// because its reasons are long.
+func (a *App) printEmbedders(rows []embedderJSON) error {
+	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "slot\tname\tmodel\tdims\trepresentation\tindex\tdocs\tstatus\n")
+	var differ []string
+	for _, r := range rows {
+		model, dims := r.Model, strconv.Itoa(r.Dims)
+		if model == "" {
+			model = "-"
+		}
+		if r.Dims == 0 {
+			dims = "-"
+		}
+		status := r.Status
+		if r.Reason != "" {
+			status += ": " + r.Reason
+		}
+		if r.StoredDiffers {
+			status += " (store built with " + r.Stored + ")"
+			differ = append(differ, r.Slot)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Slot, r.Name, model, dims, r.Representation, r.Index, r.Docs, status)
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	for _, s := range differ {
+		a.Printf("%s was stored by another model than the installed one: run `cgraph reembed --slot %s`\n", s, s)
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEmbeddersWithoutStore: with no store at --db and no models, the 13
+// slots come from the registry alone; model-backed slots say unavailable and
+// how to fix it, model-free slots are ready.
+func TestEmbeddersWithoutStore(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "absent")
+	r := mustRun(t, "", "--db", db, "--json", "embedders")
+	var rows []embedderJSON
+	oneJSON(t, r.stdout, &rows)
+	if len(rows) != 13 {
+		t.Fatalf("%d slots, want 13", len(rows))
+	}
+	if !strings.Contains(r.stderr, "no store at "+db) {
+		t.Errorf("stderr does not say there is no store: %q", r.stderr)
+	}
+	for i, row := range rows {
+		if row.Slot != "E"+itoa(i+1) || row.Index != "-" || row.Docs != 0 {
+			t.Errorf("row %d: %+v", i, row)
+		}
+		switch row.Slot {
+		case "E1", "E5", "E7", "E8", "E10", "E12", "E13":
+			if row.Status != "unavailable" || row.Reason == "" || row.Model != "" || row.Dims != 0 {
+				t.Errorf("%s without a model: %+v", row.Slot, row)
+			}
+		case "E2", "E3", "E4", "E6", "E9":
+			if row.Status != "ready" || row.Model == "" || row.Producer == "" || row.Representation == "" {
+				t.Errorf("model-free %s: %+v", row.Slot, row)
+			}
+		}
+	}
+	// Human form: a header and 13 rows, the reason beside unavailable.
+	out := mustRun(t, "", "--db", db, "embedders").stdout
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 14 || !strings.HasPrefix(lines[0], "slot") || !strings.HasPrefix(lines[1], "E1 ") || !strings.HasPrefix(lines[13], "E13") {
+		t.Fatalf("embedders table:\n%s", out)
+	}
+	if !strings.Contains(lines[1], "unavailable: ") || !strings.Contains(lines[6], "ready") {
+		t.Errorf("E1/E6 rows: %q / %q", lines[1], lines[6])
+	}
+}
+
+// TestEmbeddersRealStore: with the installed models and the samples, E1 and
+// E7 are ready with their models, and each indexed slot counts the samples.
+func TestEmbeddersRealStore(t *testing.T) {
+	db := sharedSampleStore(t)
+	var rows []embedderJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", realModelsDir(t), "--json", "embedders").stdout, &rows)
+	n := bytes.Count(sampleJSONL, []byte("\n"))
+	bySlot := map[string]embedderJSON{}
+	for _, r := range rows {
+		bySlot[r.Slot] = r
+	}
+	for slot, model := range map[string]string{"E1": "e5-small-v2", "E7": "all-minilm-l6-v2"} {
+		r := bySlot[slot]
+		if r.Status != "ready" || !strings.HasPrefix(r.Model, model) || r.Dims != 384 || r.Index == "-" || r.Docs != n || r.RAMBytes <= 0 {
+			t.Errorf("%s: %+v (want ready, %s, 384 dims, %d docs)", slot, r, model, n)
+		}
+		if r.Stored != r.Producer || r.StoredDiffers {
+			t.Errorf("%s stored %q, installed %q", slot, r.Stored, r.Producer)
+		}
+	}
+	if r := bySlot["E6"]; r.Docs != n || r.Index == "-" {
+		t.Errorf("E6: %+v", r)
+	}
+	for _, r := range rows {
+		if r.Status == "unavailable" && r.Docs != 0 {
+			t.Errorf("%s is unavailable but indexes %d docs", r.Slot, r.Docs)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/fingerprint"
+)
+
+func init() { register(newReembedCmd) }
+
+// reembedJSON is reembed's --json output.
+type reembedJSON struct {
+	DB         string   `json:"db"`
+	Slots      []string `json:"slots"` // the slots asked for; [] means every slot whose model changed
+	Reembedded int      `json:"reembedded"`
+}
+
+func newReembedCmd(a *App) *cobra.Command {
+	var slotNames []string
+	cmd := &cobra.Command{
+		Use:   "reembed",
+		Short: "Recompute slots of every memory with the installed models",
+		Long: `Recompute the fingerprint slots of every memory with the embedders installed
+now, and record the new producers in the store. Without --slot it recomputes
+every slot whose stored producer (model id + sha256, or algorithm + parameters)
+differs from the installed one: what a store opened after a model change needs,
+since search and add refuse a store built with other models. --slot Ek (repeat)
+limits the work to those slots. A memory whose value of a slot already comes
+from the installed embedder is skipped, so an interrupted run resumes where it
+stopped and a second run re-embeds nothing.
+
+It writes: it takes the writer lock (refused with --read-only) and stores each
+batch of memories atomically, so an interrupted run leaves every memory whole
+and can be run again. A progress bar is drawn on a terminal.`,
+		Example: `  cgraph reembed
+  cgraph reembed --slot E1 --slot E7`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			slots, err := parseSlots(slotNames)
+			if err != nil {
+				return err
+			}
+			s, err := a.openStore(storeOpen{write: true, reembed: true})
+			if err != nil {
+				return err
+			}
+			defer a.closeStore(s, &err)
+			var bar *progressbar.ProgressBar
+			progress := func(done, total int) {
+				if bar == nil {
+					bar = a.countBar(total, "re-embedding")
+					if bar == nil {
+						return
+					}
+				}
+				_ = bar.Set(done) // only draws on the terminal
+			}
+			n, err := s.Reembed(a.Context(), slots, progress)
+			if bar != nil {
+				_ = bar.Finish() // only draws on the terminal
+			}
+			if err != nil {
+				return fmt.Errorf("reembed (%d memories re-embedded before the error; run it again to finish): %w", n, err)
+			}
+			out := reembedJSON{DB: s.Dir(), Slots: []string{}, Reembedded: n}
+			for _, sl := range slots {
+				out.Slots = append(out.Slots, sl.String())
+			}
+			if a.JSON {
+				return a.PrintJSON(out)
+			}
+			what := "every slot whose model changed"
+			if len(slots) > 0 {
+				what = slotList(slots)
+			}
+			if n == 0 {
+				a.Printf("nothing to re-embed (%s): every memory's values already come from the installed embedders in %s\n", what, s.Dir())
+				return nil
+			}
+			a.Printf("re-embedded %d memories (%s) in %s\n", n, what, s.Dir())
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&slotNames, "slot", nil, "recompute only this slot, e.g. E1 (repeat for several; default every slot whose model changed)")
+	_ = cmd.RegisterFlagCompletionFunc("slot", cobra.FixedCompletions(slotCompletions(fingerprint.Slots()), cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
+	return cmd
+}
+
+// parseSlots parses --slot values, refusing an unknown or repeated slot with
+// a usage error that lists the valid ones.
+func parseSlots(names []string) ([]fingerprint.SlotID, error) {
+	var out []fingerprint.SlotID
+	seen := map[fingerprint.SlotID]bool{}
+	for _, n := range names {
+		s, err := fingerprint.ParseSlot(n)
+		if err != nil {
+			return nil, &UsageError{Problem: "--slot: " + err.Error(), Fix: "see `cgraph embedders`"}
+		}
+		if seen[s] {
+			return nil, usagef("give each slot once", "--slot %s given twice", s)
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// countBar returns a progress bar over total units on stderr when stderr
+// is a terminal (and not --json), else nil.
+func (a *App) countBar(total int, desc string) *progressbar.ProgressBar {
+	if a.JSON || a.isTerminal == nil || !a.isTerminal(a.Stderr) {
+		return nil
+	}
+	return progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(a.Stderr),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}

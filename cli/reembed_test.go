@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestReembedAfterModelChange builds a store without models (E1 and E7
+// unavailable), then opens it with the real models: add and search refuse
+// the mixed store naming reembed (exit 1), reembed recomputes the changed
+// slots of every memory, and then E1 is searchable.
+func TestReembedAfterModelChange(t *testing.T) {
+	db := newStore(t) // $CGRAPH_MODELS is empty: model-free slots only
+	var bulk bulkResult
+	oneJSON(t, mustRun(t, "{\"content\":\"the build failed: grocksdb v1.7.16 needs RocksDB 8\"}\n{\"content\":\"prefer table-driven tests\"}\n{\"content\":\"UUIDv7 ids sort by time\"}\n",
+		"--db", db, "--json", "add", "--jsonl", "-").stdout, &bulk)
+	if bulk.Added != 3 {
+		t.Fatalf("bulk: %+v", bulk)
+	}
+	models := realModelsDir(t)
+
+	for _, args := range [][]string{{"add", "another"}, {"search", "build"}} {
+		r := run(t, "", append([]string{"--db", db, "--models-dir", models}, args...)...)
+		if r.code != ExitError || !strings.Contains(r.stderr, "other embedders") || !strings.Contains(r.stderr, "E1") || !strings.Contains(r.stderr, "cgraph reembed") {
+			t.Errorf("%v on a mixed store: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	var rows []embedderJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", models, "--json", "embedders").stdout, &rows)
+	if !rows[0].StoredDiffers && rows[0].Stored != "" {
+		t.Errorf("embedders does not flag E1: %+v", rows[0])
+	}
+
+	r := run(t, "", "--db", db, "--models-dir", models, "--read-only", "reembed")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "--read-only") {
+		t.Errorf("reembed --read-only: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// --slot E7 recomputes E7 only: E1 still differs, so search still refuses.
+	var out reembedJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", models, "--json", "reembed", "--slot", "E7").stdout, &out)
+	if out.Reembedded != 3 || strings.Join(out.Slots, ",") != "E7" || out.DB != db {
+		t.Fatalf("reembed --slot E7: %+v", out)
+	}
+	if r := run(t, "", "--db", db, "--models-dir", models, "search", "build"); r.code != ExitError || strings.Contains(r.stderr, "E7 stored") || !strings.Contains(r.stderr, "E1 stored") {
+		t.Errorf("search after reembed --slot E7: exit %d, stderr %q", r.code, r.stderr)
+	}
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", models, "--json", "reembed").stdout, &out)
+	if out.Reembedded != 3 || len(out.Slots) != 0 {
+		t.Fatalf("reembed: %+v", out)
+	}
+
+	var got searchOut
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", models, "--json", "search", "why did the build fail", "--mode", "e1_only").stdout, &got)
+	if len(got.Results) == 0 || !strings.Contains(got.Results[0].Content, "build failed") {
+		t.Fatalf("E1 search after reembed: %+v", got.Results)
+	}
+	// Every memory now has an E1 vector.
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", models, "--json", "embedders").stdout, &rows)
+	if rows[0].Status != "ready" || rows[0].Docs != 3 || rows[0].StoredDiffers {
+		t.Errorf("E1 after reembed: %+v", rows[0])
+	}
+
+	// A second run finds every value current: nothing to do, said so.
+	hr := mustRun(t, "", "--db", db, "--models-dir", models, "reembed", "--slot", "E6")
+	if hr.stdout != "nothing to re-embed (E6): every memory's values already come from the installed embedders in "+db+"\n" {
+		t.Errorf("reembed --slot E6 printed %q", hr.stdout)
+	}
+}
+
+func TestReembedUsage(t *testing.T) {
+	db := newStore(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"reembed", "--slot", "E14"}, `unknown slot "E14"`},
+		{[]string{"reembed", "--slot", "E1", "--slot", "semantic"}, "--slot E1 given twice"},
+		{[]string{"reembed", "extra"}, "takes no arguments"},
+	} {
+		r := run(t, "", append([]string{"--db", db}, tc.args...)...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q", tc.args, r.code, r.stderr)
+		}
+	}
+	// Nothing changed: nothing to re-embed.
+	var out reembedJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "reembed").stdout, &out)
+	if out.Reembedded != 0 {
+		t.Errorf("reembed of an empty, consistent store: %+v", out)
+	}
+}
+
+// fingerprintOut is `get --fingerprint --json` as a script reads it.
+type fingerprintOut struct {
+	ID          string                `json:"id"`
+	Content     string                `json:"content"`
+	Fingerprint []fingerprintSlotJSON `json:"fingerprint"`
+}
+
+func TestGetFingerprint(t *testing.T) {
+	db := sharedSampleStore(t)
+	models := realModelsDir(t)
+	var list []memoryJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "list", "--limit", "100").stdout, &list)
+	var id, content string
+	for _, m := range list {
+		if m.Type == "code" && m.Session == "" {
+			id, content = m.ID.String(), m.Content
+			break
+		}
+	}
+	var got fingerprintOut
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", models, "--read-only", "--json", "get", id, "--fingerprint").stdout, &got)
+	if got.ID != id || got.Content != content {
+		t.Fatalf("get --fingerprint returned %s", got.ID)
+	}
+	by := map[string]fingerprintSlotJSON{}
+	for _, s := range got.Fingerprint {
+		by[s.Slot] = s
+	}
+	e1 := by["E1"]
+	if e1.Status != "present" || e1.Dims != 384 || math.Abs(e1.Norm-1) > 1e-3 || !strings.HasPrefix(e1.Model, "e5-small-v2") || e1.Producer == "" {
+		t.Errorf("E1: %+v", e1)
+	}
+	if e6 := by["E6"]; e6.Status != "present" || e6.NNZ == 0 || e6.Tokens < e6.NNZ {
+		t.Errorf("E6: %+v (want distinct terms ≤ tokens)", e6)
+	}
+	if e2 := by["E2"]; e2.Status != "present" {
+		t.Errorf("E2 of a memory with a creation time: %+v", e2)
+	}
+	for _, s := range got.Fingerprint {
+		if s.Status == "unavailable" && s.Note == "" {
+			t.Errorf("%s unavailable without a note", s.Slot)
+		}
+	}
+	out := mustRun(t, "", "--db", db, "--models-dir", models, "--read-only", "get", id, "--fingerprint").stdout
+	if !strings.Contains(out, "\nfingerprint:\n  E1 present") || !strings.Contains(out, content[:20]) {
+		t.Errorf("human get --fingerprint:\n%s", out)
+	}
+}

@@ -1,0 +1,589 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/pipeline"
+	"github.com/cgraph/cgraph/profiles"
+)
+
+func init() { register(newSearchCmd) }
+
+// defaultSearchMode is the CLI's mode when --mode is not given: multi_space
+// searches every weighted space over the whole store, so a profile's slots
+// all get their say. pipeline (the five stages) starts from a keyword or
+// SPLADE recall set, which is faster at scale but misses memories that share
+// no term with the query; ask for it with --mode pipeline.
+const defaultSearchMode = pipeline.ModeMultiSpace
+
+// maxTopK bounds --top-k: more results than this are not read by a human,
+// and a script that wants everything should page through `cgraph list`.
+const maxTopK = 1000
+
+// snippetWidth is how many characters of a memory's first line the human
+// result line shows.
+const snippetWidth = 72
+
+// searchFlags are search's flags as given, before parsing.
+type searchFlags struct {
+	profile, profileFile string
+	weights              []string
+	mode, embedder       string
+	direction            string
+	topK                 int
+	recallK, filterK     int
+	fusionK              int
+	session              string
+	seq                  uint64
+	explain              bool
+	noThresholds         bool
+	now                  string
+}
+
+func newSearchCmd(a *App) *cobra.Command {
+	var f searchFlags
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Search the memories with a weight profile over the embedder spaces",
+		Long: `Search the store: the query is embedded in every slot the profile weighs, each
+space is searched with its own index and query view, and the ranked lists are
+fused with weighted reciprocal rank fusion (Σ w/(60+rank)).
+
+Profiles: --profile NAME (see "cgraph profiles"; default semantic_search), or
+--profile-file F (TOML or YAML); --weight E5=0.6 pins one slot's weight and
+re-normalises the others (repeat for several).
+
+Modes (--mode):
+  multi_space     every weighted space over the whole store, fused (default)
+  pipeline        the five stages: S1 recall (E13, else E6) → S2 E1-Matryoshka-128
+                  filter → S3 fusion → S4 E12 rerank → S5 thresholds and badges
+  e1_only         one E1 search
+  embedder_first  one search in the slot --embedder Ek (implied by --embedder)
+
+--direction causes: the query describes an effect and seeks its causes (E5 searches
+the memories' cause vectors with the query's effect view; E8 target → source);
+--direction effects the reverse. Without it both views run.
+
+--explain adds, per result, each slot's rank (0-based), raw score, threshold level
+and contribution, and the boosts; then every space the profile weighs (including
+those unavailable, empty or skipped, with why) and the stages with their candidate
+counts and times. Scores in fusion modes are WRRF scores; in single-slot modes the
+slot's raw score.
+
+The store is opened read-only, so search works beside a running writer. Slots
+whose model is not installed are reported as unavailable, never replaced.`,
+		Example: `  cgraph search "why did the build fail" --profile causal_reasoning --explain
+  cgraph search "rocksdb column family" --mode pipeline --profile pipeline_full
+  cgraph search "grocksdb link error" --direction causes --weight E5=0.6
+  cgraph search "authetication middleware" --profile typo_tolerant --top-k 5
+  cgraph --json search "uuid ordering" --embedder E6 | jq '.results[].id'`,
+		Args:              searchArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			req, err := f.request(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			s, closeStore, err := a.openSearcher()
+			if err != nil {
+				return err
+			}
+			defer func() { err = errors.Join(err, closeStore()) }()
+			res, err := s.Search(a.Context(), req)
+			if err != nil {
+				return searchError(err)
+			}
+			if err := nothingSearched(res); err != nil {
+				return err
+			}
+			if a.JSON {
+				return a.PrintJSON(toSearchJSON(res, req))
+			}
+			return printSearch(a.Stdout, res, req, f.explain)
+		},
+	}
+	bindSearchFlags(cmd, &f)
+	return cmd
+}
+
+// bindSearchFlags defines search's flags on cmd, bound to f, with their
+// shell completions.
+func bindSearchFlags(cmd *cobra.Command, f *searchFlags) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.profile, "profile", "", "weight profile name (default "+profiles.Default+"; see cgraph profiles)")
+	fl.StringVar(&f.profileFile, "profile-file", "", "custom weight profile file (.toml, .yaml)")
+	fl.StringArrayVar(&f.weights, "weight", nil, "override one slot's weight, e.g. E5=0.6 (repeat for several)")
+	fl.StringVar(&f.mode, "mode", "", "search mode: "+strings.Join(modeNames(), ", ")+" (default "+defaultSearchMode.String()+")")
+	fl.StringVar(&f.embedder, "embedder", "", "primary slot for embedder_first, e.g. E6 (implies --mode embedder_first)")
+	fl.StringVar(&f.direction, "direction", "", "E5/E8 direction: causes (query is an effect) or effects (query is a cause); default both")
+	fl.IntVar(&f.topK, "top-k", pipeline.DefaultTopK, "number of results")
+	fl.IntVar(&f.recallK, "recall-k", pipeline.DefaultRecallK, "pipeline S1 recall candidates")
+	fl.IntVar(&f.filterK, "filter-k", pipeline.DefaultFilterK, "pipeline S2 filter candidates")
+	fl.IntVar(&f.fusionK, "fusion-k", pipeline.DefaultFusionK, "S3 fusion output, and per-slot k in multi_space")
+	fl.StringVar(&f.session, "session", "", "anchor E4 sequence scores in this session (with --seq)")
+	fl.Uint64Var(&f.seq, "seq", 0, "anchor E4 at this position of --session")
+	fl.StringVar(&f.now, "now", "", "anchor E2 recency and E3 periodicity at this RFC 3339 time (default now)")
+	fl.BoolVar(&f.explain, "explain", false, "show per-slot scores, the spaces searched and the stage trace")
+	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low threshold")
+	comp := func(name string, values []cobra.Completion) {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
+	}
+	comp("profile", profileCompletions())
+	comp("mode", modeCompletions())
+	comp("embedder", slotCompletions(primarySlots()))
+	comp("direction", []cobra.Completion{
+		cobra.CompletionWithDesc("causes", "the query is an effect: find its causes"),
+		cobra.CompletionWithDesc("effects", "the query is a cause: find its effects"),
+		cobra.CompletionWithDesc("any", "both views (default)"),
+	})
+	_ = cmd.RegisterFlagCompletionFunc("weight", completeWeight)            // fails only for an unknown flag
+	_ = cmd.MarkFlagFilename("profile-file", "toml", "yaml", "yml")         // fails only for an unknown flag
+	_ = cmd.RegisterFlagCompletionFunc("session", cobra.NoFileCompletions)  // fails only for an unknown flag
+	_ = cmd.RegisterFlagCompletionFunc("now", cobra.NoFileCompletions)      // fails only for an unknown flag
+	_ = cmd.RegisterFlagCompletionFunc("seq", cobra.NoFileCompletions)      // fails only for an unknown flag
+	_ = cmd.RegisterFlagCompletionFunc("top-k", cobra.NoFileCompletions)    // fails only for an unknown flag
+	_ = cmd.RegisterFlagCompletionFunc("recall-k", cobra.NoFileCompletions) // fails only for an unknown flag
+	_ = cmd.RegisterFlagCompletionFunc("filter-k", cobra.NoFileCompletions) // fails only for an unknown flag
+	_ = cmd.RegisterFlagCompletionFunc("fusion-k", cobra.NoFileCompletions) // fails only for an unknown flag
+}
+
+// searchArgs wants exactly one non-blank QUERY.
+func searchArgs(cmd *cobra.Command, args []string) error {
+	switch {
+	case len(args) == 0:
+		return usagef(`give the query: cgraph search "why did the build fail"`, "search needs a QUERY")
+	case len(args) > 1:
+		return usagef(`quote the query: cgraph search "several words"`, "search takes one QUERY argument, got %d", len(args))
+	case strings.TrimSpace(args[0]) == "":
+		return usagef(`give some words to search for: cgraph search "why did the build fail"`, "the query is empty")
+	}
+	return nil
+}
+
+// request parses the flags into a search request. Every bad value is a
+// *UsageError that lists the valid values; nothing is opened before.
+func (f searchFlags) request(cmd *cobra.Command, query string) (memory.SearchRequest, error) {
+	req := memory.SearchRequest{Query: query, Mode: defaultSearchMode, Session: f.session, Seq: f.seq, NoThresholds: f.noThresholds}
+	p, err := profiles.Resolve(f.profile, f.profileFile, f.weights)
+	if err != nil {
+		return req, &UsageError{Problem: err.Error(), Fix: "see `cgraph profiles` for the profiles and their weights"}
+	}
+	req.Profile = p
+	if f.mode != "" {
+		if req.Mode, err = pipeline.ParseMode(f.mode); err != nil {
+			return req, &UsageError{Problem: "--mode: " + err.Error(), Fix: "see `cgraph search --help`"}
+		}
+	}
+	if f.embedder != "" {
+		slot, err := fingerprint.ParseSlot(f.embedder)
+		if err != nil {
+			return req, &UsageError{Problem: "--embedder: " + err.Error(), Fix: "see `cgraph embedders`"}
+		}
+		if !isPrimarySlot(slot) {
+			return req, usagef("give one of "+slotList(primarySlots()), "--embedder %s cannot lead a search: E2–E4 only badge results and E12 only reranks", slot)
+		}
+		if f.mode != "" && req.Mode != pipeline.ModeEmbedderFirst {
+			return req, usagef("drop --mode, or use --mode embedder_first", "--embedder %s needs --mode embedder_first, got --mode %s", slot, req.Mode)
+		}
+		req.Mode, req.Embedder = pipeline.ModeEmbedderFirst, slot
+	} else if req.Mode == pipeline.ModeEmbedderFirst {
+		return req, usagef("add --embedder Ek, one of "+slotList(primarySlots()), "--mode embedder_first needs --embedder")
+	}
+	if req.Direction, err = pipeline.ParseDirection(f.direction); err != nil {
+		return req, &UsageError{Problem: "--direction: " + err.Error(), Fix: "causes: the query describes an effect; effects: it describes a cause"}
+	}
+	if f.topK < 1 || f.topK > maxTopK {
+		return req, usagef(fmt.Sprintf("give a number from 1 to %d", maxTopK), "--top-k %d is out of range", f.topK)
+	}
+	req.TopK = f.topK
+	for _, k := range []struct {
+		name string
+		v    int
+		dst  *int
+	}{{"recall-k", f.recallK, &req.RecallK}, {"filter-k", f.filterK, &req.FilterK}, {"fusion-k", f.fusionK, &req.FusionK}} {
+		if k.v < 1 {
+			return req, usagef("give a positive number", "--%s %d is not positive", k.name, k.v)
+		}
+		*k.dst = k.v
+	}
+	if cmd.Flags().Changed("seq") && f.session == "" {
+		return req, usagef("add --session S: a position means nothing without its session", "--seq needs --session")
+	}
+	if f.now != "" {
+		if req.Now, err = time.Parse(time.RFC3339Nano, f.now); err != nil {
+			return req, usagef("give an RFC 3339 time such as 2026-01-02T15:04:05Z", "--now %q is not an RFC 3339 time", f.now)
+		}
+	}
+	return req, nil
+}
+
+// searcher is what search needs from an open store.
+type searcher interface {
+	Search(ctx context.Context, req memory.SearchRequest) (memory.SearchResult, error)
+}
+
+// searchError adds how to fix the errors a search can end with.
+func searchError(err error) error {
+	switch {
+	case errors.Is(err, pipeline.ErrNoRecall):
+		return fmt.Errorf("%w: use --mode multi_space, or install a model: see `cgraph embedders` and `cgraph models list`", err)
+	case errors.Is(err, pipeline.ErrUnavailable):
+		return fmt.Errorf("%w: see `cgraph embedders` for which slots are ready, and `cgraph models pull ID` to install a model", err)
+	}
+	return err
+}
+
+// nothingSearched fails a search that found nothing because no space could
+// be searched at all (e1_only without the E1 model, embedder_first of an
+// unavailable slot): an empty list would read as "no match". It names each
+// space's reason.
+func nothingSearched(res memory.SearchResult) error {
+	if len(res.Hits) > 0 || len(res.Spaces) == 0 {
+		return nil
+	}
+	var why []string
+	for _, sp := range res.Spaces {
+		switch sp.Status {
+		case pipeline.StatusOK, pipeline.StatusEmpty:
+			return nil
+		case pipeline.StatusSkipped:
+			continue
+		}
+		w := sp.Name + " " + sp.Status
+		if sp.Note != "" {
+			w += " (" + sp.Note + ")"
+		}
+		why = append(why, w)
+	}
+	return &exitError{code: ExitError, msg: fmt.Sprintf("nothing could be searched: %s: see `cgraph embedders`, install the model (`cgraph models pull ID`) or choose another --mode or --embedder",
+		strings.Join(why, "; "))}
+}
+
+// primarySlots are the slots embedder_first may search: every slot that
+// retrieves (not the temporal badges E2–E4, not the reranker E12).
+func primarySlots() []fingerprint.SlotID {
+	var out []fingerprint.SlotID
+	for _, s := range fingerprint.Slots() {
+		if isPrimarySlot(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func isPrimarySlot(s fingerprint.SlotID) bool {
+	return s.Valid() && !profiles.IsTemporalSlot(s) && s != fingerprint.E12
+}
+
+func slotList(ss []fingerprint.SlotID) string {
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		names[i] = s.String()
+	}
+	return strings.Join(names, ", ")
+}
+
+func modeNames() []string {
+	var out []string
+	for _, m := range []pipeline.Mode{pipeline.ModeMultiSpace, pipeline.ModePipeline, pipeline.ModeE1Only, pipeline.ModeEmbedderFirst} {
+		out = append(out, m.String())
+	}
+	return out
+}
+
+func modeCompletions() []cobra.Completion {
+	desc := map[pipeline.Mode]string{
+		pipeline.ModeMultiSpace:    "every weighted space over the whole store, fused (default)",
+		pipeline.ModePipeline:      "five stages: recall, Matryoshka filter, fusion, rerank, validate",
+		pipeline.ModeE1Only:        "one E1 search",
+		pipeline.ModeEmbedderFirst: "one search in the --embedder slot",
+	}
+	var out []cobra.Completion
+	for _, m := range []pipeline.Mode{pipeline.ModeMultiSpace, pipeline.ModePipeline, pipeline.ModeE1Only, pipeline.ModeEmbedderFirst} {
+		out = append(out, cobra.CompletionWithDesc(m.String(), desc[m]))
+	}
+	return out
+}
+
+func profileCompletions() []cobra.Completion {
+	var out []cobra.Completion
+	for _, p := range profiles.Builtin() {
+		out = append(out, cobra.CompletionWithDesc(p.Name, p.Description))
+	}
+	return out
+}
+
+func slotCompletions(ss []fingerprint.SlotID) []cobra.Completion {
+	var out []cobra.Completion
+	for _, s := range ss {
+		out = append(out, cobra.CompletionWithDesc(s.String(), s.Info().Name+": "+s.Info().Role))
+	}
+	return out
+}
+
+// completeWeight completes the slot part of --weight Ek=w with "Ek=".
+func completeWeight(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if strings.Contains(toComplete, "=") {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for _, s := range fingerprint.Slots() {
+		out = append(out, cobra.CompletionWithDesc(s.String()+"=", s.Info().Name))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// searchJSON is search's --json output: pipeline.Result with each hit's
+// memory resolved, plus the request's settings and the timings.
+type searchJSON struct {
+	Query     string                 `json:"query"`
+	Profile   string                 `json:"profile"`
+	Mode      pipeline.Mode          `json:"mode"`
+	Direction string                 `json:"direction"`
+	TopK      int                    `json:"top_k"`
+	Weights   profiles.Weights       `json:"weights"`
+	Results   []searchHitJSON        `json:"results"`
+	Spaces    []pipeline.SpaceReport `json:"spaces"`
+	Trace     []pipeline.StageTrace  `json:"trace"`
+	EncodeMS  float64                `json:"encode_ms"`
+	TotalMS   float64                `json:"total_ms"`
+}
+
+// searchHitJSON is one result: the memory's id and content, the pipeline's
+// explanation (slots, boosts, badges) and the memory's metadata.
+type searchHitJSON struct {
+	ID      engine.MemoryID     `json:"id"`
+	Doc     pipeline.DocNum     `json:"doc"`
+	Score   float64             `json:"score"`
+	Content string              `json:"content"`
+	Slots   pipeline.SlotScores `json:"slots"`
+	Boosts  []pipeline.Boost    `json:"boosts"`
+	Badges  []string            `json:"badges"`
+	Memory  hitMemoryJSON       `json:"memory"`
+}
+
+// hitMemoryJSON is the metadata of a result's memory (content and id are
+// beside it).
+type hitMemoryJSON struct {
+	Type       engine.MemoryType `json:"type"`
+	Tags       []string          `json:"tags"`
+	Source     string            `json:"source"`
+	Session    string            `json:"session"`
+	Sequence   uint64            `json:"sequence"`
+	CreatedAt  time.Time         `json:"created_at"`
+	Importance float64           `json:"importance"`
+}
+
+func toSearchJSON(res memory.SearchResult, req memory.SearchRequest) searchJSON {
+	out := searchJSON{
+		Query: res.Query, Profile: res.Profile, Mode: res.Mode, Direction: req.Direction.String(), TopK: req.TopK,
+		Weights: req.Profile.Weights, Results: make([]searchHitJSON, 0, len(res.Hits)),
+		Spaces: res.Spaces, Trace: res.Trace, EncodeMS: ms(res.Encode), TotalMS: ms(res.Total),
+	}
+	if out.Spaces == nil {
+		out.Spaces = []pipeline.SpaceReport{}
+	}
+	if out.Trace == nil {
+		out.Trace = []pipeline.StageTrace{}
+	}
+	for i, h := range res.Hits {
+		j := searchHitJSON{Doc: h.Doc, Score: h.Score, Slots: h.Slots, Boosts: h.Boosts, Badges: h.Badges}
+		if j.Slots == nil {
+			j.Slots = pipeline.SlotScores{}
+		}
+		if j.Boosts == nil {
+			j.Boosts = []pipeline.Boost{}
+		}
+		if j.Badges == nil {
+			j.Badges = []string{}
+		}
+		if i < len(res.Memories) {
+			m := res.Memories[i]
+			j.ID, j.Content = m.ID, m.Content
+			j.Memory = hitMemoryJSON{Type: m.Type, Tags: m.Tags, Source: m.Source, Session: m.Session,
+				Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(), Importance: m.Importance}
+			if j.Memory.Tags == nil {
+				j.Memory.Tags = []string{}
+			}
+		}
+		out.Results = append(out.Results, j)
+	}
+	return out
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// printSearch writes the human form of a search: a header, one line per
+// result (rank, score, id, type, snippet, badges) and with explain each
+// result's slot table, then the spaces and the stage trace. Without explain
+// it still names the weighted spaces that could not be searched.
+func printSearch(w io.Writer, res memory.SearchResult, req memory.SearchRequest, explain bool) error {
+	ew := &errWriter{w: w}
+	header := fmt.Sprintf("%q  profile %s  mode %s", res.Query, res.Profile, res.Mode)
+	if req.Mode == pipeline.ModeEmbedderFirst {
+		header += " (" + req.Embedder.String() + ")"
+	}
+	if req.Direction != pipeline.DirectionAny {
+		header += "  direction " + req.Direction.String()
+	}
+	ew.printf("%s\n", header)
+	if len(res.Hits) == 0 {
+		ew.printf("no results")
+		if !req.NoThresholds {
+			ew.printf(" above the slots' low thresholds (--no-thresholds keeps weaker matches)")
+		}
+		ew.printf("\n")
+	}
+	scoreLabel := "WRRF"
+	if req.Mode == pipeline.ModeE1Only || req.Mode == pipeline.ModeEmbedderFirst {
+		scoreLabel = "raw"
+	}
+	for i, h := range res.Hits {
+		var m engine.Memory
+		if i < len(res.Memories) {
+			m = res.Memories[i]
+		}
+		line := fmt.Sprintf("%3d. %s %s  %s  %-12s %s", i+1, scoreLabel, formatScore(h.Score), m.ID, m.Type, snippet(m.Content, snippetWidth))
+		if len(h.Badges) > 0 {
+			line += "  [" + strings.Join(h.Badges, "] [") + "]"
+		}
+		ew.printf("%s\n", line)
+		if explain {
+			ew.slotTable(h)
+		}
+	}
+	if explain {
+		ew.printf("\nspaces (every slot the profile weighs):\n")
+		ew.spaceTable(res.Spaces)
+		ew.printf("\ntrace:\n")
+		ew.traceTable(res.Trace)
+		ew.printf("\nquery encoding %.1f ms, total %.1f ms\n", ms(res.Encode), ms(res.Total))
+	} else if missing := unsearched(res.Spaces); missing != "" {
+		ew.printf("not searched: %s (--explain says why)\n", missing)
+	}
+	return ew.err
+}
+
+// unsearched lists the weighted spaces that were not searched (unavailable,
+// failed, skipped), e.g. "E12 skipped, E13 unavailable".
+func unsearched(sp []pipeline.SpaceReport) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range sp {
+		if r.Status == pipeline.StatusOK || r.Status == pipeline.StatusEmpty {
+			continue
+		}
+		s := r.Name + " " + r.Status
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// slotTable writes one result's per-slot explanation, indented under it.
+func (ew *errWriter) slotTable(h pipeline.ResultHit) {
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "       \tslot\trank\tscore\tlevel\tcontribution\n")
+	for _, s := range fingerprint.Slots() {
+		sc, ok := h.Slots[s]
+		if !ok {
+			continue
+		}
+		level := sc.Level
+		if level == "" {
+			level = "-"
+		}
+		fmt.Fprintf(tw, "       \t%s\t%d\t%s\t%s\t%.5f\n", s, sc.Rank, formatScore(sc.Score), level, sc.Contribution)
+	}
+	_ = tw.Flush() // errWriter keeps the first write error
+	for _, b := range h.Boosts {
+		ew.printf("        boost %s ×%.3f (signal %s)\n", b.Name, b.Factor, formatScore(b.Signal))
+	}
+}
+
+// spaceTable writes every probe the search made or skipped.
+func (ew *errWriter) spaceTable(sp []pipeline.SpaceReport) {
+	if len(sp) == 0 {
+		ew.printf("  (none)\n")
+		return
+	}
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  stage\tslot\tview\tweight\tstatus\thits\tnote\n")
+	for _, r := range sp {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Stage, r.Name, r.View, strconv.FormatFloat(r.Weight, 'g', 4, 64), r.Status, r.Hits, r.Note)
+	}
+	_ = tw.Flush() // errWriter keeps the first write error
+}
+
+// traceTable writes the stages with their candidate counts and times.
+func (ew *errWriter) traceTable(tr []pipeline.StageTrace) {
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  stage\tcandidates\tms\tnote\n")
+	for _, t := range tr {
+		fmt.Fprintf(tw, "  %s\t%d\t%.2f\t%s\n", t.Stage, t.Candidates, ms(t.Duration), t.Note)
+	}
+	_ = tw.Flush() // errWriter keeps the first write error
+}
+
+// formatScore prints a score with four significant decimals, whatever its
+// scale (WRRF scores are around 0.01, cosines around 0.5, BM25 around 5).
+func formatScore(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v > -0.1 && v < 0.1:
+		return strconv.FormatFloat(v, 'f', 5, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// snippet is the start of content's first non-blank line, with runs of
+// white space as one space, cut to width characters with "…" when more
+// follows.
+func snippet(content string, width int) string {
+	first, _, more := strings.Cut(strings.TrimSpace(content), "\n")
+	first = strings.Join(strings.Fields(first), " ")
+	if r := []rune(first); len(r) > width {
+		first, more = string(r[:width-1]), true
+	}
+	if more {
+		first += "…"
+	}
+	return first
+}
+
+// errWriter writes to w and keeps the first error, so long outputs check
+// it once at the end.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (ew *errWriter) Write(p []byte) (int, error) {
+	if ew.err != nil {
+		return 0, ew.err
+	}
+	n, err := ew.w.Write(p)
+	if err != nil {
+		ew.err = fmt.Errorf("write output: %w", err)
+	}
+	return n, ew.err
+}
+
+func (ew *errWriter) printf(format string, args ...any) {
+	fmt.Fprintf(ew, format, args...)
+}

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cgraph/cgraph/pipeline"
+	"github.com/cgraph/cgraph/profiles"
+)
+
+// TestSearchSamples searches the bundled samples, embedded with the real
+// models, and checks that the memory a person would pick is among the top
+// three (found by its content, not by a recorded id).
+func TestSearchSamples(t *testing.T) {
+	db := sharedSampleStore(t)
+	models := realModelsDir(t)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		want  string // a substring of the expected memory's content
+		topK  int
+		label string
+	}{
+		{"causal", []string{"why did the build fail", "--profile", "causal_reasoning"}, "go build fails with 'undefined reference", 3, ""},
+		{"causal causes", []string{"the go build fails at link time", "--profile", "causal_reasoning", "--direction", "causes"}, "undefined reference to rocksdb_options_set_blob_cache", 3, ""},
+		{"pipeline", []string{"too many database connections during the nightly import", "--mode", "pipeline", "--profile", "pipeline_full"}, "too many connections for role", 3, ""},
+		{"e1_only", []string{"the frontend crashes reading map of undefined", "--mode", "e1_only"}, "SearchResults.tsx", 3, ""},
+		{"keywords only", []string{"psycopg2 OperationalError", "--embedder", "E6"}, "psycopg2.OperationalError", 1, ""},
+		{"code", []string{"retry an async function with exponential backoff", "--profile", "code_search"}, "withRetry", 3, ""},
+		{"typo", []string{"tokeniser retruns UNK for evry subword", "--profile", "typo_tolerant"}, "tokenized to [UNK]", 3, ""},
+		{"override", []string{"why did the build fail", "--profile", "causal_reasoning", "--weight", "E1=0.6"}, "go build fails with 'undefined reference", 3, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--db", db, "--models-dir", models, "--json", "search"}, tc.args...)
+			var got searchOut
+			oneJSON(t, mustRun(t, "", args...).stdout, &got)
+			if got.Query != tc.args[0] || len(got.Results) == 0 {
+				t.Fatalf("query %q: %d results", got.Query, len(got.Results))
+			}
+			found := -1
+			for i, r := range got.Results {
+				if i < tc.topK && strings.Contains(r.Content, tc.want) {
+					found = i
+				}
+				if r.ID == "" || r.Content == "" || len(r.Slots) == 0 {
+					t.Errorf("result %d lacks id, content or slots: %+v", i, r)
+				}
+				if i > 0 && r.Score > got.Results[i-1].Score {
+					t.Errorf("result %d scores %v above result %d (%v)", i, r.Score, i-1, got.Results[i-1].Score)
+				}
+			}
+			if found < 0 {
+				var top []string
+				for _, r := range got.Results {
+					top = append(top, snippet(r.Content, 60))
+				}
+				t.Errorf("no result with %q in the top %d:\n%s", tc.want, tc.topK, strings.Join(top, "\n"))
+			}
+			if len(got.Trace) == 0 {
+				t.Error("no trace")
+			}
+		})
+	}
+}
+
+// TestSearchReportsEverySpace checks that every slot the profile weighs is
+// reported in "spaces", and that a slot without a model says unavailable
+// there and is not scored in any result.
+func TestSearchReportsEverySpace(t *testing.T) {
+	db := sharedSampleStore(t)
+	var slots []embedderJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", realModelsDir(t), "--json", "embedders").stdout, &slots)
+	unavailable := map[string]bool{}
+	for _, s := range slots {
+		if s.Status == "unavailable" {
+			unavailable[s.Slot] = true
+		}
+	}
+	for _, mode := range []string{"multi_space", "pipeline"} {
+		var got searchOut
+		oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", realModelsDir(t), "--json", "search", "rocksdb column family handles",
+			"--profile", "pipeline_full", "--mode", mode).stdout, &got)
+		reported := map[string]string{}
+		for _, sp := range got.Spaces {
+			if reported[sp.Slot] == "" || sp.Status != pipeline.StatusOK {
+				reported[sp.Slot] = sp.Status
+			}
+			if sp.Status == pipeline.StatusUnavailable && sp.Note == "" {
+				t.Errorf("%s: %s unavailable without a note", mode, sp.Slot)
+			}
+		}
+		p, _ := profiles.Lookup("pipeline_full")
+		for _, s := range p.Weights.Active() {
+			if _, ok := reported[s.String()]; !ok {
+				t.Errorf("%s: weighted slot %s is not in spaces: %+v", mode, s, got.Spaces)
+			}
+			if unavailable[s.String()] && reported[s.String()] == pipeline.StatusOK {
+				t.Errorf("%s: %s has no model but its space is ok", mode, s)
+			}
+		}
+		for _, r := range got.Results {
+			for slot := range r.Slots {
+				if unavailable[slot] {
+					t.Errorf("%s: result scored in %s, which has no model", mode, slot)
+				}
+			}
+		}
+		if mode == "pipeline" {
+			var stages []string
+			for _, tr := range got.Trace {
+				stages = append(stages, tr.Stage)
+			}
+			if strings.Join(stages, ",") != "S1 recall,S2 filter,S3 fusion,S4 rerank,S5 validate" {
+				t.Errorf("pipeline trace stages %v", stages)
+			}
+		}
+	}
+}
+
+func TestSearchHumanOnSamples(t *testing.T) {
+	db := sharedSampleStore(t)
+	out := mustRun(t, "", "--db", db, "--models-dir", realModelsDir(t), "search", "why did the build fail", "--profile", "causal_reasoning", "--explain", "--top-k", "3").stdout
+	lines := strings.Split(out, "\n")
+	if lines[0] != `"why did the build fail"  profile causal_reasoning  mode multi_space` {
+		t.Errorf("header %q", lines[0])
+	}
+	for _, want := range []string{"  1. WRRF ", "  3. WRRF ", "slot  rank  score", "spaces (every slot the profile weighs):", "S3 fusion", "trace:", "S5 validate", "query encoding"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("search --explain lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "  4. ") {
+		t.Errorf("--top-k 3 printed a 4th result:\n%s", out)
+	}
+}
+
+func TestSearchStoreErrors(t *testing.T) {
+	dir := t.TempDir()
+	// An empty store: exit 1 saying how to fill it, in both output modes.
+	db := newStore(t)
+	r := run(t, "", "--db", db, "search", "anything")
+	if r.code != ExitError || !strings.Contains(r.stderr, "holds no memories") || !strings.Contains(r.stderr, "init --samples") || r.stdout != "" {
+		t.Errorf("empty store: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, "", "--db", db, "--json", "search", "anything")
+	var e struct {
+		Error struct {
+			ExitCode int `json:"exit_code"`
+		} `json:"error"`
+	}
+	oneJSON(t, r.stdout, &e)
+	if r.code != ExitError || e.Error.ExitCode != ExitError {
+		t.Errorf("empty store --json: exit %d, %s", r.code, r.stdout)
+	}
+	// No store at all.
+	r = run(t, "", "--db", filepath.Join(dir, "absent"), "search", "anything")
+	if r.code != ExitError || !strings.Contains(r.stderr, "cgraph init") {
+		t.Errorf("no store: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// Without models, a search of a model-backed slot alone fails naming the fix.
+	mustRun(t, "", "--db", db, "add", "the build failed because grocksdb v1.7.16 needs RocksDB 8")
+	r = run(t, "", "--db", db, "search", "build failure", "--mode", "e1_only")
+	if r.code != ExitError || !strings.Contains(r.stderr, "E1") || !strings.Contains(r.stderr, "cgraph models pull") {
+		t.Errorf("e1_only without a model: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// Keywords still work without any model.
+	var got searchOut
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "search", "grocksdb", "--embedder", "E6").stdout, &got)
+	if len(got.Results) != 1 || !strings.Contains(got.Results[0].Content, "grocksdb") {
+		t.Errorf("E6 search without models: %+v", got.Results)
+	}
+}
+
+// TestSearchReadOnly: search opens the store read-only, so it
+// works while --read-only is given and never takes the writer lock.
+func TestSearchReadOnly(t *testing.T) {
+	db := newStore(t)
+	mustRun(t, "", "--db", db, "add", "postgres connection pool exhausted during nightly import")
+	var got searchOut
+	oneJSON(t, mustRun(t, "", "--db", db, "--read-only", "--json", "search", "connection pool", "--embedder", "keywords").stdout, &got)
+	if len(got.Results) != 1 || got.Results[0].Slots["E6"].Rank == nil {
+		t.Fatalf("read-only search: %+v", got)
+	}
+}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/embedders/neural"
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/models/runtime"
+)
+
+// storeOpen says how openStore opens the memory store.
+type storeOpen struct {
+	write   bool // take the writer lock; refused with --read-only
+	create  bool // create the store when there is none (init)
+	reembed bool // open despite slot producer mismatches (reembed, embedders)
+}
+
+// OpenStore opens the memory store in a.DBDir with the embedders of
+// a.ModelsDir (neural.Registry: the models installed there, the model-free
+// slots, and every other slot unavailable with its reason). write says the
+// command writes: then the store takes the writer lock and --read-only is
+// refused with a usage error; otherwise it opens read-only beside a writer.
+// A store built with other models than the installed ones is refused with
+// *memory.ProducerMismatchError, whose message names the slots and the
+// `cgraph reembed` that fixes them. The caller must close it with
+// a.closeStore, which also releases the models.
+//
+// Loading the models costs about a second; commands that only read records
+// (list, stats, get) use OpenEngine instead.
+func (a *App) OpenStore(write bool) (*memory.Store, error) {
+	return a.openStore(storeOpen{write: write})
+}
+
+func (a *App) openStore(o storeOpen) (*memory.Store, error) {
+	if o.write && a.ReadOnly {
+		return nil, &UsageError{Problem: "--read-only was given but this command writes to the store", Fix: "drop --read-only"}
+	}
+	reg, closeReg, err := a.loadRegistry()
+	if err != nil {
+		return nil, err
+	}
+	s, err := a.openStoreWith(reg, closeReg, o)
+	if err != nil {
+		return nil, errors.Join(err, closeRegistry(closeReg))
+	}
+	return s, nil
+}
+
+// loadRegistry builds the 13-slot registry from a.ModelsDir on a.Device.
+// A missing model makes its slot unavailable, not an error; a model file
+// that cannot be opened is an error.
+func (a *App) loadRegistry() (*embedders.Registry, func() error, error) {
+	dev, err := runtime.ParseDevice(a.Device)
+	if err != nil {
+		return nil, nil, &UsageError{Problem: err.Error(), Fix: "use --device cpu or --device cuda"}
+	}
+	reg, closeReg, err := neural.Registry(a.Context(), neural.Config{ModelsDir: a.ModelsDir, Device: dev})
+	if err != nil {
+		return nil, nil, fmt.Errorf("load the embedders from %s: %w: run `cgraph models verify` to check the installed models", a.ModelsDir, err)
+	}
+	return reg, closeReg, nil
+}
+
+// openStoreWith opens the store with an already loaded registry; on success
+// the store owns closeReg (a.closeStore calls it).
+func (a *App) openStoreWith(reg *embedders.Registry, closeReg func() error, o storeOpen) (*memory.Store, error) {
+	opts := memory.Options{Engine: a.engineOptions(!o.write), Embedders: reg, Reembed: o.reembed}
+	opts.Engine.Create = o.create
+	s, err := memory.Open(a.DBDir, opts)
+	if err != nil {
+		return nil, err
+	}
+	if a.registryClosers == nil {
+		a.registryClosers = map[*memory.Store]func() error{}
+	}
+	a.registryClosers[s] = closeReg
+	return s, nil
+}
+
+// closeStore closes s and then the models it used, joining both errors to
+// *err so no error is lost in a defer.
+func (a *App) closeStore(s *memory.Store, err *error) {
+	if cerr := s.Close(); cerr != nil {
+		*err = errors.Join(*err, fmt.Errorf("close store %s: %w", s.Dir(), cerr))
+	}
+	closeReg := a.registryClosers[s]
+	delete(a.registryClosers, s)
+	*err = errors.Join(*err, closeRegistry(closeReg))
+}
+
+func closeRegistry(closeReg func() error) error {
+	if closeReg == nil {
+		return nil
+	}
+	if err := closeReg(); err != nil {
+		return fmt.Errorf("release the models: %w", err)
+	}
+	return nil
+}
+
+// openStoreForAccess opens the store for a read that records accesses (get):
+// for writing, or read-only with --read-only or when another process holds
+// the writer lock.
+func (a *App) openStoreForAccess() (*memory.Store, error) {
+	if a.ReadOnly {
+		return a.OpenStore(false)
+	}
+	s, err := a.OpenStore(true)
+	var inUse *engine.StoreInUseError
+	if errors.As(err, &inUse) {
+		return a.OpenStore(false)
+	}
+	return s, err
+}
+
+// openSearcher opens the store read-only for search, refusing an empty
+// store with how to fill it. close releases the store and the models.
+func (a *App) openSearcher() (searcher, func() error, error) {
+	s, err := a.OpenStore(false)
+	if err != nil {
+		return nil, nil, err
+	}
+	closeFn := func() (err error) {
+		a.closeStore(s, &err)
+		return err
+	}
+	st, err := s.Engine().Stats(a.Context())
+	if err != nil {
+		return nil, nil, errors.Join(err, closeFn())
+	}
+	if st.Memories == 0 {
+		return nil, nil, errors.Join(&exitError{code: ExitError,
+			msg: fmt.Sprintf("store %s holds no memories: add some with `cgraph add TEXT` or `cgraph add --jsonl F`, or try the samples in a new store with `cgraph --db DIR init --samples`", s.Dir())},
+			closeFn())
+	}
+	return s, closeFn, nil
+}

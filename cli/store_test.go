@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/cgraph/cgraph/models"
+)
+
+// realModels is the models directory `make setup` installed into, taken
+// from the environment before TestMain replaces it.
+var realModels string
+
+// TestMain points $CGRAPH_MODELS at an empty directory for the whole
+// package: commands that open the memory store then run with the model-free
+// slots only (E2–E4, E6, E9, E11 sets), which is what tests of the plumbing
+// (line numbers, exit codes, JSON shapes) need, without loading ONNX models
+// in every in-process run. Tests of real retrieval pass --models-dir
+// realModelsDir(t) explicitly.
+func TestMain(m *testing.M) {
+	realModels = defaultModelsDir(os.Getenv)
+	empty, err := os.MkdirTemp("", "cgraph-no-models-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("CGRAPH_MODELS", empty)
+	code := m.Run()
+	os.RemoveAll(empty)
+	if sharedDir != "" {
+		os.RemoveAll(sharedDir)
+	}
+	os.Exit(code)
+}
+
+// realModelsDir returns the installed models directory, failing the test
+// with how to install them when the models E1 and E7 need are missing.
+func realModelsDir(t *testing.T) string {
+	t.Helper()
+	mf, err := models.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []models.ModelID{"e5-small-v2-q", "all-minilm-l6-v2-q"} {
+		if !mf.Installed(realModels, id) {
+			t.Fatalf("model %s is not installed in %s: run `make setup` (or `bin/cgraph models pull %s`); set $CGRAPH_MODELS if they live elsewhere",
+				id, realModels, id)
+		}
+	}
+	return realModels
+}
+
+// sampleStore creates a store with the bundled samples, embedded with the
+// models in modelsDir, and returns its --db.
+func sampleStore(t *testing.T, modelsDir string) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "store")
+	mustRun(t, "", "--db", db, "--models-dir", modelsDir, "init", "--samples")
+	return db
+}
+
+var (
+	sharedOnce sync.Once
+	sharedDir  string // removed by TestMain
+	sharedDB   string
+	sharedErr  string
+)
+
+// sharedSampleStore returns the --db of one store of the bundled samples
+// embedded with the real models, made once for the tests that only read it
+// (search, embedders): embedding the samples is the slow part.
+func sharedSampleStore(t *testing.T) string {
+	t.Helper()
+	models := realModelsDir(t)
+	sharedOnce.Do(func() {
+		var err error
+		if sharedDir, err = os.MkdirTemp("", "cgraph-samples-"); err != nil {
+			sharedErr = err.Error()
+			return
+		}
+		db := filepath.Join(sharedDir, "store")
+		if r := run(t, "", "--db", db, "--models-dir", models, "init", "--samples"); r.code != ExitOK {
+			sharedErr = fmt.Sprintf("init --samples: exit %d: %s", r.code, r.stderr)
+			return
+		}
+		sharedDB = db
+	})
+	if sharedErr != "" {
+		t.Fatal(sharedErr)
+	}
+	return sharedDB
+}
