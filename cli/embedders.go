@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -136,12 +137,12 @@ func statusWord(s fingerprint.Status) string {
 	return "unavailable"
 }
 
-// printEmbedders writes the slots as a table; the status column is last
-// because its reasons are long.
+// printEmbedders writes the slots as a table (slot, name, status, model,
+// dims, docs, index), then each slot's representation, then why each slot
+// that is not ready is not (status "fallback: …" or "unavailable: …").
 func (a *App) printEmbedders(rows []embedderJSON) error {
 	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "slot\tname\tmodel\tdims\trepresentation\tindex\tdocs\tstatus\n")
-	var differ []string
+	fmt.Fprintf(tw, "slot\tname\tstatus\tmodel\tdims\tdocs\tindex\n")
 	for _, r := range rows {
 		model, dims := r.Model, strconv.Itoa(r.Dims)
 		if model == "" {
@@ -150,21 +151,28 @@ func (a *App) printEmbedders(rows []embedderJSON) error {
 		if r.Dims == 0 {
 			dims = "-"
 		}
-		status := r.Status
-		if r.Reason != "" {
-			status += ": " + r.Reason
-		}
-		if r.StoredDiffers {
-			status += " (store built with " + r.Stored + ")"
-			differ = append(differ, r.Slot)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Slot, r.Name, model, dims, r.Representation, r.Index, r.Docs, status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Slot, r.Name, r.Status, model, dims, r.Docs, r.Index)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
-	for _, s := range differ {
-		a.Printf("%s was stored by another model than the installed one: run `cgraph reembed --slot %s`\n", s, s)
+	a.Printf("\nrepresentations:\n")
+	for _, r := range rows {
+		if r.Representation != "" {
+			a.Printf("  %-4s %s\n", r.Slot, r.Representation)
+		}
+	}
+	var why []string
+	for _, r := range rows {
+		if r.Status != "ready" {
+			why = append(why, fmt.Sprintf("  %-4s %s: %s", r.Slot, r.Status, strings.TrimPrefix(r.Reason, r.Status+": ")))
+		}
+		if r.StoredDiffers && !strings.Contains(r.Reason, "cgraph reembed") {
+			why = append(why, fmt.Sprintf("  %-4s the store was built with %s: run `cgraph reembed --slot %s`", r.Slot, r.Stored, r.Slot))
+		}
+	}
+	if len(why) > 0 {
+		a.Printf("\nnot ready:\n%s\n", strings.Join(why, "\n"))
 	}
 	return nil
 }

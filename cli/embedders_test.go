@@ -36,14 +36,31 @@ func TestEmbeddersWithoutStore(t *testing.T) {
 			}
 		}
 	}
-	// Human form: a header and 13 rows, the reason beside unavailable.
+	// Human form: a header and 13 rows, then the representations, then why
+	// each slot that is not ready is not.
 	out := mustRun(t, "", "--db", db, "embedders").stdout
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) != 14 || !strings.HasPrefix(lines[0], "slot") || !strings.HasPrefix(lines[1], "E1 ") || !strings.HasPrefix(lines[13], "E13") {
+	if len(lines) < 14 || !strings.HasPrefix(lines[0], "slot") || !strings.HasPrefix(lines[1], "E1 ") || !strings.HasPrefix(lines[13], "E13") {
 		t.Fatalf("embedders table:\n%s", out)
 	}
-	if !strings.Contains(lines[1], "unavailable: ") || !strings.Contains(lines[6], "ready") {
-		t.Errorf("E1/E6 rows: %q / %q", lines[1], lines[6])
+	if f := strings.Fields(lines[1]); f[2] != "unavailable" || f[3] != "-" {
+		t.Errorf("E1 row: %q", lines[1])
+	}
+	if f := strings.Fields(lines[6]); f[2] != "ready" || f[3] != rows[5].Model {
+		t.Errorf("E6 row: %q", lines[6])
+	}
+	why := out[strings.Index(out, "\nnot ready:\n"):]
+	for _, r := range rows {
+		line := "\n  " + r.Slot + " "
+		if got := strings.Contains(why, line); got != (r.Status != "ready") {
+			t.Errorf("%s (%s) listed under not ready: %v\n%s", r.Slot, r.Status, got, why)
+		}
+	}
+	if !strings.Contains(why, "E1   unavailable: "+rows[0].Reason) {
+		t.Errorf("E1 reason missing:\n%s", why)
+	}
+	if !strings.Contains(out, "\nrepresentations:\n") || !strings.Contains(out, "\n  E6   "+rows[5].Representation+"\n") {
+		t.Errorf("E6 representation missing:\n%s", out)
 	}
 }
 

@@ -476,14 +476,18 @@ func printSearch(w io.Writer, res memory.SearchResult, req memory.SearchRequest,
 	return ew.err
 }
 
-// unsearched lists the weighted spaces that were not searched (unavailable,
-// failed, skipped), e.g. "E12 skipped, E13 unavailable".
+// unsearched lists the spaces that were not searched (unavailable, failed,
+// skipped), e.g. "E12 skipped, E13 unavailable", leaving out badges the
+// profile gives no weight.
 func unsearched(sp []pipeline.SpaceReport) string {
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range sp {
 		if r.Status == pipeline.StatusOK || r.Status == pipeline.StatusEmpty {
 			continue
+		}
+		if r.Stage == pipeline.StageValidate && r.Weight == 0 {
+			continue // a badge the profile does not weigh (E4 without a session)
 		}
 		s := r.Name + " " + r.Status
 		if !seen[s] {
