@@ -464,3 +464,29 @@ func TestMCPHTTP(t *testing.T) {
 		t.Fatalf("HTTP search: %q", s)
 	}
 }
+
+// TestMCPInspector runs scripts/mcp_inspector.sh: the npm MCP Inspector CLI
+// (a client we did not write) lists the tools of the built binary, calls one
+// and makes a bad call. Skipped only where node or npm is missing.
+func TestMCPInspector(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs the MCP Inspector; skipped with -short")
+	}
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: the MCP Inspector cannot run", tool)
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "cgraph")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/cgraph").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command("bash", "../scripts/mcp_inspector.sh", bin).CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("mcp_inspector.sh: %v", err)
+	}
+	if !strings.Contains(string(out), "all checks passed") {
+		t.Fatal("the script did not report its checks")
+	}
+}

@@ -142,6 +142,9 @@ func TestSchemasMatchHandlers(t *testing.T) {
 			var schemaFields []string
 			for k, v := range props {
 				schemaFields = append(schemaFields, k)
+				if _, many := v.(map[string]any)["type"].([]any); many {
+					t.Errorf("property %s has several types (not portable to every MCP host)", k)
+				}
 				if d, _ := v.(map[string]any)["description"].(string); d == "" {
 					t.Errorf("property %s has no description", k)
 				}

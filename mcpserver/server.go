@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"runtime/debug"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cgraph/cgraph/engine"
@@ -129,7 +130,7 @@ func define[In any](name, kind string, write bool, desc string, h func(ctx conte
 	d.register = func(s *Server, m *mcp.Server) {
 		destructive := write && name == "delete_memory"
 		open := false
-		tool := &mcp.Tool{Name: name, Description: desc, Annotations: &mcp.ToolAnnotations{
+		tool := &mcp.Tool{Name: name, Description: desc, InputSchema: inputSchema[In](), Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint: !write, DestructiveHint: &destructive, IdempotentHint: !write, OpenWorldHint: &open}}
 		mcp.AddTool(m, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
 			defer func() {
@@ -149,6 +150,24 @@ func define[In any](name, kind string, write bool, desc string, h func(ctx conte
 		})
 	}
 	return d
+}
+
+// inputSchema is the schema the SDK would infer from In, with every
+// optional field given one JSON type: the inference marks slices, maps and
+// pointers nullable (type ["null", "array"]), which some MCP hosts cannot map
+// (the MCP Inspector's portability check flags it). An omitted field is
+// still optional; an explicit null is refused.
+func inputSchema[In any]() *jsonschema.Schema {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(In), err)) // a programming error, caught by every test
+	}
+	for _, p := range s.Properties {
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
+	}
+	return s
 }
 
 // readOnlyError is the refusal of a write tool on a server that does not

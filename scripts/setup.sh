@@ -62,4 +62,12 @@ if ./bin/cgraph models --help >/dev/null 2>&1; then
 	fi
 	./bin/cgraph models pull --default
 fi
+# 5. The MCP Inspector CLI for the MCP end-to-end check (scripts/mcp_inspector.sh),
+#    project-local under .deps/ (git-ignored); skipped without npm.
+INSPECTOR_VERSION=2.12.0
+if command -v npm >/dev/null 2>&1 && ! grep -qs "\"version\": \"$INSPECTOR_VERSION\"" .deps/mcp-inspector/node_modules/@modelcontextprotocol/inspector/package.json; then
+	log "installing @modelcontextprotocol/inspector@$INSPECTOR_VERSION into .deps/mcp-inspector"
+	mkdir -p .deps/mcp-inspector
+	npm install --prefix .deps/mcp-inspector --no-audit --no-fund --silent "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >&2
+fi
 log "ready: bin/cgraph (ONNX Runtime at $ORT_LIB)"
