@@ -11,7 +11,8 @@ import (
 )
 
 // TestBinaryEndToEnd builds the real cgraph binary and runs init, add, get
-// and list through os/exec, as a user or script would.
+// and list through os/exec, as a user or script would; then, with the
+// installed models, init --samples and searches over them.
 func TestBinaryEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary; skipped with -short")
@@ -25,7 +26,10 @@ func TestBinaryEndToEnd(t *testing.T) {
 	db := filepath.Join(dir, "store")
 	cg := func(stdin string, args ...string) (string, string, int) {
 		t.Helper()
-		cmd := exec.Command(bin, append([]string{"--db", db}, args...)...)
+		if args[0] != "--db" {
+			args = append([]string{"--db", db}, args...)
+		}
+		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), "HOME="+dir)
 		cmd.Stdin = strings.NewReader(stdin)
 		var out, errb bytes.Buffer
@@ -66,5 +70,34 @@ func TestBinaryEndToEnd(t *testing.T) {
 	}
 	if _, stderr, code = cg("", "get", "nope"); code != 2 || !strings.HasPrefix(stderr, "cgraph: id: ") {
 		t.Fatalf("bad id: exit %d, stderr %q", code, stderr)
+	}
+
+	// The main job: the samples embedded with the real models, then searched.
+	models := realModelsDir(t)
+	samples := filepath.Join(dir, "samples")
+	if _, stderr, code := cg("", "--db", samples, "--models-dir", models, "init", "--samples"); code != 0 {
+		t.Fatalf("init --samples: exit %d: %s", code, stderr)
+	}
+	out, stderr, code = cg("", "--db", samples, "--models-dir", models, "--json", "search", "why did the build fail", "--profile", "causal_reasoning", "--explain")
+	var sr searchOut
+	if err := json.Unmarshal([]byte(out), &sr); err != nil || code != 0 {
+		t.Fatalf("search: exit %d, %v, stderr %s:\n%s", code, err, stderr, out)
+	}
+	if len(sr.Results) == 0 || sr.Profile != "causal_reasoning" || len(sr.Trace) == 0 || len(sr.Spaces) == 0 {
+		t.Fatalf("search returned %+v", sr)
+	}
+	top3 := ""
+	for _, r := range sr.Results[:min(3, len(sr.Results))] {
+		top3 += r.Content + "\n"
+	}
+	if !strings.Contains(top3, "go build fails") {
+		t.Errorf("the build-failure memory is not in the top 3:\n%s", top3)
+	}
+	out, stderr, code = cg("", "--db", samples, "--models-dir", models, "search", "rocksdb column family handle", "--mode", "pipeline", "--profile", "pipeline_full", "--explain")
+	if code != 0 || !strings.Contains(out, "mode pipeline") || !strings.Contains(out, "S4 rerank") || !strings.Contains(out, "  1. WRRF ") {
+		t.Fatalf("pipeline search: exit %d, stderr %s:\n%s", code, stderr, out)
+	}
+	if _, stderr, code = cg("", "--db", samples, "--models-dir", models, "search", "x", "--profile", "nope"); code != 2 || !strings.Contains(stderr, "causal_reasoning") {
+		t.Fatalf("bad profile: exit %d, stderr %q", code, stderr)
 	}
 }
