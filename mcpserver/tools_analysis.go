@@ -181,7 +181,7 @@ func getEmbedderClusters(ctx context.Context, s *Server, in clustersIn) (any, er
 	if shown < 1 || shown > 100 {
 		return nil, badArg("members_shown", "give a number from 1 to 100", "%d is out of range", in.MembersShown)
 	}
-	a, err := topicstore.Analyze(ctx, s.store, topics.Config{MinClusterSize: 2})
+	a, err := topicstore.Load(ctx, s.store)
 	if err != nil {
 		return nil, err
 	}

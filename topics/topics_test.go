@@ -297,3 +297,15 @@ func TestCompareSnapshots(t *testing.T) {
 		t.Errorf("two empty snapshots: overall %v, want 1", st.Overall)
 	}
 }
+
+// BenchmarkDetect detects topics over 400 memories with five model slots
+// (E1, E5, E6, E7, E8; 24-d vectors).
+func BenchmarkDetect(b *testing.B) {
+	t := &testing.T{}
+	fps, _ := blobFingerprints(t, 20, 20, []fingerprint.SlotID{fingerprint.E1, fingerprint.E5, fingerprint.E6, fingerprint.E7, fingerprint.E8}, 0.3)
+	for b.Loop() {
+		if _, err := Detect(fps, Config{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -86,6 +86,19 @@ func Snippet(content string, n int) string {
 // Analyze loads every memory's fingerprint from src and detects topics.
 // Cost: one pass over the fingerprints plus topics.Detect (O(n²) per slot).
 func Analyze(ctx context.Context, src Source, cfg topics.Config) (*Analysis, error) {
+	a, err := Load(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	if a.Detection, err = topics.Detect(a.fps, cfg); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Load reads every memory's fingerprint from src without detecting topics
+// (for ClusterSlot alone). Cost: one pass over the fingerprints.
+func Load(ctx context.Context, src Source) (*Analysis, error) {
 	a := &Analysis{Time: time.Now().UTC()}
 	err := src.EachFingerprint(ctx, func(m engine.Memory, fp *fingerprint.Fingerprint) error {
 		a.Items = append(a.Items, Item{ID: m.ID, Type: m.Type, Session: m.Session, CreatedAt: m.CreatedAt, Snippet: Snippet(m.Content, SnippetRunes)})
@@ -94,9 +107,6 @@ func Analyze(ctx context.Context, src Source, cfg topics.Config) (*Analysis, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read fingerprints: %w", err)
-	}
-	if a.Detection, err = topics.Detect(a.fps, cfg); err != nil {
-		return nil, err
 	}
 	return a, nil
 }
