@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/mcpserver"
+	"github.com/cgraph/cgraph/memory"
+)
+
+func init() { register(newMCPCmd) }
+
+func newMCPCmd(a *App) *cobra.Command {
+	var httpAddr string
+	var allowRemote bool
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the cgraph tools to a coding agent over MCP (stdio, or streamable HTTP with --http)",
+		Long: `mcp serves the store's memory, search and analysis tools over the Model Context Protocol:
+on stdin/stdout by default (what Claude Code, Cursor and other MCP hosts start), or on
+streamable HTTP with --http 127.0.0.1:PORT.
+
+The first cgraph mcp on a store takes its writer lock. Later ones (or any beside another
+writing cgraph command) open the store read-only: their read tools see the writer's
+memories, and their write tools (store_memory, delete_memory) answer with an error that
+names the writing process.`,
+		Example: `  claude mcp add cgraph -- cgraph mcp --db ~/.local/share/cgraph/default
+  cgraph mcp --http 127.0.0.1:8765`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			var ln net.Listener
+			if httpAddr != "" {
+				if ln, err = listenMCP(httpAddr, allowRemote); err != nil {
+					return err
+				}
+				defer ln.Close() // Serve closes it first; a second close's error means nothing
+			}
+			s, writer, err := a.openStoreForMCP()
+			if err != nil {
+				return err
+			}
+			defer a.closeStore(s, &err)
+			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer})
+			if ln == nil {
+				return srv.Serve(a.Context(), a.Stdin, a.Stdout)
+			}
+			return serveHTTP(a, srv, ln)
+		},
+	}
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this address (host:port, loopback unless --allow-remote) instead of stdio")
+	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --http on a non-loopback address (the tools read and write the store without authentication)")
+	return cmd
+}
+
+// openStoreForMCP opens the store for writing, or read-only when --read-only
+// is given or another process holds the writer lock; writer is then that
+// process's pid (0 if unknown).
+func (a *App) openStoreForMCP() (s *memory.Store, writer int, err error) {
+	if a.ReadOnly {
+		s, err = a.OpenStore(false)
+		return s, 0, err
+	}
+	s, err = a.OpenStore(true)
+	var inUse *engine.StoreInUseError
+	if !errors.As(err, &inUse) {
+		return s, 0, err
+	}
+	a.Warnf("store %s is in use by process %d: serving read-only; store_memory and delete_memory will be refused", a.DBDir, inUse.PID)
+	s, err = a.OpenStore(false)
+	return s, inUse.PID, err
+}
+
+// listenMCP listens on addr, refusing a non-loopback host unless allowed.
+func listenMCP(addr string, allowRemote bool) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, usagef("give host:port, e.g. 127.0.0.1:8765", "--http %q: %v", addr, err)
+	}
+	if !allowRemote && !isLoopback(host) {
+		return nil, usagef("use 127.0.0.1:PORT or localhost:PORT, or add --allow-remote if the network is trusted (the tools have no authentication)",
+			"--http %s is not a loopback address", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// serveHTTP serves streamable HTTP on ln until the run's context ends.
+func serveHTTP(a *App, srv *mcpserver.Server, ln net.Listener) error {
+	hs := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+	a.Warnf("serving MCP (streamable HTTP) on http://%s/", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve MCP on %s: %w", ln.Addr(), err)
+	case <-a.Context().Done():
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(ctx); err != nil {
+		return fmt.Errorf("stop MCP HTTP server: %w", err)
+	}
+	return nil
+}

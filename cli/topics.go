@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/topics"
+	"github.com/cgraph/cgraph/topics/topicstore"
+)
+
+func init() { register(newTopicsCmd) }
+
+// topicsJSON is the --json form of `cgraph topics`.
+type topicsJSON struct {
+	Memories   int              `json:"memories"`
+	Threshold  float64          `json:"threshold"`
+	Reachable  float64          `json:"reachable_agreement"`
+	Topics     []topicJSON      `json:"topics"`
+	Unassigned int              `json:"unassigned"`
+	Slots      []topicSlotJSON  `json:"slots"`
+	Stability  *stabilityJSON   `json:"stability"`
+	Divergence []divergenceJSON `json:"divergence_alerts"`
+	Unmeasured []string         `json:"divergence_unmeasured_slots"`
+	Saved      bool             `json:"saved"`
+	Notes      []string         `json:"notes"`
+}
+
+type topicJSON struct {
+	Topic         int                `json:"topic"`
+	Size          int                `json:"size"`
+	Terms         []string           `json:"terms"`
+	MeanAgreement float64            `json:"mean_agreement"`
+	MinAgreement  float64            `json:"min_agreement"`
+	SlotSupport   map[string]float64 `json:"slot_support"`
+	Members       []topicMemberJSON  `json:"members"`
+	Stability     string             `json:"stability,omitempty"`
+	Jaccard       float64            `json:"jaccard_with_previous"`
+}
+
+type topicMemberJSON struct {
+	ID      engine.MemoryID `json:"id"`
+	Snippet string          `json:"snippet"`
+}
+
+type topicSlotJSON struct {
+	Slot     string  `json:"slot"`
+	Weight   float64 `json:"weight"`
+	Items    int     `json:"with_value"`
+	Clusters int     `json:"clusters"`
+	Noise    int     `json:"noise"`
+	Skipped  string  `json:"skipped,omitempty"`
+}
+
+type stabilityJSON struct {
+	Previous time.Time `json:"previous_snapshot"`
+	Common   int       `json:"common_memories"`
+	Overall  float64   `json:"overall"`
+	Vanished int       `json:"vanished_topics"`
+}
+
+type divergenceJSON struct {
+	ID         engine.MemoryID `json:"id"`
+	Slot       string          `json:"slot"`
+	Similarity float64         `json:"similarity"`
+	Nearest    engine.MemoryID `json:"nearest"`
+	Severity   string          `json:"severity"`
+}
+
+func newTopicsCmd(a *App) *cobra.Command {
+	var cfg topics.Config
+	var noSave bool
+	var recent int
+	cmd := &cobra.Command{
+		Use:   "topics",
+		Short: "Detect topics across the embedder slots, their stability since the last run, and divergence alerts",
+		Long: `topics clusters the memories with HDBSCAN in every non-temporal slot's space and groups
+memories whose weighted agreement across slots is at least 2.5 (semantic slots 1.0, relational
+and structural 0.5, temporal 0) into topics. It compares them with the last saved snapshot
+(stability), checks the newest memories for divergence in the 7 semantic slots (high below
+0.10, medium below 0.20) and saves a new snapshot in the store (unless --no-save, or the
+store is in use by another writer).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			if cfg.MinClusterSize != 0 && cfg.MinClusterSize < 2 {
+				return usagef("give 2 or more", "--min-cluster-size %d is too small", cfg.MinClusterSize)
+			}
+			if cfg.MinSamples < 0 {
+				return usagef("give 1 or more, or 0 for the default", "--min-samples %d is negative", cfg.MinSamples)
+			}
+			if recent < 0 {
+				return usagef("give 0 (no check) or more", "--recent %d is negative", recent)
+			}
+			s, readOnly, err := a.openStoreForTopics(noSave)
+			if err != nil {
+				return err
+			}
+			defer a.closeStore(s, &err)
+			an, err := topicstore.Analyze(a.Context(), s, cfg)
+			if err != nil {
+				return err
+			}
+			out := topicsReport(an, recent)
+			prev, ok, err := topicstore.Latest(a.Context(), s.Engine())
+			if err != nil {
+				return err
+			}
+			if ok {
+				st := topics.Compare(prev, an.Snapshot())
+				out.Stability = &stabilityJSON{Previous: prev.Time, Common: st.Common, Overall: st.Overall, Vanished: len(st.Vanished)}
+				for _, ts := range st.Topics {
+					out.Topics[ts.Topic].Stability, out.Topics[ts.Topic].Jaccard = ts.Status, ts.Jaccard
+				}
+			}
+			switch {
+			case noSave:
+			case readOnly:
+				out.Notes = append(out.Notes, "snapshot not saved: another process holds the store's writer lock")
+			default:
+				if err := topicstore.Save(a.Context(), s.Engine(), an.Snapshot()); err != nil {
+					return err
+				}
+				out.Saved = true
+			}
+			if a.JSON {
+				return a.PrintJSON(out)
+			}
+			printTopics(a, out)
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&cfg.MinClusterSize, "min-cluster-size", 0, "HDBSCAN min_cluster_size and the smallest topic (default 3)")
+	cmd.Flags().IntVar(&cfg.MinSamples, "min-samples", 0, "HDBSCAN min_samples, the point itself counted (default 2)")
+	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save this result as a snapshot")
+	cmd.Flags().IntVar(&recent, "recent", 5, "check the newest N memories for divergence (0: no check)")
+	return cmd
+}
+
+// openStoreForTopics opens the store for writing (to save the snapshot), or
+// read-only with --read-only, --no-save or when another process writes.
+func (a *App) openStoreForTopics(noSave bool) (*memory.Store, bool, error) {
+	if a.ReadOnly || noSave {
+		s, err := a.OpenStore(false)
+		return s, true, err
+	}
+	s, err := a.OpenStore(true)
+	var inUse *engine.StoreInUseError
+	if errors.As(err, &inUse) {
+		s, err = a.OpenStore(false)
+		return s, true, err
+	}
+	return s, false, err
+}
+
+func topicsReport(an *topicstore.Analysis, recent int) topicsJSON {
+	d := an.Detection
+	out := topicsJSON{Memories: len(an.Items), Threshold: d.Threshold, Reachable: d.Reachable, Topics: []topicJSON{},
+		Divergence: []divergenceJSON{}, Unmeasured: []string{}, Notes: []string{}}
+	for i, t := range d.Topics {
+		tj := topicJSON{Topic: i, Size: len(t.Members), Terms: t.Terms, MeanAgreement: t.MeanAgreement, MinAgreement: t.MinAgreement,
+			SlotSupport: map[string]float64{}, Members: []topicMemberJSON{}}
+		if tj.Terms == nil {
+			tj.Terms = []string{}
+		}
+		for _, sh := range t.Slots {
+			tj.SlotSupport[sh.Slot.String()] = sh.Share
+		}
+		for _, m := range t.Members {
+			tj.Members = append(tj.Members, topicMemberJSON{ID: an.Items[m].ID, Snippet: an.Items[m].Snippet})
+		}
+		out.Topics = append(out.Topics, tj)
+	}
+	for _, l := range d.Labels {
+		if l == topics.Noise {
+			out.Unassigned++
+		}
+	}
+	for _, sc := range d.Slots {
+		out.Slots = append(out.Slots, topicSlotJSON{Slot: sc.Slot.String(), Weight: sc.Weight, Items: sc.Items, Clusters: sc.Clusters, Noise: sc.Noise, Skipped: sc.Skipped})
+	}
+	if d.Reachable < d.Threshold {
+		out.Notes = append(out.Notes, fmt.Sprintf("the clustered slots reach an agreement of at most %.1f, below the threshold %.1f: no topic can form until more slots have models (see `cgraph embedders`)", d.Reachable, d.Threshold))
+	}
+	if recent > 0 && len(an.Items) > 1 {
+		r, _, _ := an.Divergence(recent)
+		for _, c := range r.Alerts() {
+			out.Divergence = append(out.Divergence, divergenceJSON{ID: an.Items[c.Memory].ID, Slot: c.Slot.String(), Similarity: c.Similarity,
+				Nearest: an.Items[c.Nearest].ID, Severity: c.Severity})
+		}
+		for _, s := range r.Unmeasured {
+			out.Unmeasured = append(out.Unmeasured, s.String())
+		}
+	}
+	return out
+}
+
+func printTopics(a *App, out topicsJSON) {
+	a.Printf("%d memories, %d topics (agreement ≥ %.1f of at most %.1f reachable), %d unassigned\n",
+		out.Memories, len(out.Topics), out.Threshold, out.Reachable, out.Unassigned)
+	for _, t := range out.Topics {
+		stab := ""
+		if t.Stability != "" {
+			stab = fmt.Sprintf("  %s (Jaccard %.2f)", t.Stability, t.Jaccard)
+		}
+		a.Printf("\ntopic %d: %d memories  [%s]  agreement mean %.2f min %.2f%s\n", t.Topic, t.Size, strings.Join(t.Terms, ", "), t.MeanAgreement, t.MinAgreement, stab)
+		for _, m := range t.Members {
+			a.Printf("  %s  %s\n", m.ID, snippetOf(m.Snippet, 90))
+		}
+	}
+	a.Printf("\nslots:\n")
+	for _, s := range out.Slots {
+		if s.Skipped != "" {
+			a.Printf("  %-4s w=%.1f  skipped: %s\n", s.Slot, s.Weight, s.Skipped)
+			continue
+		}
+		a.Printf("  %-4s w=%.1f  %d clusters over %d memories, %d noise\n", s.Slot, s.Weight, s.Clusters, s.Items, s.Noise)
+	}
+	if out.Stability != nil {
+		a.Printf("\nstability since %s: %.2f over %d common memories, %d topics vanished\n",
+			out.Stability.Previous.UTC().Format(humanTime), out.Stability.Overall, out.Stability.Common, out.Stability.Vanished)
+	}
+	if len(out.Divergence) > 0 {
+		a.Printf("\ndivergence alerts (semantic slots; high < 0.10, medium < 0.20):\n")
+		for _, d := range out.Divergence {
+			a.Printf("  %-6s %s %-4s similarity %.3f (nearest %s)\n", d.Severity, d.ID, d.Slot, d.Similarity, d.Nearest)
+		}
+	}
+	for _, n := range out.Notes {
+		a.Printf("\nnote: %s\n", n)
+	}
+	if out.Saved {
+		a.Printf("\nsnapshot saved\n")
+	}
+}
+
+func snippetOf(s string, n int) string { return topicstore.Snippet(s, n) }
