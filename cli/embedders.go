@@ -32,7 +32,8 @@ type embedderJSON struct {
 	RAMBytes       int64  `json:"ram_bytes"`
 	// Stored is the producer recorded in the store for the slot ("" when
 	// none or without a store); StoredDiffers says it is not the installed
-	// one, so the slot needs `cgraph reembed --slot`.
+	// one (also when "" is stored and a model is installed now), so the
+	// slot needs `cgraph reembed --slot`.
 	Stored        string `json:"stored"`
 	StoredDiffers bool   `json:"stored_differs"`
 }
@@ -110,8 +111,10 @@ func storeRows(infos []memory.SlotInfo) []embedderJSON {
 		r.Index, r.Docs, r.RAMBytes = si.Index, si.Docs, si.RAMBytes
 		if si.Stored != (fingerprint.Producer{}) {
 			r.Stored = si.Stored.String()
-			r.StoredDiffers = si.Stored != si.Status.Producer
 		}
+		// A slot recorded as "nothing" that has a producer now differs too:
+		// the store's memories have no value of it.
+		r.StoredDiffers = si.Stored != si.Status.Producer
 		rows = append(rows, r)
 	}
 	return rows
@@ -168,7 +171,11 @@ func (a *App) printEmbedders(rows []embedderJSON) error {
 			why = append(why, fmt.Sprintf("  %-4s %s: %s", r.Slot, r.Status, strings.TrimPrefix(r.Reason, r.Status+": ")))
 		}
 		if r.StoredDiffers && !strings.Contains(r.Reason, "cgraph reembed") {
-			why = append(why, fmt.Sprintf("  %-4s the store was built with %s: run `cgraph reembed --slot %s`", r.Slot, r.Stored, r.Slot))
+			stored := r.Stored
+			if stored == "" {
+				stored = "no value of this slot"
+			}
+			why = append(why, fmt.Sprintf("  %-4s the store was built with %s: run `cgraph reembed --slot %s`", r.Slot, stored, r.Slot))
 		}
 	}
 	if len(why) > 0 {

@@ -24,7 +24,9 @@ is writing to it, in which case the memory is read without recording.
 --fingerprint adds the memory's stored fingerprint, one line per slot: status
 (present, fallback, unavailable with the reason), the producer (model and
 sha256 prefix), representation, dims, norms, non-zeros and token count. It
-loads the models (to open the store as search does), so it is slower.`,
+loads the models (to open the store as search does), so it is slower; it also
+works on a store built with other models than the installed ones, and then
+shows which producer made each stored value.`,
 		Args:              exactArgs(1, "one memory id"),
 		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
@@ -80,7 +82,7 @@ type memoryWithFingerprint struct {
 
 // getWithFingerprint shows a memory and its stored fingerprint.
 func (a *App) getWithFingerprint(id engine.MemoryID) (err error) {
-	s, err := a.openStoreForAccess()
+	s, err := a.openStoreForInspection()
 	if err != nil {
 		return err
 	}

@@ -26,10 +26,22 @@ func TestReembedAfterModelChange(t *testing.T) {
 			t.Errorf("%v on a mixed store: exit %d, stderr %q", args, r.code, r.stderr)
 		}
 	}
+	// get --fingerprint still opens the mixed store and shows what is stored:
+	// E1 was never computed.
+	var list []memoryJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "list").stdout, &list)
+	var fp fingerprintOut
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", models, "--json", "get", list[0].ID.String(), "--fingerprint").stdout, &fp)
+	if len(fp.Fingerprint) == 0 || fp.Fingerprint[0].Slot != "E1" || fp.Fingerprint[0].Status != "unavailable" || fp.Fingerprint[0].Note == "" {
+		t.Errorf("get --fingerprint on the mixed store: %+v", fp.Fingerprint)
+	}
 	var rows []embedderJSON
 	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", models, "--json", "embedders").stdout, &rows)
-	if !rows[0].StoredDiffers && rows[0].Stored != "" {
-		t.Errorf("embedders does not flag E1: %+v", rows[0])
+	if e1 := rows[0]; !e1.StoredDiffers || e1.Stored != "" || e1.Status != "unavailable" || !strings.Contains(e1.Reason, "cgraph reembed --slot E1") || e1.Docs != 0 {
+		t.Errorf("embedders does not flag E1: %+v", e1)
+	}
+	if e6 := rows[5]; e6.StoredDiffers || e6.Status != "ready" || e6.Docs != 3 {
+		t.Errorf("embedders flags E6: %+v", e6)
 	}
 
 	r := run(t, "", "--db", db, "--models-dir", models, "--read-only", "reembed")

@@ -101,17 +101,18 @@ func closeRegistry(closeReg func() error) error {
 	return nil
 }
 
-// openStoreForAccess opens the store for a read that records accesses (get):
-// for writing, or read-only with --read-only or when another process holds
-// the writer lock.
-func (a *App) openStoreForAccess() (*memory.Store, error) {
-	if a.ReadOnly {
-		return a.OpenStore(false)
-	}
-	s, err := a.OpenStore(true)
+// openStoreForInspection opens the store for get --fingerprint: for writing
+// (so the read records the access), or read-only with --read-only or when
+// another process holds the writer lock. It opens despite slot producer
+// mismatches, since showing which producer made each stored value is what
+// one inspects a fingerprint for; nothing is embedded or searched.
+func (a *App) openStoreForInspection() (*memory.Store, error) {
+	o := storeOpen{write: !a.ReadOnly, reembed: true}
+	s, err := a.openStore(o)
 	var inUse *engine.StoreInUseError
-	if errors.As(err, &inUse) {
-		return a.OpenStore(false)
+	if o.write && errors.As(err, &inUse) {
+		o.write = false
+		return a.openStore(o)
 	}
 	return s, err
 }
