@@ -39,10 +39,16 @@ func e8Query(text string, side fingerprint.Side) string {
 	if s.Empty() {
 		return text
 	}
+	t := s.TargetText()
 	if side == fingerprint.SideA {
-		return s.SourceText()
+		t = s.SourceText()
 	}
-	return s.TargetText()
+	if t == "" {
+		// As in e8Sides: a side with nothing of its own ("calls: w.Reset"
+		// has no target side) takes the whole structure text, never "".
+		return s.Text()
+	}
+	return t
 }
 
 // buildE8: all-MiniLM-L6-v2 over the structure text of package structure.
