@@ -183,3 +183,57 @@ func TestSearchReadOnly(t *testing.T) {
 		t.Fatalf("read-only search: %+v", got)
 	}
 }
+
+// TestSearchSessionAnchor: sequence_navigation with --session/--seq puts the
+// anchor session's turns first, each with the in_sequence badge.
+func TestSearchSessionAnchor(t *testing.T) {
+	db := sharedSampleStore(t)
+	var got searchOut
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", realModelsDir(t), "--json", "search", "what did the assistant answer",
+		"--profile", "sequence_navigation", "--session", "2026-03-02-rocksdb-store", "--seq", "2", "--top-k", "6").stdout, &got)
+	if len(got.Results) < 4 {
+		t.Fatalf("%d results", len(got.Results))
+	}
+	for i, r := range got.Results[:4] {
+		if r.Memory.Session != "2026-03-02-rocksdb-store" || !contains(r.Badges, "in_sequence") || r.Slots["E4"].Score == nil {
+			t.Errorf("result %d is not a turn of the anchor session with the badge: session %q badges %v", i, r.Memory.Session, r.Badges)
+		}
+	}
+	// Without the anchor E4 cannot score, and says why.
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", realModelsDir(t), "--json", "search", "what did the assistant answer",
+		"--profile", "sequence_navigation").stdout, &got)
+	for _, sp := range got.Spaces {
+		if sp.Slot == "E4" && (sp.Status != pipeline.StatusUnavailable || !strings.Contains(sp.Note, "session")) {
+			t.Errorf("E4 without an anchor: %+v", sp)
+		}
+	}
+}
+
+// TestSearchProfileFile searches with a custom profile file: the result
+// names it, and a profile weighing E6 alone ranks like --embedder E6.
+func TestSearchProfileFile(t *testing.T) {
+	db := sharedSampleStore(t)
+	models := realModelsDir(t)
+	file := filepath.Join(t.TempDir(), "kw.yaml")
+	writeFile(t, file, "name: keywords_only\nweights:\n  E6: 1\n")
+	var prof, emb searchOut
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", models, "--json", "search", "grocksdb RocksDB version", "--profile-file", file).stdout, &prof)
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", models, "--json", "search", "grocksdb RocksDB version", "--embedder", "E6").stdout, &emb)
+	if prof.Profile != "keywords_only" || len(prof.Results) == 0 || len(prof.Results) != len(emb.Results) {
+		t.Fatalf("profile file: %q, %d results; E6 alone %d", prof.Profile, len(prof.Results), len(emb.Results))
+	}
+	for i := range prof.Results {
+		if prof.Results[i].ID != emb.Results[i].ID {
+			t.Errorf("rank %d: profile file %s, E6 alone %s", i, prof.Results[i].ID, emb.Results[i].ID)
+		}
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

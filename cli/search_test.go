@@ -197,8 +197,9 @@ type searchOut struct {
 			Factor float64 `json:"factor"`
 		} `json:"boosts"`
 		Memory struct {
-			Type string   `json:"type"`
-			Tags []string `json:"tags"`
+			Type    string   `json:"type"`
+			Tags    []string `json:"tags"`
+			Session string   `json:"session"`
 		} `json:"memory"`
 	} `json:"results"`
 	Spaces []struct {
