@@ -52,10 +52,13 @@ and can be run again. A progress bar is drawn on a terminal.`,
 			var bar *progressbar.ProgressBar
 			progress := func(done, total int) {
 				if bar == nil {
-					bar = a.countBar(total, "re-embedding")
-					if bar == nil {
+					// Memory reports after each batch, so the total is
+					// known only now; draw at once, the throttle would
+					// hide a short run.
+					if bar = a.countBar(total, "re-embedding"); bar == nil {
 						return
 					}
+					_ = bar.RenderBlank() // only draws on the terminal
 				}
 				_ = bar.Set(done) // only draws on the terminal
 			}

@@ -151,3 +151,22 @@ func TestGetFingerprint(t *testing.T) {
 		t.Errorf("human get --fingerprint:\n%s", out)
 	}
 }
+
+// TestReembedProgressBar draws the bar on a terminal, never with --json.
+func TestReembedProgressBar(t *testing.T) {
+	old := terminalCheck
+	terminalCheck = func(any) bool { return true }
+	defer func() { terminalCheck = old }()
+	db := newStore(t) // without models
+	mustRun(t, "", "--db", db, "add", "one memory")
+	mustRun(t, "", "--db", db, "add", "another memory")
+	models := realModelsDir(t)
+	r := mustRun(t, "", "--db", db, "--models-dir", models, "reembed", "--slot", "E7")
+	if !strings.Contains(r.stderr, "re-embedding") || r.stdout != "re-embedded 2 memories (E7) in "+db+"\n" {
+		t.Errorf("reembed on a terminal: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+	r = mustRun(t, "", "--db", db, "--models-dir", models, "--json", "reembed", "--slot", "E1")
+	if r.stderr != "" {
+		t.Errorf("progress bar drawn with --json: %q", r.stderr)
+	}
+}
