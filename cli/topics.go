@@ -183,6 +183,9 @@ func topicsReport(an *topicstore.Analysis, recent int) topicsJSON {
 	for _, sc := range d.Slots {
 		out.Slots = append(out.Slots, topicSlotJSON{Slot: sc.Slot.String(), Weight: sc.Weight, Items: sc.Items, Clusters: sc.Clusters, Noise: sc.Noise, Skipped: sc.Skipped})
 	}
+	if an.Skipped > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("only the newest %d memories were analysed (%d older ones left out: clustering is O(n²) per slot)", len(an.Items), an.Skipped))
+	}
 	if d.Reachable < d.Threshold {
 		out.Notes = append(out.Notes, fmt.Sprintf("the clustered slots reach an agreement of at most %.1f, below the threshold %.1f: no topic can form until more slots have models (see `cgraph embedders`)", d.Reachable, d.Threshold))
 	}

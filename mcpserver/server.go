@@ -130,8 +130,11 @@ func define[In any](name, kind string, write bool, desc string, h func(ctx conte
 	d.register = func(s *Server, m *mcp.Server) {
 		destructive := write && name == "delete_memory"
 		open := false
+		// detect_topics runs on read-only servers too but saves a snapshot
+		// where it can: not a read-only tool for the host.
+		readOnly := !write && name != "detect_topics"
 		tool := &mcp.Tool{Name: name, Description: desc, InputSchema: inputSchema[In](), Annotations: &mcp.ToolAnnotations{
-			ReadOnlyHint: !write, DestructiveHint: &destructive, IdempotentHint: !write, OpenWorldHint: &open}}
+			ReadOnlyHint: readOnly, DestructiveHint: &destructive, IdempotentHint: readOnly, OpenWorldHint: &open}}
 		mcp.AddTool(m, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
 			defer func() {
 				if r := recover(); r != nil {

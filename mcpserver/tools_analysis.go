@@ -284,6 +284,9 @@ func (s *Server) detect(ctx context.Context, p clusterParams, shown int) (*topic
 	for _, sc := range d.Slots {
 		out.Slots = append(out.Slots, SlotSummary{Slot: sc.Slot.String(), Weight: sc.Weight, Items: sc.Items, Clusters: sc.Clusters, Noise: sc.Noise, Skipped: sc.Skipped})
 	}
+	if a.Skipped > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("only the newest %d memories were analysed (%d older ones left out: clustering is O(n²) per slot)", len(a.Items), a.Skipped))
+	}
 	if d.Reachable < d.Threshold {
 		out.Notes = append(out.Notes, fmt.Sprintf("the slots that could be clustered reach an agreement of at most %.1f, below the topic threshold %.1f: install more models (list_embedder_indexes) for topics to form", d.Reachable, d.Threshold))
 	}

@@ -309,3 +309,25 @@ func BenchmarkDetect(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClusterSlot clusters 1000 memories by their 384-d E1 vectors
+// (the size of e5-small-v2's): the cost of one slot of Detect.
+func BenchmarkClusterSlot(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	fps := make([]*fingerprint.Fingerprint, 1000)
+	for i := range fps {
+		v := make(fingerprint.Dense, 384)
+		for d := range v {
+			v[d] = float32(rng.NormFloat64() + float64(i%10)*0.3*float64(d%7))
+		}
+		fps[i] = &fingerprint.Fingerprint{}
+		if err := fps[i].Set(fingerprint.E1, present(v)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		if _, err := ClusterSlot(fingerprint.E1, fps, Config{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -68,8 +68,17 @@ type Analysis struct {
 	Time      time.Time
 	Items     []Item // in doc-number order; topics' member indexes point here
 	Detection topics.Detection
-	fps       []*fingerprint.Fingerprint
+	// Skipped counts the older memories left out to stay within
+	// MaxMemories.
+	Skipped int
+	fps     []*fingerprint.Fingerprint
 }
+
+// MaxMemories bounds the memories one analysis clusters: the newest
+// MaxMemories (by doc number) are kept and Analysis.Skipped counts the rest.
+// Clustering is O(n²) per slot: about 85 ms per slot at 1,000 memories
+// (BenchmarkClusterSlot), so about 2 s per slot at this bound.
+const MaxMemories = 5000
 
 // SnippetRunes bounds Item.Snippet.
 const SnippetRunes = 160
@@ -107,6 +116,11 @@ func Load(ctx context.Context, src Source) (*Analysis, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read fingerprints: %w", err)
+	}
+	if n := len(a.Items); n > MaxMemories {
+		a.Skipped = n - MaxMemories
+		a.Items = slices.Clone(a.Items[a.Skipped:])
+		a.fps = slices.Clone(a.fps[a.Skipped:])
 	}
 	return a, nil
 }

@@ -211,3 +211,30 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// countingSource yields n memories with empty fingerprints.
+type countingSource int
+
+func (n countingSource) EachFingerprint(ctx context.Context, fn func(m engine.Memory, fp *fingerprint.Fingerprint) error) error {
+	for i := range int(n) {
+		if err := fn(engine.Memory{ID: engine.NewMemoryID(), DocNum: engine.DocNum(i), Content: "m"}, &fingerprint.Fingerprint{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestAnalyzeKeepsTheNewest: beyond MaxMemories the oldest memories are
+// left out and counted.
+func TestAnalyzeKeepsTheNewest(t *testing.T) {
+	a, err := Analyze(context.Background(), countingSource(MaxMemories+7), topics.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Items) != MaxMemories || a.Skipped != 7 || len(a.Detection.Labels) != MaxMemories {
+		t.Fatalf("items %d skipped %d labels %d", len(a.Items), a.Skipped, len(a.Detection.Labels))
+	}
+	if len(a.Snapshot().Universe) != MaxMemories {
+		t.Fatal("snapshot universe")
+	}
+}
