@@ -66,7 +66,9 @@ func toOutput(res memory.SearchResult, req memory.SearchRequest) SearchOutput {
 		out.Results = append(out.Results, toHit(i+1, h, res.Memories[i]))
 	}
 	for _, sp := range res.Spaces {
-		if sp.Status == pipeline.StatusUnavailable || sp.Status == pipeline.StatusFailed {
+		// A weighted slot without a model, or any failure, is worth a note;
+		// an unweighted badge slot (E4 without a session) is only in spaces.
+		if (sp.Status == pipeline.StatusUnavailable && sp.Weight > 0) || sp.Status == pipeline.StatusFailed {
 			note := sp.Name + " " + sp.Status
 			if sp.Note != "" {
 				note += ": " + sp.Note
