@@ -157,7 +157,7 @@ type compareOut struct {
 	Query         string                        `json:"query"`
 	Slots         []SlotRanking                 `json:"slots"`
 	Overlap       map[string]map[string]float64 `json:"overlap"`       // Jaccard of top-k sets per slot pair
-	Consensus     []Disagreement                `json:"consensus"`     // listed by every compared slot
+	Consensus     []Disagreement                `json:"consensus"`     // listed by every compared slot that returned results
 	Disagreements []Disagreement                `json:"disagreements"` // top-3 in one slot, absent from at least one other
 }
 
@@ -246,8 +246,8 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 		d := Disagreement{ID: id, Snippet: snippets[id], RankedBy: map[string]int{}, MissedBy: []string{}}
 		best := k + 1
 		for i, set := range sets {
-			if out.Slots[i].Status != pipeline.StatusOK && out.Slots[i].Status != pipeline.StatusEmpty {
-				continue
+			if out.Slots[i].Status != pipeline.StatusOK {
+				continue // a slot with no list (empty, unavailable) neither agrees nor misses
 			}
 			if r, ok := set[id]; ok {
 				d.RankedBy[slots[i].String()] = r
