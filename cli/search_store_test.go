@@ -237,3 +237,32 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
+
+// BenchmarkCommand measures whole in-process commands on the sample store,
+// as a user pays for them: opening the store, loading the models (search,
+// embedders), the work, the output. list (records only, no models) is the
+// baseline of the same run.
+//
+//	go test -run '^$' -bench BenchmarkCommand -benchtime 10x ./cli
+func BenchmarkCommand(b *testing.B) {
+	db := sharedSampleStore(b)
+	models := realModels
+	for _, bc := range []struct {
+		name string
+		args []string
+	}{
+		{"list", []string{"list", "--limit", "10"}},
+		{"search_multi_space", []string{"--models-dir", models, "search", "why did the build fail", "--profile", "causal_reasoning"}},
+		{"search_pipeline", []string{"--models-dir", models, "search", "why did the build fail", "--mode", "pipeline", "--profile", "pipeline_full"}},
+		{"search_e6_only", []string{"--models-dir", models, "search", "grocksdb", "--embedder", "E6"}},
+		{"embedders", []string{"--models-dir", models, "embedders"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if code, stderr := execCLI(append([]string{"--db", db}, bc.args...)...); code != ExitOK {
+					b.Fatalf("exit %d: %s", code, stderr)
+				}
+			}
+		})
+	}
+}

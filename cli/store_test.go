@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -72,9 +76,11 @@ var (
 // sharedSampleStore returns the --db of one store of the bundled samples
 // embedded with the real models, made once for the tests that only read it
 // (search, embedders): embedding the samples is the slow part.
-func sharedSampleStore(t *testing.T) string {
-	t.Helper()
-	models := realModelsDir(t)
+func sharedSampleStore(tb testing.TB) string {
+	tb.Helper()
+	if t, ok := tb.(*testing.T); ok {
+		realModelsDir(t)
+	}
 	sharedOnce.Do(func() {
 		var err error
 		if sharedDir, err = os.MkdirTemp("", "cgraph-samples-"); err != nil {
@@ -82,14 +88,22 @@ func sharedSampleStore(t *testing.T) string {
 			return
 		}
 		db := filepath.Join(sharedDir, "store")
-		if r := run(t, "", "--db", db, "--models-dir", models, "init", "--samples"); r.code != ExitOK {
-			sharedErr = fmt.Sprintf("init --samples: exit %d: %s", r.code, r.stderr)
+		if code, stderr := execCLI("--db", db, "--models-dir", realModels, "init", "--samples"); code != ExitOK {
+			sharedErr = fmt.Sprintf("init --samples: exit %d: %s", code, stderr)
 			return
 		}
 		sharedDB = db
 	})
 	if sharedErr != "" {
-		t.Fatal(sharedErr)
+		tb.Fatal(sharedErr)
 	}
 	return sharedDB
+}
+
+// execCLI runs the command line in-process with empty stdin, discarding
+// stdout; for benchmarks and set-up shared between tests.
+func execCLI(args ...string) (code int, stderr string) {
+	var errb bytes.Buffer
+	code = ExecuteContext(context.Background(), args, strings.NewReader(""), io.Discard, &errb)
+	return code, errb.String()
 }
