@@ -116,23 +116,32 @@ func normLang(l string) string {
 	return l
 }
 
-// benchRetriever builds the retriever `bench run` measures: it must index
-// into a fresh store in storeDir (or reuse one built from the same corpus and
-// models), understand every bench.RunSpec mode and bench.RRFProfileName, and
-// fill the reproducibility fields it knows (models with sha256, stage sizes).
-// close releases the store. It is a variable so the engine/pipeline wiring
-// can be plugged in without touching the command.
-var benchRetriever = func(a *App, storeDir string) (r bench.Retriever, repro bench.Repro, closeFn func() error, err error) {
-	return nil, repro, nil, errors.New("bench run needs engine search, which this build does not provide yet: " +
-		"use `cgraph bench prepare` and `cgraph bench compare`, or a build with the search pipeline wired in")
+// benchRetriever builds the retriever `bench run` measures: it indexes into
+// a fresh store in cfg.Dir (or reuses one built from the same corpus and
+// models), understands every bench.RunSpec mode and bench.RRFProfileName, and
+// reports the reproducibility fields it knows (models with sha256, stage
+// sizes). close releases the store. It is a variable so tests can measure the
+// command with a small exact retriever.
+var benchRetriever = newEngineRetriever
+
+// benchStoreConfig is what `bench run` tells the retriever about the store
+// and the stage sizes it searches with.
+type benchStoreConfig struct {
+	Dir string // store directory; the manifest is Dir + benchManifestSuffix
+	// RecallK, FilterK and FusionK are the pipeline stage sizes (0 = the
+	// pipeline's defaults).
+	RecallK, FilterK, FusionK int
+	Batch                     int  // memories per AddBatch (0 = benchIngestBatch)
+	NoThresholds              bool // keep results below every slot's low threshold
 }
 
 type benchRunFlags struct {
 	data, queries, qrels, split, out, store, direction string
 	profiles, modes, embedders                         []string
 	maxQueries, k                                      int
+	recallK, filterK, fusionK, batch                   int
 	seed                                               uint64
-	noBaselines                                        bool
+	noBaselines, noThresholds                          bool
 }
 
 func newBenchRunCmd(a *App) *cobra.Command {
@@ -181,7 +190,16 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 			if store == "" {
 				store = filepath.Join(out, "store")
 			}
-			r, repro, closeR, err := benchRetriever(a, store)
+			for _, v := range []struct {
+				name string
+				v    int
+			}{{"--recall-k", f.recallK}, {"--filter-k", f.filterK}, {"--fusion-k", f.fusionK}, {"--batch", f.batch}, {"--k", f.k}} {
+				if v.v < 0 {
+					return usagef("give 0 (the default) or a positive size", "%s %d is negative", v.name, v.v)
+				}
+			}
+			r, repro, closeR, err := benchRetriever(a, benchStoreConfig{Dir: store, RecallK: f.recallK, FilterK: f.filterK,
+				FusionK: f.fusionK, Batch: f.batch, NoThresholds: f.noThresholds})
 			if err != nil {
 				return err
 			}
@@ -203,6 +221,13 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 			}
 			if !f.noBaselines {
 				repro.ProfileWeights[bench.RRFProfileName] = map[string]float64{"E1": 0.5, "E6": 0.5}
+			}
+			if repro.StageSizes == nil {
+				repro.StageSizes = map[string]int{}
+			}
+			repro.StageSizes["top_k"] = f.k
+			if f.noThresholds {
+				repro.StageSizes["no_thresholds"] = 1
 			}
 			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro,
 				Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress()})
@@ -233,6 +258,11 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.StringVar(&f.out, "out", "", "report directory (default bench-out/<set>)")
 	fl.StringVar(&f.store, "store", "", "store directory for the indexed corpus (default <out>/store)")
 	fl.BoolVar(&f.noBaselines, "no-baselines", false, "skip the bm25_only, e1_only and rrf_e1_e6 runs")
+	fl.IntVar(&f.recallK, "recall-k", 0, "pipeline S1 recall size (0 = the pipeline default, 10000)")
+	fl.IntVar(&f.filterK, "filter-k", 0, "pipeline S2 filter size (0 = the pipeline default, 1000)")
+	fl.IntVar(&f.fusionK, "fusion-k", 0, "S3 fusion size and per-slot k in multi_space (0 = the default, 100)")
+	fl.IntVar(&f.batch, "batch", 0, "memories per write batch while indexing (0 = 64)")
+	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low similarity threshold")
 	return cmd
 }
 

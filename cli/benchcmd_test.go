@@ -71,7 +71,7 @@ func (o *benchOverlapRetriever) Search(_ context.Context, req bench.SearchReques
 
 func withTestRetriever(t *testing.T) {
 	old := benchRetriever
-	benchRetriever = func(a *App, storeDir string) (bench.Retriever, bench.Repro, func() error, error) {
+	benchRetriever = func(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Repro, func() error, error) {
 		return &benchOverlapRetriever{}, bench.Repro{StageSizes: map[string]int{"k": 100}}, func() error { return nil }, nil
 	}
 	t.Cleanup(func() { benchRetriever = old })
@@ -173,13 +173,6 @@ func TestBenchUsageErrors(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, tc.code, tc.want)
 		}
-	}
-}
-
-func TestBenchRunUnwired(t *testing.T) {
-	_, stderr, code := benchExec(t, "bench", "run", "--data", tinySet, "--out", t.TempDir())
-	if code != 1 || !strings.Contains(stderr, "bench run needs engine search") {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }
 

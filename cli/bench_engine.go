@@ -1,0 +1,453 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/embedders/neural"
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/models/runtime"
+	"github.com/cgraph/cgraph/pipeline"
+	"github.com/cgraph/cgraph/profiles"
+)
+
+const (
+	benchIngestBatch    = 64
+	benchManifestSuffix = ".bench.json"
+	benchManifestFormat = 1
+	// benchSourcePrefix marks the Source of a memory the bench wrote; the
+	// rest is the corpus document id, which is how a hit maps back.
+	benchSourcePrefix = "bench:"
+	// benchMaxContent bounds a corpus document; BEIR documents are far
+	// smaller, and a larger one is refused with its id.
+	benchMaxContent = 4 << 20
+)
+
+// benchCreatedAt is every bench memory's creation time: the corpus has no
+// times, and a fixed one keeps rebuilt stores identical and the temporal
+// slots neutral (they tie every document).
+var benchCreatedAt = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// newEngineRetriever is the real bench retriever: a memory.Store over the
+// neural registry (models from --models-dir).
+func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Repro, func() error, error) {
+	var repro bench.Repro
+	if err := checkBenchStoreDir(cfg.Dir); err != nil {
+		return nil, repro, nil, err
+	}
+	dev, err := runtime.ParseDevice(a.Device)
+	if err != nil {
+		return nil, repro, nil, &UsageError{Problem: err.Error()}
+	}
+	reg, closeReg, err := neural.Registry(a.Context(), neural.Config{ModelsDir: a.ModelsDir, Device: dev})
+	if err != nil {
+		return nil, repro, nil, fmt.Errorf("bench run: load embedders from %s: %w", a.ModelsDir, err)
+	}
+	r := &engineRetriever{cfg: cfg, reg: reg, closeReg: closeReg, notes: map[string]map[string]*benchNote{}}
+	if r.cfg.Batch <= 0 {
+		r.cfg.Batch = benchIngestBatch
+	}
+	for _, st := range reg.Statuses() {
+		if st.State == fingerprint.StatusUnavailable {
+			a.Warnf("bench: a slot is unavailable: %s", st.Reason)
+		}
+	}
+	return r, repro, r.Close, nil
+}
+
+// engineRetriever implements bench.Retriever over a memory.Store. It indexes
+// a corpus into a store of its own (never the user's --db), reuses it when
+// its manifest says it holds the same corpus computed by the same slot
+// producers, and maps each bench run to a memory.SearchRequest. Not safe for
+// concurrent use (the runner calls it from one goroutine).
+type engineRetriever struct {
+	cfg      benchStoreConfig
+	reg      *embedders.Registry
+	closeReg func() error
+	store    *memory.Store
+	// notes counts, per run, the space reports that were not "ok"
+	// ("E7 unavailable": 40), so a slot silently missing from a run shows
+	// in the report.
+	notes map[string]map[string]*benchNote
+	// built is how long the store's build took (from its manifest when
+	// reused).
+	built float64
+}
+
+var (
+	_ bench.Retriever     = (*engineRetriever)(nil)
+	_ bench.ReproReporter = (*engineRetriever)(nil)
+	_ bench.RunNoter      = (*engineRetriever)(nil)
+	_ bench.BuildTimer    = (*engineRetriever)(nil)
+)
+
+// benchManifest sits beside a bench store and says what it holds. A store
+// whose manifest is missing, incomplete or different is rebuilt.
+type benchManifest struct {
+	Format        int               `json:"format"`
+	CgraphVersion string            `json:"cgraph_version"`
+	CorpusSHA256  string            `json:"corpus_sha256"`
+	Docs          int               `json:"docs"`
+	Producers     map[string]string `json:"producers"` // slot → producer, "" when unavailable
+	Complete      bool              `json:"complete"`  // false while the store is being built
+	BuiltSeconds  float64           `json:"built_seconds,omitempty"`
+}
+
+func (m benchManifest) sameContent(o benchManifest) bool {
+	if m.Format != o.Format || m.CorpusSHA256 != o.CorpusSHA256 || m.Docs != o.Docs || len(m.Producers) != len(o.Producers) {
+		return false
+	}
+	for k, v := range m.Producers {
+		if o.Producers[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *engineRetriever) manifestPath() string {
+	return filepath.Clean(r.cfg.Dir) + benchManifestSuffix
+}
+
+// producers names what computes each slot now.
+func (r *engineRetriever) producers() map[string]string {
+	out := map[string]string{}
+	for i, st := range r.reg.Statuses() {
+		slot := fingerprint.Slots()[i]
+		if st.State == fingerprint.StatusUnavailable || st.Producer == (fingerprint.Producer{}) {
+			out[slot.String()] = ""
+			continue
+		}
+		out[slot.String()] = st.Producer.Model + "@" + hex.EncodeToString(st.Producer.SHA256[:])
+	}
+	return out
+}
+
+// corpusSHA256 hashes the documents in order (id, title, text), so a store is
+// reused only for exactly this corpus.
+func corpusSHA256(docs []bench.Doc) string {
+	h := sha256.New()
+	for _, d := range docs {
+		for _, s := range []string{string(d.ID), d.Title, d.Text} {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func benchContent(d bench.Doc) string {
+	if d.Title == "" {
+		return d.Text
+	}
+	return d.Title + "\n\n" + d.Text
+}
+
+// Index builds the store or reuses it (reused = true).
+func (r *engineRetriever) Index(ctx context.Context, docs []bench.Doc, progress func(done int)) (bool, error) {
+	want := benchManifest{Format: benchManifestFormat, CgraphVersion: engine.Version, CorpusSHA256: corpusSHA256(docs),
+		Docs: len(docs), Producers: r.producers()}
+	if old, err := readBenchManifest(r.manifestPath()); err == nil && old.Complete && old.sameContent(want) {
+		st, err := memory.Open(r.cfg.Dir, memory.Options{Engine: engine.Options{MaxContentBytes: benchMaxContent}, Embedders: r.reg})
+		var pm *memory.ProducerMismatchError
+		switch {
+		case errors.As(err, &pm):
+			// the manifest was wrong about the producers: rebuild below
+		case err != nil:
+			return false, fmt.Errorf("reopen bench store %s: %w", r.cfg.Dir, err)
+		default:
+			n, err := st.Engine().Stats(ctx)
+			if err == nil && int(n.Memories) == len(docs) {
+				r.store, r.built = st, old.BuiltSeconds
+				progress(len(docs))
+				return true, nil
+			}
+			if cerr := st.Close(); cerr != nil {
+				return false, fmt.Errorf("close bench store %s: %w", r.cfg.Dir, cerr)
+			}
+		}
+	}
+	if err := r.clear(); err != nil {
+		return false, err
+	}
+	if err := writeBenchManifest(r.manifestPath(), want); err != nil {
+		return false, err
+	}
+	t0 := time.Now()
+	st, err := memory.Open(r.cfg.Dir, memory.Options{Engine: engine.Options{Create: true, MaxContentBytes: benchMaxContent}, Embedders: r.reg})
+	if err != nil {
+		return false, fmt.Errorf("create bench store %s: %w", r.cfg.Dir, err)
+	}
+	r.store = st
+	batch := make([]engine.NewMemory, 0, r.cfg.Batch)
+	for i := 0; i < len(docs); i += r.cfg.Batch {
+		batch = batch[:0]
+		for _, d := range docs[i:min(i+r.cfg.Batch, len(docs))] {
+			batch = append(batch, engine.NewMemory{Content: benchContent(d), Type: engine.TypeCode,
+				Source: benchSourcePrefix + string(d.ID), CreatedAt: benchCreatedAt})
+		}
+		if _, err := st.AddBatch(ctx, batch); err != nil {
+			return false, fmt.Errorf("add documents %d–%d (%s…): %w", i+1, i+len(batch), docs[i].ID, err)
+		}
+		progress(i + len(batch))
+	}
+	want.Complete, want.BuiltSeconds = true, time.Since(t0).Seconds()
+	r.built = want.BuiltSeconds
+	return false, writeBenchManifest(r.manifestPath(), want)
+}
+
+// BuildSeconds is how long building the store took, also when it was reused.
+func (r *engineRetriever) BuildSeconds() float64 { return r.built }
+
+// checkBenchStoreDir refuses a non-empty directory that has no bench
+// manifest beside it: it is not a bench store, and Index would delete it.
+func checkBenchStoreDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("bench store %s: %w", dir, err)
+	}
+	manifest := filepath.Clean(dir) + benchManifestSuffix
+	if _, err := os.Stat(manifest); len(entries) > 0 && err != nil {
+		return &UsageError{Problem: fmt.Sprintf("%s is not empty and was not built by cgraph bench (no %s beside it)", dir, filepath.Base(manifest)),
+			Fix: "give another --store or --out, or remove the directory"}
+	}
+	return nil
+}
+
+// clear removes a previous bench store, after checkBenchStoreDir.
+func (r *engineRetriever) clear() error {
+	if err := checkBenchStoreDir(r.cfg.Dir); err != nil {
+		return err
+	}
+	if err := os.Remove(r.manifestPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove bench manifest: %w", err)
+	}
+	if err := os.RemoveAll(r.cfg.Dir); err != nil {
+		return fmt.Errorf("remove old bench store %s: %w", r.cfg.Dir, err)
+	}
+	return nil
+}
+
+func readBenchManifest(path string) (benchManifest, error) {
+	var m benchManifest
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("bench manifest %s: %w", path, err)
+	}
+	return m, nil
+}
+
+func writeBenchManifest(path string, m benchManifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode bench manifest: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("bench manifest: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write bench manifest: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write bench manifest: %w", err)
+	}
+	return nil
+}
+
+// rrfProfile is bench.RRFProfileName: plain RRF of E1 and E6.
+func rrfProfile() profiles.Profile {
+	p := profiles.Profile{Name: bench.RRFProfileName, Description: "baseline: unweighted RRF of E1 and E6"}
+	p.Weights.Set(fingerprint.E1, 0.5)
+	p.Weights.Set(fingerprint.E6, 0.5)
+	return p
+}
+
+// request maps one bench run and query to a memory search.
+func (r *engineRetriever) request(req bench.SearchRequest) (memory.SearchRequest, error) {
+	spec := req.Run
+	mode, err := pipeline.ParseMode(spec.Mode)
+	if err != nil {
+		return memory.SearchRequest{}, err
+	}
+	dir, err := pipeline.ParseDirection(spec.Direction)
+	if err != nil {
+		return memory.SearchRequest{}, err
+	}
+	out := memory.SearchRequest{Query: req.Query.Text, Mode: mode, Direction: dir, TopK: req.K,
+		RecallK: r.cfg.RecallK, FilterK: r.cfg.FilterK, FusionK: r.cfg.FusionK, NoThresholds: r.cfg.NoThresholds,
+		Now: benchCreatedAt}
+	switch spec.Profile {
+	case "":
+	case bench.RRFProfileName:
+		out.Profile = rrfProfile()
+	default:
+		if out.Profile, err = profiles.Lookup(spec.Profile); err != nil {
+			return out, err
+		}
+	}
+	if spec.Embedder != "" {
+		if out.Embedder, err = fingerprint.ParseSlot(spec.Embedder); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// Search runs one query; stage timings are the query encoding followed by
+// the pipeline trace.
+func (r *engineRetriever) Search(ctx context.Context, req bench.SearchRequest) ([]bench.Ranked, []bench.StageTiming, error) {
+	if r.store == nil {
+		return nil, nil, errors.New("bench retriever: Search before Index")
+	}
+	sreq, err := r.request(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := r.store.Search(ctx, sreq)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(res.Memories) != len(res.Hits) {
+		return nil, nil, fmt.Errorf("search returned %d hits but %d memories", len(res.Hits), len(res.Memories))
+	}
+	ranked := make([]bench.Ranked, len(res.Hits))
+	for i, h := range res.Hits {
+		id, ok := strings.CutPrefix(res.Memories[i].Source, benchSourcePrefix)
+		if !ok {
+			return nil, nil, fmt.Errorf("memory %s in the bench store has source %q, not a bench document id: rebuild the store (delete %s)",
+				res.Memories[i].ID, res.Memories[i].Source, r.manifestPath())
+		}
+		ranked[i] = bench.Ranked{ID: bench.DocID(id), Score: h.Score}
+	}
+	timings := make([]bench.StageTiming, 0, len(res.Trace)+1)
+	timings = append(timings, bench.StageTiming{Stage: "encode", Duration: res.Encode})
+	for _, t := range res.Trace {
+		timings = append(timings, bench.StageTiming{Stage: string(t.Stage), Duration: t.Duration})
+	}
+	r.note(req.Run.DisplayName(), res)
+	return ranked, timings, nil
+}
+
+// note counts the run's non-ok spaces and fallbacks: one line per (stage,
+// slot, status) with how often it happened over the run's queries and the
+// first note seen as an example (notes often quote the query, and one line
+// per query would bury the pattern).
+func (r *engineRetriever) note(run string, res memory.SearchResult) {
+	if r.notes[run] == nil {
+		r.notes[run] = map[string]*benchNote{}
+	}
+	add := func(key, example string) {
+		n := r.notes[run][key]
+		if n == nil {
+			n = &benchNote{example: example}
+			r.notes[run][key] = n
+		}
+		n.queries++
+	}
+	for _, sp := range res.Spaces {
+		if sp.Status != pipeline.StatusOK {
+			add(fmt.Sprintf("%s %s %s", sp.Stage, sp.Slot, sp.Status), sp.Note)
+		}
+	}
+	for _, t := range res.Trace {
+		if strings.Contains(strings.ToLower(t.Note), "fallback") {
+			add(fmt.Sprintf("%s fallback", t.Stage), t.Note)
+		}
+	}
+}
+
+type benchNote struct {
+	queries int
+	example string
+}
+
+// Notes lists, for one run, each non-ok space status or fallback with the
+// number of queries it happened in.
+func (r *engineRetriever) Notes(run string) []string {
+	var out []string
+	for k, n := range r.notes[run] {
+		line := fmt.Sprintf("%s ×%d", k, n.queries)
+		if n.example != "" {
+			ex := []rune(n.example)
+			if len(ex) > 200 {
+				ex = append(ex[:200], '…')
+			}
+			line += ", e.g. " + string(ex)
+		}
+		out = append(out, line)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Repro reports the slots of the store as built: producer, sha256, status.
+func (r *engineRetriever) Repro(rp *bench.Repro) {
+	rp.Models = rp.Models[:0]
+	for _, s := range r.store.Slots() {
+		p := s.Stored
+		if p == (fingerprint.Producer{}) {
+			p = s.Status.Producer
+		}
+		mi := bench.ModelInfo{Slot: s.Slot.String(), ID: p.Model, Status: s.Status.State.String(), Note: s.Status.Reason}
+		if p != (fingerprint.Producer{}) {
+			mi.SHA256 = hex.EncodeToString(p.SHA256[:])
+		}
+		if s.Status.State == fingerprint.StatusUnavailable {
+			mi.ID, mi.SHA256 = "", ""
+		}
+		rp.Models = append(rp.Models, mi)
+	}
+	if rp.StageSizes == nil {
+		rp.StageSizes = map[string]int{}
+	}
+	rp.StageSizes["recall_k"] = orDefault(r.cfg.RecallK, pipeline.DefaultRecallK)
+	rp.StageSizes["filter_k"] = orDefault(r.cfg.FilterK, pipeline.DefaultFilterK)
+	rp.StageSizes["fusion_k"] = orDefault(r.cfg.FusionK, pipeline.DefaultFusionK)
+	rp.StageSizes["ingest_batch"] = r.cfg.Batch
+}
+
+func orDefault(v, d int) int {
+	if v > 0 {
+		return v
+	}
+	return d
+}
+
+// Close closes the store and the model sessions.
+func (r *engineRetriever) Close() error {
+	var err error
+	if r.store != nil {
+		if cerr := r.store.Close(); cerr != nil {
+			err = fmt.Errorf("close bench store: %w", cerr)
+		}
+		r.store = nil
+	}
+	if r.closeReg != nil {
+		if cerr := r.closeReg(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("close models: %w", cerr))
+		}
+		r.closeReg = nil
+	}
+	return err
+}
