@@ -87,7 +87,7 @@ whose model is not installed are reported as unavailable, never replaced.`,
 		Example: `  cgraph search "why did the build fail" --profile causal_reasoning --explain
   cgraph search "rocksdb column family" --mode pipeline --profile pipeline_full
   cgraph search "grocksdb link error" --direction causes --weight E5=0.6
-  cgraph search "authetication middleware" --profile typo_tolerant --top-k 5
+  cgraph search "tokeniser retruns UNK for evry subword" --profile typo_tolerant --top-k 5
   cgraph --json search "uuid ordering" --embedder E6 | jq '.results[].id'`,
 		Args:              searchArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
@@ -109,9 +109,11 @@ whose model is not installed are reported as unavailable, never replaced.`,
 				return err
 			}
 			if a.JSON {
-				return a.PrintJSON(toSearchJSON(res, req))
+				out := toSearchJSON(res, req)
+				out.Overrides = append(out.Overrides, f.weights...)
+				return a.PrintJSON(out)
 			}
-			return printSearch(a.Stdout, res, req, f.explain)
+			return printSearch(a.Stdout, res, req, searchView{explain: f.explain, overrides: f.weights})
 		},
 	}
 	bindSearchFlags(cmd, &f)
@@ -353,7 +355,8 @@ type searchJSON struct {
 	Mode      pipeline.Mode          `json:"mode"`
 	Direction string                 `json:"direction"`
 	TopK      int                    `json:"top_k"`
-	Weights   profiles.Weights       `json:"weights"`
+	Weights   profiles.Weights       `json:"weights"`   // after the overrides
+	Overrides []string               `json:"overrides"` // --weight values as given
 	Results   []searchHitJSON        `json:"results"`
 	Spaces    []pipeline.SpaceReport `json:"spaces"`
 	Trace     []pipeline.StageTrace  `json:"trace"`
@@ -389,7 +392,7 @@ type hitMemoryJSON struct {
 func toSearchJSON(res memory.SearchResult, req memory.SearchRequest) searchJSON {
 	out := searchJSON{
 		Query: res.Query, Profile: res.Profile, Mode: res.Mode, Direction: req.Direction.String(), TopK: req.TopK,
-		Weights: req.Profile.Weights, Results: make([]searchHitJSON, 0, len(res.Hits)),
+		Weights: req.Profile.Weights, Overrides: []string{}, Results: make([]searchHitJSON, 0, len(res.Hits)),
 		Spaces: res.Spaces, Trace: res.Trace, EncodeMS: ms(res.Encode), TotalMS: ms(res.Total),
 	}
 	if out.Spaces == nil {
@@ -425,13 +428,23 @@ func toSearchJSON(res memory.SearchResult, req memory.SearchRequest) searchJSON 
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+// searchView says how printSearch shows a result.
+type searchView struct {
+	explain   bool     // slot tables, spaces and trace
+	overrides []string // --weight values, shown beside the profile
+}
+
 // printSearch writes the human form of a search: a header, one line per
 // result (rank, score, id, type, snippet, badges) and with explain each
 // result's slot table, then the spaces and the stage trace. Without explain
 // it still names the weighted spaces that could not be searched.
-func printSearch(w io.Writer, res memory.SearchResult, req memory.SearchRequest, explain bool) error {
+func printSearch(w io.Writer, res memory.SearchResult, req memory.SearchRequest, v searchView) error {
 	ew := &errWriter{w: w}
-	header := fmt.Sprintf("%q  profile %s  mode %s", res.Query, res.Profile, res.Mode)
+	header := fmt.Sprintf("%q  profile %s", res.Query, res.Profile)
+	if len(v.overrides) > 0 {
+		header += " (" + strings.Join(v.overrides, ", ") + ")"
+	}
+	header += "  mode " + res.Mode.String()
 	if req.Mode == pipeline.ModeEmbedderFirst {
 		header += " (" + req.Embedder.String() + ")"
 	}
@@ -460,11 +473,11 @@ func printSearch(w io.Writer, res memory.SearchResult, req memory.SearchRequest,
 			line += "  [" + strings.Join(h.Badges, "] [") + "]"
 		}
 		ew.printf("%s\n", line)
-		if explain {
+		if v.explain {
 			ew.slotTable(h)
 		}
 	}
-	if explain {
+	if v.explain {
 		ew.printf("\nspaces (every slot the profile weighs):\n")
 		ew.spaceTable(res.Spaces)
 		ew.printf("\ntrace:\n")

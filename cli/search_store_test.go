@@ -60,6 +60,9 @@ func TestSearchSamples(t *testing.T) {
 			if len(got.Trace) == 0 {
 				t.Error("no trace")
 			}
+			if tc.name == "override" && (strings.Join(got.Overrides, ",") != "E1=0.6" || got.Weights["E1"] != 0.6) {
+				t.Errorf("override: overrides %v, weights %v", got.Overrides, got.Weights)
+			}
 		})
 	}
 }

@@ -177,10 +177,12 @@ func sampleResult() (memory.SearchResult, memory.SearchRequest) {
 
 // searchOut is search --json as a script reads it.
 type searchOut struct {
-	Query     string `json:"query"`
-	Profile   string `json:"profile"`
-	Mode      string `json:"mode"`
-	Direction string `json:"direction"`
+	Query     string             `json:"query"`
+	Profile   string             `json:"profile"`
+	Mode      string             `json:"mode"`
+	Direction string             `json:"direction"`
+	Overrides []string           `json:"overrides"`
+	Weights   map[string]float64 `json:"weights"`
 	Results   []struct {
 		ID      string  `json:"id"`
 		Score   float64 `json:"score"`
@@ -275,7 +277,7 @@ func TestSearchJSONShape(t *testing.T) {
 func TestSearchHuman(t *testing.T) {
 	res, req := sampleResult()
 	var buf bytes.Buffer
-	if err := printSearch(&buf, res, req, false); err != nil {
+	if err := printSearch(&buf, res, req, searchView{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -299,12 +301,19 @@ func TestSearchHuman(t *testing.T) {
 	if strings.Contains(out, "contribution") {
 		t.Error("slot table printed without --explain")
 	}
+	buf.Reset()
+	if err := printSearch(&buf, res, req, searchView{overrides: []string{"E5=0.6", "E1=0.1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if h, _, _ := strings.Cut(buf.String(), "\n"); h != `"why did the build fail"  profile causal_reasoning (E5=0.6, E1=0.1)  mode pipeline  direction causes` {
+		t.Errorf("header with overrides %q", h)
+	}
 }
 
 func TestSearchExplain(t *testing.T) {
 	res, req := sampleResult()
 	var buf bytes.Buffer
-	if err := printSearch(&buf, res, req, true); err != nil {
+	if err := printSearch(&buf, res, req, searchView{explain: true}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -338,7 +347,7 @@ func TestSearchHumanNoResults(t *testing.T) {
 	req := memory.SearchRequest{Query: "q", Profile: p, Mode: pipeline.ModeE1Only, TopK: 10}
 	res := memory.SearchResult{Result: pipeline.Result{Query: "q", Profile: p.Name, Mode: pipeline.ModeE1Only}}
 	var buf bytes.Buffer
-	if err := printSearch(&buf, res, req, false); err != nil {
+	if err := printSearch(&buf, res, req, searchView{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "no results above the slots' low thresholds (--no-thresholds keeps weaker matches)") {
