@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
 )
@@ -267,5 +270,35 @@ func BenchmarkCommand(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSearchBesideWriter: while another App holds the writer lock and adds
+// a memory, search (read-only) opens the store and finds it; add, which
+// writes, is refused as in use.
+func TestSearchBesideWriter(t *testing.T) {
+	db := newStore(t)
+	w := &App{DBDir: db, ModelsDir: os.Getenv("CGRAPH_MODELS"), Device: "cpu"}
+	s, err := w.OpenStore(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		var err error
+		w.closeStore(s, &err)
+		if err != nil {
+			t.Error(err)
+		}
+	}()
+	if _, err := s.Add(context.Background(), engine.NewMemory{Content: "the writer added this about zstd compression"}); err != nil {
+		t.Fatal(err)
+	}
+	var got searchOut
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "search", "zstd", "--embedder", "E6").stdout, &got)
+	if len(got.Results) != 1 || !strings.Contains(got.Results[0].Content, "zstd") {
+		t.Fatalf("search beside the writer: %+v", got.Results)
+	}
+	if r := run(t, "", "--db", db, "add", "x"); r.code != ExitError || !strings.Contains(r.stderr, "in use") {
+		t.Errorf("add beside the writer: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
