@@ -155,7 +155,18 @@ func Sample(pairs []Pair, max int, seed uint64) []Pair {
 	if max <= 0 || len(pairs) <= max {
 		return pairs
 	}
-	idx := make([]int, len(pairs))
+	idx := sampleIndexes(len(pairs), max, seed)
+	out := make([]Pair, max)
+	for i, j := range idx {
+		out[i] = pairs[j]
+	}
+	return out
+}
+
+// sampleIndexes returns max of the indexes 0…n-1, a seeded uniform sample,
+// in ascending order. max must be in (0, n).
+func sampleIndexes(n, max int, seed uint64) []int {
+	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
 	}
@@ -163,11 +174,7 @@ func Sample(pairs []Pair, max int, seed uint64) []Pair {
 	r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
 	idx = idx[:max]
 	sort.Ints(idx)
-	out := make([]Pair, max)
-	for i, j := range idx {
-		out[i] = pairs[j]
-	}
-	return out
+	return idx
 }
 
 // Prepare builds a CodeSearchNet-style BEIR set in o.Out: corpus.jsonl,

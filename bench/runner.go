@@ -86,10 +86,15 @@ type StageTiming struct {
 
 // RunOptions configures Run.
 type RunOptions struct {
-	Runs       []RunSpec
-	K          int    // results per query; default 100 (enough for Recall@100 and MAP@100)
-	MaxQueries int    // evaluate the first N queries (file order); 0 = all
-	Seed       uint64 // bootstrap seed
+	Runs []RunSpec
+	K    int // results per query; default 100 (enough for Recall@100 and MAP@100)
+	// MaxQueries evaluates a seeded uniform sample of N queries (kept in
+	// file order; the same Seed picks the same ids from a typo file of the
+	// same set); 0 = all. Not the first N: prepared sets list queries in
+	// corpus order, so a prefix would favour whatever prefers low document
+	// numbers (e.g. rank ties broken by document number).
+	MaxQueries int
+	Seed       uint64 // seed of the bootstrap and of the MaxQueries sample
 	// Repro is copied into the report; Run fills the dataset, machine and
 	// seed fields itself.
 	Repro Repro
@@ -124,7 +129,10 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 	}
 	queries := ds.Queries
 	if o.MaxQueries > 0 && o.MaxQueries < len(queries) {
-		queries = queries[:o.MaxQueries]
+		queries = make([]Query, 0, o.MaxQueries)
+		for _, i := range sampleIndexes(len(ds.Queries), o.MaxQueries, o.Seed) {
+			queries = append(queries, ds.Queries[i])
+		}
 	}
 
 	rep := &Report{Version: ReportVersion, Dataset: ds.Name, Repro: o.Repro}
@@ -179,6 +187,9 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 		rp.Seeds = map[string]uint64{}
 	}
 	rp.Seeds["bootstrap"] = o.Seed
+	if len(queries) < len(ds.Queries) {
+		rp.Seeds["query_sample"] = o.Seed
+	}
 	return rep, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -446,5 +447,47 @@ func TestRunReusedIndexReportsBuildThroughput(t *testing.T) {
 		if !in.Reused || in.BuiltSeconds != tc.build || in.DocsPerS != tc.wantRate {
 			t.Errorf("build %v s: ingest %+v, want %v docs/s from the build (20 docs), never from the reopen", tc.build, in, tc.wantRate)
 		}
+	}
+}
+
+func TestRunMaxQueriesSamples(t *testing.T) {
+	ds, err := Load("testdata/tiny", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(seed uint64) []QueryID {
+		rep, err := Run(context.Background(), ds, &overlapRetriever{}, RunOptions{Runs: []RunSpec{{Mode: "x"}}, MaxQueries: 4, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []QueryID
+		for _, q := range rep.Runs[0].Queries {
+			out = append(out, q.ID)
+		}
+		if rep.Repro.Seeds["query_sample"] != seed || rep.Repro.Queries != 4 {
+			t.Errorf("seed %d: repro %+v", seed, rep.Repro)
+		}
+		return out
+	}
+	a, b := ids(1), ids(1)
+	if len(a) != 4 || !slices.Equal(a, b) || !slices.IsSorted(a) {
+		t.Fatalf("same seed gave %v then %v; want the same 4 ids in file order", a, b)
+	}
+	differ := false
+	for seed := uint64(2); seed < 12 && !differ; seed++ {
+		differ = !slices.Equal(ids(seed), a)
+	}
+	if !differ {
+		t.Errorf("ten seeds all picked %v: not a sample", a)
+	}
+	prefix := []QueryID{"q1", "q2", "q3", "q4"}
+	same := 0
+	for seed := uint64(1); seed < 12; seed++ {
+		if slices.Equal(ids(seed), prefix) {
+			same++
+		}
+	}
+	if same == 11 {
+		t.Errorf("MaxQueries always takes the first queries")
 	}
 }
