@@ -42,6 +42,16 @@
 // leading triple-quoted docstring, not a Python parser; defs it cannot delimit
 // are skipped.
 //
+// # Retrievers
+//
+// Run drives a Retriever (Index, then Search per query and run) from one
+// goroutine. Three optional interfaces let it say more: ReproReporter (the
+// models and stage sizes it searched with, asked after Index), RunNoter
+// (what degraded a run: unavailable slots, fallbacks; kept in the report) and
+// BuildTimer (the build time of an index it reused, so ingest throughput is
+// never computed from a reopen). --max-queries evaluates a seeded sample of
+// the queries, not a prefix: prepared sets list queries in corpus order.
+//
 // # Metrics
 //
 // See metrics.go: BEIR's pytrec_eval definitions (nDCG@10 with linear gain,
