@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,16 +29,47 @@ type e2e struct {
 	hasModel bool // E1 has a model: semantic assertions apply
 }
 
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// binary builds cmd/cgraph once per test run, into a directory TestMain
+// removes.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cgraph-mcp-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "cgraph")
+		if out, err := exec.Command("go", "build", "-o", builtBin, "../cmd/cgraph").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
+
 func newE2E(t *testing.T) *e2e {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and starts the cgraph binary; skipped with -short")
 	}
-	dir := t.TempDir()
-	e := &e2e{t: t, bin: filepath.Join(dir, "cgraph"), db: filepath.Join(dir, "store")}
-	if out, err := exec.Command("go", "build", "-o", e.bin, "../cmd/cgraph").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	e := &e2e{t: t, bin: binary(t), db: filepath.Join(t.TempDir(), "store")}
 	if out, err := e.command("init", "--samples").CombinedOutput(); err != nil {
 		t.Fatalf("init --samples: %v\n%s", err, out)
 	}
@@ -477,11 +510,7 @@ func TestMCPInspector(t *testing.T) {
 			t.Skipf("%s is not installed: the MCP Inspector cannot run", tool)
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "cgraph")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/cgraph").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out, err := exec.Command("bash", "../scripts/mcp_inspector.sh", bin).CombinedOutput()
+	out, err := exec.Command("bash", "../scripts/mcp_inspector.sh", binary(t)).CombinedOutput()
 	t.Logf("%s", out)
 	if err != nil {
 		t.Fatalf("mcp_inspector.sh: %v", err)
