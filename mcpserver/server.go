@@ -88,8 +88,12 @@ type writeCloser struct{ io.Writer }
 func (writeCloser) Close() error { return nil }
 
 // HTTPHandler serves the streamable HTTP transport (one endpoint, any path).
+// It refuses what a web page could send: a request that reached a loopback
+// address under another host name (DNS rebinding, the SDK's localhost
+// protection) and a cross-origin browser request (http.CrossOriginProtection).
 func (s *Server) HTTPHandler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
+	return http.NewCrossOriginProtection().Handler(h)
 }
 
 // ToolInfo describes one tool: its name, group, whether it writes, and the
