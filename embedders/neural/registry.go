@@ -26,10 +26,11 @@ func one(b func(l *loader) (embedders.Embedder, error)) slotBuilder {
 	}
 }
 
-// builders are the model-backed slots. E1 and E12 are built together: without
-// a ColBERT model they share e5-small-v2's run.
+// builders are the model-backed slots. E1 and E12 are built together (without
+// a ColBERT model they share e5-small-v2's run), and so are E7 and E10 (they
+// share all-MiniLM-L6-v2's run).
 var builders = []slotBuilder{
-	buildE1E12, one(buildE5), one(buildE7), one(buildE8), one(buildE10), one(buildE11), one(buildE13),
+	buildE1E12, one(buildE5), buildE7E10, one(buildE8), one(buildE11), one(buildE13),
 }
 
 // Registry returns the full 13-slot registry: the model-free slots

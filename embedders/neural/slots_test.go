@@ -169,14 +169,41 @@ func TestE8Views(t *testing.T) {
 func TestE10Sides(t *testing.T) {
 	tests := []struct{ text, intent, context string }{
 		{"The cache grows without bound. Add an LRU limit so that memory stays flat. It was seen in production.",
-			"goal: Add an LRU limit so that memory stays flat.", "context: The cache grows without bound. It was seen in production."},
-		{"Deploy failed at 3am. The disk was full.", "goal: Deploy failed at 3am.", "context: The disk was full."},
-		{"Fix the flaky test", "goal: Fix the flaky test", "context: Fix the flaky test"},
+			"Add an LRU limit so that memory stays flat.", "The cache grows without bound. It was seen in production."},
+		{"Deploy failed at 3am. The disk was full.", "Deploy failed at 3am.", "The disk was full."},
+		{"Fix the flaky test", "Fix the flaky test", "Fix the flaky test"},
+		{"Notes:\n- we need to rotate the keys\n- the old key leaked", "- we need to rotate the keys", "Notes: - the old key leaked"},
 	}
 	for _, tc := range tests {
-		in, ctx, _ := e10Sides(tc.text)
+		in, ctx := e10Sides(tc.text)
 		if in != tc.intent || ctx != tc.context {
 			t.Errorf("%q:\n got %q / %q\nwant %q / %q", tc.text, in, ctx, tc.intent, tc.context)
+		}
+	}
+}
+
+// TestE10SpanPooling: the span pooling lines up with the shared run for
+// multi-line text, and the entry says when it had to embed separately.
+func TestE10SpanPooling(t *testing.T) {
+	r := testRegistry(t)
+	texts := []string{
+		"The importer times out on large files.\n\nWe need to stream the input instead of reading it whole. See io.Copy!",
+		strings.Repeat("The log is long and the disk is slow. ", 60) + "We need to rotate logs daily.",
+	}
+	got, err := r.Get(fingerprint.E10).EmbedDocuments(context.Background(), inputs(texts...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Note != "" {
+		t.Errorf("short text: note %q, want span pooling", got[0].Note)
+	}
+	if !strings.Contains(got[1].Note, separateNote) {
+		t.Errorf("text past MiniLM's 256 tokens: note %q", got[1].Note)
+	}
+	for i := range got {
+		p := pairOf(t, got[i])
+		if c := cosine(p.A, p.B); c > 0.98 {
+			t.Errorf("text %d: intent and context nearly equal (cosine %.4f)", i, c)
 		}
 	}
 }
