@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/embedders"
-	"github.com/cgraph/cgraph/embedders/modelfree"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
@@ -168,8 +167,9 @@ var directions = map[viewKey]embedders.Direction{
 }
 
 // encode computes the planned views in parallel. A view a slot cannot give
-// becomes "unavailable" for that slot's probes; a failure of a model-backed
-// slot's encoder (not a missing model) fails the search.
+// becomes "unavailable" for that slot's probes, with the encoder's reason in
+// the result's spaces report; only a failing E1 encoder (the foundation) or a
+// cancelled context fails the search.
 func (s *Store) encode(ctx context.Context, req SearchRequest, keys []viewKey) (*queryViews, error) {
 	q := &queryViews{views: map[viewKey]fingerprint.Value{}, missing: map[viewKey]error{}, session: req.Session}
 	var mu sync.Mutex
@@ -183,10 +183,13 @@ func (s *Store) encode(ctx context.Context, req SearchRequest, keys []viewKey) (
 			switch {
 			case err == nil:
 				q.views[k] = v
-			case errors.Is(err, embedders.ErrUnavailable) || !slices.Contains(modelfree.ModelSlots, k.slot):
-				q.missing[k] = fmt.Errorf("%w: %w", pipeline.ErrUnavailable, err)
-			default:
+			case ctx.Err() != nil || (k.slot == fingerprint.E1 && !errors.Is(err, embedders.ErrUnavailable)):
 				errs[i] = fmt.Errorf("search: encode the query for %s: %w", k.slot, err)
+			default:
+				// No model, or nothing in this query the slot can represent
+				// (no session for E4, no entity for E11, no code structure
+				// for E8): the slot is reported unavailable with the reason.
+				q.missing[k] = fmt.Errorf("%w: query view: %w", pipeline.ErrUnavailable, err)
 			}
 		})
 	}

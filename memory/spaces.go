@@ -34,6 +34,9 @@ type spaces struct {
 	s  *Store
 	ix *indexSet
 	q  *queryViews
+	// exact makes every index scan exhaustively (dense brute force,
+	// exhaustive inverted scoring): the baseline benchmarks compare with.
+	exact bool
 }
 
 var _ pipeline.Spaces = (*spaces)(nil)
@@ -99,7 +102,11 @@ func (sp *spaces) denseSearch(key spaceKey, q []float32, k int, within *roaring.
 	if d == nil {
 		return nil, nil // no memory has a vector here yet
 	}
-	hs, err := d.Search(q, k, within)
+	search := d.Search
+	if sp.exact {
+		search = d.BruteForce
+	}
+	hs, err := search(q, k, within)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
@@ -172,7 +179,11 @@ func searchE6(_ context.Context, sp *spaces, _ pipeline.Probe, k int, within *ro
 			terms = append(terms, t) // the query's term frequency
 		}
 	}
-	hs, err := sp.ix.bm25.Search(terms, k, within)
+	search := sp.ix.bm25.Search
+	if sp.exact {
+		search = sp.ix.bm25.SearchExhaustive
+	}
+	hs, err := search(terms, k, within)
 	if err != nil {
 		return nil, fmt.Errorf("E6: %w", err)
 	}
@@ -188,7 +199,11 @@ func searchE13(_ context.Context, sp *spaces, _ pipeline.Probe, k int, within *r
 	if !ok {
 		return nil, fmt.Errorf("E13 query view is %T, want a sparse vector", v)
 	}
-	hs, err := sp.ix.splade.Search(q, k, within)
+	search := sp.ix.splade.Search
+	if sp.exact {
+		search = sp.ix.splade.SearchExhaustive
+	}
+	hs, err := search(q, k, within)
 	if err != nil {
 		return nil, fmt.Errorf("E13: %w", err)
 	}

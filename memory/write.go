@@ -51,6 +51,12 @@ func (s *Store) AddBatch(ctx context.Context, ns []engine.NewMemory) ([]engine.M
 	if err != nil {
 		return nil, fmt.Errorf("fingerprint %d memories: %w", len(ns), err)
 	}
+	return s.write(ctx, ns, fps)
+}
+
+// write stores ns with their fingerprints: one engine batch whose hook
+// writes the derived data, then the index update.
+func (s *Store) write(ctx context.Context, ns []engine.NewMemory, fps []fingerprint.Fingerprint) ([]engine.Memory, error) {
 	payloads := make([]any, len(ns))
 	for i := range fps {
 		payloads[i] = &fps[i]
