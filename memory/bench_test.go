@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"io/fs"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/hdc"
 	"github.com/cgraph/cgraph/engine"
@@ -373,6 +375,43 @@ func BenchmarkSearch(b *testing.B) {
 				b.Logf("stages: %s", strings.Join(names, "; "))
 			})
 		}
+		// One probe at a time over 1,000 random candidates (the S3 shape).
+		b.Run(fmt.Sprintf("%dk/probes", n/1000), func(b *testing.B) {
+			p, _ := profiles.Lookup("pipeline_full")
+			req := SearchRequest{Query: queries[0], Profile: p, Mode: pipeline.ModePipeline, Now: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}
+			q, err := s.encode(ctx, req, plan(req))
+			if err != nil {
+				b.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(3, 4))
+			within := roaring.New()
+			for within.GetCardinality() < 1000 {
+				within.Add(uint32(rng.IntN(n)))
+			}
+			sp := &spaces{s: s, ix: s.ix, q: q}
+			times := map[string][]time.Duration{}
+			for range b.N {
+				for _, pr := range contractProbes {
+					if pr.Slot == fingerprint.E10 && pr.View == pipeline.ViewBackward {
+						continue // the pipeline searches E10 forward only
+					}
+					t0 := time.Now()
+					_, err := sp.Search(ctx, pr, 1000, within)
+					if err != nil && !errors.Is(err, pipeline.ErrUnavailable) {
+						b.Fatal(pr, err)
+					}
+					times[pr.String()] = append(times[pr.String()], time.Since(t0))
+				}
+			}
+			var lines []string
+			for _, pr := range contractProbes {
+				if len(times[pr.String()]) == 0 {
+					continue
+				}
+				lines = append(lines, fmt.Sprintf("%s %.2f ms", pr, ms(percentile(times[pr.String()], 0.5))))
+			}
+			b.Logf("p50 per probe, k=1000 within 1000: %s", strings.Join(lines, "; "))
+		})
 		// End to end: Store.Search with the real query encoders.
 		for _, m := range benchModes {
 			p, _ := profiles.Lookup(m.profile)

@@ -24,6 +24,11 @@ type column struct {
 	// flat scan, E12 stays on disk).
 	vector     func(v fingerprint.Value) []float32
 	fromStored func(b []byte) ([]float32, error)
+	// keep indexes what else the index set holds of a value besides its
+	// vector (E9 bits, E11 names), from a slot value or a stored one.
+	// REQUIRES: x.mu held for writing.
+	keep       func(x *indexSet, doc uint32, v fingerprint.Value)
+	keepStored func(x *indexSet, doc uint32, b []byte) error
 }
 
 func denseOf(v fingerprint.Value) []float32 {
@@ -90,6 +95,18 @@ var columns = []column{
 		fromStored: func(b []byte) ([]float32, error) {
 			h, err := decodeHyper(b)
 			return h.Projection, err
+		},
+		keep: func(x *indexSet, doc uint32, v fingerprint.Value) {
+			if h, ok := v.(fingerprint.Hyper); ok {
+				x.hyper.put(doc, h.Bits)
+			}
+		},
+		keepStored: func(x *indexSet, doc uint32, b []byte) error {
+			h, err := decodeHyper(b)
+			if err == nil {
+				x.hyper.put(doc, h.Bits)
+			}
+			return err
 		}},
 	vectorColumn("e10_intent", fingerprint.E10, fingerprint.SideA),
 	vectorColumn("e10_context", fingerprint.E10, fingerprint.SideB),
@@ -110,6 +127,18 @@ var columns = []column{
 		fromStored: func(b []byte) ([]float32, error) {
 			e, err := decodeEntities(b)
 			return e.Vector, err
+		},
+		keep: func(x *indexSet, doc uint32, v fingerprint.Value) {
+			if e, ok := v.(fingerprint.Entities); ok {
+				x.setNamesLocked(doc, e.Names)
+			}
+		},
+		keepStored: func(x *indexSet, doc uint32, b []byte) error {
+			e, err := decodeEntities(b)
+			if err == nil {
+				x.setNamesLocked(doc, e.Names)
+			}
+			return err
 		}},
 	{family: "e12_late_interaction", slot: fingerprint.E12,
 		encode: func(v fingerprint.Value) ([]byte, error) {

@@ -36,6 +36,8 @@ type indexSet struct {
 	has [fingerprint.NumSlots]*roaring.Bitmap
 	// live holds every stored doc.
 	live *roaring.Bitmap
+	// hyper holds the E9 hypervectors for Hamming scoring.
+	hyper hyperStore
 	// e12Dim is the token width of the stored E12 matrices (0: none yet).
 	e12Dim int
 	// sets holds each doc's E11 entity names as sorted ids into names.
@@ -146,6 +148,9 @@ func (x *indexSet) apply(m engine.Memory, fp *fingerprint.Fingerprint, only []fi
 		if v == nil {
 			continue
 		}
+		if c.keep != nil {
+			c.keep(x, doc, v)
+		}
 		vec := c.vector(v)
 		if len(vec) == 0 {
 			continue
@@ -182,9 +187,6 @@ func (x *indexSet) apply(m engine.Memory, fp *fingerprint.Fingerprint, only []fi
 			return fmt.Errorf("index E13 of doc %d: %w", doc, err)
 		}
 	}
-	if en, ok := fp.Get(fingerprint.E11).Value.(fingerprint.Entities); ok && want(fingerprint.E11) {
-		x.setNamesLocked(doc, en.Names)
-	}
 	if t, ok := fp.Get(fingerprint.E12).Value.(fingerprint.Tokens); ok && want(fingerprint.E12) && (x.e12Dim == 0 || only != nil) {
 		x.e12Dim = int(t.Dim)
 	}
@@ -209,6 +211,8 @@ func (x *indexSet) dropSlotLocked(doc uint32, s fingerprint.SlotID) {
 		x.splade.Delete(indexes.DocNum(doc))
 	case fingerprint.E11:
 		delete(x.sets, doc)
+	case fingerprint.E9:
+		x.hyper.remove(doc)
 	}
 }
 
@@ -303,6 +307,7 @@ func (x *indexSet) ramBytes() [fingerprint.NumSlots]int64 {
 	out[fingerprint.E1.Index()] += int64(x.m128.Bytes())
 	out[fingerprint.E6.Index()] += int64(x.bm25.Bytes())
 	out[fingerprint.E13.Index()] += int64(x.splade.Bytes())
+	out[fingerprint.E9.Index()] += x.hyper.bytes()
 	for i := range x.has {
 		out[i] += int64(x.has[i].GetSizeInBytes())
 	}

@@ -39,9 +39,6 @@ func rebuild(ctx context.Context, eng *engine.Engine, stale [fingerprint.NumSlot
 			return nil, err
 		}
 	}
-	if err := x.loadEntitySets(ctx, eng); err != nil {
-		return nil, err
-	}
 	if err := x.loadE12(ctx, eng); err != nil {
 		return nil, err
 	}
@@ -94,6 +91,11 @@ func (x *indexSet) loadDense(ctx context.Context, eng *engine.Engine, c column, 
 			return fmt.Errorf("%s/%d: %w", c.family, doc, err)
 		}
 		x.has[c.slot.Index()].Add(doc)
+		if c.keepStored != nil {
+			if err := c.keepStored(x, doc, v); err != nil {
+				return fmt.Errorf("%s/%d: %w", c.family, doc, err)
+			}
+		}
 		if len(vec) == 0 {
 			return nil // an E11 set without a vector
 		}
@@ -215,22 +217,6 @@ func (x *indexSet) loadPostings(ctx context.Context, eng *engine.Engine, pf post
 		return fmt.Errorf("rebuild %s: postings sum to length %d, statistics say %d: %w", pf.family, total, statLen, errCorrupt)
 	}
 	return nil
-}
-
-func (x *indexSet) loadEntitySets(ctx context.Context, eng *engine.Engine) error {
-	const family = "e11_entity"
-	return eng.Scan(ctx, family, nil, func(k, v []byte) error {
-		doc, err := parseDocKey(family, k)
-		if err != nil {
-			return err
-		}
-		e, err := decodeEntities(v)
-		if err != nil {
-			return fmt.Errorf("%s/%d: %w", family, doc, err)
-		}
-		x.setNamesLocked(doc, e.Names)
-		return nil
-	})
 }
 
 // loadE12 notes which docs have a token matrix and its width, reading only

@@ -7,7 +7,6 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/cgraph/cgraph/embedders"
-	"github.com/cgraph/cgraph/embedders/hdc"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/indexes"
 	"github.com/cgraph/cgraph/pipeline"
@@ -219,8 +218,8 @@ const (
 
 // searchE9 takes candidates from the projection ANN (or all of within when it
 // is small enough) and scores them by Hamming similarity of the 10,000-bit
-// hypervectors, loaded from e9_hdc (they are not kept in RAM).
-func searchE9(ctx context.Context, sp *spaces, p pipeline.Probe, k int, within *roaring.Bitmap) ([]pipeline.Hit, error) {
+// hypervectors (kept in RAM: hyperStore).
+func searchE9(_ context.Context, sp *spaces, p pipeline.Probe, k int, within *roaring.Bitmap) ([]pipeline.Hit, error) {
 	if p.View != pipeline.ViewSymmetric {
 		return nil, fmt.Errorf("E9 has no %s view", p.View)
 	}
@@ -250,25 +249,14 @@ func searchE9(ctx context.Context, sp *spaces, p pipeline.Probe, k int, within *
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	keys := make([][]byte, len(cands))
-	for i, d := range cands {
-		keys[i] = docKey(d)
-	}
-	vals, err := sp.s.eng.Values(ctx, "e9_hdc", keys)
-	if err != nil {
-		return nil, fmt.Errorf("E9: load hypervectors: %w", err)
-	}
 	out := make([]pipeline.Hit, 0, len(cands))
-	for i, b := range vals {
-		if b == nil {
-			continue // deleted since the index saw it
+	sp.ix.mu.RLock()
+	for _, d := range cands {
+		if sim, ok := sp.ix.hyper.similarity(d, q.Bits); ok {
+			out = append(out, pipeline.Hit{Doc: pipeline.DocNum(d), Score: sim})
 		}
-		h, err := decodeHyper(b)
-		if err != nil {
-			return nil, fmt.Errorf("e9_hdc/%d: %w", cands[i], err)
-		}
-		out = append(out, pipeline.Hit{Doc: pipeline.DocNum(cands[i]), Score: hdc.Similarity(q.Bits, h.Bits)})
 	}
+	sp.ix.mu.RUnlock()
 	return topHits(out, k), nil
 }
 

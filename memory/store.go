@@ -239,7 +239,7 @@ var indexKind = [fingerprint.NumSlots]string{
 	"inverted (BM25, MaxScore)",
 	"dense ANN (int8 sign sketch + exact rerank)",
 	"two dense ANN (as-source, as-target)",
-	"dense ANN over the projection, Hamming rescore from disk",
+	"dense ANN over the projection, exact Hamming rescore",
 	"two dense ANN (as-intent, as-context)",
 	"dense ANN over entity vectors + entity-set Jaccard",
 	"MaxSim over token matrices loaded from disk (rerank only)",
