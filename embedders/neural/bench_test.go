@@ -50,7 +50,7 @@ func envList(name, def string) []string {
 // reports mem/s, the mean e5 token count, and the encoded bytes per memory
 // of each slot (B/mem-E1 …; fingerprint.Encode of that slot alone, minus an
 // empty fingerprint). Knobs: CGRAPH_BENCH_PRECISION=fp32,int8
-// CGRAPH_BENCH_WORDS=75,300 CGRAPH_BENCH_THREADS=0,1.
+// CGRAPH_BENCH_WORDS=60,240 CGRAPH_BENCH_THREADS=0,1.
 //
 //	go test -run '^$' -bench RegistryIngest -benchtime 3x -count 3 ./embedders/neural
 func BenchmarkRegistryIngest(b *testing.B) {
@@ -68,7 +68,7 @@ func BenchmarkRegistryIngest(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			for _, ws := range envList("CGRAPH_BENCH_WORDS", "75,300") {
+			for _, ws := range envList("CGRAPH_BENCH_WORDS", "60,240") {
 				words, err := strconv.Atoi(ws)
 				if err != nil {
 					b.Fatal(err)

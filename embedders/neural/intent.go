@@ -25,7 +25,9 @@ import (
 // and a different input than E7 (spans, not the whole text), so it is a copy
 // of neither. When the sentences do not align with the run's tokens (text
 // longer than MiniLM's 256 tokens, or an unusual split), the two span texts
-// are embedded on their own instead, and the note says so.
+// are embedded on their own instead, and the note says so. A text longer than
+// MiniLM's 256 tokens is pooled over what the run saw (noted as truncated)
+// when an intent sentence starts within it.
 var (
 	sentencePunct = regexp.MustCompile(`([.!?])\s+`)
 	paragraphEnd  = regexp.MustCompile(`\n\s*\n`)
@@ -100,9 +102,6 @@ func (e *intentEmbedder) Status() embedders.SlotStatus { return e.status }
 // spans pools tm's rows over the intent and the context sentences, or
 // reports false when the sentences' tokens do not line up with tm's.
 func (e *intentEmbedder) spans(text string, tm runtime.TokenMatrix) (a, b []float32, ok bool) {
-	if tm.Truncated {
-		return nil, nil, false
-	}
 	ss, mask := intentMask(text)
 	tok := e.lm.m.Tokenizer()
 	special := tok.SpecialCount()
@@ -110,8 +109,10 @@ func (e *intentEmbedder) spans(text string, tm runtime.TokenMatrix) (a, b []floa
 	for first < len(tm.Special) && tm.Special[first] {
 		first++
 	}
+	end := len(tm.IDs) - (special - first) // the text's tokens are [first, end)
 	pos := first
 	inRows, ctxRows := []int{}, []int{}
+sentences:
 	for i, s := range ss {
 		enc, err := tok.Encode(s, 0)
 		if err != nil {
@@ -119,7 +120,13 @@ func (e *intentEmbedder) spans(text string, tm runtime.TokenMatrix) (a, b []floa
 		}
 		n := len(enc.IDs) - special
 		for k := range n {
-			if pos+k >= len(tm.IDs) || tm.Special[pos+k] || tm.IDs[pos+k] != enc.IDs[k+first] {
+			if pos+k >= end {
+				if tm.Truncated { // the run saw only the head: pool what it saw
+					break sentences
+				}
+				return nil, nil, false
+			}
+			if tm.Special[pos+k] || tm.IDs[pos+k] != enc.IDs[k+first] {
 				return nil, nil, false
 			}
 			if mask[i] {
@@ -130,7 +137,7 @@ func (e *intentEmbedder) spans(text string, tm runtime.TokenMatrix) (a, b []floa
 		}
 		pos += n
 	}
-	if pos != len(tm.IDs)-(special-first) || len(inRows) == 0 {
+	if (!tm.Truncated && pos != end) || len(inRows) == 0 {
 		return nil, nil, false
 	}
 	if len(ctxRows) == 0 {
@@ -176,7 +183,8 @@ func (e *intentEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.In
 			sep, sepAt = append(sep, in, cx), append(sepAt, idx[k])
 			continue
 		}
-		out[idx[k]] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: e.status.Producer, Value: fingerprint.Pair{A: a, B: b}}
+		out[idx[k]] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: e.status.Producer,
+			Note: truncNote(r.Tokens.Meta, e.lm), Value: fingerprint.Pair{A: a, B: b}}
 	}
 	if len(sep) > 0 {
 		vs, err := e.lm.m.EmbedPrefixed(ctx, "", sep)

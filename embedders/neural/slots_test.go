@@ -189,6 +189,7 @@ func TestE10SpanPooling(t *testing.T) {
 	texts := []string{
 		"The importer times out on large files.\n\nWe need to stream the input instead of reading it whole. See io.Copy!",
 		strings.Repeat("The log is long and the disk is slow. ", 60) + "We need to rotate logs daily.",
+		"We need to rotate logs daily. " + strings.Repeat("The log is long and the disk is slow. ", 60),
 	}
 	got, err := r.Get(fingerprint.E10).EmbedDocuments(context.Background(), inputs(texts...))
 	if err != nil {
@@ -198,7 +199,10 @@ func TestE10SpanPooling(t *testing.T) {
 		t.Errorf("short text: note %q, want span pooling", got[0].Note)
 	}
 	if !strings.Contains(got[1].Note, separateNote) {
-		t.Errorf("text past MiniLM's 256 tokens: note %q", got[1].Note)
+		t.Errorf("intent past MiniLM's 256 tokens: note %q", got[1].Note)
+	}
+	if strings.Contains(got[2].Note, separateNote) || !strings.Contains(got[2].Note, "truncated") {
+		t.Errorf("intent within MiniLM's 256 tokens of a long text: note %q", got[2].Note)
 	}
 	for i := range got {
 		p := pairOf(t, got[i])
