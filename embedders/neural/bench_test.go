@@ -3,6 +3,7 @@ package neural
 import (
 	"context"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,7 +136,9 @@ func reportSizes(b *testing.B, fps []fingerprint.Fingerprint) {
 }
 
 // BenchmarkSlots times each model-backed slot alone on a batch of 32 memories
-// of ~100 tokens (CGRAPH_BENCH_PRECISION picks the weights).
+// of ~100 tokens (CGRAPH_BENCH_PRECISION picks the weights, the first of
+// CGRAPH_BENCH_WORDS the length). E1 and E12, E7 and E10 share a run when
+// called together; alone, each pays the whole run.
 func BenchmarkSlots(b *testing.B) {
 	ctx := context.Background()
 	prec := envList("CGRAPH_BENCH_PRECISION", "int8")[0]
@@ -146,14 +149,20 @@ func BenchmarkSlots(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer closeFn()
-	mems := benchMemories(b, 32, 60)
+	words, err := strconv.Atoi(envList("CGRAPH_BENCH_WORDS", "60")[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	mems := benchMemories(b, 32, words)
 	for _, s := range []fingerprint.SlotID{fingerprint.E1, fingerprint.E5, fingerprint.E7, fingerprint.E8, fingerprint.E10, fingerprint.E11, fingerprint.E12, fingerprint.E6, fingerprint.E9} {
 		b.Run(s.String(), func(b *testing.B) {
-			if _, err := r.Get(s).EmbedDocuments(ctx, mems); err != nil { // warm-up: first runs allocate
+			// A fresh copy per call: slots that share a run (E1/E12, E7/E10)
+			// would otherwise find the previous call's run still pending.
+			if _, err := r.Get(s).EmbedDocuments(ctx, slices.Clone(mems)); err != nil { // warm-up: first runs allocate
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				if _, err := r.Get(s).EmbedDocuments(ctx, mems); err != nil {
+				if _, err := r.Get(s).EmbedDocuments(ctx, slices.Clone(mems)); err != nil {
 					b.Fatal(err)
 				}
 			}

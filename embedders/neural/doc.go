@@ -106,20 +106,30 @@
 //
 // # Ingest (BenchmarkRegistryIngest)
 //
-// Full fingerprints, all 13 slots, batches of 32, 2 cores shared with other
-// jobs (1-minute load 6–7 during the runs), medians of 3:
+// Full fingerprints, all 13 slots, batches of 32, Intel Xeon 2 cores shared
+// with other engineers' jobs (1-minute load 6–9 during every run; absolute
+// figures were 30–60% higher at load ≈ 2), medians of 3 (2 ops each at ~100
+// tokens, 1 at ~400), 2026-11-23 10:10–10:23 UTC:
 //
-//	~100 tokens (102 e5 tokens):  int8 9.1 mem/s   fp32 5.0 mem/s  (intra-op threads 0)
-//	                              int8 7.5 mem/s   fp32 6.1 mem/s  (intra-op threads 1)
-//	~400 tokens: see the report figures in the package's test output
+//	                          int8 (default)   fp32    int8/fp32
+//	~100 tokens (102), thr 0      9.1 mem/s     5.0      1.8×
+//	~100 tokens,  intra-op 1      7.5 mem/s     6.1
+//	~400 tokens (383), thr 0      1.21 mem/s    0.68     1.8×
 //
-// The goal of 30 memories/s at ~100 tokens is not met. Cost: three encoder
-// passes per memory (e5-small 12 layers, bge-small 12 layers, MiniLM 6
-// layers) plus short MiniLM passes for E8 and E11; on the same loaded machine
-// one batch of 32 × 100 tokens took 1.18 s in e5-small-v2-q, 1.33 s in
-// bge-small-en-v1.5-q and 0.6–0.7 s in all-MiniLM-L6-v2-q — about 3.3 s,
-// i.e. ≈ 10 mem/s is the ceiling of this slot plan here. Reaching 30 needs
-// fewer passes (e.g. E5's head on E1's own run, dropping bge) or a GPU.
+//	go test -run '^$' -bench RegistryIngest -benchtime 2x -count 3 ./embedders/neural
+//	(knobs CGRAPH_BENCH_PRECISION, CGRAPH_BENCH_WORDS=60,240, CGRAPH_BENCH_THREADS)
+//
+// Hence the defaults: int8 weights, ONNX Runtime's intra-op threads one per
+// core (0), the runtime's batch size 8, E1+E12 and E7+E10 sharing a run.
+// The goal of 30 memories/s at ~100 tokens is not met. The cost is three
+// encoder passes per memory: in one BenchmarkSlots run (load 7.5; each slot
+// alone, so E1, E7, E10, E12 pay their whole shared run) a batch of 32 × 100
+// tokens took E1 2.29 s, E12 2.93 s, E5 1.62 s, E10 1.30 s, E7 1.05 s, E11
+// 0.22 s, E8 0.11 s; at 400 tokens E5 14.6 s and E1 10.7 s dominate (12-layer
+// encoders at 384 tokens; MiniLM stops at 256). With the two cores running
+// the slots in parallel, about 10 mem/s is this slot plan's ceiling here at
+// 100 tokens. Reaching 30 needs fewer passes — E5's head on E1's own run
+// instead of bge-small would remove a third of the work — or a GPU.
 //
 // Encoded bytes per memory per slot at ~100 tokens (fingerprint.Encode):
 // E1 1,598; E5 3,144; E7 1,603; E8 1,436; E9 2,359; E10 3,143; E11 1,679;
