@@ -152,9 +152,9 @@ func TestMissingModelUnavailable(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	for _, s := range []fingerprint.SlotID{fingerprint.E1, fingerprint.E7} {
+	for _, s := range []fingerprint.SlotID{fingerprint.E1, fingerprint.E5, fingerprint.E7, fingerprint.E8, fingerprint.E10, fingerprint.E12, fingerprint.E13} {
 		st := r.Get(s).Status()
-		if st.State != fingerprint.StatusUnavailable || !strings.Contains(st.Reason, "not installed: run cgraph models pull ") {
+		if st.State != fingerprint.StatusUnavailable || !strings.Contains(st.Reason, "cgraph models pull ") {
 			t.Errorf("%s: %+v", s, st)
 		}
 		if _, err := r.Get(s).EmbedQuery(context.Background(), embedders.Query{Text: "x"}); err == nil {
@@ -163,5 +163,44 @@ func TestMissingModelUnavailable(t *testing.T) {
 	}
 	if st := r.Get(fingerprint.E6).Status(); st.State != fingerprint.StatusPresent {
 		t.Errorf("model-free E6 lost: %+v", st)
+	}
+	if st := r.Get(fingerprint.E11).Status(); st.State != fingerprint.StatusFallback {
+		t.Errorf("E11 without MiniLM should be the set-only fallback: %+v", st)
+	}
+	fps, err := r.EmbedDocuments(context.Background(), inputs("rocksdb failed with ENOENT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if en := fps[0].Get(fingerprint.E5); en.Status != fingerprint.StatusUnavailable || !strings.Contains(en.Note, "bge-small-en-v1.5") {
+		t.Errorf("E5 entry without its model: %v %q", en.Status, en.Note)
+	}
+}
+
+// TestPrecisionProducers: fp32 and int8 registries both serve, and their
+// producers differ, so a store never mixes them.
+func TestPrecisionProducers(t *testing.T) {
+	int8 := testRegistry(t)
+	cfg := Config{Precision: PrecisionFP32}
+	requireModels(t, cfg)
+	fp32, closeFn, err := Registry(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := closeFn(); err != nil {
+			t.Error(err)
+		}
+	}()
+	for _, s := range []fingerprint.SlotID{fingerprint.E1, fingerprint.E5, fingerprint.E7, fingerprint.E12} {
+		a, b := int8.Get(s).Status(), fp32.Get(s).Status()
+		if b.State == fingerprint.StatusUnavailable || a.Producer == b.Producer {
+			t.Errorf("%s: int8 %v, fp32 %v %v", s, a.Producer, b.State, b.Producer)
+		}
+	}
+	if m := fp32.Get(fingerprint.E1).Status().Producer.Model; m != "e5-small-v2" {
+		t.Errorf("fp32 E1 model %q", m)
+	}
+	if m := int8.Get(fingerprint.E1).Status().Producer.Model; m != "e5-small-v2-q" {
+		t.Errorf("default E1 model %q, want the int8 e5-small-v2-q", m)
 	}
 }
