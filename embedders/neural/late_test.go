@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cgraph/cgraph/embedders"
@@ -181,5 +182,46 @@ func TestE12Fallback(t *testing.T) {
 	}
 	if c := cosine(dense(t, alone[0]), dense(t, got[0].Get(fingerprint.E1))); c < 0.9999 {
 		t.Errorf("E1 from the shared run differs from E1 alone: cosine %.6f", c)
+	}
+}
+
+// TestSharedPassConcurrent: batches embedded at the same time from several
+// goroutines each get their own run's vectors (the shared runs never mix
+// batches): every E1 and E7 vector equals the one a lone run of that batch
+// gives.
+func TestSharedPassConcurrent(t *testing.T) {
+	r := testRegistry(t)
+	ctx := context.Background()
+	batches := [][]embedders.Input{
+		inputs("the cache is cold after a restart", "add retries to the uploader"),
+		inputs("the cache is cold after a restart", "add retries to the uploader"), // same texts, another slice
+		inputs("rocksdb compaction stalls writes", "We need to shard the index. It is too large."),
+	}
+	want := make([][]fingerprint.Fingerprint, len(batches))
+	for i, b := range batches {
+		fps, err := r.EmbedDocuments(ctx, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = fps
+	}
+	got := make([][]fingerprint.Fingerprint, len(batches))
+	errs := make([]error, len(batches))
+	var wg sync.WaitGroup
+	for i, b := range batches {
+		wg.Go(func() { got[i], errs[i] = r.EmbedDocuments(ctx, b) })
+	}
+	wg.Wait()
+	for i := range batches {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		for j := range batches[i] {
+			for _, s := range []fingerprint.SlotID{fingerprint.E1, fingerprint.E7} {
+				if c := cosine(dense(t, got[i][j].Get(s)), dense(t, want[i][j].Get(s))); c < 0.99999 {
+					t.Errorf("batch %d doc %d %s: cosine %.6f to its lone run", i, j, s, c)
+				}
+			}
+		}
 	}
 }
