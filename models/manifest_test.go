@@ -81,7 +81,7 @@ func TestDefaultsServeE1(t *testing.T) {
 		t.Fatal(err)
 	}
 	defs := m.Defaults()
-	want := []ModelID{"e5-small-v2", "e5-small-v2-q", "bge-small-en-v1.5", "bge-small-en-v1.5-q", "all-minilm-l6-v2", "all-minilm-l6-v2-q"}
+	want := []ModelID{"e5-small-v2", "e5-small-v2-q", "bge-small-en-v1.5", "bge-small-en-v1.5-q", "all-minilm-l6-v2"}
 	if strings.Join(idsToStrings(defs), ",") != strings.Join(idsToStrings(want), ",") {
 		t.Fatalf("defaults = %v, want %v", defs, want)
 	}

@@ -46,24 +46,24 @@ func envList(name, def string) []string {
 
 // BenchmarkRegistryIngest measures full fingerprints (all 13 slots, as
 // Registry.EmbedDocuments computes them for memory.Store.AddBatch) per second
-// for batches of 32 memories of ~100 and ~400 tokens, fp32 against int8
-// weights and ONNX Runtime intra-op threads 0 (one per core) against 1. It
+// for batches of 32 memories of ~100 and ~400 tokens, the default weights
+// (int8 e5 and bge, fp32 MiniLM) against all-fp32 and all-int8 and ONNX Runtime intra-op threads 0 (one per core) against 1. It
 // reports mem/s, the mean e5 token count, and the encoded bytes per memory
 // of each slot (B/mem-E1 …; fingerprint.Encode of that slot alone, minus an
-// empty fingerprint). Knobs: CGRAPH_BENCH_PRECISION=fp32,int8
+// empty fingerprint). Knobs: CGRAPH_BENCH_PRECISION=default,fp32,int8
 // CGRAPH_BENCH_WORDS=60,240 CGRAPH_BENCH_THREADS=0,1.
 //
 //	go test -run '^$' -bench RegistryIngest -benchtime 3x -count 3 ./embedders/neural
 func BenchmarkRegistryIngest(b *testing.B) {
 	ctx := context.Background()
 	const batch = 32
-	for _, prec := range envList("CGRAPH_BENCH_PRECISION", "fp32,int8") {
+	for _, prec := range envList("CGRAPH_BENCH_PRECISION", "default,fp32,int8") {
 		for _, th := range envList("CGRAPH_BENCH_THREADS", "0,1") {
 			threads, err := strconv.Atoi(th)
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg := Config{Precision: Precision(prec), IntraOpThreads: threads}
+			cfg := Config{Precision: Precision(strings.TrimPrefix(prec, "default")), IntraOpThreads: threads}
 			requireModels(b, cfg)
 			r, closeFn, err := Registry(ctx, cfg)
 			if err != nil {
@@ -141,8 +141,8 @@ func reportSizes(b *testing.B, fps []fingerprint.Fingerprint) {
 // called together; alone, each pays the whole run.
 func BenchmarkSlots(b *testing.B) {
 	ctx := context.Background()
-	prec := envList("CGRAPH_BENCH_PRECISION", "int8")[0]
-	cfg := Config{Precision: Precision(prec)}
+	prec := envList("CGRAPH_BENCH_PRECISION", "default")[0]
+	cfg := Config{Precision: Precision(strings.TrimPrefix(prec, "default"))}
 	requireModels(b, cfg)
 	r, closeFn, err := Registry(ctx, cfg)
 	if err != nil {

@@ -142,6 +142,13 @@ func TestEmptyTextUnavailable(t *testing.T) {
 
 // TestMissingModelUnavailable: an empty models directory gives a registry in
 // which every model-backed slot says which model to pull.
+func TestBadPrecision(t *testing.T) {
+	_, _, err := Registry(context.Background(), Config{Precision: "int4", ModelsDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `unknown precision "int4"`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 func TestMissingModelUnavailable(t *testing.T) {
 	r, closeFn, err := Registry(context.Background(), Config{ModelsDir: t.TempDir()})
 	if err != nil {
@@ -176,10 +183,11 @@ func TestMissingModelUnavailable(t *testing.T) {
 	}
 }
 
-// TestPrecisionProducers: fp32 and int8 registries both serve, and their
-// producers differ, so a store never mixes them.
+// TestPrecisionProducers: the default (int8 e5 and bge, fp32 MiniLM) and the
+// fp32 registries both serve, and where their weights differ so do their
+// producers, so a store never mixes them.
 func TestPrecisionProducers(t *testing.T) {
-	int8 := testRegistry(t)
+	def := testRegistry(t)
 	cfg := Config{Precision: PrecisionFP32}
 	requireModels(t, cfg)
 	fp32, closeFn, err := Registry(context.Background(), cfg)
@@ -191,16 +199,19 @@ func TestPrecisionProducers(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	for _, s := range []fingerprint.SlotID{fingerprint.E1, fingerprint.E5, fingerprint.E7, fingerprint.E12} {
-		a, b := int8.Get(s).Status(), fp32.Get(s).Status()
+	for _, s := range []fingerprint.SlotID{fingerprint.E1, fingerprint.E5, fingerprint.E12} {
+		a, b := def.Get(s).Status(), fp32.Get(s).Status()
 		if b.State == fingerprint.StatusUnavailable || a.Producer == b.Producer {
-			t.Errorf("%s: int8 %v, fp32 %v %v", s, a.Producer, b.State, b.Producer)
+			t.Errorf("%s: default %v, fp32 %v %v", s, a.Producer, b.State, b.Producer)
 		}
 	}
 	if m := fp32.Get(fingerprint.E1).Status().Producer.Model; m != "e5-small-v2" {
 		t.Errorf("fp32 E1 model %q", m)
 	}
-	if m := int8.Get(fingerprint.E1).Status().Producer.Model; m != "e5-small-v2-q" {
+	if m := def.Get(fingerprint.E1).Status().Producer.Model; m != "e5-small-v2-q" {
 		t.Errorf("default E1 model %q, want the int8 e5-small-v2-q", m)
+	}
+	if m := def.Get(fingerprint.E7).Status().Producer.Model; m != "all-minilm-l6-v2" {
+		t.Errorf("default E7 model %q, want fp32 all-minilm-l6-v2", m)
 	}
 }

@@ -44,6 +44,11 @@ func Registry(ctx context.Context, cfg Config) (r *embedders.Registry, close fun
 	if _, err := runtime.ParseDevice(string(cfg.Device)); err != nil {
 		return nil, nil, fmt.Errorf("neural: %w", err)
 	}
+	switch cfg.Precision {
+	case PrecisionDefault, PrecisionFP32, PrecisionInt8:
+	default:
+		return nil, nil, fmt.Errorf("neural: unknown precision %q (want %q, %q or empty for the default)", cfg.Precision, PrecisionFP32, PrecisionInt8)
+	}
 	l, err := newLoader(cfg)
 	if err != nil {
 		return nil, nil, err
