@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The README "Benchmarks" experiment: the Go standard-library code-search set
+# (2,000 doc-comment → function pairs), 500 sampled queries, clean and typo
+# queries. Clean: every built-in profile in multi_space and pipeline mode, the
+# single slots with a model here (embedder_first) and the three baselines.
+# Typos: the baselines, E5/E7/E9 and five profiles (a full typo sweep doubles
+# the run time on 2 cores).
+#
+#   bash docs/bench/run.sh     # ~10 min to build the store, ~25 min of queries on 2 busy cores
+#
+# Knobs (environment): MAX (pairs, 2000), QUERIES (evaluated queries, 500),
+# STORE (store directory, built once and reused by the typo run), CGRAPH (binary).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+MAX=${MAX:-2000}
+QUERIES=${QUERIES:-500}
+SET=${SET:-bench-out/sets/csn-go-$MAX}
+STORE=${STORE:-bench-out/stores/csn-go-$MAX}
+CGRAPH=${CGRAPH:-bin/cgraph}
+OUT=${OUT:-docs/bench}
+
+[ -x "$CGRAPH" ] || go build -o "$CGRAPH" ./cmd/cgraph
+"$CGRAPH" bench prepare csn-go --src "$(go env GOROOT)/src" --out "$SET" --typos --max "$MAX" --seed 1
+
+run() { # name, then bench run flags
+  local q=$1; shift
+  mkdir -p "$OUT/$q" "bench-out/$q"
+  "$CGRAPH" --json bench run --data "$SET" --max-queries "$QUERIES" --seed 1 --store "$STORE" \
+    --out "bench-out/$q" "$@" >"$OUT/$q/summary.json"
+  # report.json (per-query results, 5-15 MB) stays in bench-out/; the
+  # summary, the Markdown report and the plots are committed.
+  cp "bench-out/$q/report.md" "bench-out/$q/quality.svg" "bench-out/$q/latency.svg" "$OUT/$q/"
+}
+run clean --profiles all --modes e1_only,multi_space,pipeline,embedder_first --embedders E5,E7,E8,E9,E10,E11
+run typos --queries queries-typos.jsonl --profiles typo_tolerant,semantic_search,code_search,pipeline_full,balanced \
+  --modes e1_only,multi_space,pipeline,embedder_first --embedders E5,E7,E9
+
+"$CGRAPH" bench compare bench-out/clean/report.json bench-out/clean/report.json --run e1_only --run-b multi_space:pipeline_stage2_scoring
+"$CGRAPH" bench compare bench-out/clean/report.json bench-out/typos/report.json --run pipeline:typo_tolerant
+python3 docs/bench/table.py "$OUT/clean/summary.json" "$OUT/typos/summary.json"

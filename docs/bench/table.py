@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Print the README "Benchmarks" tables from the two `bench run --json` summaries.
+
+    python3 docs/bench/table.py docs/bench/clean/summary.json docs/bench/typos/summary.json
+"""
+import json
+import sys
+
+
+def runs(path):
+    with open(path) as f:
+        return {r["name"]: r for r in json.load(f)["runs"]}, json.load(open(path))
+
+
+def ndcg(d, k):
+    r = d.get(k)
+    return f"{r['metrics']['ndcg@10']:.3f}" if r else "–"
+
+
+def main():
+    C, clean = runs(sys.argv[1])
+    T, _ = runs(sys.argv[2])
+    print("| profile | multi_space clean | multi_space typos | pipeline clean | pipeline typos | p95 ms multi_space / pipeline |")
+    print("|---|---|---|---|---|---|")
+    for r in clean["runs"]:
+        p = r["profile"]
+        if r["mode"] != "multi_space" or r["name"] != "multi_space:" + p:
+            continue
+        ms, pl = "multi_space:" + p, "pipeline:" + p
+        print(f"| {p} | {ndcg(C, ms)} | {ndcg(T, ms)} | {ndcg(C, pl)} | {ndcg(T, pl)} "
+              f"| {C[ms]['latency_ms']['p95']:.0f} / {C[pl]['latency_ms']['p95']:.0f} |")
+    print()
+    print("| single slot / baseline | clean nDCG@10 (95% CI) | typos | MRR@10 | R@100 | p50 / p95 ms |")
+    print("|---|---|---|---|---|---|")
+    for k, label in [("bm25_only", "E6 BM25 (`bm25_only`)"), ("e1_only", "E1 e5-small-v2 (`e1_only`)"),
+                     ("embedder_first:E5", "E5 bge-small-en-v1.5 + direction head"),
+                     ("embedder_first:E7", "E7 all-MiniLM-L6-v2"), ("embedder_first:E8", "E8 structure text (MiniLM)"),
+                     ("embedder_first:E9", "E9 trigram hypervector"), ("embedder_first:E10", "E10 intent/context (MiniLM)"),
+                     ("embedder_first:E11", "E11 entity sets"), ("rrf_e1_e6", "RRF(E1, E6) (`rrf_e1_e6`)")]:
+        r = C.get(k)
+        if not r:
+            continue
+        m, ci = r["metrics"], r["ci95"]["ndcg@10"]
+        print(f"| {label} | {m['ndcg@10']:.3f} ({ci['lo']:.3f}–{ci['hi']:.3f}) | {ndcg(T, k)} | {m['mrr@10']:.3f} "
+              f"| {m['recall@100']:.3f} | {r['latency_ms']['p50']:.1f} / {r['latency_ms']['p95']:.1f} |")
+    print()
+    stages = []
+    for r in clean["runs"]:
+        for s in r.get("stages") or []:
+            if s["stage"] not in stages:
+                stages.append(s["stage"])
+    order = ["encode", "primary", "S1 recall", "S2 filter", "S3 fusion", "S4 rerank", "S5 validate"]
+    stages.sort(key=lambda s: order.index(s) if s in order else len(order))
+    print("| run (clean, ms p50 / p95) | " + " | ".join(stages) + " | end to end |")
+    print("|---|" + "---|" * (len(stages) + 1))
+    for name in ["e1_only", "rrf_e1_e6", "multi_space:semantic_search", "multi_space:code_search",
+                 "pipeline:semantic_search", "pipeline:code_search", "pipeline:typo_tolerant", "pipeline:pipeline_full"]:
+        r = C[name]
+        by = {s["stage"]: s["latency_ms"] for s in r.get("stages") or []}
+        cells = [f"{by[s]['p50']:.1f} / {by[s]['p95']:.1f}" if s in by else "–" for s in stages]
+        print(f"| {name} | " + " | ".join(cells) + f" | {r['latency_ms']['p50']:.1f} / {r['latency_ms']['p95']:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
