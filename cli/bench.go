@@ -153,6 +153,13 @@ func newBenchRunCmd(a *App) *cobra.Command {
 (mode, profile) over its queries and write report.json, report.md, quality.svg
 (bootstrap 95% CIs) and latency.svg (per stage) into --out.
 
+The store (--store, default <out>/store) is built with the installed models
+(--models-dir) and reused by later runs while <store>.bench.json says it holds
+the same corpus (sha256) computed by the same slot producers; otherwise it is
+rebuilt. A non-empty directory without that manifest is refused, never deleted.
+--max-queries evaluates a sample seeded by --seed, the same query ids for a
+clean and a typo query file of one set (so bench compare can pair them).
+
 Baselines bm25_only (E6 alone), e1_only (E1 alone) and rrf_e1_e6 (plain RRF of
 E1 and E6) run too unless --no-baselines. Metrics follow BEIR/pytrec_eval:
 nDCG@10 with the graded relevance as gain, MAP cut at 100.
