@@ -52,10 +52,15 @@
 //   - E13 learned sparse: a SPLADE model if installed, else unavailable
 //     ("splade-pp-en-v1 is hub-only"). Never a copy of E6.
 //
-// Weights: Config.Precision int8 (the "-q" dynamic-int8 variants, default)
-// or fp32. int8 ran 1.8× faster end to end (below); its vectors have cosine
-// 0.99+ to fp32 (models/runtime README). int8 activations are quantised per
-// batch, so one text's vector varies in the third decimal with its batch.
+// Weights (Config.Precision): by default the "-q" dynamic-int8 builds of
+// e5-small-v2 and bge-small-en-v1.5 (cosine 0.997 / 0.995 to fp32 on the
+// runtime's parity texts; 1.8× faster end to end, below) and fp32
+// all-MiniLM-L6-v2, whose int8 build drifts further (mean cosine 0.989, worst
+// 0.969) and which is the cheapest model anyway; `cgraph models pull
+// --default` (make setup) installs exactly these. PrecisionFP32 and
+// PrecisionInt8 take all-fp32 or all-int8 builds. int8 activations are
+// quantised per batch, so one text's vector varies in the third decimal with
+// its batch.
 //
 // # E5 direction (testdata/causal_pairs.jsonl)
 //
@@ -107,17 +112,22 @@
 // # Ingest (BenchmarkRegistryIngest)
 //
 // Full fingerprints, all 13 slots, batches of 32, Intel Xeon 2 cores shared
-// with other engineers' jobs (1-minute load 6–9 during every run; absolute
+// with other engineers' jobs (1-minute load 6–11 during every run; absolute
 // figures were 30–60% higher at load ≈ 2), medians of 3 (2 ops each at ~100
-// tokens, 1 at ~400), 2026-11-23 10:10–10:23 UTC:
+// tokens, 1 at ~400), 2026-11-23:
 //
-//	                          int8 (default)   fp32    int8/fp32
-//	~100 tokens (102), thr 0      9.1 mem/s     5.0      1.8×
-//	~100 tokens,  intra-op 1      7.5 mem/s     6.1
-//	~400 tokens (383), thr 0      1.21 mem/s    0.68     1.8×
+//	run 10:33–10:38        default        fp32
+//	~100 tokens (102)      9.8 mem/s      6.3 mem/s   (1.55×; load 6.1–6.2)
+//	~400 tokens (383)      1.5 mem/s                  (1.2–2.5 as the load rose from 7 to 11)
+//
+//	run 10:10–10:23        all-int8       fp32
+//	~100 tokens, threads 0 9.1 mem/s      5.0 mem/s   (1.8×; load 6.5)
+//	~100 tokens, threads 1 7.5 mem/s      6.1 mem/s
+//	~400 tokens, threads 0 1.21 mem/s     0.68 mem/s  (1.8×; load 8–10)
 //
 //	go test -run '^$' -bench RegistryIngest -benchtime 2x -count 3 ./embedders/neural
-//	(knobs CGRAPH_BENCH_PRECISION, CGRAPH_BENCH_WORDS=60,240, CGRAPH_BENCH_THREADS)
+//	(knobs CGRAPH_BENCH_PRECISION=default,fp32,int8, CGRAPH_BENCH_WORDS=60,240,
+//	CGRAPH_BENCH_THREADS=0,1; all-int8 needs cgraph models pull all-minilm-l6-v2-q)
 //
 // Hence the defaults: int8 weights, ONNX Runtime's intra-op threads one per
 // core (0), the runtime's batch size 8, E1+E12 and E7+E10 sharing a run.
