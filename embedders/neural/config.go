@@ -1,6 +1,7 @@
 package neural
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -76,4 +77,19 @@ func (c Config) variant(mf *models.Manifest, base models.ModelID) models.ModelID
 		}
 	}
 	return base
+}
+
+// Models returns the manifest ids the slot plan uses under cfg when only the
+// default models are installed (E1's e5-small-v2, E5's bge-small-en-v1.5 and
+// the MiniLM of E7, E8, E10, E11, each in cfg's precision), so that tests and
+// checks ask for these instead of hard-coding variant ids.
+func Models(cfg Config) ([]models.ModelID, error) {
+	mf := cfg.Manifest
+	if mf == nil {
+		var err error
+		if mf, err = models.Default(); err != nil {
+			return nil, fmt.Errorf("neural: manifest: %w", err)
+		}
+	}
+	return []models.ModelID{cfg.variant(mf, modelE1), cfg.variant(mf, modelE5), cfg.variant(mf, modelMiniLM)}, nil
 }

@@ -252,7 +252,10 @@ func buildE7E10(l *loader) ([]embedders.Embedder, error) {
 	}
 	d, shared := e7.(*denseEmbedder)
 	shared = shared && d.lm == lm && d.docPrefix == ""
-	pass := &sharedPass{lm: lm}
+	pass := &sharedPass{lm: lm, consumers: 2}
+	if !shared { // E7 runs another model (jina): E10 reads the run alone
+		pass.consumers = 1
+	}
 	e10 := &intentEmbedder{lm: lm, pass: pass, status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
 		Producer: lm.producer("E10 intent/context span pool v2", intentCue.String(), sentencePunct.String(), paragraphEnd.String(), listItem.String()),
 		Representation: fmt.Sprintf("as-intent (goal and imperative sentences, else the first) / as-context (the rest) %d-d vectors: %s token states mean-pooled over each span — a different model and input than E1; onnx sha256 %s",

@@ -115,6 +115,9 @@ func (p projection) tokens(tm runtime.TokenMatrix) fingerprint.Tokens {
 type sharedPass struct {
 	lm     *loaded
 	prefix string
+	// consumers is how many slots read each run (0 means 2); a run is
+	// dropped once they all have.
+	consumers int
 
 	mu      sync.Mutex // guards pending
 	pending []*passRun
@@ -129,6 +132,14 @@ type passRun struct {
 	res   []runtime.Pooled
 	err   error
 	taken int
+}
+
+// want is the number of slots that read each run.
+func (p *sharedPass) want() int {
+	if p.consumers <= 0 {
+		return 2
+	}
+	return p.consumers
 }
 
 // run returns the pooled vectors and token states of texts (the non-empty
@@ -166,7 +177,7 @@ func (p *sharedPass) run(ctx context.Context, docs []embedders.Input, texts []st
 	}
 	p.mu.Lock()
 	r.taken++
-	if r.taken == 2 || r.err != nil {
+	if r.taken >= p.want() || r.err != nil {
 		p.pending = slices.DeleteFunc(p.pending, func(c *passRun) bool { return c == r })
 	}
 	p.mu.Unlock()

@@ -2,6 +2,7 @@ package neural
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/models"
 )
 
 // The tests run the real default models. A missing model fails the test with
@@ -29,9 +29,12 @@ func requireModels(t testing.TB, cfg Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ids, err := Models(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var missing []string
-	for _, base := range []models.ModelID{modelE1, modelE5, modelMiniLM} {
-		id := cfg.variant(l.mf, base)
+	for _, id := range ids {
 		if !l.installed(id) {
 			missing = append(missing, string(id))
 		}
@@ -142,6 +145,26 @@ func TestEmptyTextUnavailable(t *testing.T) {
 
 // TestMissingModelUnavailable: an empty models directory gives a registry in
 // which every model-backed slot says which model to pull.
+func TestModels(t *testing.T) {
+	tests := []struct {
+		p    Precision
+		want string
+	}{
+		{PrecisionDefault, "e5-small-v2-q bge-small-en-v1.5-q all-minilm-l6-v2"},
+		{PrecisionFP32, "e5-small-v2 bge-small-en-v1.5 all-minilm-l6-v2"},
+		{PrecisionInt8, "e5-small-v2-q bge-small-en-v1.5-q all-minilm-l6-v2-q"},
+	}
+	for _, tc := range tests {
+		ids, err := Models(Config{Precision: tc.p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(ids); got != "["+tc.want+"]" {
+			t.Errorf("precision %q: %s, want [%s]", tc.p, got, tc.want)
+		}
+	}
+}
+
 func TestBadPrecision(t *testing.T) {
 	_, _, err := Registry(context.Background(), Config{Precision: "int4", ModelsDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), `unknown precision "int4"`) {
