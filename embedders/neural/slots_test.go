@@ -263,3 +263,22 @@ func TestE11Overlap(t *testing.T) {
 		t.Errorf("no entities: %v %q", got[3].Status, got[3].Note)
 	}
 }
+
+// TestE8Text: every side text is non-empty whenever the memory or query has
+// any structure; a side with nothing of its own takes the whole structure.
+func TestE8Text(t *testing.T) {
+	for _, text := range []string{goSnippet, "w.Reset()", "see cmd/cgraph/main.go", "func Open() error { return nil }"} {
+		src, tgt, reason := e8Sides(text)
+		if reason != "" || strings.TrimSpace(src) == "" || strings.TrimSpace(tgt) == "" {
+			t.Errorf("%q: sides %q / %q (%s)", text, src, tgt, reason)
+		}
+		for _, side := range []fingerprint.Side{fingerprint.SideA, fingerprint.SideB} {
+			if q := e8Query(text, side); strings.TrimSpace(q) == "" {
+				t.Errorf("%q side %d: empty query text", text, side)
+			}
+		}
+	}
+	if _, _, reason := e8Sides("We met on Tuesday."); reason != noStructure {
+		t.Errorf("prose: reason %q", reason)
+	}
+}
