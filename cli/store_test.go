@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cgraph/cgraph/embedders/neural"
 	"github.com/cgraph/cgraph/models"
 )
 
@@ -41,14 +42,18 @@ func TestMain(m *testing.M) {
 }
 
 // realModelsDir returns the installed models directory, failing the test
-// with how to install them when the models E1 and E7 need are missing.
+// with how to install them when a model of the default precision is missing.
 func realModelsDir(t *testing.T) string {
 	t.Helper()
 	mf, err := models.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []models.ModelID{"e5-small-v2-q", "all-minilm-l6-v2-q"} {
+	ids, err := neural.Models(neural.Config{Manifest: mf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
 		if !mf.Installed(realModels, id) {
 			t.Fatalf("model %s is not installed in %s: run `make setup` (or `bin/cgraph models pull %s`); set $CGRAPH_MODELS if they live elsewhere",
 				id, realModels, id)
