@@ -93,15 +93,18 @@
 // exact-scan baseline (dense brute force, exhaustive inverted scoring) run on
 // the same query in the same loop:
 //
-//	                      10k p50 (exact)       100k p50 (exact)      goal at 100k
-//	e1_only               0.33 ms (2.76 ms)     1.55 ms (38.9 ms)     ≤ 2 ms
-//	multi_space semantic  6.5 ms (30.5 ms)      17.9 ms (277 ms)      ≤ 8 ms
-//	pipeline pipeline_full 12.4 ms (12.8 ms)    46 ms (38 ms)         ≤ 15 ms
-//	pipeline end to end   59 ms (encode 45)     80 ms (encode 58)     ≤ 50 ms
-//	RAM, all indexes      5.80 KB/memory        5.65 KB/memory        ≤ 6 KB
+//	                       10k p50 (exact)      100k p50 (exact)     goal at 100k
+//	e1_only                0.33 ms (2.76 ms)    1.76 ms (26.3 ms)    ≤ 2 ms
+//	multi_space semantic   6.5 ms (30.5 ms)     12.0 ms (180 ms)     ≤ 8 ms
+//	pipeline pipeline_full 12.4 ms (12.8 ms)    42 ms (35 ms)        ≤ 15 ms
+//	pipeline end to end    59 ms (encode 45)    80 ms (encode 58)    ≤ 50 ms
+//	RAM, all indexes       5.80 KB/memory       5.65 KB/memory       ≤ 6 KB
 //
-// Pipeline stages at 100k (p50): S1 E6 recall k=10,000 3.5–7.6 ms, S2 M128
-// 1.8 ms, S3 fusion 7.8–13 ms, S4 E12 MaxSim 14–18 ms (100 token matrices
+// (100k rows after the E1 rerank change; the 10k rows and the end-to-end
+// figures from the run before it, E1 reranking 512.)
+//
+// Pipeline stages at 100k (p50): S1 E6 recall k=10,000 3.5–7 ms, S2 M128
+// 1.8–4 ms, S3 fusion 8–13 ms, S4 E12 MaxSim 14–18 ms (100 token matrices
 // read from e12_late_interaction: at 100k they no longer sit in the block
 // cache; 4 ms at 10k), S5 0.3 ms. The pipeline's exact baseline is as slow as
 // the indexes because every stage after S1 already scores a candidate set
@@ -113,8 +116,8 @@
 // to go back to disk (5 ms per 1,000 candidates).
 //
 // Agreement with the exact baseline's top 10 is low on this replicated corpus:
-// e1_only 0.87 at 10k and 0.64 at 100k (0.65 counting any replica of the same
-// source text). Each source has 33 noisy replicas at cosine ≈ 0.95, so the
+// e1_only 0.87 at 10k and 0.74 at 100k (0.75 counting any replica of the
+// same source text); multi_space 0.77 and 0.67 (0.77). Each source has 33 noisy replicas at cosine ≈ 0.95, so the
 // true top 10 are near-ties inside one cluster of 34, the hardest case for a
 // sign sketch; E1 recall@10 by rerank depth (e1_recall) is 0.896 / 0.939 /
 // 0.962 / 0.971 at 10k and 0.70 / 0.77 / 0.84 / 0.89 at 100k for 512 / 1024 /
