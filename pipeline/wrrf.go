@@ -36,7 +36,8 @@ type Fused struct {
 // score(d) = Σ_i w_i / (RRFK + rank_i(d)), rank 0-indexed, over the lists that
 // contain d. Raw scores are carried for explain but never summed, so lists on
 // different scales (cosine, BM25, Jaccard) fuse safely. A list with weight 0
-// still records its ranks (contribution 0). The result is sorted by score
+// still records its ranks (contribution 0). Hits with equal scores share a
+// rank (the rank of the first of them; see tiedRank). The result is sorted by score
 // descending, ties by DocNum ascending. A document listed twice in one list
 // counts at its best rank only.
 //
@@ -63,7 +64,9 @@ func WRRF(lists []RankedList) []Fused {
 	hitDoc := make([]int32, total) // -1: duplicate within its list
 	h := 0
 	for li, l := range lists {
-		for rank, hit := range l.Hits {
+		rank := 0
+		for pos, hit := range l.Hits {
+			rank = tiedRank(l.Hits, pos, rank)
 			i, ok := idx.get(hit.Doc)
 			if !ok {
 				i = int32(len(keys))
@@ -93,7 +96,9 @@ func WRRF(lists []RankedList) []Fused {
 	copy(fill, off[:len(keys)])
 	h = 0
 	for _, l := range lists {
-		for rank, hit := range l.Hits {
+		rank := 0
+		for pos, hit := range l.Hits {
+			rank = tiedRank(l.Hits, pos, rank)
 			i := hitDoc[h]
 			h++
 			if i < 0 {
@@ -109,6 +114,20 @@ func WRRF(lists []RankedList) []Fused {
 		out[j] = Fused{Doc: k.doc, Score: k.score, Parts: backing[off[k.i]:off[k.i+1]:off[k.i+1]]}
 	}
 	return out
+}
+
+// tiedRank is the 0-indexed rank of hs[pos] under standard competition
+// ranking: a hit whose score equals the one before it shares that hit's rank,
+// so equal scores contribute equally and the order in which an index lists
+// ties (by doc number) never becomes a ranking signal. A temporal slot that
+// scores every document alike (all memories created at once) then adds the
+// same contribution to each and reorders nothing. prev is the rank of
+// hs[pos-1]; walking a list in order makes it O(1) per hit.
+func tiedRank(hs []Hit, pos, prev int) int {
+	if pos > 0 && hs[pos-1].Score == hs[pos].Score {
+		return prev
+	}
+	return pos
 }
 
 func sortFused(fs []Fused) {

@@ -75,6 +75,33 @@ func TestWRRFTiesAndDuplicates(t *testing.T) {
 	}
 }
 
+// TestWRRFTiedScoresShareRank: documents a slot scores alike share a rank,
+// so a slot that cannot tell them apart (a temporal slot over memories created
+// at the same time) adds the same contribution to each and cannot turn the
+// order an index lists ties in into a ranking signal.
+func TestWRRFTiedScoresShareRank(t *testing.T) {
+	got := WRRF([]RankedList{
+		{Slot: fp.E1, Weight: .4, Hits: []Hit{{9, .9}, {3, .8}, {6, .7}}},
+		{Slot: fp.E2, Weight: .6, Hits: []Hit{{3, .5}, {6, .5}, {9, .5}, {1, .2}}},
+	})
+	want := []struct {
+		doc  DocNum
+		rank int // rank in E2
+	}{{9, 0}, {3, 0}, {6, 0}, {1, 3}}
+	if len(got) != len(want) {
+		t.Fatalf("got %d fused, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].Doc != w.doc {
+			t.Fatalf("#%d = doc %d, want %d: equal E2 scores must keep E1's order (%+v)", i, got[i].Doc, w.doc, got)
+		}
+		p := got[i].Parts[len(got[i].Parts)-1]
+		if p.Slot != fp.E2 || p.Rank != w.rank || p.Contribution != .6/float64(RRFK+w.rank) {
+			t.Errorf("doc %d E2 part %+v, want rank %d", w.doc, p, w.rank)
+		}
+	}
+}
+
 func randomLists(rng *rand.Rand, nLists, n, universe int) []RankedList {
 	lists := make([]RankedList, nLists)
 	for i := range lists {
