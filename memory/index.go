@@ -266,29 +266,6 @@ func (x *indexSet) setNamesLocked(doc uint32, names []string) {
 	x.sets[doc] = ids
 }
 
-// jaccardIDs is the Jaccard overlap of two sorted id sets (0 when both are
-// empty), as entities.Jaccard on names.
-func jaccardIDs(a, b []uint32) float64 {
-	i, j, inter := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			inter++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	union := len(a) + len(b) - inter
-	if union == 0 {
-		return 0
-	}
-	return float64(inter) / float64(union)
-}
-
 // queryNameIDs maps a query's entity names to ids; names no doc has get
 // fresh negative-free ids above every stored one so they count in the union.
 // REQUIRES: x.mu held.

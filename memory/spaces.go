@@ -7,6 +7,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/embedders/entities"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/indexes"
 	"github.com/cgraph/cgraph/pipeline"
@@ -311,7 +312,7 @@ func (sp *spaces) jaccard(names []string, k int, within *roaring.Bitmap) []pipel
 	var out []pipeline.Hit
 	score := func(doc uint32) {
 		if set, ok := x.sets[doc]; ok {
-			out = append(out, pipeline.Hit{Doc: pipeline.DocNum(doc), Score: jaccardIDs(qids, set)})
+			out = append(out, pipeline.Hit{Doc: pipeline.DocNum(doc), Score: entities.SortedJaccard(qids, set)})
 		}
 	}
 	if within != nil {

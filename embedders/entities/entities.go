@@ -7,6 +7,7 @@
 package entities
 
 import (
+	"cmp"
 	"crypto/sha256"
 	_ "embed"
 	"fmt"
@@ -337,7 +338,11 @@ func errorName(s string) bool {
 
 // Jaccard returns |a ∩ b| / |a ∪ b| of two sorted, duplicate-free sets, in
 // [0, 1]; 0 when both are empty. Cost O(len(a)+len(b)).
-func Jaccard(a, b []string) float64 {
+func Jaccard(a, b []string) float64 { return SortedJaccard(a, b) }
+
+// SortedJaccard is Jaccard over any ordered element type, e.g. the interned
+// name ids of an index.
+func SortedJaccard[T cmp.Ordered](a, b []T) float64 {
 	i, j, inter := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		switch {
