@@ -139,7 +139,7 @@ func (s *Store) reembedBatch(ctx context.Context, ids []engine.MemoryID, slots [
 	err = s.eng.UpdateDerived(ctx, todoIDs, func(tx *engine.Tx, stored []engine.Memory) error {
 		for j, i := range todo {
 			doc := uint32(stored[j].DocNum)
-			enc, err := fingerprint.Encode(fps[i])
+			enc, err := encodeStored(fps[i])
 			if err != nil {
 				return fmt.Errorf("memory %s: encode fingerprint: %w", ms[i].ID, err)
 			}

@@ -164,6 +164,13 @@ func (s *Store) Fingerprint(ctx context.Context, id engine.MemoryID) (*fingerpri
 	if err != nil {
 		return nil, fmt.Errorf("fingerprints/%s: %w", id, err)
 	}
+	doc, err := s.eng.DocNumOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.hydrateE12(ctx, []engine.DocNum{doc}, []*fingerprint.Fingerprint{fp}); err != nil {
+		return nil, err
+	}
 	return fp, nil
 }
 
@@ -225,6 +232,13 @@ func (s *Store) readMemories(ctx context.Context, ids []engine.MemoryID) ([]engi
 		if fps[i], err = fingerprint.Decode(v); err != nil {
 			return nil, nil, fmt.Errorf("fingerprints/%s: %w", ids[i], err)
 		}
+	}
+	docs := make([]engine.DocNum, len(ms))
+	for i := range ms {
+		docs[i] = ms[i].DocNum
+	}
+	if err := s.hydrateE12(ctx, docs, fps); err != nil {
+		return nil, nil, err
 	}
 	return ms, fps, nil
 }

@@ -152,7 +152,7 @@ func (h *hook) AddMemory(tx *engine.Tx, m engine.Memory) error {
 	if err := s.ix.check(fp); err != nil {
 		return err
 	}
-	enc, err := fingerprint.Encode(fp)
+	enc, err := encodeStored(fp)
 	if err != nil {
 		return fmt.Errorf("encode fingerprint: %w", err)
 	}
