@@ -16,45 +16,14 @@ import (
 
 func init() { register(newTopicsCmd) }
 
-// topicsJSON is the --json form of `cgraph topics`.
+// topicsJSON is the --json form of `cgraph topics`: the report MCP's
+// detect_topics shares, plus stability, divergence and the saved flag.
 type topicsJSON struct {
-	Memories   int              `json:"memories"`
-	Threshold  float64          `json:"threshold"`
-	Reachable  float64          `json:"reachable_agreement"`
-	Topics     []topicJSON      `json:"topics"`
-	Unassigned int              `json:"unassigned"`
-	Slots      []topicSlotJSON  `json:"slots"`
+	topicstore.Report
 	Stability  *stabilityJSON   `json:"stability"`
 	Divergence []divergenceJSON `json:"divergence_alerts"`
 	Unmeasured []string         `json:"divergence_unmeasured_slots"`
 	Saved      bool             `json:"saved"`
-	Notes      []string         `json:"notes"`
-}
-
-type topicJSON struct {
-	Topic         int                `json:"topic"`
-	Size          int                `json:"size"`
-	Terms         []string           `json:"terms"`
-	MeanAgreement float64            `json:"mean_agreement"`
-	MinAgreement  float64            `json:"min_agreement"`
-	SlotSupport   map[string]float64 `json:"slot_support"`
-	Members       []topicMemberJSON  `json:"members"`
-	Stability     string             `json:"stability,omitempty"`
-	Jaccard       float64            `json:"jaccard_with_previous"`
-}
-
-type topicMemberJSON struct {
-	ID      engine.MemoryID `json:"id"`
-	Snippet string          `json:"snippet"`
-}
-
-type topicSlotJSON struct {
-	Slot     string  `json:"slot"`
-	Weight   float64 `json:"weight"`
-	Items    int     `json:"with_value"`
-	Clusters int     `json:"clusters"`
-	Noise    int     `json:"noise"`
-	Skipped  string  `json:"skipped,omitempty"`
 }
 
 type stabilityJSON struct {
@@ -111,11 +80,8 @@ store is in use by another writer).`,
 				return err
 			}
 			if ok {
-				st := topics.Compare(prev, an.Snapshot())
+				st := out.CompareWith(prev, an)
 				out.Stability = &stabilityJSON{Previous: prev.Time, Common: st.Common, Overall: st.Overall, Vanished: len(st.Vanished)}
-				for _, ts := range st.Topics {
-					out.Topics[ts.Topic].Stability, out.Topics[ts.Topic].Jaccard = ts.Status, ts.Jaccard
-				}
 			}
 			switch {
 			case noSave:
@@ -158,37 +124,7 @@ func (a *App) openStoreForTopics(noSave bool) (*memory.Store, bool, error) {
 }
 
 func topicsReport(an *topicstore.Analysis, recent int) topicsJSON {
-	d := an.Detection
-	out := topicsJSON{Memories: len(an.Items), Threshold: d.Threshold, Reachable: d.Reachable, Topics: []topicJSON{},
-		Divergence: []divergenceJSON{}, Unmeasured: []string{}, Notes: []string{}}
-	for i, t := range d.Topics {
-		tj := topicJSON{Topic: i, Size: len(t.Members), Terms: t.Terms, MeanAgreement: t.MeanAgreement, MinAgreement: t.MinAgreement,
-			SlotSupport: map[string]float64{}, Members: []topicMemberJSON{}}
-		if tj.Terms == nil {
-			tj.Terms = []string{}
-		}
-		for _, sh := range t.Slots {
-			tj.SlotSupport[sh.Slot.String()] = sh.Share
-		}
-		for _, m := range t.Members {
-			tj.Members = append(tj.Members, topicMemberJSON{ID: an.Items[m].ID, Snippet: an.Items[m].Snippet})
-		}
-		out.Topics = append(out.Topics, tj)
-	}
-	for _, l := range d.Labels {
-		if l == topics.Noise {
-			out.Unassigned++
-		}
-	}
-	for _, sc := range d.Slots {
-		out.Slots = append(out.Slots, topicSlotJSON{Slot: sc.Slot.String(), Weight: sc.Weight, Items: sc.Items, Clusters: sc.Clusters, Noise: sc.Noise, Skipped: sc.Skipped})
-	}
-	if an.Skipped > 0 {
-		out.Notes = append(out.Notes, fmt.Sprintf("only the newest %d memories were analysed (%d older ones left out: clustering is O(n²) per slot)", len(an.Items), an.Skipped))
-	}
-	if d.Reachable < d.Threshold {
-		out.Notes = append(out.Notes, fmt.Sprintf("the clustered slots reach an agreement of at most %.1f, below the threshold %.1f: no topic can form until more slots have models (see `cgraph embedders`)", d.Reachable, d.Threshold))
-	}
+	out := topicsJSON{Report: an.Report(0, 0, "see `cgraph embedders`"), Divergence: []divergenceJSON{}, Unmeasured: []string{}}
 	if recent > 0 && len(an.Items) > 1 {
 		r, _, _ := an.Divergence(recent)
 		for _, c := range r.Alerts() {

@@ -69,7 +69,7 @@ func TestTopicsWithoutModels(t *testing.T) {
 	mustRun(t, mustRun(t, "", "samples").stdout, "--db", db, "add", "--jsonl", "-")
 	var out topicsJSON
 	oneJSON(t, mustRun(t, "", "--db", db, "--json", "topics").stdout, &out)
-	if len(out.Topics) != 0 || out.Reachable != 2 || len(out.Notes) == 0 || !strings.Contains(out.Notes[0], "below the threshold") {
+	if len(out.Topics) != 0 || out.Reachable != 2 || len(out.Notes) == 0 || !strings.Contains(out.Notes[0], "below the topic threshold 2.5") {
 		t.Fatalf("topics without models: %d topics, reachable %v, notes %v", len(out.Topics), out.Reachable, out.Notes)
 	}
 }

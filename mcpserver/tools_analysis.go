@@ -134,20 +134,10 @@ func (p clusterParams) config() (topics.Config, error) {
 }
 
 // Member is a memory listed in a cluster or topic.
-type Member struct {
-	ID      engine.MemoryID `json:"id"`
-	Snippet string          `json:"snippet"`
-}
+type Member = topicstore.Member
 
 func members(a *topicstore.Analysis, idx []int, max int) []Member {
-	out := []Member{}
-	for _, i := range idx {
-		if len(out) == max {
-			break
-		}
-		out = append(out, Member{ID: a.Items[i].ID, Snippet: topicstore.Snippet(a.Items[i].Snippet, 120)})
-	}
-	return out
+	return a.Members(idx, max, 120)
 }
 
 type clustersIn struct {
@@ -207,44 +197,17 @@ func getEmbedderClusters(ctx context.Context, s *Server, in clustersIn) (any, er
 	return out, nil
 }
 
-// TopicOut is one detected topic.
-type TopicOut struct {
-	Topic         int                `json:"topic"`
-	Size          int                `json:"size"`
-	Terms         []string           `json:"terms"`
-	MeanAgreement float64            `json:"mean_agreement"`
-	MinAgreement  float64            `json:"min_agreement"`
-	Slots         map[string]float64 `json:"slot_support"` // share of member pairs co-clustered per slot
-	Members       []Member           `json:"members"`
-	Stability     string             `json:"stability,omitempty"`
-	Jaccard       float64            `json:"jaccard_with_previous,omitempty"`
-}
-
-// SlotSummary is one slot's clustering in detect_topics.
-type SlotSummary struct {
-	Slot     string  `json:"slot"`
-	Weight   float64 `json:"weight"`
-	Items    int     `json:"with_value"`
-	Clusters int     `json:"clusters"`
-	Noise    int     `json:"noise"`
-	Skipped  string  `json:"skipped,omitempty"`
-}
-
 type topicsIn struct {
 	clusterParams
 	Save         *bool `json:"save,omitempty" jsonschema:"save this result as a snapshot in topic_profiles for later stability checks; default true on the writing server (read-only servers never save)"`
 	MembersShown int   `json:"members_shown,omitempty" jsonschema:"members listed per topic, 1 to 100; default 10"`
 }
 
+// topicsOut is detect_topics' result: the report `cgraph topics --json`
+// shares, plus the saved flag and the stability against the last snapshot.
 type topicsOut struct {
-	Memories  int           `json:"memories"`
-	Threshold float64       `json:"threshold"`
-	Reachable float64       `json:"reachable_agreement"`
-	Topics    []TopicOut    `json:"topics"`
-	Noise     int           `json:"unassigned"`
-	Slots     []SlotSummary `json:"slots"`
+	topicstore.Report
 	Saved     bool          `json:"saved"`
-	Notes     []string      `json:"notes,omitempty"`
 	Stability *stabilityOut `json:"stability,omitempty"`
 }
 
@@ -263,33 +226,7 @@ func (s *Server) detect(ctx context.Context, p clusterParams, shown int) (*topic
 	if err != nil {
 		return nil, topicsOut{}, err
 	}
-	d := a.Detection
-	out := topicsOut{Memories: len(a.Items), Threshold: d.Threshold, Reachable: d.Reachable, Topics: []TopicOut{}}
-	for i, t := range d.Topics {
-		to := TopicOut{Topic: i, Size: len(t.Members), Terms: t.Terms, MeanAgreement: t.MeanAgreement, MinAgreement: t.MinAgreement,
-			Slots: map[string]float64{}, Members: members(a, t.Members, shown)}
-		if to.Terms == nil {
-			to.Terms = []string{}
-		}
-		for _, sh := range t.Slots {
-			to.Slots[sh.Slot.String()] = sh.Share
-		}
-		out.Topics = append(out.Topics, to)
-	}
-	for _, l := range d.Labels {
-		if l == topics.Noise {
-			out.Noise++
-		}
-	}
-	for _, sc := range d.Slots {
-		out.Slots = append(out.Slots, SlotSummary{Slot: sc.Slot.String(), Weight: sc.Weight, Items: sc.Items, Clusters: sc.Clusters, Noise: sc.Noise, Skipped: sc.Skipped})
-	}
-	if a.Skipped > 0 {
-		out.Notes = append(out.Notes, fmt.Sprintf("only the newest %d memories were analysed (%d older ones left out: clustering is O(n²) per slot)", len(a.Items), a.Skipped))
-	}
-	if d.Reachable < d.Threshold {
-		out.Notes = append(out.Notes, fmt.Sprintf("the slots that could be clustered reach an agreement of at most %.1f, below the topic threshold %.1f: install more models (list_embedder_indexes) for topics to form", d.Reachable, d.Threshold))
-	}
+	out := topicsOut{Report: a.Report(shown, 120, "see list_embedder_indexes")}
 	return a, out, nil
 }
 
@@ -302,14 +239,10 @@ type stabilityOut struct {
 }
 
 func compare(prev topics.Snapshot, a *topicstore.Analysis, out *topicsOut) {
-	st := topics.Compare(prev, a.Snapshot())
+	st := out.CompareWith(prev, a)
 	t := prev.Time
 	out.Stability = &stabilityOut{Previous: &t, Common: st.Common, Overall: st.Overall, Vanished: len(st.Vanished),
 		Explanation: "each topic restricted to memories present in both snapshots and matched to the previous topic of highest membership Jaccard; stable ≥ 0.8, changed > 0, new = no common member; overall = size-weighted mean Jaccard"}
-	for _, ts := range st.Topics {
-		out.Topics[ts.Topic].Stability = ts.Status
-		out.Topics[ts.Topic].Jaccard = ts.Jaccard
-	}
 }
 
 func detectTopics(ctx context.Context, s *Server, in topicsIn) (any, error) {
