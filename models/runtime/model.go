@@ -318,22 +318,7 @@ func (m *Model) encode(view View, texts []string) ([]tokenizer.Encoding, error) 
 	if view == ViewQuery {
 		prefix = m.cfg.QueryPrefix
 	}
-	encs := make([]tokenizer.Encoding, len(texts))
-	for i, text := range texts {
-		if strings.TrimSpace(text) == "" {
-			_, err := m.tok.Encode(text, m.cfg.MaxLength) // the tokenizer's own message
-			if err == nil {
-				err = tokenizer.ErrEmptyText
-			}
-			return nil, fmt.Errorf("%s: text %d: %w", m.cfg.ID, i, err)
-		}
-		enc, err := m.tok.Encode(prefix+text, m.cfg.MaxLength)
-		if err != nil {
-			return nil, fmt.Errorf("%s: text %d: %w", m.cfg.ID, i, err)
-		}
-		encs[i] = enc
-	}
-	return encs, nil
+	return m.encodePrefixed(prefix, texts)
 }
 
 // batchFunc receives one text's output rows: out is [T, D] row-major for the padded
@@ -467,16 +452,7 @@ func (m *Model) Embed(ctx context.Context, view View, texts []string) ([]Dense, 
 	}
 	res := make([]Dense, len(texts))
 	err = m.run(ctx, encs, func(i int, out []float32, T, D int, mask []int64) error {
-		var v []float32
-		if m.cfg.Pooling == PoolCLS {
-			v = clsPool(out, D)
-		} else {
-			v = meanPool(out, T, D, mask)
-		}
-		if m.cfg.Normalize {
-			l2Normalize(v)
-		}
-		res[i] = Dense{Vector: v, Meta: metaOf(encs[i])}
+		res[i] = Dense{Vector: m.pool(out, T, D, mask), Meta: metaOf(encs[i])}
 		return nil
 	})
 	if err != nil {
@@ -497,11 +473,7 @@ func (m *Model) TokenVectors(ctx context.Context, view View, texts []string) ([]
 	}
 	res := make([]TokenMatrix, len(texts))
 	err = m.run(ctx, encs, func(i int, out []float32, T, D int, mask []int64) error {
-		n := len(encs[i].IDs)
-		res[i] = TokenMatrix{
-			IDs: encs[i].IDs, Special: encs[i].Special,
-			Dim: D, Data: slices.Clone(out[:n*D]), Meta: metaOf(encs[i]),
-		}
+		res[i] = tokenMatrix(encs[i], out, D)
 		return nil
 	})
 	if err != nil {

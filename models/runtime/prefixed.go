@@ -50,12 +50,9 @@ func (m *Model) EmbedWithTokens(ctx context.Context, prefix string, texts []stri
 	}
 	res := make([]Pooled, len(texts))
 	err = m.run(ctx, encs, func(i int, out []float32, T, D int, mask []int64) error {
-		n := len(encs[i].IDs)
-		meta := metaOf(encs[i])
 		res[i] = Pooled{
-			Dense: Dense{Vector: m.pool(out, T, D, mask), Meta: meta},
-			Tokens: TokenMatrix{IDs: encs[i].IDs, Special: encs[i].Special,
-				Dim: D, Data: slices.Clone(out[:n*D]), Meta: meta},
+			Dense:  Dense{Vector: m.pool(out, T, D, mask), Meta: metaOf(encs[i])},
+			Tokens: tokenMatrix(encs[i], out, D),
 		}
 		return nil
 	})
@@ -79,12 +76,18 @@ func (m *Model) pool(out []float32, T, D int, mask []int64) []float32 {
 	return v
 }
 
-// encodePrefixed is encode with an explicit prefix.
+// encodePrefixed validates and tokenizes all texts, each behind prefix,
+// before any inference, so a bad text fails the whole call and nothing is
+// half-done.
 func (m *Model) encodePrefixed(prefix string, texts []string) ([]tokenizer.Encoding, error) {
 	encs := make([]tokenizer.Encoding, len(texts))
 	for i, text := range texts {
 		if strings.TrimSpace(text) == "" {
-			return nil, fmt.Errorf("%s: text %d: %w", m.cfg.ID, i, tokenizer.ErrEmptyText)
+			_, err := m.tok.Encode(text, m.cfg.MaxLength) // the tokenizer's own message
+			if err == nil {
+				err = tokenizer.ErrEmptyText
+			}
+			return nil, fmt.Errorf("%s: text %d: %w", m.cfg.ID, i, err)
 		}
 		enc, err := m.tok.Encode(prefix+text, m.cfg.MaxLength)
 		if err != nil {
@@ -93,4 +96,11 @@ func (m *Model) encodePrefixed(prefix string, texts []string) ([]tokenizer.Encod
 		encs[i] = enc
 	}
 	return encs, nil
+}
+
+// tokenMatrix copies one text's real-token rows (padding dropped) out of the
+// batch output, which is only valid during the run callback.
+func tokenMatrix(enc tokenizer.Encoding, out []float32, D int) TokenMatrix {
+	n := len(enc.IDs)
+	return TokenMatrix{IDs: enc.IDs, Special: enc.Special, Dim: D, Data: slices.Clone(out[:n*D]), Meta: metaOf(enc)}
 }
