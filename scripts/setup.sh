@@ -5,7 +5,8 @@
 #   2. The ONNX Runtime shared library 1.30.0, taken from the npm package
 #      onnxruntime-node (its install script is never run) and checked by sha256.
 #   3. Go modules, and the cgraph binary in ./bin.
-#   4. Model weights, through `cgraph models pull` once that command exists.
+#   4. Model weights of the default set, through `cgraph models pull --default`.
+#   5. The MCP Inspector CLI (npm, project-local under .deps/) for the MCP e2e check.
 # Everything downloaded goes under $CGRAPH_CACHE (default ~/.cache/cgraph).
 set -euo pipefail
 cd "$(dirname "$0")/.."
