@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Errors callers test with errors.Is. Returned errors wrap them with the
@@ -48,3 +49,31 @@ func (e *ValidationError) Error() string {
 	}
 	return e.Field + ": " + e.Problem + ": " + e.Fix
 }
+
+// ErrDamaged: the directory holds a store's data files that its RocksDB
+// metadata does not account for (CURRENT missing, or a manifest that names
+// none of them). Nothing is opened for writing or created over such a
+// directory; Repair brings it back.
+var ErrDamaged = errors.New("store is damaged")
+
+// DamagedStoreError says what is wrong with a damaged store directory,
+// which data files it holds, and how to recover them. errors.Is(err,
+// ErrDamaged) holds.
+type DamagedStoreError struct {
+	Dir     string
+	Problem string   // e.g. "its CURRENT file is missing"
+	Files   []string // the data files found (table files, logs, manifests), at most a few
+	More    int      // how many more data files there are
+}
+
+func (e *DamagedStoreError) Error() string {
+	files := strings.Join(e.Files, ", ")
+	if e.More > 0 {
+		files += fmt.Sprintf(" and %d more", e.More)
+	}
+	return fmt.Sprintf("store %s is damaged: %s, yet it holds data files (%s); nothing was changed: "+
+		"run `cgraph check --repair --db %s` to recover it from its newest readable manifest (copy the directory first with `cp -a` if you want a backup); "+
+		"never run `cgraph init` on it", e.Dir, e.Problem, files, e.Dir)
+}
+
+func (e *DamagedStoreError) Is(target error) bool { return target == ErrDamaged }

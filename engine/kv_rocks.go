@@ -36,16 +36,6 @@ type rocksStore struct {
 
 var _ kvStore = (*rocksStore)(nil)
 
-// rocksOptions are the options every store is opened with. Debian's RocksDB
-// is built with assertions on and logs at DEBUG by default: log errors only.
-func rocksOptions() *grocksdb.Options {
-	o := grocksdb.NewDefaultOptions()
-	o.SetInfoLogLevel(grocksdb.ErrorInfoLogLevel)
-	o.SetKeepLogFileNum(2)
-	o.SetMaxLogFileSize(1 << 20)
-	return o
-}
-
 // rocksOpenMode says how openRocks opens a directory.
 type rocksOpenMode int
 
@@ -59,14 +49,17 @@ const (
 // mode families of this build missing on disk are NOT created here: the
 // caller checks the format version first and then calls createMissing.
 func openRocks(dir string, mode rocksOpenMode) (*rocksStore, error) {
-	s := &rocksStore{dir: dir, opts: rocksOptions()}
+	opts, err := rocksOptions()
+	if err != nil {
+		return nil, err
+	}
+	s := &rocksStore{dir: dir, opts: opts}
 	if mode == rocksCreate {
 		s.opts.SetCreateIfMissing(true)
 		s.opts.SetErrorIfExists(true)
 		s.opts.SetCreateIfMissingColumnFamilies(true)
 	}
 	if mode == rocksSecondary {
-		var err error
 		if s.secondary, err = os.MkdirTemp("", "cgraph-secondary-"); err != nil {
 			s.opts.Destroy()
 			return nil, fmt.Errorf("make a directory for the read-only instance: %w", err)
@@ -85,6 +78,11 @@ func openRocks(dir string, mode rocksOpenMode) (*rocksStore, error) {
 		return nil, err
 	}
 	s.ro = grocksdb.NewDefaultReadOptions()
+	if mode != rocksSecondary {
+		if err := s.flushIfOverBudget(); err != nil {
+			return nil, errors.Join(err, s.close())
+		}
+	}
 	return s, nil
 }
 
@@ -317,6 +315,9 @@ func (s *rocksStore) familyStats(f family) kvFamilyStats {
 
 // close closes the DB, then removes a secondary's directory.
 func (s *rocksStore) close() error {
+	if s.secondary == "" {
+		s.waitForCompactions()
+	}
 	s.closeDB()
 	s.ro.Destroy()
 	s.opts.Destroy()

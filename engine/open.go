@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 )
 
 func noStore(dir string) error {
@@ -31,27 +29,28 @@ func checkDir(dir string, opts Options) (exists bool, err error) {
 		return false, &ValidationError{Field: "db", Problem: fmt.Sprintf("%s is a file, not a directory", dir),
 			Fix: "give a directory for the store (a new one is created by `cgraph init`)"}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err == nil {
-		return true, nil
-	}
-	entries, err := os.ReadDir(dir)
+	d, err := readStoreDir(dir)
 	if err != nil {
-		return false, fmt.Errorf("read store directory: %w", err)
+		return false, err
 	}
-	for _, en := range entries {
-		// RocksDB's own files without CURRENT are what a creation killed
-		// early leaves: creating again over them is safe.
-		if en.Name() != lockFileName && !isRocksFile(en.Name()) {
-			return false, &ValidationError{Field: "db", Problem: fmt.Sprintf("%s is not empty and holds no cgraph store (found %s)", dir, en.Name()),
-				Fix: "give an empty or new directory, or the directory of an existing store"}
-		}
+	switch {
+	case d.current:
+		return true, nil
+	case d.holdsData():
+		return false, d.damaged(dir, "its CURRENT file is missing")
+	case len(d.foreign) > 0:
+		return false, &ValidationError{Field: "db", Problem: fmt.Sprintf("%s is not empty and holds no cgraph store (found %s)", dir, d.foreign[0]),
+			Fix: "give an empty or new directory, or the directory of an existing store"}
 	}
+	// Nothing, or what a creation killed before its first write leaves:
+	// creating again over it is safe.
 	return false, nil
 }
 
 // openWriter opens (or creates) the store read-write, checks its identity
 // and format version, and creates the families a store of an older build
-// lacks.
+// lacks. An existing store that is not marked as finished, or holds more
+// than one manifest, is inspected read-only first (see markerFileName).
 func openWriter(dir string, exists bool) (*rocksStore, error) {
 	if !exists {
 		s, err := openRocks(dir, rocksCreate)
@@ -61,11 +60,23 @@ func openWriter(dir string, exists bool) (*rocksStore, error) {
 		if err := writeMeta(s); err != nil {
 			return nil, errors.Join(err, s.close())
 		}
+		if err := writeMarker(dir); err != nil {
+			return nil, errors.Join(err, s.close())
+		}
 		return s, nil
+	}
+	d, err := readStoreDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !d.marker || len(d.manifests) != 1 {
+		if err := inspect(dir, d); err != nil && !errors.Is(err, errUnfinished) {
+			return nil, err
+		}
 	}
 	s, err := openRocks(dir, rocksWrite)
 	if err != nil {
-		return nil, err
+		return nil, diagnose(dir, err)
 	}
 	err = checkIdentity(s, dir)
 	unfinished := errors.Is(err, errUnfinished)
@@ -77,6 +88,11 @@ func openWriter(dir string, exists bool) (*rocksStore, error) {
 	}
 	if unfinished { // finish a creation that was killed before its metadata
 		if err := writeMeta(s); err != nil {
+			return nil, errors.Join(err, s.close())
+		}
+	}
+	if !d.marker {
+		if err := writeMarker(dir); err != nil {
 			return nil, errors.Join(err, s.close())
 		}
 	}
@@ -99,17 +115,9 @@ func writeMeta(s *rocksStore) error {
 	return nil
 }
 
-// isRocksFile reports whether name is one of the files RocksDB keeps in a
-// database directory.
-func isRocksFile(name string) bool {
-	switch {
-	case name == "LOCK", name == "IDENTITY", name == "CURRENT",
-		strings.HasPrefix(name, "LOG"), strings.HasPrefix(name, "MANIFEST-"), strings.HasPrefix(name, "OPTIONS-"),
-		strings.HasSuffix(name, ".log"), strings.HasSuffix(name, ".sst"), strings.HasSuffix(name, ".dbtmp"):
-		return true
-	}
-	return false
-}
+// errNotCgraph marks a RocksDB directory whose default family holds keys
+// but no cgraph metadata.
+var errNotCgraph = errors.New("not a cgraph store")
 
 // errUnfinished marks a RocksDB directory without metadata and without any
 // data: a store whose creation was killed before it wrote its metadata.
@@ -135,10 +143,10 @@ func isEmpty(s *rocksStore) (bool, error) {
 func openReader(dir string) (*rocksStore, error) {
 	s, err := openRocks(dir, rocksSecondary)
 	if err != nil {
-		return nil, err
+		return nil, diagnose(dir, err)
 	}
 	if err := checkIdentity(s, dir); err != nil {
-		return nil, errors.Join(err, s.close())
+		return nil, errors.Join(diagnose(dir, err), s.close())
 	}
 	if miss := s.missing(); len(miss) > 0 {
 		return nil, errors.Join(fmt.Errorf("store %s lacks column family %s: open it once for writing to upgrade it",
@@ -167,7 +175,7 @@ func checkIdentity(s *rocksStore, dir string) error {
 		}
 	}
 	if !ok || string(magic) != storeMagic {
-		return fmt.Errorf("%s is a RocksDB directory but not a cgraph store (meta/magic is %q): give the directory of a cgraph store", dir, magic)
+		return fmt.Errorf("%s is a RocksDB directory but %w (meta/magic is %q): give the directory of a cgraph store", dir, errNotCgraph, magic)
 	}
 	v, ok, err := s.get(famDefault, metaFormatKey)
 	if err != nil {

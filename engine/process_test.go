@@ -89,6 +89,8 @@ func runChild(mode, dir string) int {
 			return 1
 		}
 		return 0
+	case "lowfiles": // open, add, check and read under a 256 open-file limit
+		return lowFilesChild(ctx, dir)
 	case "crash": // add memories until killed, acknowledging each id
 		seed, _ := strconv.ParseUint(os.Getenv(childSeedEnv), 10, 64)
 		return crashChild(ctx, dir, seed)
