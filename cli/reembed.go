@@ -15,8 +15,8 @@ func init() { register(newReembedCmd) }
 // reembedJSON is reembed's --json output.
 type reembedJSON struct {
 	DB         string   `json:"db"`
-	Slots      []string `json:"slots"` // the slots asked for; [] means every slot whose model changed
-	Reembedded int      `json:"reembedded"`
+	Slots      []string `json:"slots"`      // the slots recomputed
+	Reembedded int      `json:"reembedded"` // memories with at least one of them recomputed
 }
 
 func newReembedCmd(a *App) *cobra.Command {
@@ -32,6 +32,10 @@ since search and add refuse a store built with other models. --slot Ek (repeat)
 limits the work to those slots. A memory whose value of a slot already comes
 from the installed embedder is skipped, so an interrupted run resumes where it
 stopped and a second run re-embeds nothing.
+
+It refuses, changing nothing, while a slot it would recompute has a missing
+or corrupt model: re-embedding would drop that slot's values. Fix the model
+(cgraph models pull ID) instead.
 
 It writes: it takes the writer lock (refused with --read-only) and stores each
 batch of memories atomically, so an interrupted run leaves every memory whole
@@ -62,23 +66,27 @@ and can be run again. A progress bar is drawn on a terminal.`,
 				}
 				_ = bar.Set(done) // only draws on the terminal
 			}
-			n, err := s.Reembed(a.Context(), slots, progress)
+			rep, err := s.Reembed(a.Context(), slots, progress)
 			if bar != nil {
 				_ = bar.Finish() // only draws on the terminal
 			}
 			if err != nil {
-				return fmt.Errorf("reembed (%d memories re-embedded before the error; run it again to finish): %w", n, err)
+				if rep.Memories == 0 {
+					return err
+				}
+				return fmt.Errorf("reembed (%d memories re-embedded before the error; run it again to finish): %w", rep.Memories, err)
 			}
+			n := rep.Memories
 			out := reembedJSON{DB: s.Dir(), Slots: []string{}, Reembedded: n}
-			for _, sl := range slots {
+			for _, sl := range rep.Slots {
 				out.Slots = append(out.Slots, sl.String())
 			}
 			if a.JSON {
 				return a.PrintJSON(out)
 			}
-			what := "every slot whose model changed"
-			if len(slots) > 0 {
-				what = slotList(slots)
+			what := "no slot's model changed"
+			if len(rep.Slots) > 0 {
+				what = slotList(rep.Slots)
 			}
 			if n == 0 {
 				a.Printf("nothing to re-embed (%s): every memory's values already come from the installed embedders in %s\n", what, s.Dir())

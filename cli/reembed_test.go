@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -58,8 +62,8 @@ func TestReembedAfterModelChange(t *testing.T) {
 		t.Errorf("search after reembed --slot E7: exit %d, stderr %q", r.code, r.stderr)
 	}
 	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", models, "--json", "reembed").stdout, &out)
-	if out.Reembedded != 3 || len(out.Slots) != 0 {
-		t.Fatalf("reembed: %+v", out)
+	if out.Reembedded != 3 || !slices.Contains(out.Slots, "E1") || slices.Contains(out.Slots, "E7") {
+		t.Fatalf("reembed: %+v, want E1 among the slots it rewrote and not E7 (done before)", out)
 	}
 
 	var got searchOut
@@ -168,5 +172,88 @@ func TestReembedProgressBar(t *testing.T) {
 	r = mustRun(t, "", "--db", db, "--models-dir", models, "--json", "reembed", "--slot", "E1")
 	if r.stderr != "" {
 		t.Errorf("progress bar drawn with --json: %q", r.stderr)
+	}
+}
+
+// TestCorruptModelIsReportedAndNotReembedded changes 64 bytes of E1's model
+// file: every command that reports a missing model reports it as corrupt
+// (the file, both sha256 digests, `cgraph models pull`), reembed refuses, and
+// once the file is restored the store works without any re-embedding.
+func TestCorruptModelIsReportedAndNotReembedded(t *testing.T) {
+	real := realModelsDir(t)
+	const id = "e5-small-v2-q"
+	modelsDir := t.TempDir()
+	entries, err := os.ReadDir(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, en := range entries {
+		src, dst := filepath.Join(real, en.Name()), filepath.Join(modelsDir, en.Name())
+		if en.Name() != id {
+			if err := os.Symlink(src, dst); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	onnx := filepath.Join(modelsDir, id, "model.onnx")
+	good, err := os.ReadFile(onnx)
+	if err != nil {
+		t.Fatalf("E1's default model is not %s: %v", id, err)
+	}
+	db := filepath.Join(t.TempDir(), "store")
+	mustRun(t, "", "--db", db, "init")
+	mustRun(t, "", "--db", db, "--models-dir", modelsDir, "add", "the build failed because CGO_LDFLAGS lacked -lrocksdb")
+	mustRun(t, "", "--db", db, "--models-dir", modelsDir, "add", "prefer table-driven tests")
+
+	bad := bytes.Clone(good)
+	for i := range 64 {
+		bad[len(bad)/2+i] ^= 0x5a
+	}
+	if err := os.WriteFile(onnx, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	says := func(what, text string, extra ...string) {
+		t.Helper()
+		for _, want := range append([]string{"corrupt", "model.onnx", "sha256", "cgraph models pull " + id}, extra...) {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s does not say %q: %s", what, want, text)
+			}
+		}
+	}
+	var rows []embedderJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", modelsDir, "--json", "embedders").stdout, &rows)
+	if rows[0].Status != "unavailable" {
+		t.Errorf("embedders: E1 is %q with a corrupt model", rows[0].Status)
+	}
+	says("embedders", rows[0].Reason)
+	for _, args := range [][]string{{"search", "build"}, {"add", "a third memory"}} {
+		r := run(t, "", append([]string{"--db", db, "--models-dir", modelsDir}, args...)...)
+		if r.code != ExitError {
+			t.Errorf("%v with a corrupt model: exit %d", args, r.code)
+		}
+		says(args[0], r.stderr, "do not re-embed")
+	}
+	r := run(t, "", "--models-dir", modelsDir, "models", "verify")
+	if r.code != ExitError {
+		t.Errorf("models verify: exit %d", r.code)
+	}
+	says("models verify", r.stdout+r.stderr)
+	r = run(t, "", "--db", db, "--models-dir", modelsDir, "reembed")
+	if r.code != ExitError {
+		t.Errorf("reembed with a corrupt model: exit %d, stdout %q", r.code, r.stdout)
+	}
+	says("reembed", r.stderr, "refused", "nothing was changed")
+
+	if err := os.WriteFile(onnx, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got searchOut
+	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", modelsDir, "--json", "search", "why did the build fail", "--mode", "e1_only").stdout, &got)
+	if len(got.Results) != 2 || !strings.Contains(got.Results[0].Content, "build failed") {
+		t.Fatalf("E1 search after the model was restored: %+v", got.Results)
 	}
 }

@@ -43,12 +43,35 @@ type Mismatch struct {
 	Slot    fingerprint.SlotID
 	Stored  fingerprint.Producer // zero when the store has no value of the slot
 	Current fingerprint.Producer // zero when the slot is now unavailable
+	// Unavailable is why the slot cannot be computed now (a model that is
+	// missing or corrupt, with the command that fixes it) when Current is
+	// zero.
+	Unavailable string
+}
+
+// broken reports whether the slot's values exist but its embedder cannot
+// run now: re-embedding would drop them, so the fix is the model.
+func (m Mismatch) broken() bool {
+	return m.Current == (fingerprint.Producer{}) && m.Stored != (fingerprint.Producer{})
 }
 
 func (e *ProducerMismatchError) Error() string {
 	s := fmt.Sprintf("store %s was built with other embedders than the ones installed now:", e.Dir)
+	var changed, broken bool
 	for _, m := range e.Mismatches {
+		if m.broken() {
+			broken = true
+			s += fmt.Sprintf(" %s stored by %s, but its embedder is unavailable now (%s);", m.Slot, producerName(m.Stored), m.Unavailable)
+			continue
+		}
+		changed = true
 		s += fmt.Sprintf(" %s stored by %s, now %s;", m.Slot, producerName(m.Stored), producerName(m.Current))
+	}
+	switch {
+	case broken && changed:
+		return s + " fix the unavailable models first (above), then run `cgraph reembed` for the slots whose model changed"
+	case broken:
+		return s + " fix the models named above; do not re-embed, which would drop the slots' values"
 	}
 	return s + " run `cgraph reembed` (or `cgraph reembed --slot E1`) to recompute those slots, or install the models the store was built with"
 }

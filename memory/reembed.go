@@ -3,6 +3,8 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/engine"
@@ -13,19 +15,31 @@ import (
 // recomputes.
 const reembedBatch = 64
 
+// ReembedReport says what Reembed did.
+type ReembedReport struct {
+	// Slots are the slots it recomputed (in slot order).
+	Slots []fingerprint.SlotID
+	// Memories is how many memories had at least one of them recomputed.
+	Memories int
+}
+
 // Reembed recomputes the given slots (nil: every slot whose stored producer
 // differs from the current one) for every memory, in batches, each batch one
 // WriteBatch, and records the new producers when done. progress may be nil.
-// It returns how many memories were re-embedded.
+//
+// It refuses, before writing anything, when a slot it would recompute has no
+// embedder now (its model missing or corrupt): re-embedding would replace the
+// slot's stored values by "unavailable". The fix is the model, named in the
+// error.
 //
 // A memory whose stored entry of a slot already has the current producer (and
 // status) is skipped for that slot, so a Reembed interrupted by a crash is
 // finished by running it again: the store still opens with Options.Reembed
 // (its slot records name the old producers until the last step), and the
 // second run only recomputes the memories the first did not reach.
-func (s *Store) Reembed(ctx context.Context, slots []fingerprint.SlotID, progress func(done, total int)) (int, error) {
+func (s *Store) Reembed(ctx context.Context, slots []fingerprint.SlotID, progress func(done, total int)) (ReembedReport, error) {
 	if s.ro {
-		return 0, fmt.Errorf("store %s: %w: open it without --read-only to re-embed", s.dir, engine.ErrReadOnly)
+		return ReembedReport{}, fmt.Errorf("store %s: %w: open it without --read-only to re-embed", s.dir, engine.ErrReadOnly)
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
@@ -39,28 +53,36 @@ func (s *Store) Reembed(ctx context.Context, slots []fingerprint.SlotID, progres
 		}
 		s.mu.RUnlock()
 	}
+	var broken []string
 	for _, sl := range slots {
 		if !sl.Valid() {
-			return 0, fmt.Errorf("reembed: invalid slot %d: use E1 … E13", uint8(sl))
+			return ReembedReport{}, fmt.Errorf("reembed: invalid slot %d: use E1 … E13", uint8(sl))
+		}
+		if st := cur[sl.Index()]; st.Producer == (fingerprint.Producer{}) {
+			broken = append(broken, fmt.Sprintf("%s: %s", sl, st.Reason))
 		}
 	}
+	if len(broken) > 0 {
+		return ReembedReport{}, fmt.Errorf("reembed refused, nothing was changed: %d slot(s) to recompute have no working embedder, and re-embedding would drop their values: %s",
+			len(broken), strings.Join(broken, "; "))
+	}
+	rep := ReembedReport{Slots: slices.Sorted(slices.Values(slots))}
 	if len(slots) == 0 {
-		return 0, nil
+		return rep, nil
 	}
 	var ids []engine.MemoryID
 	if err := s.eng.ScanDocs(ctx, func(_ engine.DocNum, id engine.MemoryID) error {
 		ids = append(ids, id)
 		return nil
 	}); err != nil {
-		return 0, err
+		return rep, err
 	}
-	done := 0
 	for lo := 0; lo < len(ids); lo += reembedBatch {
 		n, err := s.reembedBatch(ctx, ids[lo:min(lo+reembedBatch, len(ids))], slots, cur)
 		if err != nil {
-			return done, fmt.Errorf("reembed %v: %w", slots, err)
+			return rep, fmt.Errorf("reembed %v: %w", slots, err)
 		}
-		done += n
+		rep.Memories += n
 		if progress != nil {
 			progress(min(lo+reembedBatch, len(ids)), len(ids))
 		}
@@ -75,7 +97,7 @@ func (s *Store) Reembed(ctx context.Context, slots []fingerprint.SlotID, progres
 		return bumpGeneration(tx)
 	})
 	if err != nil {
-		return done, fmt.Errorf("reembed: record producers: %w", err)
+		return rep, fmt.Errorf("reembed: record producers: %w", err)
 	}
 	s.mu.Lock()
 	for _, sl := range slots {
@@ -84,7 +106,7 @@ func (s *Store) Reembed(ctx context.Context, slots []fingerprint.SlotID, progres
 	}
 	s.generation++
 	s.mu.Unlock()
-	return done, nil
+	return rep, nil
 }
 
 // reembedBatch recomputes slots of one batch of memories and returns how many

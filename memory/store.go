@@ -327,7 +327,7 @@ func mismatches(recs *[fingerprint.NumSlots]slotRecord, have [fingerprint.NumSlo
 				mism = append(mism, Mismatch{Slot: slot, Current: now.Producer})
 			}
 		case recs[i].Producer != now.Producer:
-			mism = append(mism, Mismatch{Slot: slot, Stored: recs[i].Producer, Current: now.Producer})
+			mism = append(mism, Mismatch{Slot: slot, Stored: recs[i].Producer, Current: now.Producer, Unavailable: cur[i].Reason})
 		}
 	}
 	return mism, record
@@ -336,6 +336,11 @@ func mismatches(recs *[fingerprint.NumSlots]slotRecord, have [fingerprint.NumSlo
 // staleReasons says, per mismatched slot, why it cannot be searched.
 func staleReasons(mism []Mismatch) (out [fingerprint.NumSlots]string) {
 	for _, m := range mism {
+		if m.broken() {
+			out[m.Slot.Index()] = fmt.Sprintf("%s values were computed by %s, whose embedder is unavailable now: %s",
+				m.Slot, producerName(m.Stored), m.Unavailable)
+			continue
+		}
 		out[m.Slot.Index()] = fmt.Sprintf("%s values were computed by %s, the installed embedder is %s: run `cgraph reembed --slot %s`",
 			m.Slot, producerName(m.Stored), producerName(m.Current), m.Slot)
 	}

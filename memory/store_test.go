@@ -1,9 +1,11 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -273,9 +275,9 @@ func TestProducerMismatchRefusedAndFixedByReembed(t *testing.T) {
 		t.Fatal("Add allowed while slots await re-embedding")
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	n, err := s2.Reembed(cctx, nil, func(done, total int) { cancel() })
-	if err == nil || n != reembedBatch {
-		t.Fatalf("interrupted reembed: n=%d err=%v", n, err)
+	rep, err := s2.Reembed(cctx, nil, func(done, total int) { cancel() })
+	if err == nil || rep.Memories != reembedBatch {
+		t.Fatalf("interrupted reembed: %+v err=%v", rep, err)
 	}
 	_ = s2.Close()
 	if _, err := Open(dir, Options{Embedders: reg2}); !errors.As(err, &pm) {
@@ -285,9 +287,9 @@ func TestProducerMismatchRefusedAndFixedByReembed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("half-re-embedded store does not open with Reembed: %v", err)
 	}
-	n, err = s3.Reembed(ctx, nil, nil)
-	if err != nil || n != len(many)-reembedBatch {
-		t.Fatalf("second reembed: n=%d err=%v, want %d", n, err, len(many)-reembedBatch)
+	rep, err = s3.Reembed(ctx, nil, nil)
+	if err != nil || rep.Memories != len(many)-reembedBatch || len(rep.Slots) != 7 {
+		t.Fatalf("second reembed: %+v err=%v, want %d memories in 7 slots", rep, err, len(many)-reembedBatch)
 	}
 	_ = s3.Close()
 	s4 := openStore(t, dir, reg2)
@@ -307,6 +309,67 @@ func TestProducerMismatchRefusedAndFixedByReembed(t *testing.T) {
 	if err := s4.Engine().Check(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestReembedRefusesABrokenModel: when a slot's model is missing or
+// corrupt, opening says so (not "run reembed"), and Reembed refuses instead
+// of replacing the slot's values by "unavailable"; every value is unchanged.
+func TestReembedRefusesABrokenModel(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := openStore(t, dir, hashRegistry(t, ""))
+	addAll(t, s, texts)
+	before := fingerprintsByID(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	const why = "model e5-small-v2-q is corrupt: file model.onnx has sha256 aaa, the manifest expects bbb: run `cgraph models pull e5-small-v2-q` to replace it"
+	var es []embedders.Embedder
+	for _, sl := range fingerprint.Slots() {
+		es = append(es, hashRegistry(t, "").Get(sl))
+	}
+	es[fingerprint.E1.Index()] = embedders.NewUnavailable(fingerprint.E1, why)
+	broken, err := embedders.NewRegistry(es...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(dir, Options{Embedders: broken})
+	var pm *ProducerMismatchError
+	if !errors.As(err, &pm) || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), "do not re-embed") {
+		t.Fatalf("open with E1's model broken: %v; want the model's problem and no reembed advice", err)
+	}
+	for _, slots := range [][]fingerprint.SlotID{nil, {fingerprint.E1}, {fingerprint.E1, fingerprint.E6}} {
+		s2, err := Open(dir, Options{Embedders: broken, Reembed: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := s2.Reembed(ctx, slots, nil)
+		if err == nil || !strings.Contains(err.Error(), why) || rep.Memories != 0 {
+			t.Fatalf("Reembed(%v) with E1's model broken: %+v, %v; want a refusal naming the model", slots, rep, err)
+		}
+		if err := s2.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s3 := openStore(t, dir, hashRegistry(t, ""))
+	if after := fingerprintsByID(t, s3); !maps.EqualFunc(before, after, bytes.Equal) {
+		t.Fatal("a refused Reembed changed stored fingerprints")
+	}
+}
+
+// fingerprintsByID encodes every stored fingerprint, by memory id.
+func fingerprintsByID(t *testing.T, s *Store) map[engine.MemoryID][]byte {
+	t.Helper()
+	out := map[engine.MemoryID][]byte{}
+	err := s.EachFingerprint(context.Background(), func(m engine.Memory, fp *fingerprint.Fingerprint) error {
+		b, err := fingerprint.Encode(fp)
+		out[m.ID] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func TestModelFreeProducerChangeIsRefused(t *testing.T) {

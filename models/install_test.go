@@ -302,7 +302,7 @@ func TestVerifyFindsDamage(t *testing.T) {
 	for _, c := range checks {
 		got[c.File] = c.Status
 	}
-	if got["model.onnx"] != StatusMismatch || got["tokenizer.json"] != StatusMissing {
+	if got["model.onnx"] != StatusCorrupt || got["tokenizer.json"] != StatusMissing {
 		t.Fatalf("statuses = %v", got)
 	}
 	if m.Installed(dir, "tiny") {

@@ -12,10 +12,10 @@ type FileStatus string
 
 // File states reported by Verify.
 const (
-	StatusOK       FileStatus = "ok"       // present and its sha256 matches
-	StatusMissing  FileStatus = "missing"  // not on disk
-	StatusMismatch FileStatus = "mismatch" // on disk, with a different sha256 or size
-	StatusUnknown  FileStatus = "unknown"  // unpinned and never recorded: nothing to compare with
+	StatusOK      FileStatus = "ok"      // present and its sha256 matches
+	StatusMissing FileStatus = "missing" // not on disk
+	StatusCorrupt FileStatus = "corrupt" // on disk, with a different sha256 or size
+	StatusUnknown FileStatus = "unknown" // unpinned and never recorded: nothing to compare with
 )
 
 // FileCheck is Verify's finding for one file.
@@ -28,24 +28,76 @@ type FileCheck struct {
 	Size   int64
 }
 
-// Installed reports, without hashing, whether every file of model m is in dir
-// as the installer recorded it. Use Verify to re-hash.
-func (mf *Manifest) Installed(dir string, id ModelID) bool {
+// Problem says what is wrong with the file and how to fix it, in the words
+// every command uses; "" for a file that is fine.
+func (c FileCheck) Problem() string {
+	switch c.Status {
+	case StatusMissing:
+		return fmt.Sprintf("model %s is not installed (file %s is missing): run `cgraph models pull %s`", c.Model, c.File, c.Model)
+	case StatusCorrupt:
+		return fmt.Sprintf("model %s is corrupt: file %s has sha256 %s, the manifest expects %s: run `cgraph models pull %s` to replace it",
+			c.Model, c.File, c.Got, c.Want, c.Model)
+	case StatusUnknown:
+		return fmt.Sprintf("model %s: file %s was never recorded by the installer: run `cgraph models pull %s`", c.Model, c.File, c.Model)
+	}
+	return ""
+}
+
+// Check reports whether every file of model id is installed in dir as the
+// manifest pins it: the first file that is missing or corrupt, or a check
+// with StatusOK. A file whose size and modification time match the
+// installer's record is not re-hashed; any other file is (one read of it),
+// so a changed file is reported as corrupt with both digests rather than
+// as not installed.
+func (mf *Manifest) Check(dir string, id ModelID) (FileCheck, error) {
 	m, err := mf.Model(id)
 	if err != nil {
-		return false
+		return FileCheck{}, err
 	}
 	md := filepath.Join(dir, string(m.ID))
 	st, err := loadState(md)
 	if err != nil {
-		return false
+		return FileCheck{}, fmt.Errorf("model %s: %w", id, err)
 	}
 	for _, f := range m.Files {
-		if !st.quickPresent(md, f) {
-			return false
+		c, err := inspectFile(md, st, m.ID, f, true)
+		if err != nil || c.Status != StatusOK {
+			return c, err
 		}
 	}
-	return true
+	return FileCheck{Model: m.ID, Status: StatusOK}, nil
+}
+
+// inspectFile hashes file f of model id in md and compares it with the
+// manifest (or the installer's record, for an unpinned file). With quick, a
+// file matching the installer's record of its size and modification time is
+// taken as it is.
+func inspectFile(md string, st *state, id ModelID, f File, quick bool) (FileCheck, error) {
+	c := FileCheck{Model: id, File: f.Name, Want: st.want(f), Status: StatusOK}
+	if quick && st.quickPresent(md, f) {
+		return c, nil
+	}
+	got, size, err := hashFile(filepath.Join(md, f.Name))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		c.Status = StatusMissing
+	case err != nil:
+		return FileCheck{}, fmt.Errorf("model %s: %w", id, err)
+	case c.Want == "":
+		c.Status, c.Got, c.Size = StatusUnknown, got, size
+	case got != c.Want || (f.Pinned() && size != f.Size):
+		c.Status, c.Got, c.Size = StatusCorrupt, got, size
+	default:
+		c.Got, c.Size = got, size
+	}
+	return c, nil
+}
+
+// Installed reports whether every file of model id is in dir with the bytes
+// the manifest pins (see Check for the cost).
+func (mf *Manifest) Installed(dir string, id ModelID) bool {
+	c, err := mf.Check(dir, id)
+	return err == nil && c.Status == StatusOK
 }
 
 // Path returns where file name of model id is installed under dir.
@@ -75,27 +127,14 @@ func Verify(mf *Manifest, dir string) ([]FileCheck, error) {
 			continue
 		}
 		for _, f := range m.Files {
-			c := FileCheck{Model: m.ID, File: f.Name, Want: st.want(f)}
-			got, size, err := hashFile(filepath.Join(md, f.Name))
-			switch {
-			case errors.Is(err, os.ErrNotExist):
-				c.Status = StatusMissing
-			case err != nil:
-				errs = append(errs, fmt.Errorf("model %s: %w", m.ID, err))
+			c, err := inspectFile(md, st, m.ID, f, false)
+			if err != nil {
+				errs = append(errs, err)
 				continue
-			case c.Want == "":
-				c.Status, c.Got, c.Size = StatusUnknown, got, size
-			case got != c.Want || (f.Pinned() && size != f.Size):
-				c.Status, c.Got, c.Size = StatusMismatch, got, size
-			default:
-				c.Status, c.Got, c.Size = StatusOK, got, size
 			}
 			checks = append(checks, c)
-			switch c.Status {
-			case StatusMissing:
-				errs = append(errs, fmt.Errorf("model %s: file %s is missing: run `cgraph models pull %s`", m.ID, f.Name, m.ID))
-			case StatusMismatch:
-				errs = append(errs, fmt.Errorf("model %s: file %s has sha256 %s, want %s: delete it and run `cgraph models pull %s`", m.ID, f.Name, c.Got, c.Want, m.ID))
+			if c.Status == StatusMissing || c.Status == StatusCorrupt {
+				errs = append(errs, errors.New(c.Problem()))
 			}
 		}
 	}

@@ -46,18 +46,19 @@ func newLoader(cfg Config) (*loader, error) {
 	return &loader{cfg: cfg, dir: dir, mf: mf, open: map[models.ModelID]*loaded{}, why: map[models.ModelID]string{}}, nil
 }
 
-// installed reports whether id is in the manifest and installed.
+// installed reports whether id is in the manifest and on disk, intact or
+// not: a slot that prefers an optional model (ColBERT, a code model, SPLADE)
+// uses it when installed, and a corrupt one makes the slot unavailable with
+// that reason (through get) instead of falling back to another model.
 func (l *loader) installed(id models.ModelID) bool {
-	if _, err := l.mf.Model(id); err != nil {
-		return false
-	}
-	return l.mf.Installed(l.dir, id)
+	c, err := l.mf.Check(l.dir, id)
+	return err == nil && c.Status != models.StatusMissing
 }
 
-// get returns the open model id. When it cannot serve, reason says why in the
-// words a slot's status uses ("model X not installed: run cgraph models pull
-// X"); err is reserved for broken installations (a corrupt file), which must
-// be fixed rather than silently left out.
+// get returns the open model id. When it cannot serve, reason says why in
+// the words a slot's status uses (models.FileCheck.Problem: not installed, or
+// corrupt with both sha256 digests, and the `cgraph models pull` that fixes
+// it); err is reserved for failures to read the installation.
 func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 	if lm := l.open[id]; lm != nil {
 		return lm, "", nil
@@ -69,8 +70,12 @@ func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("neural: %w", err)
 	}
-	if !l.mf.Installed(l.dir, id) {
-		why := fmt.Sprintf("model %s not installed: run cgraph models pull %s", id, id)
+	c, err := l.mf.Check(l.dir, id)
+	if err != nil {
+		return nil, "", fmt.Errorf("neural: %w", err)
+	}
+	if c.Status != models.StatusOK {
+		why := c.Problem()
 		l.why[id] = why
 		return nil, why, nil
 	}
