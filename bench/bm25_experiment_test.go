@@ -18,6 +18,7 @@ import (
 	"github.com/cgraph/cgraph/bench"
 	"github.com/cgraph/cgraph/embedders/keywords"
 	"github.com/cgraph/cgraph/indexes"
+	"github.com/cgraph/cgraph/record"
 )
 
 // bm25Retriever is E6 alone: BM25 over code-aware tokens of title + text.
@@ -45,7 +46,7 @@ func (r *bm25Retriever) Index(_ context.Context, docs []bench.Doc, progress func
 	r.ix, r.ids = ix, make([]bench.DocID, len(docs))
 	for i, d := range docs {
 		r.ids[i] = d.ID
-		if err := ix.Add(indexes.DocNum(i), keywords.TermFreqs(d.Title+"\n"+d.Text)); err != nil {
+		if err := ix.Add(record.DocNum(i), keywords.TermFreqs(d.Title+"\n"+d.Text)); err != nil {
 			return false, err
 		}
 		progress(i + 1)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newAddCmd) }
@@ -60,7 +60,7 @@ The exit code is 1 when any line was refused.`,
 	fl.StringVar(&f.createdAt, "created-at", "", "creation time, RFC 3339 (default now)")
 	fl.StringVar(&f.file, "file", "", "read the content from this file")
 	fl.StringVar(&f.jsonl, "jsonl", "", "store one memory per line of this JSONL file (- for stdin)")
-	fl.IntVar(&a.MaxContentBytes, "max-content-bytes", engine.DefaultMaxContentBytes, "refuse content longer than this many bytes")
+	fl.IntVar(&a.MaxContentBytes, "max-content-bytes", record.DefaultMaxContentBytes, "refuse content longer than this many bytes")
 	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(typeNames(), cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
 	_ = cmd.MarkFlagFilename("jsonl", "jsonl", "json")                                                                  // fails only for an unknown flag
 	return cmd
@@ -68,7 +68,7 @@ The exit code is 1 when any line was refused.`,
 
 func typeNames() []string {
 	var s []string
-	for _, t := range engine.MemoryTypes() {
+	for _, t := range record.Types() {
 		s = append(s, string(t))
 	}
 	return s
@@ -156,7 +156,7 @@ func (a *App) readLimited(r io.Reader, what string) (string, error) {
 		return "", fmt.Errorf("read %s: %w", what, err)
 	}
 	if len(b) > a.MaxContentBytes {
-		return "", &engine.ValidationError{Field: "content", Problem: fmt.Sprintf("%s is over the limit of %d bytes", what, a.MaxContentBytes),
+		return "", &record.ValidationError{Field: "content", Problem: fmt.Sprintf("%s is over the limit of %d bytes", what, a.MaxContentBytes),
 			Fix: "split it into smaller memories or raise --max-content-bytes"}
 	}
 	s := strings.TrimSuffix(string(b), "\n")
@@ -164,10 +164,10 @@ func (a *App) readLimited(r io.Reader, what string) (string, error) {
 }
 
 // newMemoryFromFlags builds the memory add's flags describe.
-func newMemoryFromFlags(cmd *cobra.Command, f addFlags, content string) (engine.NewMemory, error) {
-	n := engine.NewMemory{Content: content, Tags: f.tags, Source: f.source, Session: f.session, Importance: f.importance}
+func newMemoryFromFlags(cmd *cobra.Command, f addFlags, content string) (record.NewMemory, error) {
+	n := record.NewMemory{Content: content, Tags: f.tags, Source: f.source, Session: f.session, Importance: f.importance}
 	if f.typ != "" {
-		t, err := engine.ParseMemoryType(f.typ)
+		t, err := record.ParseType(f.typ)
 		if err != nil {
 			return n, err
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/cgraph/cgraph/models/runtime"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 const (
@@ -193,11 +194,11 @@ func (r *engineRetriever) Index(ctx context.Context, docs []bench.Doc, progress 
 		return false, fmt.Errorf("create bench store %s: %w", r.cfg.Dir, err)
 	}
 	r.store = st
-	batch := make([]engine.NewMemory, 0, r.cfg.Batch)
+	batch := make([]record.NewMemory, 0, r.cfg.Batch)
 	for i := 0; i < len(docs); i += r.cfg.Batch {
 		batch = batch[:0]
 		for _, d := range docs[i:min(i+r.cfg.Batch, len(docs))] {
-			batch = append(batch, engine.NewMemory{Content: benchContent(d), Type: engine.TypeCode,
+			batch = append(batch, record.NewMemory{Content: benchContent(d), Type: record.TypeCode,
 				Source: benchSourcePrefix + string(d.ID), CreatedAt: benchCreatedAt})
 		}
 		if _, err := st.AddBatch(ctx, batch); err != nil {

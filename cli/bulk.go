@@ -16,7 +16,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
 )
 
 // bulkBatch is how many valid lines go into one engine.AddBatch: big enough
@@ -26,8 +26,8 @@ const bulkBatch = 256
 // adder is what a bulk add needs from a store: memory.Store (every memory
 // gets its fingerprint), or engine.Engine in tests of the plumbing.
 type adder interface {
-	Add(ctx context.Context, m engine.NewMemory) (engine.Memory, error)
-	AddBatch(ctx context.Context, ms []engine.NewMemory) ([]engine.Memory, error)
+	Add(ctx context.Context, m record.NewMemory) (record.Memory, error)
+	AddBatch(ctx context.Context, ms []record.NewMemory) ([]record.Memory, error)
 }
 
 // jsonlMemory is one line of add --jsonl. Fields not listed here are
@@ -160,7 +160,7 @@ func (a *App) addJSONL(e adder, r io.Reader, size int64) (bulkResult, error) {
 			}
 		}
 	}()
-	var pending []engine.NewMemory
+	var pending []record.NewMemory
 	var lines []int
 	flush := func() error {
 		if len(pending) == 0 {
@@ -221,7 +221,7 @@ func (a *App) addJSONL(e adder, r io.Reader, size int64) (bulkResult, error) {
 
 // takeLine parses and checks one line: a valid memory joins pending, a bad
 // line is recorded in res.
-func (a *App) takeLine(rr readResult, lineNo, maxLine int, res *bulkResult, pending *[]engine.NewMemory, lines *[]int) {
+func (a *App) takeLine(rr readResult, lineNo, maxLine int, res *bulkResult, pending *[]record.NewMemory, lines *[]int) {
 	switch {
 	case rr.tooLong:
 		res.fail(lineNo, fmt.Sprintf("line is longer than %d bytes: split the content into smaller memories", maxLine))
@@ -245,7 +245,7 @@ func (r *bulkResult) fail(line int, msg string) {
 
 func (a *App) maxContent() int {
 	if a.MaxContentBytes <= 0 {
-		return engine.DefaultMaxContentBytes
+		return record.DefaultMaxContentBytes
 	}
 	return a.MaxContentBytes
 }
@@ -253,13 +253,13 @@ func (a *App) maxContent() int {
 // storeBatch stores ns (from lines) in one AddBatch. If the engine refuses
 // one memory the batch is retried one memory at a time, so only that line
 // fails. Other errors (the store) stop the bulk add.
-func (a *App) storeBatch(ctx context.Context, e adder, ns []engine.NewMemory, lines []int, res *bulkResult) error {
+func (a *App) storeBatch(ctx context.Context, e adder, ns []record.NewMemory, lines []int, res *bulkResult) error {
 	_, err := e.AddBatch(ctx, ns)
 	if err == nil {
 		res.Added += len(ns)
 		return nil
 	}
-	var ve *engine.ValidationError
+	var ve *record.ValidationError
 	if !errors.As(err, &ve) {
 		return fmt.Errorf("store lines %d-%d (%d memories stored before them): %w", lines[0], lines[len(lines)-1], res.Added, err)
 	}
@@ -318,26 +318,26 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 
 // parseJSONLine decodes one JSONL line into a memory; errors name the field
 // and say how to fix the line.
-func parseJSONLine(line []byte) (engine.NewMemory, error) {
+func parseJSONLine(line []byte) (record.NewMemory, error) {
 	if !utf8.Valid(line) {
 		// encoding/json would silently turn bad bytes into U+FFFD.
-		return engine.NewMemory{}, errors.New("the line is not valid UTF-8: convert the file to UTF-8 (e.g. iconv -t UTF-8)")
+		return record.NewMemory{}, errors.New("the line is not valid UTF-8: convert the file to UTF-8 (e.g. iconv -t UTF-8)")
 	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	var j jsonlMemory
 	if err := dec.Decode(&j); err != nil {
-		return engine.NewMemory{}, jsonLineError(err)
+		return record.NewMemory{}, jsonLineError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return engine.NewMemory{}, errors.New("text after the JSON object: put one object per line")
+		return record.NewMemory{}, errors.New("text after the JSON object: put one object per line")
 	}
 	if j.Content == nil {
-		return engine.NewMemory{}, &engine.ValidationError{Field: "content", Problem: "is missing", Fix: `every line needs a "content" field`}
+		return record.NewMemory{}, &record.ValidationError{Field: "content", Problem: "is missing", Fix: `every line needs a "content" field`}
 	}
-	n := engine.NewMemory{Content: *j.Content, Tags: j.Tags, Session: j.Session, Source: j.Source}
+	n := record.NewMemory{Content: *j.Content, Tags: j.Tags, Session: j.Session, Source: j.Source}
 	if j.Type != "" {
-		t, err := engine.ParseMemoryType(j.Type)
+		t, err := record.ParseType(j.Type)
 		if err != nil {
 			return n, err
 		}
@@ -346,14 +346,14 @@ func parseJSONLine(line []byte) (engine.NewMemory, error) {
 	if j.CreatedAt != "" {
 		t, err := time.Parse(time.RFC3339Nano, j.CreatedAt)
 		if err != nil {
-			return n, &engine.ValidationError{Field: "created_at", Problem: fmt.Sprintf("%q is not an RFC 3339 time", j.CreatedAt),
+			return n, &record.ValidationError{Field: "created_at", Problem: fmt.Sprintf("%q is not an RFC 3339 time", j.CreatedAt),
 				Fix: "write it like 2026-01-02T15:04:05Z"}
 		}
 		n.CreatedAt = t
 	}
 	if j.Importance != nil {
 		if *j.Importance == 0 {
-			return n, &engine.ValidationError{Field: "importance", Problem: "0 cannot be stored (it means the default 0.5)", Fix: "give a small positive number such as 0.01, or leave it out"}
+			return n, &record.ValidationError{Field: "importance", Problem: "0 cannot be stored (it means the default 0.5)", Fix: "give a small positive number such as 0.01, or leave it out"}
 		}
 		n.Importance = *j.Importance
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
 )
 
 // TestBulkMixed feeds a file whose lines are good and bad in every way the
@@ -263,7 +264,7 @@ func FuzzParseJSONLine(f *testing.F) {
 			m.Importance != n.Importance || !m.CreatedAt.Equal(n.CreatedAt) || strings.Join(m.Tags, "\x00") != strings.Join(n.Tags, "\x00") {
 			t.Fatalf("round trip changed the memory: %+v -> %+v", n, m)
 		}
-		_ = n.Validate(engine.DefaultMaxContentBytes) // must not panic on anything the parser accepts
+		_ = n.Validate(record.DefaultMaxContentBytes) // must not panic on anything the parser accepts
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newCheckCmd) }
@@ -64,7 +65,7 @@ back when no manifest serves.`,
 			}
 			e, err := a.OpenEngine(false)
 			switch {
-			case errors.Is(err, engine.ErrDamaged):
+			case errors.Is(err, record.ErrDamaged):
 				out.Problems = append(out.Problems, err.Error())
 			case err != nil:
 				return err

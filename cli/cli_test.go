@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
 )
 
 // result is what one in-process run of the command line produced.
@@ -67,14 +67,14 @@ func TestRoundTrip(t *testing.T) {
 		ID string `json:"id"`
 	}
 	oneJSON(t, r.stdout, &added)
-	if _, err := engine.ParseMemoryID(added.ID); err != nil {
+	if _, err := record.ParseID(added.ID); err != nil {
 		t.Fatalf("add printed id %q: %v", added.ID, err)
 	}
 
 	r = mustRun(t, "", "--db", db, "--json", "get", added.ID)
 	var got memoryJSON
 	oneJSON(t, r.stdout, &got)
-	want := memoryJSON{Content: "use column families per embedder", Type: engine.TypeDecision,
+	want := memoryJSON{Content: "use column families per embedder", Type: record.TypeDecision,
 		Tags: []string{"rocksdb", "storage"}, Source: "ADR-1", Session: "s1", Sequence: 1, Importance: 0.8, AccessCount: 1}
 	if got.ID.String() != added.ID || got.Content != want.Content || got.Type != want.Type ||
 		strings.Join(got.Tags, ",") != "rocksdb,storage" || got.Source != want.Source || got.Session != want.Session ||

@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newDeleteCmd) }
@@ -15,7 +15,7 @@ func newDeleteCmd(a *App) *cobra.Command {
 		Args:              exactArgs(1, "one memory id"),
 		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			id, err := engine.ParseMemoryID(args[0])
+			id, err := record.ParseID(args[0])
 			if err != nil {
 				return err
 			}

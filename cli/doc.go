@@ -7,7 +7,7 @@
 //     value, also on failure ({"error": {"message", "exit_code"}}).
 //   - Errors: one line on stderr, "cgraph: <what was wrong>: <how to fix it>".
 //     Exit codes: 0 done, 1 failed (ExitError), 2 bad usage or input
-//     (ExitUsage: *UsageError or *engine.ValidationError; nothing was written).
+//     (ExitUsage: *UsageError or *record.ValidationError; nothing was written).
 //   - Store access: App.OpenStore(write) opens the memory store with the
 //     embedders of --models-dir (store.go); every command that writes
 //     memories (init, add, delete, reembed) goes through it so each memory

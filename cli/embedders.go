@@ -10,9 +10,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/embedders"
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newEmbeddersCmd) }
@@ -83,7 +83,7 @@ func (a *App) embedderRows() (rows []embedderJSON, note string, err error) {
 	}
 	// Open despite producer mismatches: showing them is this command's job.
 	s, err := a.openStoreWith(reg, closeReg, storeOpen{reembed: true})
-	if errors.Is(err, engine.ErrNoStore) {
+	if errors.Is(err, record.ErrNoStore) {
 		return registryRows(reg.Statuses()), fmt.Sprintf("no store at %s: showing the installed embedders only (index -, docs 0)", a.DBDir),
 			closeRegistry(closeReg)
 	}

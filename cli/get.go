@@ -8,6 +8,7 @@ import (
 
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newGetCmd) }
@@ -30,7 +31,7 @@ shows which producer made each stored value.`,
 		Args:              exactArgs(1, "one memory id"),
 		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			id, err := engine.ParseMemoryID(args[0])
+			id, err := record.ParseID(args[0])
 			if err != nil {
 				return err
 			}
@@ -81,7 +82,7 @@ type memoryWithFingerprint struct {
 }
 
 // getWithFingerprint shows a memory and its stored fingerprint.
-func (a *App) getWithFingerprint(id engine.MemoryID) (err error) {
+func (a *App) getWithFingerprint(id record.ID) (err error) {
 	s, err := a.openStoreForInspection()
 	if err != nil {
 		return err
@@ -128,7 +129,7 @@ func (a *App) openForAccess() (*engine.Engine, error) {
 		return a.OpenEngine(false)
 	}
 	e, err := a.OpenEngine(true)
-	var inUse *engine.StoreInUseError
+	var inUse *record.StoreInUseError
 	if errors.As(err, &inUse) {
 		return a.OpenEngine(false)
 	}

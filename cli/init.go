@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newInitCmd) }
@@ -88,7 +88,7 @@ func (a *App) openOrCreate() (s *memory.Store, created bool, err error) {
 		return nil, false, err
 	}
 	s, err = a.openStoreWith(reg, closeReg, storeOpen{write: true})
-	if errors.Is(err, engine.ErrNoStore) {
+	if errors.Is(err, record.ErrNoStore) {
 		s, err = a.openStoreWith(reg, closeReg, storeOpen{write: true, create: true})
 		created = err == nil
 	}

@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newListCmd) }
@@ -25,9 +25,9 @@ prints that command when there are more. --json prints an array of memories.`,
 			if limit < 1 {
 				return usagef("give a page size of 1 or more", "--limit %d is too small", limit)
 			}
-			o := engine.ListOptions{Limit: limit + 1, Oldest: oldest}
+			o := record.ListOptions{Limit: limit + 1, Oldest: oldest}
 			if after != "" {
-				if o.After, err = engine.ParseMemoryID(after); err != nil {
+				if o.After, err = record.ParseID(after); err != nil {
 					return err
 				}
 			}

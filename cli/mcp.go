@@ -13,6 +13,7 @@ import (
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/mcpserver"
 	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newMCPCmd) }
@@ -68,7 +69,7 @@ func (a *App) openStoreForMCP() (s *memory.Store, writer int, err error) {
 		return s, 0, err
 	}
 	s, err = a.OpenStore(true)
-	var inUse *engine.StoreInUseError
+	var inUse *record.StoreInUseError
 	if !errors.As(err, &inUse) {
 		return s, 0, err
 	}

@@ -8,29 +8,30 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
 )
 
 // memoryJSON is the --json form of a memory (get, list and other commands
 // that print memories). Field names are snake_case and stable: scripts read
 // them. Times are RFC 3339 with nanoseconds, in UTC.
 type memoryJSON struct {
-	ID          engine.MemoryID   `json:"id"`
-	DocNum      engine.DocNum     `json:"doc_num"`
-	Content     string            `json:"content"`
-	Type        engine.MemoryType `json:"type"`
-	Tags        []string          `json:"tags"`
-	Source      string            `json:"source"`
-	Session     string            `json:"session"`
-	Sequence    uint64            `json:"sequence"`
-	CreatedAt   time.Time         `json:"created_at"`
-	UpdatedAt   time.Time         `json:"updated_at"`
-	AccessedAt  *time.Time        `json:"accessed_at"` // null until first read
-	AccessCount uint64            `json:"access_count"`
-	Importance  float64           `json:"importance"`
+	ID          record.ID     `json:"id"`
+	DocNum      record.DocNum `json:"doc_num"`
+	Content     string        `json:"content"`
+	Type        record.Type   `json:"type"`
+	Tags        []string      `json:"tags"`
+	Source      string        `json:"source"`
+	Session     string        `json:"session"`
+	Sequence    uint64        `json:"sequence"`
+	CreatedAt   time.Time     `json:"created_at"`
+	UpdatedAt   time.Time     `json:"updated_at"`
+	AccessedAt  *time.Time    `json:"accessed_at"` // null until first read
+	AccessCount uint64        `json:"access_count"`
+	Importance  float64       `json:"importance"`
 }
 
 // toJSON converts a stored memory to its --json form.
-func toJSON(m engine.Memory) memoryJSON {
+func toJSON(m record.Memory) memoryJSON {
 	j := memoryJSON{
 		ID: m.ID, DocNum: m.DocNum, Content: m.Content, Type: m.Type, Tags: m.Tags,
 		Source: m.Source, Session: m.Session, Sequence: m.Sequence,
@@ -52,7 +53,7 @@ const humanTime = "2006-01-02 15:04:05Z07:00"
 
 // printMemory writes the human form of m: a header of fields, a blank line
 // and the content.
-func (a *App) printMemory(m engine.Memory) {
+func (a *App) printMemory(m record.Memory) {
 	a.Printf("id:         %s\n", m.ID)
 	a.Printf("type:       %s\n", m.Type)
 	if len(m.Tags) > 0 {
@@ -76,7 +77,7 @@ func (a *App) printMemory(m engine.Memory) {
 
 // summaryLine is the one-line human form of m used by list: id, creation
 // time, type and the start of the content's first line.
-func summaryLine(m engine.Memory, width int) string {
+func summaryLine(m record.Memory, width int) string {
 	first, _, more := strings.Cut(strings.TrimSpace(m.Content), "\n")
 	first = strings.Join(strings.Fields(first), " ") // tabs and runs of spaces read as one space
 	if r := []rune(first); len(r) > width {
@@ -101,7 +102,7 @@ func (a *App) completeIDs(cmd *cobra.Command, args []string, toComplete string) 
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	defer e.Close() // read-only; nothing to lose on a close error
-	ms, err := e.List(cmd.Context(), engine.ListOptions{Limit: 50})
+	ms, err := e.List(cmd.Context(), record.ListOptions{Limit: 50})
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

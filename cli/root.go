@@ -16,6 +16,7 @@ import (
 
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/record"
 )
 
 // Exit codes of Execute.
@@ -40,7 +41,7 @@ type App struct {
 	Device    string // --device cpu|cuda (default cpu)
 
 	// MaxContentBytes bounds a memory's content (add --max-content-bytes);
-	// 0 means engine.DefaultMaxContentBytes.
+	// 0 means record.DefaultMaxContentBytes.
 	MaxContentBytes int
 
 	// isTerminal says whether w is an interactive terminal (progress bars
@@ -62,7 +63,7 @@ type App struct {
 
 // UsageError is bad flags, arguments or input values: the command did
 // nothing. Execute exits with ExitUsage for it (and for
-// *engine.ValidationError); every other error exits with ExitError.
+// *record.ValidationError); every other error exits with ExitError.
 type UsageError struct {
 	Problem string // what was wrong, e.g. `unknown command "ad"`
 	Fix     string // how to fix it, e.g. "did you mean add?"
@@ -231,7 +232,7 @@ func ExecuteContext(ctx context.Context, args []string, stdin io.Reader, stdout,
 // exitCode maps an error to ExitUsage (bad input, nothing done) or ExitError.
 func exitCode(err error) int {
 	var ue *UsageError
-	var ve *engine.ValidationError
+	var ve *record.ValidationError
 	if errors.As(err, &ue) || errors.As(err, &ve) {
 		return ExitUsage
 	}
@@ -256,11 +257,11 @@ func (e *exitError) Error() string { return e.msg }
 func errorMessage(err error) string {
 	msg := err.Error()
 	switch {
-	case errors.Is(err, engine.ErrNotFound):
+	case errors.Is(err, record.ErrNotFound):
 		return msg + ": see the store's ids with `cgraph list`"
-	case errors.Is(err, engine.ErrReadOnly):
+	case errors.Is(err, record.ErrReadOnly):
 		return msg + ": drop --read-only to write"
-	case errors.Is(err, engine.ErrCorrupt):
+	case errors.Is(err, record.ErrCorrupt):
 		return msg + ": run `cgraph stats` to see which families hold data, and restore the store from a copy"
 	}
 	return msg

@@ -12,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newSearchCmd) }
@@ -367,8 +367,8 @@ type searchJSON struct {
 // searchHitJSON is one result: the memory's id and content, the pipeline's
 // explanation (slots, boosts, badges) and the memory's metadata.
 type searchHitJSON struct {
-	ID      engine.MemoryID     `json:"id"`
-	Doc     pipeline.DocNum     `json:"doc"`
+	ID      record.ID           `json:"id"`
+	Doc     record.DocNum       `json:"doc"`
 	Score   float64             `json:"score"`
 	Content string              `json:"content"`
 	Slots   pipeline.SlotScores `json:"slots"`
@@ -380,13 +380,13 @@ type searchHitJSON struct {
 // hitMemoryJSON is the metadata of a result's memory (content and id are
 // beside it).
 type hitMemoryJSON struct {
-	Type       engine.MemoryType `json:"type"`
-	Tags       []string          `json:"tags"`
-	Source     string            `json:"source"`
-	Session    string            `json:"session"`
-	Sequence   uint64            `json:"sequence"`
-	CreatedAt  time.Time         `json:"created_at"`
-	Importance float64           `json:"importance"`
+	Type       record.Type `json:"type"`
+	Tags       []string    `json:"tags"`
+	Source     string      `json:"source"`
+	Session    string      `json:"session"`
+	Sequence   uint64      `json:"sequence"`
+	CreatedAt  time.Time   `json:"created_at"`
+	Importance float64     `json:"importance"`
 }
 
 func toSearchJSON(res memory.SearchResult, req memory.SearchRequest) searchJSON {
@@ -464,7 +464,7 @@ func printSearch(w io.Writer, res memory.SearchResult, req memory.SearchRequest,
 		scoreLabel = "raw"
 	}
 	for i, h := range res.Hits {
-		var m engine.Memory
+		var m record.Memory
 		if i < len(res.Memories) {
 			m = res.Memories[i]
 		}

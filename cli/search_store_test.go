@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 // TestSearchSamples searches the bundled samples, embedded with the real
@@ -290,7 +290,7 @@ func TestSearchBesideWriter(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	if _, err := s.Add(context.Background(), engine.NewMemory{Content: "the writer added this about zstd compression"}); err != nil {
+	if _, err := s.Add(context.Background(), record.NewMemory{Content: "the writer added this about zstd compression"}); err != nil {
 		t.Fatal(err)
 	}
 	var got searchOut

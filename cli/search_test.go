@@ -10,11 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 // TestSearchUsageErrors runs search with every kind of bad input: each is
@@ -138,7 +138,7 @@ func TestSearchRequest(t *testing.T) {
 func sampleResult() (memory.SearchResult, memory.SearchRequest) {
 	p, _ := profiles.Lookup("causal_reasoning")
 	req := memory.SearchRequest{Query: "why did the build fail", Profile: p, Mode: pipeline.ModePipeline, TopK: 10, Direction: pipeline.DirectionCauses}
-	id1, id2 := engine.NewMemoryID(), engine.NewMemoryID()
+	id1, id2 := record.NewID(), record.NewID()
 	res := memory.SearchResult{
 		Result: pipeline.Result{
 			Query: req.Query, Profile: p.Name, Mode: pipeline.ModePipeline,
@@ -164,10 +164,10 @@ func sampleResult() (memory.SearchResult, memory.SearchRequest) {
 				{Stage: pipeline.StageValidate, Candidates: 2, Duration: 100 * time.Microsecond},
 			},
 		},
-		Memories: []engine.Memory{
-			{ID: id1, DocNum: 7, Type: engine.TypeError, Content: "build failed:   grocksdb v1.7.16 does not link\nagainst librocksdb 7.8.3",
+		Memories: []record.Memory{
+			{ID: id1, DocNum: 7, Type: record.TypeError, Content: "build failed:   grocksdb v1.7.16 does not link\nagainst librocksdb 7.8.3",
 				Tags: []string{"build"}, CreatedAt: time.Date(2026, 2, 20, 9, 0, 0, 0, time.UTC), Importance: 0.5},
-			{ID: id2, DocNum: 3, Type: engine.TypeDecision, Content: "pin grocksdb v1.7.15", CreatedAt: time.Date(2026, 2, 21, 9, 0, 0, 0, time.UTC), Importance: 0.8},
+			{ID: id2, DocNum: 3, Type: record.TypeDecision, Content: "pin grocksdb v1.7.15", CreatedAt: time.Date(2026, 2, 21, 9, 0, 0, 0, time.UTC), Importance: 0.8},
 		},
 		Encode: 12 * time.Millisecond,
 		Total:  16 * time.Millisecond,

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newStatsCmd) }
@@ -14,7 +14,7 @@ func init() { register(newStatsCmd) }
 type statsJSON struct {
 	DB            string                `json:"db"`
 	Memories      uint64                `json:"memories"`
-	NextDocNum    engine.DocNum         `json:"next_doc_num"`
+	NextDocNum    record.DocNum         `json:"next_doc_num"`
 	FormatVersion uint32                `json:"format_version"`
 	Families      map[string]familyJSON `json:"families"`
 }

@@ -6,9 +6,9 @@ import (
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/neural"
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/models/runtime"
+	"github.com/cgraph/cgraph/record"
 )
 
 // storeOpen says how openStore opens the memory store.
@@ -109,7 +109,7 @@ func closeRegistry(closeReg func() error) error {
 func (a *App) openStoreForInspection() (*memory.Store, error) {
 	o := storeOpen{write: !a.ReadOnly, reembed: true}
 	s, err := a.openStore(o)
-	var inUse *engine.StoreInUseError
+	var inUse *record.StoreInUseError
 	if o.write && errors.As(err, &inUse) {
 		o.write = false
 		return a.openStore(o)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics"
 	"github.com/cgraph/cgraph/topics/topicstore"
 )
@@ -34,11 +34,11 @@ type stabilityJSON struct {
 }
 
 type divergenceJSON struct {
-	ID         engine.MemoryID `json:"id"`
-	Slot       string          `json:"slot"`
-	Similarity float64         `json:"similarity"`
-	Nearest    engine.MemoryID `json:"nearest"`
-	Severity   string          `json:"severity"`
+	ID         record.ID `json:"id"`
+	Slot       string    `json:"slot"`
+	Similarity float64   `json:"similarity"`
+	Nearest    record.ID `json:"nearest"`
+	Severity   string    `json:"severity"`
 }
 
 func newTopicsCmd(a *App) *cobra.Command {
@@ -115,7 +115,7 @@ func (a *App) openStoreForTopics(noSave bool) (*memory.Store, bool, error) {
 		return s, true, err
 	}
 	s, err := a.OpenStore(true)
-	var inUse *engine.StoreInUseError
+	var inUse *record.StoreInUseError
 	if errors.As(err, &inUse) {
 		s, err = a.OpenStore(false)
 		return s, true, err

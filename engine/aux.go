@@ -13,7 +13,7 @@ import (
 //
 // UpdateAux refuses the default family (store metadata) and every family
 // keyed per memory: those are written only with their memory. It needs the
-// writer lock (ErrReadOnly on a read-only store). fn runs while the engine's
+// writer lock (record.ErrReadOnly on a read-only store). fn runs while the engine's
 // write lock is held and must not call Engine methods. Cost: one WAL append.
 func (e *Engine) UpdateAux(ctx context.Context, familyName string, fn func(tx *Tx) error) error {
 	f, err := lookupFamily(familyName)

@@ -4,23 +4,25 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // benchContent is a typical memory: a few sentences.
 var benchContent = "The deploy failed because the migration ran before the new column existed; " +
 	"run migrations in a separate step before switching traffic. See incident 4711."
 
-func benchMemory(i int) NewMemory {
-	return NewMemory{Content: fmt.Sprint(benchContent, " #", i), Type: TypeError,
+func benchMemory(i int) record.NewMemory {
+	return record.NewMemory{Content: fmt.Sprint(benchContent, " #", i), Type: record.TypeError,
 		Tags: []string{"deploy", "migration"}, Session: fmt.Sprint("s", i%16)}
 }
 
 // addN fills a fresh store with n memories in batches of 1000.
-func addN(b *testing.B, e *Engine, n int) []MemoryID {
+func addN(b *testing.B, e *Engine, n int) []record.ID {
 	b.Helper()
-	var ids []MemoryID
+	var ids []record.ID
 	for len(ids) < n {
-		batch := make([]NewMemory, min(1000, n-len(ids)))
+		batch := make([]record.NewMemory, min(1000, n-len(ids)))
 		for i := range batch {
 			batch[i] = benchMemory(len(ids) + i)
 		}
@@ -54,7 +56,7 @@ func BenchmarkAdd(b *testing.B) {
 func BenchmarkAddBatch100(b *testing.B) {
 	e := newStore(b)
 	ctx := context.Background()
-	batch := make([]NewMemory, 100)
+	batch := make([]record.NewMemory, 100)
 	for i := range batch {
 		batch[i] = benchMemory(i)
 	}
@@ -104,7 +106,7 @@ func BenchmarkGetReadOnly(b *testing.B) {
 func BenchmarkDelete(b *testing.B) {
 	e := newStore(b)
 	ctx := context.Background()
-	var ids []MemoryID
+	var ids []record.ID
 	b.ReportAllocs()
 	for b.Loop() {
 		if len(ids) == 0 {
@@ -126,7 +128,7 @@ func BenchmarkList100(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		page, err := e.List(ctx, ListOptions{Limit: 100})
+		page, err := e.List(ctx, record.ListOptions{Limit: 100})
 		if err != nil || len(page) != 100 {
 			b.Fatalf("List: %d, %v", len(page), err)
 		}

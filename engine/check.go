@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // Check verifies the store's cross-family invariants on one snapshot: every
@@ -32,7 +34,7 @@ func checkStore(ctx context.Context, r kvReader) error {
 			errs = append(errs, fmt.Errorf(format, args...))
 		}
 	}
-	mems := make(map[MemoryID]Memory)
+	mems := make(map[record.ID]record.Memory)
 	it := r.iter(famMemories, nil, nil)
 	for it.first(); it.valid(); it.next() {
 		k := it.key()
@@ -115,18 +117,18 @@ func checkStore(ctx context.Context, r kvReader) error {
 }
 
 // checkValue checks the value of an engine-written index key.
-func checkValue(f family, k, v []byte, mems map[MemoryID]Memory) error {
+func checkValue(f family, k, v []byte, mems map[record.ID]record.Memory) error {
 	switch f {
 	case famDocnums:
 		switch k[0] {
 		case docnumByIDPrefix:
-			var id MemoryID
+			var id record.ID
 			copy(id[:], k[1:])
-			if len(v) != 4 || DocNum(binary.BigEndian.Uint32(v)) != mems[id].DocNum {
+			if len(v) != 4 || record.DocNum(binary.BigEndian.Uint32(v)) != mems[id].DocNum {
 				return fmt.Errorf("doc number %x, record says %d", v, mems[id].DocNum)
 			}
 		case docnumByDocPrefix:
-			var id MemoryID
+			var id record.ID
 			copy(id[:], v)
 			m, ok := mems[id]
 			if len(v) != 16 || !ok || !bytes.Equal(docnumDocKey(m.DocNum), k) {
@@ -134,7 +136,7 @@ func checkValue(f family, k, v []byte, mems map[MemoryID]Memory) error {
 			}
 		}
 	case famSequence:
-		var id MemoryID
+		var id record.ID
 		copy(id[:], v)
 		m, ok := mems[id]
 		if len(v) != 16 || !ok || !bytes.Equal(sequenceKey(m.Session, m.Sequence), k) {

@@ -2,10 +2,11 @@ package engine
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // Record encoding of the memories family (FORMAT.md, "memories"). Every
@@ -18,19 +19,19 @@ const (
 
 // typeCodes are the on-disk numbers of memory types. They never shift: new
 // types get new numbers, pinned by TestFormatConstants.
-var typeCodes = map[MemoryType]byte{
-	TypeFact:         1,
-	TypeDecision:     2,
-	TypeError:        3,
-	TypePattern:      4,
-	TypeCode:         5,
-	TypeConversation: 6,
-	TypeNote:         7,
-	TypePreference:   8,
+var typeCodes = map[record.Type]byte{
+	record.TypeFact:         1,
+	record.TypeDecision:     2,
+	record.TypeError:        3,
+	record.TypePattern:      4,
+	record.TypeCode:         5,
+	record.TypeConversation: 6,
+	record.TypeNote:         7,
+	record.TypePreference:   8,
 }
 
-var typeByCode = func() map[byte]MemoryType {
-	m := make(map[byte]MemoryType, len(typeCodes))
+var typeByCode = func() map[byte]record.Type {
+	m := make(map[byte]record.Type, len(typeCodes))
 	for t, c := range typeCodes {
 		m[c] = t
 	}
@@ -43,7 +44,7 @@ const maxDecodeLen = 1 << 30
 
 // encodeRecord appends the v1 encoding of m to dst. Cost: one allocation
 // when dst is too small.
-func encodeRecord(dst []byte, m *Memory) []byte {
+func encodeRecord(dst []byte, m *record.Memory) []byte {
 	dst = append(dst, recordMagic, recordVersion1)
 	dst = append(dst, m.ID[:]...)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(m.DocNum))
@@ -78,10 +79,6 @@ func appendTime(dst []byte, t time.Time) []byte {
 	}
 	return binary.BigEndian.AppendUint64(dst, uint64(n))
 }
-
-// ErrCorrupt marks stored bytes that do not decode. Errors wrapping it name
-// the family and key.
-var ErrCorrupt = errors.New("corrupt store data")
 
 // decbuf reads a byte slice and keeps its first error, so decoders check once
 // at the end (the tsdb Decbuf habit).
@@ -173,20 +170,20 @@ func (d *decbuf) time() time.Time {
 }
 
 // decodeRecord decodes a memories value. It never panics on any input and
-// returns an error wrapping ErrCorrupt for bytes that are not a record it
+// returns an error wrapping record.ErrCorrupt for bytes that are not a record it
 // knows, including trailing garbage.
-func decodeRecord(b []byte) (Memory, error) {
-	var m Memory
+func decodeRecord(b []byte) (record.Memory, error) {
+	var m record.Memory
 	d := decbuf{b: b}
 	if magic := d.byte1(); d.err == nil && magic != recordMagic {
-		return m, fmt.Errorf("memory record: magic byte %#x, want %#x: %w", magic, recordMagic, ErrCorrupt)
+		return m, fmt.Errorf("memory record: magic byte %#x, want %#x: %w", magic, recordMagic, record.ErrCorrupt)
 	}
 	if v := d.byte1(); d.err == nil && v != recordVersion1 {
 		return m, fmt.Errorf("memory record: version %d, this cgraph reads version %d (upgrade cgraph): %w",
-			v, recordVersion1, ErrCorrupt)
+			v, recordVersion1, record.ErrCorrupt)
 	}
 	copy(m.ID[:], d.bytes(16))
-	m.DocNum = DocNum(d.be32())
+	m.DocNum = record.DocNum(d.be32())
 	code := d.byte1()
 	m.Content = d.str()
 	if nTags := d.length(); d.err == nil && nTags > 0 {
@@ -211,11 +208,11 @@ func decodeRecord(b []byte) (Memory, error) {
 		d.fail("%d trailing bytes", len(d.b))
 	}
 	if d.err != nil {
-		return Memory{}, fmt.Errorf("memory record: %w: %w", d.err, ErrCorrupt)
+		return record.Memory{}, fmt.Errorf("memory record: %w: %w", d.err, record.ErrCorrupt)
 	}
 	t, ok := typeByCode[code]
 	if !ok {
-		return Memory{}, fmt.Errorf("memory record: unknown type code %d: %w", code, ErrCorrupt)
+		return record.Memory{}, fmt.Errorf("memory record: unknown type code %d: %w", code, record.ErrCorrupt)
 	}
 	m.Type = t
 	return m, nil

@@ -13,17 +13,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata fixtures (only when adding a new format version)")
 
 // fixtureMemory is the memory encoded in testdata/record_v1.bin.
-func fixtureMemory() Memory {
-	return Memory{
-		ID:          MemoryID{0x01, 0x93, 0x4b, 0x2a, 0x7c, 0x3e, 0x7b, 0x2a, 0x9d, 0x4e, 0x1f, 0x2a, 0x3b, 0x4c, 0x5d, 0x6e},
+func fixtureMemory() record.Memory {
+	return record.Memory{
+		ID:          record.ID{0x01, 0x93, 0x4b, 0x2a, 0x7c, 0x3e, 0x7b, 0x2a, 0x9d, 0x4e, 0x1f, 0x2a, 0x3b, 0x4c, 0x5d, 0x6e},
 		DocNum:      4242,
 		Content:     "Use weighted RRF (K=60) to fuse ranked lists — never raw score sums.",
-		Type:        TypeDecision,
+		Type:        record.TypeDecision,
 		Tags:        []string{"fusion", "ranking", "ARCH-21"},
 		Source:      "docs/design.md",
 		Session:     "session-2024-11-05",
@@ -63,10 +65,10 @@ func TestRecordFixtureV1(t *testing.T) {
 }
 
 func TestRecordRoundTrip(t *testing.T) {
-	tests := []Memory{
+	tests := []record.Memory{
 		fixtureMemory(),
-		{Content: "x", Type: TypeNote},
-		{ID: NewMemoryID(), DocNum: math.MaxUint32, Content: "最大", Type: TypePreference, Tags: []string{""},
+		{Content: "x", Type: record.TypeNote},
+		{ID: record.NewID(), DocNum: math.MaxUint32, Content: "最大", Type: record.TypePreference, Tags: []string{""},
 			Sequence: math.MaxUint64, AccessCount: math.MaxUint64, Importance: 1,
 			CreatedAt: time.Unix(0, 1).UTC(), UpdatedAt: time.Unix(0, math.MaxInt64).UTC()},
 	}
@@ -99,8 +101,8 @@ func TestDecodeRecordErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := decodeRecord(tt.b)
-			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("got %v, want ErrCorrupt mentioning %q", err, tt.want)
+			if !errors.Is(err, record.ErrCorrupt) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want record.ErrCorrupt mentioning %q", err, tt.want)
 			}
 		})
 	}
@@ -111,7 +113,7 @@ func TestDecodeRecordErrors(t *testing.T) {
 func FuzzDecodeRecord(f *testing.F) {
 	m := fixtureMemory()
 	f.Add(encodeRecord(nil, &m))
-	f.Add(encodeRecord(nil, &Memory{Type: TypeNote}))
+	f.Add(encodeRecord(nil, &record.Memory{Type: record.TypeNote}))
 	f.Add([]byte{recordMagic, recordVersion1})
 	if b, err := os.ReadFile(filepath.Join("testdata", "record_v1.bin")); err == nil {
 		f.Add(b)
@@ -119,8 +121,8 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := decodeRecord(b)
 		if err != nil {
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("decode error does not wrap ErrCorrupt: %v", err)
+			if !errors.Is(err, record.ErrCorrupt) {
+				t.Fatalf("decode error does not wrap record.ErrCorrupt: %v", err)
 			}
 			return
 		}
@@ -140,7 +142,7 @@ func FuzzRecordRoundTrip(f *testing.F) {
 	f.Add([]byte{1, 2}, uint32(7), "content", uint8(3), "a,b", "src", "sess", uint64(9), int64(1), int64(2), int64(0), uint64(4), 0.5)
 	f.Fuzz(func(t *testing.T, id []byte, doc uint32, content string, typ uint8, tags, source, session string,
 		seq uint64, created, updated, accessed int64, count uint64, imp float64) {
-		m := Memory{DocNum: DocNum(doc), Content: content, Type: MemoryTypes()[int(typ)%len(typeCodes)],
+		m := record.Memory{DocNum: record.DocNum(doc), Content: content, Type: record.Types()[int(typ)%len(typeCodes)],
 			Source: source, Session: session, Sequence: seq, AccessCount: count, Importance: imp}
 		copy(m.ID[:], id)
 		if tags != "" {
@@ -173,7 +175,7 @@ func FuzzKeys(f *testing.F) {
 	f.Add(int64(1), int64(2), "s", "t", uint64(1), uint64(2), []byte{1})
 	f.Add(int64(-5), int64(5), "", "a", uint64(0), uint64(math.MaxUint64), []byte{0xff})
 	f.Fuzz(func(t *testing.T, t1, t2 int64, s1, s2 string, q1, q2 uint64, idb []byte) {
-		var id MemoryID
+		var id record.ID
 		copy(id[:], idb)
 		a, b := time.Unix(0, t1), time.Unix(0, t2)
 		ka, kb := createdKey(a, id), createdKey(b, id)
@@ -201,7 +203,7 @@ func FuzzKeys(f *testing.F) {
 				t.Fatalf("session %q key %x falls in the range of session %q", s2, other, s1)
 			}
 		}
-		if d := DocNum(q1); !bytes.Equal(docnumDocKey(d)[1:], docKey(d)) || len(docnumIDKey(id)) != 17 {
+		if d := record.DocNum(q1); !bytes.Equal(docnumDocKey(d)[1:], docKey(d)) || len(docnumIDKey(id)) != 17 {
 			t.Fatal("docnum keys malformed")
 		}
 	})
@@ -215,7 +217,7 @@ func TestFormatConstants(t *testing.T) {
 		t.Fatalf("format constants changed: version %d, record magic %#x, record version %d, store magic %q",
 			FormatVersion, recordMagic, recordVersion1, storeMagic)
 	}
-	wantTypes := map[MemoryType]byte{"fact": 1, "decision": 2, "error": 3, "pattern": 4, "code": 5,
+	wantTypes := map[record.Type]byte{"fact": 1, "decision": 2, "error": 3, "pattern": 4, "code": 5,
 		"conversation": 6, "note": 7, "preference": 8}
 	if !reflect.DeepEqual(typeCodes, wantTypes) {
 		t.Fatalf("type codes changed: %v", typeCodes)
@@ -284,7 +286,7 @@ func TestNewerFormatRefused(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "store")
 	e := openTest(t, dir, Options{Create: true})
-	m, err := e.Add(ctx, NewMemory{Content: "x"})
+	m, err := e.Add(ctx, record.NewMemory{Content: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +297,7 @@ func TestNewerFormatRefused(t *testing.T) {
 	setMeta(t, dir, metaCreatedByKey, []byte("cgraph 9.9"))
 	for _, opts := range []Options{{}, {ReadOnly: true}, {Create: true}} {
 		_, err := Open(dir, opts)
-		if !errors.Is(err, ErrNewerFormat) || !strings.Contains(err.Error(), "format version 2") ||
+		if !errors.Is(err, record.ErrNewerFormat) || !strings.Contains(err.Error(), "format version 2") ||
 			!strings.Contains(err.Error(), "up to 1") || !strings.Contains(err.Error(), "cgraph 9.9") {
 			t.Fatalf("Open(%+v) of a newer store: %v", opts, err)
 		}
@@ -329,15 +331,15 @@ func FuzzParseMemoryID(f *testing.F) {
 	f.Add("{01934b2a-7c3e-7b2a-9d4e-1f2a3b4c5d6e}")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, s string) {
-		id, err := ParseMemoryID(s)
+		id, err := record.ParseID(s)
 		if err != nil {
-			var ve *ValidationError
+			var ve *record.ValidationError
 			if !errors.As(err, &ve) || ve.Fix == "" {
-				t.Fatalf("bad id error is not a ValidationError with a fix: %v", err)
+				t.Fatalf("bad id error is not a record.ValidationError with a fix: %v", err)
 			}
 			return
 		}
-		back, err := ParseMemoryID(id.String())
+		back, err := record.ParseID(id.String())
 		if err != nil || back != id || len(id.String()) != 36 {
 			t.Fatalf("%q parsed to %s, which parses back to %s, %v", s, id, back, err)
 		}
@@ -346,19 +348,19 @@ func FuzzParseMemoryID(f *testing.F) {
 
 // FuzzParseMemoryType: only the listed types parse, case-insensitively.
 func FuzzParseMemoryType(f *testing.F) {
-	for _, t := range MemoryTypes() {
+	for _, t := range record.Types() {
 		f.Add(string(t))
 	}
 	f.Add(" NOTE\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		typ, err := ParseMemoryType(s)
+		typ, err := record.ParseType(s)
 		if err != nil {
 			return
 		}
 		if _, ok := typeCodes[typ]; !ok || !strings.EqualFold(strings.TrimSpace(s), string(typ)) {
 			t.Fatalf("%q parsed to %q", s, typ)
 		}
-		if err := (NewMemory{Content: "x", Type: typ}).Validate(0); err != nil {
+		if err := (record.NewMemory{Content: "x", Type: typ}).Validate(0); err != nil {
 			t.Fatalf("parsed type %q fails Validate: %v", typ, err)
 		}
 	})
@@ -370,23 +372,23 @@ func FuzzValidate(f *testing.F) {
 	f.Add("content", "note", "tag", "src", "sess", uint64(0), 0.5, int64(0))
 	f.Add(" ", "bad", "\x00", "", "", uint64(3), 2.0, int64(-1))
 	f.Fuzz(func(t *testing.T, content, typ, tag, source, session string, seq uint64, imp float64, created int64) {
-		n := NewMemory{Content: content, Type: MemoryType(typ), Tags: []string{tag}, Source: source,
+		n := record.NewMemory{Content: content, Type: record.Type(typ), Tags: []string{tag}, Source: source,
 			Session: session, Sequence: seq, Importance: imp}
 		if created != 0 {
 			n.CreatedAt = time.Unix(0, created)
 		}
 		err := n.Validate(1 << 10)
 		if err != nil {
-			var ve *ValidationError
+			var ve *record.ValidationError
 			if !errors.As(err, &ve) || ve.Field == "" || ve.Problem == "" {
 				t.Fatalf("Validate error without field and problem: %v", err)
 			}
 			return
 		}
-		m := Memory{Content: n.Content, Type: n.Type, Tags: n.Tags, Source: n.Source, Session: n.Session,
+		m := record.Memory{Content: n.Content, Type: n.Type, Tags: n.Tags, Source: n.Source, Session: n.Session,
 			Sequence: n.Sequence, CreatedAt: n.CreatedAt.UTC(), Importance: n.Importance}
 		if m.Type == "" {
-			m.Type = TypeNote
+			m.Type = record.TypeNote
 		}
 		if n.CreatedAt.IsZero() {
 			m.CreatedAt = time.Time{}

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // This file serves the layer that keeps derived data (package memory:
@@ -17,17 +19,17 @@ import (
 // (search results and exports must not count as reads by a user). found[i] is
 // false when ids[i] is not stored. It reads one consistent view. Cost: one
 // point lookup per id.
-func (e *Engine) Peek(ctx context.Context, ids []MemoryID) (ms []Memory, found []bool, err error) {
+func (e *Engine) Peek(ctx context.Context, ids []record.ID) (ms []record.Memory, found []bool, err error) {
 	if err := e.begin(ctx, false); err != nil {
 		return nil, nil, err
 	}
 	defer e.end()
 	snap := e.kv.snapshot()
 	defer snap.release()
-	ms, found = make([]Memory, len(ids)), make([]bool, len(ids))
+	ms, found = make([]record.Memory, len(ids)), make([]bool, len(ids))
 	for i, id := range ids {
 		m, err := e.readMemory(snap, id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, record.ErrNotFound) {
 			continue
 		}
 		if err != nil {
@@ -40,14 +42,14 @@ func (e *Engine) Peek(ctx context.Context, ids []MemoryID) (ms []Memory, found [
 
 // PeekDocs is Peek by doc number: the way search hits get back to memories in
 // one call. found[i] is false when no stored memory has docs[i] (deleted).
-func (e *Engine) PeekDocs(ctx context.Context, docs []DocNum) (ms []Memory, found []bool, err error) {
+func (e *Engine) PeekDocs(ctx context.Context, docs []record.DocNum) (ms []record.Memory, found []bool, err error) {
 	if err := e.begin(ctx, false); err != nil {
 		return nil, nil, err
 	}
 	defer e.end()
 	snap := e.kv.snapshot()
 	defer snap.release()
-	ms, found = make([]Memory, len(docs)), make([]bool, len(docs))
+	ms, found = make([]record.Memory, len(docs)), make([]bool, len(docs))
 	for i, d := range docs {
 		v, ok, err := snap.get(famDocnums, docnumDocKey(d))
 		if err != nil {
@@ -57,11 +59,11 @@ func (e *Engine) PeekDocs(ctx context.Context, docs []DocNum) (ms []Memory, foun
 			continue
 		}
 		if len(v) != 16 {
-			return nil, nil, fmt.Errorf("docnums/%x holds %d bytes, want 16: %w", docnumDocKey(d), len(v), ErrCorrupt)
+			return nil, nil, fmt.Errorf("docnums/%x holds %d bytes, want 16: %w", docnumDocKey(d), len(v), record.ErrCorrupt)
 		}
-		m, err := e.readMemory(snap, MemoryID(v))
-		if errors.Is(err, ErrNotFound) {
-			return nil, nil, fmt.Errorf("docnums maps doc %d to memory %x that is not in memories: %w", d, v, ErrCorrupt)
+		m, err := e.readMemory(snap, record.ID(v))
+		if errors.Is(err, record.ErrNotFound) {
+			return nil, nil, fmt.Errorf("docnums maps doc %d to memory %x that is not in memories: %w", d, v, record.ErrCorrupt)
 		}
 		if err != nil {
 			return nil, nil, err
@@ -101,7 +103,7 @@ func (e *Engine) Values(ctx context.Context, familyName string, keys [][]byte) (
 
 // Counters are the store's doc-number counter and memory count.
 type Counters struct {
-	NextDocNum DocNum
+	NextDocNum record.DocNum
 	Memories   uint64
 }
 
@@ -123,7 +125,7 @@ func (e *Engine) Counters(ctx context.Context) (Counters, error) {
 	if err != nil {
 		return Counters{}, err
 	}
-	return Counters{NextDocNum: DocNum(next), Memories: count}, nil
+	return Counters{NextDocNum: record.DocNum(next), Memories: count}, nil
 }
 
 // SlotKeyPrefix is the prefix of the default family's keys that
@@ -133,7 +135,7 @@ const SlotKeyPrefix = "slot/"
 // UpdateDerived rewrites derived data of stored memories — fingerprints,
 // per-slot families, postings, the slot registry — in one atomic batch: fn
 // gets the memories with ids (as stored; an id that is not stored fails the
-// call with ErrNotFound) and puts or deletes through tx. It is how a store
+// call with record.ErrNotFound) and puts or deletes through tx. It is how a store
 // re-embeds slots (cgraph reembed) and records slot producers.
 //
 // fn may write only families of derived data and, in the default family,
@@ -141,14 +143,14 @@ const SlotKeyPrefix = "slot/"
 // and the store metadata are refused and nothing is written. It needs the
 // writer lock. fn runs while the engine's write lock is held and must not call
 // Engine methods. Cost: one WAL append.
-func (e *Engine) UpdateDerived(ctx context.Context, ids []MemoryID, fn func(tx *Tx, ms []Memory) error) error {
+func (e *Engine) UpdateDerived(ctx context.Context, ids []record.ID, fn func(tx *Tx, ms []record.Memory) error) error {
 	if err := e.begin(ctx, true); err != nil {
 		return err
 	}
 	defer e.end()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ms := make([]Memory, len(ids))
+	ms := make([]record.Memory, len(ids))
 	for i, id := range ids {
 		m, err := e.readMemory(e.kv, id)
 		if err != nil {
@@ -187,11 +189,11 @@ func (e *Engine) UpdateDerived(ctx context.Context, ids []MemoryID, fn func(tx *
 // doc-number order, on one consistent view (the docnums family's 'd' keys).
 // It is how a reader finds memories the writer deleted. fn must not call
 // Engine methods. Cost: one sequential pass over one key per memory.
-func (e *Engine) ScanDocs(ctx context.Context, fn func(d DocNum, id MemoryID) error) error {
+func (e *Engine) ScanDocs(ctx context.Context, fn func(d record.DocNum, id record.ID) error) error {
 	return e.Scan(ctx, families[famDocnums].name, []byte{docnumByDocPrefix}, func(k, v []byte) error {
 		if len(k) != 5 || len(v) != 16 {
-			return fmt.Errorf("docnums key %x value %x: %w", k, v, ErrCorrupt)
+			return fmt.Errorf("docnums key %x value %x: %w", k, v, record.ErrCorrupt)
 		}
-		return fn(DocNum(binary.BigEndian.Uint32(k[1:])), MemoryID(v))
+		return fn(record.DocNum(binary.BigEndian.Uint32(k[1:])), record.ID(v))
 	})
 }

@@ -1,6 +1,6 @@
 // Package engine is the memory store: it opens a store directory backed by RocksDB
-// column families, gives every memory a typed MemoryID (UUIDv7) and a dense uint32
-// DocNum, and writes everything one memory owns in one atomic WriteBatch.
+// column families, gives every memory a typed record.ID (UUIDv7) and a dense uint32
+// record.DocNum, and writes everything one memory owns in one atomic WriteBatch.
 //
 // The on-disk layout (column families, key and value encodings, format version) is
 // specified in FORMAT.md beside this file. Storage details stay inside this package
@@ -10,7 +10,7 @@
 // batch, bounded iteration, snapshot) so that another backend with the same model
 // (TiKV) can replace RocksDB (kv_rocks.go) later.
 //
-// One process writes a store at a time: a second writer gets *StoreInUseError naming
+// One process writes a store at a time: a second writer gets *record.StoreInUseError naming
 // the holder's pid. Any number of readers (Options.ReadOnly) open beside it as
 // RocksDB secondary instances and see every write acknowledged before their call.
 // Derived data (fingerprints, slot vectors, postings) joins a memory's batch through

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // FormatVersion is the on-disk format this build writes (FORMAT.md). A store
-// with a higher version is refused with ErrNewerFormat.
+// with a higher version is refused with record.ErrNewerFormat.
 const FormatVersion uint32 = 1
 
 // Version names the build that created a store; it is kept in meta/created_by.
@@ -30,17 +32,17 @@ type Engine struct {
 	closed  bool
 
 	mu      sync.Mutex // serialises writes and guards the fields below
-	nextDoc DocNum
+	nextDoc record.DocNum
 	count   uint64
 }
 
 // Open opens the store in dir. With opts.Create a missing directory and
 // store are created. A writer takes the store's lock: a second writer, in
-// any process, gets *StoreInUseError. Open never writes to a store with a
-// newer format version (ErrNewerFormat).
+// any process, gets *record.StoreInUseError. Open never writes to a store with a
+// newer format version (record.ErrNewerFormat).
 func Open(dir string, opts Options) (*Engine, error) {
 	if opts.MaxContentBytes <= 0 {
-		opts.MaxContentBytes = DefaultMaxContentBytes
+		opts.MaxContentBytes = record.DefaultMaxContentBytes
 	}
 	exists, err := checkDir(dir, opts)
 	if err != nil {
@@ -74,7 +76,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 // Dir returns the store directory.
 func (e *Engine) Dir() string { return e.dir }
 
-// Close releases the store and its lock. Calls after Close return ErrClosed;
+// Close releases the store and its lock. Calls after Close return record.ErrClosed;
 // Close waits for calls in progress.
 func (e *Engine) Close() error {
 	e.closeMu.Lock()
@@ -99,7 +101,7 @@ func (e *Engine) begin(ctx context.Context, write bool) error {
 	e.closeMu.RLock()
 	if e.closed {
 		e.closeMu.RUnlock()
-		return fmt.Errorf("store %s: %w", e.dir, ErrClosed)
+		return fmt.Errorf("store %s: %w", e.dir, record.ErrClosed)
 	}
 	if err := ctx.Err(); err != nil {
 		e.closeMu.RUnlock()
@@ -107,7 +109,7 @@ func (e *Engine) begin(ctx context.Context, write bool) error {
 	}
 	if write && e.lock == nil {
 		e.closeMu.RUnlock()
-		return fmt.Errorf("store %s: %w: open it without --read-only to change it", e.dir, ErrReadOnly)
+		return fmt.Errorf("store %s: %w: open it without --read-only to change it", e.dir, record.ErrReadOnly)
 	}
 	if err := e.kv.catchUp(); err != nil {
 		e.closeMu.RUnlock()
@@ -118,6 +120,6 @@ func (e *Engine) begin(ctx context.Context, write bool) error {
 
 func (e *Engine) end() { e.closeMu.RUnlock() }
 
-func (e *Engine) notFound(id MemoryID) error {
-	return fmt.Errorf("%w: no memory with id %s in store %s", ErrNotFound, id, e.dir)
+func (e *Engine) notFound(id record.ID) error {
+	return fmt.Errorf("%w: no memory with id %s in store %s", record.ErrNotFound, id, e.dir)
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/linxGnu/grocksdb"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 func openTest(t testing.TB, dir string, opts Options) *Engine {
@@ -41,17 +43,17 @@ func TestAddGetRoundTrip(t *testing.T) {
 	created := time.Date(2025, 3, 4, 5, 6, 7, 891, time.FixedZone("X", 3600))
 	tests := []struct {
 		name string
-		in   NewMemory
-		want Memory // fields the store must keep or default
+		in   record.NewMemory
+		want record.Memory // fields the store must keep or default
 	}{
-		{"defaults", NewMemory{Content: "plain"},
-			Memory{Content: "plain", Type: TypeNote, Importance: 0.5}},
-		{"all fields", NewMemory{Content: "use RRF with K=60", Type: TypeDecision, Tags: []string{"fusion", "ranking"},
+		{"defaults", record.NewMemory{Content: "plain"},
+			record.Memory{Content: "plain", Type: record.TypeNote, Importance: 0.5}},
+		{"all fields", record.NewMemory{Content: "use RRF with K=60", Type: record.TypeDecision, Tags: []string{"fusion", "ranking"},
 			Source: "design.md", Session: "s1", Sequence: 7, CreatedAt: created, Importance: 0.9},
-			Memory{Content: "use RRF with K=60", Type: TypeDecision, Tags: []string{"fusion", "ranking"},
+			record.Memory{Content: "use RRF with K=60", Type: record.TypeDecision, Tags: []string{"fusion", "ranking"},
 				Source: "design.md", Session: "s1", Sequence: 7, CreatedAt: created.UTC(), Importance: 0.9}},
-		{"unicode", NewMemory{Content: "héllo 世界 🚀", Type: TypeCode, Importance: 1},
-			Memory{Content: "héllo 世界 🚀", Type: TypeCode, Importance: 1}},
+		{"unicode", record.NewMemory{Content: "héllo 世界 🚀", Type: record.TypeCode, Importance: 1},
+			record.Memory{Content: "héllo 世界 🚀", Type: record.TypeCode, Importance: 1}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,7 +61,7 @@ func TestAddGetRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if m.ID.IsZero() || m.DocNum != DocNum(i) {
+			if m.ID.IsZero() || m.DocNum != record.DocNum(i) {
 				t.Fatalf("id %s docnum %d, want non-zero id and docnum %d", m.ID, m.DocNum, i)
 			}
 			if m.Content != tt.want.Content || m.Type != tt.want.Type || !reflect.DeepEqual(m.Tags, tt.want.Tags) ||
@@ -89,7 +91,7 @@ func TestSessionSequence(t *testing.T) {
 	ctx := context.Background()
 	e := newStore(t)
 	var seqs []uint64
-	for _, n := range []NewMemory{
+	for _, n := range []record.NewMemory{
 		{Content: "a", Session: "s"}, {Content: "b", Session: "s"}, {Content: "c", Session: "s", Sequence: 10},
 		{Content: "d", Session: "s"}, {Content: "e", Session: "t"}, {Content: "f", Session: "s\x00"[:1] + "x"},
 	} {
@@ -103,27 +105,27 @@ func TestSessionSequence(t *testing.T) {
 		t.Fatalf("sequences %v, want %v", seqs, want)
 	}
 	// A batch assigns consecutive numbers and sees its own earlier members.
-	ms, err := e.AddBatch(ctx, []NewMemory{{Content: "g", Session: "t"}, {Content: "h", Session: "t"}})
+	ms, err := e.AddBatch(ctx, []record.NewMemory{{Content: "g", Session: "t"}, {Content: "h", Session: "t"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ms[0].Sequence != 2 || ms[1].Sequence != 3 {
 		t.Fatalf("batch sequences %d, %d, want 2, 3", ms[0].Sequence, ms[1].Sequence)
 	}
-	_, err = e.Add(ctx, NewMemory{Content: "dup", Session: "s", Sequence: 2})
-	var ve *ValidationError
+	_, err = e.Add(ctx, record.NewMemory{Content: "dup", Session: "s", Sequence: 2})
+	var ve *record.ValidationError
 	if !errors.As(err, &ve) || ve.Field != "sequence" {
 		t.Fatalf("taken sequence: got %v, want a sequence ValidationError", err)
 	}
-	_, err = e.AddBatch(ctx, []NewMemory{{Content: "x", Session: "u", Sequence: 5}, {Content: "y", Session: "u", Sequence: 5}})
+	_, err = e.AddBatch(ctx, []record.NewMemory{{Content: "x", Session: "u", Sequence: 5}, {Content: "y", Session: "u", Sequence: 5}})
 	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "memory 2 of 2") {
 		t.Fatalf("duplicate within a batch: got %v", err)
 	}
 	assertNoMemory(t, e, "u")
-	if _, err := e.Add(ctx, NewMemory{Content: "last", Session: "w", Sequence: math.MaxUint64}); err != nil {
+	if _, err := e.Add(ctx, record.NewMemory{Content: "last", Session: "w", Sequence: math.MaxUint64}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Add(ctx, NewMemory{Content: "overflow", Session: "w"}); !errors.As(err, &ve) || ve.Field != "sequence" {
+	if _, err := e.Add(ctx, record.NewMemory{Content: "overflow", Session: "w"}); !errors.As(err, &ve) || ve.Field != "sequence" {
 		t.Fatalf("sequence overflow: got %v, want a sequence ValidationError", err)
 	}
 }
@@ -131,7 +133,7 @@ func TestSessionSequence(t *testing.T) {
 // assertNoMemory fails if any stored memory belongs to session.
 func assertNoMemory(t *testing.T, e *Engine, session string) {
 	t.Helper()
-	ms, err := e.List(context.Background(), ListOptions{Limit: 1 << 20})
+	ms, err := e.List(context.Background(), record.ListOptions{Limit: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,34 +145,34 @@ func assertNoMemory(t *testing.T, e *Engine, session string) {
 }
 
 func TestValidation(t *testing.T) {
-	ok := NewMemory{Content: "fine"}
-	long := strings.Repeat("x", DefaultMaxContentBytes+1)
-	manyTags := make([]string, MaxTags+1)
+	ok := record.NewMemory{Content: "fine"}
+	long := strings.Repeat("x", record.DefaultMaxContentBytes+1)
+	manyTags := make([]string, record.MaxTags+1)
 	for i := range manyTags {
 		manyTags[i] = fmt.Sprint("t", i)
 	}
 	tests := []struct {
 		name  string
-		mod   func(n *NewMemory)
+		mod   func(n *record.NewMemory)
 		field string
 	}{
-		{"empty", func(n *NewMemory) { n.Content = "" }, "content"},
-		{"whitespace", func(n *NewMemory) { n.Content = " \t\n\u00a0" }, "content"},
-		{"bad utf8", func(n *NewMemory) { n.Content = "ab\xffcd" }, "content"},
-		{"too long", func(n *NewMemory) { n.Content = long }, "content"},
-		{"unknown type", func(n *NewMemory) { n.Type = "opinion" }, "type"},
-		{"upper-case type", func(n *NewMemory) { n.Type = "Fact" }, "type"},
-		{"control char tag", func(n *NewMemory) { n.Tags = []string{"ok", "bad\x07"} }, "tags[1]"},
-		{"newline tag", func(n *NewMemory) { n.Tags = []string{"a\nb"} }, "tags[0]"},
-		{"empty tag", func(n *NewMemory) { n.Tags = []string{" "} }, "tags[0]"},
-		{"too many tags", func(n *NewMemory) { n.Tags = manyTags }, "tags"},
-		{"long tag", func(n *NewMemory) { n.Tags = []string{strings.Repeat("t", MaxTagBytes+1)} }, "tags[0]"},
-		{"importance high", func(n *NewMemory) { n.Importance = 1.5 }, "importance"},
-		{"importance negative", func(n *NewMemory) { n.Importance = -0.1 }, "importance"},
-		{"importance NaN", func(n *NewMemory) { n.Importance = nanValue() }, "importance"},
-		{"sequence without session", func(n *NewMemory) { n.Sequence = 3 }, "sequence"},
-		{"session control char", func(n *NewMemory) { n.Session = "s\x1b" }, "session"},
-		{"created before epoch", func(n *NewMemory) { n.CreatedAt = time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC) }, "created_at"},
+		{"empty", func(n *record.NewMemory) { n.Content = "" }, "content"},
+		{"whitespace", func(n *record.NewMemory) { n.Content = " \t\n\u00a0" }, "content"},
+		{"bad utf8", func(n *record.NewMemory) { n.Content = "ab\xffcd" }, "content"},
+		{"too long", func(n *record.NewMemory) { n.Content = long }, "content"},
+		{"unknown type", func(n *record.NewMemory) { n.Type = "opinion" }, "type"},
+		{"upper-case type", func(n *record.NewMemory) { n.Type = "Fact" }, "type"},
+		{"control char tag", func(n *record.NewMemory) { n.Tags = []string{"ok", "bad\x07"} }, "tags[1]"},
+		{"newline tag", func(n *record.NewMemory) { n.Tags = []string{"a\nb"} }, "tags[0]"},
+		{"empty tag", func(n *record.NewMemory) { n.Tags = []string{" "} }, "tags[0]"},
+		{"too many tags", func(n *record.NewMemory) { n.Tags = manyTags }, "tags"},
+		{"long tag", func(n *record.NewMemory) { n.Tags = []string{strings.Repeat("t", record.MaxTagBytes+1)} }, "tags[0]"},
+		{"importance high", func(n *record.NewMemory) { n.Importance = 1.5 }, "importance"},
+		{"importance negative", func(n *record.NewMemory) { n.Importance = -0.1 }, "importance"},
+		{"importance NaN", func(n *record.NewMemory) { n.Importance = nanValue() }, "importance"},
+		{"sequence without session", func(n *record.NewMemory) { n.Sequence = 3 }, "sequence"},
+		{"session control char", func(n *record.NewMemory) { n.Session = "s\x1b" }, "session"},
+		{"created before epoch", func(n *record.NewMemory) { n.CreatedAt = time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC) }, "created_at"},
 	}
 	e := newStore(t)
 	for _, tt := range tests {
@@ -178,7 +180,7 @@ func TestValidation(t *testing.T) {
 			n := ok
 			tt.mod(&n)
 			_, err := e.Add(context.Background(), n)
-			var ve *ValidationError
+			var ve *record.ValidationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("Add: got %v, want a ValidationError", err)
 			}
@@ -190,11 +192,11 @@ func TestValidation(t *testing.T) {
 	if err := ok.Validate(0); err != nil {
 		t.Fatalf("valid memory refused: %v", err)
 	}
-	if err := (NewMemory{Content: "12345"}).Validate(4); err == nil {
+	if err := (record.NewMemory{Content: "12345"}).Validate(4); err == nil {
 		t.Fatal("content over a custom limit accepted")
 	}
 	// A batch with one bad memory writes nothing.
-	_, err := e.AddBatch(context.Background(), []NewMemory{{Content: "good", Session: "v"}, {Content: ""}})
+	_, err := e.AddBatch(context.Background(), []record.NewMemory{{Content: "good", Session: "v"}, {Content: ""}})
 	if err == nil || !strings.Contains(err.Error(), "memory 2 of 2") {
 		t.Fatalf("bad batch: got %v", err)
 	}
@@ -240,27 +242,27 @@ func scanFamily(t testing.TB, e *Engine, f family) [][]byte {
 func TestUnknownIDs(t *testing.T) {
 	ctx := context.Background()
 	e := newStore(t)
-	id := NewMemoryID()
-	if _, err := e.Get(ctx, id); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), id.String()) {
+	id := record.NewID()
+	if _, err := e.Get(ctx, id); !errors.Is(err, record.ErrNotFound) || !strings.Contains(err.Error(), id.String()) {
 		t.Fatalf("Get unknown: %v", err)
 	}
-	if err := e.Delete(ctx, id); !errors.Is(err, ErrNotFound) {
+	if err := e.Delete(ctx, id); !errors.Is(err, record.ErrNotFound) {
 		t.Fatalf("Delete unknown: %v", err)
 	}
-	if _, err := e.List(ctx, ListOptions{After: id}); !errors.Is(err, ErrNotFound) {
+	if _, err := e.List(ctx, record.ListOptions{After: id}); !errors.Is(err, record.ErrNotFound) {
 		t.Fatalf("List after unknown: %v", err)
 	}
-	if _, err := ParseMemoryID("not-an-id"); err == nil {
+	if _, err := record.ParseID("not-an-id"); err == nil {
 		t.Fatal("ParseMemoryID accepted garbage")
 	}
-	got, err := ParseMemoryID(" " + id.String() + "\n")
+	got, err := record.ParseID(" " + id.String() + "\n")
 	if err != nil || got != id {
 		t.Fatalf("ParseMemoryID(%s) = %s, %v", id, got, err)
 	}
-	if _, err := ParseMemoryType("opinion"); err == nil || !strings.Contains(err.Error(), "preference") {
+	if _, err := record.ParseType("opinion"); err == nil || !strings.Contains(err.Error(), "preference") {
 		t.Fatalf("ParseMemoryType error should list the types: %v", err)
 	}
-	if typ, err := ParseMemoryType(" Fact "); err != nil || typ != TypeFact {
+	if typ, err := record.ParseType(" Fact "); err != nil || typ != record.TypeFact {
 		t.Fatalf("ParseMemoryType(Fact) = %q, %v", typ, err)
 	}
 }
@@ -268,7 +270,7 @@ func TestUnknownIDs(t *testing.T) {
 func TestDeleteRemovesFromEveryFamily(t *testing.T) {
 	ctx := context.Background()
 	e := newStore(t)
-	keep, err := e.Add(ctx, NewMemory{Content: "keep me", Session: "s"})
+	keep, err := e.Add(ctx, record.NewMemory{Content: "keep me", Session: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +280,7 @@ func TestDeleteRemovesFromEveryFamily(t *testing.T) {
 	}
 	// Fill every per-memory family the way later slots will, through a hook.
 	e.hooks = []MemoryHook{slotFiller{}}
-	m, err := e.Add(ctx, NewMemory{Content: "delete me", Session: "s", Tags: []string{"x"}})
+	m, err := e.Add(ctx, record.NewMemory{Content: "delete me", Session: "s", Tags: []string{"x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,13 +300,13 @@ func TestDeleteRemovesFromEveryFamily(t *testing.T) {
 			t.Errorf("family %s: %d keys after delete, want %d", families[f].name, n, before[f])
 		}
 	}
-	if _, err := e.Get(ctx, m.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := e.Get(ctx, m.ID); !errors.Is(err, record.ErrNotFound) {
 		t.Fatalf("Get after delete: %v", err)
 	}
 	if _, err := e.Get(ctx, keep.ID); err != nil {
 		t.Fatalf("the other memory is gone: %v", err)
 	}
-	if err := e.Delete(ctx, m.ID); !errors.Is(err, ErrNotFound) {
+	if err := e.Delete(ctx, m.ID); !errors.Is(err, record.ErrNotFound) {
 		t.Fatalf("second delete: %v", err)
 	}
 	st, err := e.Stats(ctx)
@@ -321,7 +323,7 @@ func TestDeleteRemovesFromEveryFamily(t *testing.T) {
 // later fingerprint stage will.
 type slotFiller struct{}
 
-func (slotFiller) AddMemory(tx *Tx, m Memory) error {
+func (slotFiller) AddMemory(tx *Tx, m record.Memory) error {
 	ref := memoryRef{id: m.ID, doc: m.DocNum, session: m.Session, seq: m.Sequence, createdAt: m.CreatedAt}
 	for f, info := range families {
 		if info.keys == nil {
@@ -340,12 +342,12 @@ func (slotFiller) AddMemory(tx *Tx, m Memory) error {
 	return nil
 }
 
-func (slotFiller) DeleteMemory(*Tx, Memory) error { return nil }
+func (slotFiller) DeleteMemory(*Tx, record.Memory) error { return nil }
 
 func TestTxUnknownFamily(t *testing.T) {
 	e := newStore(t)
 	e.hooks = []MemoryHook{badHook{}}
-	_, err := e.Add(context.Background(), NewMemory{Content: "x"})
+	_, err := e.Add(context.Background(), record.NewMemory{Content: "x"})
 	if err == nil || !strings.Contains(err.Error(), "no_such_family") {
 		t.Fatalf("hook writing an unknown family: %v", err)
 	}
@@ -354,19 +356,21 @@ func TestTxUnknownFamily(t *testing.T) {
 
 type badHook struct{}
 
-func (badHook) AddMemory(tx *Tx, m Memory) error    { return tx.Put("no_such_family", m.ID[:], nil) }
-func (badHook) DeleteMemory(tx *Tx, m Memory) error { return nil }
+func (badHook) AddMemory(tx *Tx, m record.Memory) error {
+	return tx.Put("no_such_family", m.ID[:], nil)
+}
+func (badHook) DeleteMemory(tx *Tx, m record.Memory) error { return nil }
 
 func TestListPaging(t *testing.T) {
 	ctx := context.Background()
 	e := newStore(t)
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	var ids []MemoryID // in creation-time order
+	var ids []record.ID // in creation-time order
 	// Insert out of time order, with two memories at the same instant.
 	order := []int{5, 0, 3, 1, 4, 2, 6, 6}
-	byTime := make(map[int][]MemoryID)
+	byTime := make(map[int][]record.ID)
 	for _, k := range order {
-		m, err := e.Add(ctx, NewMemory{Content: fmt.Sprint("m", k), CreatedAt: base.Add(time.Duration(k) * time.Hour)})
+		m, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprint("m", k), CreatedAt: base.Add(time.Duration(k) * time.Hour)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -378,10 +382,10 @@ func TestListPaging(t *testing.T) {
 	}
 	for _, oldest := range []bool{true, false} {
 		for _, limit := range []int{1, 3, 8, 20} {
-			var got []MemoryID
-			var after MemoryID
+			var got []record.ID
+			var after record.ID
 			for pages := 0; pages < 20; pages++ {
-				page, err := e.List(ctx, ListOptions{Limit: limit, After: after, Oldest: oldest})
+				page, err := e.List(ctx, record.ListOptions{Limit: limit, After: after, Oldest: oldest})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -396,7 +400,7 @@ func TestListPaging(t *testing.T) {
 				}
 				after = page[len(page)-1].ID
 			}
-			want := append([]MemoryID(nil), ids...)
+			want := append([]record.ID(nil), ids...)
 			if !oldest {
 				for i, j := 0, len(want)-1; i < j; i, j = i+1, j-1 {
 					want[i], want[j] = want[j], want[i]
@@ -407,16 +411,16 @@ func TestListPaging(t *testing.T) {
 			}
 		}
 	}
-	if _, err := e.List(ctx, ListOptions{Limit: -1}); err == nil {
+	if _, err := e.List(ctx, record.ListOptions{Limit: -1}); err == nil {
 		t.Fatal("negative limit accepted")
 	}
-	page, err := e.List(ctx, ListOptions{})
+	page, err := e.List(ctx, record.ListOptions{})
 	if err != nil || len(page) != len(ids) {
 		t.Fatalf("default limit: %d memories, %v", len(page), err)
 	}
 }
 
-func sortIDs(ids []MemoryID) {
+func sortIDs(ids []record.ID) {
 	for i := 1; i < len(ids); i++ {
 		for j := i; j > 0 && string(ids[j][:]) < string(ids[j-1][:]); j-- {
 			ids[j], ids[j-1] = ids[j-1], ids[j]
@@ -431,9 +435,9 @@ func TestReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var added []Memory
+	var added []record.Memory
 	for i := range 5 {
-		m, err := e.Add(ctx, NewMemory{Content: fmt.Sprint("memory ", i), Session: "s"})
+		m, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprint("memory ", i), Session: "s"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -445,14 +449,14 @@ func TestReopen(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Get(ctx, added[0].ID); !errors.Is(err, ErrClosed) {
+	if _, err := e.Get(ctx, added[0].ID); !errors.Is(err, record.ErrClosed) {
 		t.Fatalf("Get after Close: %v", err)
 	}
 	e = openTest(t, dir, Options{})
 	for i, m := range added {
 		got, err := e.Get(ctx, m.ID)
 		if i == 1 {
-			if !errors.Is(err, ErrNotFound) {
+			if !errors.Is(err, record.ErrNotFound) {
 				t.Fatalf("deleted memory after reopen: %v", err)
 			}
 			continue
@@ -461,7 +465,7 @@ func TestReopen(t *testing.T) {
 			t.Fatalf("after reopen: %+v, %v; want %+v", got, err, m)
 		}
 	}
-	m, err := e.Add(ctx, NewMemory{Content: "after reopen", Session: "s"})
+	m, err := e.Add(ctx, record.NewMemory{Content: "after reopen", Session: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,14 +490,14 @@ func TestOpenErrors(t *testing.T) {
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var ve *ValidationError
+	var ve *record.ValidationError
 	if _, err := Open(file, Options{Create: true}); !errors.As(err, &ve) || ve.Field != "db" {
 		t.Fatalf("Open on a file: %v", err)
 	}
-	if _, err := Open(filepath.Join(tmp, "missing"), Options{}); !errors.Is(err, ErrNoStore) {
+	if _, err := Open(filepath.Join(tmp, "missing"), Options{}); !errors.Is(err, record.ErrNoStore) {
 		t.Fatalf("Open missing without Create: %v", err)
 	}
-	if _, err := Open(filepath.Join(tmp, "missing"), Options{ReadOnly: true}); !errors.Is(err, ErrNoStore) {
+	if _, err := Open(filepath.Join(tmp, "missing"), Options{ReadOnly: true}); !errors.Is(err, record.ErrNoStore) {
 		t.Fatalf("read-only Open of a missing store: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "missing")); !errors.Is(err, os.ErrNotExist) {
@@ -515,15 +519,15 @@ func TestReadOnlyRefusesWrites(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "store")
 	w := openTest(t, dir, Options{Create: true})
-	m, err := w.Add(ctx, NewMemory{Content: "x"})
+	m, err := w.Add(ctx, record.NewMemory{Content: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := openTest(t, dir, Options{ReadOnly: true})
-	if _, err := r.Add(ctx, NewMemory{Content: "y"}); !errors.Is(err, ErrReadOnly) {
+	if _, err := r.Add(ctx, record.NewMemory{Content: "y"}); !errors.Is(err, record.ErrReadOnly) {
 		t.Fatalf("Add on read-only: %v", err)
 	}
-	if err := r.Delete(ctx, m.ID); !errors.Is(err, ErrReadOnly) {
+	if err := r.Delete(ctx, m.ID); !errors.Is(err, record.ErrReadOnly) {
 		t.Fatalf("Delete on read-only: %v", err)
 	}
 	got, err := r.Get(ctx, m.ID)
@@ -539,10 +543,10 @@ func TestCanceledContextWritesNothing(t *testing.T) {
 	e := newStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := e.Add(ctx, NewMemory{Content: "x"}); !errors.Is(err, context.Canceled) {
+	if _, err := e.Add(ctx, record.NewMemory{Content: "x"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Add with a canceled context: %v", err)
 	}
-	if _, err := e.List(ctx, ListOptions{}); !errors.Is(err, context.Canceled) {
+	if _, err := e.List(ctx, record.ListOptions{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("List with a canceled context: %v", err)
 	}
 	assertFamiliesEmpty(t, e)
@@ -555,7 +559,7 @@ func TestConcurrentUse(t *testing.T) {
 	e := newStore(t)
 	r := openTest(t, e.Dir(), Options{ReadOnly: true})
 	const workers, perWorker = 4, 50
-	ids := make(chan MemoryID, workers*perWorker)
+	ids := make(chan record.ID, workers*perWorker)
 	errc := make(chan error, 4*workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -563,7 +567,7 @@ func TestConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range perWorker {
-				m, err := e.Add(ctx, NewMemory{Content: fmt.Sprint("w", w, " m", i), Session: fmt.Sprint("s", i%3)})
+				m, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprint("w", w, " m", i), Session: fmt.Sprint("s", i%3)})
 				if err != nil {
 					errc <- err
 					return
@@ -575,12 +579,12 @@ func TestConcurrentUse(t *testing.T) {
 			defer wg.Done()
 			for range perWorker / 2 {
 				id := <-ids
-				if _, err := e.Get(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
+				if _, err := e.Get(ctx, id); err != nil && !errors.Is(err, record.ErrNotFound) {
 					errc <- err
 					return
 				}
 				if w%2 == 0 {
-					if err := e.Delete(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
+					if err := e.Delete(ctx, id); err != nil && !errors.Is(err, record.ErrNotFound) {
 						errc <- err
 						return
 					}
@@ -590,7 +594,7 @@ func TestConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 10 {
-				if _, err := r.List(ctx, ListOptions{Limit: 20}); err != nil {
+				if _, err := r.List(ctx, record.ListOptions{Limit: 20}); err != nil {
 					errc <- err
 					return
 				}
@@ -618,7 +622,7 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	// Sequences within each session are unique and dense.
 	seqs := make(map[string]map[uint64]bool)
-	all, err := e.List(ctx, ListOptions{Limit: 1000})
+	all, err := e.List(ctx, record.ListOptions{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -642,9 +646,9 @@ func TestReaderFollowsFlushes(t *testing.T) {
 	ws := w.kv.(*rocksStore)
 	fo := grocksdb.NewDefaultFlushOptions()
 	defer fo.Destroy()
-	var ids []MemoryID
+	var ids []record.ID
 	for round := range 5 {
-		ms, err := w.AddBatch(ctx, []NewMemory{{Content: fmt.Sprint("round ", round)}, {Content: "other"}})
+		ms, err := w.AddBatch(ctx, []record.NewMemory{{Content: fmt.Sprint("round ", round)}, {Content: "other"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -663,7 +667,7 @@ func TestReaderFollowsFlushes(t *testing.T) {
 				t.Fatalf("round %d: reader Get of memory %d: %+v, %v", round, i, m, err)
 			}
 		}
-		if _, err := r.Get(ctx, ms[1].ID); !errors.Is(err, ErrNotFound) {
+		if _, err := r.Get(ctx, ms[1].ID); !errors.Is(err, record.ErrNotFound) {
 			t.Fatalf("round %d: reader sees a deleted memory: %v", round, err)
 		}
 		if err := r.Check(ctx); err != nil {
@@ -703,7 +707,7 @@ func TestInterruptedCreation(t *testing.T) {
 		t.Fatalf("reader of an unfinished store: %v", err)
 	}
 	e := openTest(t, dir, Options{})
-	if _, err := e.Add(ctx, NewMemory{Content: "x"}); err != nil {
+	if _, err := e.Add(ctx, record.NewMemory{Content: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Check(ctx); err != nil {
@@ -720,11 +724,11 @@ func TestInterruptedCreation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := Open(dir2, Options{}); !errors.Is(err, ErrNoStore) {
+	if _, err := Open(dir2, Options{}); !errors.Is(err, record.ErrNoStore) {
 		t.Fatalf("Open without Create of a never-created store: %v", err)
 	}
 	e2 := openTest(t, dir2, Options{Create: true})
-	if _, err := e2.Add(ctx, NewMemory{Content: "y"}); err != nil {
+	if _, err := e2.Add(ctx, record.NewMemory{Content: "y"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -749,14 +753,14 @@ func (h countingHook) bump(tx *Tx, by int64) error {
 	return tx.Put("e6_sparse_inverted", countKey, []byte(fmt.Sprint(n+by)))
 }
 
-func (h countingHook) AddMemory(tx *Tx, m Memory) error {
+func (h countingHook) AddMemory(tx *Tx, m record.Memory) error {
 	if m.Content == h.failOn {
 		return errors.New("refused by hook")
 	}
 	return h.bump(tx, 1)
 }
 
-func (h countingHook) DeleteMemory(tx *Tx, m Memory) error { return h.bump(tx, -1) }
+func (h countingHook) DeleteMemory(tx *Tx, m record.Memory) error { return h.bump(tx, -1) }
 
 func TestHookSharesTheBatch(t *testing.T) {
 	ctx := context.Background()
@@ -768,14 +772,14 @@ func TestHookSharesTheBatch(t *testing.T) {
 		}
 		return string(v)
 	}
-	ms, err := e.AddBatch(ctx, []NewMemory{{Content: "a"}, {Content: "b"}, {Content: "c"}})
+	ms, err := e.AddBatch(ctx, []record.NewMemory{{Content: "a"}, {Content: "b"}, {Content: "c"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := count(); got != "3" {
 		t.Fatalf("shared count after a batch of 3: %q (the hook must see the batch's own writes)", got)
 	}
-	if _, err := e.AddBatch(ctx, []NewMemory{{Content: "d"}, {Content: "bad"}}); err == nil || !strings.Contains(err.Error(), "refused by hook") {
+	if _, err := e.AddBatch(ctx, []record.NewMemory{{Content: "d"}, {Content: "bad"}}); err == nil || !strings.Contains(err.Error(), "refused by hook") {
 		t.Fatalf("hook error: %v", err)
 	}
 	if got := count(); got != "3" {

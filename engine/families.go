@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/cgraph/cgraph/record"
+)
 
 // The column families of format version 1, in this build's table order.
 // Names are on-disk format (FORMAT.md): never rename one without a migration.
@@ -33,8 +37,8 @@ const (
 // memoryRef is what locates every key a memory owns: its id, dense number,
 // session position and creation time.
 type memoryRef struct {
-	id        MemoryID
-	doc       DocNum
+	id        record.ID
+	doc       record.DocNum
 	session   string
 	seq       uint64
 	createdAt time.Time

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/linxGnu/grocksdb"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // storeFixture is a whole format-v1 store made by the first release of the
@@ -30,7 +32,7 @@ func TestStoreFixtureV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []Memory
+	var want []record.Memory
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func TestStoreFixtureV1(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "store")
 		copyDir(t, src, dir)
 		e := openTest(t, dir, opts)
-		got, err := e.List(ctx, ListOptions{Oldest: true})
+		got, err := e.List(ctx, record.ListOptions{Oldest: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +57,7 @@ func TestStoreFixtureV1(t *testing.T) {
 		if opts.ReadOnly {
 			continue
 		}
-		m, err := e.Add(ctx, NewMemory{Content: "added by a later build", Session: "fixture"})
+		m, err := e.Add(ctx, record.NewMemory{Content: "added by a later build", Session: "fixture"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,12 +85,12 @@ func writeStoreFixture(t *testing.T, dst string) {
 		t.Fatal(err)
 	}
 	base := time.Date(2024, 11, 5, 9, 0, 0, 0, time.UTC)
-	var kept []Memory
-	for i, n := range []NewMemory{
-		{Content: "Fusion is weighted RRF with K=60.", Type: TypeDecision, Tags: []string{"fusion"}, Session: "fixture", Importance: 0.9},
-		{Content: "This memory is deleted in the fixture.", Type: TypeNote},
-		{Content: "func main() {}", Type: TypeCode, Source: "main.go", Session: "fixture"},
-		{Content: "Prefer tabs.", Type: TypePreference, Tags: []string{"style", "go"}},
+	var kept []record.Memory
+	for i, n := range []record.NewMemory{
+		{Content: "Fusion is weighted RRF with K=60.", Type: record.TypeDecision, Tags: []string{"fusion"}, Session: "fixture", Importance: 0.9},
+		{Content: "This memory is deleted in the fixture.", Type: record.TypeNote},
+		{Content: "func main() {}", Type: record.TypeCode, Source: "main.go", Session: "fixture"},
+		{Content: "Prefer tabs.", Type: record.TypePreference, Tags: []string{"style", "go"}},
 	} {
 		n.CreatedAt = base.Add(time.Duration(i) * time.Minute)
 		m, err := e.Add(ctx, n)
@@ -156,16 +158,16 @@ func copyDir(t *testing.T, src, dst string) {
 }
 
 func TestMemoryIDText(t *testing.T) {
-	id := NewMemoryID()
-	b, err := json.Marshal(struct{ ID MemoryID }{id})
+	id := record.NewID()
+	b, err := json.Marshal(struct{ ID record.ID }{id})
 	if err != nil || string(b) != `{"ID":"`+id.String()+`"}` {
 		t.Fatalf("json of an id: %s, %v", b, err)
 	}
-	var back struct{ ID MemoryID }
+	var back struct{ ID record.ID }
 	if err := json.Unmarshal(b, &back); err != nil || back.ID != id {
 		t.Fatalf("id back from json: %s, %v", back.ID, err)
 	}
-	var ve *ValidationError
+	var ve *record.ValidationError
 	if err := json.Unmarshal([]byte(`{"ID":"nope"}`), &back); !errors.As(err, &ve) {
 		t.Fatalf("bad id in json: %v", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"time"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // Keys of the default family (store metadata). FORMAT.md lists their values.
@@ -20,7 +22,7 @@ var (
 const storeMagic = "cgraph-store"
 
 // docKey is the 4-byte big-endian doc number, the key of per-doc families.
-func docKey(d DocNum) []byte {
+func docKey(d record.DocNum) []byte {
 	return binary.BigEndian.AppendUint32(make([]byte, 0, 4), uint32(d))
 }
 
@@ -31,12 +33,12 @@ const (
 )
 
 // docnumIDKey is 'i' + id (17 bytes) → doc number.
-func docnumIDKey(id MemoryID) []byte {
+func docnumIDKey(id record.ID) []byte {
 	return append([]byte{docnumByIDPrefix}, id[:]...)
 }
 
 // docnumDocKey is 'd' + big-endian doc number (5 bytes) → id.
-func docnumDocKey(d DocNum) []byte {
+func docnumDocKey(d record.DocNum) []byte {
 	return binary.BigEndian.AppendUint32([]byte{docnumByDocPrefix}, uint32(d))
 }
 
@@ -47,15 +49,15 @@ func timeKey(t time.Time) []byte {
 }
 
 // createdKey is timeKey(created) + id (24 bytes), the key of created_index.
-func createdKey(t time.Time, id MemoryID) []byte {
+func createdKey(t time.Time, id record.ID) []byte {
 	return append(timeKey(t), id[:]...)
 }
 
 // parseCreatedKey returns the id of a created_index key.
-func parseCreatedKey(k []byte) (MemoryID, error) {
-	var id MemoryID
+func parseCreatedKey(k []byte) (record.ID, error) {
+	var id record.ID
 	if len(k) != 24 {
-		return id, fmt.Errorf("created_index key of %d bytes, want 24: %w", len(k), ErrCorrupt)
+		return id, fmt.Errorf("created_index key of %d bytes, want 24: %w", len(k), record.ErrCorrupt)
 	}
 	copy(id[:], k[8:])
 	return id, nil

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // lockFileName is the writer lock beside RocksDB's own LOCK. RocksDB's LOCK
@@ -23,7 +25,7 @@ type writerLock struct {
 
 // acquireWriterLock takes the lock of the store in dir without waiting. If
 // another process (or another Engine in this process) holds it, it returns a
-// *StoreInUseError with the holder's pid.
+// *record.StoreInUseError with the holder's pid.
 func acquireWriterLock(dir string) (*writerLock, error) {
 	path := filepath.Join(dir, lockFileName)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -34,7 +36,7 @@ func acquireWriterLock(dir string) (*writerLock, error) {
 		pid := readLockPID(f)
 		cerr := f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errors.Join(&StoreInUseError{Dir: dir, PID: pid}, cerr)
+			return nil, errors.Join(&record.StoreInUseError{Dir: dir, PID: pid}, cerr)
 		}
 		return nil, errors.Join(fmt.Errorf("lock %s: %w", path, err), cerr)
 	}

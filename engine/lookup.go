@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // DocNumOf returns the dense doc number of a memory. Cost: one point lookup.
-func (e *Engine) DocNumOf(ctx context.Context, id MemoryID) (DocNum, error) {
+func (e *Engine) DocNumOf(ctx context.Context, id record.ID) (record.DocNum, error) {
 	if err := e.begin(ctx, false); err != nil {
 		return 0, err
 	}
@@ -21,30 +23,30 @@ func (e *Engine) DocNumOf(ctx context.Context, id MemoryID) (DocNum, error) {
 		return 0, e.notFound(id)
 	}
 	if len(v) != 4 {
-		return 0, fmt.Errorf("docnums/%x holds %d bytes, want 4: %w", docnumIDKey(id), len(v), ErrCorrupt)
+		return 0, fmt.Errorf("docnums/%x holds %d bytes, want 4: %w", docnumIDKey(id), len(v), record.ErrCorrupt)
 	}
-	return DocNum(binary.BigEndian.Uint32(v)), nil
+	return record.DocNum(binary.BigEndian.Uint32(v)), nil
 }
 
 // MemoryIDOf returns the id of the memory with doc number d, the way search
 // hits (which carry doc numbers) get back to memories. Cost: one point
 // lookup.
-func (e *Engine) MemoryIDOf(ctx context.Context, d DocNum) (MemoryID, error) {
+func (e *Engine) MemoryIDOf(ctx context.Context, d record.DocNum) (record.ID, error) {
 	if err := e.begin(ctx, false); err != nil {
-		return MemoryID{}, err
+		return record.ID{}, err
 	}
 	defer e.end()
 	v, ok, err := e.kv.get(famDocnums, docnumDocKey(d))
 	if err != nil {
-		return MemoryID{}, err
+		return record.ID{}, err
 	}
 	if !ok {
-		return MemoryID{}, fmt.Errorf("%w: no memory with doc number %d in store %s", ErrNotFound, d, e.dir)
+		return record.ID{}, fmt.Errorf("%w: no memory with doc number %d in store %s", record.ErrNotFound, d, e.dir)
 	}
 	if len(v) != 16 {
-		return MemoryID{}, fmt.Errorf("docnums/%x holds %d bytes, want 16: %w", docnumDocKey(d), len(v), ErrCorrupt)
+		return record.ID{}, fmt.Errorf("docnums/%x holds %d bytes, want 16: %w", docnumDocKey(d), len(v), record.ErrCorrupt)
 	}
-	return MemoryID(v), nil
+	return record.ID(v), nil
 }
 
 // Scan calls fn for every key of the named family that starts with prefix,

@@ -5,14 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 func TestDocNumLookups(t *testing.T) {
 	ctx := context.Background()
 	e := newStore(t)
-	var ms []Memory
+	var ms []record.Memory
 	for i := range 3 {
-		m, err := e.Add(ctx, NewMemory{Content: fmt.Sprint("m", i)})
+		m, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprint("m", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -25,7 +27,7 @@ func TestDocNumLookups(t *testing.T) {
 		d, derr := e.DocNumOf(ctx, m.ID)
 		id, ierr := e.MemoryIDOf(ctx, m.DocNum)
 		if i == 1 {
-			if !errors.Is(derr, ErrNotFound) || !errors.Is(ierr, ErrNotFound) {
+			if !errors.Is(derr, record.ErrNotFound) || !errors.Is(ierr, record.ErrNotFound) {
 				t.Fatalf("deleted memory still maps: %v, %v", derr, ierr)
 			}
 			continue
@@ -39,21 +41,21 @@ func TestDocNumLookups(t *testing.T) {
 func TestScan(t *testing.T) {
 	ctx := context.Background()
 	e := newStore(t)
-	var ms []Memory
+	var ms []record.Memory
 	for i := range 5 {
-		m, err := e.Add(ctx, NewMemory{Content: fmt.Sprint("m", i)})
+		m, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprint("m", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ms = append(ms, m)
 	}
-	var docs []DocNum
+	var docs []record.DocNum
 	err := e.Scan(ctx, "docnums", []byte{docnumByDocPrefix}, func(k, v []byte) error {
 		_, ok, err := e.kv.get(famMemories, v) // a writer's store may be read here; real callbacks must not call the Engine
 		if err != nil || !ok {
 			return fmt.Errorf("docnums/%x names no memory", k)
 		}
-		docs = append(docs, DocNum(uint32(k[1])<<24|uint32(k[2])<<16|uint32(k[3])<<8|uint32(k[4])))
+		docs = append(docs, record.DocNum(uint32(k[1])<<24|uint32(k[2])<<16|uint32(k[3])<<8|uint32(k[4])))
 		return nil
 	})
 	if err != nil {

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 func noStore(dir string) error {
-	return fmt.Errorf("%w %s: create one with `cgraph init` or pass --db to an existing store", ErrNoStore, dir)
+	return fmt.Errorf("%w %s: create one with `cgraph init` or pass --db to an existing store", record.ErrNoStore, dir)
 }
 
 // checkDir makes sure dir can hold a store and says whether it holds one.
@@ -26,7 +28,7 @@ func checkDir(dir string, opts Options) (exists bool, err error) {
 	case err != nil:
 		return false, fmt.Errorf("open store: %w", err)
 	case !fi.IsDir():
-		return false, &ValidationError{Field: "db", Problem: fmt.Sprintf("%s is a file, not a directory", dir),
+		return false, &record.ValidationError{Field: "db", Problem: fmt.Sprintf("%s is a file, not a directory", dir),
 			Fix: "give a directory for the store (a new one is created by `cgraph init`)"}
 	}
 	d, err := readStoreDir(dir)
@@ -39,7 +41,7 @@ func checkDir(dir string, opts Options) (exists bool, err error) {
 	case d.holdsData():
 		return false, d.damaged(dir, "its CURRENT file is missing")
 	case len(d.foreign) > 0:
-		return false, &ValidationError{Field: "db", Problem: fmt.Sprintf("%s is not empty and holds no cgraph store (found %s)", dir, d.foreign[0]),
+		return false, &record.ValidationError{Field: "db", Problem: fmt.Sprintf("%s is not empty and holds no cgraph store (found %s)", dir, d.foreign[0]),
 			Fix: "give an empty or new directory, or the directory of an existing store"}
 	}
 	// Nothing, or what a creation killed before its first write leaves:
@@ -159,7 +161,7 @@ func openReader(dir string) (*rocksStore, error) {
 // newer format version.
 func checkIdentity(s *rocksStore, dir string) error {
 	if s.handles[famDefault] == nil {
-		return fmt.Errorf("%s has no default column family: %w", dir, ErrCorrupt)
+		return fmt.Errorf("%s has no default column family: %w", dir, record.ErrCorrupt)
 	}
 	magic, ok, err := s.get(famDefault, metaMagicKey)
 	if err != nil {
@@ -182,12 +184,12 @@ func checkIdentity(s *rocksStore, dir string) error {
 		return err
 	}
 	if !ok || len(v) != 4 {
-		return fmt.Errorf("store %s: meta/format_version is %x, want 4 bytes: %w", dir, v, ErrCorrupt)
+		return fmt.Errorf("store %s: meta/format_version is %x, want 4 bytes: %w", dir, v, record.ErrCorrupt)
 	}
 	if got := binary.BigEndian.Uint32(v); got > FormatVersion {
 		by, _, _ := s.get(famDefault, metaCreatedByKey) // only decorates the message
 		return fmt.Errorf("%w: store %s has format version %d (written by %s), this cgraph reads versions up to %d: upgrade cgraph",
-			ErrNewerFormat, dir, got, by, FormatVersion)
+			record.ErrNewerFormat, dir, got, by, FormatVersion)
 	}
 	return nil
 }
@@ -202,7 +204,7 @@ func (e *Engine) loadCounters() error {
 	if err != nil {
 		return err
 	}
-	e.nextDoc, e.count = DocNum(next), count
+	e.nextDoc, e.count = record.DocNum(next), count
 	return nil
 }
 
@@ -212,7 +214,7 @@ func readMetaUint(r kvReader, key []byte, size int) (uint64, error) {
 		return 0, err
 	}
 	if !ok || len(v) != size {
-		return 0, fmt.Errorf("default/%s is %x, want %d bytes: %w", key, v, size, ErrCorrupt)
+		return 0, fmt.Errorf("default/%s is %x, want %d bytes: %w", key, v, size, record.ErrCorrupt)
 	}
 	if size == 4 {
 		return uint64(binary.BigEndian.Uint32(v)), nil

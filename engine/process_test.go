@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 const (
@@ -41,7 +43,7 @@ func runChild(mode, dir string) int {
 	switch mode {
 	case "open-writer": // try to open for writing; say what happened
 		e, err := Open(dir, Options{})
-		var inUse *StoreInUseError
+		var inUse *record.StoreInUseError
 		switch {
 		case errors.As(err, &inUse):
 			fmt.Printf("inuse %d %s\n", inUse.PID, err)
@@ -66,14 +68,14 @@ func runChild(mode, dir string) int {
 			cmd, arg, _ := strings.Cut(in.Text(), " ")
 			switch cmd {
 			case "add":
-				m, err := e.Add(ctx, NewMemory{Content: arg, Session: "serve"})
+				m, err := e.Add(ctx, record.NewMemory{Content: arg, Session: "serve"})
 				if err != nil {
 					fmt.Printf("error %s\n", err)
 					continue
 				}
 				fmt.Printf("id %s\n", m.ID)
 			case "del":
-				id, err := ParseMemoryID(arg)
+				id, err := record.ParseID(arg)
 				if err == nil {
 					err = e.Delete(ctx, id)
 				}
@@ -107,7 +109,7 @@ func crashChild(ctx context.Context, dir string, seed uint64) int {
 	}
 	fmt.Println("ready")
 	rng := rand.New(rand.NewPCG(seed, 7))
-	var mine []MemoryID // this run's acknowledged, undeleted memories
+	var mine []record.ID // this run's acknowledged, undeleted memories
 	for i := 0; ; i++ {
 		switch op := rng.IntN(10); {
 		case op == 0 && len(mine) > 0: // delete one, then acknowledge the delete
@@ -135,20 +137,20 @@ func crashChild(ctx context.Context, dir string, seed uint64) int {
 			continue
 		}
 		n := 1 + rng.IntN(8)
-		batch := make([]NewMemory, n)
+		batch := make([]record.NewMemory, n)
 		for j := range batch {
-			batch[j] = NewMemory{
+			batch[j] = record.NewMemory{
 				Content: strings.Repeat(fmt.Sprintf("memory %d.%d ", i, j), 1+rng.IntN(20)),
-				Type:    MemoryTypes()[rng.IntN(len(typeCodes))],
+				Type:    record.Types()[rng.IntN(len(typeCodes))],
 				Tags:    []string{fmt.Sprint("tag", rng.IntN(5))},
 				Session: fmt.Sprint("s", rng.IntN(4)),
 			}
 		}
-		var ms []Memory
+		var ms []record.Memory
 		if n == 1 {
-			var m Memory
+			var m record.Memory
 			m, err = e.Add(ctx, batch[0])
-			ms = []Memory{m}
+			ms = []record.Memory{m}
 		} else {
 			ms, err = e.AddBatch(ctx, batch)
 		}
@@ -251,7 +253,7 @@ func TestSecondWriterInChildProcess(t *testing.T) {
 	want := fmt.Sprintf("inuse %d ", os.Getpid())
 	if !strings.HasPrefix(line, want) || !strings.Contains(line, "--read-only") ||
 		!strings.Contains(line, fmt.Sprintf("stop pid %d", os.Getpid())) {
-		t.Fatalf("second writer said %q, want a StoreInUseError naming pid %d and what to do", line, os.Getpid())
+		t.Fatalf("second writer said %q, want a record.StoreInUseError naming pid %d and what to do", line, os.Getpid())
 	}
 }
 
@@ -259,9 +261,9 @@ func TestSecondWriterInProcess(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	openTest(t, dir, Options{Create: true})
 	_, err := Open(dir, Options{})
-	var inUse *StoreInUseError
+	var inUse *record.StoreInUseError
 	if !errors.As(err, &inUse) || inUse.PID != os.Getpid() || inUse.Dir != dir {
-		t.Fatalf("second Open: %v, want StoreInUseError for pid %d", err, os.Getpid())
+		t.Fatalf("second Open: %v, want record.StoreInUseError for pid %d", err, os.Getpid())
 	}
 }
 
@@ -272,9 +274,9 @@ func TestWriterLockHeldByChild(t *testing.T) {
 		t.Fatalf("child: %s", s)
 	}
 	_, err := Open(dir, Options{})
-	var inUse *StoreInUseError
+	var inUse *record.StoreInUseError
 	if !errors.As(err, &inUse) || inUse.PID != c.cmd.Process.Pid {
-		t.Fatalf("Open beside a child writer: %v, want StoreInUseError naming pid %d", err, c.cmd.Process.Pid)
+		t.Fatalf("Open beside a child writer: %v, want record.StoreInUseError naming pid %d", err, c.cmd.Process.Pid)
 	}
 	// A killed writer leaves no stale lock: the kernel drops the flock.
 	if err := c.cmd.Process.Kill(); err != nil {
@@ -299,7 +301,7 @@ func TestReadOnlyBesideWriterSeesLaterWrites(t *testing.T) {
 	if m, err := r.Get(ctx, first); err != nil || m.Content != "before the reader opened" {
 		t.Fatalf("reader Get: %+v, %v", m, err)
 	}
-	var later []MemoryID
+	var later []record.ID
 	for i := range 30 {
 		later = append(later, addViaChild(t, c, fmt.Sprint("after the reader opened ", i)))
 		m, err := r.Get(ctx, later[i])
@@ -307,14 +309,14 @@ func TestReadOnlyBesideWriterSeesLaterWrites(t *testing.T) {
 			t.Fatalf("reader does not see write %d: %+v, %v", i, m, err)
 		}
 	}
-	page, err := r.List(ctx, ListOptions{Limit: 100})
+	page, err := r.List(ctx, record.ListOptions{Limit: 100})
 	if err != nil || len(page) != 31 || page[0].ID != later[29] {
 		t.Fatalf("reader List: %d memories, %v", len(page), err)
 	}
 	if s := c.send(t, "del "+first.String()); s != "ok" {
 		t.Fatalf("child delete: %s", s)
 	}
-	if _, err := r.Get(ctx, first); !errors.Is(err, ErrNotFound) {
+	if _, err := r.Get(ctx, first); !errors.Is(err, record.ErrNotFound) {
 		t.Fatalf("reader still sees the deleted memory: %v", err)
 	}
 	st, err := r.Stats(ctx)
@@ -326,14 +328,14 @@ func TestReadOnlyBesideWriterSeesLaterWrites(t *testing.T) {
 	}
 }
 
-func addViaChild(t *testing.T, c *child, text string) MemoryID {
+func addViaChild(t *testing.T, c *child, text string) record.ID {
 	t.Helper()
 	s := c.send(t, "add "+text)
 	idText, ok := strings.CutPrefix(s, "id ")
 	if !ok {
 		t.Fatalf("child add: %s", s)
 	}
-	id, err := ParseMemoryID(idText)
+	id, err := record.ParseID(idText)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,8 +360,8 @@ func TestCrashDuringBulkAdd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "store")
-	acked := make(map[MemoryID]bool)   // acknowledged adds, minus deletes begun
-	deleted := make(map[MemoryID]bool) // acknowledged deletes
+	acked := make(map[record.ID]bool)   // acknowledged adds, minus deletes begun
+	deleted := make(map[record.ID]bool) // acknowledged deletes
 	for run := range runs {
 		c := startChild(t, "crash", dir, fmt.Sprint(childSeedEnv, "=", seed+uint64(run)))
 		// One run in five is killed at once, often during RocksDB's open
@@ -379,7 +381,7 @@ func TestCrashDuringBulkAdd(t *testing.T) {
 			if verb == "ready" {
 				continue
 			}
-			id, err := ParseMemoryID(idText)
+			id, err := record.ParseID(idText)
 			if err != nil {
 				t.Fatalf("run %d: child: %s", run, line)
 			}
@@ -400,16 +402,16 @@ func TestCrashDuringBulkAdd(t *testing.T) {
 			t.Fatalf("run %d: child was not killed", run)
 		}
 		e, err := Open(dir, Options{})
-		if errors.Is(err, ErrNoStore) && len(acked) == 0 && len(deleted) == 0 {
+		if errors.Is(err, record.ErrNoStore) && len(acked) == 0 && len(deleted) == 0 {
 			t.Logf("run %d: killed before the store existed", run)
 			continue
 		}
 		if err != nil {
 			t.Fatalf("run %d: open after kill: %v", run, err)
 		}
-		stored := make(map[MemoryID]bool)
+		stored := make(map[record.ID]bool)
 		for _, k := range scanFamily(t, e, famMemories) {
-			stored[MemoryID(k)] = true
+			stored[record.ID(k)] = true
 		}
 		for id := range acked { // every run re-checks all earlier acknowledgements too
 			if !stored[id] {

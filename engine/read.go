@@ -5,14 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // Get returns the memory with id. On a writable store it also records the
 // access (AccessedAt = now, AccessCount+1) in the store and in the returned
 // memory; this costs a write per Get. A read-only store records nothing.
-func (e *Engine) Get(ctx context.Context, id MemoryID) (Memory, error) {
+func (e *Engine) Get(ctx context.Context, id record.ID) (record.Memory, error) {
 	if err := e.begin(ctx, false); err != nil {
-		return Memory{}, err
+		return record.Memory{}, err
 	}
 	defer e.end()
 	if e.lock == nil {
@@ -22,7 +24,7 @@ func (e *Engine) Get(ctx context.Context, id MemoryID) (Memory, error) {
 	defer e.mu.Unlock()
 	m, err := e.readMemory(e.kv, id)
 	if err != nil {
-		return Memory{}, err
+		return record.Memory{}, err
 	}
 	m.AccessedAt = time.Now().UTC()
 	m.AccessCount++
@@ -30,40 +32,40 @@ func (e *Engine) Get(ctx context.Context, id MemoryID) (Memory, error) {
 	defer b.destroy()
 	b.put(famMemories, id[:], encodeRecord(nil, &m))
 	if err := e.kv.write(b, false); err != nil {
-		return Memory{}, fmt.Errorf("record access of memory %s: %w", id, err)
+		return record.Memory{}, fmt.Errorf("record access of memory %s: %w", id, err)
 	}
 	return m, nil
 }
 
-func (e *Engine) readMemory(r kvReader, id MemoryID) (Memory, error) {
+func (e *Engine) readMemory(r kvReader, id record.ID) (record.Memory, error) {
 	v, ok, err := r.get(famMemories, id[:])
 	if err != nil {
-		return Memory{}, err
+		return record.Memory{}, err
 	}
 	if !ok {
-		return Memory{}, e.notFound(id)
+		return record.Memory{}, e.notFound(id)
 	}
 	m, err := decodeRecord(v)
 	if err != nil {
-		return Memory{}, fmt.Errorf("memories/%s: %w", id, err)
+		return record.Memory{}, fmt.Errorf("memories/%s: %w", id, err)
 	}
 	return m, nil
 }
 
-// DefaultListLimit is the page size List uses when ListOptions.Limit is 0.
+// DefaultListLimit is the page size List uses when record.ListOptions.Limit is 0.
 const DefaultListLimit = 100
 
 // List returns one page of memories ordered by creation time, newest first
 // unless o.Oldest; o.After is the last id of the previous page. Memories
 // created at the same nanosecond are ordered by id. It reads one snapshot.
 // Cost: one index step and one point lookup per memory returned.
-func (e *Engine) List(ctx context.Context, o ListOptions) ([]Memory, error) {
+func (e *Engine) List(ctx context.Context, o record.ListOptions) ([]record.Memory, error) {
 	if err := e.begin(ctx, false); err != nil {
 		return nil, err
 	}
 	defer e.end()
 	if o.Limit < 0 {
-		return nil, &ValidationError{Field: "limit", Problem: fmt.Sprintf("%d is negative", o.Limit), Fix: "give a page size of 1 or more"}
+		return nil, &record.ValidationError{Field: "limit", Problem: fmt.Sprintf("%d is negative", o.Limit), Fix: "give a page size of 1 or more"}
 	}
 	if o.Limit == 0 {
 		o.Limit = DefaultListLimit
@@ -73,7 +75,7 @@ func (e *Engine) List(ctx context.Context, o ListOptions) ([]Memory, error) {
 	var start []byte
 	if !o.After.IsZero() {
 		after, err := e.readMemory(snap, o.After)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, record.ErrNotFound) {
 			return nil, fmt.Errorf("list after %s: that memory was deleted, start again from the first page: %w", o.After, err)
 		}
 		if err != nil {
@@ -102,15 +104,15 @@ func (e *Engine) List(ctx context.Context, o ListOptions) ([]Memory, error) {
 			step()
 		}
 	}
-	var out []Memory
+	var out []record.Memory
 	for ; it.valid() && len(out) < o.Limit; step() {
 		id, err := parseCreatedKey(it.key())
 		if err != nil {
 			return nil, err
 		}
 		m, err := e.readMemory(snap, id)
-		if errors.Is(err, ErrNotFound) {
-			return nil, fmt.Errorf("created_index names memory %s that is not in memories: %w", id, ErrCorrupt)
+		if errors.Is(err, record.ErrNotFound) {
+			return nil, fmt.Errorf("created_index names memory %s that is not in memories: %w", id, record.ErrCorrupt)
 		}
 		if err != nil {
 			return nil, err
@@ -123,12 +125,12 @@ func (e *Engine) List(ctx context.Context, o ListOptions) ([]Memory, error) {
 	return out, nil
 }
 
-// Stats returns the memory count, doc-number counter, format version and
+// record.Stats returns the memory count, doc-number counter, format version and
 // per-family estimates (RocksDB's estimate-num-keys and sizes of SST files
 // plus memtables). Cost: a few property reads per family.
-func (e *Engine) Stats(ctx context.Context) (Stats, error) {
+func (e *Engine) Stats(ctx context.Context) (record.Stats, error) {
 	if err := e.begin(ctx, false); err != nil {
-		return Stats{}, err
+		return record.Stats{}, err
 	}
 	defer e.end()
 	var next, count, version uint64
@@ -146,12 +148,12 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 		return err
 	}()
 	if err != nil {
-		return Stats{}, err
+		return record.Stats{}, err
 	}
-	st := Stats{Memories: count, NextDocNum: DocNum(next), FormatVersion: uint32(version), Families: make(map[string]FamilyStats, numFamilies)}
+	st := record.Stats{Memories: count, NextDocNum: record.DocNum(next), FormatVersion: uint32(version), Families: make(map[string]record.FamilyStats, numFamilies)}
 	for f, info := range families {
 		fs := e.kv.familyStats(family(f))
-		st.Families[info.name] = FamilyStats{Keys: fs.keys, Bytes: fs.bytes}
+		st.Families[info.name] = record.FamilyStats{Keys: fs.keys, Bytes: fs.bytes}
 	}
 	return st, nil
 }

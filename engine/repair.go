@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // RepairReport says what Repair found and did.
@@ -20,7 +22,7 @@ type RepairReport struct {
 }
 
 // Repair brings back a store whose CURRENT file is missing or names a
-// manifest that does not describe the store (the damage DamagedStoreError
+// manifest that does not describe the store (the damage record.DamagedStoreError
 // reports): it points CURRENT at the newest manifest that RocksDB reads and
 // that records cgraph metadata, trying each from the newest down. It only
 // ever rewrites CURRENT, and restores it when no manifest serves. It takes
@@ -33,7 +35,7 @@ type RepairReport struct {
 func Repair(dir string) (RepairReport, error) {
 	rep := RepairReport{Dir: dir}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return rep, fmt.Errorf("%w %s: give the directory of a store", ErrNoStore, dir)
+		return rep, fmt.Errorf("%w %s: give the directory of a store", record.ErrNoStore, dir)
 	}
 	lock, err := acquireWriterLock(dir)
 	if err != nil {
@@ -48,7 +50,7 @@ func Repair(dir string) (RepairReport, error) {
 		if d.holdsData() {
 			return rep, fmt.Errorf("store %s has no manifest left, so Repair cannot rebuild it: restore it from a backup", dir)
 		}
-		return rep, fmt.Errorf("%w %s: nothing to repair", ErrNoStore, dir)
+		return rep, fmt.Errorf("%w %s: nothing to repair", record.ErrNoStore, dir)
 	}
 	current := filepath.Join(dir, "CURRENT")
 	old, err := os.ReadFile(current)

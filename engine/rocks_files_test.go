@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/linxGnu/grocksdb"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // tableFiles counts the table files in dir.
@@ -57,7 +59,7 @@ func TestTableFilesStayBoundedAcrossProcesses(t *testing.T) {
 		if err != nil {
 			t.Fatalf("open %d: %v", i, err)
 		}
-		if _, err := e.Add(ctx, NewMemory{Content: fmt.Sprintf("memory %d of the loop", i), Session: "loop"}); err != nil {
+		if _, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprintf("memory %d of the loop", i), Session: "loop"}); err != nil {
 			t.Fatal(err)
 		}
 		if err := e.Close(); err != nil {
@@ -97,7 +99,7 @@ func TestSmallWritesStayInTheLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.Add(ctx, NewMemory{Content: fmt.Sprint("m", i)}); err != nil {
+		if _, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprint("m", i)}); err != nil {
 			t.Fatal(err)
 		}
 		if err := e.Close(); err != nil {
@@ -133,7 +135,7 @@ func bloatStore(t *testing.T, dir string, adds int) {
 	defer fo.Destroy()
 	fo.SetWait(true)
 	for i := range adds {
-		if _, err := e.Add(ctx, NewMemory{Content: fmt.Sprint("bloat ", i)}); err != nil {
+		if _, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprint("bloat ", i)}); err != nil {
 			t.Fatal(err)
 		}
 		for _, h := range rs.handles {
@@ -185,7 +187,7 @@ func lowFilesChild(ctx context.Context, dir string) int {
 		fmt.Println("writer open:", err)
 		return 1
 	}
-	if _, err := e.Add(ctx, NewMemory{Content: "added under ulimit -n 256"}); err != nil {
+	if _, err := e.Add(ctx, record.NewMemory{Content: "added under ulimit -n 256"}); err != nil {
 		fmt.Println("add:", err)
 		return 1
 	}

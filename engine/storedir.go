@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/linxGnu/grocksdb"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // markerFileName is the file a store's creation writes last, once its
@@ -77,13 +79,13 @@ func (d storeDir) holdsData() bool {
 }
 
 // damaged describes d as a damaged store.
-func (d storeDir) damaged(dir, problem string) *DamagedStoreError {
+func (d storeDir) damaged(dir, problem string) *record.DamagedStoreError {
 	var files []string
 	files = append(files, d.manifests...)
 	files = append(files, d.logs...)
 	files = append(files, d.tables...)
 	const show = 6
-	e := &DamagedStoreError{Dir: dir, Problem: problem, Files: files}
+	e := &record.DamagedStoreError{Dir: dir, Problem: problem, Files: files}
 	if len(files) > show {
 		e.Files, e.More = files[:show], len(files)-show
 	}
@@ -149,7 +151,7 @@ func syncDir(dir string) error {
 // open, deletes nothing — and checks that it is a cgraph store whose
 // manifest accounts for its data: a manifest without cgraph metadata in a
 // directory that holds data files, or one RocksDB cannot read, makes a
-// *DamagedStoreError. It returns errUnfinished (wrapped) for a creation
+// *record.DamagedStoreError. It returns errUnfinished (wrapped) for a creation
 // that was killed before its metadata and left nothing else.
 func inspect(dir string, d storeDir) error {
 	o, err := rocksOptions()
@@ -192,7 +194,7 @@ func inspect(dir string, d storeDir) error {
 }
 
 // diagnose turns an error from opening the store in dir into a
-// *DamagedStoreError when the directory shows that it held a store: a
+// *record.DamagedStoreError when the directory shows that it held a store: a
 // manifest without cgraph metadata (errUnfinished, errNotCgraph) beside
 // data files, or RocksDB reporting corruption while opening. Other errors
 // pass unchanged.

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/linxGnu/grocksdb"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // dirDigest maps each file of dir to the sha256 of its bytes. The writer
@@ -60,7 +62,7 @@ func storeWithData(t *testing.T, n int) string {
 		t.Fatal(err)
 	}
 	for i := range n - 2 {
-		if _, err := e.Add(context.Background(), NewMemory{Content: fmt.Sprint("memory ", i)}); err != nil {
+		if _, err := e.Add(context.Background(), record.NewMemory{Content: fmt.Sprint("memory ", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -104,8 +106,8 @@ func TestMissingCurrentIsRefusedAndRepaired(t *testing.T) {
 	before := dirDigest(t, dir)
 	for _, o := range []Options{{Create: true}, {}, {ReadOnly: true}} {
 		_, err := Open(dir, o)
-		var dmg *DamagedStoreError
-		if !errors.As(err, &dmg) || !errors.Is(err, ErrDamaged) {
+		var dmg *record.DamagedStoreError
+		if !errors.As(err, &dmg) || !errors.Is(err, record.ErrDamaged) {
 			t.Fatalf("Open(%+v) of a store without CURRENT: %v, want a *DamagedStoreError", o, err)
 		}
 		for _, want := range []string{"CURRENT file is missing", "MANIFEST-", "cgraph check --repair", "never run `cgraph init`"} {
@@ -158,8 +160,8 @@ func TestFailedRecreationIsRefusedAndRepaired(t *testing.T) {
 	}
 	before := dirDigest(t, dir)
 	for _, o := range []Options{{Create: true}, {}, {ReadOnly: true}} {
-		if _, err := Open(dir, o); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "records no cgraph metadata") {
-			t.Fatalf("Open(%+v): %v, want ErrDamaged naming the manifest without metadata", o, err)
+		if _, err := Open(dir, o); !errors.Is(err, record.ErrDamaged) || !strings.Contains(err.Error(), "records no cgraph metadata") {
+			t.Fatalf("Open(%+v): %v, want record.ErrDamaged naming the manifest without metadata", o, err)
 		}
 		assertUnchanged(t, dir, before, fmt.Sprintf("Open(%+v)", o))
 	}
@@ -190,7 +192,7 @@ func TestRepairWithoutAnyGoodManifest(t *testing.T) {
 	// A marked store with one manifest is opened read-write directly, which
 	// rotates the info log before RocksDB finds the damage.
 	before := dirDigest(t, dir, true)
-	if _, err := Open(dir, Options{}); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "cannot read the manifest") {
+	if _, err := Open(dir, Options{}); !errors.Is(err, record.ErrDamaged) || !strings.Contains(err.Error(), "cannot read the manifest") {
 		t.Fatalf("Open with a garbled manifest: %v", err)
 	}
 	if _, err := Repair(dir); err == nil || !strings.Contains(err.Error(), "restore the store from a backup") {

@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cgraph/cgraph/record"
+)
 
 // MemoryHook is the extension point for data a later stage derives from a
 // memory (fingerprint, slot vectors, posting lists): it adds that data to the
@@ -8,7 +12,7 @@ import "fmt"
 // batch as the delete. A hook error aborts the whole write; nothing of the
 // memory is stored.
 //
-// Families keyed by MemoryID or DocNum (fingerprints, the dense vector
+// Families keyed by record.ID or record.DocNum (fingerprints, the dense vector
 // families, e12_late_interaction — see FORMAT.md) are already cleaned by
 // Delete; DeleteMemory must remove entries shared between memories, such as
 // a document's postings in e6_sparse_inverted and e13_splade_inverted.
@@ -16,8 +20,8 @@ import "fmt"
 // Hooks run while the engine's write lock is held: they must not call Engine
 // methods.
 type MemoryHook interface {
-	AddMemory(tx *Tx, m Memory) error
-	DeleteMemory(tx *Tx, m Memory) error
+	AddMemory(tx *Tx, m record.Memory) error
+	DeleteMemory(tx *Tx, m record.Memory) error
 }
 
 // Tx is the write batch of one Add, AddBatch or Delete as a hook sees it.

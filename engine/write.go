@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // Add validates and stores one memory in one atomic batch and returns it as
 // stored. Cost: one WAL append (an fsync too with Options.Sync).
-func (e *Engine) Add(ctx context.Context, m NewMemory) (Memory, error) {
-	ms, err := e.AddBatch(ctx, []NewMemory{m})
+func (e *Engine) Add(ctx context.Context, m record.NewMemory) (record.Memory, error) {
+	ms, err := e.AddBatch(ctx, []record.NewMemory{m})
 	if err != nil {
-		return Memory{}, err
+		return record.Memory{}, err
 	}
 	return ms[0], nil
 }
@@ -21,7 +23,7 @@ func (e *Engine) Add(ctx context.Context, m NewMemory) (Memory, error) {
 // AddBatch validates every memory first and then stores them all in one
 // atomic batch: after a crash either all are stored or none. A bad memory is
 // reported as "memory N: <problem>" and nothing is written.
-func (e *Engine) AddBatch(ctx context.Context, ns []NewMemory) ([]Memory, error) {
+func (e *Engine) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.Memory, error) {
 	return e.AddBatchWith(ctx, ns, nil)
 }
 
@@ -29,7 +31,7 @@ func (e *Engine) AddBatch(ctx context.Context, ns []NewMemory) ([]Memory, error)
 // ns[i] (Tx.Payload): derived data computed before the write lock, such as a
 // fingerprint, reaches the memory it belongs to. payloads is nil or has one
 // entry per memory.
-func (e *Engine) AddBatchWith(ctx context.Context, ns []NewMemory, payloads []any) ([]Memory, error) {
+func (e *Engine) AddBatchWith(ctx context.Context, ns []record.NewMemory, payloads []any) ([]record.Memory, error) {
 	if payloads != nil && len(payloads) != len(ns) {
 		return nil, fmt.Errorf("add %d memories with %d payloads: give one payload per memory or none", len(ns), len(payloads))
 	}
@@ -48,7 +50,7 @@ func (e *Engine) AddBatchWith(ctx context.Context, ns []NewMemory, payloads []an
 	defer b.destroy()
 	tx := newTx(e.kv, b)
 	lastSeq := make(map[string]uint64)
-	out := make([]Memory, len(ns))
+	out := make([]record.Memory, len(ns))
 	next := e.nextDoc
 	for i, n := range ns {
 		if err := ctx.Err(); err != nil {
@@ -88,15 +90,15 @@ func batchErr(n, i int, err error) error {
 // addLocked puts one memory's keys into tx. lastSeq holds the highest
 // sequence this batch gave each session.
 // REQUIRES: e.mu held.
-func (e *Engine) addLocked(tx *Tx, n NewMemory, doc DocNum, lastSeq map[string]uint64) (Memory, error) {
+func (e *Engine) addLocked(tx *Tx, n record.NewMemory, doc record.DocNum, lastSeq map[string]uint64) (record.Memory, error) {
 	now := time.Now().UTC()
-	m := Memory{
-		ID: NewMemoryID(), DocNum: doc, Content: n.Content, Type: n.Type,
+	m := record.Memory{
+		ID: record.NewID(), DocNum: doc, Content: n.Content, Type: n.Type,
 		Tags: append([]string(nil), n.Tags...), Source: n.Source, Session: n.Session,
 		Sequence: n.Sequence, CreatedAt: n.CreatedAt.UTC(), UpdatedAt: now, Importance: n.Importance,
 	}
 	if m.Type == "" {
-		m.Type = TypeNote
+		m.Type = record.TypeNote
 	}
 	if n.CreatedAt.IsZero() {
 		m.CreatedAt = now
@@ -106,7 +108,7 @@ func (e *Engine) addLocked(tx *Tx, n NewMemory, doc DocNum, lastSeq map[string]u
 	}
 	if m.Session != "" {
 		if err := e.assignSequence(tx, &m, lastSeq); err != nil {
-			return Memory{}, err
+			return record.Memory{}, err
 		}
 		tx.put(famSequence, sequenceKey(m.Session, m.Sequence), m.ID[:])
 	}
@@ -116,7 +118,7 @@ func (e *Engine) addLocked(tx *Tx, n NewMemory, doc DocNum, lastSeq map[string]u
 	tx.put(famCreated, createdKey(m.CreatedAt, m.ID), nil)
 	for _, h := range e.hooks {
 		if err := h.AddMemory(tx, m); err != nil {
-			return Memory{}, fmt.Errorf("add memory %s: hook: %w", m.ID, err)
+			return record.Memory{}, fmt.Errorf("add memory %s: hook: %w", m.ID, err)
 		}
 	}
 	return m, nil
@@ -126,7 +128,7 @@ func (e *Engine) addLocked(tx *Tx, n NewMemory, doc DocNum, lastSeq map[string]u
 // and refuses a sequence that is taken. lastSeq caches, per session, the
 // highest sequence stored or given earlier in this batch, so a bulk import
 // looks each session up on disk once.
-func (e *Engine) assignSequence(tx *Tx, m *Memory, lastSeq map[string]uint64) error {
+func (e *Engine) assignSequence(tx *Tx, m *record.Memory, lastSeq map[string]uint64) error {
 	last, ok := lastSeq[m.Session]
 	if !ok {
 		var err error
@@ -136,7 +138,7 @@ func (e *Engine) assignSequence(tx *Tx, m *Memory, lastSeq map[string]uint64) er
 	}
 	if m.Sequence == 0 {
 		if last == math.MaxUint64 {
-			return &ValidationError{Field: "sequence", Problem: fmt.Sprintf("session %q has used the largest sequence number", m.Session),
+			return &record.ValidationError{Field: "sequence", Problem: fmt.Sprintf("session %q has used the largest sequence number", m.Session),
 				Fix: "give the memory an explicit free sequence number or a new session"}
 		}
 		m.Sequence = last + 1
@@ -146,9 +148,9 @@ func (e *Engine) assignSequence(tx *Tx, m *Memory, lastSeq map[string]uint64) er
 			return err
 		}
 		if taken {
-			var other MemoryID
+			var other record.ID
 			copy(other[:], v)
-			return &ValidationError{Field: "sequence", Problem: fmt.Sprintf("%d is already used in session %q by memory %s", m.Sequence, m.Session, other),
+			return &record.ValidationError{Field: "sequence", Problem: fmt.Sprintf("%d is already used in session %q by memory %s", m.Sequence, m.Session, other),
 				Fix: "leave the sequence out to get the next free one"}
 		}
 	}
@@ -167,14 +169,14 @@ func (e *Engine) lastSequence(session string) (uint64, error) {
 	}
 	k := it.key()
 	if len(k) != len(p)+8 {
-		return 0, fmt.Errorf("sequence key %x: %w", k, ErrCorrupt)
+		return 0, fmt.Errorf("sequence key %x: %w", k, record.ErrCorrupt)
 	}
 	return binary.BigEndian.Uint64(k[len(p):]), nil
 }
 
 // Delete removes the memory and every key it owns in every family, in one
 // atomic batch. Its doc number is never reused.
-func (e *Engine) Delete(ctx context.Context, id MemoryID) error {
+func (e *Engine) Delete(ctx context.Context, id record.ID) error {
 	if err := e.begin(ctx, true); err != nil {
 		return err
 	}

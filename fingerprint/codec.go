@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // Magic opens every encoded fingerprint (FORMAT.md).
@@ -15,10 +17,6 @@ const Magic = "CGFP"
 const Version uint16 = 1
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// ErrCorrupt marks data that is not a valid encoded fingerprint. Decode errors
-// wrap it, so callers can tell corruption from their own mistakes.
-var ErrCorrupt = errors.New("corrupt fingerprint")
 
 // Encode returns the binary form of f (FORMAT.md): magic, version, the
 // non-missing slots in slot order, a CRC-32C. It refuses a fingerprint that
@@ -102,15 +100,15 @@ func (v Entities) size() int  { return strsSize(v.Names) + f32sSize(v.Vector) }
 
 // Decode parses an encoded fingerprint. It accepts only canonical encodings —
 // those Encode produces — so that Encode(Decode(b)) == b. Errors wrap
-// ErrCorrupt and say what was wrong and where.
+// record.ErrCorrupt and say what was wrong and where.
 func Decode(b []byte) (*Fingerprint, error) {
 	if len(b) < len(Magic)+2+1+4 {
-		return nil, fmt.Errorf("%w: %d bytes is shorter than the smallest fingerprint", ErrCorrupt, len(b))
+		return nil, fmt.Errorf("fingerprint: %w: %d bytes is shorter than the smallest fingerprint", record.ErrCorrupt, len(b))
 	}
 	body, sum := b[:len(b)-4], b[len(b)-4:]
 	want := uint32(sum[0]) | uint32(sum[1])<<8 | uint32(sum[2])<<16 | uint32(sum[3])<<24
 	if got := crc32.Checksum(body, castagnoli); got != want {
-		return nil, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x)", ErrCorrupt, want, got)
+		return nil, fmt.Errorf("fingerprint: %w: checksum mismatch (stored %08x, computed %08x)", record.ErrCorrupt, want, got)
 	}
 	return decodeBody(body)
 }
@@ -120,19 +118,19 @@ func Decode(b []byte) (*Fingerprint, error) {
 func decodeBody(b []byte) (*Fingerprint, error) {
 	d := &decbuf{b: b}
 	if m := d.take(len(Magic)); m == nil || !bytes.Equal(m, []byte(Magic)) {
-		return nil, fmt.Errorf("%w: missing magic %q (is this a cgraph fingerprint?)", ErrCorrupt, Magic)
+		return nil, fmt.Errorf("fingerprint: %w: missing magic %q (is this a cgraph fingerprint?)", record.ErrCorrupt, Magic)
 	}
 	v := d.u16()
 	dec, ok := decodersByVersion[v]
 	if d.err == nil && !ok {
-		return nil, fmt.Errorf("%w: format version %d is not known to this build (it reads %v); upgrade cgraph", ErrCorrupt, v, knownVersions())
+		return nil, fmt.Errorf("fingerprint: %w: format version %d is not known to this build (it reads %v); upgrade cgraph", record.ErrCorrupt, v, knownVersions())
 	}
 	if d.err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrCorrupt, d.err)
+		return nil, fmt.Errorf("fingerprint: %w: %w", record.ErrCorrupt, d.err)
 	}
 	f, err := dec(d)
 	if err != nil {
-		return nil, fmt.Errorf("%w: version %d: %w", ErrCorrupt, v, err)
+		return nil, fmt.Errorf("fingerprint: %w: version %d: %w", record.ErrCorrupt, v, err)
 	}
 	return f, nil
 }

@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata (only for a new format version)")
@@ -224,8 +226,8 @@ func TestDecodeRejects(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := Decode(c.b)
-		if err == nil || !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want ErrCorrupt containing %q", c.name, err, c.want)
+		if err == nil || !errors.Is(err, record.ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want record.ErrCorrupt containing %q", c.name, err, c.want)
 		}
 	}
 }

@@ -13,7 +13,7 @@
 //
 // Encode and Decode implement the format in FORMAT.md: magic "CGFP", a format
 // version, little-endian fields, float32 values, a CRC-32C; the encoding is
-// canonical and every decode error wraps ErrCorrupt. testdata holds a fixture
+// canonical and every decode error wraps record.ErrCorrupt. testdata holds a fixture
 // of each format version, which must keep decoding.
 //
 // fingerprint depends on nothing internal; every other package names slots through

@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/viterin/vek/vek32"
+
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // benchSizes are the corpus sizes benchmarks run at: 10k always, 100k only when
@@ -41,7 +43,7 @@ func denseFor(b *testing.B, n int, p Precision) *denseFixture {
 	}
 	x, m := buildDenseP(b, n, 384, 7, p)
 	for d := 0; d < n; d += 10 {
-		x.Delete(DocNum(d))
+		x.Delete(record.DocNum(d))
 	}
 	f := &denseFixture{x: x, queries: m.many(256)}
 	denseCache.Store(denseKey{n, p}, f)
@@ -107,9 +109,9 @@ func BenchmarkDenseRerank(b *testing.B) {
 func BenchmarkDenseBuild(b *testing.B) {
 	m := newMixture(9, 384, 64)
 	vecs := m.many(10000)
-	docs := make([]DocNum, len(vecs))
+	docs := make([]record.DocNum, len(vecs))
 	for i := range docs {
-		docs[i] = DocNum(i)
+		docs[i] = record.DocNum(i)
 	}
 	x, _ := NewDense(DenseConfig{Name: "bench", Dim: 384})
 	for b.Loop() {
@@ -124,10 +126,10 @@ func BenchmarkDenseBuild(b *testing.B) {
 func flatFor(b *testing.B, n int) (*Flat, [][]float32) {
 	m := newMixture(13, 384, 64)
 	x, _ := NewFlat("bench", 128)
-	docs := make([]DocNum, n)
+	docs := make([]record.DocNum, n)
 	vecs := make([][]float32, n)
 	for i := range docs {
-		docs[i], vecs[i] = DocNum(i), m.next()
+		docs[i], vecs[i] = record.DocNum(i), m.next()
 	}
 	must(b, x.Build(docs, vecs))
 	return x, m.many(64)
@@ -223,9 +225,9 @@ func invFor(b *testing.B, n int) *invFixture {
 		return f.(*invFixture)
 	}
 	tfs, sps, rng := zipfCorpus(21, n, 30000)
-	docs := make([]DocNum, n)
+	docs := make([]record.DocNum, n)
 	for i := range docs {
-		docs[i] = DocNum(i)
+		docs[i] = record.DocNum(i)
 	}
 	f := &invFixture{}
 	f.bm, _ = NewBM25("E6", DefaultBM25)
@@ -233,8 +235,8 @@ func invFor(b *testing.B, n int) *invFixture {
 	must(b, f.bm.Build(docs, tfs))
 	must(b, f.sp.Build(docs, sps))
 	for d := 0; d < n; d += 10 {
-		f.bm.Delete(DocNum(d))
-		f.sp.Delete(DocNum(d))
+		f.bm.Delete(record.DocNum(d))
+		f.sp.Delete(record.DocNum(d))
 	}
 	qtfs, qsps, _ := zipfCorpus(uint64(rng.IntN(1000)+100), 64, 30000)
 	for i := range 64 {
@@ -281,8 +283,8 @@ func BenchmarkMaxSim(b *testing.B) {
 	// Rerank 100 candidates of 64 tokens × 128 dims with a 32-token query.
 	rng := rand.New(rand.NewPCG(1, 1))
 	x, _ := NewLate("E12", 128)
-	var cands []DocNum
-	for d := range DocNum(100) {
+	var cands []record.DocNum
+	for d := range record.DocNum(100) {
 		must(b, x.Add(d, randMatrix(rng, 64, 128)))
 		cands = append(cands, d)
 	}
@@ -331,7 +333,7 @@ func BenchmarkDenseRerankIsotropic(b *testing.B) {
 	}
 	x, _ := NewDense(DenseConfig{Name: "iso", Dim: 384})
 	for i := range 10000 {
-		must(b, x.Add(DocNum(i), gen()))
+		must(b, x.Add(record.DocNum(i), gen()))
 	}
 	qs := make([][]float32, 64)
 	for i := range qs {

@@ -7,7 +7,9 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // BM25Params are the Okapi BM25 constants.
@@ -115,7 +117,7 @@ func checkTF(what string, tf fingerprint.TermFreqs) error {
 // Add indexes (or re-indexes) doc's term counts. The doc length is tf.DocLen().
 // Cost: O(terms · log df), plus shifting tails when doc is not the largest number
 // in a posting list.
-func (x *BM25) Add(doc DocNum, tf fingerprint.TermFreqs) error {
+func (x *BM25) Add(doc record.DocNum, tf fingerprint.TermFreqs) error {
 	what := fmt.Sprintf("BM25 index %q: add doc %d", x.name, doc)
 	if err := checkDoc(what, doc); err != nil {
 		return err
@@ -134,7 +136,7 @@ func (x *BM25) Add(doc DocNum, tf fingerprint.TermFreqs) error {
 }
 
 // addLocked indexes a validated doc. REQUIRES: x.mu held for writing.
-func (x *BM25) addLocked(doc DocNum, tf fingerprint.TermFreqs, dl uint32) {
+func (x *BM25) addLocked(doc record.DocNum, tf fingerprint.TermFreqs, dl uint32) {
 	x.releaseLocked(x.ix.remove(doc))
 	ids := make([]TermID, len(tf.Terms))
 	imps := make([]float32, len(tf.Terms))
@@ -167,7 +169,7 @@ func (x *BM25) releaseLocked(terms []TermID) {
 }
 
 // Build replaces the contents with docs[i] → tfs[i]; on error nothing changes.
-func (x *BM25) Build(docs []DocNum, tfs []fingerprint.TermFreqs) error {
+func (x *BM25) Build(docs []record.DocNum, tfs []fingerprint.TermFreqs) error {
 	if len(docs) != len(tfs) {
 		return fmt.Errorf("BM25 index %q: build got %d doc numbers and %d term bags", x.name, len(docs), len(tfs))
 	}
@@ -200,7 +202,7 @@ func (x *BM25) Build(docs []DocNum, tfs []fingerprint.TermFreqs) error {
 }
 
 // Delete unindexes doc and reports whether it was present.
-func (x *BM25) Delete(doc DocNum) bool {
+func (x *BM25) Delete(doc record.DocNum) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !x.ix.has(doc) {
@@ -237,7 +239,7 @@ func (x *BM25) resolveLocked(query []string) ([]qterm, scoreFn) {
 		qs = append(qs, qterm{id: id, p: p, w: w, idf: idf, ub: ub})
 	}
 	order(qs)
-	score := func(t *qterm, d DocNum, imp float32) float64 {
+	score := func(t *qterm, d record.DocNum, imp float32) float64 {
 		tf := float64(imp)
 		return t.w * t.idf * tf * (k1 + 1) / (tf + norm(dl[d]))
 	}

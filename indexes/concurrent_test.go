@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // TestConcurrentReadersOneWriter runs searches on every index while one writer
@@ -23,7 +24,7 @@ func TestConcurrentReadersOneWriter(t *testing.T) {
 	late, _ := NewLate("E12", dim)
 	stable := m.many(100)
 	for i, v := range stable {
-		d := DocNum(i)
+		d := record.DocNum(i)
 		must(t, flat.Add(d, v))
 		must(t, bm.Add(d, tfOf(fmt.Sprintf("stable%d", i), "common")))
 		must(t, sp.Add(d, fingerprint.Sparse{Indices: []uint32{1, uint32(1000 + i)}, Weights: []float32{1, 5}}))
@@ -35,7 +36,7 @@ func TestConcurrentReadersOneWriter(t *testing.T) {
 	go func() { // the one writer
 		defer wg.Done()
 		for i, v := range churn {
-			d := DocNum(100 + i)
+			d := record.DocNum(100 + i)
 			if err := flat.Add(d, v); err != nil {
 				t.Error(err)
 				return
@@ -67,7 +68,7 @@ func TestConcurrentReadersOneWriter(t *testing.T) {
 			for i := range 100 {
 				d := (i*7 + g) % 100
 				check := func(name string, h Hits, err error) {
-					if err != nil || len(h) == 0 || h[0].Doc != DocNum(d) {
+					if err != nil || len(h) == 0 || h[0].Doc != record.DocNum(d) {
 						t.Errorf("%s: query for stable doc %d got %v, %v", name, d, h, err)
 					}
 				}
@@ -77,7 +78,7 @@ func TestConcurrentReadersOneWriter(t *testing.T) {
 				check("bm25", h, err)
 				h, err = sp.Search(fingerprint.Sparse{Indices: []uint32{1, uint32(1000 + d)}, Weights: []float32{1, 1}}, 3, nil)
 				check("splade", h, err)
-				h, _, err = late.MaxSim(stable[d], []DocNum{DocNum(d), DocNum(d + 1), 150})
+				h, _, err = late.MaxSim(stable[d], []record.DocNum{record.DocNum(d), record.DocNum(d + 1), 150})
 				if err != nil || len(h) == 0 {
 					t.Errorf("late: %v, %v", h, err)
 				}

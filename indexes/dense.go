@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // DefaultRerank is the number of binary-sketch candidates a Dense search rescores
@@ -51,10 +53,10 @@ type Dense struct {
 	center []float32
 	// centered is the number of vectors the centre was computed from.
 	centered int
-	docs     []DocNum // row → doc
-	vecs     rows     // unit vectors, one row per doc
-	codes    []uint64 // row-major sketches, len(docs)×words
-	pos      []int32  // doc → row, -1 when absent
+	docs     []record.DocNum // row → doc
+	vecs     rows            // unit vectors, one row per doc
+	codes    []uint64        // row-major sketches, len(docs)×words
+	pos      []int32         // doc → row, -1 when absent
 }
 
 // NewDense returns an empty index for cfg.
@@ -114,11 +116,11 @@ func (x *Dense) Bytes() int {
 // sketches on the mean of vecs. It is the fast open path: the engine reads a
 // column family and builds each space once. Duplicate doc numbers are an error and
 // leave the index unchanged.
-func (x *Dense) Build(docs []DocNum, vecs [][]float32) error {
+func (x *Dense) Build(docs []record.DocNum, vecs [][]float32) error {
 	if len(docs) != len(vecs) {
 		return fmt.Errorf("dense index %q: build got %d doc numbers and %d vectors", x.name, len(docs), len(vecs))
 	}
-	var maxDoc DocNum
+	var maxDoc record.DocNum
 	for i, d := range docs {
 		if err := checkDoc("dense index "+x.name, d); err != nil {
 			return err
@@ -179,7 +181,7 @@ func sketch(dst []uint64, v, c []float32) {
 
 // Add inserts or replaces the vector of doc. Cost: O(Dim) amortised; each time
 // the index doubles past recenterMin vectors, one Add recentres all sketches.
-func (x *Dense) Add(doc DocNum, vec []float32) error {
+func (x *Dense) Add(doc record.DocNum, vec []float32) error {
 	what := fmt.Sprintf("dense index %q: add doc %d", x.name, doc)
 	if err := checkDoc(what, doc); err != nil {
 		return err
@@ -237,7 +239,7 @@ func (x *Dense) recenterLocked() {
 
 // Delete removes doc; deleting an absent doc is a no-op that returns false.
 // Cost: O(Dim) (the last row moves into the hole).
-func (x *Dense) Delete(doc DocNum) bool {
+func (x *Dense) Delete(doc record.DocNum) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if int(doc) >= len(x.pos) || x.pos[doc] < 0 {
@@ -260,7 +262,7 @@ func (x *Dense) Delete(doc DocNum) bool {
 
 // Vector returns a copy of doc's unit vector (dequantized under Int8), or nil if
 // doc is absent.
-func (x *Dense) Vector(doc DocNum) []float32 {
+func (x *Dense) Vector(doc record.DocNum) []float32 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if int(doc) >= len(x.pos) || x.pos[doc] < 0 {
@@ -273,7 +275,7 @@ func (x *Dense) Vector(doc DocNum) []float32 {
 // Export returns every doc number in ascending order with a copy of its unit
 // vector (dequantized under Int8): a deterministic dump for rebuilding or
 // comparing indexes.
-func (x *Dense) Export() ([]DocNum, [][]float32) {
+func (x *Dense) Export() ([]record.DocNum, [][]float32) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	docs := slices.Clone(x.docs)

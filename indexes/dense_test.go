@@ -9,6 +9,8 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/viterin/vek/vek32"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 func buildDense(t testing.TB, n, dim int, seed uint64) (*Dense, *mixture) {
@@ -22,9 +24,9 @@ func buildDenseP(t testing.TB, n, dim int, seed uint64, p Precision) (*Dense, *m
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs := make([]DocNum, n)
+	docs := make([]record.DocNum, n)
 	for i := range docs {
-		docs[i] = DocNum(i)
+		docs[i] = record.DocNum(i)
 	}
 	if err := x.Build(docs, m.many(n)); err != nil {
 		t.Fatal(err)
@@ -65,7 +67,7 @@ func testDenseRecallWithDeletes(t *testing.T, p Precision) {
 		t.Errorf("recall@10 before deletes = %.3f, want ≥ 0.95", r)
 	}
 	deleted := roaring.New()
-	for d := DocNum(0); d < n; d += 7 { // delete every 7th doc
+	for d := record.DocNum(0); d < n; d += 7 { // delete every 7th doc
 		if !x.Delete(d) {
 			t.Fatalf("Delete(%d) = false for a live doc", d)
 		}
@@ -78,10 +80,10 @@ func testDenseRecallWithDeletes(t *testing.T, p Precision) {
 	// Re-add some vectors incrementally (sketched on the build's centre).
 	for i := range 500 {
 		v := m.next()
-		if err := x.Add(DocNum(n+i), v); err != nil {
+		if err := x.Add(record.DocNum(n+i), v); err != nil {
 			t.Fatal(err)
 		}
-		must(t, exact.Add(DocNum(n+i), v))
+		must(t, exact.Add(record.DocNum(n+i), v))
 	}
 	if got, want := x.Len(), n-int(deleted.GetCardinality())+500; got != want {
 		t.Fatalf("Len = %d, want %d", got, want)
@@ -196,8 +198,8 @@ func TestDenseBadInput(t *testing.T) {
 		{"zero", x.Add(1, []float32{0, 0, 0, 0}), "all zeros"},
 		{"doc too large", x.Add(MaxDocNum+1, []float32{1, 0, 0, 0}), "above the limit"},
 		{"negative k", func() error { _, err := x.Search([]float32{1, 0, 0, 0}, -1, nil); return err }(), "negative"},
-		{"build mismatch", x.Build([]DocNum{1}, nil), "1 doc numbers and 0 vectors"},
-		{"build duplicate", x.Build([]DocNum{1, 1}, [][]float32{{1, 0, 0, 0}, {0, 1, 0, 0}}), "doc 1 twice"},
+		{"build mismatch", x.Build([]record.DocNum{1}, nil), "1 doc numbers and 0 vectors"},
+		{"build duplicate", x.Build([]record.DocNum{1, 1}, [][]float32{{1, 0, 0, 0}, {0, 1, 0, 0}}), "doc 1 twice"},
 	}
 	for _, c := range cases {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
@@ -220,7 +222,7 @@ func TestDenseExportDeterministic(t *testing.T) {
 	a, _ := NewDense(DenseConfig{Name: "a", Dim: 16})
 	vecs := m.many(50)
 	for i := 49; i >= 0; i-- { // reverse insertion order
-		must(t, a.Add(DocNum(i*2), vecs[i]))
+		must(t, a.Add(record.DocNum(i*2), vecs[i]))
 	}
 	a.Delete(10)
 	docs, out := a.Export()
@@ -252,11 +254,11 @@ func TestDenseConcurrent(t *testing.T) {
 	go func() { // one writer
 		defer wg.Done()
 		for i, v := range extra {
-			if err := x.Add(DocNum(2000+i), v); err != nil {
+			if err := x.Add(record.DocNum(2000+i), v); err != nil {
 				t.Error(err)
 				return
 			}
-			x.Delete(DocNum(i))
+			x.Delete(record.DocNum(i))
 		}
 	}()
 	for g := range 4 { // concurrent readers
@@ -291,7 +293,7 @@ func TestDenseAddOnlyRecenters(t *testing.T) {
 	m := newMixture(12, 384, 64)
 	x, _ := NewDense(DenseConfig{Name: "add-only", Dim: 384})
 	for i := range 5000 {
-		must(t, x.Add(DocNum(i), m.next()))
+		must(t, x.Add(record.DocNum(i), m.next()))
 	}
 	if x.centered < 4096 {
 		t.Fatalf("centre computed from %d vectors after 5000 adds, want ≥ 4096", x.centered)

@@ -13,9 +13,9 @@
 //
 // # Shapes shared by all indexes
 //
-// Documents are DocNum (dense uint32 numbers from the engine; per-number tables
+// Documents are record.DocNum (dense uint32 numbers from the engine; per-number tables
 // cost a few bytes up to the largest number). Results are Hits, best first
-// (score descending, ties by ascending DocNum, so results are deterministic).
+// (score descending, ties by ascending record.DocNum, so results are deterministic).
 // Candidate sets move between stages as roaring bitmaps or as an Iterator
 // (Next/Seek/At/Err, after prometheus/tsdb's Postings) with Intersect, Merge and
 // Without combinators; Hits.Iter, FromBitmap and BM25/Splade.Postings produce

@@ -7,6 +7,8 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/viterin/vek/vek32"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // Flat is an exact, contiguous scan index for short vectors: the stage-2 filter
@@ -22,9 +24,9 @@ type Flat struct {
 	dim  int
 
 	mu   sync.RWMutex
-	docs []DocNum  // row → doc
-	vecs []float32 // row-major unit vectors
-	pos  []int32   // doc → row, -1 when absent
+	docs []record.DocNum // row → doc
+	vecs []float32       // row-major unit vectors
+	pos  []int32         // doc → row, -1 when absent
 }
 
 // NewFlat returns an empty flat index over the first dim dimensions of the vectors
@@ -66,11 +68,11 @@ func (x *Flat) prefix(what string, v []float32) ([]float32, error) {
 }
 
 // Build replaces the contents with docs[i] → vecs[i]; on error nothing changes.
-func (x *Flat) Build(docs []DocNum, vecs [][]float32) error {
+func (x *Flat) Build(docs []record.DocNum, vecs [][]float32) error {
 	if len(docs) != len(vecs) {
 		return fmt.Errorf("flat index %q: build got %d doc numbers and %d vectors", x.name, len(docs), len(vecs))
 	}
-	var maxDoc DocNum
+	var maxDoc record.DocNum
 	rows := make([]float32, 0, len(docs)*x.dim)
 	for i, d := range docs {
 		if err := checkDoc("flat index "+x.name, d); err != nil {
@@ -103,7 +105,7 @@ func (x *Flat) Build(docs []DocNum, vecs [][]float32) error {
 }
 
 // Add inserts or replaces doc's vector (its first Dim values are used).
-func (x *Flat) Add(doc DocNum, vec []float32) error {
+func (x *Flat) Add(doc record.DocNum, vec []float32) error {
 	what := fmt.Sprintf("flat index %q: add doc %d", x.name, doc)
 	if err := checkDoc(what, doc); err != nil {
 		return err
@@ -128,7 +130,7 @@ func (x *Flat) Add(doc DocNum, vec []float32) error {
 }
 
 // Delete removes doc and reports whether it was present. Cost O(Dim).
-func (x *Flat) Delete(doc DocNum) bool {
+func (x *Flat) Delete(doc record.DocNum) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if int(doc) >= len(x.pos) || x.pos[doc] < 0 {
@@ -148,7 +150,7 @@ func (x *Flat) Delete(doc DocNum) bool {
 }
 
 // Export returns the doc numbers in ascending order with copies of their vectors.
-func (x *Flat) Export() ([]DocNum, [][]float32) {
+func (x *Flat) Export() ([]record.DocNum, [][]float32) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	docs := slices.Clone(x.docs)
@@ -193,7 +195,7 @@ func (x *Flat) Search(query []float32, n int, candidates *roaring.Bitmap) (Hits,
 			break
 		}
 		if r := int(x.pos[d]); r >= 0 {
-			top.offer(Hit{Doc: DocNum(d), Score: vek32.Dot(q, x.vecs[r*x.dim:(r+1)*x.dim])})
+			top.offer(Hit{Doc: record.DocNum(d), Score: vek32.Dot(q, x.vecs[r*x.dim:(r+1)*x.dim])})
 		}
 	}
 	return top.sorted(), nil

@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // naiveFlat scores docs by the float64 cosine of their first dim values.
-func naiveFlat(q []float32, vecs map[DocNum][]float32, dim int, keep func(DocNum) bool) Hits {
+func naiveFlat(q []float32, vecs map[record.DocNum][]float32, dim int, keep func(record.DocNum) bool) Hits {
 	var out Hits
 	for d, v := range vecs {
 		if !keep(d) {
@@ -31,13 +33,13 @@ func TestFlatMatchesNaive(t *testing.T) {
 	m := newMixture(11, 384, 8)
 	x, err := NewFlat("E1-M128", 128)
 	must(t, err)
-	vecs := map[DocNum][]float32{}
+	vecs := map[record.DocNum][]float32{}
 	for i := range 2000 {
 		v := m.next()
-		vecs[DocNum(i)] = v
-		must(t, x.Add(DocNum(i), v))
+		vecs[record.DocNum(i)] = v
+		must(t, x.Add(record.DocNum(i), v))
 	}
-	for d := DocNum(0); d < 2000; d += 5 {
+	for d := record.DocNum(0); d < 2000; d += 5 {
 		if !x.Delete(d) {
 			t.Fatalf("Delete(%d) = false", d)
 		}
@@ -52,10 +54,10 @@ func TestFlatMatchesNaive(t *testing.T) {
 		for _, tc := range []struct {
 			name  string
 			cands *roaring.Bitmap
-			keep  func(DocNum) bool
+			keep  func(record.DocNum) bool
 		}{
-			{"all", nil, func(DocNum) bool { return true }},
-			{"candidates", cands, func(d DocNum) bool { return d%2 == 0 }},
+			{"all", nil, func(record.DocNum) bool { return true }},
+			{"candidates", cands, func(d record.DocNum) bool { return d%2 == 0 }},
 		} {
 			got, err := x.Search(q, 50, tc.cands)
 			must(t, err)

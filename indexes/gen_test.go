@@ -3,6 +3,8 @@ package indexes
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // mixture generates vectors from a clustered Gaussian mixture that imitates
@@ -72,7 +74,7 @@ func recall(got, want Hits) float64 {
 	if len(want) == 0 {
 		return 1
 	}
-	in := make(map[DocNum]bool, len(want))
+	in := make(map[record.DocNum]bool, len(want))
 	for _, h := range want {
 		in[h.Doc] = true
 	}

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // goComments returns up to n comment blocks (60–600 bytes) of the Go standard
@@ -102,7 +103,7 @@ func goBM25Index(b *testing.B) (*BM25, [][]string) {
 	goBM25.once.Do(func() {
 		blocks := goComments(b, 40000)
 		x, _ := NewBM25("E6", DefaultBM25)
-		var docs []DocNum
+		var docs []record.DocNum
 		var tfs []fingerprint.TermFreqs
 		for i, t := range blocks {
 			if i%80 == 0 && len(goBM25.queries) < 256 { // held-out first sentences
@@ -114,7 +115,7 @@ func goBM25Index(b *testing.B) (*BM25, [][]string) {
 				continue
 			}
 			if w := words(t); len(w) > 0 {
-				docs = append(docs, DocNum(len(docs)))
+				docs = append(docs, record.DocNum(len(docs)))
 				tfs = append(tfs, tfOf(w...))
 			}
 		}
@@ -157,7 +158,7 @@ func TestBM25GoCommentsExact(t *testing.T) {
 	x, _ := NewBM25("E6", DefaultBM25)
 	for i, b := range blocks[100:] {
 		if w := words(b); len(w) > 0 {
-			must(t, x.Add(DocNum(i), tfOf(w...)))
+			must(t, x.Add(record.DocNum(i), tfOf(w...)))
 		}
 	}
 	for i, b := range blocks[:100] {

@@ -7,32 +7,28 @@ import (
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
-)
 
-// DocNum is the dense uint32 number the engine gives each memory so that roaring
-// bitmaps can hold document sets. Indexes key every document by it; slices indexed
-// by DocNum cost 4–8 bytes per number up to the largest one added, so numbers are
-// expected to be dense (the engine hands them out in sequence).
-type DocNum uint32
+	"github.com/cgraph/cgraph/record"
+)
 
 // MaxDocNum bounds the numbers an index accepts; it keeps per-number tables from
 // growing past 4 GiB by mistake.
-const MaxDocNum DocNum = 1<<31 - 1
+const MaxDocNum record.DocNum = 1<<31 - 1
 
 // Hit is one scored document. Score's scale depends on the index that produced it
 // (cosine in [-1, 1] for dense and flat indexes, BM25 or SPLADE dot products for
 // inverted indexes, summed cosines for MaxSim); never mix scales of different
 // indexes in one ranking — fuse ranks instead.
 type Hit struct {
-	Doc   DocNum
+	Doc   record.DocNum
 	Score float32
 }
 
 // Hits is a ranked list of hits. Indexes return it best first (score descending,
-// ties by ascending DocNum); combinators that need doc order say so.
+// ties by ascending record.DocNum); combinators that need doc order say so.
 type Hits []Hit
 
-// better reports whether a ranks before b: higher score first, then lower DocNum.
+// better reports whether a ranks before b: higher score first, then lower record.DocNum.
 func better(a, b Hit) bool {
 	if a.Score != b.Score {
 		return a.Score > b.Score
@@ -40,7 +36,7 @@ func better(a, b Hit) bool {
 	return a.Doc < b.Doc
 }
 
-// SortByScore sorts h best first (score descending, ties by ascending DocNum).
+// SortByScore sorts h best first (score descending, ties by ascending record.DocNum).
 func (h Hits) SortByScore() {
 	slices.SortFunc(h, func(a, b Hit) int {
 		if better(a, b) {
@@ -53,7 +49,7 @@ func (h Hits) SortByScore() {
 	})
 }
 
-// SortByDoc sorts h by ascending DocNum, the order Iter needs.
+// SortByDoc sorts h by ascending record.DocNum, the order Iter needs.
 func (h Hits) SortByDoc() {
 	slices.SortFunc(h, func(a, b Hit) int {
 		switch {
@@ -67,8 +63,8 @@ func (h Hits) SortByDoc() {
 }
 
 // Docs returns the doc numbers of h in h's order.
-func (h Hits) Docs() []DocNum {
-	out := make([]DocNum, len(h))
+func (h Hits) Docs() []record.DocNum {
+	out := make([]record.DocNum, len(h))
 	for i, x := range h {
 		out[i] = x.Doc
 	}
@@ -175,7 +171,7 @@ func normalized(v []float32) []float32 {
 }
 
 // checkDoc rejects doc numbers above MaxDocNum.
-func checkDoc(what string, d DocNum) error {
+func checkDoc(what string, d record.DocNum) error {
 	if d > MaxDocNum {
 		return fmt.Errorf("%s: doc number %d is above the limit %d", what, d, MaxDocNum)
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // TermID is a term of an inverted index: a vocabulary index for SPLADE, an id
@@ -18,7 +20,7 @@ type TermID uint32
 // the term's contribution for MaxScore; deletes never lower maxImp nor raise
 // minLen, so the bound stays safe (only looser) until the next Build.
 type postingList struct {
-	docs   []DocNum
+	docs   []record.DocNum
 	imps   []float32
 	maxImp float32
 	minLen uint32
@@ -26,7 +28,7 @@ type postingList struct {
 
 // insert adds or replaces (doc, imp). Appending in doc order is O(1); an
 // out-of-order insert shifts the tail.
-func (p *postingList) insert(doc DocNum, imp float32, dl uint32) {
+func (p *postingList) insert(doc record.DocNum, imp float32, dl uint32) {
 	i, found := slices.BinarySearch(p.docs, doc)
 	if found {
 		p.imps[i] = imp
@@ -41,7 +43,7 @@ func (p *postingList) insert(doc DocNum, imp float32, dl uint32) {
 }
 
 // remove drops doc; O(df).
-func (p *postingList) remove(doc DocNum) {
+func (p *postingList) remove(doc record.DocNum) {
 	if i, found := slices.BinarySearch(p.docs, doc); found {
 		p.docs = slices.Delete(p.docs, i, i+1)
 		p.imps = slices.Delete(p.imps, i, i+1)
@@ -49,7 +51,7 @@ func (p *postingList) remove(doc DocNum) {
 }
 
 // seek returns the first position ≥ from whose doc is ≥ d (galloping search).
-func (p *postingList) seek(from int, d DocNum) int {
+func (p *postingList) seek(from int, d record.DocNum) int {
 	if from >= len(p.docs) || p.docs[from] >= d {
 		return from
 	}
@@ -68,7 +70,7 @@ func (p *postingList) seek(from int, d DocNum) int {
 // byDoc returns the positions of docs in ascending doc order, so a bulk build
 // appends to posting lists instead of inserting into their middle (O(n²) for
 // input in arbitrary order, such as a column family keyed by memory id).
-func byDoc(docs []DocNum) []int {
+func byDoc(docs []record.DocNum) []int {
 	idx := make([]int, len(docs))
 	for i := range idx {
 		idx[i] = i
@@ -92,15 +94,15 @@ type postingIter struct {
 }
 
 func (it *postingIter) Next() bool { it.i++; return it.i <= len(it.p.docs) }
-func (it *postingIter) Seek(d DocNum) bool {
+func (it *postingIter) Seek(d record.DocNum) bool {
 	if it.i == 0 {
 		it.i = 1
 	}
 	it.i = it.p.seek(it.i-1, d) + 1
 	return it.i <= len(it.p.docs)
 }
-func (it *postingIter) At() DocNum { return it.p.docs[it.i-1] }
-func (it *postingIter) Err() error { return nil }
+func (it *postingIter) At() record.DocNum { return it.p.docs[it.i-1] }
+func (it *postingIter) Err() error        { return nil }
 
 // inverted is the core shared by BM25 and Splade: posting lists, per-doc term
 // lists (for deletes) and lengths, and the top-k algorithms. It is not safe for
@@ -130,11 +132,11 @@ func (ix *inverted) bytes() int {
 }
 
 // has reports whether doc is indexed.
-func (ix *inverted) has(doc DocNum) bool { return int(doc) < len(ix.fwd) && ix.fwd[doc] != nil }
+func (ix *inverted) has(doc record.DocNum) bool { return int(doc) < len(ix.fwd) && ix.fwd[doc] != nil }
 
 // add indexes doc with terms[i] → imps[i] and length dl, replacing any earlier
 // version. REQUIRES: terms unique.
-func (ix *inverted) add(doc DocNum, terms []TermID, imps []float32, dl uint32) {
+func (ix *inverted) add(doc record.DocNum, terms []TermID, imps []float32, dl uint32) {
 	ix.remove(doc)
 	if int(doc) >= len(ix.fwd) {
 		ix.fwd = append(ix.fwd, make([][]TermID, int(doc)+1-len(ix.fwd))...)
@@ -156,7 +158,7 @@ func (ix *inverted) add(doc DocNum, terms []TermID, imps []float32, dl uint32) {
 
 // remove unindexes doc and returns its terms (nil if absent). Terms left with no
 // documents are dropped.
-func (ix *inverted) remove(doc DocNum) []TermID {
+func (ix *inverted) remove(doc record.DocNum) []TermID {
 	if !ix.has(doc) {
 		return nil
 	}
@@ -186,7 +188,7 @@ type qterm struct {
 }
 
 // scoreFn is a term's contribution to a doc with impact imp.
-type scoreFn func(t *qterm, d DocNum, imp float32) float64
+type scoreFn func(t *qterm, d record.DocNum, imp float32) float64
 
 // slack inflates upper bounds so float rounding never prunes a doc whose exact
 // float32 score would tie or beat the threshold.
@@ -217,7 +219,7 @@ func (ix *inverted) exhaustive(qs []qterm, k int, filter *roaring.Bitmap, score 
 	ap := accPool.Get().(*accumulator)
 	defer accPool.Put(ap)
 	acc, seen := ap.get(len(ix.fwd))
-	var touched []DocNum
+	var touched []record.DocNum
 	for i := range qs {
 		t := &qs[i]
 		for j, d := range t.p.docs {
@@ -311,7 +313,7 @@ func (ix *inverted) maxScore(qs []qterm, k int, filter *roaring.Bitmap, score sc
 	for {
 		// The next doc is the smallest among essential cursors.
 		found := false
-		var d DocNum
+		var d record.DocNum
 		for i := p; i < n; i++ {
 			if c := cur[i]; c < len(qs[i].p.docs) && (!found || qs[i].p.docs[c] < d) {
 				d, found = qs[i].p.docs[c], true

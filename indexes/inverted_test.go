@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 func tfOf(words ...string) fingerprint.TermFreqs {
@@ -100,7 +102,7 @@ func TestBM25BadInput(t *testing.T) {
 	if x.Stats().Docs != 0 {
 		t.Error("a rejected add was indexed")
 	}
-	if err := x.Build([]DocNum{1, 1}, []fingerprint.TermFreqs{tfOf("a"), tfOf("b")}); err == nil {
+	if err := x.Build([]record.DocNum{1, 1}, []fingerprint.TermFreqs{tfOf("a"), tfOf("b")}); err == nil {
 		t.Error("Build with a duplicate doc succeeded")
 	}
 }
@@ -149,13 +151,13 @@ func TestMaxScoreEqualsExhaustive(t *testing.T) {
 	tfs, sps, rng := zipfCorpus(5, n, v)
 	bm, _ := NewBM25("E6", DefaultBM25)
 	sp := NewSplade("E13")
-	docs := make([]DocNum, n)
+	docs := make([]record.DocNum, n)
 	for i := range docs {
-		docs[i] = DocNum(i)
+		docs[i] = record.DocNum(i)
 	}
 	must(t, bm.Build(docs, tfs))
 	must(t, sp.Build(docs, sps))
-	for d := DocNum(0); d < n; d += 4 {
+	for d := record.DocNum(0); d < n; d += 4 {
 		bm.Delete(d)
 		sp.Delete(d)
 	}
@@ -207,7 +209,7 @@ func TestMaxScoreEqualsExhaustive(t *testing.T) {
 func TestMaxScoreTies(t *testing.T) {
 	// Many equal scores: the tie-break (ascending doc) must match exactly.
 	sp := NewSplade("E13")
-	for d := range DocNum(500) {
+	for d := range record.DocNum(500) {
 		must(t, sp.Add(d, fingerprint.Sparse{Indices: []uint32{uint32(d % 3), 7}, Weights: []float32{1, 0.5}}))
 	}
 	q := fingerprint.Sparse{Indices: []uint32{0, 1, 7}, Weights: []float32{1, 1, 1}}
@@ -257,7 +259,7 @@ func FuzzMaxScoreExact(f *testing.F) {
 		bm, _ := NewBM25("E6", DefaultBM25)
 		sp := NewSplade("E13")
 		// Each doc: bytes until a 0xFF separator; byte → term (b%16), weight (b/16).
-		doc := DocNum(0)
+		doc := record.DocNum(0)
 		var words []string
 		sv := map[uint32]float32{}
 		flush := func() {
@@ -313,9 +315,9 @@ func FuzzMaxScoreExact(f *testing.F) {
 
 func TestBuildOrderDoesNotMatter(t *testing.T) {
 	tfs, sps, _ := zipfCorpus(17, 500, 300)
-	docs := make([]DocNum, len(tfs))
+	docs := make([]record.DocNum, len(tfs))
 	for i := range docs {
-		docs[i] = DocNum((i * 7919) % len(tfs)) // a permutation: arbitrary order
+		docs[i] = record.DocNum((i * 7919) % len(tfs)) // a permutation: arbitrary order
 	}
 	a, _ := NewBM25("E6", DefaultBM25)
 	b, _ := NewBM25("E6", DefaultBM25)

@@ -4,9 +4,11 @@ import (
 	"fmt"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/cgraph/cgraph/record"
 )
 
-// Iterator walks a set of documents in ascending DocNum order. It is the one
+// Iterator walks a set of documents in ascending record.DocNum order. It is the one
 // candidate shape shared by every index (posting lists, bitmaps, ANN hits), after
 // prometheus/tsdb's index.Postings. An Iterator is not safe for concurrent use.
 //
@@ -16,20 +18,20 @@ type Iterator interface {
 	Next() bool
 	// Seek advances to the first document ≥ d and reports whether there is one.
 	// Seek never moves backwards: if the current document is already ≥ d it stays.
-	Seek(d DocNum) bool
+	Seek(d record.DocNum) bool
 	// At returns the current document. Valid only after Next or Seek returned true.
-	At() DocNum
+	At() record.DocNum
 	// Err returns the first error the iterator met, if any.
 	Err() error
 }
 
-// hitsIter walks Hits sorted by DocNum.
+// hitsIter walks Hits sorted by record.DocNum.
 type hitsIter struct {
 	h Hits
 	i int // index of the current hit plus one; 0 before the first Next
 }
 
-// Iter returns an Iterator over h's documents. REQUIRES: h is sorted by DocNum
+// Iter returns an Iterator over h's documents. REQUIRES: h is sorted by record.DocNum
 // (see SortByDoc) without duplicates; otherwise the iterator's Err says so.
 func (h Hits) Iter() Iterator {
 	for i := 1; i < len(h); i++ {
@@ -48,7 +50,7 @@ func (it *hitsIter) Next() bool {
 	return it.i <= len(it.h)
 }
 
-func (it *hitsIter) Seek(d DocNum) bool {
+func (it *hitsIter) Seek(d record.DocNum) bool {
 	if it.i > 0 && it.i <= len(it.h) && it.h[it.i-1].Doc >= d {
 		return true
 	}
@@ -66,16 +68,16 @@ func (it *hitsIter) Seek(d DocNum) bool {
 	return lo < len(it.h)
 }
 
-func (it *hitsIter) At() DocNum { return it.h[it.i-1].Doc }
-func (it *hitsIter) Err() error { return nil }
+func (it *hitsIter) At() record.DocNum { return it.h[it.i-1].Doc }
+func (it *hitsIter) Err() error        { return nil }
 
 // errIter is an empty iterator that carries an error.
 type errIter struct{ err error }
 
-func (errIter) Next() bool       { return false }
-func (errIter) Seek(DocNum) bool { return false }
-func (errIter) At() DocNum       { return 0 }
-func (e errIter) Err() error     { return e.err }
+func (errIter) Next() bool              { return false }
+func (errIter) Seek(record.DocNum) bool { return false }
+func (errIter) At() record.DocNum       { return 0 }
+func (e errIter) Err() error            { return e.err }
 
 // Empty returns an iterator over no documents.
 func Empty() Iterator { return errIter{} }
@@ -83,7 +85,7 @@ func Empty() Iterator { return errIter{} }
 // bitmapIter walks a roaring bitmap.
 type bitmapIter struct {
 	it  roaring.IntPeekable
-	cur DocNum
+	cur record.DocNum
 	ok  bool
 }
 
@@ -101,11 +103,11 @@ func (it *bitmapIter) Next() bool {
 		it.ok = false
 		return false
 	}
-	it.cur, it.ok = DocNum(it.it.Next()), true
+	it.cur, it.ok = record.DocNum(it.it.Next()), true
 	return true
 }
 
-func (it *bitmapIter) Seek(d DocNum) bool {
+func (it *bitmapIter) Seek(d record.DocNum) bool {
 	if it.ok && it.cur >= d {
 		return true
 	}
@@ -113,8 +115,8 @@ func (it *bitmapIter) Seek(d DocNum) bool {
 	return it.Next()
 }
 
-func (it *bitmapIter) At() DocNum { return it.cur }
-func (it *bitmapIter) Err() error { return nil }
+func (it *bitmapIter) At() record.DocNum { return it.cur }
+func (it *bitmapIter) Err() error        { return nil }
 
 // ToBitmap drains it into a new bitmap. It returns the iterator's error, if any,
 // and no partial bitmap with it.
@@ -130,8 +132,8 @@ func ToBitmap(it Iterator) (*roaring.Bitmap, error) {
 }
 
 // ToSlice drains it into a slice of doc numbers in ascending order.
-func ToSlice(it Iterator) ([]DocNum, error) {
-	var out []DocNum
+func ToSlice(it Iterator) ([]record.DocNum, error) {
+	var out []record.DocNum
 	for it.Next() {
 		out = append(out, it.At())
 	}
@@ -144,7 +146,7 @@ func ToSlice(it Iterator) ([]DocNum, error) {
 // intersectIter yields documents present in every child.
 type intersectIter struct {
 	its []Iterator
-	cur DocNum
+	cur record.DocNum
 	err error
 }
 
@@ -167,7 +169,7 @@ func (it *intersectIter) Next() bool {
 	return it.align(it.its[0].At())
 }
 
-func (it *intersectIter) Seek(d DocNum) bool {
+func (it *intersectIter) Seek(d record.DocNum) bool {
 	if !it.its[0].Seek(d) {
 		return it.fail(it.its[0])
 	}
@@ -175,7 +177,7 @@ func (it *intersectIter) Seek(d DocNum) bool {
 }
 
 // align seeks all children to the first common document ≥ target.
-func (it *intersectIter) align(target DocNum) bool {
+func (it *intersectIter) align(target record.DocNum) bool {
 	for {
 		agreed := true
 		for _, c := range it.its {
@@ -200,15 +202,15 @@ func (it *intersectIter) fail(c Iterator) bool {
 	return false
 }
 
-func (it *intersectIter) At() DocNum { return it.cur }
-func (it *intersectIter) Err() error { return it.err }
+func (it *intersectIter) At() record.DocNum { return it.cur }
+func (it *intersectIter) Err() error        { return it.err }
 
 // mergeIter yields documents present in any child, once each.
 type mergeIter struct {
 	its   []Iterator
 	state []childState
 	init  bool // cur is valid
-	cur   DocNum
+	cur   record.DocNum
 	err   error
 }
 
@@ -243,7 +245,7 @@ func (it *mergeIter) Next() bool {
 	return it.pick()
 }
 
-func (it *mergeIter) Seek(d DocNum) bool {
+func (it *mergeIter) Seek(d record.DocNum) bool {
 	if it.init && it.cur >= d {
 		return true
 	}
@@ -279,8 +281,8 @@ func (it *mergeIter) pick() bool {
 	return it.init
 }
 
-func (it *mergeIter) At() DocNum { return it.cur }
-func (it *mergeIter) Err() error { return it.err }
+func (it *mergeIter) At() record.DocNum { return it.cur }
+func (it *mergeIter) Err() error        { return it.err }
 
 // withoutIter yields documents of a that are not in b.
 type withoutIter struct {
@@ -301,7 +303,7 @@ func (it *withoutIter) Next() bool {
 	return it.skip()
 }
 
-func (it *withoutIter) Seek(d DocNum) bool {
+func (it *withoutIter) Seek(d record.DocNum) bool {
 	if !it.a.Seek(d) {
 		return it.fail(it.a)
 	}
@@ -336,8 +338,8 @@ func (it *withoutIter) fail(c Iterator) bool {
 	return false
 }
 
-func (it *withoutIter) At() DocNum { return it.a.At() }
-func (it *withoutIter) Err() error { return it.err }
+func (it *withoutIter) At() record.DocNum { return it.a.At() }
+func (it *withoutIter) Err() error        { return it.err }
 
 // Every iterator implements Iterator.
 var (

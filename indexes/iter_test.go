@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/cgraph/cgraph/record"
 )
 
-func hitsOf(docs ...DocNum) Hits {
+func hitsOf(docs ...record.DocNum) Hits {
 	h := make(Hits, len(docs))
 	for i, d := range docs {
 		h[i] = Hit{Doc: d, Score: float32(i)}
@@ -17,7 +19,7 @@ func hitsOf(docs ...DocNum) Hits {
 	return h
 }
 
-func drain(t *testing.T, it Iterator) []DocNum {
+func drain(t *testing.T, it Iterator) []record.DocNum {
 	t.Helper()
 	out, err := ToSlice(it)
 	if err != nil {
@@ -30,7 +32,7 @@ func TestIteratorCombinators(t *testing.T) {
 	a := func() Iterator { return hitsOf(1, 3, 5, 7, 9, 11).Iter() }
 	b := func() Iterator { return FromBitmap(roaring.BitmapOf(3, 4, 5, 11, 20)) }
 	c := func() Iterator {
-		p := &postingList{docs: []DocNum{0, 5, 11, 12}}
+		p := &postingList{docs: []record.DocNum{0, 5, 11, 12}}
 		return &postingIter{p: p}
 	}
 	cases := []struct {
@@ -65,16 +67,16 @@ func TestIteratorSeek(t *testing.T) {
 	for name, mk := range map[string]func() Iterator{
 		"hits":      func() Iterator { return hitsOf(2, 4, 6, 8).Iter() },
 		"bitmap":    func() Iterator { return FromBitmap(roaring.BitmapOf(2, 4, 6, 8)) },
-		"postings":  func() Iterator { return &postingIter{p: &postingList{docs: []DocNum{2, 4, 6, 8}}} },
+		"postings":  func() Iterator { return &postingIter{p: &postingList{docs: []record.DocNum{2, 4, 6, 8}}} },
 		"merge":     func() Iterator { return Merge(hitsOf(2, 6).Iter(), hitsOf(4, 8).Iter()) },
 		"intersect": func() Iterator { return Intersect(hitsOf(1, 2, 4, 6, 8).Iter(), hitsOf(2, 3, 4, 6, 8, 9).Iter()) },
 		"without":   func() Iterator { return Without(hitsOf(1, 2, 4, 5, 6, 8).Iter(), hitsOf(1, 5).Iter()) },
 	} {
 		it := mk()
 		steps := []struct {
-			seek DocNum
+			seek record.DocNum
 			ok   bool
-			at   DocNum
+			at   record.DocNum
 		}{{3, true, 4}, {4, true, 4}, {1, true, 4}, {7, true, 8}, {9, false, 0}}
 		for _, s := range steps {
 			ok := it.Seek(s.seek)
@@ -111,12 +113,12 @@ func TestIteratorErrors(t *testing.T) {
 // TestIteratorRandomSets compares the combinators with set arithmetic on maps.
 func TestIteratorRandomSets(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
-	randSet := func() []DocNum {
-		m := map[DocNum]bool{}
+	randSet := func() []record.DocNum {
+		m := map[record.DocNum]bool{}
 		for range rng.IntN(50) {
-			m[DocNum(rng.IntN(100))] = true
+			m[record.DocNum(rng.IntN(100))] = true
 		}
-		var out []DocNum
+		var out []record.DocNum
 		for d := range m {
 			out = append(out, d)
 		}
@@ -125,9 +127,9 @@ func TestIteratorRandomSets(t *testing.T) {
 	}
 	for range 200 {
 		x, y := randSet(), randSet()
-		in := func(s []DocNum, d DocNum) bool { _, ok := slices.BinarySearch(s, d); return ok }
-		var and, or, not []DocNum
-		for d := range DocNum(100) {
+		in := func(s []record.DocNum, d record.DocNum) bool { _, ok := slices.BinarySearch(s, d); return ok }
+		var and, or, not []record.DocNum
+		for d := range record.DocNum(100) {
 			if in(x, d) && in(y, d) {
 				and = append(and, d)
 			}
@@ -138,7 +140,7 @@ func TestIteratorRandomSets(t *testing.T) {
 				not = append(not, d)
 			}
 		}
-		it := func(s []DocNum) Iterator { return hitsOf(s...).Iter() }
+		it := func(s []record.DocNum) Iterator { return hitsOf(s...).Iter() }
 		if g := drain(t, Intersect(it(x), it(y))); !slices.Equal(g, and) {
 			t.Fatalf("Intersect(%v, %v) = %v, want %v", x, y, g, and)
 		}

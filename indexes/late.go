@@ -3,6 +3,8 @@ package indexes
 import (
 	"fmt"
 	"sync"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // Late is an in-memory E12 late-interaction store: one quantized TokenMatrix per
@@ -47,7 +49,7 @@ func (x *Late) Bytes() int {
 }
 
 // Add stores (or replaces) doc's token matrix, row-major, len(data) = rows·Dim.
-func (x *Late) Add(doc DocNum, data []float32) error {
+func (x *Late) Add(doc record.DocNum, data []float32) error {
 	what := fmt.Sprintf("late-interaction store %q: add doc %d", x.name, doc)
 	if err := checkDoc(what, doc); err != nil {
 		return err
@@ -63,7 +65,7 @@ func (x *Late) Add(doc DocNum, data []float32) error {
 }
 
 // putLocked stores m for doc. REQUIRES: x.mu held for writing.
-func (x *Late) putLocked(doc DocNum, m *TokenMatrix) {
+func (x *Late) putLocked(doc record.DocNum, m *TokenMatrix) {
 	if int(doc) >= len(x.mats) {
 		x.mats = append(x.mats, make([]*TokenMatrix, int(doc)+1-len(x.mats))...)
 	}
@@ -77,7 +79,7 @@ func (x *Late) putLocked(doc DocNum, m *TokenMatrix) {
 }
 
 // Build replaces the contents with docs[i] → mats[i]; on error nothing changes.
-func (x *Late) Build(docs []DocNum, mats [][]float32) error {
+func (x *Late) Build(docs []record.DocNum, mats [][]float32) error {
 	if len(docs) != len(mats) {
 		return fmt.Errorf("late-interaction store %q: build got %d doc numbers and %d matrices", x.name, len(docs), len(mats))
 	}
@@ -103,7 +105,7 @@ func (x *Late) Build(docs []DocNum, mats [][]float32) error {
 }
 
 // Delete removes doc's matrix and reports whether it was present.
-func (x *Late) Delete(doc DocNum) bool {
+func (x *Late) Delete(doc record.DocNum) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if int(doc) >= len(x.mats) || x.mats[doc] == nil {
@@ -116,23 +118,23 @@ func (x *Late) Delete(doc DocNum) bool {
 }
 
 // Docs returns the doc numbers held, ascending.
-func (x *Late) Docs() []DocNum {
+func (x *Late) Docs() []record.DocNum {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	var out []DocNum
+	var out []record.DocNum
 	for d, m := range x.mats {
 		if m != nil {
-			out = append(out, DocNum(d))
+			out = append(out, record.DocNum(d))
 		}
 	}
 	return out
 }
 
 // MaxSim is the package-level MaxSim over the matrices held (see there).
-func (x *Late) MaxSim(query []float32, candidates []DocNum) (hits Hits, missing []DocNum, err error) {
+func (x *Late) MaxSim(query []float32, candidates []record.DocNum) (hits Hits, missing []record.DocNum, err error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	hits, missing, err = MaxSim(query, x.dim, candidates, func(d DocNum) (TokenMatrix, bool, error) {
+	hits, missing, err = MaxSim(query, x.dim, candidates, func(d record.DocNum) (TokenMatrix, bool, error) {
 		if int(d) >= len(x.mats) || x.mats[d] == nil {
 			return TokenMatrix{}, false, nil
 		}

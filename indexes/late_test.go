@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // floatMaxSim is the reference MaxSim in float64 over unquantized matrices.
@@ -45,14 +47,14 @@ func TestMaxSimInt8MatchesFloat(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	x, err := NewLate("E12", dim)
 	must(t, err)
-	docs := map[DocNum][]float32{}
-	for d := range DocNum(200) {
+	docs := map[record.DocNum][]float32{}
+	for d := range record.DocNum(200) {
 		m := randMatrix(rng, 5+rng.IntN(60), dim)
 		docs[d] = m
 		must(t, x.Add(d, m))
 	}
-	var cands []DocNum
-	for d := range DocNum(200) {
+	var cands []record.DocNum
+	for d := range record.DocNum(200) {
 		cands = append(cands, d)
 	}
 	cands = append(cands, 500, 3) // one unknown doc and a duplicate
@@ -85,7 +87,7 @@ func TestMaxSimInt8MatchesFloat(t *testing.T) {
 	if !x.Delete(3) || x.Delete(3) || x.Len() != 199 {
 		t.Error("Delete(3) twice did not report present then absent")
 	}
-	if _, missing, _ := x.MaxSim(q, []DocNum{3}); len(missing) != 1 {
+	if _, missing, _ := x.MaxSim(q, []record.DocNum{3}); len(missing) != 1 {
 		t.Error("deleted doc scored")
 	}
 }
@@ -96,8 +98,8 @@ func TestMaxSimRanksLikeFloat(t *testing.T) {
 	const dim = 64
 	rng := rand.New(rand.NewPCG(3, 4))
 	x, _ := NewLate("E12", dim)
-	docs := map[DocNum][]float32{}
-	for d := range DocNum(100) {
+	docs := map[record.DocNum][]float32{}
+	for d := range record.DocNum(100) {
 		m := randMatrix(rng, 30, dim)
 		docs[d] = m
 		must(t, x.Add(d, m))
@@ -123,7 +125,7 @@ func TestLateBadInput(t *testing.T) {
 		{x.Add(1, nil), "0 values"},
 		{x.Add(1, []float32{1, 2, 3, float32(math.Inf(1))}), "+Inf"},
 		{func() error { _, _, err := x.MaxSim([]float32{1}, nil); return err }(), "query matrix has 1 values"},
-		{x.Build([]DocNum{1, 1}, [][]float32{{1, 0, 0, 0}, {1, 0, 0, 0}}), "doc 1 twice"},
+		{x.Build([]record.DocNum{1, 1}, [][]float32{{1, 0, 0, 0}, {1, 0, 0, 0}}), "doc 1 twice"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("error %v, want %q", c.err, c.want)
@@ -132,7 +134,7 @@ func TestLateBadInput(t *testing.T) {
 	if x.Len() != 0 {
 		t.Errorf("failed calls stored %d matrices", x.Len())
 	}
-	must(t, x.Build([]DocNum{2, 7}, [][]float32{{1, 0, 0, 0}, {0, 0, 0, 0, 0, 1, 0, 0}}))
+	must(t, x.Build([]record.DocNum{2, 7}, [][]float32{{1, 0, 0, 0}, {0, 0, 0, 0, 0, 1, 0, 0}}))
 	if got := x.Docs(); len(got) != 2 || got[0] != 2 || got[1] != 7 {
 		t.Errorf("Docs after Build = %v", got)
 	}

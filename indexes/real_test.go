@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // Real-embedding checks run only when CGRAPH_VECTORS_DIR names a directory with
@@ -68,20 +70,20 @@ func TestRealEmbeddingsRecall(t *testing.T) {
 	docs, queries := realVectors(t)
 	for _, n := range []int{len(docs), 100000} {
 		all := expand(docs, n)
-		ids := make([]DocNum, n)
+		ids := make([]record.DocNum, n)
 		for i := range ids {
-			ids[i] = DocNum(i)
+			ids[i] = record.DocNum(i)
 		}
 		exact, _ := NewDense(DenseConfig{Name: "exact", Dim: len(docs[0])})
 		must(t, exact.Build(ids, all))
 		for d := 0; d < n; d += 10 {
-			exact.Delete(DocNum(d))
+			exact.Delete(record.DocNum(d))
 		}
 		for _, p := range []Precision{Float32, Int8} {
 			x, _ := NewDense(DenseConfig{Name: "real", Dim: len(docs[0]), Precision: p})
 			must(t, x.Build(ids, all))
 			for d := 0; d < n; d += 10 {
-				x.Delete(DocNum(d))
+				x.Delete(record.DocNum(d))
 			}
 			for _, r := range []int{128, 256, 512, 1024, 2048} {
 				var sum float64
@@ -105,9 +107,9 @@ func BenchmarkRealDense(b *testing.B) {
 	docs, queries := realVectors(b)
 	for _, n := range []int{len(docs), 100000} {
 		all := expand(docs, n)
-		ids := make([]DocNum, n)
+		ids := make([]record.DocNum, n)
 		for i := range ids {
-			ids[i] = DocNum(i)
+			ids[i] = record.DocNum(i)
 		}
 		for _, p := range []Precision{Float32, Int8} {
 			x, _ := NewDense(DenseConfig{Name: "real", Dim: len(docs[0]), Precision: p})

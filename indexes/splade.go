@@ -6,7 +6,9 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // Splade is the E13 learned-sparse index: vocabulary index → posting list of
@@ -61,7 +63,7 @@ func termIDs(idx []uint32) []TermID {
 }
 
 // Add indexes (or re-indexes) doc's sparse vector. Zero weights are not indexed.
-func (x *Splade) Add(doc DocNum, v fingerprint.Sparse) error {
+func (x *Splade) Add(doc record.DocNum, v fingerprint.Sparse) error {
 	what := fmt.Sprintf("SPLADE index %q: add doc %d", x.name, doc)
 	if err := checkDoc(what, doc); err != nil {
 		return err
@@ -89,7 +91,7 @@ func dropZeros(v fingerprint.Sparse) fingerprint.Sparse {
 }
 
 // Build replaces the contents with docs[i] → vecs[i]; on error nothing changes.
-func (x *Splade) Build(docs []DocNum, vecs []fingerprint.Sparse) error {
+func (x *Splade) Build(docs []record.DocNum, vecs []fingerprint.Sparse) error {
 	if len(docs) != len(vecs) {
 		return fmt.Errorf("SPLADE index %q: build got %d doc numbers and %d vectors", x.name, len(docs), len(vecs))
 	}
@@ -116,7 +118,7 @@ func (x *Splade) Build(docs []DocNum, vecs []fingerprint.Sparse) error {
 }
 
 // Delete unindexes doc and reports whether it was present.
-func (x *Splade) Delete(doc DocNum) bool {
+func (x *Splade) Delete(doc record.DocNum) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.ix.remove(doc) != nil
@@ -136,7 +138,7 @@ func (x *Splade) resolveLocked(q fingerprint.Sparse) []qterm {
 	return qs
 }
 
-func spladeScore(t *qterm, _ DocNum, imp float32) float64 { return t.w * float64(imp) }
+func spladeScore(t *qterm, _ record.DocNum, imp float32) float64 { return t.w * float64(imp) }
 
 func (x *Splade) search(q fingerprint.Sparse, k int, filter *roaring.Bitmap, a algo) (Hits, error) {
 	what := fmt.Sprintf("SPLADE index %q: search", x.name)

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/viterin/vek/vek32"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // TokenMatrix is a quantized E12 token matrix: Rows() token vectors of Dim()
@@ -153,7 +155,7 @@ func DecodeTokenMatrix(b []byte) (TokenMatrix, error) {
 // TokenLoader fetches the quantized token matrix of a candidate; ok is false when
 // the doc has none. The engine implements it over its column family; Late over
 // memory.
-type TokenLoader func(doc DocNum) (m TokenMatrix, ok bool, err error)
+type TokenLoader func(doc record.DocNum) (m TokenMatrix, ok bool, err error)
 
 // MaxSim scores each candidate by Σ over query tokens of the maximum dot product
 // with the candidate's (dequantized) tokens, and returns the scored candidates
@@ -162,7 +164,7 @@ type TokenLoader func(doc DocNum) (m TokenMatrix, ok bool, err error)
 // silently dropped. A loader error stops the scoring and is returned wrapped.
 // query is row-major with len(query) a positive multiple of dim; every matrix
 // must have width dim. Cost: O(Σ tokens·dim·query rows) over the candidates.
-func MaxSim(query []float32, dim int, candidates []DocNum, load TokenLoader) (hits Hits, missing []DocNum, err error) {
+func MaxSim(query []float32, dim int, candidates []record.DocNum, load TokenLoader) (hits Hits, missing []record.DocNum, err error) {
 	if dim <= 0 || len(query) == 0 || len(query)%dim != 0 {
 		return nil, nil, fmt.Errorf("MaxSim: query matrix has %d values, not a positive multiple of the token width %d", len(query), dim)
 	}

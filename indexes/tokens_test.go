@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 func TestTokenMatrixRoundTrip(t *testing.T) {
@@ -96,7 +98,7 @@ func FuzzDecodeTokenMatrix(f *testing.F) {
 		}
 		q := make([]float32, m.Dim())
 		q[0] = 1
-		hits, _, err := MaxSim(q, m.Dim(), []DocNum{1}, func(DocNum) (TokenMatrix, bool, error) { return m, true, nil })
+		hits, _, err := MaxSim(q, m.Dim(), []record.DocNum{1}, func(record.DocNum) (TokenMatrix, bool, error) { return m, true, nil })
 		if err != nil || len(hits) != 1 {
 			t.Fatalf("MaxSim on a decoded matrix: %v, %v", hits, err)
 		}
@@ -106,7 +108,7 @@ func FuzzDecodeTokenMatrix(f *testing.F) {
 func TestMaxSimLoader(t *testing.T) {
 	m, _ := QuantizeTokens(2, []float32{1, 0, 0, 1})
 	boom := errors.New("disk on fire")
-	load := func(d DocNum) (TokenMatrix, bool, error) {
+	load := func(d record.DocNum) (TokenMatrix, bool, error) {
 		switch d {
 		case 1:
 			return m, true, nil
@@ -118,16 +120,16 @@ func TestMaxSimLoader(t *testing.T) {
 		}
 		return TokenMatrix{}, false, boom
 	}
-	hits, missing, err := MaxSim([]float32{1, 0, 0.5, 0.5}, 2, []DocNum{2, 1, 1}, load)
+	hits, missing, err := MaxSim([]float32{1, 0, 0.5, 0.5}, 2, []record.DocNum{2, 1, 1}, load)
 	must(t, err)
 	// query tokens (1,0) and (.5,.5) against doc tokens (1,0), (0,1): 1 + 0.5.
 	if len(hits) != 1 || hits[0].Doc != 1 || hits[0].Score != 1.5 || len(missing) != 1 || missing[0] != 2 {
 		t.Fatalf("hits %v missing %v", hits, missing)
 	}
-	if _, _, err := MaxSim([]float32{1, 0}, 2, []DocNum{9}, load); !errors.Is(err, boom) {
+	if _, _, err := MaxSim([]float32{1, 0}, 2, []record.DocNum{9}, load); !errors.Is(err, boom) {
 		t.Errorf("loader error not wrapped: %v", err)
 	}
-	if _, _, err := MaxSim([]float32{1, 0}, 2, []DocNum{3}, load); err == nil || !strings.Contains(err.Error(), "3-wide tokens") {
+	if _, _, err := MaxSim([]float32{1, 0}, 2, []record.DocNum{3}, load); err == nil || !strings.Contains(err.Error(), "3-wide tokens") {
 		t.Errorf("width mismatch: %v", err)
 	}
 }

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 // Limits of the search tools.
@@ -32,8 +32,8 @@ func badArg(arg, fix, format string, a ...any) error {
 	return &argError{Arg: arg, Problem: fmt.Sprintf(format, a...), Fix: fix}
 }
 
-func parseID(arg, s string) (engine.MemoryID, error) {
-	id, err := engine.ParseMemoryID(strings.TrimSpace(s))
+func parseID(arg, s string) (record.ID, error) {
+	id, err := record.ParseID(strings.TrimSpace(s))
 	if err != nil {
 		return id, badArg(arg, "give the 36-character UUID returned by store_memory or a search result, e.g. 0191e0a2-7c3b-7d4e-9f00-1234567890ab", "%q is not a memory id", s)
 	}

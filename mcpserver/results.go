@@ -3,10 +3,10 @@ package mcpserver
 import (
 	"time"
 
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/pipeline"
+	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics/topicstore"
 )
 
@@ -15,15 +15,15 @@ const snippetRunes = 240
 
 // Hit is one search result as the tools return it.
 type Hit struct {
-	Rank      int               `json:"rank"`
-	ID        engine.MemoryID   `json:"id"`
-	Score     float64           `json:"score"`
-	Snippet   string            `json:"snippet"`
-	Type      engine.MemoryType `json:"type"`
-	Tags      []string          `json:"tags,omitempty"`
-	Session   string            `json:"session,omitempty"`
-	Sequence  uint64            `json:"sequence,omitempty"`
-	CreatedAt time.Time         `json:"created_at"`
+	Rank      int         `json:"rank"`
+	ID        record.ID   `json:"id"`
+	Score     float64     `json:"score"`
+	Snippet   string      `json:"snippet"`
+	Type      record.Type `json:"type"`
+	Tags      []string    `json:"tags,omitempty"`
+	Session   string      `json:"session,omitempty"`
+	Sequence  uint64      `json:"sequence,omitempty"`
+	CreatedAt time.Time   `json:"created_at"`
 	// Slots explains the score: each slot's rank, raw score, WRRF
 	// contribution and threshold level.
 	Slots  pipeline.SlotScores `json:"slots"`
@@ -46,7 +46,7 @@ type SearchOutput struct {
 	TookMS float64                `json:"took_ms"`
 }
 
-func toHit(rank int, h pipeline.ResultHit, m engine.Memory) Hit {
+func toHit(rank int, h pipeline.ResultHit, m record.Memory) Hit {
 	return Hit{Rank: rank, ID: m.ID, Score: h.Score, Snippet: topicstore.Snippet(m.Content, snippetRunes), Type: m.Type,
 		Tags: m.Tags, Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(),
 		Slots: h.Slots, Boosts: h.Boosts, Badges: h.Badges}
@@ -112,22 +112,22 @@ func fingerprintEntries(fp *fingerprint.Fingerprint) []SlotEntry {
 
 // MemoryOutput is a stored memory.
 type MemoryOutput struct {
-	ID          engine.MemoryID   `json:"id"`
-	DocNum      engine.DocNum     `json:"doc_num"`
-	Content     string            `json:"content"`
-	Type        engine.MemoryType `json:"type"`
-	Tags        []string          `json:"tags"`
-	Source      string            `json:"source,omitempty"`
-	Session     string            `json:"session,omitempty"`
-	Sequence    uint64            `json:"sequence,omitempty"`
-	CreatedAt   time.Time         `json:"created_at"`
-	UpdatedAt   time.Time         `json:"updated_at"`
-	AccessCount uint64            `json:"access_count"`
-	Importance  float64           `json:"importance"`
-	Fingerprint []SlotEntry       `json:"fingerprint,omitempty"`
+	ID          record.ID     `json:"id"`
+	DocNum      record.DocNum `json:"doc_num"`
+	Content     string        `json:"content"`
+	Type        record.Type   `json:"type"`
+	Tags        []string      `json:"tags"`
+	Source      string        `json:"source,omitempty"`
+	Session     string        `json:"session,omitempty"`
+	Sequence    uint64        `json:"sequence,omitempty"`
+	CreatedAt   time.Time     `json:"created_at"`
+	UpdatedAt   time.Time     `json:"updated_at"`
+	AccessCount uint64        `json:"access_count"`
+	Importance  float64       `json:"importance"`
+	Fingerprint []SlotEntry   `json:"fingerprint,omitempty"`
 }
 
-func toMemoryOutput(m engine.Memory) MemoryOutput {
+func toMemoryOutput(m record.Memory) MemoryOutput {
 	tags := m.Tags
 	if tags == nil {
 		tags = []string{}

@@ -15,16 +15,17 @@ import (
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/record"
 )
 
 // Store is what the tools need from an open memory store; *memory.Store
 // implements it. Writes go through Add and Delete only (never the engine).
 type Store interface {
-	Add(ctx context.Context, m engine.NewMemory) (engine.Memory, error)
-	Get(ctx context.Context, id engine.MemoryID) (engine.Memory, error)
-	Delete(ctx context.Context, id engine.MemoryID) error
-	Fingerprint(ctx context.Context, id engine.MemoryID) (*fingerprint.Fingerprint, error)
-	EachFingerprint(ctx context.Context, fn func(m engine.Memory, fp *fingerprint.Fingerprint) error) error
+	Add(ctx context.Context, m record.NewMemory) (record.Memory, error)
+	Get(ctx context.Context, id record.ID) (record.Memory, error)
+	Delete(ctx context.Context, id record.ID) error
+	Fingerprint(ctx context.Context, id record.ID) (*fingerprint.Fingerprint, error)
+	EachFingerprint(ctx context.Context, fn func(m record.Memory, fp *fingerprint.Fingerprint) error) error
 	Search(ctx context.Context, req memory.SearchRequest) (memory.SearchResult, error)
 	Slots() []memory.SlotInfo
 	Engine() *engine.Engine
@@ -191,13 +192,13 @@ func (s *Server) readOnlyError(tool string) error {
 
 // toolError adds how to fix the errors the store reports.
 func toolError(err error) error {
-	var ve *engine.ValidationError
+	var ve *record.ValidationError
 	switch {
 	case errors.As(err, &ve):
 		return err // says field, problem and fix
-	case errors.Is(err, engine.ErrNotFound):
+	case errors.Is(err, record.ErrNotFound):
 		return fmt.Errorf("%w: check the id (search_graph or get_session_timeline list ids), or it was deleted", err)
-	case errors.Is(err, engine.ErrReadOnly):
+	case errors.Is(err, record.ErrReadOnly):
 		return fmt.Errorf("%w: this server cannot write; use the writing cgraph mcp server", err)
 	}
 	return err

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics"
 	"github.com/cgraph/cgraph/topics/topicstore"
 )
@@ -22,11 +22,11 @@ type timelineIn struct {
 
 // TimelineEntry is one memory of a session in E4 order.
 type TimelineEntry struct {
-	Sequence  uint64            `json:"sequence"`
-	ID        engine.MemoryID   `json:"id"`
-	Type      engine.MemoryType `json:"type"`
-	CreatedAt time.Time         `json:"created_at"`
-	Snippet   string            `json:"snippet"`
+	Sequence  uint64      `json:"sequence"`
+	ID        record.ID   `json:"id"`
+	Type      record.Type `json:"type"`
+	CreatedAt time.Time   `json:"created_at"`
+	Snippet   string      `json:"snippet"`
 }
 
 type timelineOut struct {
@@ -47,8 +47,8 @@ func getSessionTimeline(ctx context.Context, s *Server, in timelineIn) (any, err
 	if in.Session == "" {
 		return nil, badArg("session", "give the session id used with store_memory", "is empty")
 	}
-	if len(in.Session) > engine.MaxSessionBytes {
-		return nil, badArg("session", fmt.Sprintf("session ids are at most %d bytes", engine.MaxSessionBytes), "is %d bytes", len(in.Session))
+	if len(in.Session) > record.MaxSessionBytes {
+		return nil, badArg("session", fmt.Sprintf("session ids are at most %d bytes", record.MaxSessionBytes), "is %d bytes", len(in.Session))
 	}
 	limit := in.Limit
 	if limit == 0 {
@@ -63,14 +63,14 @@ func getSessionTimeline(ctx context.Context, s *Server, in timelineIn) (any, err
 	prefix := sessionPrefix(in.Session)
 	type ref struct {
 		seq uint64
-		id  engine.MemoryID
+		id  record.ID
 	}
 	var refs []ref
 	total := 0
 	var next uint64
 	err := s.store.Engine().Scan(ctx, "sequence", prefix, func(k, v []byte) error {
 		if len(k) != len(prefix)+8 || len(v) != 16 {
-			return fmt.Errorf("sequence family: key %x: %w", k, engine.ErrCorrupt)
+			return fmt.Errorf("sequence family: key %x: %w", k, record.ErrCorrupt)
 		}
 		total++
 		seq := binary.BigEndian.Uint64(k[len(prefix):])
@@ -83,7 +83,7 @@ func getSessionTimeline(ctx context.Context, s *Server, in timelineIn) (any, err
 			}
 			return nil
 		}
-		var id engine.MemoryID
+		var id record.ID
 		copy(id[:], v)
 		refs = append(refs, ref{seq, id})
 		return nil
@@ -96,7 +96,7 @@ func getSessionTimeline(ctx context.Context, s *Server, in timelineIn) (any, err
 	}
 	// Resolve the records without recording accesses (a listing is not a
 	// read by the user).
-	ids := make([]engine.MemoryID, len(refs))
+	ids := make([]record.ID, len(refs))
 	for i, r := range refs {
 		ids[i] = r.id
 	}
@@ -299,12 +299,12 @@ type divergenceIn struct {
 
 // CheckOut is one divergence measurement.
 type CheckOut struct {
-	ID         engine.MemoryID `json:"id"`
-	Snippet    string          `json:"snippet"`
-	Slot       string          `json:"slot"`
-	Similarity float64         `json:"similarity"`
-	Nearest    engine.MemoryID `json:"nearest"`
-	Severity   string          `json:"severity,omitempty"`
+	ID         record.ID `json:"id"`
+	Snippet    string    `json:"snippet"`
+	Slot       string    `json:"slot"`
+	Similarity float64   `json:"similarity"`
+	Nearest    record.ID `json:"nearest"`
+	Severity   string    `json:"severity,omitempty"`
 }
 
 type divergenceOut struct {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
 )
 
 type storeMemoryIn struct {
@@ -18,11 +18,11 @@ type storeMemoryIn struct {
 }
 
 type storeMemoryOut struct {
-	ID        engine.MemoryID `json:"id"`
-	DocNum    engine.DocNum   `json:"doc_num"`
-	Session   string          `json:"session,omitempty"`
-	Sequence  uint64          `json:"sequence,omitempty"`
-	CreatedAt string          `json:"created_at"`
+	ID        record.ID     `json:"id"`
+	DocNum    record.DocNum `json:"doc_num"`
+	Session   string        `json:"session,omitempty"`
+	Sequence  uint64        `json:"sequence,omitempty"`
+	CreatedAt string        `json:"created_at"`
 	// Fingerprint lists each slot's status, so the agent sees which
 	// embedders could represent the memory.
 	Fingerprint []SlotEntry `json:"fingerprint"`
@@ -32,9 +32,9 @@ func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) 
 	if strings.TrimSpace(in.Content) == "" {
 		return nil, badArg("content", "give the text to remember", "is empty")
 	}
-	n := engine.NewMemory{Content: in.Content, Tags: in.Tags, Source: in.Source, Session: in.Session}
+	n := record.NewMemory{Content: in.Content, Tags: in.Tags, Source: in.Source, Session: in.Session}
 	if in.Type != "" {
-		t, err := engine.ParseMemoryType(in.Type)
+		t, err := record.ParseType(in.Type)
 		if err != nil {
 			return nil, badArg("type", "give one of fact, decision, error, pattern, code, conversation, note, preference", "%v", err)
 		}
@@ -93,7 +93,7 @@ type deleteMemoryIn struct {
 }
 
 type deleteMemoryOut struct {
-	Deleted engine.MemoryID `json:"deleted"`
+	Deleted record.ID `json:"deleted"`
 }
 
 func deleteMemory(ctx context.Context, s *Server, in deleteMemoryIn) (any, error) {

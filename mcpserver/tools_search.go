@@ -7,11 +7,11 @@ import (
 	"sort"
 	"time"
 
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 // search runs req and shapes its result; notes go first in the output.
@@ -147,10 +147,10 @@ type SlotRanking struct {
 
 // Disagreement is a memory one slot ranks highly that others miss.
 type Disagreement struct {
-	ID       engine.MemoryID `json:"id"`
-	Snippet  string          `json:"snippet"`
-	RankedBy map[string]int  `json:"ranked_by"` // slot → rank (1-based) among slots that list it
-	MissedBy []string        `json:"missed_by"`
+	ID       record.ID      `json:"id"`
+	Snippet  string         `json:"snippet"`
+	RankedBy map[string]int `json:"ranked_by"` // slot → rank (1-based) among slots that list it
+	MissedBy []string       `json:"missed_by"`
 }
 
 type compareOut struct {
@@ -188,8 +188,8 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 		return nil, badArg("embedders", "name at least two slots that can lead a search, or install models (list_embedder_indexes)", "%d slot(s) to compare", len(slots))
 	}
 	out := compareOut{Query: in.Query, Overlap: map[string]map[string]float64{}}
-	sets := make([]map[engine.MemoryID]int, len(slots))
-	snippets := map[engine.MemoryID]string{}
+	sets := make([]map[record.ID]int, len(slots))
+	snippets := map[record.ID]string{}
 	for i, slot := range slots {
 		r := SlotRanking{Slot: slot.String(), Status: pipeline.StatusOK, Results: []Hit{}}
 		res, err := s.slotSearch(ctx, in.Query, slot, k, pipeline.DirectionAny)
@@ -204,7 +204,7 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 				r.Status = pipeline.StatusEmpty
 			}
 		}
-		sets[i] = map[engine.MemoryID]int{}
+		sets[i] = map[record.ID]int{}
 		for _, h := range r.Results {
 			sets[i][h.ID] = h.Rank
 			snippets[h.ID] = h.Snippet
@@ -231,13 +231,13 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 			out.Slots[i].Overlap = sum / float64(n)
 		}
 	}
-	all := map[engine.MemoryID]bool{}
+	all := map[record.ID]bool{}
 	for _, set := range sets {
 		for id := range set {
 			all[id] = true
 		}
 	}
-	ids := make([]engine.MemoryID, 0, len(all))
+	ids := make([]record.ID, 0, len(all))
 	for id := range all {
 		ids = append(ids, id)
 	}
@@ -272,7 +272,7 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 	return out, nil
 }
 
-func setJaccard(a, b map[engine.MemoryID]int) float64 {
+func setJaccard(a, b map[record.ID]int) float64 {
 	inter := 0
 	for id := range a {
 		if _, ok := b[id]; ok {
@@ -412,7 +412,7 @@ func searchRecent(ctx context.Context, s *Server, in recentIn) (any, error) {
 		return nil, err
 	}
 	if in.Query == "" {
-		ms, err := s.store.Engine().List(ctx, engine.ListOptions{Limit: k})
+		ms, err := s.store.Engine().List(ctx, record.ListOptions{Limit: k})
 		if err != nil {
 			return nil, err
 		}

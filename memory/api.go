@@ -13,6 +13,7 @@ import (
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 // Options configure Open.
@@ -128,7 +129,7 @@ type SearchRequest struct {
 type SearchResult struct {
 	pipeline.Result
 	// Memories[i] is the memory of Result.Hits[i].
-	Memories []engine.Memory
+	Memories []record.Memory
 	// Encode is the time spent computing query views (before the stages).
 	Encode time.Duration
 	// Total is the end-to-end time of Search.

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/hdc"
 	"github.com/cgraph/cgraph/engine"
@@ -28,6 +29,7 @@ import (
 	"github.com/cgraph/cgraph/indexes"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 // The search benchmarks run on stores of 10k and 100k memories whose
@@ -245,9 +247,9 @@ func benchStore(b *testing.B, reg *embedders.Registry, real []fingerprint.Finger
 	const batch = 1000
 	for lo := 0; lo < n; lo += batch {
 		hi := min(lo+batch, n)
-		ns := make([]engine.NewMemory, 0, hi-lo)
+		ns := make([]record.NewMemory, 0, hi-lo)
 		for i := lo; i < hi; i++ {
-			ns = append(ns, engine.NewMemory{Content: docs[i%len(docs)], CreatedAt: base.Add(time.Duration(i) * time.Minute)})
+			ns = append(ns, record.NewMemory{Content: docs[i%len(docs)], CreatedAt: base.Add(time.Duration(i) * time.Minute)})
 		}
 		// The fingerprints' E2/E3 carry the cache's creation time; the
 		// records carry their own. Temporal badges only.
@@ -360,7 +362,7 @@ func BenchmarkSearch(b *testing.B) {
 					// agreement of the top 10 with the exact baseline
 					// and of their source texts: replicas of one source are
 					// near-ties, so which replica ranks first is noise.
-					want, wantSrc := map[pipeline.DocNum]bool{}, map[int]int{}
+					want, wantSrc := map[record.DocNum]bool{}, map[int]int{}
 					for _, h := range ex.Hits {
 						want[h.Doc] = true
 						wantSrc[int(h.Doc)%len(real)]++
@@ -396,11 +398,11 @@ func BenchmarkSearch(b *testing.B) {
 		// E1 recall@10 of the dense index against exact float32 cosine, by
 		// precision and rerank depth, on this corpus (e5-small-v2 vectors).
 		b.Run(fmt.Sprintf("%dk/e1_recall", n/1000), func(b *testing.B) {
-			var docsN []indexes.DocNum
+			var docsN []record.DocNum
 			var vecs [][]float32
 			for i, fp := range benchFPs[n] {
 				if v := denseOf(fp.Get(fingerprint.E1).Value); len(v) > 0 {
-					docsN, vecs = append(docsN, indexes.DocNum(i)), append(vecs, v)
+					docsN, vecs = append(docsN, record.DocNum(i)), append(vecs, v)
 				}
 			}
 			var qs [][]float32
@@ -430,7 +432,7 @@ func BenchmarkSearch(b *testing.B) {
 							t0 := time.Now()
 							got, _ := d.Search(q, 10, nil)
 							lat = append(lat, time.Since(t0))
-							in := map[indexes.DocNum]bool{}
+							in := map[record.DocNum]bool{}
 							for _, h := range want {
 								in[h.Doc] = true
 							}

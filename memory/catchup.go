@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
 )
 
 // maxIncremental is the number of new memories a read-only store indexes one
@@ -73,16 +73,16 @@ func (s *Store) catchUp(ctx context.Context) error {
 
 // indexNew indexes the memories with doc numbers in [from, to).
 func (s *Store) indexNew(ctx context.Context, from, to uint32) error {
-	docs := make([]engine.DocNum, 0, to-from)
+	docs := make([]record.DocNum, 0, to-from)
 	for d := from; d < to; d++ {
-		docs = append(docs, engine.DocNum(d))
+		docs = append(docs, record.DocNum(d))
 	}
 	ms, found, err := s.eng.PeekDocs(ctx, docs)
 	if err != nil {
 		return err
 	}
-	var ids []engine.MemoryID
-	var live []engine.Memory
+	var ids []record.ID
+	var live []record.Memory
 	for i, m := range ms {
 		if found[i] {
 			ids = append(ids, m.ID)
@@ -110,7 +110,7 @@ func (s *Store) indexNew(ctx context.Context, from, to uint32) error {
 // dropDeleted removes from the indexes every doc no longer stored.
 func (s *Store) dropDeleted(ctx context.Context) error {
 	stored := make(map[uint32]bool)
-	if err := s.eng.ScanDocs(ctx, func(d engine.DocNum, _ engine.MemoryID) error {
+	if err := s.eng.ScanDocs(ctx, func(d record.DocNum, _ record.ID) error {
 		stored[uint32(d)] = true
 		return nil
 	}); err != nil {

@@ -2,19 +2,17 @@ package memory
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // This file holds the value and key layouts package memory writes into the
 // engine's derived families (engine/FORMAT.md, "Derived families"). Every
 // value starts with a version byte; decoders refuse other versions and
-// trailing bytes, and their errors wrap errCorrupt.
-
-var errCorrupt = errors.New("corrupt derived data")
+// trailing bytes, and their errors wrap record.ErrCorrupt.
 
 // valueVersion is the version byte of every value layout in this file.
 const valueVersion = 1
@@ -43,7 +41,7 @@ type decbuf struct {
 
 func (d *decbuf) fail(format string, a ...any) {
 	if d.err == nil {
-		d.err = fmt.Errorf("%s: %w", fmt.Sprintf(format, a...), errCorrupt)
+		d.err = fmt.Errorf("%s: %w", fmt.Sprintf(format, a...), record.ErrCorrupt)
 	}
 }
 
@@ -223,15 +221,15 @@ const maxTermBytes = 1 << 12
 // aliases k.
 func parsePostingKey(k []byte) (term []byte, doc uint32, err error) {
 	if len(k) < 1 || k[0] != postingPrefix {
-		return nil, 0, fmt.Errorf("posting key %x: no 'p' prefix: %w", k, errCorrupt)
+		return nil, 0, fmt.Errorf("posting key %x: no 'p' prefix: %w", k, record.ErrCorrupt)
 	}
 	n, w := binary.Uvarint(k[1:])
 	if w <= 0 || w != uvarintLen(n) || n > maxTermBytes {
-		return nil, 0, fmt.Errorf("posting key %x: bad term length: %w", k, errCorrupt)
+		return nil, 0, fmt.Errorf("posting key %x: bad term length: %w", k, record.ErrCorrupt)
 	}
 	rest := k[1+w:]
 	if uint64(len(rest)) != n+4 {
-		return nil, 0, fmt.Errorf("posting key %x: %d bytes after the term length %d, want %d: %w", k, len(rest), n, n+4, errCorrupt)
+		return nil, 0, fmt.Errorf("posting key %x: %d bytes after the term length %d, want %d: %w", k, len(rest), n, n+4, record.ErrCorrupt)
 	}
 	return rest[:n], binary.BigEndian.Uint32(rest[n:]), nil
 }
@@ -243,7 +241,7 @@ func encodeU64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
 
 func decodeU64(b []byte) (uint64, error) {
 	if len(b) != 8 {
-		return 0, fmt.Errorf("%d bytes, want 8: %w", len(b), errCorrupt)
+		return 0, fmt.Errorf("%d bytes, want 8: %w", len(b), record.ErrCorrupt)
 	}
 	return binary.BigEndian.Uint64(b), nil
 }

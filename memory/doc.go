@@ -48,8 +48,8 @@
 // creation time, session and position for E2/E3/E4. E12 token matrices stay
 // on disk and are loaded per S4 candidate. Dense spaces are Int8 because ten
 // 384-d float32 spaces alone take 15.9 KB per memory; the measured total is
-// in the benchmarks section. Doc numbers: engine.DocNum, indexes.DocNum and
-// pipeline.DocNum are all uint32 types owned by their packages; the adapter
+// in the benchmarks section. Doc numbers: record.DocNum, record.DocNum and
+// record.DocNum are all uint32 types owned by their packages; the adapter
 // converts (free at run time) rather than aliasing, so each package keeps
 // its own documented type.
 //

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/indexes"
+	"github.com/cgraph/cgraph/record"
 )
 
 // E12's token matrices are kept once: quantized in e12_late_interaction,
@@ -36,7 +36,7 @@ func encodeStored(fp *fingerprint.Fingerprint) ([]byte, error) {
 // the doc number of fps[i]; nil fingerprints are skipped, and a memory deleted
 // between the two reads gets a nil fingerprint, as in readMemories. A fingerprint
 // written before E12 was stripped keeps its own rows.
-func (s *Store) hydrateE12(ctx context.Context, docs []engine.DocNum, fps []*fingerprint.Fingerprint) error {
+func (s *Store) hydrateE12(ctx context.Context, docs []record.DocNum, fps []*fingerprint.Fingerprint) error {
 	const family = "e12_late_interaction"
 	var keys [][]byte
 	var which []int
@@ -59,11 +59,11 @@ func (s *Store) hydrateE12(ctx context.Context, docs []engine.DocNum, fps []*fin
 	for j, v := range vals {
 		i := which[j]
 		if v == nil {
-			if _, err := s.eng.MemoryIDOf(ctx, docs[i]); errors.Is(err, engine.ErrNotFound) {
+			if _, err := s.eng.MemoryIDOf(ctx, docs[i]); errors.Is(err, record.ErrNotFound) {
 				fps[i] = nil // deleted between the two reads (a reader catching up)
 				continue
 			}
-			return fmt.Errorf("%s/%d: missing, but the fingerprint of doc %d has an E12 value there: reopen to check, or run `cgraph reembed --slot E12`: %w", family, docs[i], docs[i], errCorrupt)
+			return fmt.Errorf("%s/%d: missing, but the fingerprint of doc %d has an E12 value there: reopen to check, or run `cgraph reembed --slot E12`: %w", family, docs[i], docs[i], record.ErrCorrupt)
 		}
 		m, err := indexes.DecodeTokenMatrix(v)
 		if err != nil {
@@ -71,7 +71,7 @@ func (s *Store) hydrateE12(ctx context.Context, docs []engine.DocNum, fps []*fin
 		}
 		e := fps[i].Get(fingerprint.E12)
 		if want := int(e.Value.(fingerprint.Tokens).Dim); m.Dim() != want {
-			return fmt.Errorf("%s/%d: tokens %d wide, the fingerprint says %d: %w", family, docs[i], m.Dim(), want, errCorrupt)
+			return fmt.Errorf("%s/%d: tokens %d wide, the fingerprint says %d: %w", family, docs[i], m.Dim(), want, record.ErrCorrupt)
 		}
 		data := make([]float32, 0, m.Rows()*m.Dim())
 		for r := range m.Rows() {

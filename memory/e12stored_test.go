@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/embedders"
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // TestE12RowsStoredOnce: the fingerprints family keeps E12 without its rows
@@ -69,7 +69,7 @@ func TestE12RowsStoredOnce(t *testing.T) {
 	}
 	check("Fingerprint", fp)
 	seen := false
-	if err := s.EachFingerprint(ctx, func(m engine.Memory, fp *fingerprint.Fingerprint) error {
+	if err := s.EachFingerprint(ctx, func(m record.Memory, fp *fingerprint.Fingerprint) error {
 		if m.ID == ms[0].ID {
 			seen = true
 			check("EachFingerprint", fp)

@@ -12,10 +12,10 @@ import (
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/neural"
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 // goldenTop is how deep the expected memories must rank.
@@ -83,15 +83,15 @@ func TestGoldenSearch(t *testing.T) {
 	reg := neuralRegistry(t)
 	s := openStore(t, t.TempDir(), reg)
 	corpus := readJSONL[corpusLine](t, "testdata/golden_corpus.jsonl")
-	var ns []engine.NewMemory
+	var ns []record.NewMemory
 	for _, c := range corpus {
-		ns = append(ns, engine.NewMemory{Content: c.Content, Type: engine.MemoryType(c.Type), Tags: c.Tags, Source: c.Source, CreatedAt: c.CreatedAt})
+		ns = append(ns, record.NewMemory{Content: c.Content, Type: record.Type(c.Type), Tags: c.Tags, Source: c.Source, CreatedAt: c.CreatedAt})
 	}
 	ms, err := s.AddBatch(ctx, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyOf := map[engine.MemoryID]string{}
+	keyOf := map[record.ID]string{}
 	for i, m := range ms {
 		keyOf[m.ID] = corpus[i].Key
 	}

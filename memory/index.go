@@ -6,9 +6,10 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/cgraph/cgraph/engine"
+
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/indexes"
+	"github.com/cgraph/cgraph/record"
 )
 
 // densePrecision is how every dense ANN space keeps its vectors. Int8: ten
@@ -133,7 +134,7 @@ func (x *indexSet) check(fp *fingerprint.Fingerprint) error {
 
 // apply indexes one committed memory (or replaces the slots of a re-embedded
 // one: only slots in only, all when only is nil).
-func (x *indexSet) apply(m engine.Memory, fp *fingerprint.Fingerprint, only []fingerprint.SlotID) error {
+func (x *indexSet) apply(m record.Memory, fp *fingerprint.Fingerprint, only []fingerprint.SlotID) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	doc := uint32(m.DocNum)
@@ -176,25 +177,25 @@ func (x *indexSet) apply(m engine.Memory, fp *fingerprint.Fingerprint, only []fi
 		if err != nil {
 			return err
 		}
-		if err := d.Add(indexes.DocNum(doc), vec); err != nil {
+		if err := d.Add(record.DocNum(doc), vec); err != nil {
 			return fmt.Errorf("index %s of doc %d: %w", c.space(), doc, err)
 		}
 	}
 	e1 := fp.Get(fingerprint.E1).Value
 	if want(fingerprint.E1) && e1 != nil {
 		if v := denseOf(e1); len(v) >= 128 {
-			if err := x.m128.Add(indexes.DocNum(doc), v); err != nil {
+			if err := x.m128.Add(record.DocNum(doc), v); err != nil {
 				return fmt.Errorf("index E1-Matryoshka-128 of doc %d: %w", doc, err)
 			}
 		}
 	}
 	if tf, ok := fp.Get(fingerprint.E6).Value.(fingerprint.TermFreqs); ok && want(fingerprint.E6) && len(tf.Terms) > 0 {
-		if err := x.bm25.Add(indexes.DocNum(doc), tf); err != nil {
+		if err := x.bm25.Add(record.DocNum(doc), tf); err != nil {
 			return fmt.Errorf("index E6 of doc %d: %w", doc, err)
 		}
 	}
 	if sp, ok := fp.Get(fingerprint.E13).Value.(fingerprint.Sparse); ok && want(fingerprint.E13) && len(sp.Indices) > 0 {
-		if err := x.splade.Add(indexes.DocNum(doc), sp); err != nil {
+		if err := x.splade.Add(record.DocNum(doc), sp); err != nil {
 			return fmt.Errorf("index E13 of doc %d: %w", doc, err)
 		}
 	}
@@ -210,16 +211,16 @@ func (x *indexSet) dropSlotLocked(doc uint32, s fingerprint.SlotID) {
 	x.has[s.Index()].Remove(doc)
 	for k, d := range x.dense {
 		if k.slot == s {
-			d.Delete(indexes.DocNum(doc))
+			d.Delete(record.DocNum(doc))
 		}
 	}
 	switch s { // the non-dense indexes of a slot
 	case fingerprint.E1:
-		x.m128.Delete(indexes.DocNum(doc))
+		x.m128.Delete(record.DocNum(doc))
 	case fingerprint.E6:
-		x.bm25.Delete(indexes.DocNum(doc))
+		x.bm25.Delete(record.DocNum(doc))
 	case fingerprint.E13:
-		x.splade.Delete(indexes.DocNum(doc))
+		x.splade.Delete(record.DocNum(doc))
 	case fingerprint.E11:
 		delete(x.sets, doc)
 	case fingerprint.E9:
@@ -238,7 +239,7 @@ func (x *indexSet) remove(doc uint32) {
 	delete(x.meta, doc)
 }
 
-func (x *indexSet) setMetaLocked(m engine.Memory) {
+func (x *indexSet) setMetaLocked(m record.Memory) {
 	md := docMeta{createdMilli: m.CreatedAt.UnixMilli(), seq: m.Sequence}
 	if m.Session != "" {
 		id, ok := x.sessions[m.Session]

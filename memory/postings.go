@@ -8,6 +8,7 @@ import (
 
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // A postingFamily is an inverted family (E6 BM25 term counts, E13 SPLADE
@@ -88,7 +89,7 @@ func (pf postingFamily) write(tx *engine.Tx, doc uint32, v fingerprint.Value, si
 			n += st.delta
 		} else {
 			if n < st.delta {
-				return fmt.Errorf("%s/%s is %d, below the %d a delete removes: %w", pf.family, st.key, n, st.delta, errCorrupt)
+				return fmt.Errorf("%s/%s is %d, below the %d a delete removes: %w", pf.family, st.key, n, st.delta, record.ErrCorrupt)
 			}
 			n -= st.delta
 		}
@@ -112,7 +113,7 @@ func termFreqsOf(p docPostings) (fingerprint.TermFreqs, error) {
 	for j, i := range idx {
 		c, n := binary.Uvarint(p.vals[i])
 		if n != len(p.vals[i]) || c == 0 || c > math.MaxUint32 {
-			return tf, fmt.Errorf("E6 posting value %x: %w", p.vals[i], errCorrupt)
+			return tf, fmt.Errorf("E6 posting value %x: %w", p.vals[i], record.ErrCorrupt)
 		}
 		tf.Terms[j], tf.Counts[j] = string(p.terms[i]), uint32(c)
 	}
@@ -125,7 +126,7 @@ func sparseOf(p docPostings) (fingerprint.Sparse, error) {
 	sp := fingerprint.Sparse{Indices: make([]uint32, len(idx)), Weights: make([]float32, len(idx))}
 	for j, i := range idx {
 		if len(p.terms[i]) != 4 || len(p.vals[i]) != 4 {
-			return sp, fmt.Errorf("E13 posting term %x value %x: %w", p.terms[i], p.vals[i], errCorrupt)
+			return sp, fmt.Errorf("E13 posting term %x value %x: %w", p.terms[i], p.vals[i], record.ErrCorrupt)
 		}
 		sp.Indices[j] = binary.BigEndian.Uint32(p.terms[i])
 		sp.Weights[j] = math.Float32frombits(binary.LittleEndian.Uint32(p.vals[i]))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/indexes"
+	"github.com/cgraph/cgraph/record"
 )
 
 // rebuild builds a fresh indexSet from the store's families: records (for
@@ -46,9 +46,9 @@ func rebuild(ctx context.Context, eng *engine.Engine, stale [fingerprint.NumSlot
 }
 
 func (x *indexSet) loadRecords(ctx context.Context, eng *engine.Engine) error {
-	var after engine.MemoryID
+	var after record.ID
 	for {
-		page, err := eng.List(ctx, engine.ListOptions{Limit: 1000, After: after, Oldest: true})
+		page, err := eng.List(ctx, record.ListOptions{Limit: 1000, After: after, Oldest: true})
 		if err != nil {
 			return fmt.Errorf("rebuild indexes: list memories: %w", err)
 		}
@@ -73,13 +73,13 @@ func (x *indexSet) loadRecords(ctx context.Context, eng *engine.Engine) error {
 
 func parseDocKey(family string, k []byte) (uint32, error) {
 	if len(k) != 4 {
-		return 0, fmt.Errorf("%s key %x is not a 4-byte doc number: %w", family, k, errCorrupt)
+		return 0, fmt.Errorf("%s key %x is not a 4-byte doc number: %w", family, k, record.ErrCorrupt)
 	}
 	return binary.BigEndian.Uint32(k), nil
 }
 
 func (x *indexSet) loadDense(ctx context.Context, eng *engine.Engine, c column, stale bool, want int) error {
-	var docs []indexes.DocNum
+	var docs []record.DocNum
 	var vecs [][]float32
 	err := eng.Scan(ctx, c.family, nil, func(k, v []byte) error {
 		doc, err := parseDocKey(c.family, k)
@@ -99,7 +99,7 @@ func (x *indexSet) loadDense(ctx context.Context, eng *engine.Engine, c column, 
 		if len(vec) == 0 {
 			return nil // an E11 set without a vector
 		}
-		docs, vecs = append(docs, indexes.DocNum(doc)), append(vecs, vec)
+		docs, vecs = append(docs, record.DocNum(doc)), append(vecs, vec)
 		return nil
 	})
 	if err != nil {
@@ -123,7 +123,7 @@ func (x *indexSet) loadDense(ctx context.Context, eng *engine.Engine, c column, 
 
 func (x *indexSet) loadM128(ctx context.Context, eng *engine.Engine) error {
 	const family = "e1_matryoshka_128"
-	var docs []indexes.DocNum
+	var docs []record.DocNum
 	var vecs [][]float32
 	err := eng.Scan(ctx, family, nil, func(k, v []byte) error {
 		doc, err := parseDocKey(family, k)
@@ -134,7 +134,7 @@ func (x *indexSet) loadM128(ctx context.Context, eng *engine.Engine) error {
 		if err != nil {
 			return fmt.Errorf("%s/%d: %w", family, doc, err)
 		}
-		docs, vecs = append(docs, indexes.DocNum(doc)), append(vecs, vec)
+		docs, vecs = append(docs, record.DocNum(doc)), append(vecs, vec)
 		return nil
 	})
 	if err != nil {
@@ -179,9 +179,9 @@ func (x *indexSet) loadPostings(ctx context.Context, eng *engine.Engine, pf post
 		return fmt.Errorf("rebuild %s: %w", pf.family, err)
 	}
 	if uint64(len(byDoc)) != statDocs {
-		return fmt.Errorf("rebuild %s: postings of %d documents, statistics say %d: %w", pf.family, len(byDoc), statDocs, errCorrupt)
+		return fmt.Errorf("rebuild %s: postings of %d documents, statistics say %d: %w", pf.family, len(byDoc), statDocs, record.ErrCorrupt)
 	}
-	docs := make([]indexes.DocNum, 0, len(order))
+	docs := make([]record.DocNum, 0, len(order))
 	var total uint64
 	switch pf.slot {
 	case fingerprint.E6:
@@ -192,7 +192,7 @@ func (x *indexSet) loadPostings(ctx context.Context, eng *engine.Engine, pf post
 				return fmt.Errorf("rebuild %s doc %d: %w", pf.family, d, err)
 			}
 			total += tf.DocLen()
-			docs, tfs = append(docs, indexes.DocNum(d)), append(tfs, tf)
+			docs, tfs = append(docs, record.DocNum(d)), append(tfs, tf)
 			x.has[pf.slot.Index()].Add(d)
 		}
 		if err := x.bm25.Build(docs, tfs); err != nil {
@@ -206,7 +206,7 @@ func (x *indexSet) loadPostings(ctx context.Context, eng *engine.Engine, pf post
 				return fmt.Errorf("rebuild %s doc %d: %w", pf.family, d, err)
 			}
 			total += uint64(len(sp.Indices))
-			docs, sps = append(docs, indexes.DocNum(d)), append(sps, sp)
+			docs, sps = append(docs, record.DocNum(d)), append(sps, sp)
 			x.has[pf.slot.Index()].Add(d)
 		}
 		if err := x.splade.Build(docs, sps); err != nil {
@@ -214,7 +214,7 @@ func (x *indexSet) loadPostings(ctx context.Context, eng *engine.Engine, pf post
 		}
 	}
 	if total != statLen {
-		return fmt.Errorf("rebuild %s: postings sum to length %d, statistics say %d: %w", pf.family, total, statLen, errCorrupt)
+		return fmt.Errorf("rebuild %s: postings sum to length %d, statistics say %d: %w", pf.family, total, statLen, record.ErrCorrupt)
 	}
 	return nil
 }
@@ -229,16 +229,16 @@ func (x *indexSet) loadE12(ctx context.Context, eng *engine.Engine) error {
 			return err
 		}
 		if len(v) < 2 {
-			return fmt.Errorf("%s/%d: %d bytes: %w", family, doc, len(v), errCorrupt)
+			return fmt.Errorf("%s/%d: %d bytes: %w", family, doc, len(v), record.ErrCorrupt)
 		}
 		dim, n := binary.Uvarint(v[1:])
 		if n <= 0 || dim == 0 || dim > maxDim {
-			return fmt.Errorf("%s/%d: bad token width: %w", family, doc, errCorrupt)
+			return fmt.Errorf("%s/%d: bad token width: %w", family, doc, record.ErrCorrupt)
 		}
 		if x.e12Dim == 0 {
 			x.e12Dim = int(dim)
 		} else if int(dim) != x.e12Dim {
-			return fmt.Errorf("%s/%d: tokens %d wide, others %d: %w", family, doc, dim, x.e12Dim, errCorrupt)
+			return fmt.Errorf("%s/%d: tokens %d wide, others %d: %w", family, doc, dim, x.e12Dim, record.ErrCorrupt)
 		}
 		x.has[fingerprint.E12.Index()].Add(doc)
 		return nil
@@ -247,7 +247,7 @@ func (x *indexSet) loadE12(ctx context.Context, eng *engine.Engine) error {
 
 // oneDim checks that a space's vectors share one dimension. For a stale slot
 // it keeps those of dims want (or the most common dims) instead of failing.
-func oneDim(c column, docs []indexes.DocNum, vecs [][]float32, stale bool, want int) ([]indexes.DocNum, [][]float32, error) {
+func oneDim(c column, docs []record.DocNum, vecs [][]float32, stale bool, want int) ([]record.DocNum, [][]float32, error) {
 	count := map[int]int{}
 	for _, v := range vecs {
 		count[len(v)]++
@@ -256,7 +256,7 @@ func oneDim(c column, docs []indexes.DocNum, vecs [][]float32, stale bool, want 
 		return docs, vecs, nil
 	}
 	if !stale {
-		return nil, nil, fmt.Errorf("rebuild %s: vectors of %d different dims in a slot whose producer did not change: %w", c.family, len(count), errCorrupt)
+		return nil, nil, fmt.Errorf("rebuild %s: vectors of %d different dims in a slot whose producer did not change: %w", c.family, len(count), record.ErrCorrupt)
 	}
 	keep := want
 	if count[keep] == 0 {
@@ -266,7 +266,7 @@ func oneDim(c column, docs []indexes.DocNum, vecs [][]float32, stale bool, want 
 			}
 		}
 	}
-	var ds []indexes.DocNum
+	var ds []record.DocNum
 	var vs [][]float32
 	for i, v := range vecs {
 		if len(v) == keep {

@@ -9,6 +9,7 @@ import (
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // reembedBatch is how many memories one Reembed batch (one WriteBatch)
@@ -39,7 +40,7 @@ type ReembedReport struct {
 // second run only recomputes the memories the first did not reach.
 func (s *Store) Reembed(ctx context.Context, slots []fingerprint.SlotID, progress func(done, total int)) (ReembedReport, error) {
 	if s.ro {
-		return ReembedReport{}, fmt.Errorf("store %s: %w: open it without --read-only to re-embed", s.dir, engine.ErrReadOnly)
+		return ReembedReport{}, fmt.Errorf("store %s: %w: open it without --read-only to re-embed", s.dir, record.ErrReadOnly)
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
@@ -70,8 +71,8 @@ func (s *Store) Reembed(ctx context.Context, slots []fingerprint.SlotID, progres
 	if len(slots) == 0 {
 		return rep, nil
 	}
-	var ids []engine.MemoryID
-	if err := s.eng.ScanDocs(ctx, func(_ engine.DocNum, id engine.MemoryID) error {
+	var ids []record.ID
+	if err := s.eng.ScanDocs(ctx, func(_ record.DocNum, id record.ID) error {
 		ids = append(ids, id)
 		return nil
 	}); err != nil {
@@ -88,7 +89,7 @@ func (s *Store) Reembed(ctx context.Context, slots []fingerprint.SlotID, progres
 		}
 	}
 	// Last: the store now holds the current producers' values.
-	err := s.eng.UpdateDerived(ctx, nil, func(tx *engine.Tx, _ []engine.Memory) error {
+	err := s.eng.UpdateDerived(ctx, nil, func(tx *engine.Tx, _ []record.Memory) error {
 		for _, sl := range slots {
 			if err := tx.Put("default", slotKey(sl), encodeSlotRecord(recordOf(cur[sl.Index()]))); err != nil {
 				return err
@@ -111,7 +112,7 @@ func (s *Store) Reembed(ctx context.Context, slots []fingerprint.SlotID, progres
 
 // reembedBatch recomputes slots of one batch of memories and returns how many
 // needed it. REQUIRES: s.writeMu held.
-func (s *Store) reembedBatch(ctx context.Context, ids []engine.MemoryID, slots []fingerprint.SlotID, cur []embedders.SlotStatus) (int, error) {
+func (s *Store) reembedBatch(ctx context.Context, ids []record.ID, slots []fingerprint.SlotID, cur []embedders.SlotStatus) (int, error) {
 	ms, fps, err := s.readMemories(ctx, ids)
 	if err != nil {
 		return 0, err
@@ -154,11 +155,11 @@ func (s *Store) reembedBatch(ctx context.Context, ids []engine.MemoryID, slots [
 			}
 		}
 	}
-	todoIDs := make([]engine.MemoryID, len(todo))
+	todoIDs := make([]record.ID, len(todo))
 	for j, i := range todo {
 		todoIDs[j] = ids[i]
 	}
-	err = s.eng.UpdateDerived(ctx, todoIDs, func(tx *engine.Tx, stored []engine.Memory) error {
+	err = s.eng.UpdateDerived(ctx, todoIDs, func(tx *engine.Tx, stored []record.Memory) error {
 		for j, i := range todo {
 			doc := uint32(stored[j].DocNum)
 			enc, err := encodeStored(fps[i])

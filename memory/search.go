@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/embedders"
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 // DefaultProfile is the profile a SearchRequest with a zero Profile uses.
@@ -69,15 +69,15 @@ func (s *Store) Search(ctx context.Context, req SearchRequest) (SearchResult, er
 
 // resolve maps the hits to memories, dropping hits of deleted memories.
 func (s *Store) resolve(ctx context.Context, res pipeline.Result) (SearchResult, error) {
-	docs := make([]engine.DocNum, len(res.Hits))
+	docs := make([]record.DocNum, len(res.Hits))
 	for i, h := range res.Hits {
-		docs[i] = engine.DocNum(h.Doc)
+		docs[i] = record.DocNum(h.Doc)
 	}
 	ms, found, err := s.eng.PeekDocs(ctx, docs)
 	if err != nil {
 		return SearchResult{}, fmt.Errorf("search: resolve %d hits: %w", len(docs), err)
 	}
-	out := SearchResult{Result: res, Memories: make([]engine.Memory, 0, len(ms))}
+	out := SearchResult{Result: res, Memories: make([]record.Memory, 0, len(ms))}
 	hits := res.Hits[:0:0]
 	for i, h := range res.Hits {
 		if !found[i] {

@@ -6,11 +6,13 @@ import (
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/entities"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/indexes"
 	"github.com/cgraph/cgraph/pipeline"
+	"github.com/cgraph/cgraph/record"
 )
 
 // viewKey names one encoded query view: a slot and, for pair slots, the
@@ -87,7 +89,7 @@ func (sp *spaces) view(slot fingerprint.SlotID, against fingerprint.Side) (finge
 func toPipeline(hs indexes.Hits) []pipeline.Hit {
 	out := make([]pipeline.Hit, len(hs))
 	for i, h := range hs {
-		out[i] = pipeline.Hit{Doc: pipeline.DocNum(h.Doc), Score: float64(h.Score)}
+		out[i] = pipeline.Hit{Doc: record.DocNum(h.Doc), Score: float64(h.Score)}
 	}
 	return out
 }
@@ -254,7 +256,7 @@ func searchE9(_ context.Context, sp *spaces, p pipeline.Probe, k int, within *ro
 	sp.ix.mu.RLock()
 	for _, d := range cands {
 		if sim, ok := sp.ix.hyper.similarity(d, q.Bits); ok {
-			out = append(out, pipeline.Hit{Doc: pipeline.DocNum(d), Score: sim})
+			out = append(out, pipeline.Hit{Doc: record.DocNum(d), Score: sim})
 		}
 	}
 	sp.ix.mu.RUnlock()
@@ -312,7 +314,7 @@ func (sp *spaces) jaccard(names []string, k int, within *roaring.Bitmap) []pipel
 	var out []pipeline.Hit
 	score := func(doc uint32) {
 		if set, ok := x.sets[doc]; ok {
-			out = append(out, pipeline.Hit{Doc: pipeline.DocNum(doc), Score: entities.SortedJaccard(qids, set)})
+			out = append(out, pipeline.Hit{Doc: record.DocNum(doc), Score: entities.SortedJaccard(qids, set)})
 		}
 	}
 	if within != nil {
@@ -351,21 +353,21 @@ func searchE12(ctx context.Context, sp *spaces, _ pipeline.Probe, k int, within 
 		return nil, nil
 	}
 	keys := make([][]byte, len(cands))
-	docs := make([]indexes.DocNum, len(cands))
+	docs := make([]record.DocNum, len(cands))
 	for i, d := range cands {
-		keys[i], docs[i] = docKey(d), indexes.DocNum(d)
+		keys[i], docs[i] = docKey(d), record.DocNum(d)
 	}
 	vals, err := sp.s.eng.Values(ctx, "e12_late_interaction", keys)
 	if err != nil {
 		return nil, fmt.Errorf("E12: load token matrices: %w", err)
 	}
-	byDoc := make(map[indexes.DocNum][]byte, len(cands))
+	byDoc := make(map[record.DocNum][]byte, len(cands))
 	for i, b := range vals {
 		if b != nil {
 			byDoc[docs[i]] = b
 		}
 	}
-	load := func(d indexes.DocNum) (indexes.TokenMatrix, bool, error) {
+	load := func(d record.DocNum) (indexes.TokenMatrix, bool, error) {
 		b, ok := byDoc[d]
 		if !ok {
 			return indexes.TokenMatrix{}, false, nil
@@ -469,7 +471,7 @@ func searchTemporal(ctx context.Context, sp *spaces, p pipeline.Probe, k int, wi
 		if !ok {
 			return nil, fmt.Errorf("%s: value %T does not match the query view %T", p.Slot, en.Value, qv)
 		}
-		out = append(out, pipeline.Hit{Doc: pipeline.DocNum(docs[i]), Score: sc})
+		out = append(out, pipeline.Hit{Doc: record.DocNum(docs[i]), Score: sc})
 	}
 	return topHits(out, k), nil
 }

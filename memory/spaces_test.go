@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
+	"github.com/cgraph/cgraph/record"
 )
 
 // spacesFor encodes every view a probe may need and returns the adapter.
@@ -46,11 +48,11 @@ var contractProbes = []pipeline.Probe{
 // representable lists the docs of within a probe must score when k ≥
 // |within|: those with a value of the slot, for E4 only the query's
 // session, for the inverted slots only docs sharing a query term.
-func representable(t *testing.T, sp *spaces, p pipeline.Probe, within *roaring.Bitmap) []pipeline.DocNum {
+func representable(t *testing.T, sp *spaces, p pipeline.Probe, within *roaring.Bitmap) []record.DocNum {
 	t.Helper()
 	sp.ix.mu.RLock()
 	defer sp.ix.mu.RUnlock()
-	var out []pipeline.DocNum
+	var out []record.DocNum
 	it := roaring.And(within, sp.ix.has[p.Slot.Index()]).Iterator()
 	for it.HasNext() {
 		d := it.Next()
@@ -62,7 +64,7 @@ func representable(t *testing.T, sp *spaces, p pipeline.Probe, within *roaring.B
 		case fingerprint.E6, fingerprint.E13:
 			continue // checked against the exhaustive index search below
 		}
-		out = append(out, pipeline.DocNum(d))
+		out = append(out, record.DocNum(d))
 	}
 	return out
 }
@@ -90,7 +92,7 @@ func TestSpacesContract(t *testing.T) {
 					t.Fatal(err)
 				}
 				checkHits(t, all, within)
-				got := make([]pipeline.DocNum, len(all))
+				got := make([]record.DocNum, len(all))
 				for i, h := range all {
 					got[i] = h.Doc
 				}

@@ -9,6 +9,7 @@ import (
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // Store is a memory store with fingerprints and search: engine records plus
@@ -53,7 +54,7 @@ type Store struct {
 // pendingOp is one memory the hook wrote in the write in progress, applied
 // to the indexes once the batch is committed.
 type pendingOp struct {
-	m       engine.Memory
+	m       record.Memory
 	fp      *fingerprint.Fingerprint // nil for a delete
 	records []slotUpdate
 }
@@ -98,13 +99,13 @@ func (s *Store) open(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	mism, record := mismatches(&recs, have, c.Memories, s.reg.Statuses())
+	mism, write := mismatches(&recs, have, c.Memories, s.reg.Statuses())
 	if len(mism) > 0 && !o.Reembed {
 		return &ProducerMismatchError{Dir: s.dir, Mismatches: mism}
 	}
 	s.stale = staleReasons(mism)
-	if record && !s.ro {
-		err := s.eng.UpdateDerived(ctx, nil, func(tx *engine.Tx, _ []engine.Memory) error {
+	if write && !s.ro {
+		err := s.eng.UpdateDerived(ctx, nil, func(tx *engine.Tx, _ []record.Memory) error {
 			for i, slot := range fingerprint.Slots() {
 				if err := tx.Put("default", slotKey(slot), encodeSlotRecord(recs[i])); err != nil {
 					return err
@@ -144,12 +145,12 @@ func (s *Store) Registry() *embedders.Registry { return s.reg }
 
 // Get returns a memory (records the access on a writable store, like
 // engine.Get).
-func (s *Store) Get(ctx context.Context, id engine.MemoryID) (engine.Memory, error) {
+func (s *Store) Get(ctx context.Context, id record.ID) (record.Memory, error) {
 	return s.eng.Get(ctx, id)
 }
 
 // Fingerprint returns the stored fingerprint of a memory.
-func (s *Store) Fingerprint(ctx context.Context, id engine.MemoryID) (*fingerprint.Fingerprint, error) {
+func (s *Store) Fingerprint(ctx context.Context, id record.ID) (*fingerprint.Fingerprint, error) {
 	vals, err := s.eng.Values(ctx, "fingerprints", [][]byte{id[:]})
 	if err != nil {
 		return nil, err
@@ -158,7 +159,7 @@ func (s *Store) Fingerprint(ctx context.Context, id engine.MemoryID) (*fingerpri
 		if _, err := s.eng.DocNumOf(ctx, id); err != nil {
 			return nil, err // not found
 		}
-		return nil, fmt.Errorf("memory %s has no fingerprint (written without package memory): run `cgraph reembed`: %w", id, errCorrupt)
+		return nil, fmt.Errorf("memory %s has no fingerprint (written without package memory): run `cgraph reembed`: %w", id, record.ErrCorrupt)
 	}
 	fp, err := fingerprint.Decode(vals[0])
 	if err != nil {
@@ -168,7 +169,7 @@ func (s *Store) Fingerprint(ctx context.Context, id engine.MemoryID) (*fingerpri
 	if err != nil {
 		return nil, err
 	}
-	if err := s.hydrateE12(ctx, []engine.DocNum{doc}, []*fingerprint.Fingerprint{fp}); err != nil {
+	if err := s.hydrateE12(ctx, []record.DocNum{doc}, []*fingerprint.Fingerprint{fp}); err != nil {
 		return nil, err
 	}
 	return fp, nil
@@ -179,9 +180,9 @@ func (s *Store) Fingerprint(ctx context.Context, id engine.MemoryID) (*fingerpri
 // Store methods. Records are read without recording an access. Cost: one
 // sequential pass over the doc numbers and a point read per memory and
 // fingerprint, 256 at a time.
-func (s *Store) EachFingerprint(ctx context.Context, fn func(m engine.Memory, fp *fingerprint.Fingerprint) error) error {
-	var ids []engine.MemoryID
-	if err := s.eng.ScanDocs(ctx, func(_ engine.DocNum, id engine.MemoryID) error {
+func (s *Store) EachFingerprint(ctx context.Context, fn func(m record.Memory, fp *fingerprint.Fingerprint) error) error {
+	var ids []record.ID
+	if err := s.eng.ScanDocs(ctx, func(_ record.DocNum, id record.ID) error {
 		ids = append(ids, id)
 		return nil
 	}); err != nil {
@@ -208,7 +209,7 @@ func (s *Store) EachFingerprint(ctx context.Context, fn func(m engine.Memory, fp
 
 // readMemories reads records and fingerprints of ids; a memory deleted
 // meanwhile gets a nil fingerprint.
-func (s *Store) readMemories(ctx context.Context, ids []engine.MemoryID) ([]engine.Memory, []*fingerprint.Fingerprint, error) {
+func (s *Store) readMemories(ctx context.Context, ids []record.ID) ([]record.Memory, []*fingerprint.Fingerprint, error) {
 	ms, found, err := s.eng.Peek(ctx, ids)
 	if err != nil {
 		return nil, nil, err
@@ -227,13 +228,13 @@ func (s *Store) readMemories(ctx context.Context, ids []engine.MemoryID) ([]engi
 			continue
 		}
 		if v == nil {
-			return nil, nil, fmt.Errorf("memory %s has no fingerprint (written without package memory): run `cgraph reembed`: %w", ids[i], errCorrupt)
+			return nil, nil, fmt.Errorf("memory %s has no fingerprint (written without package memory): run `cgraph reembed`: %w", ids[i], record.ErrCorrupt)
 		}
 		if fps[i], err = fingerprint.Decode(v); err != nil {
 			return nil, nil, fmt.Errorf("fingerprints/%s: %w", ids[i], err)
 		}
 	}
-	docs := make([]engine.DocNum, len(ms))
+	docs := make([]record.DocNum, len(ms))
 	for i := range ms {
 		docs[i] = ms[i].DocNum
 	}
@@ -311,13 +312,13 @@ func (s *Store) wantDims() (out [fingerprint.NumSlots]int) {
 
 // mismatches compares the stored slot records with the current embedders.
 // In a store without memories the current producers simply become the
-// store's (recs is updated and record says they must be written).
-func mismatches(recs *[fingerprint.NumSlots]slotRecord, have [fingerprint.NumSlots]bool, memories uint64, cur []embedders.SlotStatus) (mism []Mismatch, record bool) {
+// store's (recs is updated and write says they must be written).
+func mismatches(recs *[fingerprint.NumSlots]slotRecord, have [fingerprint.NumSlots]bool, memories uint64, cur []embedders.SlotStatus) (mism []Mismatch, write bool) {
 	for i, slot := range fingerprint.Slots() {
 		now := recordOf(cur[i])
 		switch {
 		case memories == 0:
-			record = record || !have[i] || recs[i] != now
+			write = write || !have[i] || recs[i] != now
 			recs[i] = now
 		case !have[i]:
 			// Memories without a registry (written before it existed):
@@ -330,7 +331,7 @@ func mismatches(recs *[fingerprint.NumSlots]slotRecord, have [fingerprint.NumSlo
 			mism = append(mism, Mismatch{Slot: slot, Stored: recs[i].Producer, Current: now.Producer, Unavailable: cur[i].Reason})
 		}
 	}
-	return mism, record
+	return mism, write
 }
 
 // staleReasons says, per mismatched slot, why it cannot be searched.

@@ -17,6 +17,7 @@ import (
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 func modelFreeRegistry(t testing.TB) *embedders.Registry {
@@ -58,10 +59,10 @@ var texts = []string{
 	"Error: context deadline exceeded when calling the embedding server; retry with backoff",
 }
 
-func newMemories(ts []string) []engine.NewMemory {
-	var ns []engine.NewMemory
+func newMemories(ts []string) []record.NewMemory {
+	var ns []record.NewMemory
 	for i, x := range ts {
-		n := engine.NewMemory{Content: x, CreatedAt: time.Date(2026, 3, 1, 10, i, 0, 0, time.UTC)}
+		n := record.NewMemory{Content: x, CreatedAt: time.Date(2026, 3, 1, 10, i, 0, 0, time.UTC)}
 		if i%2 == 0 {
 			n.Session = "s1"
 		}
@@ -70,7 +71,7 @@ func newMemories(ts []string) []engine.NewMemory {
 	return ns
 }
 
-func addAll(t testing.TB, s *Store, ts []string) []engine.Memory {
+func addAll(t testing.TB, s *Store, ts []string) []record.Memory {
 	t.Helper()
 	ms, err := s.AddBatch(context.Background(), newMemories(ts))
 	if err != nil {
@@ -271,7 +272,7 @@ func TestProducerMismatchRefusedAndFixedByReembed(t *testing.T) {
 	if _, err := s2.Search(ctx, SearchRequest{Query: "memory", Mode: pipeline.ModeE1Only}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s2.Add(ctx, engine.NewMemory{Content: "x"}); err == nil {
+	if _, err := s2.Add(ctx, record.NewMemory{Content: "x"}); err == nil {
 		t.Fatal("Add allowed while slots await re-embedding")
 	}
 	cctx, cancel := context.WithCancel(ctx)
@@ -293,7 +294,7 @@ func TestProducerMismatchRefusedAndFixedByReembed(t *testing.T) {
 	}
 	_ = s3.Close()
 	s4 := openStore(t, dir, reg2)
-	err = s4.EachFingerprint(ctx, func(m engine.Memory, fp *fingerprint.Fingerprint) error {
+	err = s4.EachFingerprint(ctx, func(m record.Memory, fp *fingerprint.Fingerprint) error {
 		if got, want := fp.Get(fingerprint.E1).Producer, reg2.Get(fingerprint.E1).Status().Producer; got != want {
 			return fmt.Errorf("memory %s E1 by %s, want %s", m.ID, got, want)
 		}
@@ -358,10 +359,10 @@ func TestReembedRefusesABrokenModel(t *testing.T) {
 }
 
 // fingerprintsByID encodes every stored fingerprint, by memory id.
-func fingerprintsByID(t *testing.T, s *Store) map[engine.MemoryID][]byte {
+func fingerprintsByID(t *testing.T, s *Store) map[record.ID][]byte {
 	t.Helper()
-	out := map[engine.MemoryID][]byte{}
-	err := s.EachFingerprint(context.Background(), func(m engine.Memory, fp *fingerprint.Fingerprint) error {
+	out := map[record.ID][]byte{}
+	err := s.EachFingerprint(context.Background(), func(m record.Memory, fp *fingerprint.Fingerprint) error {
 		b, err := fingerprint.Encode(fp)
 		out[m.ID] = b
 		return err
@@ -400,12 +401,12 @@ func TestReadOnlySeesNewAndDeletedMemories(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	find := func(q string) []engine.MemoryID {
+	find := func(q string) []record.ID {
 		res, err := r.Search(ctx, SearchRequest{Query: q, Mode: pipeline.ModeEmbedderFirst, Embedder: fingerprint.E6})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ids []engine.MemoryID
+		var ids []record.ID
 		for _, m := range res.Memories {
 			ids = append(ids, m.ID)
 		}
@@ -414,7 +415,7 @@ func TestReadOnlySeesNewAndDeletedMemories(t *testing.T) {
 	if got := find("authentication"); !slices.Contains(got, ms[1].ID) {
 		t.Fatalf("reader misses an existing memory: %v", got)
 	}
-	added, err := w.Add(ctx, engine.NewMemory{Content: "Error: kerberos ticket expired during authentication"})
+	added, err := w.Add(ctx, record.NewMemory{Content: "Error: kerberos ticket expired during authentication"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +435,7 @@ func TestReadOnlySeesNewAndDeletedMemories(t *testing.T) {
 	if got := find("kerberos"); !slices.Contains(got, added.ID) {
 		t.Fatalf("reader after reembed: %v", got)
 	}
-	if _, err := r.Add(ctx, engine.NewMemory{Content: "x"}); !errors.Is(err, engine.ErrReadOnly) {
+	if _, err := r.Add(ctx, record.NewMemory{Content: "x"}); !errors.Is(err, record.ErrReadOnly) {
 		t.Fatalf("add on reader: %v", err)
 	}
 }
@@ -465,15 +466,15 @@ func TestFailedWriteWritesNothing(t *testing.T) {
 	before, beforeStats := familyKeys(t, s)
 	cases := map[string]func() error{
 		"hook refuses other dims": func() error {
-			_, err := s.AddBatch(ctx, []engine.NewMemory{{Content: "fine text"}, {Content: "BAD vector"}})
+			_, err := s.AddBatch(ctx, []record.NewMemory{{Content: "fine text"}, {Content: "BAD vector"}})
 			return err
 		},
 		"invalid memory": func() error {
-			_, err := s.AddBatch(ctx, []engine.NewMemory{{Content: "fine"}, {Content: ""}})
+			_, err := s.AddBatch(ctx, []record.NewMemory{{Content: "fine"}, {Content: ""}})
 			return err
 		},
 		"engine write without fingerprint": func() error {
-			_, err := s.Engine().Add(ctx, engine.NewMemory{Content: "through the engine"})
+			_, err := s.Engine().Add(ctx, record.NewMemory{Content: "through the engine"})
 			return err
 		},
 	}
@@ -540,7 +541,7 @@ func TestSearchOnModelFreeRegistry(t *testing.T) {
 		t.Fatalf("e1_only: %+v", res.Spaces)
 	}
 	// Results are resolved without recording accesses.
-	m, _, err := s.Engine().Peek(ctx, []engine.MemoryID{ms[5].ID})
+	m, _, err := s.Engine().Peek(ctx, []record.ID{ms[5].ID})
 	if err != nil || m[0].AccessCount != 0 {
 		t.Fatalf("search recorded an access: %+v %v", m[0], err)
 	}

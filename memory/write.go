@@ -9,13 +9,14 @@ import (
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // Add stores one memory with its fingerprint; see AddBatch.
-func (s *Store) Add(ctx context.Context, m engine.NewMemory) (engine.Memory, error) {
-	ms, err := s.AddBatch(ctx, []engine.NewMemory{m})
+func (s *Store) Add(ctx context.Context, m record.NewMemory) (record.Memory, error) {
+	ms, err := s.AddBatch(ctx, []record.NewMemory{m})
 	if err != nil {
-		return engine.Memory{}, err
+		return record.Memory{}, err
 	}
 	return ms[0], nil
 }
@@ -25,9 +26,9 @@ func (s *Store) Add(ctx context.Context, m engine.NewMemory) (engine.Memory, err
 // fingerprints and per-slot families in ONE WriteBatch and updates the
 // in-memory indexes. A bad memory is reported as "memory N of M: problem" and
 // nothing is written.
-func (s *Store) AddBatch(ctx context.Context, ns []engine.NewMemory) ([]engine.Memory, error) {
+func (s *Store) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.Memory, error) {
 	if s.ro {
-		return nil, fmt.Errorf("store %s: %w: open it without --read-only to change it", s.dir, engine.ErrReadOnly)
+		return nil, fmt.Errorf("store %s: %w: open it without --read-only to change it", s.dir, record.ErrReadOnly)
 	}
 	if len(ns) == 0 {
 		return nil, nil
@@ -35,7 +36,7 @@ func (s *Store) AddBatch(ctx context.Context, ns []engine.NewMemory) ([]engine.M
 	if err := s.writable(); err != nil {
 		return nil, err
 	}
-	ns = append([]engine.NewMemory(nil), ns...)
+	ns = append([]record.NewMemory(nil), ns...)
 	now := time.Now().UTC()
 	inputs := make([]embedders.Input, len(ns))
 	for i := range ns {
@@ -56,7 +57,7 @@ func (s *Store) AddBatch(ctx context.Context, ns []engine.NewMemory) ([]engine.M
 
 // write stores ns with their fingerprints: one engine batch whose hook
 // writes the derived data, then the index update.
-func (s *Store) write(ctx context.Context, ns []engine.NewMemory, fps []fingerprint.Fingerprint) ([]engine.Memory, error) {
+func (s *Store) write(ctx context.Context, ns []record.NewMemory, fps []fingerprint.Fingerprint) ([]record.Memory, error) {
 	payloads := make([]any, len(ns))
 	for i := range fps {
 		payloads[i] = &fps[i]
@@ -93,7 +94,7 @@ func (s *Store) writable() error {
 
 // Delete removes the memory from every family (postings included) and from
 // the indexes.
-func (s *Store) Delete(ctx context.Context, id engine.MemoryID) error {
+func (s *Store) Delete(ctx context.Context, id record.ID) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.pending = s.pending[:0]
@@ -136,7 +137,7 @@ type hook Store
 
 var _ engine.MemoryHook = (*hook)(nil)
 
-func (h *hook) AddMemory(tx *engine.Tx, m engine.Memory) error {
+func (h *hook) AddMemory(tx *engine.Tx, m record.Memory) error {
 	s := (*Store)(h)
 	fp, ok := tx.Payload().(*fingerprint.Fingerprint)
 	if !ok || fp == nil {
@@ -185,7 +186,7 @@ func (h *hook) AddMemory(tx *engine.Tx, m engine.Memory) error {
 	return nil
 }
 
-func (h *hook) DeleteMemory(tx *engine.Tx, m engine.Memory) error {
+func (h *hook) DeleteMemory(tx *engine.Tx, m record.Memory) error {
 	s := (*Store)(h)
 	v, found, err := tx.Get("fingerprints", m.ID[:])
 	if err != nil {
@@ -211,7 +212,7 @@ func (h *hook) DeleteMemory(tx *engine.Tx, m engine.Memory) error {
 }
 
 // embedSequence recomputes fp's E4 entry from m's assigned sequence.
-func (s *Store) embedSequence(m engine.Memory, fp *fingerprint.Fingerprint) error {
+func (s *Store) embedSequence(m record.Memory, fp *fingerprint.Fingerprint) error {
 	es, err := s.reg.Get(fingerprint.E4).EmbedDocuments(context.Background(),
 		[]embedders.Input{{Text: m.Content, Created: m.CreatedAt, Session: m.Session, Seq: m.Sequence}})
 	if err != nil {

@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	fp "github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 // benchSpaces is a fast fake index for benchmarks: each probe has a full
@@ -40,7 +42,7 @@ func newBenchSpaces(n int) *benchSpaces {
 		sc := make([]float64, n)
 		for d := range n {
 			sc[d] = 0.3 + 0.7*rng.Float64()
-			hs[d] = Hit{Doc: DocNum(d), Score: sc[d]}
+			hs[d] = Hit{Doc: record.DocNum(d), Score: sc[d]}
 		}
 		sortHits(hs)
 		b.ranked[p], b.score[p] = hs, sc
@@ -58,7 +60,7 @@ func (b *benchSpaces) Search(_ context.Context, p Probe, k int, within *roaring.
 	it := within.Iterator()
 	for it.HasNext() {
 		d := it.Next()
-		out = append(out, Hit{Doc: DocNum(d), Score: sc[d]})
+		out = append(out, Hit{Doc: record.DocNum(d), Score: sc[d]})
 	}
 	sortHits(out)
 	return out[:min(k, len(out))], nil

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // Direction boosts (AP-77): a forward match (cause → effect, source → target)
@@ -44,7 +45,7 @@ func MergeDirections(k int, lists map[View][]Hit, slot fingerprint.SlotID) []Hit
 			return out
 		}
 	}
-	best := map[DocNum]float64{}
+	best := map[record.DocNum]float64{}
 	for v, hs := range lists {
 		f := DirectionFactor(Probe{Slot: slot, View: v})
 		for _, h := range hs {

@@ -7,8 +7,10 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	fp "github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 // fakeSpaces is an in-memory Spaces built from literal ranked lists: each
@@ -42,7 +44,7 @@ func (f *fakeSpaces) set(p Probe, pairs ...float64) *fakeSpaces {
 	}
 	var hs []Hit
 	for i := 0; i < len(pairs); i += 2 {
-		hs = append(hs, Hit{Doc: DocNum(pairs[i]), Score: pairs[i+1]})
+		hs = append(hs, Hit{Doc: record.DocNum(pairs[i]), Score: pairs[i+1]})
 	}
 	f.lists[p] = hs
 	return f
@@ -99,8 +101,8 @@ func profile(name string, temporal, staged bool, pairs ...any) profiles.Profile 
 	return p
 }
 
-func docs(r Result) []DocNum {
-	out := make([]DocNum, len(r.Hits))
+func docs(r Result) []record.DocNum {
+	out := make([]record.DocNum, len(r.Hits))
 	for i, h := range r.Hits {
 		out[i] = h.Doc
 	}

@@ -9,6 +9,7 @@ import (
 
 	fp "github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 // goldenRun is one case of testdata/runs.json: literal ranked lists per probe
@@ -22,7 +23,7 @@ type goldenRun struct {
 	Direction   string                  `json:"direction"`
 	Unavailable []string                `json:"unavailable"`
 	Lists       map[string][][2]float64 `json:"lists"`
-	Want        []DocNum                `json:"want"`
+	Want        []record.DocNum         `json:"want"`
 	Notes       map[Stage]string        `json:"notes"`
 }
 

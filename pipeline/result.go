@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // Result is the outcome of Run: ranked documents with their explanation and
@@ -22,7 +23,7 @@ type Result struct {
 
 // ResultHit is one ranked document. The engine adds the memory id and content.
 type ResultHit struct {
-	Doc DocNum `json:"doc"`
+	Doc record.DocNum `json:"doc"`
 	// Score is the WRRF score (Σ contributions, times Boosts) in fusion
 	// modes, and the primary slot's raw score in single-slot modes.
 	Score  float64    `json:"score"`

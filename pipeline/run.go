@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 // Defaults for Request fields left at zero.
@@ -138,12 +140,12 @@ type run struct {
 	req Request
 	res Result
 	// boosts per document from S3 (E10 on E1, E11 exact names)
-	boosts map[DocNum][]Boost
+	boosts map[record.DocNum][]Boost
 }
 
 // cand is a document on its way through the stages.
 type cand struct {
-	doc    DocNum
+	doc    record.DocNum
 	score  float64
 	slots  SlotScores
 	boosts []Boost
@@ -320,7 +322,7 @@ func (r *run) applyE10(st Stage, lists []RankedList) (string, error) {
 	if outs[0].status != StatusOK {
 		return "E10 boost skipped: E10 " + outs[0].status, nil
 	}
-	e10 := make(map[DocNum]float64, len(outs[0].hits))
+	e10 := make(map[record.DocNum]float64, len(outs[0].hits))
 	for _, h := range outs[0].hits {
 		e10[h.Doc] = h.Score
 	}
@@ -357,7 +359,7 @@ func (r *run) applyExactNames(st Stage, fused []Fused) (string, error) {
 	if outs[0].status != StatusOK {
 		return "E11 exact names skipped: " + outs[0].status, nil
 	}
-	jac := make(map[DocNum]float64, len(outs[0].hits))
+	jac := make(map[record.DocNum]float64, len(outs[0].hits))
 	for _, h := range outs[0].hits {
 		jac[h.Doc] = h.Score
 	}
@@ -378,7 +380,7 @@ func (r *run) applyExactNames(st Stage, fused []Fused) (string, error) {
 
 // fuse runs S3 over lists: E10 boost, WRRF, E11 boost, keep the best keep.
 func (r *run) fuse(st Stage, lists []RankedList, keep int) ([]*cand, []string, error) {
-	r.boosts = map[DocNum][]Boost{}
+	r.boosts = map[record.DocNum][]Boost{}
 	var notes []string
 	note, err := r.applyE10(st, lists)
 	if err != nil {
@@ -459,13 +461,13 @@ func (r *run) multiSpace() ([]*cand, error) {
 
 // duplicate reports a document listed twice. It uses a bitset when document
 // numbers are dense (the usual case) and a map otherwise.
-func duplicate(hs []Hit) (DocNum, bool) {
-	var hi DocNum
+func duplicate(hs []Hit) (record.DocNum, bool) {
+	var hi record.DocNum
 	for _, h := range hs {
 		hi = max(hi, h.Doc)
 	}
 	if int(hi) > 64*len(hs)+1<<16 {
-		seen := make(map[DocNum]struct{}, len(hs))
+		seen := make(map[record.DocNum]struct{}, len(hs))
 		for _, h := range hs {
 			if _, ok := seen[h.Doc]; ok {
 				return h.Doc, true

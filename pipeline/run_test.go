@@ -11,6 +11,7 @@ import (
 
 	fp "github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 var ctx = context.Background()
@@ -61,7 +62,7 @@ func TestMultiSpaceWRRF(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 10: .6/60 + .4/61 = .016557; 12: .6/62 + .4/60 = .016344; 11: .6/61 = .009836
-	if got := docs(res); !slices.Equal(got, []DocNum{10, 12, 11}) {
+	if got := docs(res); !slices.Equal(got, []record.DocNum{10, 12, 11}) {
 		t.Fatalf("order %v", got)
 	}
 	h := res.Hits[1]
@@ -100,7 +101,7 @@ func TestSearchCausesDirection(t *testing.T) {
 	cases := []struct {
 		dir    Direction
 		views  []View
-		first  DocNum
+		first  record.DocNum
 		factor float64
 	}{
 		{DirectionCauses, []View{ViewBackward}, 1, BackwardBoost},
@@ -129,7 +130,7 @@ func TestSearchCausesDirection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := docs(res); !slices.Equal(got, []DocNum{2, 1}) || math.Abs(res.Hits[1].Score-.56) > 1e-12 {
+	if got := docs(res); !slices.Equal(got, []record.DocNum{2, 1}) || math.Abs(res.Hits[1].Score-.56) > 1e-12 {
 		t.Errorf("any direction: %v %v", got, res.Hits[1].Score)
 	}
 	if r, ok := report(res, StagePrimary, fp.E5); !ok || !strings.Contains(r.Note, "×") {
@@ -187,7 +188,7 @@ func TestE10BoostInRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		byDoc := map[DocNum]ResultHit{}
+		byDoc := map[record.DocNum]ResultHit{}
 		for _, h := range res.Hits {
 			byDoc[h.Doc] = h
 		}
@@ -232,7 +233,7 @@ func TestBadgesBreakTiesOnly(t *testing.T) {
 	// docs 1 and 2 tie at .5/60 + .5/61; doc 2 is recent and goes first (doc
 	// number alone would put 1 first). Doc 3 is the most recent but scores
 	// lower and stays last.
-	if got := docs(res); !slices.Equal(got, []DocNum{2, 1, 3}) {
+	if got := docs(res); !slices.Equal(got, []record.DocNum{2, 1, 3}) {
 		t.Fatalf("order %v, want [2 1 3]", got)
 	}
 	if res.Hits[0].Score != res.Hits[1].Score || !slices.Equal(res.Hits[0].Badges, []string{"recent"}) || len(res.Hits[1].Badges) != 0 {
@@ -260,7 +261,7 @@ func TestBadgesBreakTiesOnly(t *testing.T) {
 	}
 	// 3: .25/62+.25/62+.5/60 = .016398; 2: .25/61+.25/60+.5/61 = .016462;
 	// 1: .25/60+.25/61+.5/62 = .016363.
-	if got := docs(res); !slices.Equal(got, []DocNum{2, 3, 1}) {
+	if got := docs(res); !slices.Equal(got, []record.DocNum{2, 3, 1}) {
 		t.Errorf("temporal profile order %v, want [2 3 1]", got)
 	}
 	if slices.Contains(docs(res), 99) {
@@ -290,13 +291,13 @@ func TestRecallFallbackToE6(t *testing.T) {
 		t.Errorf("rerank note %q", n)
 	}
 	// Doc 3 is E1's best but was not recalled: it must not appear.
-	if got := docs(res); !slices.Equal(got, []DocNum{1, 2}) {
+	if got := docs(res); !slices.Equal(got, []record.DocNum{1, 2}) {
 		t.Errorf("results %v, want [1 2]", got)
 	}
 	// E13 available but empty for this query: E6 still recalls.
 	f.unavailable[fp.E13] = false
 	res, err = Run(ctx, f, Request{Profile: p, Mode: ModePipeline})
-	if err != nil || !slices.Equal(docs(res), []DocNum{1, 2}) || !strings.Contains(traceOf(res, StageRecall).Note, "E13 empty") {
+	if err != nil || !slices.Equal(docs(res), []record.DocNum{1, 2}) || !strings.Contains(traceOf(res, StageRecall).Note, "E13 empty") {
 		t.Errorf("empty E13: %v %v %q", docs(res), err, traceOf(res, StageRecall).Note)
 	}
 	f.unavailable[fp.E13] = true
@@ -329,7 +330,7 @@ func TestPipelineStages(t *testing.T) {
 	// S3 over {1,2,3}: 1: .5/60+.4/62 = .014785; 2: .5/61+.4/61 = .014754;
 	// 3: .5/62+.4/60 = .014731 → keep 1, 2. S4 E12 within {1,2}: 2 rank 0.
 	// 1: .014785 + .15/61 = .017244; 2: .014754 + .15/60 = .017254 → 2 first.
-	if got := docs(res); !slices.Equal(got, []DocNum{2, 1}) {
+	if got := docs(res); !slices.Equal(got, []record.DocNum{2, 1}) {
 		t.Fatalf("results %v, want [2 1]", got)
 	}
 	h := res.Hits[0]
@@ -386,7 +387,7 @@ func TestThresholds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := docs(res); !slices.Equal(got, []DocNum{1, 2}) {
+	if got := docs(res); !slices.Equal(got, []record.DocNum{1, 2}) {
 		t.Errorf("results %v, want doc 3 (E1 .1 < Low .30) dropped", got)
 	}
 	if res.Hits[0].Slots[fp.E1].Level != "high" || res.Hits[1].Slots[fp.E1].Level != "mid" {
@@ -407,7 +408,7 @@ func TestThresholds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := docs(res); !slices.Equal(got, []DocNum{2}) {
+	if got := docs(res); !slices.Equal(got, []record.DocNum{2}) {
 		t.Errorf("results %v, want [2]", got)
 	}
 }
@@ -423,7 +424,7 @@ func TestExactNameBoost(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 1: .5/60+.5/60 = .016667; 2: (.5/61+.5/61) × 1.1 = .018033.
-	if got := docs(res); !slices.Equal(got, []DocNum{2, 1}) {
+	if got := docs(res); !slices.Equal(got, []record.DocNum{2, 1}) {
 		t.Fatalf("order %v", got)
 	}
 	if math.Abs(res.Hits[0].Score-(1/61.0)*1.1) > 1e-15 || res.Hits[0].Boosts[0].Name != "E11 exact names" {

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 // pipeline runs S1–S4; validate runs S5.
@@ -41,7 +43,7 @@ func (r *run) pipeline() ([]*cand, error) {
 			note = fmt.Sprintf("E13 %s (%s) and fallback E6 %s (%s): no recall candidates", recall.status, recall.note, e6.status, e6.note)
 		}
 	}
-	recallRank := make(map[DocNum]SlotScore, len(recall.hits))
+	recallRank := make(map[record.DocNum]SlotScore, len(recall.hits))
 	cands := roaring.New()
 	for i, h := range recall.hits {
 		recallRank[h.Doc] = SlotScore{Rank: i, Score: h.Score}
@@ -157,7 +159,7 @@ func (r *run) rerank(top []*cand) ([]*cand, string, error) {
 	if outs[0].status != StatusOK {
 		return top, fmt.Sprintf("E12 %s: rerank skipped, fused order kept", outs[0].status), nil
 	}
-	byDoc := make(map[DocNum]*cand, len(top))
+	byDoc := make(map[record.DocNum]*cand, len(top))
 	for _, c := range top {
 		byDoc[c.doc] = c
 	}
@@ -252,7 +254,7 @@ func (r *run) validate(cands []*cand) error {
 		if err != nil {
 			return err
 		}
-		byDoc := make(map[DocNum]*cand, len(kept))
+		byDoc := make(map[record.DocNum]*cand, len(kept))
 		for _, c := range kept {
 			byDoc[c.doc] = c
 		}

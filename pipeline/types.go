@@ -7,17 +7,14 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/cgraph/cgraph/fingerprint"
-)
 
-// DocNum is the dense per-store document number the indexes use (roaring
-// bitmaps need uint32). It mirrors indexes.DocNum; the engine maps it to a
-// MemoryID.
-type DocNum uint32
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
+)
 
 // Hit is one document and its raw score in one space.
 type Hit struct {
-	Doc   DocNum
+	Doc   record.DocNum
 	Score float64
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 // RRFK is the K of weighted reciprocal rank fusion (ARCH-21).
@@ -27,7 +28,7 @@ type Part struct {
 
 // Fused is one document after fusion. Parts are in input-list order.
 type Fused struct {
-	Doc   DocNum
+	Doc   record.DocNum
 	Score float64
 	Parts []Part
 }
@@ -38,7 +39,7 @@ type Fused struct {
 // different scales (cosine, BM25, Jaccard) fuse safely. A list with weight 0
 // still records its ranks (contribution 0). Hits with equal scores share a
 // rank (the rank of the first of them; see tiedRank). The result is sorted by score
-// descending, ties by DocNum ascending. A document listed twice in one list
+// descending, ties by record.DocNum ascending. A document listed twice in one list
 // counts at its best rank only.
 //
 // Cost: O(H + D log D) for H hits in all lists and D distinct documents, one
@@ -54,7 +55,7 @@ func WRRF(lists []RankedList) []Fused {
 	// works on 16-byte pointer-free keys.
 	type key struct {
 		score float64
-		doc   DocNum
+		doc   record.DocNum
 		i     int32
 	}
 	idx := newDocIndex(lists, total)
@@ -134,15 +135,15 @@ func sortFused(fs []Fused) {
 	slices.SortFunc(fs, func(a, b Fused) int { return byScoreThenDoc(a.Score, b.Score, a.Doc, b.Doc) })
 }
 
-// sortHits orders hits by score descending, ties by DocNum ascending, so that
+// sortHits orders hits by score descending, ties by record.DocNum ascending, so that
 // a list's ranks do not depend on how an index orders ties.
 func sortHits(hs []Hit) {
 	slices.SortFunc(hs, func(a, b Hit) int { return byScoreThenDoc(a.Score, b.Score, a.Doc, b.Doc) })
 }
 
-// byScoreThenDoc orders by score descending, then DocNum ascending. Scores are
+// byScoreThenDoc orders by score descending, then record.DocNum ascending. Scores are
 // never NaN here (Run rejects NaN from indexes; WRRF sums finite weights).
-func byScoreThenDoc(sa, sb float64, da, db DocNum) int {
+func byScoreThenDoc(sa, sb float64, da, db record.DocNum) int {
 	switch {
 	case sa > sb:
 		return -1
@@ -156,15 +157,15 @@ func byScoreThenDoc(sa, sb float64, da, db DocNum) int {
 	return 0
 }
 
-// docIndex maps DocNum → position: a slice when the largest DocNum is within a
+// docIndex maps record.DocNum → position: a slice when the largest record.DocNum is within a
 // small multiple of the number of hits, a map otherwise.
 type docIndex struct {
 	dense  []int32 // position+1; 0 = absent
-	sparse map[DocNum]int32
+	sparse map[record.DocNum]int32
 }
 
 func newDocIndex(lists []RankedList, total int) docIndex {
-	var hi DocNum
+	var hi record.DocNum
 	for _, l := range lists {
 		for _, h := range l.Hits {
 			hi = max(hi, h.Doc)
@@ -173,10 +174,10 @@ func newDocIndex(lists []RankedList, total int) docIndex {
 	if int(hi) <= 16*total+1<<16 {
 		return docIndex{dense: make([]int32, int(hi)+1)}
 	}
-	return docIndex{sparse: make(map[DocNum]int32, total)}
+	return docIndex{sparse: make(map[record.DocNum]int32, total)}
 }
 
-func (x docIndex) get(d DocNum) (int32, bool) {
+func (x docIndex) get(d record.DocNum) (int32, bool) {
 	if x.dense != nil {
 		v := x.dense[d]
 		return v - 1, v != 0
@@ -185,7 +186,7 @@ func (x docIndex) get(d DocNum) (int32, bool) {
 	return v, ok
 }
 
-func (x docIndex) put(d DocNum, i int32) {
+func (x docIndex) put(d record.DocNum, i int32) {
 	if x.dense != nil {
 		x.dense[d] = i + 1
 		return

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	fp "github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 func TestWRRFHandComputed(t *testing.T) {
@@ -17,7 +18,7 @@ func TestWRRFHandComputed(t *testing.T) {
 	}
 	got := WRRF(lists)
 	want := []struct {
-		doc   DocNum
+		doc   record.DocNum
 		score float64
 	}{
 		{1, .5/60 + .25/61}, // 0.0083333 + 0.0040984 = 0.0124317
@@ -85,7 +86,7 @@ func TestWRRFTiedScoresShareRank(t *testing.T) {
 		{Slot: fp.E2, Weight: .6, Hits: []Hit{{3, .5}, {6, .5}, {9, .5}, {1, .2}}},
 	})
 	want := []struct {
-		doc  DocNum
+		doc  record.DocNum
 		rank int // rank in E2
 	}{{9, 0}, {3, 0}, {6, 0}, {1, 3}}
 	if len(got) != len(want) {
@@ -108,7 +109,7 @@ func randomLists(rng *rand.Rand, nLists, n, universe int) []RankedList {
 		perm := rng.Perm(universe)[:n]
 		hs := make([]Hit, n)
 		for r, d := range perm {
-			hs[r] = Hit{Doc: DocNum(d), Score: 1 - float64(r)/float64(n)}
+			hs[r] = Hit{Doc: record.DocNum(d), Score: 1 - float64(r)/float64(n)}
 		}
 		lists[i] = RankedList{Slot: fp.SlotID(i%fp.NumSlots + 1), Weight: 1 / float64(nLists), Hits: hs}
 	}
@@ -119,7 +120,7 @@ func randomLists(rng *rand.Rand, nLists, n, universe int) []RankedList {
 func TestWRRFAgainstNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	lists := randomLists(rng, 13, 200, 600)
-	want := map[DocNum]float64{}
+	want := map[record.DocNum]float64{}
 	for _, l := range lists {
 		for r, h := range l.Hits {
 			want[h.Doc] += l.Weight / float64(RRFK+r)
@@ -160,7 +161,7 @@ func FuzzWRRF(f *testing.F) {
 				cur = RankedList{Slot: cur.Slot%fp.NumSlots + 1, Weight: .25}
 				continue
 			}
-			cur.Hits = append(cur.Hits, Hit{Doc: DocNum(b % 16), Score: float64(b)})
+			cur.Hits = append(cur.Hits, Hit{Doc: record.DocNum(b % 16), Score: float64(b)})
 		}
 		lists = append(lists, cur)
 		got := WRRF(lists)

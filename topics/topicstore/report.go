@@ -3,7 +3,7 @@ package topicstore
 import (
 	"fmt"
 
-	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics"
 )
 
@@ -39,8 +39,8 @@ type TopicReport struct {
 
 // Member is a memory listed in a topic or cluster.
 type Member struct {
-	ID      engine.MemoryID `json:"id"`
-	Snippet string          `json:"snippet"`
+	ID      record.ID `json:"id"`
+	Snippet string    `json:"snippet"`
 }
 
 // SlotReport is one slot's clustering.

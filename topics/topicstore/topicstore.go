@@ -21,7 +21,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics"
 )
 
@@ -45,19 +45,16 @@ const (
 	snapPrefix = "snap/"
 )
 
-// ErrCorrupt marks a stored snapshot that does not decode.
-var ErrCorrupt = errors.New("corrupt topic snapshot")
-
 // Source is what Analyze reads: every memory with its fingerprint.
 // memory.Store implements it.
 type Source interface {
-	EachFingerprint(ctx context.Context, fn func(m engine.Memory, fp *fingerprint.Fingerprint) error) error
+	EachFingerprint(ctx context.Context, fn func(m record.Memory, fp *fingerprint.Fingerprint) error) error
 }
 
 // Item is one analysed memory, without its full content.
 type Item struct {
-	ID        engine.MemoryID
-	Type      engine.MemoryType
+	ID        record.ID
+	Type      record.Type
 	Session   string
 	CreatedAt time.Time
 	Snippet   string // the content's start, one line
@@ -109,7 +106,7 @@ func Analyze(ctx context.Context, src Source, cfg topics.Config) (*Analysis, err
 // (for ClusterSlot alone). Cost: one pass over the fingerprints.
 func Load(ctx context.Context, src Source) (*Analysis, error) {
 	a := &Analysis{Time: time.Now().UTC()}
-	err := src.EachFingerprint(ctx, func(m engine.Memory, fp *fingerprint.Fingerprint) error {
+	err := src.EachFingerprint(ctx, func(m record.Memory, fp *fingerprint.Fingerprint) error {
 		a.Items = append(a.Items, Item{ID: m.ID, Type: m.Type, Session: m.Session, CreatedAt: m.CreatedAt, Snippet: Snippet(m.Content, SnippetRunes)})
 		a.fps = append(a.fps, fp)
 		return nil
@@ -241,15 +238,15 @@ func encode(s topics.Snapshot) ([]byte, error) {
 func decode(b []byte) (topics.Snapshot, error) {
 	var s topics.Snapshot
 	if len(b) < len(magic)+2 || string(b[:len(magic)]) != magic {
-		return s, fmt.Errorf("%w: no %q magic", ErrCorrupt, magic)
+		return s, fmt.Errorf("topic snapshot: %w: no %q magic", record.ErrCorrupt, magic)
 	}
 	if v := binary.BigEndian.Uint16(b[len(magic):]); v != version {
-		return s, fmt.Errorf("%w: format version %d, this build reads %d", ErrCorrupt, v, version)
+		return s, fmt.Errorf("topic snapshot: %w: format version %d, this build reads %d", record.ErrCorrupt, v, version)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b[len(magic)+2:]))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return s, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return s, fmt.Errorf("topic snapshot: %w: %v", record.ErrCorrupt, err)
 	}
 	return s, nil
 }

@@ -14,18 +14,19 @@ import (
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics"
 )
 
 // samples reads the 32 bundled sample memories of the CLI.
-func samples(t *testing.T) []engine.NewMemory {
+func samples(t *testing.T) []record.NewMemory {
 	t.Helper()
 	f, err := os.Open("../../cli/samples/samples.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []engine.NewMemory
+	var out []record.NewMemory
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -41,7 +42,7 @@ func samples(t *testing.T) []engine.NewMemory {
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, engine.NewMemory{Content: l.Content, Type: engine.MemoryType(l.Type), Tags: l.Tags, Source: l.Source,
+		out = append(out, record.NewMemory{Content: l.Content, Type: record.Type(l.Type), Tags: l.Tags, Source: l.Source,
 			Session: l.Session, CreatedAt: l.CreatedAt, Importance: l.Importance})
 	}
 	if err := sc.Err(); err != nil {
@@ -189,7 +190,7 @@ func TestSnapshotsKeptAndCorruptionReported(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Latest(ctx, e); !errors.Is(err, ErrCorrupt) {
+	if _, _, err := Latest(ctx, e); !errors.Is(err, record.ErrCorrupt) {
 		t.Fatalf("corrupt snapshot: %v", err)
 	}
 }
@@ -201,8 +202,8 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := decode(b)
 		if err != nil {
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("error without ErrCorrupt: %v", err)
+			if !errors.Is(err, record.ErrCorrupt) {
+				t.Fatalf("error without record.ErrCorrupt: %v", err)
 			}
 			return
 		}
@@ -215,9 +216,9 @@ func FuzzDecode(f *testing.F) {
 // countingSource yields n memories with empty fingerprints.
 type countingSource int
 
-func (n countingSource) EachFingerprint(ctx context.Context, fn func(m engine.Memory, fp *fingerprint.Fingerprint) error) error {
+func (n countingSource) EachFingerprint(ctx context.Context, fn func(m record.Memory, fp *fingerprint.Fingerprint) error) error {
 	for i := range int(n) {
-		if err := fn(engine.Memory{ID: engine.NewMemoryID(), DocNum: engine.DocNum(i), Content: "m"}, &fingerprint.Fingerprint{}); err != nil {
+		if err := fn(record.Memory{ID: record.NewID(), DocNum: record.DocNum(i), Content: "m"}, &fingerprint.Fingerprint{}); err != nil {
 			return err
 		}
 	}

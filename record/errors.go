@@ -1,4 +1,4 @@
-package engine
+package record
 
 import (
 	"errors"
@@ -77,3 +77,8 @@ func (e *DamagedStoreError) Error() string {
 }
 
 func (e *DamagedStoreError) Is(target error) bool { return target == ErrDamaged }
+
+// ErrCorrupt marks stored bytes that do not decode. Every decoder of stored
+// data — records, fingerprints, derived families, topic snapshots — wraps
+// it, naming what it was decoding (family and key, or field and offset).
+var ErrCorrupt = errors.New("corrupt store data")

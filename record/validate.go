@@ -1,4 +1,4 @@
-package engine
+package record
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// Input limits besides the content limit (Options.MaxContentBytes).
+// Input limits besides the content limit (given to Validate).
 const (
 	DefaultMaxContentBytes = 1 << 20
 	MaxTags                = 64
@@ -41,10 +41,8 @@ func (n NewMemory) Validate(maxBytes int) error {
 		return &ValidationError{"content", fmt.Sprintf("is %d bytes, over the limit of %d", len(n.Content), maxBytes),
 			"split it into smaller memories or raise the content limit"}
 	}
-	if n.Type != "" {
-		if _, ok := typeCodes[n.Type]; !ok {
-			return &ValidationError{"type", fmt.Sprintf("unknown type %q", n.Type), "use one of " + strings.Join(memoryTypeNames(), ", ")}
-		}
+	if n.Type != "" && !n.Type.Known() {
+		return &ValidationError{"type", fmt.Sprintf("unknown type %q", n.Type), "use one of " + typeNames()}
 	}
 	if len(n.Tags) > MaxTags {
 		return &ValidationError{"tags", fmt.Sprintf("%d tags, over the limit of %d", len(n.Tags), MaxTags), "keep the most useful tags"}

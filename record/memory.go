@@ -1,0 +1,103 @@
+package record
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Type says what kind of thing a memory is.
+type Type string
+
+// The memory types. Unknown types are rejected by Validate.
+const (
+	TypeFact         Type = "fact"
+	TypeDecision     Type = "decision"
+	TypeError        Type = "error"
+	TypePattern      Type = "pattern"
+	TypeCode         Type = "code"
+	TypeConversation Type = "conversation"
+	TypeNote         Type = "note"
+	TypePreference   Type = "preference"
+)
+
+// types are the known types, sorted by name.
+var types = []Type{TypeCode, TypeConversation, TypeDecision, TypeError, TypeFact, TypeNote, TypePattern, TypePreference}
+
+// Types lists every memory type, sorted by name. The caller may modify the
+// slice.
+func Types() []Type { return slices.Clone(types) }
+
+// Known reports whether t is one of Types.
+func (t Type) Known() bool { return slices.Contains(types, t) }
+
+func typeNames() string {
+	names := make([]string, len(types))
+	for i, t := range types {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+// ParseType parses a type name; the error lists the valid ones.
+func ParseType(s string) (Type, error) {
+	t := Type(strings.ToLower(strings.TrimSpace(s)))
+	if t.Known() {
+		return t, nil
+	}
+	return "", &ValidationError{Field: "type", Problem: fmt.Sprintf("unknown type %q", s), Fix: "use one of " + typeNames()}
+}
+
+// NewMemory is what a caller gives to store a memory. Zero values get
+// defaults: Type note, CreatedAt now, Importance 0.5. Sequence is assigned
+// by the store (next in the session) when Session is set and Sequence is 0.
+type NewMemory struct {
+	Content    string
+	Type       Type
+	Tags       []string
+	Source     string
+	Session    string
+	Sequence   uint64
+	CreatedAt  time.Time
+	Importance float64
+}
+
+// Memory is a stored memory record.
+type Memory struct {
+	ID          ID
+	DocNum      DocNum
+	Content     string
+	Type        Type
+	Tags        []string
+	Source      string
+	Session     string
+	Sequence    uint64
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	AccessedAt  time.Time
+	AccessCount uint64
+	Importance  float64
+}
+
+// ListOptions page through memories in creation order (newest first unless
+// Oldest is set). After is the last id of the previous page, or zero.
+type ListOptions struct {
+	Limit  int
+	After  ID
+	Oldest bool
+}
+
+// Stats describe a store.
+type Stats struct {
+	Memories      uint64
+	NextDocNum    DocNum
+	FormatVersion uint32
+	Families      map[string]FamilyStats
+}
+
+// FamilyStats are per-column-family figures (RocksDB estimates).
+type FamilyStats struct {
+	Keys  uint64
+	Bytes uint64
+}
