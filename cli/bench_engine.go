@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/neural"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/models/runtime"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
@@ -43,7 +43,7 @@ const (
 // slots neutral (they tie every document).
 var benchCreatedAt = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// newEngineRetriever is the real bench retriever: a memory.Store over the
+// newEngineRetriever is the real bench retriever: a engine.Engine over the
 // neural registry (models from --models-dir).
 func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Repro, func() error, error) {
 	var repro bench.Repro
@@ -70,16 +70,16 @@ func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Re
 	return r, repro, r.Close, nil
 }
 
-// engineRetriever implements bench.Retriever over a memory.Store. It indexes
+// engineRetriever implements bench.Retriever over a engine.Engine. It indexes
 // a corpus into a store of its own (never the user's --db), reuses it when
 // its manifest says it holds the same corpus computed by the same slot
-// producers, and maps each bench run to a memory.SearchRequest. Not safe for
+// producers, and maps each bench run to a engine.SearchRequest. Not safe for
 // concurrent use (the runner calls it from one goroutine).
 type engineRetriever struct {
 	cfg      benchStoreConfig
 	reg      *embedders.Registry
 	closeReg func() error
-	store    *memory.Store
+	store    *engine.Engine
 	// notes counts, per run, the space reports that were not "ok"
 	// ("E7 unavailable": 40), so a slot silently missing from a run shows
 	// in the report.
@@ -160,18 +160,18 @@ func benchContent(d bench.Doc) string {
 
 // Index builds the store or reuses it (reused = true).
 func (r *engineRetriever) Index(ctx context.Context, docs []bench.Doc, progress func(done int)) (bool, error) {
-	want := benchManifest{Format: benchManifestFormat, CgraphVersion: engine.Version, CorpusSHA256: corpusSHA256(docs),
+	want := benchManifest{Format: benchManifestFormat, CgraphVersion: cellar.Version, CorpusSHA256: corpusSHA256(docs),
 		Docs: len(docs), Producers: r.producers()}
 	if old, err := readBenchManifest(r.manifestPath()); err == nil && old.Complete && old.sameContent(want) {
-		st, err := memory.Open(r.cfg.Dir, memory.Options{Engine: engine.Options{MaxContentBytes: benchMaxContent}, Embedders: r.reg})
-		var pm *memory.ProducerMismatchError
+		st, err := engine.Open(r.cfg.Dir, engine.Options{MaxContentBytes: benchMaxContent, Embedders: r.reg})
+		var pm *engine.ProducerMismatchError
 		switch {
 		case errors.As(err, &pm):
 			// the manifest was wrong about the producers: rebuild below
 		case err != nil:
 			return false, fmt.Errorf("reopen bench store %s: %w", r.cfg.Dir, err)
 		default:
-			n, err := st.Engine().Stats(ctx)
+			n, err := st.Records().Stats(ctx)
 			if err == nil && int(n.Memories) == len(docs) {
 				r.store, r.built = st, old.BuiltSeconds
 				progress(len(docs))
@@ -189,7 +189,7 @@ func (r *engineRetriever) Index(ctx context.Context, docs []bench.Doc, progress 
 		return false, err
 	}
 	t0 := time.Now()
-	st, err := memory.Open(r.cfg.Dir, memory.Options{Engine: engine.Options{Create: true, MaxContentBytes: benchMaxContent}, Embedders: r.reg})
+	st, err := engine.Open(r.cfg.Dir, engine.Options{Create: true, MaxContentBytes: benchMaxContent, Embedders: r.reg})
 	if err != nil {
 		return false, fmt.Errorf("create bench store %s: %w", r.cfg.Dir, err)
 	}
@@ -285,17 +285,17 @@ func rrfProfile() profiles.Profile {
 }
 
 // request maps one bench run and query to a memory search.
-func (r *engineRetriever) request(req bench.SearchRequest) (memory.SearchRequest, error) {
+func (r *engineRetriever) request(req bench.SearchRequest) (engine.SearchRequest, error) {
 	spec := req.Run
 	mode, err := pipeline.ParseMode(spec.Mode)
 	if err != nil {
-		return memory.SearchRequest{}, err
+		return engine.SearchRequest{}, err
 	}
 	dir, err := pipeline.ParseDirection(spec.Direction)
 	if err != nil {
-		return memory.SearchRequest{}, err
+		return engine.SearchRequest{}, err
 	}
-	out := memory.SearchRequest{Query: req.Query.Text, Mode: mode, Direction: dir, TopK: req.K,
+	out := engine.SearchRequest{Query: req.Query.Text, Mode: mode, Direction: dir, TopK: req.K,
 		RecallK: r.cfg.RecallK, FilterK: r.cfg.FilterK, FusionK: r.cfg.FusionK, NoThresholds: r.cfg.NoThresholds,
 		Now: benchCreatedAt}
 	switch spec.Profile {
@@ -354,7 +354,7 @@ func (r *engineRetriever) Search(ctx context.Context, req bench.SearchRequest) (
 // slot, status) with how often it happened over the run's queries and the
 // first note seen as an example (notes often quote the query, and one line
 // per query would bury the pattern).
-func (r *engineRetriever) note(run string, res memory.SearchResult) {
+func (r *engineRetriever) note(run string, res engine.SearchResult) {
 	if r.notes[run] == nil {
 		r.notes[run] = map[string]*benchNote{}
 	}

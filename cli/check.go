@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -54,7 +54,7 @@ back when no manifest serves.`,
 				if a.ReadOnly {
 					return &UsageError{Problem: "--repair writes to the store, and --read-only was given", Fix: "drop --read-only"}
 				}
-				rep, err := engine.Repair(a.DBDir)
+				rep, err := cellar.Repair(a.DBDir)
 				if err != nil {
 					return fmt.Errorf("repair: %w", err)
 				}

@@ -19,7 +19,7 @@
 //     created only by init. A store built with other models is refused
 //     (exit 1) naming `cgraph reembed`.
 //   - Search (search.go): the default mode is multi_space; flags are parsed
-//     into a memory.SearchRequest before the store is opened, so a bad
+//     into a engine.SearchRequest before the store is opened, so a bad
 //     profile, mode, slot, direction or override is a usage error listing
 //     the valid values. Searching an empty store is an error (exit 1) that
 //     says how to fill it: it is most often a wrong --db.

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -104,7 +104,7 @@ func registryRows(sts []embedders.SlotStatus) []embedderJSON {
 }
 
 // storeRows describes slots of an open store.
-func storeRows(infos []memory.SlotInfo) []embedderJSON {
+func storeRows(infos []engine.SlotInfo) []embedderJSON {
 	rows := make([]embedderJSON, 0, len(infos))
 	for _, si := range infos {
 		r := statusRow(si.Slot, si.Status)

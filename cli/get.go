@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 )
@@ -124,7 +124,7 @@ func producerString(p fingerprint.Producer) string {
 // openForAccess opens the store for a read that records accesses: for
 // writing, or read-only with --read-only or when another process holds the
 // writer lock.
-func (a *App) openForAccess() (*engine.Engine, error) {
+func (a *App) openForAccess() (*cellar.Store, error) {
 	if a.ReadOnly {
 		return a.OpenEngine(false)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -34,7 +34,7 @@ so samples are never mixed into real data twice.`,
 				return err
 			}
 			defer a.closeStore(s, &err)
-			e := s.Engine()
+			e := s.Records()
 			st, err := e.Stats(a.Context())
 			if err != nil {
 				return err
@@ -82,7 +82,7 @@ type initResult struct {
 // openOrCreate opens the memory store in a.DBDir for writing, creating it
 // when there is none; created says which happened. The models are loaded
 // once for both attempts.
-func (a *App) openOrCreate() (s *memory.Store, created bool, err error) {
+func (a *App) openOrCreate() (s *engine.Engine, created bool, err error) {
 	reg, closeReg, err := a.loadRegistry()
 	if err != nil {
 		return nil, false, err

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/mcpserver"
-	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -48,7 +48,7 @@ names the writing process.`,
 				return err
 			}
 			defer a.closeStore(s, &err)
-			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer})
+			srv := mcpserver.New(s, mcpserver.Options{Version: cellar.Version, WriterPID: writer})
 			if ln == nil {
 				return srv.Serve(a.Context(), a.Stdin, a.Stdout)
 			}
@@ -63,7 +63,7 @@ names the writing process.`,
 // openStoreForMCP opens the store for writing, or read-only when --read-only
 // is given or another process holds the writer lock; writer is then that
 // process's pid (0 if unknown).
-func (a *App) openStoreForMCP() (s *memory.Store, writer int, err error) {
+func (a *App) openStoreForMCP() (s *engine.Engine, writer int, err error) {
 	if a.ReadOnly {
 		s, err = a.OpenStore(false)
 		return s, 0, err

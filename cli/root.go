@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -56,9 +56,9 @@ type App struct {
 	ctx         context.Context
 	wroteStdout bool // PrintJSON has written the one JSON value
 
-	// registryClosers releases the models of each open memory.Store
+	// registryClosers releases the models of each open engine.Engine
 	// (store.go: openStoreWith adds, closeStore calls and removes).
-	registryClosers map[*memory.Store]func() error
+	registryClosers map[*engine.Engine]func() error
 }
 
 // UsageError is bad flags, arguments or input values: the command did
@@ -115,20 +115,20 @@ func (a *App) Context() context.Context {
 // refused with a usage error. A command that only reads opens the store
 // read-only, so it works beside a running writer. The caller must Close the
 // engine and report Close's error.
-func (a *App) OpenEngine(write bool) (*engine.Engine, error) {
+func (a *App) OpenEngine(write bool) (*cellar.Store, error) {
 	if write && a.ReadOnly {
 		return nil, &UsageError{Problem: "--read-only was given but this command writes to the store", Fix: "drop --read-only"}
 	}
-	return engine.Open(a.DBDir, a.engineOptions(!write))
+	return cellar.Open(a.DBDir, a.engineOptions(!write))
 }
 
-func (a *App) engineOptions(readOnly bool) engine.Options {
-	return engine.Options{ReadOnly: readOnly, MaxContentBytes: a.MaxContentBytes}
+func (a *App) engineOptions(readOnly bool) cellar.Options {
+	return cellar.Options{ReadOnly: readOnly, MaxContentBytes: a.MaxContentBytes}
 }
 
 // closeEngine closes e and joins Close's error to *err, so no error is lost
 // in a defer.
-func closeEngine(e *engine.Engine, err *error) {
+func closeEngine(e *cellar.Store, err *error) {
 	if cerr := e.Close(); cerr != nil {
 		*err = errors.Join(*err, fmt.Errorf("close store %s: %w", e.Dir(), cerr))
 	}
@@ -279,7 +279,7 @@ notes) in a local RocksDB store and retrieves them.
 The store is the directory --db (default $CGRAPH_DB, else $XDG_DATA_HOME/cgraph/default).
 Create it with "cgraph init" (--samples adds bundled example memories).
 --json makes stdout exactly one JSON value. Exit codes: 0 done, 1 failed, 2 bad usage or input.`,
-		Version:                    engine.Version,
+		Version:                    cellar.Version,
 		SilenceErrors:              true,
 		SilenceUsage:               true,
 		SuggestionsMinimumDistance: 2,

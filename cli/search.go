@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
@@ -176,8 +176,8 @@ func searchArgs(cmd *cobra.Command, args []string) error {
 
 // request parses the flags into a search request. Every bad value is a
 // *UsageError that lists the valid values; nothing is opened before.
-func (f searchFlags) request(cmd *cobra.Command, query string) (memory.SearchRequest, error) {
-	req := memory.SearchRequest{Query: query, Mode: defaultSearchMode, Session: f.session, Seq: f.seq, NoThresholds: f.noThresholds}
+func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchRequest, error) {
+	req := engine.SearchRequest{Query: query, Mode: defaultSearchMode, Session: f.session, Seq: f.seq, NoThresholds: f.noThresholds}
 	p, err := profiles.Resolve(f.profile, f.profileFile, f.weights)
 	if err != nil {
 		return req, &UsageError{Problem: err.Error(), Fix: "see `cgraph profiles` for the profiles and their weights"}
@@ -233,7 +233,7 @@ func (f searchFlags) request(cmd *cobra.Command, query string) (memory.SearchReq
 
 // searcher is what search needs from an open store.
 type searcher interface {
-	Search(ctx context.Context, req memory.SearchRequest) (memory.SearchResult, error)
+	Search(ctx context.Context, req engine.SearchRequest) (engine.SearchResult, error)
 }
 
 // searchError adds how to fix the errors a search can end with.
@@ -251,7 +251,7 @@ func searchError(err error) error {
 // be searched at all (e1_only without the E1 model, embedder_first of an
 // unavailable slot): an empty list would read as "no match". It names each
 // space's reason.
-func nothingSearched(res memory.SearchResult) error {
+func nothingSearched(res engine.SearchResult) error {
 	if len(res.Hits) > 0 || len(res.Spaces) == 0 {
 		return nil
 	}
@@ -389,7 +389,7 @@ type hitMemoryJSON struct {
 	Importance float64     `json:"importance"`
 }
 
-func toSearchJSON(res memory.SearchResult, req memory.SearchRequest) searchJSON {
+func toSearchJSON(res engine.SearchResult, req engine.SearchRequest) searchJSON {
 	out := searchJSON{
 		Query: res.Query, Profile: res.Profile, Mode: res.Mode, Direction: req.Direction.String(), TopK: req.TopK,
 		Weights: req.Profile.Weights, Overrides: []string{}, Results: make([]searchHitJSON, 0, len(res.Hits)),
@@ -438,7 +438,7 @@ type searchView struct {
 // result (rank, score, id, type, snippet, badges) and with explain each
 // result's slot table, then the spaces and the stage trace. Without explain
 // it still names the weighted spaces that could not be searched.
-func printSearch(w io.Writer, res memory.SearchResult, req memory.SearchRequest, v searchView) error {
+func printSearch(w io.Writer, res engine.SearchResult, req engine.SearchRequest, v searchView) error {
 	ew := &errWriter{w: w}
 	header := fmt.Sprintf("%q  profile %s", res.Query, res.Profile)
 	if len(v.overrides) > 0 {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
@@ -85,10 +85,10 @@ func TestSearchUsageErrors(t *testing.T) {
 }
 
 // parseSearch runs search's flag parsing alone and returns the request.
-func parseSearch(t *testing.T, args ...string) memory.SearchRequest {
+func parseSearch(t *testing.T, args ...string) engine.SearchRequest {
 	t.Helper()
 	var f searchFlags
-	var got memory.SearchRequest
+	var got engine.SearchRequest
 	cmd := &cobra.Command{Use: "search", Args: searchArgs, RunE: func(cmd *cobra.Command, args []string) error {
 		var err error
 		got, err = f.request(cmd, args[0])
@@ -135,11 +135,11 @@ func TestSearchRequest(t *testing.T) {
 
 // sampleResult is a hand-made search result of two memories in pipeline
 // mode, with an unavailable and a skipped space.
-func sampleResult() (memory.SearchResult, memory.SearchRequest) {
+func sampleResult() (engine.SearchResult, engine.SearchRequest) {
 	p, _ := profiles.Lookup("causal_reasoning")
-	req := memory.SearchRequest{Query: "why did the build fail", Profile: p, Mode: pipeline.ModePipeline, TopK: 10, Direction: pipeline.DirectionCauses}
+	req := engine.SearchRequest{Query: "why did the build fail", Profile: p, Mode: pipeline.ModePipeline, TopK: 10, Direction: pipeline.DirectionCauses}
 	id1, id2 := record.NewID(), record.NewID()
-	res := memory.SearchResult{
+	res := engine.SearchResult{
 		Result: pipeline.Result{
 			Query: req.Query, Profile: p.Name, Mode: pipeline.ModePipeline,
 			Hits: []pipeline.ResultHit{
@@ -344,8 +344,8 @@ func TestSearchExplain(t *testing.T) {
 
 func TestSearchHumanNoResults(t *testing.T) {
 	p, _ := profiles.Lookup("semantic_search")
-	req := memory.SearchRequest{Query: "q", Profile: p, Mode: pipeline.ModeE1Only, TopK: 10}
-	res := memory.SearchResult{Result: pipeline.Result{Query: "q", Profile: p.Name, Mode: pipeline.ModeE1Only}}
+	req := engine.SearchRequest{Query: "q", Profile: p, Mode: pipeline.ModeE1Only, TopK: 10}
+	res := engine.SearchResult{Result: pipeline.Result{Query: "q", Profile: p.Name, Mode: pipeline.ModeE1Only}}
 	var buf bytes.Buffer
 	if err := printSearch(&buf, res, req, searchView{}); err != nil {
 		t.Fatal(err)

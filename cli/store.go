@@ -6,7 +6,7 @@ import (
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/neural"
-	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/models/runtime"
 	"github.com/cgraph/cgraph/record"
 )
@@ -24,17 +24,17 @@ type storeOpen struct {
 // command writes: then the store takes the writer lock and --read-only is
 // refused with a usage error; otherwise it opens read-only beside a writer.
 // A store built with other models than the installed ones is refused with
-// *memory.ProducerMismatchError, whose message names the slots and the
+// *engine.ProducerMismatchError, whose message names the slots and the
 // `cgraph reembed` that fixes them. The caller must close it with
 // a.closeStore, which also releases the models.
 //
 // Loading the models costs about a second; commands that only read records
 // (list, stats, get) use OpenEngine instead.
-func (a *App) OpenStore(write bool) (*memory.Store, error) {
+func (a *App) OpenStore(write bool) (*engine.Engine, error) {
 	return a.openStore(storeOpen{write: write})
 }
 
-func (a *App) openStore(o storeOpen) (*memory.Store, error) {
+func (a *App) openStore(o storeOpen) (*engine.Engine, error) {
 	if o.write && a.ReadOnly {
 		return nil, &UsageError{Problem: "--read-only was given but this command writes to the store", Fix: "drop --read-only"}
 	}
@@ -66,15 +66,14 @@ func (a *App) loadRegistry() (*embedders.Registry, func() error, error) {
 
 // openStoreWith opens the store with an already loaded registry; on success
 // the store owns closeReg (a.closeStore calls it).
-func (a *App) openStoreWith(reg *embedders.Registry, closeReg func() error, o storeOpen) (*memory.Store, error) {
-	opts := memory.Options{Engine: a.engineOptions(!o.write), Embedders: reg, Reembed: o.reembed}
-	opts.Engine.Create = o.create
-	s, err := memory.Open(a.DBDir, opts)
+func (a *App) openStoreWith(reg *embedders.Registry, closeReg func() error, o storeOpen) (*engine.Engine, error) {
+	opts := engine.Options{ReadOnly: !o.write, Create: o.create, MaxContentBytes: a.MaxContentBytes, Embedders: reg, Reembed: o.reembed}
+	s, err := engine.Open(a.DBDir, opts)
 	if err != nil {
 		return nil, err
 	}
 	if a.registryClosers == nil {
-		a.registryClosers = map[*memory.Store]func() error{}
+		a.registryClosers = map[*engine.Engine]func() error{}
 	}
 	a.registryClosers[s] = closeReg
 	return s, nil
@@ -82,7 +81,7 @@ func (a *App) openStoreWith(reg *embedders.Registry, closeReg func() error, o st
 
 // closeStore closes s and then the models it used, joining both errors to
 // *err so no error is lost in a defer.
-func (a *App) closeStore(s *memory.Store, err *error) {
+func (a *App) closeStore(s *engine.Engine, err *error) {
 	if cerr := s.Close(); cerr != nil {
 		*err = errors.Join(*err, fmt.Errorf("close store %s: %w", s.Dir(), cerr))
 	}
@@ -106,7 +105,7 @@ func closeRegistry(closeReg func() error) error {
 // another process holds the writer lock. It opens despite slot producer
 // mismatches, since showing which producer made each stored value is what
 // one inspects a fingerprint for; nothing is embedded or searched.
-func (a *App) openStoreForInspection() (*memory.Store, error) {
+func (a *App) openStoreForInspection() (*engine.Engine, error) {
 	o := storeOpen{write: !a.ReadOnly, reembed: true}
 	s, err := a.openStore(o)
 	var inUse *record.StoreInUseError
@@ -128,7 +127,7 @@ func (a *App) openSearcher() (searcher, func() error, error) {
 		a.closeStore(s, &err)
 		return err
 	}
-	st, err := s.Engine().Stats(a.Context())
+	st, err := s.Records().Stats(a.Context())
 	if err != nil {
 		return nil, nil, errors.Join(err, closeFn())
 	}

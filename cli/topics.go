@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/memory"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics"
 	"github.com/cgraph/cgraph/topics/topicstore"
@@ -75,7 +75,7 @@ store is in use by another writer).`,
 				return err
 			}
 			out := topicsReport(an, recent)
-			prev, ok, err := topicstore.Latest(a.Context(), s.Engine())
+			prev, ok, err := topicstore.Latest(a.Context(), s.Records())
 			if err != nil {
 				return err
 			}
@@ -88,7 +88,7 @@ store is in use by another writer).`,
 			case readOnly:
 				out.Notes = append(out.Notes, "snapshot not saved: another process holds the store's writer lock")
 			default:
-				if err := topicstore.Save(a.Context(), s.Engine(), an.Snapshot()); err != nil {
+				if err := topicstore.Save(a.Context(), s.Records(), an.Snapshot()); err != nil {
 					return err
 				}
 				out.Saved = true
@@ -109,7 +109,7 @@ store is in use by another writer).`,
 
 // openStoreForTopics opens the store for writing (to save the snapshot), or
 // read-only with --read-only, --no-save or when another process writes.
-func (a *App) openStoreForTopics(noSave bool) (*memory.Store, bool, error) {
+func (a *App) openStoreForTopics(noSave bool) (*engine.Engine, bool, error) {
 	if a.ReadOnly || noSave {
 		s, err := a.OpenStore(false)
 		return s, true, err

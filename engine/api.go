@@ -1,24 +1,147 @@
 package engine
 
-// This file is the engine's public contract, agreed before the implementation:
-// the CLI, MCP server and bench code against it. Bodies live in engine.go.
+// This file is the package's public contract, agreed before the
+// implementation so that the CLI, the MCP server and the bench runner can be
+// written against it in parallel. Bodies live in the other files.
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/pipeline"
+	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
+)
 
 // Options configure Open.
 type Options struct {
-	// ReadOnly opens the store beside a writer, as a RocksDB secondary
-	// instance that catches up with the writer at the start of every call
-	// (FORMAT.md, "One writer, many readers"); writes return record.ErrReadOnly.
+	// ReadOnly opens the store beside a writer: it catches up with the
+	// writer's acknowledged writes at the start of every call (FORMAT.md,
+	// "One writer, many readers"); writes return record.ErrReadOnly.
 	ReadOnly bool
 	// Create makes the directory and a new store if none exists.
 	Create bool
-	// MaxContentBytes bounds a memory's content; 0 means 1 MiB.
+	// MaxContentBytes bounds a memory's content; 0 means
+	// record.DefaultMaxContentBytes.
 	MaxContentBytes int
-	// Sync fsyncs RocksDB's log before Add, AddBatch and Delete return, so
-	// acknowledged writes survive a power loss, at the cost of an fsync per
-	// call. Without it they survive a crash of the process (the log is in the
-	// OS page cache) but not of the machine.
+	// Sync fsyncs the write-ahead log before a write returns, so that an
+	// acknowledged write survives a power loss, at the cost of an fsync per
+	// call. Without it a write survives a crash of the process but not of
+	// the machine.
 	Sync bool
-	// Hooks add derived data (fingerprints, vectors, postings) to the batch
-	// of each memory and remove it on delete; see MemoryHook.
-	Hooks []MemoryHook
+	// Embedders computes fingerprints and query views. Required. Build it
+	// with neural.Registry (models from disk) or modelfree.Registry (tests).
+	Embedders *embedders.Registry
+	// Reembed opens a store whose recorded slot producers differ from
+	// Embedders' (normally refused with *ProducerMismatchError) so that
+	// Reembed can bring the mismatched slots up to date. Searches of a slot
+	// whose producer differs fail until it is re-embedded.
+	Reembed bool
+}
+
+// ProducerMismatchError is returned by Open when a slot of the store was
+// computed by another model (or algorithm version) than the one installed now.
+// The store is left untouched.
+type ProducerMismatchError struct {
+	Dir        string
+	Mismatches []Mismatch
+}
+
+// Mismatch is one slot whose stored producer differs from the current one.
+type Mismatch struct {
+	Slot    fingerprint.SlotID
+	Stored  fingerprint.Producer // zero when the store has no value of the slot
+	Current fingerprint.Producer // zero when the slot is now unavailable
+	// Unavailable is why the slot cannot be computed now (a model that is
+	// missing or corrupt, with the command that fixes it) when Current is
+	// zero.
+	Unavailable string
+}
+
+// broken reports whether the slot's values exist but its embedder cannot
+// run now: re-embedding would drop them, so the fix is the model.
+func (m Mismatch) broken() bool {
+	return m.Current == (fingerprint.Producer{}) && m.Stored != (fingerprint.Producer{})
+}
+
+func (e *ProducerMismatchError) Error() string {
+	s := fmt.Sprintf("store %s was built with other embedders than the ones installed now:", e.Dir)
+	var changed, broken bool
+	for _, m := range e.Mismatches {
+		if m.broken() {
+			broken = true
+			s += fmt.Sprintf(" %s stored by %s, but its embedder is unavailable now (%s);", m.Slot, producerName(m.Stored), m.Unavailable)
+			continue
+		}
+		changed = true
+		s += fmt.Sprintf(" %s stored by %s, now %s;", m.Slot, producerName(m.Stored), producerName(m.Current))
+	}
+	switch {
+	case broken && changed:
+		return s + " fix the unavailable models first (above), then run `cgraph reembed` for the slots whose model changed"
+	case broken:
+		return s + " fix the models named above; do not re-embed, which would drop the slots' values"
+	}
+	return s + " run `cgraph reembed` (or `cgraph reembed --slot E1`) to recompute those slots, or install the models the store was built with"
+}
+
+func producerName(p fingerprint.Producer) string {
+	if p == (fingerprint.Producer{}) {
+		return "nothing"
+	}
+	return p.String()
+}
+
+// SlotInfo describes one slot of an open store, for `cgraph embedders`, MCP
+// list_embedder_indexes and bench reports.
+type SlotInfo struct {
+	Slot   fingerprint.SlotID
+	Name   string // fingerprint Info name, e.g. "semantic"
+	Status embedders.SlotStatus
+	// Index names the in-memory index kind ("dense ANN (sign sketch + exact
+	// rerank)", "inverted (BM25, MaxScore)", "post-retrieval badge", …) or
+	// "none".
+	Index string
+	// Docs is how many memories hold a value of the slot in the index.
+	Docs int
+	// RAMBytes is the slot's in-memory index size.
+	RAMBytes int64
+	// Stored is the producer recorded in the store for the slot (zero if none).
+	Stored fingerprint.Producer
+}
+
+// SearchRequest is one search. Zero values take the pipeline's defaults;
+// Profile's zero value means profiles "semantic_search".
+type SearchRequest struct {
+	Query     string
+	Profile   profiles.Profile
+	Mode      pipeline.Mode
+	Embedder  fingerprint.SlotID // embedder_first: the primary slot
+	Direction pipeline.Direction // E5/E8 views
+	TopK      int
+	// RecallK, FilterK and FusionK are the stage sizes (S1, S2, S3).
+	RecallK, FilterK, FusionK int
+	// Now anchors E2 recency and E3 periodicity; zero means time.Now().
+	Now time.Time
+	// Session and Seq anchor E4 (sequence_navigation): "near position Seq of
+	// Session". Empty Session leaves E4 without an anchor (reported).
+	Session string
+	Seq     uint64
+	// NoThresholds keeps results below every slot's low threshold.
+	NoThresholds bool
+	// Partial records a failing index as failed and goes on; see pipeline.
+	Partial bool
+}
+
+// SearchResult is a pipeline result with the memories resolved.
+type SearchResult struct {
+	pipeline.Result
+	// Memories[i] is the memory of Result.Hits[i].
+	Memories []record.Memory
+	// Encode is the time spent computing query views (before the stages).
+	Encode time.Duration
+	// Total is the end-to-end time of Search.
+	Total time.Duration
 }

@@ -2,82 +2,75 @@ package engine
 
 import (
 	"context"
-	"encoding/binary"
+	"errors"
 	"fmt"
-	"math"
 	"time"
 
+	"github.com/cgraph/cgraph/cellar"
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 )
 
-// Add validates and stores one memory in one atomic batch and returns it as
-// stored. Cost: one WAL append (an fsync too with Options.Sync).
-func (e *Engine) Add(ctx context.Context, m record.NewMemory) (record.Memory, error) {
-	ms, err := e.AddBatch(ctx, []record.NewMemory{m})
+// Add stores one memory with its fingerprint; see AddBatch.
+func (s *Engine) Add(ctx context.Context, m record.NewMemory) (record.Memory, error) {
+	ms, err := s.AddBatch(ctx, []record.NewMemory{m})
 	if err != nil {
 		return record.Memory{}, err
 	}
 	return ms[0], nil
 }
 
-// AddBatch validates every memory first and then stores them all in one
-// atomic batch: after a crash either all are stored or none. A bad memory is
-// reported as "memory N: <problem>" and nothing is written.
-func (e *Engine) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.Memory, error) {
-	return e.AddBatchWith(ctx, ns, nil)
-}
-
-// AddBatchWith is AddBatch handing payloads[i] to the hooks while they add
-// ns[i] (Tx.Payload): derived data computed before the write lock, such as a
-// fingerprint, reaches the memory it belongs to. payloads is nil or has one
-// entry per memory.
-func (e *Engine) AddBatchWith(ctx context.Context, ns []record.NewMemory, payloads []any) ([]record.Memory, error) {
-	if payloads != nil && len(payloads) != len(ns) {
-		return nil, fmt.Errorf("add %d memories with %d payloads: give one payload per memory or none", len(ns), len(payloads))
+// AddBatch validates the memories, computes their full fingerprints (batched,
+// slots in parallel) before taking the write lock, then writes records,
+// fingerprints and per-slot families in ONE WriteBatch and updates the
+// in-memory indexes. A bad memory is reported as "memory N of M: problem" and
+// nothing is written.
+func (s *Engine) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.Memory, error) {
+	if s.ro {
+		return nil, fmt.Errorf("store %s: %w: open it without --read-only to change it", s.dir, record.ErrReadOnly)
 	}
-	if err := e.begin(ctx, true); err != nil {
+	if len(ns) == 0 {
+		return nil, nil
+	}
+	if err := s.writable(); err != nil {
 		return nil, err
 	}
-	defer e.end()
-	for i, n := range ns {
-		if err := n.Validate(e.opts.MaxContentBytes); err != nil {
+	ns = append([]record.NewMemory(nil), ns...)
+	now := time.Now().UTC()
+	inputs := make([]embedders.Input, len(ns))
+	for i := range ns {
+		if err := ns[i].Validate(s.maxBytes); err != nil {
 			return nil, batchErr(len(ns), i, err)
 		}
+		if ns[i].CreatedAt.IsZero() {
+			ns[i].CreatedAt = now // the engine's default, fixed here so E2/E3 see it
+		}
+		inputs[i] = embedders.Input{Text: ns[i].Content, Created: ns[i].CreatedAt, Session: ns[i].Session, Seq: ns[i].Sequence}
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	b := e.kv.newBatch()
-	defer b.destroy()
-	tx := newTx(e.kv, b)
-	lastSeq := make(map[string]uint64)
-	out := make([]record.Memory, len(ns))
-	next := e.nextDoc
-	for i, n := range ns {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if next == math.MaxUint32 {
-			return nil, fmt.Errorf("store %s has used all %d doc numbers: export its memories into a new store", e.dir, uint64(math.MaxUint32))
-		}
-		tx.payload = nil
-		if payloads != nil {
-			tx.payload = payloads[i]
-		}
-		m, err := e.addLocked(tx, n, next, lastSeq)
-		if err != nil {
-			return nil, batchErr(len(ns), i, err)
-		}
-		out[i] = m
-		next++
+	fps, err := s.reg.EmbedDocuments(ctx, inputs)
+	if err != nil {
+		return nil, fmt.Errorf("fingerprint %d memories: %w", len(ns), err)
 	}
-	count := e.count + uint64(len(ns))
-	b.put(famDefault, metaNextDocNumKey, binary.BigEndian.AppendUint32(nil, uint32(next)))
-	b.put(famDefault, metaMemoryCountKey, binary.BigEndian.AppendUint64(nil, count))
-	if err := e.kv.write(b, e.opts.Sync); err != nil {
-		return nil, fmt.Errorf("store %d memories: %w", len(ns), err)
+	return s.write(ctx, ns, fps)
+}
+
+// write stores ns with their fingerprints: one engine batch whose hook
+// writes the derived data, then the index update.
+func (s *Engine) write(ctx context.Context, ns []record.NewMemory, fps []fingerprint.Fingerprint) ([]record.Memory, error) {
+	payloads := make([]any, len(ns))
+	for i := range fps {
+		payloads[i] = &fps[i]
 	}
-	e.nextDoc, e.count = next, count
-	return out, nil
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.pending = s.pending[:0]
+	out, err := s.eng.AddBatchWith(ctx, ns, payloads)
+	if err != nil {
+		s.pending = nil
+		return nil, err
+	}
+	return out, s.applyPending()
 }
 
 func batchErr(n, i int, err error) error {
@@ -87,128 +80,189 @@ func batchErr(n, i int, err error) error {
 	return fmt.Errorf("memory %d of %d: %w", i+1, n, err)
 }
 
-// addLocked puts one memory's keys into tx. lastSeq holds the highest
-// sequence this batch gave each session.
-// REQUIRES: e.mu held.
-func (e *Engine) addLocked(tx *Tx, n record.NewMemory, doc record.DocNum, lastSeq map[string]uint64) (record.Memory, error) {
-	now := time.Now().UTC()
-	m := record.Memory{
-		ID: record.NewID(), DocNum: doc, Content: n.Content, Type: n.Type,
-		Tags: append([]string(nil), n.Tags...), Source: n.Source, Session: n.Session,
-		Sequence: n.Sequence, CreatedAt: n.CreatedAt.UTC(), UpdatedAt: now, Importance: n.Importance,
-	}
-	if m.Type == "" {
-		m.Type = record.TypeNote
-	}
-	if n.CreatedAt.IsZero() {
-		m.CreatedAt = now
-	}
-	if m.Importance == 0 {
-		m.Importance = 0.5
-	}
-	if m.Session != "" {
-		if err := e.assignSequence(tx, &m, lastSeq); err != nil {
-			return record.Memory{}, err
-		}
-		tx.put(famSequence, sequenceKey(m.Session, m.Sequence), m.ID[:])
-	}
-	tx.put(famMemories, m.ID[:], encodeRecord(nil, &m))
-	tx.put(famDocnums, docnumIDKey(m.ID), docKey(m.DocNum))
-	tx.put(famDocnums, docnumDocKey(m.DocNum), m.ID[:])
-	tx.put(famCreated, createdKey(m.CreatedAt, m.ID), nil)
-	for _, h := range e.hooks {
-		if err := h.AddMemory(tx, m); err != nil {
-			return record.Memory{}, fmt.Errorf("add memory %s: hook: %w", m.ID, err)
+// writable refuses writes while a slot awaits re-embedding.
+func (s *Engine) writable() error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, why := range s.stale {
+		if why != "" {
+			return fmt.Errorf("store %s: %s; finish that before adding memories", s.dir, why)
 		}
 	}
-	return m, nil
-}
-
-// assignSequence gives m the next sequence of its session when it has none,
-// and refuses a sequence that is taken. lastSeq caches, per session, the
-// highest sequence stored or given earlier in this batch, so a bulk import
-// looks each session up on disk once.
-func (e *Engine) assignSequence(tx *Tx, m *record.Memory, lastSeq map[string]uint64) error {
-	last, ok := lastSeq[m.Session]
-	if !ok {
-		var err error
-		if last, err = e.lastSequence(m.Session); err != nil {
-			return err
-		}
-	}
-	if m.Sequence == 0 {
-		if last == math.MaxUint64 {
-			return &record.ValidationError{Field: "sequence", Problem: fmt.Sprintf("session %q has used the largest sequence number", m.Session),
-				Fix: "give the memory an explicit free sequence number or a new session"}
-		}
-		m.Sequence = last + 1
-	} else {
-		v, taken, err := tx.get(famSequence, sequenceKey(m.Session, m.Sequence))
-		if err != nil {
-			return err
-		}
-		if taken {
-			var other record.ID
-			copy(other[:], v)
-			return &record.ValidationError{Field: "sequence", Problem: fmt.Sprintf("%d is already used in session %q by memory %s", m.Sequence, m.Session, other),
-				Fix: "leave the sequence out to get the next free one"}
-		}
-	}
-	lastSeq[m.Session] = max(last, m.Sequence)
 	return nil
 }
 
-// lastSequence returns the highest stored sequence of session, or 0.
-func (e *Engine) lastSequence(session string) (uint64, error) {
-	p := sequencePrefix(session)
-	it := e.kv.iter(famSequence, p, prefixEnd(p))
-	defer it.close()
-	it.last()
-	if !it.valid() {
-		return 0, it.err()
-	}
-	k := it.key()
-	if len(k) != len(p)+8 {
-		return 0, fmt.Errorf("sequence key %x: %w", k, record.ErrCorrupt)
-	}
-	return binary.BigEndian.Uint64(k[len(p):]), nil
-}
-
-// Delete removes the memory and every key it owns in every family, in one
-// atomic batch. Its doc number is never reused.
-func (e *Engine) Delete(ctx context.Context, id record.ID) error {
-	if err := e.begin(ctx, true); err != nil {
+// Delete removes the memory from every family (postings included) and from
+// the indexes.
+func (s *Engine) Delete(ctx context.Context, id record.ID) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.pending = s.pending[:0]
+	if err := s.eng.Delete(ctx, id); err != nil {
+		s.pending = nil
 		return err
 	}
-	defer e.end()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	m, err := e.readMemory(e.kv, id)
+	return s.applyPending()
+}
+
+// applyPending brings the indexes and slot records in line with the write
+// just committed. An error here means the indexes no longer match the store
+// (a broken invariant: reopening rebuilds them).
+// REQUIRES: s.writeMu held.
+func (s *Engine) applyPending() error {
+	var errs []error
+	for _, p := range s.pending {
+		if p.fp == nil {
+			s.ix.remove(uint32(p.m.DocNum))
+			continue
+		}
+		if err := s.ix.apply(p.m, p.fp, nil); err != nil {
+			errs = append(errs, fmt.Errorf("memory %s was stored but not indexed (reopen the store to rebuild its indexes): %w", p.m.ID, err))
+		}
+		if len(p.records) > 0 {
+			s.mu.Lock()
+			for _, u := range p.records {
+				s.stored[u.slot.Index()] = u.rec
+			}
+			s.mu.Unlock()
+		}
+	}
+	s.pending = nil
+	return errors.Join(errs...)
+}
+
+// hook writes a memory's derived data into its batch. Its methods run under
+// the engine's write lock, called from Engine writes that hold s.writeMu.
+type hook Engine
+
+var _ cellar.MemoryHook = (*hook)(nil)
+
+func (h *hook) AddMemory(tx *cellar.Tx, m record.Memory) error {
+	s := (*Engine)(h)
+	fp, ok := tx.Payload().(*fingerprint.Fingerprint)
+	if !ok || fp == nil {
+		return errors.New("memory has no fingerprint: add memories through engine.Engine, not its Engine")
+	}
+	// E4 encodes the session position, which the engine assigns in this
+	// batch (next in the session): compute it from the stored record.
+	if m.Session != "" {
+		if err := s.embedSequence(m, fp); err != nil {
+			return err
+		}
+	}
+	if err := s.ix.check(fp); err != nil {
+		return err
+	}
+	enc, err := encodeStored(fp)
+	if err != nil {
+		return fmt.Errorf("encode fingerprint: %w", err)
+	}
+	if err := tx.Put("fingerprints", m.ID[:], enc); err != nil {
+		return err
+	}
+	doc := uint32(m.DocNum)
+	for _, slot := range fingerprint.Slots() {
+		if err := writeSlot(tx, doc, slot, nil, fp.Get(slot).Value); err != nil {
+			return fmt.Errorf("%s: %w", slot, err)
+		}
+	}
+	op := pendingOp{m: m, fp: fp}
+	s.mu.RLock()
+	for _, slot := range fingerprint.Slots() {
+		e := fp.Get(slot)
+		if e.Value == nil || s.stored[slot.Index()].Producer != (fingerprint.Producer{}) {
+			continue
+		}
+		// The slot's first value in this store: record its producer.
+		rec := slotRecord{Status: e.Status, Producer: e.Producer, Dims: s.reg.Get(slot).Status().Dims}
+		if err := tx.Put("default", slotKey(slot), encodeSlotRecord(rec)); err != nil {
+			s.mu.RUnlock()
+			return err
+		}
+		op.records = append(op.records, slotUpdate{slot, rec})
+	}
+	s.mu.RUnlock()
+	s.pending = append(s.pending, op)
+	return nil
+}
+
+func (h *hook) DeleteMemory(tx *cellar.Tx, m record.Memory) error {
+	s := (*Engine)(h)
+	v, found, err := tx.Get("fingerprints", m.ID[:])
 	if err != nil {
 		return err
 	}
-	b := e.kv.newBatch()
-	defer b.destroy()
-	tx := newTx(e.kv, b)
-	ref := memoryRef{id: m.ID, doc: m.DocNum, session: m.Session, seq: m.Sequence, createdAt: m.CreatedAt}
-	for f, info := range families {
-		if info.keys == nil {
+	if found {
+		fp, err := fingerprint.Decode(v)
+		if err != nil {
+			return fmt.Errorf("fingerprints/%s: %w", m.ID, err)
+		}
+		// Per-doc families are deleted by the engine; postings are shared
+		// families and go here, statistics with them.
+		for _, pf := range postingFamilies {
+			if old := fp.Get(pf.slot).Value; old != nil {
+				if err := pf.write(tx, uint32(m.DocNum), old, -1); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	s.pending = append(s.pending, pendingOp{m: m})
+	return nil
+}
+
+// embedSequence recomputes fp's E4 entry from m's assigned sequence.
+func (s *Engine) embedSequence(m record.Memory, fp *fingerprint.Fingerprint) error {
+	es, err := s.reg.Get(fingerprint.E4).EmbedDocuments(context.Background(),
+		[]embedders.Input{{Text: m.Content, Created: m.CreatedAt, Session: m.Session, Seq: m.Sequence}})
+	if err != nil {
+		return fmt.Errorf("embed E4: %w", err)
+	}
+	if len(es) != 1 {
+		return fmt.Errorf("embed E4: %d entries for 1 document", len(es))
+	}
+	return fp.Set(fingerprint.E4, es[0])
+}
+
+// writeSlot moves one doc's stored data of slot from old to new (either may
+// be nil): the per-doc families and the postings with their statistics.
+func writeSlot(tx *cellar.Tx, doc uint32, slot fingerprint.SlotID, old, new fingerprint.Value) error {
+	for _, c := range columns {
+		if c.slot != slot {
 			continue
 		}
-		for _, k := range info.keys(ref) {
-			b.del(family(f), k) // straight to the batch: hooks have no use for these in Tx.Get
+		var b []byte
+		if new != nil {
+			var err error
+			if b, err = c.encode(new); err != nil {
+				return err
+			}
+		}
+		var err error
+		switch {
+		case b != nil:
+			err = tx.Put(c.family, docKey(doc), b)
+		case old != nil:
+			err = tx.Delete(c.family, docKey(doc))
+		}
+		if err != nil {
+			return err
 		}
 	}
-	for _, h := range e.hooks {
-		if err := h.DeleteMemory(tx, m); err != nil {
-			return fmt.Errorf("delete memory %s: hook: %w", id, err)
+	for _, pf := range postingFamilies {
+		if pf.slot != slot {
+			continue
+		}
+		if old != nil {
+			if err := pf.write(tx, doc, old, -1); err != nil {
+				return err
+			}
+		}
+		if new != nil {
+			if err := pf.write(tx, doc, new, +1); err != nil {
+				return err
+			}
 		}
 	}
-	count := e.count - 1
-	b.put(famDefault, metaMemoryCountKey, binary.BigEndian.AppendUint64(nil, count))
-	if err := e.kv.write(b, e.opts.Sync); err != nil {
-		return fmt.Errorf("delete memory %s: %w", id, err)
-	}
-	e.count = count
 	return nil
 }

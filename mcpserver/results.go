@@ -3,8 +3,8 @@ package mcpserver
 import (
 	"time"
 
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics/topicstore"
@@ -52,7 +52,7 @@ func toHit(rank int, h pipeline.ResultHit, m record.Memory) Hit {
 		Slots: h.Slots, Boosts: h.Boosts, Badges: h.Badges}
 }
 
-func toOutput(res memory.SearchResult, req memory.SearchRequest) SearchOutput {
+func toOutput(res engine.SearchResult, req engine.SearchRequest) SearchOutput {
 	out := SearchOutput{Query: res.Query, Profile: res.Profile, Mode: req.Mode.String(), Results: []Hit{}, Spaces: res.Spaces,
 		TookMS: float64(res.Total.Microseconds()) / 1000}
 	if req.Mode == pipeline.ModeEmbedderFirst {

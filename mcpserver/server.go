@@ -12,13 +12,13 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/record"
 )
 
-// Store is what the tools need from an open memory store; *memory.Store
+// Store is what the tools need from an open memory store; *engine.Engine
 // implements it. Writes go through Add and Delete only (never the engine).
 type Store interface {
 	Add(ctx context.Context, m record.NewMemory) (record.Memory, error)
@@ -26,9 +26,9 @@ type Store interface {
 	Delete(ctx context.Context, id record.ID) error
 	Fingerprint(ctx context.Context, id record.ID) (*fingerprint.Fingerprint, error)
 	EachFingerprint(ctx context.Context, fn func(m record.Memory, fp *fingerprint.Fingerprint) error) error
-	Search(ctx context.Context, req memory.SearchRequest) (memory.SearchResult, error)
-	Slots() []memory.SlotInfo
-	Engine() *engine.Engine
+	Search(ctx context.Context, req engine.SearchRequest) (engine.SearchResult, error)
+	Slots() []engine.SlotInfo
+	Records() *cellar.Store
 	ReadOnly() bool
 	Dir() string
 }
@@ -54,7 +54,7 @@ type Server struct {
 // New builds the MCP server with every tool of Tools registered.
 func New(store Store, o Options) *Server {
 	if o.Version == "" {
-		o.Version = engine.Version
+		o.Version = cellar.Version
 	}
 	s := &Server{store: store, opts: o}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "cgraph", Title: "cgraph memory and retrieval", Version: o.Version},

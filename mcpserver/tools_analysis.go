@@ -68,7 +68,7 @@ func getSessionTimeline(ctx context.Context, s *Server, in timelineIn) (any, err
 	var refs []ref
 	total := 0
 	var next uint64
-	err := s.store.Engine().Scan(ctx, "sequence", prefix, func(k, v []byte) error {
+	err := s.store.Records().Scan(ctx, "sequence", prefix, func(k, v []byte) error {
 		if len(k) != len(prefix)+8 || len(v) != 16 {
 			return fmt.Errorf("sequence family: key %x: %w", k, record.ErrCorrupt)
 		}
@@ -100,7 +100,7 @@ func getSessionTimeline(ctx context.Context, s *Server, in timelineIn) (any, err
 	for i, r := range refs {
 		ids[i] = r.id
 	}
-	ms, found, err := s.store.Engine().Peek(ctx, ids)
+	ms, found, err := s.store.Records().Peek(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +250,7 @@ func detectTopics(ctx context.Context, s *Server, in topicsIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := s.store.Engine()
+	e := s.store.Records()
 	prev, ok, err := topicstore.Latest(ctx, e)
 	if err != nil {
 		return nil, err
@@ -276,7 +276,7 @@ type stabilityIn struct {
 }
 
 func getTopicStability(ctx context.Context, s *Server, in stabilityIn) (any, error) {
-	prev, ok, err := topicstore.Latest(ctx, s.store.Engine())
+	prev, ok, err := topicstore.Latest(ctx, s.store.Records())
 	if err != nil {
 		return nil, err
 	}

@@ -7,15 +7,15 @@ import (
 	"sort"
 	"time"
 
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
 )
 
 // search runs req and shapes its result; notes go first in the output.
-func (s *Server) search(ctx context.Context, req memory.SearchRequest, notes ...string) (SearchOutput, error) {
+func (s *Server) search(ctx context.Context, req engine.SearchRequest, notes ...string) (SearchOutput, error) {
 	res, err := s.store.Search(ctx, req)
 	if err != nil {
 		return SearchOutput{}, searchError(err)
@@ -49,7 +49,7 @@ func (s *Server) profileSearch(ctx context.Context, query, profile string, k int
 	if err != nil {
 		return SearchOutput{}, err // built-in names only: a bug if it fails
 	}
-	return s.search(ctx, memory.SearchRequest{Query: query, Profile: p, Mode: pipeline.ModeMultiSpace, TopK: k, Direction: dir}, notes...)
+	return s.search(ctx, engine.SearchRequest{Query: query, Profile: p, Mode: pipeline.ModeMultiSpace, TopK: k, Direction: dir}, notes...)
 }
 
 // slotSearch is a single-embedder search (embedder_first).
@@ -61,7 +61,7 @@ func (s *Server) slotSearch(ctx context.Context, query string, slot fingerprint.
 	if err != nil {
 		return SearchOutput{}, err
 	}
-	return s.search(ctx, memory.SearchRequest{Query: query, Mode: pipeline.ModeEmbedderFirst, Embedder: slot, TopK: k, Direction: dir}, notes...)
+	return s.search(ctx, engine.SearchRequest{Query: query, Mode: pipeline.ModeEmbedderFirst, Embedder: slot, TopK: k, Direction: dir}, notes...)
 }
 
 type queryIn struct {
@@ -322,7 +322,7 @@ func searchGraph(ctx context.Context, s *Server, in searchGraphIn) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return s.search(ctx, memory.SearchRequest{Query: in.Query, Profile: p, Mode: mode, TopK: k, Direction: dir})
+	return s.search(ctx, engine.SearchRequest{Query: in.Query, Profile: p, Mode: mode, TopK: k, Direction: dir})
 }
 
 func searchRobust(ctx context.Context, s *Server, in queryIn) (any, error) {
@@ -412,7 +412,7 @@ func searchRecent(ctx context.Context, s *Server, in recentIn) (any, error) {
 		return nil, err
 	}
 	if in.Query == "" {
-		ms, err := s.store.Engine().List(ctx, record.ListOptions{Limit: k})
+		ms, err := s.store.Records().List(ctx, record.ListOptions{Limit: k})
 		if err != nil {
 			return nil, err
 		}
@@ -430,7 +430,7 @@ func searchRecent(ctx context.Context, s *Server, in recentIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.search(ctx, memory.SearchRequest{Query: in.Query, Profile: p, Mode: pipeline.ModeMultiSpace, TopK: k},
+	return s.search(ctx, engine.SearchRequest{Query: in.Query, Profile: p, Mode: pipeline.ModeMultiSpace, TopK: k},
 		"E2 recency at weight 0.5 re-orders the semantic matches (newer first); a 'recent' badge marks a high E2 score")
 }
 
@@ -459,6 +459,6 @@ func searchPeriodic(ctx context.Context, s *Server, in periodicIn) (any, error) 
 	if at.IsZero() {
 		at = time.Now()
 	}
-	return s.search(ctx, memory.SearchRequest{Query: in.Query, Profile: p, Mode: pipeline.ModeMultiSpace, TopK: k, Now: at},
+	return s.search(ctx, engine.SearchRequest{Query: in.Query, Profile: p, Mode: pipeline.ModeMultiSpace, TopK: k, Now: at},
 		"E3 periodicity at weight 0.5 favours memories made at the same hour of day and day of week as "+at.UTC().Format(time.RFC3339))
 }

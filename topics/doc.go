@@ -4,7 +4,7 @@
 //
 // It works on fingerprints (package fingerprint) and memory indexes into the
 // caller's slice; it never reads a store. Package topics/topicstore computes
-// topics over a memory.Store and keeps snapshots in the topic_profiles column
+// topics over a engine.Engine and keeps snapshots in the topic_profiles column
 // family.
 //
 // # Clustering (HDBSCAN)

@@ -45,7 +45,7 @@ func envList(name, def string) []string {
 }
 
 // BenchmarkRegistryIngest measures full fingerprints (all 13 slots, as
-// Registry.EmbedDocuments computes them for memory.Store.AddBatch) per second
+// Registry.EmbedDocuments computes them for engine.Engine.AddBatch) per second
 // for batches of 32 memories of ~100 and ~400 tokens, the default weights
 // (int8 e5 and bge, fp32 MiniLM) against all-fp32 and all-int8 and ONNX Runtime intra-op threads 0 (one per core) against 1. It
 // reports mem/s, the mean e5 token count, and the encoded bytes per memory

@@ -12,8 +12,8 @@
 // newest MaxSnapshots and deletes older ones in the same batch. A value that
 // does not decode is reported as corrupt with its key, never skipped.
 //
-// It reads memories through the small Source interface (memory.Store
-// satisfies it) and writes only through engine.Engine.UpdateAux.
+// It reads memories through the small Source interface (engine.Engine
+// satisfies it) and writes only through cellar.Store.UpdateAux.
 package topicstore
 
 import (
@@ -27,7 +27,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics"
@@ -46,7 +46,7 @@ const (
 )
 
 // Source is what Analyze reads: every memory with its fingerprint.
-// memory.Store implements it.
+// engine.Engine implements it.
 type Source interface {
 	EachFingerprint(ctx context.Context, fn func(m record.Memory, fp *fingerprint.Fingerprint) error) error
 }
@@ -173,7 +173,7 @@ func (a *Analysis) Divergence(recent int) (r topics.DivergenceReport, targets []
 
 // Save writes snap to the store's topic_profiles family and drops all but
 // the newest MaxSnapshots. It needs the writer lock.
-func Save(ctx context.Context, e *engine.Engine, snap topics.Snapshot) error {
+func Save(ctx context.Context, e *cellar.Store, snap topics.Snapshot) error {
 	val, err := encode(snap)
 	if err != nil {
 		return err
@@ -186,7 +186,7 @@ func Save(ctx context.Context, e *engine.Engine, snap topics.Snapshot) error {
 		return fmt.Errorf("list topic snapshots: %w", err)
 	}
 	key := snapKey(snap.Time)
-	return e.UpdateAux(ctx, Family, func(tx *engine.Tx) error {
+	return e.UpdateAux(ctx, Family, func(tx *cellar.Tx) error {
 		if err := tx.Put(Family, key, val); err != nil {
 			return err
 		}
@@ -204,7 +204,7 @@ func Save(ctx context.Context, e *engine.Engine, snap topics.Snapshot) error {
 }
 
 // Latest returns the newest saved snapshot; ok is false when none is saved.
-func Latest(ctx context.Context, e *engine.Engine) (snap topics.Snapshot, ok bool, err error) {
+func Latest(ctx context.Context, e *cellar.Store) (snap topics.Snapshot, ok bool, err error) {
 	var last, lastKey []byte
 	if err := e.Scan(ctx, Family, []byte(snapPrefix), func(k, v []byte) error {
 		last, lastKey = v, k

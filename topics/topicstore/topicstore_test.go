@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/embedders/neural"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/memory"
 	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics"
 )
@@ -52,7 +52,7 @@ func samples(t *testing.T) []record.NewMemory {
 }
 
 // sampleStore stores the samples in a new store with the installed models.
-func sampleStore(t *testing.T) *memory.Store {
+func sampleStore(t *testing.T) *engine.Engine {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("loads the ONNX models; skipped with -short")
@@ -67,7 +67,7 @@ func sampleStore(t *testing.T) *memory.Store {
 			t.Error(err)
 		}
 	})
-	s, err := memory.Open(filepath.Join(t.TempDir(), "store"), memory.Options{Engine: engine.Options{Create: true}, Embedders: reg})
+	s, err := engine.Open(filepath.Join(t.TempDir(), "store"), engine.Options{Create: true, Embedders: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,13 +131,13 @@ func TestSamplesTopics(t *testing.T) {
 		t.Logf("session %s: topics of its turns %v (-1: none)", sess, ls)
 	}
 
-	if _, ok, err := Latest(ctx, s.Engine()); ok || err != nil {
+	if _, ok, err := Latest(ctx, s.Records()); ok || err != nil {
 		t.Fatalf("a new store has a snapshot: %v %v", ok, err)
 	}
-	if err := Save(ctx, s.Engine(), a.Snapshot()); err != nil {
+	if err := Save(ctx, s.Records(), a.Snapshot()); err != nil {
 		t.Fatal(err)
 	}
-	prev, ok, err := Latest(ctx, s.Engine())
+	prev, ok, err := Latest(ctx, s.Records())
 	if err != nil || !ok || !prev.Time.Equal(a.Time) || len(prev.Topics) != len(d.Topics) {
 		t.Fatalf("Latest after Save: %v %v %+v", ok, err, prev)
 	}
@@ -165,7 +165,7 @@ func TestSamplesTopics(t *testing.T) {
 // MaxSnapshots; a value that does not decode is reported with its key.
 func TestSnapshotsKeptAndCorruptionReported(t *testing.T) {
 	ctx := context.Background()
-	e, err := engine.Open(filepath.Join(t.TempDir(), "store"), engine.Options{Create: true})
+	e, err := cellar.Open(filepath.Join(t.TempDir(), "store"), cellar.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestSnapshotsKeptAndCorruptionReported(t *testing.T) {
 	if n != MaxSnapshots || !ok || err != nil || !last.Time.Equal(base.Add(time.Duration(MaxSnapshots+2)*time.Hour)) {
 		t.Fatalf("%d snapshots kept, latest %v %v %v", n, last.Time, ok, err)
 	}
-	if err := e.UpdateAux(ctx, Family, func(tx *engine.Tx) error {
+	if err := e.UpdateAux(ctx, Family, func(tx *cellar.Tx) error {
 		return tx.Put(Family, snapKey(base.Add(1000*time.Hour)), []byte("CGTP\x00\x01{not json"))
 	}); err != nil {
 		t.Fatal(err)

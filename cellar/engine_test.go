@@ -1,0 +1,798 @@
+package cellar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/cgraph/cgraph/record"
+)
+
+func openTest(t testing.TB, dir string, opts Options) *Store {
+	t.Helper()
+	e, err := Open(dir, opts)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", dir, err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return e
+}
+
+func newStore(t testing.TB) *Store {
+	t.Helper()
+	return openTest(t, filepath.Join(t.TempDir(), "store"), Options{Create: true})
+}
+
+func TestAddGetRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	created := time.Date(2025, 3, 4, 5, 6, 7, 891, time.FixedZone("X", 3600))
+	tests := []struct {
+		name string
+		in   record.NewMemory
+		want record.Memory // fields the store must keep or default
+	}{
+		{"defaults", record.NewMemory{Content: "plain"},
+			record.Memory{Content: "plain", Type: record.TypeNote, Importance: 0.5}},
+		{"all fields", record.NewMemory{Content: "use RRF with K=60", Type: record.TypeDecision, Tags: []string{"fusion", "ranking"},
+			Source: "design.md", Session: "s1", Sequence: 7, CreatedAt: created, Importance: 0.9},
+			record.Memory{Content: "use RRF with K=60", Type: record.TypeDecision, Tags: []string{"fusion", "ranking"},
+				Source: "design.md", Session: "s1", Sequence: 7, CreatedAt: created.UTC(), Importance: 0.9}},
+		{"unicode", record.NewMemory{Content: "héllo 世界 🚀", Type: record.TypeCode, Importance: 1},
+			record.Memory{Content: "héllo 世界 🚀", Type: record.TypeCode, Importance: 1}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := e.Add(ctx, tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.ID.IsZero() || m.DocNum != record.DocNum(i) {
+				t.Fatalf("id %s docnum %d, want non-zero id and docnum %d", m.ID, m.DocNum, i)
+			}
+			if m.Content != tt.want.Content || m.Type != tt.want.Type || !reflect.DeepEqual(m.Tags, tt.want.Tags) ||
+				m.Source != tt.want.Source || m.Session != tt.want.Session || m.Sequence != tt.want.Sequence ||
+				m.Importance != tt.want.Importance {
+				t.Fatalf("Add returned %+v, want fields of %+v", m, tt.want)
+			}
+			if !tt.want.CreatedAt.IsZero() && !m.CreatedAt.Equal(tt.want.CreatedAt) {
+				t.Fatalf("created %v, want %v", m.CreatedAt, tt.want.CreatedAt)
+			}
+			got, err := e.Get(ctx, m.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.AccessCount != 1 || got.AccessedAt.IsZero() {
+				t.Fatalf("Get did not record the access: count %d at %v", got.AccessCount, got.AccessedAt)
+			}
+			got.AccessCount, got.AccessedAt = 0, time.Time{}
+			if !reflect.DeepEqual(got, m) {
+				t.Fatalf("Get = %+v\nAdd = %+v", got, m)
+			}
+		})
+	}
+}
+
+func TestSessionSequence(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	var seqs []uint64
+	for _, n := range []record.NewMemory{
+		{Content: "a", Session: "s"}, {Content: "b", Session: "s"}, {Content: "c", Session: "s", Sequence: 10},
+		{Content: "d", Session: "s"}, {Content: "e", Session: "t"}, {Content: "f", Session: "s\x00"[:1] + "x"},
+	} {
+		m, err := e.Add(ctx, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, m.Sequence)
+	}
+	if want := []uint64{1, 2, 10, 11, 1, 1}; !reflect.DeepEqual(seqs, want) {
+		t.Fatalf("sequences %v, want %v", seqs, want)
+	}
+	// A batch assigns consecutive numbers and sees its own earlier members.
+	ms, err := e.AddBatch(ctx, []record.NewMemory{{Content: "g", Session: "t"}, {Content: "h", Session: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms[0].Sequence != 2 || ms[1].Sequence != 3 {
+		t.Fatalf("batch sequences %d, %d, want 2, 3", ms[0].Sequence, ms[1].Sequence)
+	}
+	_, err = e.Add(ctx, record.NewMemory{Content: "dup", Session: "s", Sequence: 2})
+	var ve *record.ValidationError
+	if !errors.As(err, &ve) || ve.Field != "sequence" {
+		t.Fatalf("taken sequence: got %v, want a sequence ValidationError", err)
+	}
+	_, err = e.AddBatch(ctx, []record.NewMemory{{Content: "x", Session: "u", Sequence: 5}, {Content: "y", Session: "u", Sequence: 5}})
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "memory 2 of 2") {
+		t.Fatalf("duplicate within a batch: got %v", err)
+	}
+	assertNoMemory(t, e, "u")
+	if _, err := e.Add(ctx, record.NewMemory{Content: "last", Session: "w", Sequence: math.MaxUint64}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Add(ctx, record.NewMemory{Content: "overflow", Session: "w"}); !errors.As(err, &ve) || ve.Field != "sequence" {
+		t.Fatalf("sequence overflow: got %v, want a sequence ValidationError", err)
+	}
+}
+
+// assertNoMemory fails if any stored memory belongs to session.
+func assertNoMemory(t *testing.T, e *Store, session string) {
+	t.Helper()
+	ms, err := e.List(context.Background(), record.ListOptions{Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.Session == session {
+			t.Fatalf("memory %s of session %q was stored by a failed call", m.ID, session)
+		}
+	}
+}
+
+func TestValidation(t *testing.T) {
+	ok := record.NewMemory{Content: "fine"}
+	long := strings.Repeat("x", record.DefaultMaxContentBytes+1)
+	manyTags := make([]string, record.MaxTags+1)
+	for i := range manyTags {
+		manyTags[i] = fmt.Sprint("t", i)
+	}
+	tests := []struct {
+		name  string
+		mod   func(n *record.NewMemory)
+		field string
+	}{
+		{"empty", func(n *record.NewMemory) { n.Content = "" }, "content"},
+		{"whitespace", func(n *record.NewMemory) { n.Content = " \t\n\u00a0" }, "content"},
+		{"bad utf8", func(n *record.NewMemory) { n.Content = "ab\xffcd" }, "content"},
+		{"too long", func(n *record.NewMemory) { n.Content = long }, "content"},
+		{"unknown type", func(n *record.NewMemory) { n.Type = "opinion" }, "type"},
+		{"upper-case type", func(n *record.NewMemory) { n.Type = "Fact" }, "type"},
+		{"control char tag", func(n *record.NewMemory) { n.Tags = []string{"ok", "bad\x07"} }, "tags[1]"},
+		{"newline tag", func(n *record.NewMemory) { n.Tags = []string{"a\nb"} }, "tags[0]"},
+		{"empty tag", func(n *record.NewMemory) { n.Tags = []string{" "} }, "tags[0]"},
+		{"too many tags", func(n *record.NewMemory) { n.Tags = manyTags }, "tags"},
+		{"long tag", func(n *record.NewMemory) { n.Tags = []string{strings.Repeat("t", record.MaxTagBytes+1)} }, "tags[0]"},
+		{"importance high", func(n *record.NewMemory) { n.Importance = 1.5 }, "importance"},
+		{"importance negative", func(n *record.NewMemory) { n.Importance = -0.1 }, "importance"},
+		{"importance NaN", func(n *record.NewMemory) { n.Importance = nanValue() }, "importance"},
+		{"sequence without session", func(n *record.NewMemory) { n.Sequence = 3 }, "sequence"},
+		{"session control char", func(n *record.NewMemory) { n.Session = "s\x1b" }, "session"},
+		{"created before epoch", func(n *record.NewMemory) { n.CreatedAt = time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC) }, "created_at"},
+	}
+	e := newStore(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := ok
+			tt.mod(&n)
+			_, err := e.Add(context.Background(), n)
+			var ve *record.ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("Add: got %v, want a ValidationError", err)
+			}
+			if ve.Field != tt.field || ve.Problem == "" || ve.Fix == "" {
+				t.Fatalf("got %+v, want field %q with problem and fix", ve, tt.field)
+			}
+		})
+	}
+	if err := ok.Validate(0); err != nil {
+		t.Fatalf("valid memory refused: %v", err)
+	}
+	if err := (record.NewMemory{Content: "12345"}).Validate(4); err == nil {
+		t.Fatal("content over a custom limit accepted")
+	}
+	// A batch with one bad memory writes nothing.
+	_, err := e.AddBatch(context.Background(), []record.NewMemory{{Content: "good", Session: "v"}, {Content: ""}})
+	if err == nil || !strings.Contains(err.Error(), "memory 2 of 2") {
+		t.Fatalf("bad batch: got %v", err)
+	}
+	st, err := e.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Memories != 0 || st.NextDocNum != 0 {
+		t.Fatalf("failed adds left %d memories, next docnum %d", st.Memories, st.NextDocNum)
+	}
+	assertFamiliesEmpty(t, e)
+}
+
+func nanValue() float64 {
+	var zero float64
+	return zero / zero
+}
+
+// assertFamiliesEmpty fails if any family other than default holds a key.
+func assertFamiliesEmpty(t *testing.T, e *Store) {
+	t.Helper()
+	for f := family(1); f < numFamilies; f++ {
+		if keys := scanFamily(t, e, f); len(keys) > 0 {
+			t.Errorf("family %s holds %d keys, want none (first %x)", families[f].name, len(keys), keys[0])
+		}
+	}
+}
+
+func scanFamily(t testing.TB, e *Store, f family) [][]byte {
+	t.Helper()
+	it := e.kv.iter(f, nil, nil)
+	defer it.close()
+	var keys [][]byte
+	for it.first(); it.valid(); it.next() {
+		keys = append(keys, it.key())
+	}
+	if err := it.err(); err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+func TestUnknownIDs(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	id := record.NewID()
+	if _, err := e.Get(ctx, id); !errors.Is(err, record.ErrNotFound) || !strings.Contains(err.Error(), id.String()) {
+		t.Fatalf("Get unknown: %v", err)
+	}
+	if err := e.Delete(ctx, id); !errors.Is(err, record.ErrNotFound) {
+		t.Fatalf("Delete unknown: %v", err)
+	}
+	if _, err := e.List(ctx, record.ListOptions{After: id}); !errors.Is(err, record.ErrNotFound) {
+		t.Fatalf("List after unknown: %v", err)
+	}
+	if _, err := record.ParseID("not-an-id"); err == nil {
+		t.Fatal("ParseMemoryID accepted garbage")
+	}
+	got, err := record.ParseID(" " + id.String() + "\n")
+	if err != nil || got != id {
+		t.Fatalf("ParseMemoryID(%s) = %s, %v", id, got, err)
+	}
+	if _, err := record.ParseType("opinion"); err == nil || !strings.Contains(err.Error(), "preference") {
+		t.Fatalf("ParseMemoryType error should list the types: %v", err)
+	}
+	if typ, err := record.ParseType(" Fact "); err != nil || typ != record.TypeFact {
+		t.Fatalf("ParseMemoryType(Fact) = %q, %v", typ, err)
+	}
+}
+
+func TestDeleteRemovesFromEveryFamily(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	keep, err := e.Add(ctx, record.NewMemory{Content: "keep me", Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := make(map[family]int)
+	for f := family(1); f < numFamilies; f++ {
+		before[f] = len(scanFamily(t, e, f))
+	}
+	// Fill every per-memory family the way later slots will, through a hook.
+	e.hooks = []MemoryHook{slotFiller{}}
+	m, err := e.Add(ctx, record.NewMemory{Content: "delete me", Session: "s", Tags: []string{"x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := family(1); f < numFamilies; f++ {
+		if families[f].keys == nil {
+			continue
+		}
+		if n := len(scanFamily(t, e, f)); n <= before[f] {
+			t.Fatalf("family %s: %d keys after add, want more than %d", families[f].name, n, before[f])
+		}
+	}
+	if err := e.Delete(ctx, m.ID); err != nil {
+		t.Fatal(err)
+	}
+	for f := family(1); f < numFamilies; f++ {
+		if n := len(scanFamily(t, e, f)); n != before[f] {
+			t.Errorf("family %s: %d keys after delete, want %d", families[f].name, n, before[f])
+		}
+	}
+	if _, err := e.Get(ctx, m.ID); !errors.Is(err, record.ErrNotFound) {
+		t.Fatalf("Get after delete: %v", err)
+	}
+	if _, err := e.Get(ctx, keep.ID); err != nil {
+		t.Fatalf("the other memory is gone: %v", err)
+	}
+	if err := e.Delete(ctx, m.ID); !errors.Is(err, record.ErrNotFound) {
+		t.Fatalf("second delete: %v", err)
+	}
+	st, err := e.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Memories != 1 || st.NextDocNum != 2 {
+		t.Fatalf("stats after delete: %d memories, next docnum %d; want 1, 2", st.Memories, st.NextDocNum)
+	}
+}
+
+// slotFiller writes a key for the memory into every family that owns
+// per-memory keys but that the engine itself does not fill yet, the way a
+// later fingerprint stage will.
+type slotFiller struct{}
+
+func (slotFiller) AddMemory(tx *Tx, m record.Memory) error {
+	ref := memoryRef{id: m.ID, doc: m.DocNum, session: m.Session, seq: m.Sequence, createdAt: m.CreatedAt}
+	for f, info := range families {
+		if info.keys == nil {
+			continue
+		}
+		for _, k := range info.keys(ref) {
+			if _, ok, err := tx.get(family(f), k); err != nil {
+				return err
+			} else if !ok {
+				if err := tx.Put(info.name, k, []byte("slot data")); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (slotFiller) DeleteMemory(*Tx, record.Memory) error { return nil }
+
+func TestTxUnknownFamily(t *testing.T) {
+	e := newStore(t)
+	e.hooks = []MemoryHook{badHook{}}
+	_, err := e.Add(context.Background(), record.NewMemory{Content: "x"})
+	if err == nil || !strings.Contains(err.Error(), "no_such_family") {
+		t.Fatalf("hook writing an unknown family: %v", err)
+	}
+	assertFamiliesEmpty(t, e)
+}
+
+type badHook struct{}
+
+func (badHook) AddMemory(tx *Tx, m record.Memory) error {
+	return tx.Put("no_such_family", m.ID[:], nil)
+}
+func (badHook) DeleteMemory(tx *Tx, m record.Memory) error { return nil }
+
+func TestListPaging(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ids []record.ID // in creation-time order
+	// Insert out of time order, with two memories at the same instant.
+	order := []int{5, 0, 3, 1, 4, 2, 6, 6}
+	byTime := make(map[int][]record.ID)
+	for _, k := range order {
+		m, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprint("m", k), CreatedAt: base.Add(time.Duration(k) * time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byTime[k] = append(byTime[k], m.ID)
+	}
+	for k := 0; k <= 6; k++ {
+		sortIDs(byTime[k])
+		ids = append(ids, byTime[k]...)
+	}
+	for _, oldest := range []bool{true, false} {
+		for _, limit := range []int{1, 3, 8, 20} {
+			var got []record.ID
+			var after record.ID
+			for pages := 0; pages < 20; pages++ {
+				page, err := e.List(ctx, record.ListOptions{Limit: limit, After: after, Oldest: oldest})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(page) > limit {
+					t.Fatalf("page of %d, limit %d", len(page), limit)
+				}
+				if len(page) == 0 {
+					break
+				}
+				for _, m := range page {
+					got = append(got, m.ID)
+				}
+				after = page[len(page)-1].ID
+			}
+			want := append([]record.ID(nil), ids...)
+			if !oldest {
+				for i, j := 0, len(want)-1; i < j; i, j = i+1, j-1 {
+					want[i], want[j] = want[j], want[i]
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("oldest=%v limit=%d: got %v, want %v", oldest, limit, got, want)
+			}
+		}
+	}
+	if _, err := e.List(ctx, record.ListOptions{Limit: -1}); err == nil {
+		t.Fatal("negative limit accepted")
+	}
+	page, err := e.List(ctx, record.ListOptions{})
+	if err != nil || len(page) != len(ids) {
+		t.Fatalf("default limit: %d memories, %v", len(page), err)
+	}
+}
+
+func sortIDs(ids []record.ID) {
+	for i := 1; i < len(ids); i++ {
+		for j := i; j > 0 && string(ids[j][:]) < string(ids[j-1][:]); j-- {
+			ids[j], ids[j-1] = ids[j-1], ids[j]
+		}
+	}
+}
+
+func TestReopen(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	e, err := Open(dir, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var added []record.Memory
+	for i := range 5 {
+		m, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprint("memory ", i), Session: "s"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		added = append(added, m)
+	}
+	if err := e.Delete(ctx, added[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Get(ctx, added[0].ID); !errors.Is(err, record.ErrClosed) {
+		t.Fatalf("Get after Close: %v", err)
+	}
+	e = openTest(t, dir, Options{})
+	for i, m := range added {
+		got, err := e.Get(ctx, m.ID)
+		if i == 1 {
+			if !errors.Is(err, record.ErrNotFound) {
+				t.Fatalf("deleted memory after reopen: %v", err)
+			}
+			continue
+		}
+		if err != nil || got.Content != m.Content || got.DocNum != m.DocNum {
+			t.Fatalf("after reopen: %+v, %v; want %+v", got, err, m)
+		}
+	}
+	m, err := e.Add(ctx, record.NewMemory{Content: "after reopen", Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.DocNum != 5 || m.Sequence != 6 {
+		t.Fatalf("after reopen: docnum %d sequence %d, want 5 and 6 (counters persisted)", m.DocNum, m.Sequence)
+	}
+	st, err := e.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Memories != 5 || st.NextDocNum != 6 || st.FormatVersion != FormatVersion || len(st.Families) != int(numFamilies) {
+		t.Fatalf("stats %+v", st)
+	}
+	if st.Families["memories"].Keys == 0 {
+		t.Fatalf("memories family reports no keys: %+v", st.Families["memories"])
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "afile")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ve *record.ValidationError
+	if _, err := Open(file, Options{Create: true}); !errors.As(err, &ve) || ve.Field != "db" {
+		t.Fatalf("Open on a file: %v", err)
+	}
+	if _, err := Open(filepath.Join(tmp, "missing"), Options{}); !errors.Is(err, record.ErrNoStore) {
+		t.Fatalf("Open missing without Create: %v", err)
+	}
+	if _, err := Open(filepath.Join(tmp, "missing"), Options{ReadOnly: true}); !errors.Is(err, record.ErrNoStore) {
+		t.Fatalf("read-only Open of a missing store: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("a failed Open created the directory")
+	}
+	notEmpty := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(notEmpty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(notEmpty, "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(notEmpty, Options{Create: true}); !errors.As(err, &ve) {
+		t.Fatalf("Open on a non-empty non-store directory: %v", err)
+	}
+}
+
+func TestReadOnlyRefusesWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	w := openTest(t, dir, Options{Create: true})
+	m, err := w.Add(ctx, record.NewMemory{Content: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := openTest(t, dir, Options{ReadOnly: true})
+	if _, err := r.Add(ctx, record.NewMemory{Content: "y"}); !errors.Is(err, record.ErrReadOnly) {
+		t.Fatalf("Add on read-only: %v", err)
+	}
+	if err := r.Delete(ctx, m.ID); !errors.Is(err, record.ErrReadOnly) {
+		t.Fatalf("Delete on read-only: %v", err)
+	}
+	got, err := r.Get(ctx, m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.AccessCount != 0 {
+		t.Fatalf("read-only Get recorded an access: %d", got.AccessCount)
+	}
+}
+
+func TestCanceledContextWritesNothing(t *testing.T) {
+	e := newStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Add(ctx, record.NewMemory{Content: "x"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Add with a canceled context: %v", err)
+	}
+	if _, err := e.List(ctx, record.ListOptions{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("List with a canceled context: %v", err)
+	}
+	assertFamiliesEmpty(t, e)
+}
+
+// TestConcurrentUse runs adders, getters, deleters and listers at once
+// (run it with -race) and checks the store's invariants afterwards.
+func TestConcurrentUse(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	r := openTest(t, e.Dir(), Options{ReadOnly: true})
+	const workers, perWorker = 4, 50
+	ids := make(chan record.ID, workers*perWorker)
+	errc := make(chan error, 4*workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(3)
+		go func() {
+			defer wg.Done()
+			for i := range perWorker {
+				m, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprint("w", w, " m", i), Session: fmt.Sprint("s", i%3)})
+				if err != nil {
+					errc <- err
+					return
+				}
+				ids <- m.ID
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for range perWorker / 2 {
+				id := <-ids
+				if _, err := e.Get(ctx, id); err != nil && !errors.Is(err, record.ErrNotFound) {
+					errc <- err
+					return
+				}
+				if w%2 == 0 {
+					if err := e.Delete(ctx, id); err != nil && !errors.Is(err, record.ErrNotFound) {
+						errc <- err
+						return
+					}
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				if _, err := r.List(ctx, record.ListOptions{Limit: 20}); err != nil {
+					errc <- err
+					return
+				}
+				if _, err := r.Stats(ctx); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := uint64(workers*perWorker - workers/2*perWorker/2); st.Memories != want {
+		t.Fatalf("%d memories, want %d", st.Memories, want)
+	}
+	// Sequences within each session are unique and dense.
+	seqs := make(map[string]map[uint64]bool)
+	all, err := e.List(ctx, record.ListOptions{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		if seqs[m.Session] == nil {
+			seqs[m.Session] = make(map[uint64]bool)
+		}
+		if seqs[m.Session][m.Sequence] {
+			t.Fatalf("sequence %d used twice in session %s", m.Sequence, m.Session)
+		}
+		seqs[m.Session][m.Sequence] = true
+	}
+}
+
+// TestReaderFollowsFlushes: a reader keeps seeing the writer's data while
+// the writer flushes memtables to SST files and drops old logs.
+func TestReaderFollowsFlushes(t *testing.T) {
+	ctx := context.Background()
+	w := newStore(t)
+	r := openTest(t, w.Dir(), Options{ReadOnly: true})
+	ws := w.kv.(*rocksStore)
+	fo := grocksdb.NewDefaultFlushOptions()
+	defer fo.Destroy()
+	var ids []record.ID
+	for round := range 5 {
+		ms, err := w.AddBatch(ctx, []record.NewMemory{{Content: fmt.Sprint("round ", round)}, {Content: "other"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ms[0].ID)
+		if err := w.Delete(ctx, ms[1].ID); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range ws.handles {
+			if err := ws.db.FlushCF(h, fo); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, id := range ids {
+			m, err := r.Get(ctx, id)
+			if err != nil || m.Content != fmt.Sprint("round ", i) {
+				t.Fatalf("round %d: reader Get of memory %d: %+v, %v", round, i, m, err)
+			}
+		}
+		if _, err := r.Get(ctx, ms[1].ID); !errors.Is(err, record.ErrNotFound) {
+			t.Fatalf("round %d: reader sees a deleted memory: %v", round, err)
+		}
+		if err := r.Check(ctx); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+	}
+	// Replaced instances leave nothing behind; Close removes the rest.
+	sec := r.kv.(*rocksStore).secondary
+	if entries, err := os.ReadDir(sec); err != nil || len(entries) != 1 {
+		t.Fatalf("reader's directory holds %d entries after reopening, want 1 (%v)", len(entries), err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sec); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("reader's directory survives Close: %v", err)
+	}
+}
+
+// TestInterruptedCreation: a creation killed before the metadata was
+// written leaves RocksDB files without a store; a writer finishes it, a
+// reader says what to do, nothing is refused for good.
+func TestInterruptedCreation(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openRocks(dir, rocksCreate) // the DB and families, but no metadata
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{ReadOnly: true}); !errors.Is(err, errUnfinished) || !strings.Contains(err.Error(), "for writing") {
+		t.Fatalf("reader of an unfinished store: %v", err)
+	}
+	e := openTest(t, dir, Options{})
+	if _, err := e.Add(ctx, record.NewMemory{Content: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// Killed even earlier: RocksDB files but no CURRENT.
+	dir2 := filepath.Join(t.TempDir(), "store")
+	if err := os.MkdirAll(dir2, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"LOCK", "IDENTITY", "LOG", "MANIFEST-000001"} {
+		if err := os.WriteFile(filepath.Join(dir2, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Open(dir2, Options{}); !errors.Is(err, record.ErrNoStore) {
+		t.Fatalf("Open without Create of a never-created store: %v", err)
+	}
+	e2 := openTest(t, dir2, Options{Create: true})
+	if _, err := e2.Add(ctx, record.NewMemory{Content: "y"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// countingHook keeps a count of memories in a shared key of a posting
+// family, the way a posting list is shared between memories.
+type countingHook struct{ failOn string }
+
+var countKey = []byte("term:all")
+
+func (h countingHook) bump(tx *Tx, by int64) error {
+	v, ok, err := tx.Get("e6_sparse_inverted", countKey)
+	if err != nil {
+		return err
+	}
+	var n int64
+	if ok {
+		if _, err := fmt.Sscan(string(v), &n); err != nil {
+			return err
+		}
+	}
+	return tx.Put("e6_sparse_inverted", countKey, []byte(fmt.Sprint(n+by)))
+}
+
+func (h countingHook) AddMemory(tx *Tx, m record.Memory) error {
+	if m.Content == h.failOn {
+		return errors.New("refused by hook")
+	}
+	return h.bump(tx, 1)
+}
+
+func (h countingHook) DeleteMemory(tx *Tx, m record.Memory) error { return h.bump(tx, -1) }
+
+func TestHookSharesTheBatch(t *testing.T) {
+	ctx := context.Background()
+	e := openTest(t, filepath.Join(t.TempDir(), "store"), Options{Create: true, Hooks: []MemoryHook{countingHook{failOn: "bad"}}})
+	count := func() string {
+		v, _, err := e.kv.get(famE6SparseInverted, countKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(v)
+	}
+	ms, err := e.AddBatch(ctx, []record.NewMemory{{Content: "a"}, {Content: "b"}, {Content: "c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := count(); got != "3" {
+		t.Fatalf("shared count after a batch of 3: %q (the hook must see the batch's own writes)", got)
+	}
+	if _, err := e.AddBatch(ctx, []record.NewMemory{{Content: "d"}, {Content: "bad"}}); err == nil || !strings.Contains(err.Error(), "refused by hook") {
+		t.Fatalf("hook error: %v", err)
+	}
+	if got := count(); got != "3" {
+		t.Fatalf("a batch refused by a hook changed the count to %q", got)
+	}
+	if err := e.Delete(ctx, ms[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(); got != "2" {
+		t.Fatalf("count after a delete: %q", got)
+	}
+	st, err := e.Stats(ctx)
+	if err != nil || st.Memories != 2 {
+		t.Fatalf("stats: %+v, %v", st, err)
+	}
+}

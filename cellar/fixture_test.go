@@ -1,0 +1,174 @@
+package cellar
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/cgraph/cgraph/record"
+)
+
+// storeFixture is a whole format-v1 store made by the first release of the
+// engine (testdata/store_v1, with its expected memories in
+// store_v1.json). Later builds must keep opening it, for writing and for
+// reading, with every memory intact.
+const storeFixture = "store_v1"
+
+func TestStoreFixtureV1(t *testing.T) {
+	ctx := context.Background()
+	src := filepath.Join("testdata", storeFixture)
+	if *update {
+		writeStoreFixture(t, src)
+	}
+	raw, err := os.ReadFile(src + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []record.Memory
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []Options{{ReadOnly: true}, {}} {
+		dir := filepath.Join(t.TempDir(), "store")
+		copyDir(t, src, dir)
+		e := openTest(t, dir, opts)
+		got, err := e.List(ctx, record.ListOptions{Oldest: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("read-only=%v: fixture memories\n got %+v\nwant %+v", opts.ReadOnly, got, want)
+		}
+		if err := e.Check(ctx); err != nil {
+			t.Fatalf("fixture store fails Check: %v", err)
+		}
+		st, err := e.Stats(ctx)
+		if err != nil || st.FormatVersion != 1 || st.Memories != uint64(len(want)) || st.NextDocNum != 4 {
+			t.Fatalf("fixture stats %+v, %v", st, err)
+		}
+		if opts.ReadOnly {
+			continue
+		}
+		m, err := e.Add(ctx, record.NewMemory{Content: "added by a later build", Session: "fixture"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.DocNum != 4 || m.Sequence != 3 {
+			t.Fatalf("new memory in the fixture: docnum %d seq %d, want 4 and 3", m.DocNum, m.Sequence)
+		}
+		if err := e.Delete(ctx, want[0].ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Check(ctx); err != nil {
+			t.Fatalf("fixture store after writes fails Check: %v", err)
+		}
+	}
+}
+
+// writeStoreFixture makes the v1 store fixture: four memories, one deleted,
+// flushed so that data sits in SST files as well as the log.
+func writeStoreFixture(t *testing.T, dst string) {
+	ctx := context.Background()
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(dst, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2024, 11, 5, 9, 0, 0, 0, time.UTC)
+	var kept []record.Memory
+	for i, n := range []record.NewMemory{
+		{Content: "Fusion is weighted RRF with K=60.", Type: record.TypeDecision, Tags: []string{"fusion"}, Session: "fixture", Importance: 0.9},
+		{Content: "This memory is deleted in the fixture.", Type: record.TypeNote},
+		{Content: "func main() {}", Type: record.TypeCode, Source: "main.go", Session: "fixture"},
+		{Content: "Prefer tabs.", Type: record.TypePreference, Tags: []string{"style", "go"}},
+	} {
+		n.CreatedAt = base.Add(time.Duration(i) * time.Minute)
+		m, err := e.Add(ctx, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			if err := e.Delete(ctx, m.ID); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		kept = append(kept, m)
+	}
+	s := e.kv.(*rocksStore)
+	fo := grocksdb.NewDefaultFlushOptions()
+	for _, h := range s.handles {
+		if err := s.db.FlushCF(h, fo); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fo.Destroy()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// RocksDB's info logs and option dumps are not needed to open a store.
+	entries, err := os.ReadDir(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, en := range entries {
+		if strings.HasPrefix(en.Name(), "LOG") || strings.HasPrefix(en.Name(), "OPTIONS") || en.Name() == "LOCK" {
+			if err := os.Remove(filepath.Join(dst, en.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	raw, err := json.MarshalIndent(kept, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst+".json", append(raw, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, en := range entries {
+		b, err := os.ReadFile(filepath.Join(src, en.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, en.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestMemoryIDText(t *testing.T) {
+	id := record.NewID()
+	b, err := json.Marshal(struct{ ID record.ID }{id})
+	if err != nil || string(b) != `{"ID":"`+id.String()+`"}` {
+		t.Fatalf("json of an id: %s, %v", b, err)
+	}
+	var back struct{ ID record.ID }
+	if err := json.Unmarshal(b, &back); err != nil || back.ID != id {
+		t.Fatalf("id back from json: %s, %v", back.ID, err)
+	}
+	var ve *record.ValidationError
+	if err := json.Unmarshal([]byte(`{"ID":"nope"}`), &back); !errors.As(err, &ve) {
+		t.Fatalf("bad id in json: %v", err)
+	}
+}

@@ -1,0 +1,78 @@
+package cellar
+
+// The key-value seam. The engine reaches its storage only through these small
+// interfaces so that a backend with the same model (column families, atomic
+// batches, ordered iteration, snapshots) can replace RocksDB later — TiKV is
+// the planned candidate (DESIGN.md, "Storage"). RocksDB is the only
+// implementation today (kv_rocks.go).
+
+// family is the index of a column family in the families table
+// (families.go). It is a position in this build's table, not an on-disk
+// number: on disk, families are known by name.
+type family int
+
+// kvReader reads keys of one consistent view of the store.
+type kvReader interface {
+	// get returns a copy of the value of key in f, and found=false when the
+	// key is absent. Cost: one point lookup.
+	get(f family, key []byte) (value []byte, found bool, err error)
+	// iter returns an iterator over keys k of f with lower <= k < upper; a
+	// nil bound is open. The caller must close it.
+	iter(f family, lower, upper []byte) kvIter
+}
+
+// kvIter walks keys in byte order. Key and value return copies that the
+// caller may keep. It is not safe for concurrent use.
+type kvIter interface {
+	first()
+	last()
+	// seek moves to the first key >= k.
+	seek(k []byte)
+	// seekForPrev moves to the last key <= k.
+	seekForPrev(k []byte)
+	next()
+	prev()
+	valid() bool
+	key() []byte
+	value() []byte
+	err() error
+	close()
+}
+
+// kvBatch collects puts and deletes that a kvStore applies atomically: after
+// a crash either all of them are visible or none is.
+type kvBatch interface {
+	put(f family, key, value []byte)
+	del(f family, key []byte)
+	count() int
+	// destroy frees the batch; it must be called once, written or not.
+	destroy()
+}
+
+// kvSnapshot is a frozen view; release it when done.
+type kvSnapshot interface {
+	kvReader
+	release()
+}
+
+// kvFamilyStats are a backend's estimates for one family.
+type kvFamilyStats struct {
+	keys, bytes uint64
+}
+
+// kvStore is one open store. Implementations must be safe for concurrent
+// use; batches and iterators are not. A goroutine holding an iterator or a
+// snapshot must not call the store's own methods until it closes or
+// releases it (a follower's views hold a read lock that catchUp waits for).
+type kvStore interface {
+	kvReader
+	newBatch() kvBatch
+	// write applies b atomically; sync asks for an fsync of the log first.
+	write(b kvBatch, sync bool) error
+	snapshot() kvSnapshot
+	// catchUp makes a read-only follower see the writer's latest writes. It
+	// is a no-op on the writer.
+	catchUp() error
+	familyStats(f family) kvFamilyStats
+	close() error
+}

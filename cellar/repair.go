@@ -1,0 +1,92 @@
+package cellar
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/cgraph/cgraph/record"
+)
+
+// RepairReport says what Repair found and did.
+type RepairReport struct {
+	Dir string
+	// Healthy is true when the store opened as it was: nothing was changed.
+	Healthy bool
+	// Manifest is the manifest CURRENT names after Repair.
+	Manifest string
+	// Tried lists each manifest refused before Manifest, with the reason.
+	Tried []string
+}
+
+// Repair brings back a store whose CURRENT file is missing or names a
+// manifest that does not describe the store (the damage record.DamagedStoreError
+// reports): it points CURRENT at the newest manifest that RocksDB reads and
+// that records cgraph metadata, trying each from the newest down. It only
+// ever rewrites CURRENT, and restores it when no manifest serves. It takes
+// the writer lock, so no writer may run beside it. A healthy store is left
+// untouched.
+//
+// What Repair cannot bring back: writes recorded only in a manifest newer
+// than the one it picks (none, when the newer manifests hold no metadata,
+// which is the case a failed re-creation leaves).
+func Repair(dir string) (RepairReport, error) {
+	rep := RepairReport{Dir: dir}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return rep, fmt.Errorf("%w %s: give the directory of a store", record.ErrNoStore, dir)
+	}
+	lock, err := acquireWriterLock(dir)
+	if err != nil {
+		return rep, err
+	}
+	defer func() { _ = lock.release() }() // released on return; the result is what matters
+	d, err := readStoreDir(dir)
+	if err != nil {
+		return rep, err
+	}
+	if len(d.manifests) == 0 {
+		if d.holdsData() {
+			return rep, fmt.Errorf("store %s has no manifest left, so Repair cannot rebuild it: restore it from a backup", dir)
+		}
+		return rep, fmt.Errorf("%w %s: nothing to repair", record.ErrNoStore, dir)
+	}
+	current := filepath.Join(dir, "CURRENT")
+	old, err := os.ReadFile(current)
+	hadCurrent := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return rep, fmt.Errorf("read CURRENT: %w", err)
+	}
+	if hadCurrent {
+		if err := inspect(dir, d); err == nil {
+			rep.Healthy, rep.Manifest = true, trimLine(old)
+			return rep, nil
+		}
+	}
+	for _, m := range slices.Backward(d.manifests) {
+		if err := writeFileSync(current, []byte(m+"\n")); err != nil {
+			return rep, fmt.Errorf("point CURRENT at %s: %w", m, err)
+		}
+		err := inspect(dir, d)
+		if err == nil {
+			rep.Manifest = m
+			return rep, nil
+		}
+		rep.Tried = append(rep.Tried, fmt.Sprintf("%s: %v", m, err))
+	}
+	var restore error
+	if hadCurrent {
+		restore = writeFileSync(current, old)
+	} else {
+		restore = os.Remove(current)
+	}
+	return rep, errors.Join(fmt.Errorf("no manifest of store %s opens with cgraph metadata (tried %d); CURRENT was restored; restore the store from a backup", dir, len(d.manifests)), restore)
+}
+
+func trimLine(b []byte) string {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return string(b)
+}

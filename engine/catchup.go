@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cgraph/cgraph/record"
+)
+
+// maxIncremental is the number of new memories a read-only store indexes one
+// by one when catching up; beyond it a full rebuild is cheaper.
+const maxIncremental = 5000
+
+// catchUp brings a read-only store's indexes in line with the writer:
+//
+//   - slot/generation changed (the writer re-embedded): full rebuild, and
+//     the slot records are read again;
+//   - meta/next_docnum moved past the last doc number seen: the memories
+//     with the new numbers are read (record + fingerprint) and indexed, like
+//     the writer does after its commit; a gap of more than maxIncremental
+//     rebuilds instead;
+//   - meta/memory_count differs from the number of indexed memories: some
+//     were deleted, so the doc numbers still stored are scanned and every
+//     indexed doc not among them is dropped.
+//
+// Each step reads the store through separate engine calls, so a write that
+// lands between them is caught by the next Search. Cost when nothing
+// changed: two engine calls (~0.1 ms each).
+func (s *Engine) catchUp(ctx context.Context) error {
+	s.catchMu.Lock()
+	defer s.catchMu.Unlock()
+	recs, have, gen, err := readSlotRecords(ctx, s.eng)
+	if err != nil {
+		return err
+	}
+	c, err := s.eng.Counters(ctx)
+	if err != nil {
+		return err
+	}
+	s.mu.RLock()
+	seen, curGen := s.seenNext, s.generation
+	s.mu.RUnlock()
+	if gen != curGen || uint32(c.NextDocNum)-seen > maxIncremental {
+		// The writer may have re-embedded slots: what is stale now follows
+		// the new records.
+		mism, _ := mismatches(&recs, have, c.Memories, s.reg.Statuses())
+		stale := staleReasons(mism)
+		s.mu.Lock()
+		s.stale = stale
+		s.mu.Unlock()
+		ix, err := rebuild(ctx, s.eng, s.staleFlags(), s.wantDims())
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.ix, s.seenNext, s.generation, s.stored = ix, uint32(c.NextDocNum), gen, recs
+		s.mu.Unlock()
+		return nil
+	}
+	if next := uint32(c.NextDocNum); next > seen {
+		if err := s.indexNew(ctx, seen, next); err != nil {
+			return err
+		}
+	}
+	s.ix.mu.RLock()
+	n := s.ix.live.GetCardinality()
+	s.ix.mu.RUnlock()
+	if n != c.Memories {
+		return s.dropDeleted(ctx)
+	}
+	return nil
+}
+
+// indexNew indexes the memories with doc numbers in [from, to).
+func (s *Engine) indexNew(ctx context.Context, from, to uint32) error {
+	docs := make([]record.DocNum, 0, to-from)
+	for d := from; d < to; d++ {
+		docs = append(docs, record.DocNum(d))
+	}
+	ms, found, err := s.eng.PeekDocs(ctx, docs)
+	if err != nil {
+		return err
+	}
+	var ids []record.ID
+	var live []record.Memory
+	for i, m := range ms {
+		if found[i] {
+			ids = append(ids, m.ID)
+			live = append(live, m)
+		}
+	}
+	_, fps, err := s.readMemories(ctx, ids)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, m := range live {
+		if fps[i] == nil {
+			continue // deleted meanwhile
+		}
+		if err := s.ix.apply(m, fps[i], nil); err != nil {
+			return fmt.Errorf("index memory %s: %w", m.ID, err)
+		}
+	}
+	s.seenNext = to
+	return nil
+}
+
+// dropDeleted removes from the indexes every doc no longer stored.
+func (s *Engine) dropDeleted(ctx context.Context) error {
+	stored := make(map[uint32]bool)
+	if err := s.eng.ScanDocs(ctx, func(d record.DocNum, _ record.ID) error {
+		stored[uint32(d)] = true
+		return nil
+	}); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ix.mu.RLock()
+	var gone []uint32
+	it := s.ix.live.Iterator()
+	for it.HasNext() {
+		if d := it.Next(); !stored[d] {
+			gone = append(gone, d)
+		}
+	}
+	s.ix.mu.RUnlock()
+	for _, d := range gone {
+		s.ix.remove(d)
+	}
+	return nil
+}

@@ -1,0 +1,314 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/indexes"
+	"github.com/cgraph/cgraph/record"
+)
+
+// densePrecision is how every dense ANN space keeps its vectors. Int8: ten
+// 384-d spaces cost 4.4 KB per memory instead of 15.9 KB in float32, which
+// the 6 KB-per-memory RAM goal (issue 5) requires; cosines move by ≤ 0.004
+// and recall@10 on real embeddings stays ≥ 0.98 at the default rerank depth
+// (indexes package doc).
+const densePrecision = indexes.Int8
+
+// e1Rerank is the rerank depth of the E1 space, the foundation and the most
+// weighted: on e5-small-v2 vectors of Go comments (BenchmarkSearch
+// e1_recall) depth 1024 raised recall@10 against exact cosine from 0.896 to
+// 0.939 at 10k (+0.16 ms) and from 0.70 to 0.77 at 100k (+0.27 ms, still
+// inside the 2 ms e1_only goal). The other spaces keep the default 512.
+const e1Rerank = 1024
+
+// indexSet is the in-memory search state of a store: one index per space,
+// rebuilt from the families on open and updated after every committed write.
+// Its own indexes are safe for concurrent use; the set's fields (maps, the
+// temporal table, entity sets) are guarded by mu.
+type indexSet struct {
+	mu sync.RWMutex
+	// dense ANN spaces, created at the first vector (its length fixes Dim).
+	dense map[spaceKey]*indexes.Dense
+	// m128 is the E1-Matryoshka-128 flat scan (float32: int8 does not pay
+	// for a 128-d scan, indexes doc).
+	m128   *indexes.Flat
+	bm25   *indexes.BM25
+	splade *indexes.Splade
+	// has[slot] holds the docs with a value of the slot (any status that
+	// carries one): what "has a representation" means per space.
+	has [fingerprint.NumSlots]*roaring.Bitmap
+	// live holds every stored doc.
+	live *roaring.Bitmap
+	// hyper holds the E9 hypervectors for Hamming scoring.
+	hyper hyperStore
+	// e12Dim is the token width of the stored E12 matrices (0: none yet).
+	e12Dim int
+	// sets holds each doc's E11 entity names as sorted ids into names.
+	sets   map[uint32][]uint32
+	nameID map[string]uint32
+	names  []string
+	// meta holds what the temporal slots need per doc, computed into values
+	// by the slots' own embedders at query time (they are cheap and
+	// deterministic, so nothing more is kept in RAM).
+	meta     map[uint32]docMeta
+	sessions map[string]uint32
+}
+
+// docMeta is a doc's creation time, session and position.
+type docMeta struct {
+	createdMilli int64
+	session      uint32 // id in sessions, 0 = none
+	seq          uint64
+}
+
+func newIndexSet() (*indexSet, error) {
+	m128, err := indexes.NewFlat("E1-Matryoshka-128", 128)
+	if err != nil {
+		return nil, err
+	}
+	bm25, err := indexes.NewBM25("E6 keywords", indexes.BM25Params{K1: 1.2, B: 0.75})
+	if err != nil {
+		return nil, err
+	}
+	x := &indexSet{dense: map[spaceKey]*indexes.Dense{}, m128: m128, bm25: bm25,
+		splade: indexes.NewSplade("E13 SPLADE"), live: roaring.New(),
+		sets: map[uint32][]uint32{}, nameID: map[string]uint32{}, names: []string{""},
+		meta: map[uint32]docMeta{}, sessions: map[string]uint32{}}
+	for i := range x.has {
+		x.has[i] = roaring.New()
+	}
+	return x, nil
+}
+
+// denseSpace returns the space k, creating it with dim when create is set.
+// REQUIRES: x.mu held (write when create).
+func (x *indexSet) denseSpaceLocked(k spaceKey, dim int, create bool) (*indexes.Dense, error) {
+	if d := x.dense[k]; d != nil {
+		if dim != 0 && d.Dim() != dim {
+			return nil, fmt.Errorf("%s vector has %d dims, the store's %s index %d: the slot's producer changed; run `cgraph reembed --slot %s`", k, dim, k, d.Dim(), k.slot)
+		}
+		return d, nil
+	}
+	if !create {
+		return nil, nil
+	}
+	rerank := 0 // indexes.DefaultRerank (512)
+	if k.slot == fingerprint.E1 {
+		rerank = e1Rerank
+	}
+	d, err := indexes.NewDense(indexes.DenseConfig{Name: k.String(), Dim: dim, Precision: densePrecision, Rerank: rerank})
+	if err != nil {
+		return nil, err
+	}
+	x.dense[k] = d
+	return d, nil
+}
+
+// check reports whether fp fits the indexes (dims of existing spaces, E12
+// token width), before its memory is written, so that a committed memory
+// never fails to index.
+func (x *indexSet) check(fp *fingerprint.Fingerprint) error {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	for _, c := range denseColumns() {
+		v := fp.Get(c.slot).Value
+		if v == nil {
+			continue
+		}
+		if vec := c.vector(v); len(vec) > 0 {
+			if _, err := x.denseSpaceLocked(c.space(), len(vec), false); err != nil {
+				return err
+			}
+		}
+	}
+	if t, ok := fp.Get(fingerprint.E12).Value.(fingerprint.Tokens); ok && x.e12Dim != 0 && int(t.Dim) != x.e12Dim {
+		return fmt.Errorf("E12 tokens are %d wide, the store's %d: run `cgraph reembed --slot E12`", t.Dim, x.e12Dim)
+	}
+	return nil
+}
+
+// apply indexes one committed memory (or replaces the slots of a re-embedded
+// one: only slots in only, all when only is nil).
+func (x *indexSet) apply(m record.Memory, fp *fingerprint.Fingerprint, only []fingerprint.SlotID) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	doc := uint32(m.DocNum)
+	want := func(s fingerprint.SlotID) bool { return only == nil || slices.Contains(only, s) }
+	if only == nil {
+		x.live.Add(doc)
+		x.setMetaLocked(m)
+	}
+	for _, s := range fingerprint.Slots() {
+		if !want(s) {
+			continue
+		}
+		x.dropSlotLocked(doc, s)
+		if fp.Get(s).Value != nil {
+			x.has[s.Index()].Add(doc)
+		}
+	}
+	for _, c := range denseColumns() {
+		if !want(c.slot) {
+			continue
+		}
+		v := fp.Get(c.slot).Value
+		if v == nil {
+			continue
+		}
+		if c.keep != nil {
+			c.keep(x, doc, v)
+		}
+		vec := c.vector(v)
+		if len(vec) == 0 {
+			continue
+		}
+		d, err := x.denseSpaceLocked(c.space(), len(vec), true)
+		if err != nil && only != nil {
+			// Re-embedding with a producer of other dims: the space starts
+			// over; every memory of the slot is being recomputed.
+			delete(x.dense, c.space())
+			d, err = x.denseSpaceLocked(c.space(), len(vec), true)
+		}
+		if err != nil {
+			return err
+		}
+		if err := d.Add(record.DocNum(doc), vec); err != nil {
+			return fmt.Errorf("index %s of doc %d: %w", c.space(), doc, err)
+		}
+	}
+	e1 := fp.Get(fingerprint.E1).Value
+	if want(fingerprint.E1) && e1 != nil {
+		if v := denseOf(e1); len(v) >= 128 {
+			if err := x.m128.Add(record.DocNum(doc), v); err != nil {
+				return fmt.Errorf("index E1-Matryoshka-128 of doc %d: %w", doc, err)
+			}
+		}
+	}
+	if tf, ok := fp.Get(fingerprint.E6).Value.(fingerprint.TermFreqs); ok && want(fingerprint.E6) && len(tf.Terms) > 0 {
+		if err := x.bm25.Add(record.DocNum(doc), tf); err != nil {
+			return fmt.Errorf("index E6 of doc %d: %w", doc, err)
+		}
+	}
+	if sp, ok := fp.Get(fingerprint.E13).Value.(fingerprint.Sparse); ok && want(fingerprint.E13) && len(sp.Indices) > 0 {
+		if err := x.splade.Add(record.DocNum(doc), sp); err != nil {
+			return fmt.Errorf("index E13 of doc %d: %w", doc, err)
+		}
+	}
+	if t, ok := fp.Get(fingerprint.E12).Value.(fingerprint.Tokens); ok && want(fingerprint.E12) && (x.e12Dim == 0 || only != nil) {
+		x.e12Dim = int(t.Dim)
+	}
+	return nil
+}
+
+// dropSlotLocked removes doc from every index of slot s.
+// REQUIRES: x.mu held for writing.
+func (x *indexSet) dropSlotLocked(doc uint32, s fingerprint.SlotID) {
+	x.has[s.Index()].Remove(doc)
+	for k, d := range x.dense {
+		if k.slot == s {
+			d.Delete(record.DocNum(doc))
+		}
+	}
+	switch s { // the non-dense indexes of a slot
+	case fingerprint.E1:
+		x.m128.Delete(record.DocNum(doc))
+	case fingerprint.E6:
+		x.bm25.Delete(record.DocNum(doc))
+	case fingerprint.E13:
+		x.splade.Delete(record.DocNum(doc))
+	case fingerprint.E11:
+		delete(x.sets, doc)
+	case fingerprint.E9:
+		x.hyper.remove(doc)
+	}
+}
+
+// remove drops a deleted memory from every index.
+func (x *indexSet) remove(doc uint32) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, s := range fingerprint.Slots() {
+		x.dropSlotLocked(doc, s)
+	}
+	x.live.Remove(doc)
+	delete(x.meta, doc)
+}
+
+func (x *indexSet) setMetaLocked(m record.Memory) {
+	md := docMeta{createdMilli: m.CreatedAt.UnixMilli(), seq: m.Sequence}
+	if m.Session != "" {
+		id, ok := x.sessions[m.Session]
+		if !ok {
+			id = uint32(len(x.sessions) + 1)
+			x.sessions[m.Session] = id
+		}
+		md.session = id
+	}
+	x.meta[uint32(m.DocNum)] = md
+}
+
+func (x *indexSet) setNamesLocked(doc uint32, names []string) {
+	ids := make([]uint32, len(names))
+	for i, n := range names {
+		id, ok := x.nameID[n]
+		if !ok {
+			id = uint32(len(x.names))
+			x.names = append(x.names, n)
+			x.nameID[n] = id
+		}
+		ids[i] = id
+	}
+	slices.Sort(ids)
+	x.sets[doc] = ids
+}
+
+// queryNameIDs maps a query's entity names to ids; names no doc has get
+// fresh negative-free ids above every stored one so they count in the union.
+// REQUIRES: x.mu held.
+func (x *indexSet) queryNameIDsLocked(names []string) []uint32 {
+	out := make([]uint32, 0, len(names))
+	next := uint32(len(x.names))
+	for _, n := range names {
+		if id, ok := x.nameID[n]; ok {
+			out = append(out, id)
+		} else {
+			out = append(out, next)
+			next++
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ramBytes estimates the heap bytes of the in-memory indexes per slot.
+func (x *indexSet) ramBytes() [fingerprint.NumSlots]int64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var out [fingerprint.NumSlots]int64
+	for k, d := range x.dense {
+		out[k.slot.Index()] += int64(d.Bytes())
+	}
+	out[fingerprint.E1.Index()] += int64(x.m128.Bytes())
+	out[fingerprint.E6.Index()] += int64(x.bm25.Bytes())
+	out[fingerprint.E13.Index()] += int64(x.splade.Bytes())
+	out[fingerprint.E9.Index()] += x.hyper.bytes()
+	for i := range x.has {
+		out[i] += int64(x.has[i].GetSizeInBytes())
+	}
+	var sets int64
+	for _, s := range x.sets {
+		sets += int64(4*len(s)) + 24 + 16 // ids, slice header, map entry
+	}
+	for _, n := range x.names {
+		sets += int64(len(n)) + 16 + 24 // bytes, string header, dictionary entry
+	}
+	out[fingerprint.E11.Index()] += sets
+	// The temporal table serves E2, E3 and E4; it is counted once, under E2.
+	out[fingerprint.E2.Index()] += int64(len(x.meta))*(24+4+16) + int64(x.live.GetSizeInBytes())
+	return out
+}

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/cgraph/cgraph/cellar"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
+)
+
+// A postingFamily is an inverted family (E6 BM25 term counts, E13 SPLADE
+// weights): one key per (term, doc) and two statistics keys kept current in
+// the same batch as every add and delete (see codec.go for the layout).
+type postingFamily struct {
+	family string
+	slot   fingerprint.SlotID
+	// postings lists a slot value's terms and posting values, and its length
+	// for the statistics (E6: Σ counts, the BM25 document length; E13: number
+	// of non-zero weights). ok is false when the value has no postings.
+	postings func(v fingerprint.Value) (terms, vals [][]byte, length uint64, ok bool)
+}
+
+var postingFamilies = []postingFamily{
+	{family: "e6_sparse_inverted", slot: fingerprint.E6,
+		postings: func(v fingerprint.Value) ([][]byte, [][]byte, uint64, bool) {
+			tf, ok := v.(fingerprint.TermFreqs)
+			if !ok || len(tf.Terms) == 0 {
+				return nil, nil, 0, false
+			}
+			terms, vals := make([][]byte, len(tf.Terms)), make([][]byte, len(tf.Terms))
+			for i, t := range tf.Terms {
+				terms[i] = []byte(t)
+				vals[i] = binary.AppendUvarint(nil, uint64(tf.Counts[i]))
+			}
+			return terms, vals, tf.DocLen(), true
+		}},
+	{family: "e13_splade_inverted", slot: fingerprint.E13,
+		postings: func(v fingerprint.Value) ([][]byte, [][]byte, uint64, bool) {
+			sp, ok := v.(fingerprint.Sparse)
+			if !ok || len(sp.Indices) == 0 {
+				return nil, nil, 0, false
+			}
+			terms, vals := make([][]byte, len(sp.Indices)), make([][]byte, len(sp.Indices))
+			for i, ix := range sp.Indices {
+				terms[i] = spladeTerm(ix)
+				vals[i] = binary.LittleEndian.AppendUint32(nil, math.Float32bits(sp.Weights[i]))
+			}
+			return terms, vals, uint64(len(sp.Indices)), true
+		}},
+}
+
+// writePostings adds (sign +1) or removes (sign -1) the postings of one
+// doc's slot value and adjusts the family's statistics through tx, which sees
+// the batch's earlier changes.
+func (pf postingFamily) write(tx *cellar.Tx, doc uint32, v fingerprint.Value, sign int) error {
+	terms, vals, length, ok := pf.postings(v)
+	if !ok {
+		return nil
+	}
+	for i, t := range terms {
+		var err error
+		if sign > 0 {
+			err = tx.Put(pf.family, postingKey(t, doc), vals[i])
+		} else {
+			err = tx.Delete(pf.family, postingKey(t, doc))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, st := range []struct {
+		key   []byte
+		delta uint64
+	}{{statDocsKey, 1}, {statLengthKey, length}} {
+		cur, found, err := tx.Get(pf.family, st.key)
+		if err != nil {
+			return err
+		}
+		var n uint64
+		if found {
+			if n, err = decodeU64(cur); err != nil {
+				return fmt.Errorf("%s/%s: %w", pf.family, st.key, err)
+			}
+		}
+		if sign > 0 {
+			n += st.delta
+		} else {
+			if n < st.delta {
+				return fmt.Errorf("%s/%s is %d, below the %d a delete removes: %w", pf.family, st.key, n, st.delta, record.ErrCorrupt)
+			}
+			n -= st.delta
+		}
+		if err := tx.Put(pf.family, st.key, encodeU64(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// docPostings collects one doc's postings during a family scan.
+type docPostings struct {
+	terms [][]byte
+	vals  [][]byte
+}
+
+// termFreqsOf rebuilds an E6 value from its postings.
+func termFreqsOf(p docPostings) (fingerprint.TermFreqs, error) {
+	idx := sortedOrder(p.terms)
+	tf := fingerprint.TermFreqs{Terms: make([]string, len(idx)), Counts: make([]uint32, len(idx))}
+	for j, i := range idx {
+		c, n := binary.Uvarint(p.vals[i])
+		if n != len(p.vals[i]) || c == 0 || c > math.MaxUint32 {
+			return tf, fmt.Errorf("E6 posting value %x: %w", p.vals[i], record.ErrCorrupt)
+		}
+		tf.Terms[j], tf.Counts[j] = string(p.terms[i]), uint32(c)
+	}
+	return tf, nil
+}
+
+// sparseOf rebuilds an E13 value from its postings.
+func sparseOf(p docPostings) (fingerprint.Sparse, error) {
+	idx := sortedOrder(p.terms)
+	sp := fingerprint.Sparse{Indices: make([]uint32, len(idx)), Weights: make([]float32, len(idx))}
+	for j, i := range idx {
+		if len(p.terms[i]) != 4 || len(p.vals[i]) != 4 {
+			return sp, fmt.Errorf("E13 posting term %x value %x: %w", p.terms[i], p.vals[i], record.ErrCorrupt)
+		}
+		sp.Indices[j] = binary.BigEndian.Uint32(p.terms[i])
+		sp.Weights[j] = math.Float32frombits(binary.LittleEndian.Uint32(p.vals[i]))
+	}
+	return sp, nil
+}
+
+func sortedOrder(terms [][]byte) []int {
+	idx := make([]int, len(terms))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return compareBytes(terms[a], terms[b]) })
+	return idx
+}
+
+func compareBytes(a, b []byte) int {
+	return slices.Compare(a, b)
+}

@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cgraph/cgraph/cellar"
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
+)
+
+// reembedBatch is how many memories one Reembed batch (one WriteBatch)
+// recomputes.
+const reembedBatch = 64
+
+// ReembedReport says what Reembed did.
+type ReembedReport struct {
+	// Slots are the slots it recomputed (in slot order).
+	Slots []fingerprint.SlotID
+	// Memories is how many memories had at least one of them recomputed.
+	Memories int
+}
+
+// Reembed recomputes the given slots (nil: every slot whose stored producer
+// differs from the current one) for every memory, in batches, each batch one
+// WriteBatch, and records the new producers when done. progress may be nil.
+//
+// It refuses, before writing anything, when a slot it would recompute has no
+// embedder now (its model missing or corrupt): re-embedding would replace the
+// slot's stored values by "unavailable". The fix is the model, named in the
+// error.
+//
+// A memory whose stored entry of a slot already has the current producer (and
+// status) is skipped for that slot, so a Reembed interrupted by a crash is
+// finished by running it again: the store still opens with Options.Reembed
+// (its slot records name the old producers until the last step), and the
+// second run only recomputes the memories the first did not reach.
+func (s *Engine) Reembed(ctx context.Context, slots []fingerprint.SlotID, progress func(done, total int)) (ReembedReport, error) {
+	if s.ro {
+		return ReembedReport{}, fmt.Errorf("store %s: %w: open it without --read-only to re-embed", s.dir, record.ErrReadOnly)
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	cur := s.reg.Statuses()
+	if slots == nil {
+		s.mu.RLock()
+		for i, sl := range fingerprint.Slots() {
+			if s.stale[i] != "" || s.stored[i].Producer != cur[i].Producer {
+				slots = append(slots, sl)
+			}
+		}
+		s.mu.RUnlock()
+	}
+	var broken []string
+	for _, sl := range slots {
+		if !sl.Valid() {
+			return ReembedReport{}, fmt.Errorf("reembed: invalid slot %d: use E1 … E13", uint8(sl))
+		}
+		if st := cur[sl.Index()]; st.Producer == (fingerprint.Producer{}) {
+			broken = append(broken, fmt.Sprintf("%s: %s", sl, st.Reason))
+		}
+	}
+	if len(broken) > 0 {
+		return ReembedReport{}, fmt.Errorf("reembed refused, nothing was changed: %d slot(s) to recompute have no working embedder, and re-embedding would drop their values: %s",
+			len(broken), strings.Join(broken, "; "))
+	}
+	rep := ReembedReport{Slots: slices.Sorted(slices.Values(slots))}
+	if len(slots) == 0 {
+		return rep, nil
+	}
+	var ids []record.ID
+	if err := s.eng.ScanDocs(ctx, func(_ record.DocNum, id record.ID) error {
+		ids = append(ids, id)
+		return nil
+	}); err != nil {
+		return rep, err
+	}
+	for lo := 0; lo < len(ids); lo += reembedBatch {
+		n, err := s.reembedBatch(ctx, ids[lo:min(lo+reembedBatch, len(ids))], slots, cur)
+		if err != nil {
+			return rep, fmt.Errorf("reembed %v: %w", slots, err)
+		}
+		rep.Memories += n
+		if progress != nil {
+			progress(min(lo+reembedBatch, len(ids)), len(ids))
+		}
+	}
+	// Last: the store now holds the current producers' values.
+	err := s.eng.UpdateDerived(ctx, nil, func(tx *cellar.Tx, _ []record.Memory) error {
+		for _, sl := range slots {
+			if err := tx.Put("default", slotKey(sl), encodeSlotRecord(recordOf(cur[sl.Index()]))); err != nil {
+				return err
+			}
+		}
+		return bumpGeneration(tx)
+	})
+	if err != nil {
+		return rep, fmt.Errorf("reembed: record producers: %w", err)
+	}
+	s.mu.Lock()
+	for _, sl := range slots {
+		s.stored[sl.Index()] = recordOf(cur[sl.Index()])
+		s.stale[sl.Index()] = ""
+	}
+	s.generation++
+	s.mu.Unlock()
+	return rep, nil
+}
+
+// reembedBatch recomputes slots of one batch of memories and returns how many
+// needed it. REQUIRES: s.writeMu held.
+func (s *Engine) reembedBatch(ctx context.Context, ids []record.ID, slots []fingerprint.SlotID, cur []embedders.SlotStatus) (int, error) {
+	ms, fps, err := s.readMemories(ctx, ids)
+	if err != nil {
+		return 0, err
+	}
+	olds := make([]*fingerprint.Fingerprint, len(fps))
+	var todo []int // positions with at least one slot to recompute
+	for i, fp := range fps {
+		if fp == nil {
+			continue
+		}
+		old := *fp
+		olds[i] = &old
+		for _, sl := range slots {
+			e := fp.Get(sl)
+			if e.Producer != cur[sl.Index()].Producer || e.Status == fingerprint.StatusMissing {
+				todo = append(todo, i)
+				break
+			}
+		}
+	}
+	if len(todo) == 0 {
+		return 0, nil
+	}
+	inputs := make([]embedders.Input, len(todo))
+	for j, i := range todo {
+		m := ms[i]
+		inputs[j] = embedders.Input{Text: m.Content, Created: m.CreatedAt, Session: m.Session, Seq: m.Sequence}
+	}
+	for _, sl := range slots {
+		entries, err := s.reg.Get(sl).EmbedDocuments(ctx, inputs)
+		if err != nil {
+			return 0, fmt.Errorf("embed %s: %w", sl, err)
+		}
+		if len(entries) != len(inputs) {
+			return 0, fmt.Errorf("embed %s: %d entries for %d memories", sl, len(entries), len(inputs))
+		}
+		for j, i := range todo {
+			if err := fps[i].Set(sl, entries[j]); err != nil {
+				return 0, fmt.Errorf("memory %s %s: %w", ms[i].ID, sl, err)
+			}
+		}
+	}
+	todoIDs := make([]record.ID, len(todo))
+	for j, i := range todo {
+		todoIDs[j] = ids[i]
+	}
+	err = s.eng.UpdateDerived(ctx, todoIDs, func(tx *cellar.Tx, stored []record.Memory) error {
+		for j, i := range todo {
+			doc := uint32(stored[j].DocNum)
+			enc, err := encodeStored(fps[i])
+			if err != nil {
+				return fmt.Errorf("memory %s: encode fingerprint: %w", ms[i].ID, err)
+			}
+			if err := tx.Put("fingerprints", ms[i].ID[:], enc); err != nil {
+				return err
+			}
+			for _, sl := range slots {
+				if err := writeSlot(tx, doc, sl, olds[i].Get(sl).Value, fps[i].Get(sl).Value); err != nil {
+					return fmt.Errorf("memory %s %s: %w", ms[i].ID, sl, err)
+				}
+			}
+		}
+		return bumpGeneration(tx)
+	})
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, i := range todo {
+		if err := s.ix.apply(ms[i], fps[i], slots); err != nil {
+			return 0, fmt.Errorf("memory %s was re-embedded but not indexed (reopen the store): %w", ms[i].ID, err)
+		}
+	}
+	s.generation++
+	return len(todo), nil
+}

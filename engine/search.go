@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/pipeline"
+	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
+)
+
+// DefaultProfile is the profile a SearchRequest with a zero Profile uses.
+const DefaultProfile = "semantic_search"
+
+// Search encodes the query views the request needs (in parallel, only the
+// slots the mode and profile use), runs pipeline.Run over the store's indexes
+// and resolves the hits to memories without recording accesses. A read-only
+// store first catches up with the writer. A hit whose memory was deleted
+// between the index search and the resolution is dropped (the trace says so).
+func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
+	start := time.Now()
+	if req.Profile.Name == "" && req.Profile.Weights == (profiles.Weights{}) {
+		p, err := profiles.Lookup(DefaultProfile)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		req.Profile = p
+	}
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	if s.ro {
+		if err := s.catchUp(ctx); err != nil {
+			return SearchResult{}, fmt.Errorf("search: catch up with the writer: %w", err)
+		}
+	}
+	preq := pipeline.Request{Query: req.Query, Profile: req.Profile, Mode: req.Mode, Primary: req.Embedder,
+		Direction: req.Direction, TopK: req.TopK, RecallK: req.RecallK, FilterK: req.FilterK, FusionK: req.FusionK,
+		NoThresholds: req.NoThresholds, Partial: req.Partial}
+	if err := req.Profile.Validate(); err != nil {
+		return SearchResult{}, fmt.Errorf("search: %w", err)
+	}
+	encStart := time.Now()
+	q, err := s.encode(ctx, req, plan(req))
+	if err != nil {
+		return SearchResult{}, err
+	}
+	encode := time.Since(encStart)
+
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	res, err := pipeline.Run(ctx, &spaces{s: s, ix: s.ix, q: q}, preq)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	out, err := s.resolve(ctx, res)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	out.Encode, out.Total = encode, time.Since(start)
+	return out, nil
+}
+
+// resolve maps the hits to memories, dropping hits of deleted memories.
+func (s *Engine) resolve(ctx context.Context, res pipeline.Result) (SearchResult, error) {
+	docs := make([]record.DocNum, len(res.Hits))
+	for i, h := range res.Hits {
+		docs[i] = record.DocNum(h.Doc)
+	}
+	ms, found, err := s.eng.PeekDocs(ctx, docs)
+	if err != nil {
+		return SearchResult{}, fmt.Errorf("search: resolve %d hits: %w", len(docs), err)
+	}
+	out := SearchResult{Result: res, Memories: make([]record.Memory, 0, len(ms))}
+	hits := res.Hits[:0:0]
+	for i, h := range res.Hits {
+		if !found[i] {
+			continue
+		}
+		hits = append(hits, h)
+		out.Memories = append(out.Memories, ms[i])
+	}
+	if n := len(res.Hits) - len(hits); n > 0 && len(res.Trace) > 0 {
+		last := &out.Trace[len(out.Trace)-1]
+		last.Note += fmt.Sprintf("; %d hits dropped: deleted while searching", n)
+	}
+	out.Hits = hits
+	return out, nil
+}
+
+// plan returns the query views a request needs: the slots its mode searches
+// and, for pair slots, the stored sides compared against.
+func plan(req SearchRequest) []viewKey {
+	w := req.Profile.Weights
+	slots := []fingerprint.SlotID{fingerprint.E2, fingerprint.E3, fingerprint.E4} // S5 badges, every mode
+	fused := func() {
+		for _, sl := range w.Active() {
+			if !profiles.IsTemporalSlot(sl) && !profiles.IsStageSlot(sl) {
+				slots = append(slots, sl)
+			}
+		}
+		if req.Profile.E10Boost > 0 {
+			slots = append(slots, fingerprint.E10, fingerprint.E1)
+		}
+	}
+	switch req.Mode {
+	case pipeline.ModeE1Only:
+		slots = append(slots, fingerprint.E1)
+	case pipeline.ModeEmbedderFirst:
+		slots = append(slots, req.Embedder)
+	case pipeline.ModeMultiSpace:
+		fused()
+	case pipeline.ModePipeline:
+		fused()
+		slots = append(slots, fingerprint.E13, fingerprint.E6, fingerprint.E1, fingerprint.E12)
+		slots = append(slots, req.Profile.ExtraRecall...)
+	}
+	var out []viewKey
+	for _, sl := range slots {
+		if !sl.Valid() {
+			continue // embedder_first without a slot: pipeline.Run says so
+		}
+		for _, side := range sidesFor(sl, req) {
+			k := viewKey{sl, side}
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// sidesFor lists the stored sides a slot is compared against: 0 for
+// symmetric slots; E10 is always searched forward (query as intent against
+// contexts); E5 and E8 follow the request's direction.
+func sidesFor(sl fingerprint.SlotID, req SearchRequest) []fingerprint.Side {
+	if !sl.Info().Asymmetric {
+		return []fingerprint.Side{0}
+	}
+	if sl == fingerprint.E10 {
+		return []fingerprint.Side{fingerprint.SideB}
+	}
+	switch req.Direction {
+	case pipeline.DirectionEffects:
+		return []fingerprint.Side{fingerprint.SideB}
+	case pipeline.DirectionCauses:
+		return []fingerprint.Side{fingerprint.SideA}
+	}
+	return []fingerprint.Side{fingerprint.SideA, fingerprint.SideB}
+}
+
+// directions maps (pair slot, stored side searched) to the embedders'
+// direction whose query view is compared with that side.
+var directions = map[viewKey]embedders.Direction{
+	{fingerprint.E5, fingerprint.SideA}:  embedders.FindCauses,
+	{fingerprint.E5, fingerprint.SideB}:  embedders.FindEffects,
+	{fingerprint.E8, fingerprint.SideA}:  embedders.FindSources,
+	{fingerprint.E8, fingerprint.SideB}:  embedders.FindTargets,
+	{fingerprint.E10, fingerprint.SideA}: embedders.FindIntents,
+	{fingerprint.E10, fingerprint.SideB}: embedders.FindContexts,
+}
+
+// encode computes the planned views in parallel. A view a slot cannot give
+// becomes "unavailable" for that slot's probes, with the encoder's reason in
+// the result's spaces report; only a failing E1 encoder (the foundation) or a
+// cancelled context fails the search.
+func (s *Engine) encode(ctx context.Context, req SearchRequest, keys []viewKey) (*queryViews, error) {
+	q := &queryViews{views: map[viewKey]fingerprint.Value{}, missing: map[viewKey]error{}, session: req.Session}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	errs := make([]error, len(keys))
+	for i, k := range keys {
+		wg.Go(func() {
+			v, err := s.encodeOne(ctx, req, k)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				q.views[k] = v
+			case ctx.Err() != nil || (k.slot == fingerprint.E1 && !errors.Is(err, embedders.ErrUnavailable)):
+				errs[i] = fmt.Errorf("search: encode the query for %s: %w", k.slot, err)
+			default:
+				// No model, or nothing in this query the slot can represent
+				// (no session for E4, no entity for E11, no code structure
+				// for E8): the slot is reported unavailable with the reason.
+				q.missing[k] = fmt.Errorf("%w: query view: %w", pipeline.ErrUnavailable, err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+func (s *Engine) encodeOne(ctx context.Context, req SearchRequest, k viewKey) (fingerprint.Value, error) {
+	eq := embedders.Query{Text: req.Query, Now: req.Now, Session: req.Session, Seq: req.Seq}
+	if k.against != 0 {
+		eq.Direction = directions[k]
+	}
+	qv, err := s.reg.Get(k.slot).EmbedQuery(ctx, eq)
+	if err != nil {
+		return nil, err
+	}
+	if qv.Value == nil {
+		return nil, fmt.Errorf("%s query view has no value (broken embedder)", k.slot)
+	}
+	if k.against != 0 && qv.Against != k.against {
+		return nil, fmt.Errorf("%s query view for direction %s compares with side %d, want %d (broken embedder)", k.slot, eq.Direction, qv.Against, k.against)
+	}
+	return qv.Value, nil
+}
+
+func timeOfMilli(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

@@ -1,0 +1,346 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cgraph/cgraph/cellar"
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
+)
+
+// Engine is a memory store with fingerprints and search: engine records plus
+// every slot's derived data in one WriteBatch per write, in-memory indexes
+// rebuilt on open, and pipeline search over them. It is safe for concurrent
+// use: writes are serialised by writeMu (embedding happens before it is
+// taken), searches run in parallel with each other.
+type Engine struct {
+	dir string
+	eng *cellar.Store
+	reg *embedders.Registry
+	ro  bool
+	// maxBytes is the content limit (cellar.Options.MaxContentBytes).
+	maxBytes int
+
+	// writeMu serialises Add, AddBatch, Delete and Reembed from the engine
+	// write to the index update, so indexes follow the engine's commit order.
+	// It also guards pending (the hook's work for the write in progress).
+	writeMu sync.Mutex
+	pending []pendingOp
+
+	// mu guards the fields below. Searches hold it shared; swapping the
+	// index set, changing slot records and read-only catch-up hold it
+	// exclusively.
+	mu sync.RWMutex
+	ix *indexSet
+	// stored is the slot registry as recorded in the store.
+	stored [fingerprint.NumSlots]slotRecord
+	// stale[i] is non-empty when slot i's stored producer differs from the
+	// current one (opened with Options.Reembed): the slot cannot be searched
+	// or written until Reembed finishes; the text says why.
+	stale [fingerprint.NumSlots]string
+	// seenNext and generation are a read-only store's position in the
+	// writer's history: docs below seenNext are indexed, generation is the
+	// slot/generation the indexes were built at.
+	seenNext   uint32
+	generation uint64
+
+	catchMu sync.Mutex // one catch-up at a time (read-only stores)
+}
+
+// pendingOp is one memory the hook wrote in the write in progress, applied
+// to the indexes once the batch is committed.
+type pendingOp struct {
+	m       record.Memory
+	fp      *fingerprint.Fingerprint // nil for a delete
+	records []slotUpdate
+}
+
+type slotUpdate struct {
+	slot fingerprint.SlotID
+	rec  slotRecord
+}
+
+// Open opens (or with o.Create creates) the store in dir, checks the
+// recorded slot producers against o.Embedders (refusing a mismatch with
+// *ProducerMismatchError unless o.Reembed), and rebuilds the in-memory indexes
+// from the column families. A read-only store (o.ReadOnly) catches up
+// with the writer's new and deleted memories before every Search.
+func Open(dir string, o Options) (*Engine, error) {
+	if o.Embedders == nil {
+		return nil, errors.New("open memory store: Options.Embedders is nil: build a registry with neural.Registry or modelfree.Registry")
+	}
+	s := &Engine{dir: dir, reg: o.Embedders, ro: o.ReadOnly, maxBytes: o.MaxContentBytes}
+	eo := cellar.Options{ReadOnly: o.ReadOnly, Create: o.Create, MaxContentBytes: o.MaxContentBytes, Sync: o.Sync,
+		Hooks: []cellar.MemoryHook{(*hook)(s)}}
+	eng, err := cellar.Open(dir, eo)
+	if err != nil {
+		return nil, err
+	}
+	s.eng = eng
+	if err := s.open(context.Background(), o); err != nil {
+		return nil, errors.Join(err, eng.Close())
+	}
+	return s, nil
+}
+
+func (s *Engine) open(ctx context.Context, o Options) error {
+	recs, have, gen, err := readSlotRecords(ctx, s.eng)
+	if err != nil {
+		return err
+	}
+	c, err := s.eng.Counters(ctx)
+	if err != nil {
+		return err
+	}
+	mism, write := mismatches(&recs, have, c.Memories, s.reg.Statuses())
+	if len(mism) > 0 && !o.Reembed {
+		return &ProducerMismatchError{Dir: s.dir, Mismatches: mism}
+	}
+	s.stale = staleReasons(mism)
+	if write && !s.ro {
+		err := s.eng.UpdateDerived(ctx, nil, func(tx *cellar.Tx, _ []record.Memory) error {
+			for i, slot := range fingerprint.Slots() {
+				if err := tx.Put("default", slotKey(slot), encodeSlotRecord(recs[i])); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("record slot producers: %w", err)
+		}
+	}
+	s.stored = recs
+	ix, err := rebuild(ctx, s.eng, s.staleFlags(), s.wantDims())
+	if err != nil {
+		return fmt.Errorf("open %s: %w", s.dir, err)
+	}
+	s.ix, s.seenNext, s.generation = ix, uint32(c.NextDocNum), gen
+	return nil
+}
+
+// Close closes the store.
+func (s *Engine) Close() error { return s.eng.Close() }
+
+// Dir returns the store directory.
+func (s *Engine) Dir() string { return s.dir }
+
+// Records is the record-level store underneath, for List, Stats, Scan,
+// DocNumOf, MemoryIDOf. Do not write through it: its hook refuses memories
+// without a fingerprint.
+func (s *Engine) Records() *cellar.Store { return s.eng }
+
+// ReadOnly reports whether the store was opened read-only.
+func (s *Engine) ReadOnly() bool { return s.ro }
+
+// Registry returns the embedders the store computes fingerprints with.
+func (s *Engine) Registry() *embedders.Registry { return s.reg }
+
+// Get returns a memory (records the access on a writable store, like
+// cellar.Get).
+func (s *Engine) Get(ctx context.Context, id record.ID) (record.Memory, error) {
+	return s.eng.Get(ctx, id)
+}
+
+// Fingerprint returns the stored fingerprint of a memory.
+func (s *Engine) Fingerprint(ctx context.Context, id record.ID) (*fingerprint.Fingerprint, error) {
+	vals, err := s.eng.Values(ctx, "fingerprints", [][]byte{id[:]})
+	if err != nil {
+		return nil, err
+	}
+	if vals[0] == nil {
+		if _, err := s.eng.DocNumOf(ctx, id); err != nil {
+			return nil, err // not found
+		}
+		return nil, fmt.Errorf("memory %s has no fingerprint (written without package memory): run `cgraph reembed`: %w", id, record.ErrCorrupt)
+	}
+	fp, err := fingerprint.Decode(vals[0])
+	if err != nil {
+		return nil, fmt.Errorf("fingerprints/%s: %w", id, err)
+	}
+	doc, err := s.eng.DocNumOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.hydrateE12(ctx, []record.DocNum{doc}, []*fingerprint.Fingerprint{fp}); err != nil {
+		return nil, err
+	}
+	return fp, nil
+}
+
+// EachFingerprint calls fn for every memory in doc-number order with its
+// record and fingerprint (for topics, divergence, exports). fn must not call
+// Engine methods. Records are read without recording an access. Cost: one
+// sequential pass over the doc numbers and a point read per memory and
+// fingerprint, 256 at a time.
+func (s *Engine) EachFingerprint(ctx context.Context, fn func(m record.Memory, fp *fingerprint.Fingerprint) error) error {
+	var ids []record.ID
+	if err := s.eng.ScanDocs(ctx, func(_ record.DocNum, id record.ID) error {
+		ids = append(ids, id)
+		return nil
+	}); err != nil {
+		return err
+	}
+	const chunk = 256
+	for lo := 0; lo < len(ids); lo += chunk {
+		part := ids[lo:min(lo+chunk, len(ids))]
+		ms, fps, err := s.readMemories(ctx, part)
+		if err != nil {
+			return err
+		}
+		for i := range ms {
+			if fps[i] == nil {
+				continue // deleted since the scan
+			}
+			if err := fn(ms[i], fps[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readMemories reads records and fingerprints of ids; a memory deleted
+// meanwhile gets a nil fingerprint.
+func (s *Engine) readMemories(ctx context.Context, ids []record.ID) ([]record.Memory, []*fingerprint.Fingerprint, error) {
+	ms, found, err := s.eng.Peek(ctx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys := make([][]byte, len(ids))
+	for i := range ids {
+		keys[i] = ids[i][:]
+	}
+	vals, err := s.eng.Values(ctx, "fingerprints", keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	fps := make([]*fingerprint.Fingerprint, len(ids))
+	for i, v := range vals {
+		if !found[i] {
+			continue
+		}
+		if v == nil {
+			return nil, nil, fmt.Errorf("memory %s has no fingerprint (written without package memory): run `cgraph reembed`: %w", ids[i], record.ErrCorrupt)
+		}
+		if fps[i], err = fingerprint.Decode(v); err != nil {
+			return nil, nil, fmt.Errorf("fingerprints/%s: %w", ids[i], err)
+		}
+	}
+	docs := make([]record.DocNum, len(ms))
+	for i := range ms {
+		docs[i] = ms[i].DocNum
+	}
+	if err := s.hydrateE12(ctx, docs, fps); err != nil {
+		return nil, nil, err
+	}
+	return ms, fps, nil
+}
+
+// indexKind names the in-memory index of each slot for SlotInfo.
+var indexKind = [fingerprint.NumSlots]string{
+	"dense ANN (int8 sign sketch + exact rerank) + Matryoshka-128 flat scan",
+	"post-retrieval badge (recency from creation time)",
+	"post-retrieval badge (hour/weekday periodicity)",
+	"post-retrieval badge (session position)",
+	"two dense ANN (as-cause, as-effect)",
+	"inverted (BM25, MaxScore)",
+	"dense ANN (int8 sign sketch + exact rerank)",
+	"two dense ANN (as-source, as-target)",
+	"dense ANN over the projection, exact Hamming rescore",
+	"two dense ANN (as-intent, as-context)",
+	"dense ANN over entity vectors + entity-set Jaccard",
+	"MaxSim over token matrices loaded from disk (rerank only)",
+	"inverted (SPLADE impacts, recall only)",
+}
+
+// Slots reports the 13 slots in order: status from the registry (or why the
+// slot is stale), index kind, docs, RAM, stored producer.
+func (s *Engine) Slots() []SlotInfo {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	cur := s.reg.Statuses()
+	ram := s.ix.ramBytes()
+	out := make([]SlotInfo, fingerprint.NumSlots)
+	for i, slot := range fingerprint.Slots() {
+		st := cur[i]
+		if s.stale[i] != "" {
+			st.State, st.Reason = fingerprint.StatusUnavailable, s.stale[i]
+		}
+		s.ix.mu.RLock()
+		docs := int(s.ix.has[i].GetCardinality())
+		s.ix.mu.RUnlock()
+		out[i] = SlotInfo{Slot: slot, Name: slot.Info().Name, Status: st, Index: indexKind[i],
+			Docs: docs, RAMBytes: ram[i], Stored: s.stored[i].Producer}
+	}
+	return out
+}
+
+// RAMBytes is the estimated heap size of all in-memory indexes.
+func (s *Engine) RAMBytes() int64 {
+	var n int64
+	for _, si := range s.Slots() {
+		n += si.RAMBytes
+	}
+	return n
+}
+
+// staleFlags reports which slots await Reembed.
+func (s *Engine) staleFlags() (out [fingerprint.NumSlots]bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for i, why := range s.stale {
+		out[i] = why != ""
+	}
+	return out
+}
+
+// wantDims is each slot's dense dimension per the current registry.
+func (s *Engine) wantDims() (out [fingerprint.NumSlots]int) {
+	for i, st := range s.reg.Statuses() {
+		out[i] = st.Dims
+	}
+	return out
+}
+
+// mismatches compares the stored slot records with the current embedders.
+// In a store without memories the current producers simply become the
+// store's (recs is updated and write says they must be written).
+func mismatches(recs *[fingerprint.NumSlots]slotRecord, have [fingerprint.NumSlots]bool, memories uint64, cur []embedders.SlotStatus) (mism []Mismatch, write bool) {
+	for i, slot := range fingerprint.Slots() {
+		now := recordOf(cur[i])
+		switch {
+		case memories == 0:
+			write = write || !have[i] || recs[i] != now
+			recs[i] = now
+		case !have[i]:
+			// Memories without a registry (written before it existed):
+			// nothing is known about them, so the slot counts as stored by
+			// nothing and mismatches any producer.
+			if now.Producer != (fingerprint.Producer{}) {
+				mism = append(mism, Mismatch{Slot: slot, Current: now.Producer})
+			}
+		case recs[i].Producer != now.Producer:
+			mism = append(mism, Mismatch{Slot: slot, Stored: recs[i].Producer, Current: now.Producer, Unavailable: cur[i].Reason})
+		}
+	}
+	return mism, write
+}
+
+// staleReasons says, per mismatched slot, why it cannot be searched.
+func staleReasons(mism []Mismatch) (out [fingerprint.NumSlots]string) {
+	for _, m := range mism {
+		if m.broken() {
+			out[m.Slot.Index()] = fmt.Sprintf("%s values were computed by %s, whose embedder is unavailable now: %s",
+				m.Slot, producerName(m.Stored), m.Unavailable)
+			continue
+		}
+		out[m.Slot.Index()] = fmt.Sprintf("%s values were computed by %s, the installed embedder is %s: run `cgraph reembed --slot %s`",
+			m.Slot, producerName(m.Stored), producerName(m.Current), m.Slot)
+	}
+	return out
+}
