@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/bench"
-	"github.com/cgraph/cgraph/cellar"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/profiles"
 )
 
@@ -215,7 +215,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 					err = errors.Join(err, fmt.Errorf("close bench store: %w", cerr))
 				}
 			}()
-			repro.CgraphVersion = cellar.Version
+			repro.CgraphVersion = engine.Version
 			repro.Command = "cgraph " + strings.Join(os.Args[1:], " ")
 			repro.ProfileWeights = map[string]map[string]float64{}
 			for _, p := range f.profiles {

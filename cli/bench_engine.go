@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/bench"
-	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/neural"
 	"github.com/cgraph/cgraph/engine"
@@ -160,7 +159,7 @@ func benchContent(d bench.Doc) string {
 
 // Index builds the store or reuses it (reused = true).
 func (r *engineRetriever) Index(ctx context.Context, docs []bench.Doc, progress func(done int)) (bool, error) {
-	want := benchManifest{Format: benchManifestFormat, CgraphVersion: cellar.Version, CorpusSHA256: corpusSHA256(docs),
+	want := benchManifest{Format: benchManifestFormat, CgraphVersion: engine.Version, CorpusSHA256: corpusSHA256(docs),
 		Docs: len(docs), Producers: r.producers()}
 	if old, err := readBenchManifest(r.manifestPath()); err == nil && old.Complete && old.sameContent(want) {
 		st, err := engine.Open(r.cfg.Dir, engine.Options{MaxContentBytes: benchMaxContent, Embedders: r.reg})
@@ -171,7 +170,7 @@ func (r *engineRetriever) Index(ctx context.Context, docs []bench.Doc, progress 
 		case err != nil:
 			return false, fmt.Errorf("reopen bench store %s: %w", r.cfg.Dir, err)
 		default:
-			n, err := st.Records().Stats(ctx)
+			n, err := st.Stats(ctx)
 			if err == nil && int(n.Memories) == len(docs) {
 				r.store, r.built = st, old.BuiltSeconds
 				progress(len(docs))

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cgraph/cgraph/cellar"
+	"github.com/cgraph/cgraph/engine"
 )
 
 // BenchmarkParseJSONLine measures decoding and checking one typical JSONL
@@ -26,7 +26,7 @@ func BenchmarkParseJSONLine(b *testing.B) {
 // parsing, validation and AddBatch of the 32 sample memories into a real
 // store. Reported per memory.
 func BenchmarkBulkAdd(b *testing.B) {
-	e, err := cellar.Open(filepath.Join(b.TempDir(), "s"), cellar.Options{Create: true})
+	e, err := engine.Open(filepath.Join(b.TempDir(), "s"), engine.Options{Create: true, Embedders: modelFreeEmbedders(b)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -19,12 +19,12 @@ import (
 	"github.com/cgraph/cgraph/record"
 )
 
-// bulkBatch is how many valid lines go into one cellar.AddBatch: big enough
+// bulkBatch is how many valid lines go into one engine AddBatch: big enough
 // to amortise the write, small enough that an interrupt loses little work.
 const bulkBatch = 256
 
 // adder is what a bulk add needs from a store: engine.Engine (every memory
-// gets its fingerprint), or cellar.Store in tests of the plumbing.
+// gets its fingerprint).
 type adder interface {
 	Add(ctx context.Context, m record.NewMemory) (record.Memory, error)
 	AddBatch(ctx context.Context, ms []record.NewMemory) ([]record.Memory, error)

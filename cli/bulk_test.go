@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cgraph/cgraph/cellar"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -319,7 +319,7 @@ func TestBulkInterrupted(t *testing.T) {
 // TestBulkIdleFlush: lines of a stream that pauses are stored during the
 // pause, before the stream ends.
 func TestBulkIdleFlush(t *testing.T) {
-	e, err := cellar.Open(filepath.Join(t.TempDir(), "s"), cellar.Options{Create: true})
+	e, err := engine.Open(filepath.Join(t.TempDir(), "s"), engine.Options{Create: true, Embedders: modelFreeEmbedders(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

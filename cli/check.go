@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/cellar"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -54,7 +54,7 @@ back when no manifest serves.`,
 				if a.ReadOnly {
 					return &UsageError{Problem: "--repair writes to the store, and --read-only was given", Fix: "drop --read-only"}
 				}
-				rep, err := cellar.Repair(a.DBDir)
+				rep, err := engine.Repair(a.DBDir)
 				if err != nil {
 					return fmt.Errorf("repair: %w", err)
 				}
@@ -63,7 +63,7 @@ back when no manifest serves.`,
 					out.Repair.Tried = []string{}
 				}
 			}
-			e, err := a.OpenEngine(false)
+			e, err := a.OpenRecords(false)
 			switch {
 			case errors.Is(err, record.ErrDamaged):
 				out.Problems = append(out.Problems, err.Error())
@@ -74,11 +74,11 @@ back when no manifest serves.`,
 				if cerr := e.Check(a.Context()); cerr != nil {
 					out.Problems = append(out.Problems, strings.Split(cerr.Error(), "\n")...)
 				}
-				c, err := e.Counters(a.Context())
+				st, err := e.Stats(a.Context())
 				if err != nil {
 					return err
 				}
-				out.Memories = c.Memories
+				out.Memories = st.Memories
 			}
 			out.OK = len(out.Problems) == 0
 			if a.JSON {

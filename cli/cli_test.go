@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/embedders/modelfree"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -122,4 +124,16 @@ func mustTime(t *testing.T, s string) time.Time {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// modelFreeEmbedders is the registry of the slots that need no model (E2–E4,
+// E6, E9, E11 sets; the rest unavailable): real fingerprints for tests of
+// the plumbing, without loading ONNX models.
+func modelFreeEmbedders(tb testing.TB) *embedders.Registry {
+	tb.Helper()
+	reg, err := modelfree.Registry(modelfree.Config{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return reg
 }

@@ -12,7 +12,7 @@
 //     embedders of --models-dir (store.go); every command that writes
 //     memories (init, add, delete, reembed) goes through it so each memory
 //     gets its fingerprint and leaves every index on delete. Commands that
-//     only read records (list, stats, get) use App.OpenEngine, which loads
+//     only read records (list, stats, get) use App.OpenRecords, which loads
 //     no model. Commands that only read open the store read-only, so they
 //     work beside a running writer (search too); get records the access when
 //     it can take the writer lock and reads without it otherwise. A store is

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cgraph/cgraph/cellar"
+	"github.com/cgraph/cgraph/engine"
 )
 
 // TestBadInput runs each kind of bad input and checks its exit code, that
@@ -169,7 +169,7 @@ func TestJSONError(t *testing.T) {
 func TestBesideWriter(t *testing.T) {
 	db := newStore(t)
 	id := strings.TrimSpace(mustRun(t, "", "--db", db, "add", "held memory").stdout)
-	w, err := cellar.Open(db, cellar.Options{})
+	w, err := engine.Open(db, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/cellar"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 )
@@ -124,14 +124,14 @@ func producerString(p fingerprint.Producer) string {
 // openForAccess opens the store for a read that records accesses: for
 // writing, or read-only with --read-only or when another process holds the
 // writer lock.
-func (a *App) openForAccess() (*cellar.Store, error) {
+func (a *App) openForAccess() (*engine.Engine, error) {
 	if a.ReadOnly {
-		return a.OpenEngine(false)
+		return a.OpenRecords(false)
 	}
-	e, err := a.OpenEngine(true)
+	e, err := a.OpenRecords(true)
 	var inUse *record.StoreInUseError
 	if errors.As(err, &inUse) {
-		return a.OpenEngine(false)
+		return a.OpenRecords(false)
 	}
 	return e, err
 }

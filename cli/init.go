@@ -34,7 +34,7 @@ so samples are never mixed into real data twice.`,
 				return err
 			}
 			defer a.closeStore(s, &err)
-			e := s.Records()
+			e := s
 			st, err := e.Stats(a.Context())
 			if err != nil {
 				return err

@@ -31,7 +31,7 @@ prints that command when there are more. --json prints an array of memories.`,
 					return err
 				}
 			}
-			e, err := a.OpenEngine(false)
+			e, err := a.OpenRecords(false)
 			if err != nil {
 				return err
 			}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/mcpserver"
 	"github.com/cgraph/cgraph/record"
@@ -48,7 +47,7 @@ names the writing process.`,
 				return err
 			}
 			defer a.closeStore(s, &err)
-			srv := mcpserver.New(s, mcpserver.Options{Version: cellar.Version, WriterPID: writer})
+			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer})
 			if ln == nil {
 				return srv.Serve(a.Context(), a.Stdin, a.Stdout)
 			}

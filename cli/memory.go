@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/cellar"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -97,7 +97,7 @@ func (a *App) completeIDs(cmd *cobra.Command, args []string, toComplete string) 
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	e, err := cellar.Open(a.DBDir, cellar.Options{ReadOnly: true})
+	e, err := engine.Open(a.DBDir, engine.Options{ReadOnly: true})
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

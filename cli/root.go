@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
@@ -110,25 +109,22 @@ func (a *App) Context() context.Context {
 	return a.ctx
 }
 
-// OpenEngine opens the store in a.DBDir. write says the command writes:
-// then the store is opened for writing (taking its lock) and --read-only is
-// refused with a usage error. A command that only reads opens the store
-// read-only, so it works beside a running writer. The caller must Close the
-// engine and report Close's error.
-func (a *App) OpenEngine(write bool) (*cellar.Store, error) {
+// OpenRecords opens the store in a.DBDir for records only: no model is
+// loaded and no index built (engine.Options without Embedders). write says
+// the command writes: then the store is opened for writing (taking its
+// lock) and --read-only is refused with a usage error. A command that only
+// reads opens the store read-only, so it works beside a running writer. The
+// caller must Close the engine and report Close's error.
+func (a *App) OpenRecords(write bool) (*engine.Engine, error) {
 	if write && a.ReadOnly {
 		return nil, &UsageError{Problem: "--read-only was given but this command writes to the store", Fix: "drop --read-only"}
 	}
-	return cellar.Open(a.DBDir, a.engineOptions(!write))
-}
-
-func (a *App) engineOptions(readOnly bool) cellar.Options {
-	return cellar.Options{ReadOnly: readOnly, MaxContentBytes: a.MaxContentBytes}
+	return engine.Open(a.DBDir, engine.Options{ReadOnly: !write, MaxContentBytes: a.MaxContentBytes})
 }
 
 // closeEngine closes e and joins Close's error to *err, so no error is lost
 // in a defer.
-func closeEngine(e *cellar.Store, err *error) {
+func closeEngine(e *engine.Engine, err *error) {
 	if cerr := e.Close(); cerr != nil {
 		*err = errors.Join(*err, fmt.Errorf("close store %s: %w", e.Dir(), cerr))
 	}
@@ -279,7 +275,7 @@ notes) in a local RocksDB store and retrieves them.
 The store is the directory --db (default $CGRAPH_DB, else $XDG_DATA_HOME/cgraph/default).
 Create it with "cgraph init" (--samples adds bundled example memories).
 --json makes stdout exactly one JSON value. Exit codes: 0 done, 1 failed, 2 bad usage or input.`,
-		Version:                    cellar.Version,
+		Version:                    engine.Version,
 		SilenceErrors:              true,
 		SilenceUsage:               true,
 		SuggestionsMinimumDistance: 2,

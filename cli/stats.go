@@ -33,7 +33,7 @@ per RocksDB column family, its estimated keys and bytes (RocksDB estimates:
 approximate for large families, exact enough to see where space goes).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			e, err := a.OpenEngine(false)
+			e, err := a.OpenRecords(false)
 			if err != nil {
 				return err
 			}

@@ -29,7 +29,7 @@ type storeOpen struct {
 // a.closeStore, which also releases the models.
 //
 // Loading the models costs about a second; commands that only read records
-// (list, stats, get) use OpenEngine instead.
+// (list, stats, get) use OpenRecords instead.
 func (a *App) OpenStore(write bool) (*engine.Engine, error) {
 	return a.openStore(storeOpen{write: write})
 }
@@ -127,7 +127,7 @@ func (a *App) openSearcher() (searcher, func() error, error) {
 		a.closeStore(s, &err)
 		return err
 	}
-	st, err := s.Records().Stats(a.Context())
+	st, err := s.Stats(a.Context())
 	if err != nil {
 		return nil, nil, errors.Join(err, closeFn())
 	}

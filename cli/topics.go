@@ -75,7 +75,7 @@ store is in use by another writer).`,
 				return err
 			}
 			out := topicsReport(an, recent)
-			prev, ok, err := topicstore.Latest(a.Context(), s.Records())
+			prev, ok, err := topicstore.Latest(a.Context(), s)
 			if err != nil {
 				return err
 			}
@@ -88,7 +88,7 @@ store is in use by another writer).`,
 			case readOnly:
 				out.Notes = append(out.Notes, "snapshot not saved: another process holds the store's writer lock")
 			default:
-				if err := topicstore.Save(a.Context(), s.Records(), an.Snapshot()); err != nil {
+				if err := topicstore.Save(a.Context(), s, an.Snapshot()); err != nil {
 					return err
 				}
 				out.Saved = true

@@ -29,7 +29,7 @@ func TestE12RowsStoredOnce(t *testing.T) {
 		t.Fatalf("test needs a multi-row matrix, got %d rows", wt.Rows())
 	}
 
-	vals, err := s.Records().Values(ctx, "fingerprints", [][]byte{ms[0].ID[:]})
+	vals, err := s.eng.Values(ctx, "fingerprints", [][]byte{ms[0].ID[:]})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/cgraph/cgraph/cellar"
+	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 )

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 )
@@ -39,6 +39,9 @@ type ReembedReport struct {
 // (its slot records name the old producers until the last step), and the
 // second run only recomputes the memories the first did not reach.
 func (s *Engine) Reembed(ctx context.Context, slots []fingerprint.SlotID, progress func(done, total int)) (ReembedReport, error) {
+	if err := s.needEmbedders("re-embed"); err != nil {
+		return ReembedReport{}, err
+	}
 	if s.ro {
 		return ReembedReport{}, fmt.Errorf("store %s: %w: open it without --read-only to re-embed", s.dir, record.ErrReadOnly)
 	}

@@ -24,6 +24,9 @@ const DefaultProfile = "semantic_search"
 // store first catches up with the writer. A hit whose memory was deleted
 // between the index search and the resolution is dropped (the trace says so).
 func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
+	if err := s.needEmbedders("search"); err != nil {
+		return SearchResult{}, err
+	}
 	start := time.Now()
 	if req.Profile.Name == "" && req.Profile.Weights == (profiles.Weights{}) {
 		p, err := profiles.Lookup(DefaultProfile)

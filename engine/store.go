@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 )
@@ -69,18 +69,23 @@ type slotUpdate struct {
 // *ProducerMismatchError unless o.Reembed), and rebuilds the in-memory indexes
 // from the column families. A read-only store (o.ReadOnly) catches up
 // with the writer's new and deleted memories before every Search.
+//
+// Without o.Embedders the engine opens for records only — List, Get, Peek,
+// Stats, Check, SessionTimeline, Delete, snapshots — loading no model and
+// building no index, the way commands that only read records stay fast;
+// Add, Search and Reembed then return ErrNoEmbedders.
 func Open(dir string, o Options) (*Engine, error) {
-	if o.Embedders == nil {
-		return nil, errors.New("open memory store: Options.Embedders is nil: build a registry with neural.Registry or modelfree.Registry")
-	}
 	s := &Engine{dir: dir, reg: o.Embedders, ro: o.ReadOnly, maxBytes: o.MaxContentBytes}
 	eo := cellar.Options{ReadOnly: o.ReadOnly, Create: o.Create, MaxContentBytes: o.MaxContentBytes, Sync: o.Sync,
-		Hooks: []cellar.MemoryHook{(*hook)(s)}}
+		CreatedBy: Version, Hooks: []cellar.MemoryHook{(*hook)(s)}}
 	eng, err := cellar.Open(dir, eo)
 	if err != nil {
 		return nil, err
 	}
 	s.eng = eng
+	if o.Embedders == nil {
+		return s, nil // records only: no slot registry check, no indexes
+	}
 	if err := s.open(context.Background(), o); err != nil {
 		return nil, errors.Join(err, eng.Close())
 	}
@@ -128,11 +133,6 @@ func (s *Engine) Close() error { return s.eng.Close() }
 
 // Dir returns the store directory.
 func (s *Engine) Dir() string { return s.dir }
-
-// Records is the record-level store underneath, for List, Stats, Scan,
-// DocNumOf, MemoryIDOf. Do not write through it: its hook refuses memories
-// without a fingerprint.
-func (s *Engine) Records() *cellar.Store { return s.eng }
 
 // ReadOnly reports whether the store was opened read-only.
 func (s *Engine) ReadOnly() bool { return s.ro }
@@ -261,6 +261,9 @@ var indexKind = [fingerprint.NumSlots]string{
 // Slots reports the 13 slots in order: status from the registry (or why the
 // slot is stale), index kind, docs, RAM, stored producer.
 func (s *Engine) Slots() []SlotInfo {
+	if s.reg == nil {
+		return nil
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	cur := s.reg.Statuses()

@@ -90,7 +90,7 @@ func familyKeys(t *testing.T, s *Engine) (keys map[string]int, stats map[string]
 	t.Helper()
 	keys, stats = map[string]int{}, map[string]string{}
 	for _, f := range derivedFamilies {
-		err := s.Records().Scan(context.Background(), f, nil, func(k, v []byte) error {
+		err := s.eng.Scan(context.Background(), f, nil, func(k, v []byte) error {
 			if strings.HasSuffix(f, "_inverted") && k[0] == statPrefix {
 				n, err := decodeU64(v)
 				if err != nil {
@@ -162,7 +162,7 @@ func TestAddWritesEveryFamilyAndDeleteLeavesNothing(t *testing.T) {
 			t.Errorf("after deleting every memory %s still holds %d keys", f, n)
 		}
 	}
-	if err := s.Records().Check(ctx); err != nil {
+	if err := s.eng.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, si := range s.Slots() {
@@ -306,7 +306,7 @@ func TestProducerMismatchRefusedAndFixedByReembed(t *testing.T) {
 	if err != nil || len(res.Hits) == 0 || !strings.Contains(res.Memories[0].Content, "number 5 ") {
 		t.Fatalf("E1 search after reembed: %v %+v", err, res.Memories)
 	}
-	if err := s4.Records().Check(ctx); err != nil {
+	if err := s4.eng.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -473,7 +473,7 @@ func TestFailedWriteWritesNothing(t *testing.T) {
 			return err
 		},
 		"engine write without fingerprint": func() error {
-			_, err := s.Records().Add(ctx, record.NewMemory{Content: "through the engine"})
+			_, err := s.eng.Add(ctx, record.NewMemory{Content: "through the engine"})
 			return err
 		},
 	}
@@ -486,12 +486,12 @@ func TestFailedWriteWritesNothing(t *testing.T) {
 		if fmt.Sprint(before, beforeStats) != fmt.Sprint(after, afterStats) {
 			t.Errorf("%s (%v) changed the families: %v %v → %v %v", name, err, before, beforeStats, after, afterStats)
 		}
-		st, _ := s.Records().Stats(ctx)
+		st, _ := s.eng.Stats(ctx)
 		if st.Memories != 2 {
 			t.Errorf("%s: %d memories stored", name, st.Memories)
 		}
 	}
-	if err := s.Records().Check(ctx); err != nil {
+	if err := s.eng.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -540,7 +540,7 @@ func TestSearchOnModelFreeRegistry(t *testing.T) {
 		t.Fatalf("e1_only: %+v", res.Spaces)
 	}
 	// Results are resolved without recording accesses.
-	m, _, err := s.Records().Peek(ctx, []record.ID{ms[5].ID})
+	m, _, err := s.eng.Peek(ctx, []record.ID{ms[5].ID})
 	if err != nil || m[0].AccessCount != 0 {
 		t.Fatalf("search recorded an access: %+v %v", m[0], err)
 	}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 )
@@ -27,6 +27,9 @@ func (s *Engine) Add(ctx context.Context, m record.NewMemory) (record.Memory, er
 // in-memory indexes. A bad memory is reported as "memory N of M: problem" and
 // nothing is written.
 func (s *Engine) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.Memory, error) {
+	if err := s.needEmbedders("add memories"); err != nil {
+		return nil, err
+	}
 	if s.ro {
 		return nil, fmt.Errorf("store %s: %w: open it without --read-only to change it", s.dir, record.ErrReadOnly)
 	}
@@ -110,6 +113,10 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 // (a broken invariant: reopening rebuilds them).
 // REQUIRES: s.writeMu held.
 func (s *Engine) applyPending() error {
+	if s.ix == nil { // records only: no index to keep up
+		s.pending = nil
+		return nil
+	}
 	var errs []error
 	for _, p := range s.pending {
 		if p.fp == nil {

@@ -8,11 +8,11 @@ import (
 	"net/http"
 	"reflect"
 	"runtime/debug"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
@@ -28,7 +28,10 @@ type Store interface {
 	EachFingerprint(ctx context.Context, fn func(m record.Memory, fp *fingerprint.Fingerprint) error) error
 	Search(ctx context.Context, req engine.SearchRequest) (engine.SearchResult, error)
 	Slots() []engine.SlotInfo
-	Records() *cellar.Store
+	List(ctx context.Context, o record.ListOptions) ([]record.Memory, error)
+	SessionTimeline(ctx context.Context, session string, fromSeq uint64, limit int) (engine.Timeline, error)
+	SaveTopicSnapshot(ctx context.Context, at time.Time, value []byte, keep int) error
+	LatestTopicSnapshot(ctx context.Context) (value []byte, at time.Time, ok bool, err error)
 	ReadOnly() bool
 	Dir() string
 }
@@ -54,7 +57,7 @@ type Server struct {
 // New builds the MCP server with every tool of Tools registered.
 func New(store Store, o Options) *Server {
 	if o.Version == "" {
-		o.Version = cellar.Version
+		o.Version = engine.Version
 	}
 	s := &Server{store: store, opts: o}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "cgraph", Title: "cgraph memory and retrieval", Version: o.Version},

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -36,13 +35,6 @@ type timelineOut struct {
 	NextSeq uint64          `json:"next_seq,omitempty"` // from_seq of the next page, when there is one
 }
 
-// sessionPrefix is the sequence family's key prefix of a session
-// (engine/FORMAT.md): uint16 BE length + session bytes; the key goes on with
-// the sequence number as uint64 BE, and the value is the memory id.
-func sessionPrefix(session string) []byte {
-	return append(binary.BigEndian.AppendUint16(nil, uint16(len(session))), session...)
-}
-
 func getSessionTimeline(ctx context.Context, s *Server, in timelineIn) (any, error) {
 	if in.Session == "" {
 		return nil, badArg("session", "give the session id used with store_memory", "is empty")
@@ -60,57 +52,17 @@ func getSessionTimeline(ctx context.Context, s *Server, in timelineIn) (any, err
 	if in.FromSeq < 0 {
 		return nil, badArg("from_seq", "give a sequence number from 1", "%d is negative", in.FromSeq)
 	}
-	prefix := sessionPrefix(in.Session)
-	type ref struct {
-		seq uint64
-		id  record.ID
-	}
-	var refs []ref
-	total := 0
-	var next uint64
-	err := s.store.Records().Scan(ctx, "sequence", prefix, func(k, v []byte) error {
-		if len(k) != len(prefix)+8 || len(v) != 16 {
-			return fmt.Errorf("sequence family: key %x: %w", k, record.ErrCorrupt)
-		}
-		total++
-		seq := binary.BigEndian.Uint64(k[len(prefix):])
-		if seq < uint64(in.FromSeq) {
-			return nil
-		}
-		if len(refs) == limit {
-			if next == 0 {
-				next = seq
-			}
-			return nil
-		}
-		var id record.ID
-		copy(id[:], v)
-		refs = append(refs, ref{seq, id})
-		return nil
-	})
+	tl, err := s.store.SessionTimeline(ctx, in.Session, uint64(in.FromSeq), limit)
 	if err != nil {
 		return nil, err
 	}
-	if total == 0 {
+	if tl.Total == 0 {
 		return nil, badArg("session", "check the id (store_memory's session argument, or the session field of a search result)", "no memory has session %q", in.Session)
 	}
-	// Resolve the records without recording accesses (a listing is not a
-	// read by the user).
-	ids := make([]record.ID, len(refs))
-	for i, r := range refs {
-		ids[i] = r.id
-	}
-	ms, found, err := s.store.Records().Peek(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := timelineOut{Session: in.Session, Total: total, Entries: []TimelineEntry{}, NextSeq: next}
-	for i, r := range refs {
-		m := ms[i]
-		if !found[i] {
-			continue // deleted between the scan and the read
-		}
-		out.Entries = append(out.Entries, TimelineEntry{Sequence: r.seq, ID: m.ID, Type: m.Type, CreatedAt: m.CreatedAt.UTC(),
+	out := timelineOut{Session: in.Session, Total: tl.Total, Entries: []TimelineEntry{}, NextSeq: tl.Next}
+	for _, en := range tl.Entries {
+		m := en.Memory
+		out.Entries = append(out.Entries, TimelineEntry{Sequence: en.Seq, ID: m.ID, Type: m.Type, CreatedAt: m.CreatedAt.UTC(),
 			Snippet: topicstore.Snippet(m.Content, snippetRunes)})
 	}
 	return out, nil
@@ -250,8 +202,7 @@ func detectTopics(ctx context.Context, s *Server, in topicsIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := s.store.Records()
-	prev, ok, err := topicstore.Latest(ctx, e)
+	prev, ok, err := topicstore.Latest(ctx, s.store)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +214,7 @@ func detectTopics(ctx context.Context, s *Server, in topicsIn) (any, error) {
 	case save && s.store.ReadOnly():
 		out.Notes = append(out.Notes, "not saved: this server is read-only (another process is the writer)")
 	case save:
-		if err := topicstore.Save(ctx, e, a.Snapshot()); err != nil {
+		if err := topicstore.Save(ctx, s.store, a.Snapshot()); err != nil {
 			return nil, err
 		}
 		out.Saved = true
@@ -276,7 +227,7 @@ type stabilityIn struct {
 }
 
 func getTopicStability(ctx context.Context, s *Server, in stabilityIn) (any, error) {
-	prev, ok, err := topicstore.Latest(ctx, s.store.Records())
+	prev, ok, err := topicstore.Latest(ctx, s.store)
 	if err != nil {
 		return nil, err
 	}

@@ -412,7 +412,7 @@ func searchRecent(ctx context.Context, s *Server, in recentIn) (any, error) {
 		return nil, err
 	}
 	if in.Query == "" {
-		ms, err := s.store.Records().List(ctx, record.ListOptions{Limit: k})
+		ms, err := s.store.List(ctx, record.ListOptions{Limit: k})
 		if err != nil {
 			return nil, err
 		}

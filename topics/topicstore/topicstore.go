@@ -3,17 +3,16 @@
 // and the MCP analysis tools (detect_topics, get_topic_stability,
 // get_divergence_alerts).
 //
-// # topic_profiles layout
+// # Snapshot encoding
 //
-//	key    "snap/" + creation time (Unix nanoseconds, uint64 big-endian)
 //	value  "CGTP" + format version (uint16 big-endian, 1) + JSON of topics.Snapshot
 //
-// Keys sort by time, so the last key is the latest snapshot. Save keeps the
-// newest MaxSnapshots and deletes older ones in the same batch. A value that
-// does not decode is reported as corrupt with its key, never skipped.
+// The engine keeps the values by time in its topic_profiles family
+// (engine/FORMAT.md); Save keeps the newest MaxSnapshots. A value that does
+// not decode is reported as corrupt, never skipped.
 //
-// It reads memories through the small Source interface (engine.Engine
-// satisfies it) and writes only through cellar.Store.UpdateAux.
+// It reads memories through the small Source interface and keeps snapshots
+// through Snapshots; engine.Engine implements both.
 package topicstore
 
 import (
@@ -27,22 +26,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cgraph/cgraph/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics"
 )
 
-// Family is the column family snapshots live in.
-const Family = "topic_profiles"
-
 // MaxSnapshots is how many snapshots Save keeps.
 const MaxSnapshots = 32
 
 const (
-	magic      = "CGTP"
-	version    = uint16(1)
-	snapPrefix = "snap/"
+	magic   = "CGTP"
+	version = uint16(1)
 )
 
 // Source is what Analyze reads: every memory with its fingerprint.
@@ -171,59 +165,32 @@ func (a *Analysis) Divergence(recent int) (r topics.DivergenceReport, targets []
 	return topics.Divergence(a.fps, targets, ref), targets, reference
 }
 
-// Save writes snap to the store's topic_profiles family and drops all but
-// the newest MaxSnapshots. It needs the writer lock.
-func Save(ctx context.Context, e *cellar.Store, snap topics.Snapshot) error {
+// Snapshots is where snapshots are kept: engine.Engine implements it.
+type Snapshots interface {
+	SaveTopicSnapshot(ctx context.Context, at time.Time, value []byte, keep int) error
+	LatestTopicSnapshot(ctx context.Context) (value []byte, at time.Time, ok bool, err error)
+}
+
+// Save stores snap and drops all but the newest MaxSnapshots. It needs the
+// writer lock.
+func Save(ctx context.Context, st Snapshots, snap topics.Snapshot) error {
 	val, err := encode(snap)
 	if err != nil {
 		return err
 	}
-	var keys [][]byte
-	if err := e.Scan(ctx, Family, []byte(snapPrefix), func(k, _ []byte) error {
-		keys = append(keys, k)
-		return nil
-	}); err != nil {
-		return fmt.Errorf("list topic snapshots: %w", err)
-	}
-	key := snapKey(snap.Time)
-	return e.UpdateAux(ctx, Family, func(tx *cellar.Tx) error {
-		if err := tx.Put(Family, key, val); err != nil {
-			return err
-		}
-		keys = append(keys, key)
-		slices.SortFunc(keys, bytes.Compare)
-		keys = slices.CompactFunc(keys, bytes.Equal)
-		for len(keys) > MaxSnapshots {
-			if err := tx.Delete(Family, keys[0]); err != nil {
-				return err
-			}
-			keys = keys[1:]
-		}
-		return nil
-	})
+	return st.SaveTopicSnapshot(ctx, snap.Time, val, MaxSnapshots)
 }
 
 // Latest returns the newest saved snapshot; ok is false when none is saved.
-func Latest(ctx context.Context, e *cellar.Store) (snap topics.Snapshot, ok bool, err error) {
-	var last, lastKey []byte
-	if err := e.Scan(ctx, Family, []byte(snapPrefix), func(k, v []byte) error {
-		last, lastKey = v, k
-		return nil
-	}); err != nil {
-		return snap, false, fmt.Errorf("read topic snapshots: %w", err)
+func Latest(ctx context.Context, st Snapshots) (snap topics.Snapshot, ok bool, err error) {
+	val, at, ok, err := st.LatestTopicSnapshot(ctx)
+	if err != nil || !ok {
+		return snap, false, err
 	}
-	if last == nil {
-		return snap, false, nil
-	}
-	snap, err = decode(last)
-	if err != nil {
-		return snap, false, fmt.Errorf("%s key %x: %w", Family, lastKey, err)
+	if snap, err = decode(val); err != nil {
+		return snap, false, fmt.Errorf("topic snapshot of %s: %w", at.Format(time.RFC3339Nano), err)
 	}
 	return snap, true, nil
-}
-
-func snapKey(t time.Time) []byte {
-	return binary.BigEndian.AppendUint64([]byte(snapPrefix), uint64(t.UnixNano()))
 }
 
 func encode(s topics.Snapshot) ([]byte, error) {

@@ -53,13 +53,13 @@ func checkDir(dir string, opts Options) (exists bool, err error) {
 // and format version, and creates the families a store of an older build
 // lacks. An existing store that is not marked as finished, or holds more
 // than one manifest, is inspected read-only first (see markerFileName).
-func openWriter(dir string, exists bool) (*rocksStore, error) {
+func openWriter(dir string, exists bool, createdBy string) (*rocksStore, error) {
 	if !exists {
 		s, err := openRocks(dir, rocksCreate)
 		if err != nil {
 			return nil, err
 		}
-		if err := writeMeta(s); err != nil {
+		if err := writeMeta(s, createdBy); err != nil {
 			return nil, errors.Join(err, s.close())
 		}
 		if err := writeMarker(dir); err != nil {
@@ -89,7 +89,7 @@ func openWriter(dir string, exists bool) (*rocksStore, error) {
 		return nil, errors.Join(err, s.close())
 	}
 	if unfinished { // finish a creation that was killed before its metadata
-		if err := writeMeta(s); err != nil {
+		if err := writeMeta(s, createdBy); err != nil {
 			return nil, errors.Join(err, s.close())
 		}
 	}
@@ -103,12 +103,15 @@ func openWriter(dir string, exists bool) (*rocksStore, error) {
 
 // writeMeta writes the metadata of a new store, fsynced, in one batch: a
 // store without meta/magic is one whose creation did not finish.
-func writeMeta(s *rocksStore) error {
+func writeMeta(s *rocksStore, createdBy string) error {
+	if createdBy == "" {
+		createdBy = "cgraph (build unnamed)"
+	}
 	b := s.newBatch()
 	defer b.destroy()
 	b.put(famDefault, metaMagicKey, []byte(storeMagic))
 	b.put(famDefault, metaFormatKey, binary.BigEndian.AppendUint32(nil, FormatVersion))
-	b.put(famDefault, metaCreatedByKey, []byte(Version))
+	b.put(famDefault, metaCreatedByKey, []byte(createdBy))
 	b.put(famDefault, metaNextDocNumKey, binary.BigEndian.AppendUint32(nil, 0))
 	b.put(famDefault, metaMemoryCountKey, binary.BigEndian.AppendUint64(nil, 0))
 	if err := s.write(b, true); err != nil {

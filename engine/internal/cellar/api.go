@@ -18,6 +18,9 @@ type Options struct {
 	// call. Without it they survive a crash of the process (the log is in the
 	// OS page cache) but not of the machine.
 	Sync bool
+	// CreatedBy names the build that creates a new store, kept in
+	// meta/created_by.
+	CreatedBy string
 	// Hooks add derived data (fingerprints, vectors, postings) to the batch
 	// of each memory and remove it on delete; see MemoryHook.
 	Hooks []MemoryHook

@@ -13,9 +13,6 @@ import (
 // with a higher version is refused with record.ErrNewerFormat.
 const FormatVersion uint32 = 1
 
-// Version names the build that created a store; it is kept in meta/created_by.
-var Version = "cgraph-dev"
-
 // Store is one open store. It is safe for concurrent use: writes are
 // serialised by one mutex (one writer process, one write at a time); reads
 // run in parallel. A read-only Store is a RocksDB secondary instance that
@@ -64,7 +61,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if !exists && !opts.Create {
 		return nil, errors.Join(noStore(dir), e.lock.release())
 	}
-	if e.kv, err = openWriter(dir, exists); err != nil {
+	if e.kv, err = openWriter(dir, exists, opts.CreatedBy); err != nil {
 		return nil, errors.Join(err, e.lock.release())
 	}
 	if err := e.loadCounters(); err != nil {

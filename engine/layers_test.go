@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/cgraph/cgraph/"
+
+// TestLayers checks the import graph the design draws: the faces reach the
+// store only through package engine, never its cellar; the packages the
+// engine composes (and the record vocabulary under them) import no engine
+// package at all. The compiler already refuses an import of
+// engine/internal from outside engine; this test also catches a face or a
+// lower layer importing engine where it must not, and names the culprit.
+func TestLayers(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}:{{join .Imports \",\"}}", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, deps, _ := strings.Cut(line, ":")
+		for _, d := range strings.Split(deps, ",") {
+			if strings.HasPrefix(d, module) {
+				imports[strings.TrimPrefix(pkg, module)] = append(imports[strings.TrimPrefix(pkg, module)], strings.TrimPrefix(d, module))
+			}
+		}
+		if _, ok := imports[strings.TrimPrefix(pkg, module)]; !ok {
+			imports[strings.TrimPrefix(pkg, module)] = nil
+		}
+	}
+	for _, must := range []string{"engine", "engine/internal/cellar", "record", "cli", "mcpserver", "pipeline"} {
+		if _, ok := imports[must]; !ok {
+			t.Fatalf("go list does not show package %s: the test's picture of the tree is stale", must)
+		}
+	}
+	under := func(pkg, root string) bool { return pkg == root || strings.HasPrefix(pkg, root+"/") }
+	for pkg, deps := range imports {
+		for _, d := range deps {
+			switch {
+			case under(d, "engine/internal") && !under(pkg, "engine"):
+				t.Errorf("%s imports %s: only package engine may reach its cellar", pkg, d)
+			case under(d, "engine") && lowerLayer(pkg):
+				t.Errorf("%s imports %s: the packages the engine composes must not import it", pkg, d)
+			case pkg == "record" || pkg == "fingerprint" && d != "record":
+				t.Errorf("%s imports %s: the vocabulary packages are leaves", pkg, d)
+			}
+		}
+	}
+}
+
+// lowerLayer reports whether pkg is one of the packages the engine
+// composes, or the vocabulary under them.
+func lowerLayer(pkg string) bool {
+	for _, p := range []string{"pipeline", "indexes", "embedders", "profiles", "fingerprint", "models", "record", "topics"} {
+		if pkg == p || strings.HasPrefix(pkg, p+"/") && pkg != "topics/topicstore" {
+			return true
+		}
+	}
+	return false
+}
