@@ -61,18 +61,31 @@ func (r *Registry) Statuses() []SlotStatus {
 // the error and no fingerprint is returned then (nothing half-made).
 func (r *Registry) EmbedDocuments(ctx context.Context, docs []Input) ([]fingerprint.Fingerprint, error) {
 	out := make([]fingerprint.Fingerprint, len(docs))
-	errs := make([]error, fingerprint.NumSlots)
+	if err := r.EmbedSlots(ctx, docs, fingerprint.Slots(), out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EmbedSlots fills the given slots of out[i] for docs[i] (len(out) ==
+// len(docs)), slots concurrently, leaving the other slots as they are. It
+// is how a caller computes a slot that depends on what only the store
+// assigns (E4's sequence number) after the rest. On error out is partly
+// written and must be discarded.
+func (r *Registry) EmbedSlots(ctx context.Context, docs []Input, slots []fingerprint.SlotID, out []fingerprint.Fingerprint) error {
+	if len(out) != len(docs) {
+		return fmt.Errorf("embed %d documents into %d fingerprints", len(docs), len(out))
+	}
+	errs := make([]error, len(slots))
 	var wg sync.WaitGroup
-	for i, e := range r.slots {
+	for i, s := range slots {
+		e := r.Get(s)
 		wg.Go(func() {
 			errs[i] = r.embedSlot(ctx, e, docs, out)
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return errors.Join(errs...)
 }
 
 // embedSlot fills one slot of every fingerprint in out. Each goroutine writes

@@ -247,12 +247,14 @@ func benchStore(b *testing.B, reg *embedders.Registry, real []fingerprint.Finger
 	for lo := 0; lo < n; lo += batch {
 		hi := min(lo+batch, n)
 		ns := make([]record.NewMemory, 0, hi-lo)
+		inputs := make([]embedders.Input, 0, hi-lo)
 		for i := lo; i < hi; i++ {
 			ns = append(ns, record.NewMemory{Content: docs[i%len(docs)], CreatedAt: base.Add(time.Duration(i) * time.Minute)})
+			inputs = append(inputs, embedders.Input{Text: ns[len(ns)-1].Content, Created: ns[len(ns)-1].CreatedAt})
 		}
 		// The fingerprints' E2/E3 carry the cache's creation time; the
 		// records carry their own. Temporal badges only.
-		if _, err := s.write(context.Background(), ns, fps[lo:hi]); err != nil {
+		if _, err := s.write(context.Background(), ns, inputs, fps[lo:hi]); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/indexes"
 )
@@ -12,7 +13,7 @@ import (
 // the vector its ANN index keeps is read back from either form. The table is
 // keyed by slot: no switch over slots elsewhere.
 type column struct {
-	family string
+	family cellar.Family
 	slot   fingerprint.SlotID
 	side   fingerprint.Side // the pair side a column of E5/E8/E10 holds; 0 otherwise
 	// encode returns the family value for a slot value, or nil when the value
@@ -47,7 +48,7 @@ func sideOf(s fingerprint.Side) func(v fingerprint.Value) []float32 {
 	}
 }
 
-func vectorColumn(family string, slot fingerprint.SlotID, side fingerprint.Side) column {
+func vectorColumn(family cellar.Family, slot fingerprint.SlotID, side fingerprint.Side) column {
 	get := denseOf
 	if side != 0 {
 		get = sideOf(side)
@@ -65,20 +66,20 @@ func vectorColumn(family string, slot fingerprint.SlotID, side fingerprint.Side)
 // columns are the per-doc families package memory writes, in engine table
 // order. Posting families (E6, E13) are handled by postings.go.
 var columns = []column{
-	{family: "e1_matryoshka_128", slot: fingerprint.E1,
+	{family: cellar.FamE1Matryoshka128, slot: fingerprint.E1,
 		encode: func(v fingerprint.Value) ([]byte, error) {
 			if m := fingerprint.Matryoshka128(denseOf(v)); m != nil {
 				return encodeVector(m), nil
 			}
 			return nil, nil
 		}},
-	vectorColumn("e1_semantic", fingerprint.E1, 0),
-	vectorColumn("e5_cause", fingerprint.E5, fingerprint.SideA),
-	vectorColumn("e5_effect", fingerprint.E5, fingerprint.SideB),
-	vectorColumn("e7_code", fingerprint.E7, 0),
-	vectorColumn("e8_source", fingerprint.E8, fingerprint.SideA),
-	vectorColumn("e8_target", fingerprint.E8, fingerprint.SideB),
-	{family: "e9_hdc", slot: fingerprint.E9,
+	vectorColumn(cellar.FamE1Semantic, fingerprint.E1, 0),
+	vectorColumn(cellar.FamE5Cause, fingerprint.E5, fingerprint.SideA),
+	vectorColumn(cellar.FamE5Effect, fingerprint.E5, fingerprint.SideB),
+	vectorColumn(cellar.FamE7Code, fingerprint.E7, 0),
+	vectorColumn(cellar.FamE8Source, fingerprint.E8, fingerprint.SideA),
+	vectorColumn(cellar.FamE8Target, fingerprint.E8, fingerprint.SideB),
+	{family: cellar.FamE9HDC, slot: fingerprint.E9,
 		encode: func(v fingerprint.Value) ([]byte, error) {
 			h, ok := v.(fingerprint.Hyper)
 			if !ok {
@@ -108,9 +109,9 @@ var columns = []column{
 			}
 			return err
 		}},
-	vectorColumn("e10_intent", fingerprint.E10, fingerprint.SideA),
-	vectorColumn("e10_context", fingerprint.E10, fingerprint.SideB),
-	{family: "e11_entity", slot: fingerprint.E11,
+	vectorColumn(cellar.FamE10Intent, fingerprint.E10, fingerprint.SideA),
+	vectorColumn(cellar.FamE10Context, fingerprint.E10, fingerprint.SideB),
+	{family: cellar.FamE11Entity, slot: fingerprint.E11,
 		encode: func(v fingerprint.Value) ([]byte, error) {
 			e, ok := v.(fingerprint.Entities)
 			if !ok {
@@ -140,7 +141,7 @@ var columns = []column{
 			}
 			return err
 		}},
-	{family: "e12_late_interaction", slot: fingerprint.E12,
+	{family: cellar.FamE12LateInteraction, slot: fingerprint.E12,
 		encode: func(v fingerprint.Value) ([]byte, error) {
 			t, ok := v.(fingerprint.Tokens)
 			if !ok || t.Rows() == 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/indexes"
 	"github.com/cgraph/cgraph/record"
@@ -37,7 +38,7 @@ func encodeStored(fp *fingerprint.Fingerprint) ([]byte, error) {
 // between the two reads gets a nil fingerprint, as in readMemories. A fingerprint
 // written before E12 was stripped keeps its own rows.
 func (s *Engine) hydrateE12(ctx context.Context, docs []record.DocNum, fps []*fingerprint.Fingerprint) error {
-	const family = "e12_late_interaction"
+	const family = cellar.FamE12LateInteraction
 	var keys [][]byte
 	var which []int
 	for i, fp := range fps {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 )
@@ -29,7 +30,7 @@ func TestE12RowsStoredOnce(t *testing.T) {
 		t.Fatalf("test needs a multi-row matrix, got %d rows", wt.Rows())
 	}
 
-	vals, err := s.eng.Values(ctx, "fingerprints", [][]byte{ms[0].ID[:]})
+	vals, err := s.eng.Values(ctx, cellar.FamFingerprints, [][]byte{ms[0].ID[:]})
 	if err != nil {
 		t.Fatal(err)
 	}

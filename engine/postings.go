@@ -15,7 +15,7 @@ import (
 // weights): one key per (term, doc) and two statistics keys kept current in
 // the same batch as every add and delete (see codec.go for the layout).
 type postingFamily struct {
-	family string
+	family cellar.Family
 	slot   fingerprint.SlotID
 	// postings lists a slot value's terms and posting values, and its length
 	// for the statistics (E6: Σ counts, the BM25 document length; E13: number
@@ -24,7 +24,7 @@ type postingFamily struct {
 }
 
 var postingFamilies = []postingFamily{
-	{family: "e6_sparse_inverted", slot: fingerprint.E6,
+	{family: cellar.FamE6SparseInverted, slot: fingerprint.E6,
 		postings: func(v fingerprint.Value) ([][]byte, [][]byte, uint64, bool) {
 			tf, ok := v.(fingerprint.TermFreqs)
 			if !ok || len(tf.Terms) == 0 {
@@ -37,7 +37,7 @@ var postingFamilies = []postingFamily{
 			}
 			return terms, vals, tf.DocLen(), true
 		}},
-	{family: "e13_splade_inverted", slot: fingerprint.E13,
+	{family: cellar.FamE13SpladeInverted, slot: fingerprint.E13,
 		postings: func(v fingerprint.Value) ([][]byte, [][]byte, uint64, bool) {
 			sp, ok := v.(fingerprint.Sparse)
 			if !ok || len(sp.Indices) == 0 {
@@ -52,30 +52,26 @@ var postingFamilies = []postingFamily{
 		}},
 }
 
-// writePostings adds (sign +1) or removes (sign -1) the postings of one
-// doc's slot value and adjusts the family's statistics through tx, which sees
-// the batch's earlier changes.
-func (pf postingFamily) write(tx *cellar.Tx, doc uint32, v fingerprint.Value, sign int) error {
+// write adds (sign +1) or removes (sign -1) the postings of one doc's slot
+// value and adjusts the family's statistics in b, which sees the batch's
+// earlier changes.
+func (pf postingFamily) write(b *cellar.Batch, doc uint32, v fingerprint.Value, sign int) error {
 	terms, vals, length, ok := pf.postings(v)
 	if !ok {
 		return nil
 	}
 	for i, t := range terms {
-		var err error
 		if sign > 0 {
-			err = tx.Put(pf.family, postingKey(t, doc), vals[i])
+			b.Put(pf.family, postingKey(t, doc), vals[i])
 		} else {
-			err = tx.Delete(pf.family, postingKey(t, doc))
-		}
-		if err != nil {
-			return err
+			b.Del(pf.family, postingKey(t, doc))
 		}
 	}
 	for _, st := range []struct {
 		key   []byte
 		delta uint64
 	}{{statDocsKey, 1}, {statLengthKey, length}} {
-		cur, found, err := tx.Get(pf.family, st.key)
+		cur, found, err := b.Get(pf.family, st.key)
 		if err != nil {
 			return err
 		}
@@ -93,9 +89,7 @@ func (pf postingFamily) write(tx *cellar.Tx, doc uint32, v fingerprint.Value, si
 			}
 			n -= st.delta
 		}
-		if err := tx.Put(pf.family, st.key, encodeU64(n)); err != nil {
-			return err
-		}
+		b.Put(pf.family, st.key, encodeU64(n))
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func (x *indexSet) loadRecords(ctx context.Context, eng *cellar.Store) error {
 	}
 }
 
-func parseDocKey(family string, k []byte) (uint32, error) {
+func parseDocKey(family cellar.Family, k []byte) (uint32, error) {
 	if len(k) != 4 {
 		return 0, fmt.Errorf("%s key %x is not a 4-byte doc number: %w", family, k, record.ErrCorrupt)
 	}
@@ -122,7 +122,7 @@ func (x *indexSet) loadDense(ctx context.Context, eng *cellar.Store, c column, s
 }
 
 func (x *indexSet) loadM128(ctx context.Context, eng *cellar.Store) error {
-	const family = "e1_matryoshka_128"
+	const family = cellar.FamE1Matryoshka128
 	var docs []record.DocNum
 	var vecs [][]float32
 	err := eng.Scan(ctx, family, nil, func(k, v []byte) error {
@@ -222,7 +222,7 @@ func (x *indexSet) loadPostings(ctx context.Context, eng *cellar.Store, pf posti
 // loadE12 notes which docs have a token matrix and its width, reading only
 // each value's header (version byte, uvarint dim).
 func (x *indexSet) loadE12(ctx context.Context, eng *cellar.Store) error {
-	const family = "e12_late_interaction"
+	const family = cellar.FamE12LateInteraction
 	return eng.Scan(ctx, family, nil, func(k, v []byte) error {
 		doc, err := parseDocKey(family, k)
 		if err != nil {

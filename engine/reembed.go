@@ -92,15 +92,7 @@ func (s *Engine) Reembed(ctx context.Context, slots []fingerprint.SlotID, progre
 		}
 	}
 	// Last: the store now holds the current producers' values.
-	err := s.eng.UpdateDerived(ctx, nil, func(tx *cellar.Tx, _ []record.Memory) error {
-		for _, sl := range slots {
-			if err := tx.Put("default", slotKey(sl), encodeSlotRecord(recordOf(cur[sl.Index()]))); err != nil {
-				return err
-			}
-		}
-		return bumpGeneration(tx)
-	})
-	if err != nil {
+	if err := s.recordReembedded(ctx, slots, cur); err != nil {
 		return rep, fmt.Errorf("reembed: record producers: %w", err)
 	}
 	s.mu.Lock()
@@ -162,25 +154,22 @@ func (s *Engine) reembedBatch(ctx context.Context, ids []record.ID, slots []fing
 	for j, i := range todo {
 		todoIDs[j] = ids[i]
 	}
-	err = s.eng.UpdateDerived(ctx, todoIDs, func(tx *cellar.Tx, stored []record.Memory) error {
+	if err := s.rewrite(ctx, todoIDs, func(b *cellar.Batch, stored []record.Memory) error {
 		for j, i := range todo {
 			doc := uint32(stored[j].DocNum)
 			enc, err := encodeStored(fps[i])
 			if err != nil {
 				return fmt.Errorf("memory %s: encode fingerprint: %w", ms[i].ID, err)
 			}
-			if err := tx.Put("fingerprints", ms[i].ID[:], enc); err != nil {
-				return err
-			}
+			b.Put(cellar.FamFingerprints, ms[i].ID[:], enc)
 			for _, sl := range slots {
-				if err := writeSlot(tx, doc, sl, olds[i].Get(sl).Value, fps[i].Get(sl).Value); err != nil {
+				if err := writeSlot(b, doc, sl, olds[i].Get(sl).Value, fps[i].Get(sl).Value); err != nil {
 					return fmt.Errorf("memory %s %s: %w", ms[i].ID, sl, err)
 				}
 			}
 		}
-		return bumpGeneration(tx)
-	})
-	if err != nil {
+		return bumpGeneration(b)
+	}); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
@@ -192,4 +181,35 @@ func (s *Engine) reembedBatch(ctx context.Context, ids []record.ID, slots []fing
 	}
 	s.generation++
 	return len(todo), nil
+}
+
+// rewrite runs fn on one batch with the stored records of ids (an id that
+// is not stored fails it with record.ErrNotFound) and commits it.
+func (s *Engine) rewrite(ctx context.Context, ids []record.ID, fn func(b *cellar.Batch, stored []record.Memory) error) error {
+	b, err := s.eng.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.Abort()
+	stored := make([]record.Memory, len(ids))
+	for i, id := range ids {
+		if stored[i], err = b.Memory(id); err != nil {
+			return err
+		}
+	}
+	if err := fn(b, stored); err != nil {
+		return err
+	}
+	return b.Commit()
+}
+
+// recordReembedded records the current producers of slots and bumps the
+// generation, in one batch: the last step of a Reembed.
+func (s *Engine) recordReembedded(ctx context.Context, slots []fingerprint.SlotID, cur []embedders.SlotStatus) error {
+	return s.rewrite(ctx, nil, func(b *cellar.Batch, _ []record.Memory) error {
+		for _, sl := range slots {
+			b.Put(cellar.FamDefault, slotKey(sl), encodeSlotRecord(recordOf(cur[sl.Index()])))
+		}
+		return bumpGeneration(b)
+	})
 }

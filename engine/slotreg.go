@@ -60,7 +60,7 @@ func readSlotRecords(ctx context.Context, eng *cellar.Store) (recs [fingerprint.
 		keys = append(keys, slotKey(s))
 	}
 	keys = append(keys, generationKey)
-	vals, err := eng.Values(ctx, "default", keys)
+	vals, err := eng.Values(ctx, cellar.FamDefault, keys)
 	if err != nil {
 		return recs, ok, 0, fmt.Errorf("read slot registry: %w", err)
 	}
@@ -81,9 +81,9 @@ func readSlotRecords(ctx context.Context, eng *cellar.Store) (recs [fingerprint.
 	return recs, ok, gen, nil
 }
 
-// bumpGeneration adds one to slot/generation in tx.
-func bumpGeneration(tx *cellar.Tx) error {
-	v, found, err := tx.Get("default", generationKey)
+// bumpGeneration adds one to slot/generation in b.
+func bumpGeneration(b *cellar.Batch) error {
+	v, found, err := b.Get(cellar.FamDefault, generationKey)
 	if err != nil {
 		return err
 	}
@@ -93,5 +93,19 @@ func bumpGeneration(tx *cellar.Tx) error {
 			return fmt.Errorf("default/%s: %w", generationKey, err)
 		}
 	}
-	return tx.Put("default", generationKey, encodeU64(g+1))
+	b.Put(cellar.FamDefault, generationKey, encodeU64(g+1))
+	return nil
+}
+
+// recordProducers writes every slot's record in one batch.
+func (s *Engine) recordProducers(ctx context.Context, recs *[fingerprint.NumSlots]slotRecord) error {
+	b, err := s.eng.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.Abort()
+	for i, slot := range fingerprint.Slots() {
+		b.Put(cellar.FamDefault, slotKey(slot), encodeSlotRecord(recs[i]))
+	}
+	return b.Commit()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/entities"
+	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/indexes"
 	"github.com/cgraph/cgraph/pipeline"
@@ -357,7 +358,7 @@ func searchE12(ctx context.Context, sp *spaces, _ pipeline.Probe, k int, within 
 	for i, d := range cands {
 		keys[i], docs[i] = docKey(d), record.DocNum(d)
 	}
-	vals, err := sp.s.eng.Values(ctx, "e12_late_interaction", keys)
+	vals, err := sp.s.eng.Values(ctx, cellar.FamE12LateInteraction, keys)
 	if err != nil {
 		return nil, fmt.Errorf("E12: load token matrices: %w", err)
 	}

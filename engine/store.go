@@ -25,11 +25,10 @@ type Engine struct {
 	// maxBytes is the content limit (cellar.Options.MaxContentBytes).
 	maxBytes int
 
-	// writeMu serialises Add, AddBatch, Delete and Reembed from the engine
-	// write to the index update, so indexes follow the engine's commit order.
-	// It also guards pending (the hook's work for the write in progress).
+	// writeMu serialises Add, AddBatch, Delete and Reembed from the batch
+	// to the index update, so indexes follow the store's commit order.
+	// Lock order: writeMu, then the cellar's write lock (a Batch), then mu.
 	writeMu sync.Mutex
-	pending []pendingOp
 
 	// mu guards the fields below. Searches hold it shared; swapping the
 	// index set, changing slot records and read-only catch-up hold it
@@ -51,19 +50,6 @@ type Engine struct {
 	catchMu sync.Mutex // one catch-up at a time (read-only stores)
 }
 
-// pendingOp is one memory the hook wrote in the write in progress, applied
-// to the indexes once the batch is committed.
-type pendingOp struct {
-	m       record.Memory
-	fp      *fingerprint.Fingerprint // nil for a delete
-	records []slotUpdate
-}
-
-type slotUpdate struct {
-	slot fingerprint.SlotID
-	rec  slotRecord
-}
-
 // Open opens (or with o.Create creates) the store in dir, checks the
 // recorded slot producers against o.Embedders (refusing a mismatch with
 // *ProducerMismatchError unless o.Reembed), and rebuilds the in-memory indexes
@@ -77,7 +63,7 @@ type slotUpdate struct {
 func Open(dir string, o Options) (*Engine, error) {
 	s := &Engine{dir: dir, reg: o.Embedders, ro: o.ReadOnly, maxBytes: o.MaxContentBytes}
 	eo := cellar.Options{ReadOnly: o.ReadOnly, Create: o.Create, MaxContentBytes: o.MaxContentBytes, Sync: o.Sync,
-		CreatedBy: Version, Hooks: []cellar.MemoryHook{(*hook)(s)}}
+		CreatedBy: Version}
 	eng, err := cellar.Open(dir, eo)
 	if err != nil {
 		return nil, err
@@ -107,15 +93,7 @@ func (s *Engine) open(ctx context.Context, o Options) error {
 	}
 	s.stale = staleReasons(mism)
 	if write && !s.ro {
-		err := s.eng.UpdateDerived(ctx, nil, func(tx *cellar.Tx, _ []record.Memory) error {
-			for i, slot := range fingerprint.Slots() {
-				if err := tx.Put("default", slotKey(slot), encodeSlotRecord(recs[i])); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if err := s.recordProducers(ctx, &recs); err != nil {
 			return fmt.Errorf("record slot producers: %w", err)
 		}
 	}
@@ -148,7 +126,7 @@ func (s *Engine) Get(ctx context.Context, id record.ID) (record.Memory, error) {
 
 // Fingerprint returns the stored fingerprint of a memory.
 func (s *Engine) Fingerprint(ctx context.Context, id record.ID) (*fingerprint.Fingerprint, error) {
-	vals, err := s.eng.Values(ctx, "fingerprints", [][]byte{id[:]})
+	vals, err := s.eng.Values(ctx, cellar.FamFingerprints, [][]byte{id[:]})
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +193,7 @@ func (s *Engine) readMemories(ctx context.Context, ids []record.ID) ([]record.Me
 	for i := range ids {
 		keys[i] = ids[i][:]
 	}
-	vals, err := s.eng.Values(ctx, "fingerprints", keys)
+	vals, err := s.eng.Values(ctx, cellar.FamFingerprints, keys)
 	if err != nil {
 		return nil, nil, err
 	}

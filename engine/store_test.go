@@ -13,6 +13,7 @@ import (
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/modelfree"
+	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
@@ -79,18 +80,20 @@ func addAll(t testing.TB, s *Engine, ts []string) []record.Memory {
 	return ms
 }
 
-// derivedFamilies are the families package memory writes besides the
-// records.
-var derivedFamilies = []string{"fingerprints", "e1_matryoshka_128", "e1_semantic", "e5_cause", "e5_effect", "e7_code",
-	"e8_source", "e8_target", "e9_hdc", "e10_intent", "e10_context", "e11_entity", "e6_sparse_inverted",
-	"e13_splade_inverted", "e12_late_interaction"}
+// derivedFamilies are the families the engine derives from a memory
+// besides its record.
+var derivedFamilies = []cellar.Family{cellar.FamFingerprints, cellar.FamE1Matryoshka128, cellar.FamE1Semantic,
+	cellar.FamE5Cause, cellar.FamE5Effect, cellar.FamE7Code, cellar.FamE8Source, cellar.FamE8Target, cellar.FamE9HDC,
+	cellar.FamE10Intent, cellar.FamE10Context, cellar.FamE11Entity, cellar.FamE6SparseInverted,
+	cellar.FamE13SpladeInverted, cellar.FamE12LateInteraction}
 
 // familyKeys counts each derived family's keys, statistics keys apart.
 func familyKeys(t *testing.T, s *Engine) (keys map[string]int, stats map[string]string) {
 	t.Helper()
 	keys, stats = map[string]int{}, map[string]string{}
-	for _, f := range derivedFamilies {
-		err := s.eng.Scan(context.Background(), f, nil, func(k, v []byte) error {
+	for _, fam := range derivedFamilies {
+		f := fam.String()
+		err := s.eng.Scan(context.Background(), fam, nil, func(k, v []byte) error {
 			if strings.HasSuffix(f, "_inverted") && k[0] == statPrefix {
 				n, err := decodeU64(v)
 				if err != nil {
@@ -114,7 +117,8 @@ func TestAddWritesEveryFamilyAndDeleteLeavesNothing(t *testing.T) {
 	s := openStore(t, t.TempDir(), hashRegistry(t, ""))
 	ms := addAll(t, s, texts)
 	keys, stats := familyKeys(t, s)
-	for _, f := range derivedFamilies {
+	for _, fam := range derivedFamilies {
+		f := fam.String()
 		if f == "e6_sparse_inverted" || f == "e13_splade_inverted" {
 			if keys[f] < len(ms) {
 				t.Errorf("%s: %d postings for %d memories", f, keys[f], len(ms))
@@ -470,10 +474,6 @@ func TestFailedWriteWritesNothing(t *testing.T) {
 		},
 		"invalid memory": func() error {
 			_, err := s.AddBatch(ctx, []record.NewMemory{{Content: "fine"}, {Content: ""}})
-			return err
-		},
-		"engine write without fingerprint": func() error {
-			_, err := s.eng.Add(ctx, record.NewMemory{Content: "through the engine"})
 			return err
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cgraph/cgraph/embedders"
@@ -21,11 +22,14 @@ func (s *Engine) Add(ctx context.Context, m record.NewMemory) (record.Memory, er
 	return ms[0], nil
 }
 
-// AddBatch validates the memories, computes their full fingerprints (batched,
-// slots in parallel) before taking the write lock, then writes records,
-// fingerprints and per-slot families in ONE WriteBatch and updates the
-// in-memory indexes. A bad memory is reported as "memory N of M: problem" and
-// nothing is written.
+// AddBatch stores memories with their fingerprints. The path reads straight
+// down: validate each memory once; compute every slot but E4 (batched,
+// slots in parallel) before taking the write lock; then, in one cellar
+// Batch, add the records (which assigns doc and sequence numbers), compute
+// E4 from the assigned sequence numbers, write fingerprints, per-slot
+// families and postings, and commit them as ONE WriteBatch; last, update the
+// in-memory indexes. A bad memory is reported as "memory N of M: problem"
+// and nothing is written.
 func (s *Engine) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.Memory, error) {
 	if err := s.needEmbedders("add memories"); err != nil {
 		return nil, err
@@ -39,48 +43,113 @@ func (s *Engine) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.
 	if err := s.writable(); err != nil {
 		return nil, err
 	}
-	ns = append([]record.NewMemory(nil), ns...)
+	ns = slices.Clone(ns)
 	now := time.Now().UTC()
 	inputs := make([]embedders.Input, len(ns))
 	for i := range ns {
 		if err := ns[i].Validate(s.maxBytes); err != nil {
-			return nil, batchErr(len(ns), i, err)
+			return nil, cellar.BatchErr(len(ns), i, err)
 		}
 		if ns[i].CreatedAt.IsZero() {
-			ns[i].CreatedAt = now // the engine's default, fixed here so E2/E3 see it
+			ns[i].CreatedAt = now // the store's default, fixed here so E2/E3 see it
 		}
 		inputs[i] = embedders.Input{Text: ns[i].Content, Created: ns[i].CreatedAt, Session: ns[i].Session, Seq: ns[i].Sequence}
 	}
-	fps, err := s.reg.EmbedDocuments(ctx, inputs)
-	if err != nil {
+	fps := make([]fingerprint.Fingerprint, len(ns))
+	if err := s.reg.EmbedSlots(ctx, inputs, beforeLock, fps); err != nil {
 		return nil, fmt.Errorf("fingerprint %d memories: %w", len(ns), err)
 	}
-	return s.write(ctx, ns, fps)
+	return s.write(ctx, ns, inputs, fps)
 }
 
-// write stores ns with their fingerprints: one engine batch whose hook
-// writes the derived data, then the index update.
-func (s *Engine) write(ctx context.Context, ns []record.NewMemory, fps []fingerprint.Fingerprint) ([]record.Memory, error) {
-	payloads := make([]any, len(ns))
-	for i := range fps {
-		payloads[i] = &fps[i]
-	}
+// beforeLock are the slots AddBatch computes before the write lock: all but
+// E4, whose sequence number the store assigns.
+var beforeLock = slices.DeleteFunc(fingerprint.Slots(), func(s fingerprint.SlotID) bool { return s == fingerprint.E4 })
+
+// write stores ns with their fingerprints (E4 still to compute) in one
+// batch, then updates the indexes and slot records.
+func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embedders.Input, fps []fingerprint.Fingerprint) ([]record.Memory, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	s.pending = s.pending[:0]
-	out, err := s.eng.AddBatchWith(ctx, ns, payloads)
+	b, err := s.eng.Begin(ctx)
 	if err != nil {
-		s.pending = nil
 		return nil, err
 	}
-	return out, s.applyPending()
+	defer b.Abort()
+	ms := make([]record.Memory, len(ns))
+	for i, n := range ns {
+		if ms[i], err = b.Add(n); err != nil {
+			return nil, cellar.BatchErr(len(ns), i, err)
+		}
+		inputs[i].Seq = ms[i].Sequence
+	}
+	if err := s.reg.EmbedSlots(ctx, inputs, []fingerprint.SlotID{fingerprint.E4}, fps); err != nil {
+		return nil, fmt.Errorf("fingerprint %d memories: %w", len(ns), err)
+	}
+	s.mu.RLock()
+	firsts := s.firstProducers(fps)
+	s.mu.RUnlock()
+	for i := range ms {
+		if err := s.writeMemory(b, ms[i], &fps[i]); err != nil {
+			return nil, cellar.BatchErr(len(ns), i, fmt.Errorf("memory %s: %w", ms[i].ID, err))
+		}
+	}
+	for slot, rec := range firsts {
+		b.Put(cellar.FamDefault, slotKey(slot), encodeSlotRecord(rec))
+	}
+	if err := b.Commit(); err != nil {
+		return nil, fmt.Errorf("store %d memories: %w", len(ns), err)
+	}
+	s.mu.Lock()
+	for slot, rec := range firsts {
+		s.stored[slot.Index()] = rec
+	}
+	s.mu.Unlock()
+	var errs []error
+	for i := range ms {
+		if err := s.ix.apply(ms[i], &fps[i], nil); err != nil {
+			errs = append(errs, fmt.Errorf("memory %s was stored but not indexed (reopen the store to rebuild its indexes): %w", ms[i].ID, err))
+		}
+	}
+	return ms, errors.Join(errs...)
 }
 
-func batchErr(n, i int, err error) error {
-	if n == 1 {
+// firstProducers returns the slot records of slots that get their first
+// value in this store from fps.
+// REQUIRES: s.mu held.
+func (s *Engine) firstProducers(fps []fingerprint.Fingerprint) map[fingerprint.SlotID]slotRecord {
+	out := map[fingerprint.SlotID]slotRecord{}
+	for _, slot := range fingerprint.Slots() {
+		if s.stored[slot.Index()].Producer != (fingerprint.Producer{}) {
+			continue
+		}
+		for i := range fps {
+			if e := fps[i].Get(slot); e.Value != nil {
+				out[slot] = slotRecord{Status: e.Status, Producer: e.Producer, Dims: s.reg.Get(slot).Status().Dims}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// writeMemory puts one new memory's fingerprint, per-slot families and
+// postings into b.
+func (s *Engine) writeMemory(b *cellar.Batch, m record.Memory, fp *fingerprint.Fingerprint) error {
+	if err := s.ix.check(fp); err != nil {
 		return err
 	}
-	return fmt.Errorf("memory %d of %d: %w", i+1, n, err)
+	enc, err := encodeStored(fp)
+	if err != nil {
+		return fmt.Errorf("encode fingerprint: %w", err)
+	}
+	b.Put(cellar.FamFingerprints, m.ID[:], enc)
+	for _, slot := range fingerprint.Slots() {
+		if err := writeSlot(b, uint32(m.DocNum), slot, nil, fp.Get(slot).Value); err != nil {
+			return fmt.Errorf("%s: %w", slot, err)
+		}
+	}
+	return nil
 }
 
 // writable refuses writes while a slot awaits re-embedding.
@@ -95,165 +164,66 @@ func (s *Engine) writable() error {
 	return nil
 }
 
-// Delete removes the memory from every family (postings included) and from
-// the indexes.
+// Delete removes the memory from every family (its postings included) in
+// one batch, then from the indexes.
 func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	s.pending = s.pending[:0]
-	if err := s.eng.Delete(ctx, id); err != nil {
-		s.pending = nil
-		return err
-	}
-	return s.applyPending()
-}
-
-// applyPending brings the indexes and slot records in line with the write
-// just committed. An error here means the indexes no longer match the store
-// (a broken invariant: reopening rebuilds them).
-// REQUIRES: s.writeMu held.
-func (s *Engine) applyPending() error {
-	if s.ix == nil { // records only: no index to keep up
-		s.pending = nil
-		return nil
-	}
-	var errs []error
-	for _, p := range s.pending {
-		if p.fp == nil {
-			s.ix.remove(uint32(p.m.DocNum))
-			continue
-		}
-		if err := s.ix.apply(p.m, p.fp, nil); err != nil {
-			errs = append(errs, fmt.Errorf("memory %s was stored but not indexed (reopen the store to rebuild its indexes): %w", p.m.ID, err))
-		}
-		if len(p.records) > 0 {
-			s.mu.Lock()
-			for _, u := range p.records {
-				s.stored[u.slot.Index()] = u.rec
-			}
-			s.mu.Unlock()
-		}
-	}
-	s.pending = nil
-	return errors.Join(errs...)
-}
-
-// hook writes a memory's derived data into its batch. Its methods run under
-// the engine's write lock, called from Engine writes that hold s.writeMu.
-type hook Engine
-
-var _ cellar.MemoryHook = (*hook)(nil)
-
-func (h *hook) AddMemory(tx *cellar.Tx, m record.Memory) error {
-	s := (*Engine)(h)
-	fp, ok := tx.Payload().(*fingerprint.Fingerprint)
-	if !ok || fp == nil {
-		return errors.New("memory has no fingerprint: add memories through engine.Engine, not its Engine")
-	}
-	// E4 encodes the session position, which the engine assigns in this
-	// batch (next in the session): compute it from the stored record.
-	if m.Session != "" {
-		if err := s.embedSequence(m, fp); err != nil {
-			return err
-		}
-	}
-	if err := s.ix.check(fp); err != nil {
-		return err
-	}
-	enc, err := encodeStored(fp)
+	b, err := s.eng.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("encode fingerprint: %w", err)
-	}
-	if err := tx.Put("fingerprints", m.ID[:], enc); err != nil {
 		return err
 	}
-	doc := uint32(m.DocNum)
-	for _, slot := range fingerprint.Slots() {
-		if err := writeSlot(tx, doc, slot, nil, fp.Get(slot).Value); err != nil {
-			return fmt.Errorf("%s: %w", slot, err)
-		}
+	defer b.Abort()
+	v, found, err := b.Get(cellar.FamFingerprints, id[:])
+	if err != nil {
+		return err
 	}
-	op := pendingOp{m: m, fp: fp}
-	s.mu.RLock()
-	for _, slot := range fingerprint.Slots() {
-		e := fp.Get(slot)
-		if e.Value == nil || s.stored[slot.Index()].Producer != (fingerprint.Producer{}) {
-			continue
-		}
-		// The slot's first value in this store: record its producer.
-		rec := slotRecord{Status: e.Status, Producer: e.Producer, Dims: s.reg.Get(slot).Status().Dims}
-		if err := tx.Put("default", slotKey(slot), encodeSlotRecord(rec)); err != nil {
-			s.mu.RUnlock()
-			return err
-		}
-		op.records = append(op.records, slotUpdate{slot, rec})
-	}
-	s.mu.RUnlock()
-	s.pending = append(s.pending, op)
-	return nil
-}
-
-func (h *hook) DeleteMemory(tx *cellar.Tx, m record.Memory) error {
-	s := (*Engine)(h)
-	v, found, err := tx.Get("fingerprints", m.ID[:])
+	m, err := b.Delete(id) // every key keyed per memory, the fingerprint's among them
 	if err != nil {
 		return err
 	}
 	if found {
 		fp, err := fingerprint.Decode(v)
 		if err != nil {
-			return fmt.Errorf("fingerprints/%s: %w", m.ID, err)
+			return fmt.Errorf("fingerprints/%s: %w", id, err)
 		}
-		// Per-doc families are deleted by the engine; postings are shared
-		// families and go here, statistics with them.
+		// Postings are shared between memories: the batch's writer keeps them.
 		for _, pf := range postingFamilies {
 			if old := fp.Get(pf.slot).Value; old != nil {
-				if err := pf.write(tx, uint32(m.DocNum), old, -1); err != nil {
+				if err := pf.write(b, uint32(m.DocNum), old, -1); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	s.pending = append(s.pending, pendingOp{m: m})
+	if err := b.Commit(); err != nil {
+		return fmt.Errorf("delete memory %s: %w", id, err)
+	}
+	if s.ix != nil { // nil when opened for records only
+		s.ix.remove(uint32(m.DocNum))
+	}
 	return nil
-}
-
-// embedSequence recomputes fp's E4 entry from m's assigned sequence.
-func (s *Engine) embedSequence(m record.Memory, fp *fingerprint.Fingerprint) error {
-	es, err := s.reg.Get(fingerprint.E4).EmbedDocuments(context.Background(),
-		[]embedders.Input{{Text: m.Content, Created: m.CreatedAt, Session: m.Session, Seq: m.Sequence}})
-	if err != nil {
-		return fmt.Errorf("embed E4: %w", err)
-	}
-	if len(es) != 1 {
-		return fmt.Errorf("embed E4: %d entries for 1 document", len(es))
-	}
-	return fp.Set(fingerprint.E4, es[0])
 }
 
 // writeSlot moves one doc's stored data of slot from old to new (either may
 // be nil): the per-doc families and the postings with their statistics.
-func writeSlot(tx *cellar.Tx, doc uint32, slot fingerprint.SlotID, old, new fingerprint.Value) error {
+func writeSlot(b *cellar.Batch, doc uint32, slot fingerprint.SlotID, old, new fingerprint.Value) error {
 	for _, c := range columns {
 		if c.slot != slot {
 			continue
 		}
-		var b []byte
+		var v []byte
 		if new != nil {
 			var err error
-			if b, err = c.encode(new); err != nil {
+			if v, err = c.encode(new); err != nil {
 				return err
 			}
 		}
-		var err error
 		switch {
-		case b != nil:
-			err = tx.Put(c.family, docKey(doc), b)
+		case v != nil:
+			b.Put(c.family, docKey(doc), v)
 		case old != nil:
-			err = tx.Delete(c.family, docKey(doc))
-		}
-		if err != nil {
-			return err
+			b.Del(c.family, docKey(doc))
 		}
 	}
 	for _, pf := range postingFamilies {
@@ -261,12 +231,12 @@ func writeSlot(tx *cellar.Tx, doc uint32, slot fingerprint.SlotID, old, new fing
 			continue
 		}
 		if old != nil {
-			if err := pf.write(tx, doc, old, -1); err != nil {
+			if err := pf.write(b, doc, old, -1); err != nil {
 				return err
 			}
 		}
 		if new != nil {
-			if err := pf.write(tx, doc, new, +1); err != nil {
+			if err := pf.write(b, doc, new, +1); err != nil {
 				return err
 			}
 		}

@@ -21,7 +21,4 @@ type Options struct {
 	// CreatedBy names the build that creates a new store, kept in
 	// meta/created_by.
 	CreatedBy string
-	// Hooks add derived data (fingerprints, vectors, postings) to the batch
-	// of each memory and remove it on delete; see MemoryHook.
-	Hooks []MemoryHook
 }

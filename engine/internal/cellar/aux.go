@@ -21,11 +21,11 @@ const (
 	SynergyMatrix
 )
 
-func (f SnapshotFamily) family() family {
+func (f SnapshotFamily) family() Family {
 	if f == SynergyMatrix {
-		return famSynergyMatrix
+		return FamSynergyMatrix
 	}
-	return famTopicProfiles
+	return FamTopicProfiles
 }
 
 // snapPrefix starts every snapshot key; the key goes on with the time.

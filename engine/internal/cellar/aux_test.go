@@ -23,7 +23,7 @@ func TestSnapshots(t *testing.T) {
 		t.Fatalf("LatestSnapshot = %q %v %v %v, want e at +4m", v, at, ok, err)
 	}
 	var n int
-	if err := e.Scan(ctx, "topic_profiles", nil, func(k, v []byte) error { n++; return nil }); err != nil {
+	if err := e.Scan(ctx, FamTopicProfiles, nil, func(k, v []byte) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if n != 3 {

@@ -35,7 +35,7 @@ func checkStore(ctx context.Context, r kvReader) error {
 		}
 	}
 	mems := make(map[record.ID]record.Memory)
-	it := r.iter(famMemories, nil, nil)
+	it := r.iter(FamMemories, nil, nil)
 	for it.first(); it.valid(); it.next() {
 		k := it.key()
 		m, err := decodeRecord(it.value())
@@ -86,13 +86,13 @@ func checkStore(ctx context.Context, r kvReader) error {
 			}
 		}
 	}
-	exact := map[family]bool{famMemories: true, famDocnums: true, famCreated: true, famSequence: true}
+	exact := map[Family]bool{FamMemories: true, FamDocnums: true, FamCreated: true, FamSequence: true}
 	for f, info := range families {
 		if info.keys == nil {
 			continue
 		}
 		seen := 0
-		it := r.iter(family(f), nil, nil)
+		it := r.iter(Family(f), nil, nil)
 		for it.first(); it.valid(); it.next() {
 			k := it.key()
 			if !owned[f][string(k)] {
@@ -100,7 +100,7 @@ func checkStore(ctx context.Context, r kvReader) error {
 				continue
 			}
 			seen++
-			if err := checkValue(family(f), k, it.value(), mems); err != nil {
+			if err := checkValue(Family(f), k, it.value(), mems); err != nil {
 				bad("%s/%x: %w", info.name, k, err)
 			}
 		}
@@ -109,7 +109,7 @@ func checkStore(ctx context.Context, r kvReader) error {
 		if err != nil {
 			return fmt.Errorf("scan %s: %w", info.name, err)
 		}
-		if exact[family(f)] && seen != len(owned[f]) {
+		if exact[Family(f)] && seen != len(owned[f]) {
 			bad("%s holds %d of the %d keys its memories need", info.name, seen, len(owned[f]))
 		}
 	}
@@ -117,9 +117,9 @@ func checkStore(ctx context.Context, r kvReader) error {
 }
 
 // checkValue checks the value of an engine-written index key.
-func checkValue(f family, k, v []byte, mems map[record.ID]record.Memory) error {
+func checkValue(f Family, k, v []byte, mems map[record.ID]record.Memory) error {
 	switch f {
-	case famDocnums:
+	case FamDocnums:
 		switch k[0] {
 		case docnumByIDPrefix:
 			var id record.ID
@@ -135,7 +135,7 @@ func checkValue(f family, k, v []byte, mems map[record.ID]record.Memory) error {
 				return fmt.Errorf("names memory %x whose record has another doc number", v)
 			}
 		}
-	case famSequence:
+	case FamSequence:
 		var id record.ID
 		copy(id[:], v)
 		m, ok := mems[id]

@@ -271,7 +271,7 @@ func setMeta(t *testing.T, dir string, key, value []byte) {
 		t.Fatal(err)
 	}
 	b := s.newBatch()
-	b.put(famDefault, key, value)
+	b.put(FamDefault, key, value)
 	err = s.write(b, true)
 	b.destroy()
 	if err != nil {

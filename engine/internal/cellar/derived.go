@@ -51,7 +51,7 @@ func (e *Store) PeekDocs(ctx context.Context, docs []record.DocNum) (ms []record
 	defer snap.release()
 	ms, found = make([]record.Memory, len(docs)), make([]bool, len(docs))
 	for i, d := range docs {
-		v, ok, err := snap.get(famDocnums, docnumDocKey(d))
+		v, ok, err := snap.get(FamDocnums, docnumDocKey(d))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -73,13 +73,12 @@ func (e *Store) PeekDocs(ctx context.Context, docs []record.DocNum) (ms []record
 	return ms, found, nil
 }
 
-// Values returns the values of keys in the named family on one consistent
+// Values returns the values of keys in family f on one consistent
 // view; a missing key gives a nil value. Values are the caller's to keep.
 // Cost: one point lookup per key (and, on a reader, one catch-up per call, so
 // batch the keys).
-func (e *Store) Values(ctx context.Context, familyName string, keys [][]byte) ([][]byte, error) {
-	f, err := lookupFamily(familyName)
-	if err != nil {
+func (e *Store) Values(ctx context.Context, f Family, keys [][]byte) ([][]byte, error) {
+	if err := f.known(); err != nil {
 		return nil, err
 	}
 	if err := e.begin(ctx, false); err != nil {
@@ -92,7 +91,7 @@ func (e *Store) Values(ctx context.Context, familyName string, keys [][]byte) ([
 	for i, k := range keys {
 		v, ok, err := snap.get(f, k)
 		if err != nil {
-			return nil, fmt.Errorf("read %s/%x: %w", familyName, k, err)
+			return nil, fmt.Errorf("read %s/%x: %w", families[f].name, k, err)
 		}
 		if ok {
 			out[i] = v
@@ -128,69 +127,19 @@ func (e *Store) Counters(ctx context.Context) (Counters, error) {
 	return Counters{NextDocNum: record.DocNum(next), Memories: count}, nil
 }
 
-// SlotKeyPrefix is the prefix of the default family's keys that
-// UpdateDerived and hooks may write: the slot registry (FORMAT.md).
+// SlotKeyPrefix is the prefix of the default family's keys that a Batch
+// may write: the slot registry (FORMAT.md). Every other key of the default
+// family is store metadata that only the cellar writes.
 const SlotKeyPrefix = "slot/"
 
-// UpdateDerived rewrites derived data of stored memories — fingerprints,
-// per-slot families, postings, the slot registry — in one atomic batch: fn
-// gets the memories with ids (as stored; an id that is not stored fails the
-// call with record.ErrNotFound) and puts or deletes through tx. It is how a store
-// re-embeds slots (cgraph reembed) and records slot producers.
-//
-// fn may write only families of derived data and, in the default family,
-// keys under SlotKeyPrefix; records, doc numbers, created_index, sequence
-// and the store metadata are refused and nothing is written. It needs the
-// writer lock. fn runs while the engine's write lock is held and must not call
-// Store methods. Cost: one WAL append.
-func (e *Store) UpdateDerived(ctx context.Context, ids []record.ID, fn func(tx *Tx, ms []record.Memory) error) error {
-	if err := e.begin(ctx, true); err != nil {
-		return err
-	}
-	defer e.end()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	ms := make([]record.Memory, len(ids))
-	for i, id := range ids {
-		m, err := e.readMemory(e.kv, id)
-		if err != nil {
-			return err
-		}
-		ms[i] = m
-	}
-	b := e.kv.newBatch()
-	defer b.destroy()
-	tx := newTx(e.kv, b)
-	if err := fn(tx, ms); err != nil {
-		return fmt.Errorf("update derived data of %d memories: %w", len(ids), err)
-	}
-	for f, keys := range tx.pending {
-		switch f {
-		case famMemories, famDocnums, famCreated, famSequence, famTopicProfiles, famSynergyMatrix:
-			return fmt.Errorf("update derived data: the update wrote family %s, which holds records or store-wide data: nothing written", families[f].name)
-		case famDefault:
-			for k := range keys {
-				if !bytes.HasPrefix([]byte(k), []byte(SlotKeyPrefix)) {
-					return fmt.Errorf("update derived data: the update wrote default/%q outside %q: nothing written", k, SlotKeyPrefix)
-				}
-			}
-		}
-	}
-	if b.count() == 0 {
-		return nil
-	}
-	if err := e.kv.write(b, e.opts.Sync); err != nil {
-		return fmt.Errorf("update derived data of %d memories: %w", len(ids), err)
-	}
-	return nil
-}
+func isSlotKey(k []byte) bool { return bytes.HasPrefix(k, []byte(SlotKeyPrefix)) }
 
 // ScanDocs calls fn with every stored doc number and its memory id, in
 // doc-number order, on one consistent view (the docnums family's 'd' keys).
 // It is how a reader finds memories the writer deleted. fn must not call
 // Store methods. Cost: one sequential pass over one key per memory.
 func (e *Store) ScanDocs(ctx context.Context, fn func(d record.DocNum, id record.ID) error) error {
-	return e.Scan(ctx, families[famDocnums].name, []byte{docnumByDocPrefix}, func(k, v []byte) error {
+	return e.Scan(ctx, FamDocnums, []byte{docnumByDocPrefix}, func(k, v []byte) error {
 		if len(k) != 5 || len(v) != 16 {
 			return fmt.Errorf("docnums key %x value %x: %w", k, v, record.ErrCorrupt)
 		}

@@ -1,21 +1,24 @@
-// Package cellar is the record store under package engine: it opens a store directory backed by RocksDB
-// column families, gives every memory a typed record.ID (UUIDv7) and a dense uint32
-// record.DocNum, and writes everything one memory owns in one atomic WriteBatch.
+// Package cellar is the storage under package engine: one store directory
+// backed by RocksDB column families (engine/FORMAT.md specifies every
+// family, key and value layout this package writes, and the format version).
+// It gives every memory a record.ID (UUIDv7) and a dense record.DocNum,
+// and writes everything a memory owns — its record and, through the same
+// Batch, whatever the engine derives from it — in one atomic WriteBatch.
 //
-// The on-disk layout (column families, key and value encodings, format version) is
-// specified in FORMAT.md beside this file. Storage details stay inside this package
-// and package indexes; callers see Store methods only.
+// Only package engine can import it (it is internal to engine): faces reach
+// the store through the engine's API. It must not know how memories are
+// embedded, indexed or searched; families are typed handles (Family), never
+// names passed as strings by callers.
 //
-// Storage is reached through a small key-value seam (kv.go: families, get, atomic
-// batch, bounded iteration, snapshot) so that another backend with the same model
-// (TiKV) can replace RocksDB (kv_rocks.go) later.
+// Storage is reached through a small key-value seam (kv.go: families, get,
+// atomic batch, bounded iteration, snapshot) so that another backend with
+// the same model (TiKV) can replace RocksDB (kv_rocks.go) later. How the
+// store keeps its file count bounded and refuses damaged directories is in
+// rocks_files.go and storedir.go (FORMAT.md, "Files and their lifecycle",
+// "Recovery").
 //
-// One process writes a store at a time: a second writer gets *record.StoreInUseError naming
-// the holder's pid. Any number of readers (Options.ReadOnly) open beside it as
-// RocksDB secondary instances and see every write acknowledged before their call.
-// Derived data (fingerprints, slot vectors, postings) joins a memory's batch through
-// a MemoryHook; Delete removes a memory's keys from every family keyed per memory.
-//
-// engine must not know how a slot is embedded or how results are fused: it calls
-// package embedders and package pipeline through their interfaces.
+// One process writes a store at a time: a second writer gets
+// *record.StoreInUseError naming the holder's pid. Any number of readers
+// (Options.ReadOnly) open beside it as RocksDB secondary instances and see
+// every write acknowledged before their call.
 package cellar

@@ -218,14 +218,14 @@ func nanValue() float64 {
 // assertFamiliesEmpty fails if any family other than default holds a key.
 func assertFamiliesEmpty(t *testing.T, e *Store) {
 	t.Helper()
-	for f := family(1); f < numFamilies; f++ {
+	for f := Family(1); f < numFamilies; f++ {
 		if keys := scanFamily(t, e, f); len(keys) > 0 {
 			t.Errorf("family %s holds %d keys, want none (first %x)", families[f].name, len(keys), keys[0])
 		}
 	}
 }
 
-func scanFamily(t testing.TB, e *Store, f family) [][]byte {
+func scanFamily(t testing.TB, e *Store, f Family) [][]byte {
 	t.Helper()
 	it := e.kv.iter(f, nil, nil)
 	defer it.close()
@@ -274,17 +274,13 @@ func TestDeleteRemovesFromEveryFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := make(map[family]int)
-	for f := family(1); f < numFamilies; f++ {
+	before := make(map[Family]int)
+	for f := Family(1); f < numFamilies; f++ {
 		before[f] = len(scanFamily(t, e, f))
 	}
-	// Fill every per-memory family the way later slots will, through a hook.
-	e.hooks = []MemoryHook{slotFiller{}}
-	m, err := e.Add(ctx, record.NewMemory{Content: "delete me", Session: "s", Tags: []string{"x"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for f := family(1); f < numFamilies; f++ {
+	// Fill every per-memory family the way the engine's slots do.
+	m := addFilled(t, e, record.NewMemory{Content: "delete me", Session: "s", Tags: []string{"x"}})
+	for f := Family(1); f < numFamilies; f++ {
 		if families[f].keys == nil {
 			continue
 		}
@@ -295,7 +291,7 @@ func TestDeleteRemovesFromEveryFamily(t *testing.T) {
 	if err := e.Delete(ctx, m.ID); err != nil {
 		t.Fatal(err)
 	}
-	for f := family(1); f < numFamilies; f++ {
+	for f := Family(1); f < numFamilies; f++ {
 		if n := len(scanFamily(t, e, f)); n != before[f] {
 			t.Errorf("family %s: %d keys after delete, want %d", families[f].name, n, before[f])
 		}
@@ -318,48 +314,82 @@ func TestDeleteRemovesFromEveryFamily(t *testing.T) {
 	}
 }
 
-// slotFiller writes a key for the memory into every family that owns
-// per-memory keys but that the engine itself does not fill yet, the way a
-// later fingerprint stage will.
-type slotFiller struct{}
+// addFilled adds n in one Batch that also writes a key for the memory into
+// every family keyed per memory, the way the engine writes its slots.
+func addFilled(t testing.TB, e *Store, n record.NewMemory) record.Memory {
+	t.Helper()
+	b, err := e.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Abort()
+	m, err := b.Add(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, b, m)
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
 
-func (slotFiller) AddMemory(tx *Tx, m record.Memory) error {
+// fill puts a value under every key of m in the families keyed per memory
+// that Add did not write.
+func fill(t testing.TB, b *Batch, m record.Memory) {
+	t.Helper()
 	ref := memoryRef{id: m.ID, doc: m.DocNum, session: m.Session, seq: m.Sequence, createdAt: m.CreatedAt}
 	for f, info := range families {
 		if info.keys == nil {
 			continue
 		}
 		for _, k := range info.keys(ref) {
-			if _, ok, err := tx.get(family(f), k); err != nil {
-				return err
+			if _, ok, err := b.Get(Family(f), k); err != nil {
+				t.Fatal(err)
 			} else if !ok {
-				if err := tx.Put(info.name, k, []byte("slot data")); err != nil {
-					return err
-				}
+				b.Put(Family(f), k, []byte("slot data"))
 			}
 		}
 	}
-	return nil
 }
 
-func (slotFiller) DeleteMemory(*Tx, record.Memory) error { return nil }
-
-func TestTxUnknownFamily(t *testing.T) {
+// TestBatchRefusesRecordFamilies: Put and Del of records, their indexes, the
+// store metadata or an unknown family make Commit fail and write nothing.
+func TestBatchRefusesRecordFamilies(t *testing.T) {
+	ctx := context.Background()
 	e := newStore(t)
-	e.hooks = []MemoryHook{badHook{}}
-	_, err := e.Add(context.Background(), record.NewMemory{Content: "x"})
-	if err == nil || !strings.Contains(err.Error(), "no_such_family") {
-		t.Fatalf("hook writing an unknown family: %v", err)
+	for _, bad := range []struct {
+		name string
+		do   func(b *Batch)
+		want string
+	}{
+		{"a record", func(b *Batch) { b.Put(FamMemories, []byte("0123456789abcdef"), []byte("x")) }, "Batch.Add"},
+		{"a sequence key", func(b *Batch) { b.Del(FamSequence, []byte("k")) }, "Batch.Add"},
+		{"store metadata", func(b *Batch) { b.Put(FamDefault, metaMemoryCountKey, []byte("x")) }, "store metadata"},
+		{"an unknown family", func(b *Batch) { b.Put(Family(99), []byte("k"), nil) }, "not part of store format"},
+	} {
+		b, err := e.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Add(record.NewMemory{Content: "x"}); err != nil {
+			t.Fatal(err)
+		}
+		bad.do(b)
+		if err := b.Commit(); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Fatalf("writing %s: Commit %v, want an error saying %q", bad.name, err, bad.want)
+		}
+		assertFamiliesEmpty(t, e)
 	}
-	assertFamiliesEmpty(t, e)
+	b, err := e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Put(FamDefault, []byte(SlotKeyPrefix+"E1"), []byte("slot record"))
+	if err := b.Commit(); err != nil {
+		t.Fatalf("a slot registry key was refused: %v", err)
+	}
 }
-
-type badHook struct{}
-
-func (badHook) AddMemory(tx *Tx, m record.Memory) error {
-	return tx.Put("no_such_family", m.ID[:], nil)
-}
-func (badHook) DeleteMemory(tx *Tx, m record.Memory) error { return nil }
 
 func TestListPaging(t *testing.T) {
 	ctx := context.Background()
@@ -480,7 +510,7 @@ func TestReopen(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 	if st.Families["memories"].Keys == 0 {
-		t.Fatalf("memories family reports no keys: %+v", st.Families["memories"])
+		t.Fatalf("memories Family reports no keys: %+v", st.Families["memories"])
 	}
 }
 
@@ -733,66 +763,85 @@ func TestInterruptedCreation(t *testing.T) {
 	}
 }
 
-// countingHook keeps a count of memories in a shared key of a posting
-// family, the way a posting list is shared between memories.
-type countingHook struct{ failOn string }
-
 var countKey = []byte("term:all")
 
-func (h countingHook) bump(tx *Tx, by int64) error {
-	v, ok, err := tx.Get("e6_sparse_inverted", countKey)
+// bump adds by to a count kept in a shared key of a posting family, the way
+// postings statistics are shared between memories.
+func bump(t *testing.T, b *Batch, by int64) {
+	t.Helper()
+	v, ok, err := b.Get(FamE6SparseInverted, countKey)
 	if err != nil {
-		return err
+		t.Fatal(err)
 	}
 	var n int64
 	if ok {
 		if _, err := fmt.Sscan(string(v), &n); err != nil {
-			return err
+			t.Fatal(err)
 		}
 	}
-	return tx.Put("e6_sparse_inverted", countKey, []byte(fmt.Sprint(n+by)))
+	b.Put(FamE6SparseInverted, countKey, []byte(fmt.Sprint(n+by)))
 }
 
-func (h countingHook) AddMemory(tx *Tx, m record.Memory) error {
-	if m.Content == h.failOn {
-		return errors.New("refused by hook")
-	}
-	return h.bump(tx, 1)
-}
-
-func (h countingHook) DeleteMemory(tx *Tx, m record.Memory) error { return h.bump(tx, -1) }
-
-func TestHookSharesTheBatch(t *testing.T) {
+// TestBatchSeesItsOwnWrites: a Batch reads its own pending writes, an
+// aborted batch writes nothing, and Delete shares the batch of the keys the
+// caller updates beside it.
+func TestBatchSeesItsOwnWrites(t *testing.T) {
 	ctx := context.Background()
-	e := openTest(t, filepath.Join(t.TempDir(), "store"), Options{Create: true, Hooks: []MemoryHook{countingHook{failOn: "bad"}}})
+	e := openTest(t, filepath.Join(t.TempDir(), "store"), Options{Create: true})
 	count := func() string {
-		v, _, err := e.kv.get(famE6SparseInverted, countKey)
+		v, _, err := e.kv.get(FamE6SparseInverted, countKey)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return string(v)
 	}
-	ms, err := e.AddBatch(ctx, []record.NewMemory{{Content: "a"}, {Content: "b"}, {Content: "c"}})
+	b, err := e.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var ms []record.Memory
+	for _, c := range []string{"a", "b", "c"} {
+		m, err := b.Add(record.NewMemory{Content: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+		bump(t, b, 1)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
 	if got := count(); got != "3" {
-		t.Fatalf("shared count after a batch of 3: %q (the hook must see the batch's own writes)", got)
+		t.Fatalf("shared count after a batch of 3: %q (the batch must see its own writes)", got)
 	}
-	if _, err := e.AddBatch(ctx, []record.NewMemory{{Content: "d"}, {Content: "bad"}}); err == nil || !strings.Contains(err.Error(), "refused by hook") {
-		t.Fatalf("hook error: %v", err)
+	b, err = e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if _, err := b.Add(record.NewMemory{Content: "d"}); err != nil {
+		t.Fatal(err)
+	}
+	bump(t, b, 1)
+	b.Abort()
 	if got := count(); got != "3" {
-		t.Fatalf("a batch refused by a hook changed the count to %q", got)
+		t.Fatalf("an aborted batch changed the count to %q", got)
 	}
-	if err := e.Delete(ctx, ms[1].ID); err != nil {
+	b, err = e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Delete(ms[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	bump(t, b, -1)
+	if err := b.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	if got := count(); got != "2" {
 		t.Fatalf("count after a delete: %q", got)
 	}
 	st, err := e.Stats(ctx)
-	if err != nil || st.Memories != 2 {
-		t.Fatalf("stats: %+v, %v", st, err)
+	if err != nil || st.Memories != 2 || st.NextDocNum != 3 {
+		t.Fatalf("stats: %+v, %v; want 2 memories, next doc 3", st, err)
 	}
 }

@@ -1,6 +1,7 @@
 package cellar
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/cgraph/cgraph/record"
@@ -9,28 +10,28 @@ import (
 // The column families of format version 1, in this build's table order.
 // Names are on-disk format (FORMAT.md): never rename one without a migration.
 const (
-	famDefault family = iota
-	famMemories
-	famFingerprints
-	famDocnums
-	famCreated
-	famSequence
-	famE1Matryoshka128
-	famE1Semantic
-	famE5Cause
-	famE5Effect
-	famE7Code
-	famE8Source
-	famE8Target
-	famE9HDC
-	famE10Intent
-	famE10Context
-	famE11Entity
-	famE6SparseInverted
-	famE13SpladeInverted
-	famE12LateInteraction
-	famTopicProfiles
-	famSynergyMatrix
+	FamDefault Family = iota
+	FamMemories
+	FamFingerprints
+	FamDocnums
+	FamCreated
+	FamSequence
+	FamE1Matryoshka128
+	FamE1Semantic
+	FamE5Cause
+	FamE5Effect
+	FamE7Code
+	FamE8Source
+	FamE8Target
+	FamE9HDC
+	FamE10Intent
+	FamE10Context
+	FamE11Entity
+	FamE6SparseInverted
+	FamE13SpladeInverted
+	FamE12LateInteraction
+	FamTopicProfiles
+	FamSynergyMatrix
 	numFamilies
 )
 
@@ -51,7 +52,7 @@ type familyInfo struct {
 	// removes them in the memory's batch. It is nil for families with no
 	// per-memory keys (default, topic_profiles, synergy_matrix) and for
 	// families whose entries are shared between memories (posting lists):
-	// those must be cleaned by the MemoryHook that writes them.
+	// those are updated by the writer of the batch (Batch.Put, Batch.Del).
 	keys func(r memoryRef) [][]byte
 }
 
@@ -60,37 +61,37 @@ func byDoc(r memoryRef) [][]byte { return [][]byte{docKey(r.doc)} }
 
 // families is the family table; index it with a family constant.
 var families = [numFamilies]familyInfo{
-	famDefault:      {name: "default"},
-	famMemories:     {name: "memories", keys: byID},
-	famFingerprints: {name: "fingerprints", keys: byID},
-	famDocnums: {name: "docnums", keys: func(r memoryRef) [][]byte {
+	FamDefault:      {name: "default"},
+	FamMemories:     {name: "memories", keys: byID},
+	FamFingerprints: {name: "fingerprints", keys: byID},
+	FamDocnums: {name: "docnums", keys: func(r memoryRef) [][]byte {
 		return [][]byte{docnumIDKey(r.id), docnumDocKey(r.doc)}
 	}},
-	famCreated: {name: "created_index", keys: func(r memoryRef) [][]byte {
+	FamCreated: {name: "created_index", keys: func(r memoryRef) [][]byte {
 		return [][]byte{createdKey(r.createdAt, r.id)}
 	}},
-	famSequence: {name: "sequence", keys: func(r memoryRef) [][]byte {
+	FamSequence: {name: "sequence", keys: func(r memoryRef) [][]byte {
 		if r.session == "" {
 			return nil
 		}
 		return [][]byte{sequenceKey(r.session, r.seq)}
 	}},
-	famE1Matryoshka128:    {name: "e1_matryoshka_128", keys: byDoc},
-	famE1Semantic:         {name: "e1_semantic", keys: byDoc},
-	famE5Cause:            {name: "e5_cause", keys: byDoc},
-	famE5Effect:           {name: "e5_effect", keys: byDoc},
-	famE7Code:             {name: "e7_code", keys: byDoc},
-	famE8Source:           {name: "e8_source", keys: byDoc},
-	famE8Target:           {name: "e8_target", keys: byDoc},
-	famE9HDC:              {name: "e9_hdc", keys: byDoc},
-	famE10Intent:          {name: "e10_intent", keys: byDoc},
-	famE10Context:         {name: "e10_context", keys: byDoc},
-	famE11Entity:          {name: "e11_entity", keys: byDoc},
-	famE6SparseInverted:   {name: "e6_sparse_inverted"},
-	famE13SpladeInverted:  {name: "e13_splade_inverted"},
-	famE12LateInteraction: {name: "e12_late_interaction", keys: byDoc},
-	famTopicProfiles:      {name: "topic_profiles"},
-	famSynergyMatrix:      {name: "synergy_matrix"},
+	FamE1Matryoshka128:    {name: "e1_matryoshka_128", keys: byDoc},
+	FamE1Semantic:         {name: "e1_semantic", keys: byDoc},
+	FamE5Cause:            {name: "e5_cause", keys: byDoc},
+	FamE5Effect:           {name: "e5_effect", keys: byDoc},
+	FamE7Code:             {name: "e7_code", keys: byDoc},
+	FamE8Source:           {name: "e8_source", keys: byDoc},
+	FamE8Target:           {name: "e8_target", keys: byDoc},
+	FamE9HDC:              {name: "e9_hdc", keys: byDoc},
+	FamE10Intent:          {name: "e10_intent", keys: byDoc},
+	FamE10Context:         {name: "e10_context", keys: byDoc},
+	FamE11Entity:          {name: "e11_entity", keys: byDoc},
+	FamE6SparseInverted:   {name: "e6_sparse_inverted"},
+	FamE13SpladeInverted:  {name: "e13_splade_inverted"},
+	FamE12LateInteraction: {name: "e12_late_interaction", keys: byDoc},
+	FamTopicProfiles:      {name: "topic_profiles"},
+	FamSynergyMatrix:      {name: "synergy_matrix"},
 }
 
 // familyNames returns the names of all families in table order.
@@ -103,10 +104,10 @@ func familyNames() []string {
 }
 
 // familyByName finds a family of the table by its on-disk name.
-func familyByName(name string) (family, bool) {
+func familyByName(name string) (Family, bool) {
 	for i, f := range families {
 		if f.name == name {
-			return family(i), true
+			return Family(i), true
 		}
 	}
 	return 0, false
@@ -115,3 +116,19 @@ func familyByName(name string) (family, bool) {
 // FamilyNames lists the column families of this format version, in a fixed
 // order; callers use it to name families in stats and diagnostics.
 func FamilyNames() []string { return familyNames() }
+
+// known refuses a Family outside this build's table.
+func (f Family) known() error {
+	if f < 0 || f >= numFamilies {
+		return fmt.Errorf("family %d is not part of store format %d", f, FormatVersion)
+	}
+	return nil
+}
+
+// String is the family's on-disk name, for messages.
+func (f Family) String() string {
+	if f.known() != nil {
+		return fmt.Sprintf("family(%d)", int(f))
+	}
+	return families[f].name
+}

@@ -6,19 +6,19 @@ package cellar
 // the planned candidate (DESIGN.md, "Storage"). RocksDB is the only
 // implementation today (kv_rocks.go).
 
-// family is the index of a column family in the families table
+// Family is the index of a column family in the families table
 // (families.go). It is a position in this build's table, not an on-disk
 // number: on disk, families are known by name.
-type family int
+type Family int
 
 // kvReader reads keys of one consistent view of the store.
 type kvReader interface {
 	// get returns a copy of the value of key in f, and found=false when the
 	// key is absent. Cost: one point lookup.
-	get(f family, key []byte) (value []byte, found bool, err error)
+	get(f Family, key []byte) (value []byte, found bool, err error)
 	// iter returns an iterator over keys k of f with lower <= k < upper; a
 	// nil bound is open. The caller must close it.
-	iter(f family, lower, upper []byte) kvIter
+	iter(f Family, lower, upper []byte) kvIter
 }
 
 // kvIter walks keys in byte order. Key and value return copies that the
@@ -42,8 +42,8 @@ type kvIter interface {
 // kvBatch collects puts and deletes that a kvStore applies atomically: after
 // a crash either all of them are visible or none is.
 type kvBatch interface {
-	put(f family, key, value []byte)
-	del(f family, key []byte)
+	put(f Family, key, value []byte)
+	del(f Family, key []byte)
 	count() int
 	// destroy frees the batch; it must be called once, written or not.
 	destroy()
@@ -73,6 +73,6 @@ type kvStore interface {
 	// catchUp makes a read-only follower see the writer's latest writes. It
 	// is a no-op on the writer.
 	catchUp() error
-	familyStats(f family) kvFamilyStats
+	familyStats(f Family) kvFamilyStats
 	close() error
 }

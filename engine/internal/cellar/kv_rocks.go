@@ -173,11 +173,11 @@ func manifestState(dir string) (string, error) {
 }
 
 // missing lists the families of this build that the open DB lacks.
-func (s *rocksStore) missing() []family {
-	var fs []family
+func (s *rocksStore) missing() []Family {
+	var fs []Family
 	for f, h := range s.handles {
 		if h == nil {
-			fs = append(fs, family(f))
+			fs = append(fs, Family(f))
 		}
 	}
 	return fs
@@ -189,24 +189,24 @@ func (s *rocksStore) createMissing() error {
 	for _, f := range s.missing() {
 		h, err := s.db.CreateColumnFamily(s.opts, families[f].name)
 		if err != nil {
-			return fmt.Errorf("create column family %s: %w", families[f].name, err)
+			return fmt.Errorf("create column Family %s: %w", families[f].name, err)
 		}
 		s.handles[f] = h
 	}
 	return nil
 }
 
-func (s *rocksStore) handle(f family) *grocksdb.ColumnFamilyHandle {
+func (s *rocksStore) handle(f Family) *grocksdb.ColumnFamilyHandle {
 	h := s.handles[f]
 	if h == nil {
 		// Only a reader of a store written by an older build that never
 		// created f gets here; the open path rejects that case.
-		panic(fmt.Sprintf("engine: column family %s is not open", families[f].name))
+		panic(fmt.Sprintf("engine: column Family %s is not open", families[f].name))
 	}
 	return h
 }
 
-func (s *rocksStore) get(f family, key []byte) ([]byte, bool, error) {
+func (s *rocksStore) get(f Family, key []byte) ([]byte, bool, error) {
 	if s.secondary != "" {
 		s.mu.RLock()
 		defer s.mu.RUnlock()
@@ -226,7 +226,7 @@ func rocksGet(db *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFamil
 	return append([]byte{}, v.Data()...), true, nil
 }
 
-func (s *rocksStore) iter(f family, lower, upper []byte) kvIter {
+func (s *rocksStore) iter(f Family, lower, upper []byte) kvIter {
 	if s.secondary == "" {
 		return newRocksIter(s.db, nil, s.handle(f), lower, upper)
 	}
@@ -297,7 +297,7 @@ func (s *rocksStore) catchUp() error {
 	return nil
 }
 
-func (s *rocksStore) familyStats(f family) kvFamilyStats {
+func (s *rocksStore) familyStats(f Family) kvFamilyStats {
 	if s.secondary != "" {
 		s.mu.RLock()
 		defer s.mu.RUnlock()
@@ -335,19 +335,19 @@ type rocksBatch struct {
 	s  *rocksStore
 }
 
-func (b *rocksBatch) put(f family, k, v []byte) { b.wb.PutCF(b.s.handle(f), k, v) }
-func (b *rocksBatch) del(f family, k []byte)    { b.wb.DeleteCF(b.s.handle(f), k) }
+func (b *rocksBatch) put(f Family, k, v []byte) { b.wb.PutCF(b.s.handle(f), k, v) }
+func (b *rocksBatch) del(f Family, k []byte)    { b.wb.DeleteCF(b.s.handle(f), k) }
 func (b *rocksBatch) count() int                { return b.wb.Count() }
 func (b *rocksBatch) destroy()                  { b.wb.Destroy() }
 
 // frozenSecondary is a secondary's view while catching up is held off.
 type frozenSecondary struct{ s *rocksStore }
 
-func (f frozenSecondary) get(fam family, key []byte) ([]byte, bool, error) {
+func (f frozenSecondary) get(fam Family, key []byte) ([]byte, bool, error) {
 	return rocksGet(f.s.db, f.s.ro, f.s.handle(fam), key)
 }
 
-func (f frozenSecondary) iter(fam family, lower, upper []byte) kvIter {
+func (f frozenSecondary) iter(fam Family, lower, upper []byte) kvIter {
 	return newRocksIter(f.s.db, nil, f.s.handle(fam), lower, upper)
 }
 
@@ -360,11 +360,11 @@ type rocksSnapshot struct {
 	ro   *grocksdb.ReadOptions
 }
 
-func (r *rocksSnapshot) get(f family, key []byte) ([]byte, bool, error) {
+func (r *rocksSnapshot) get(f Family, key []byte) ([]byte, bool, error) {
 	return rocksGet(r.s.db, r.ro, r.s.handle(f), key)
 }
 
-func (r *rocksSnapshot) iter(f family, lower, upper []byte) kvIter {
+func (r *rocksSnapshot) iter(f Family, lower, upper []byte) kvIter {
 	return newRocksIter(r.s.db, r.snap, r.s.handle(f), lower, upper)
 }
 

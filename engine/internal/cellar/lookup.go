@@ -15,7 +15,7 @@ func (e *Store) DocNumOf(ctx context.Context, id record.ID) (record.DocNum, erro
 		return 0, err
 	}
 	defer e.end()
-	v, ok, err := e.kv.get(famDocnums, docnumIDKey(id))
+	v, ok, err := e.kv.get(FamDocnums, docnumIDKey(id))
 	if err != nil {
 		return 0, err
 	}
@@ -36,7 +36,7 @@ func (e *Store) MemoryIDOf(ctx context.Context, d record.DocNum) (record.ID, err
 		return record.ID{}, err
 	}
 	defer e.end()
-	v, ok, err := e.kv.get(famDocnums, docnumDocKey(d))
+	v, ok, err := e.kv.get(FamDocnums, docnumDocKey(d))
 	if err != nil {
 		return record.ID{}, err
 	}
@@ -49,14 +49,13 @@ func (e *Store) MemoryIDOf(ctx context.Context, d record.DocNum) (record.ID, err
 	return record.ID(v), nil
 }
 
-// Scan calls fn for every key of the named family that starts with prefix,
+// Scan calls fn for every key of family f that starts with prefix,
 // in key order, on one consistent view; it is how indexes rebuild from the
 // families they own (FORMAT.md). key and value are fn's to keep. fn must not
 // call Store methods; an error from fn stops the scan and is returned.
 // Cost: one sequential pass over the prefix.
-func (e *Store) Scan(ctx context.Context, familyName string, prefix []byte, fn func(key, value []byte) error) error {
-	f, err := lookupFamily(familyName)
-	if err != nil {
+func (e *Store) Scan(ctx context.Context, f Family, prefix []byte, fn func(key, value []byte) error) error {
+	if err := f.known(); err != nil {
 		return err
 	}
 	if err := e.begin(ctx, false); err != nil {
@@ -87,7 +86,7 @@ func (e *Store) Scan(ctx context.Context, familyName string, prefix []byte, fn f
 		}
 	}
 	if err := it.err(); err != nil {
-		return fmt.Errorf("scan %s: %w", familyName, err)
+		return fmt.Errorf("scan %s: %w", families[f].name, err)
 	}
 	return nil
 }

@@ -50,8 +50,8 @@ func TestScan(t *testing.T) {
 		ms = append(ms, m)
 	}
 	var docs []record.DocNum
-	err := e.Scan(ctx, "docnums", []byte{docnumByDocPrefix}, func(k, v []byte) error {
-		_, ok, err := e.kv.get(famMemories, v) // a writer's store may be read here; real callbacks must not call the Store
+	err := e.Scan(ctx, FamDocnums, []byte{docnumByDocPrefix}, func(k, v []byte) error {
+		_, ok, err := e.kv.get(FamMemories, v) // a writer's store may be read here; real callbacks must not call the Store
 		if err != nil || !ok {
 			return fmt.Errorf("docnums/%x names no memory", k)
 		}
@@ -65,15 +65,15 @@ func TestScan(t *testing.T) {
 		t.Fatalf("scan of the doc direction: %v", docs)
 	}
 	n := 0
-	if err := e.Scan(ctx, "memories", nil, func(k, v []byte) error { n++; return nil }); err != nil || n != 5 {
+	if err := e.Scan(ctx, FamMemories, nil, func(k, v []byte) error { n++; return nil }); err != nil || n != 5 {
 		t.Fatalf("full scan: %d keys, %v", n, err)
 	}
 	stop := errors.New("stop")
 	n = 0
-	if err := e.Scan(ctx, "memories", nil, func(k, v []byte) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+	if err := e.Scan(ctx, FamMemories, nil, func(k, v []byte) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
 		t.Fatalf("scan did not stop on the callback's error: %d, %v", n, err)
 	}
-	if err := e.Scan(ctx, "nope", nil, func(k, v []byte) error { return nil }); err == nil {
-		t.Fatal("scan of an unknown family accepted")
+	if err := e.Scan(ctx, Family(99), nil, func(k, v []byte) error { return nil }); err == nil {
+		t.Fatal("scan of an unknown Family accepted")
 	}
 }

@@ -109,11 +109,11 @@ func writeMeta(s *rocksStore, createdBy string) error {
 	}
 	b := s.newBatch()
 	defer b.destroy()
-	b.put(famDefault, metaMagicKey, []byte(storeMagic))
-	b.put(famDefault, metaFormatKey, binary.BigEndian.AppendUint32(nil, FormatVersion))
-	b.put(famDefault, metaCreatedByKey, []byte(createdBy))
-	b.put(famDefault, metaNextDocNumKey, binary.BigEndian.AppendUint32(nil, 0))
-	b.put(famDefault, metaMemoryCountKey, binary.BigEndian.AppendUint64(nil, 0))
+	b.put(FamDefault, metaMagicKey, []byte(storeMagic))
+	b.put(FamDefault, metaFormatKey, binary.BigEndian.AppendUint32(nil, FormatVersion))
+	b.put(FamDefault, metaCreatedByKey, []byte(createdBy))
+	b.put(FamDefault, metaNextDocNumKey, binary.BigEndian.AppendUint32(nil, 0))
+	b.put(FamDefault, metaMemoryCountKey, binary.BigEndian.AppendUint64(nil, 0))
 	if err := s.write(b, true); err != nil {
 		return fmt.Errorf("write store metadata: %w", err)
 	}
@@ -134,7 +134,7 @@ func isEmpty(s *rocksStore) (bool, error) {
 		if h == nil {
 			continue
 		}
-		it := s.iter(family(f), nil, nil)
+		it := s.iter(Family(f), nil, nil)
 		it.first()
 		valid, err := it.valid(), it.err()
 		it.close()
@@ -154,7 +154,7 @@ func openReader(dir string) (*rocksStore, error) {
 		return nil, errors.Join(diagnose(dir, err), s.close())
 	}
 	if miss := s.missing(); len(miss) > 0 {
-		return nil, errors.Join(fmt.Errorf("store %s lacks column family %s: open it once for writing to upgrade it",
+		return nil, errors.Join(fmt.Errorf("store %s lacks column Family %s: open it once for writing to upgrade it",
 			dir, families[miss[0]].name), s.close())
 	}
 	return s, nil
@@ -163,10 +163,10 @@ func openReader(dir string) (*rocksStore, error) {
 // checkIdentity refuses a directory that is not a cgraph store or has a
 // newer format version.
 func checkIdentity(s *rocksStore, dir string) error {
-	if s.handles[famDefault] == nil {
+	if s.handles[FamDefault] == nil {
 		return fmt.Errorf("%s has no default column family: %w", dir, record.ErrCorrupt)
 	}
-	magic, ok, err := s.get(famDefault, metaMagicKey)
+	magic, ok, err := s.get(FamDefault, metaMagicKey)
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func checkIdentity(s *rocksStore, dir string) error {
 	if !ok || string(magic) != storeMagic {
 		return fmt.Errorf("%s is a RocksDB directory but %w (meta/magic is %q): give the directory of a cgraph store", dir, errNotCgraph, magic)
 	}
-	v, ok, err := s.get(famDefault, metaFormatKey)
+	v, ok, err := s.get(FamDefault, metaFormatKey)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func checkIdentity(s *rocksStore, dir string) error {
 		return fmt.Errorf("store %s: meta/format_version is %x, want 4 bytes: %w", dir, v, record.ErrCorrupt)
 	}
 	if got := binary.BigEndian.Uint32(v); got > FormatVersion {
-		by, _, _ := s.get(famDefault, metaCreatedByKey) // only decorates the message
+		by, _, _ := s.get(FamDefault, metaCreatedByKey) // only decorates the message
 		return fmt.Errorf("%w: store %s has format version %d (written by %s), this cgraph reads versions up to %d: upgrade cgraph",
 			record.ErrNewerFormat, dir, got, by, FormatVersion)
 	}
@@ -212,7 +212,7 @@ func (e *Store) loadCounters() error {
 }
 
 func readMetaUint(r kvReader, key []byte, size int) (uint64, error) {
-	v, ok, err := r.get(famDefault, key)
+	v, ok, err := r.get(FamDefault, key)
 	if err != nil {
 		return 0, err
 	}

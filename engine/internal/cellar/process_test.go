@@ -410,7 +410,7 @@ func TestCrashDuringBulkAdd(t *testing.T) {
 			t.Fatalf("run %d: open after kill: %v", run, err)
 		}
 		stored := make(map[record.ID]bool)
-		for _, k := range scanFamily(t, e, famMemories) {
+		for _, k := range scanFamily(t, e, FamMemories) {
 			stored[record.ID(k)] = true
 		}
 		for id := range acked { // every run re-checks all earlier acknowledgements too

@@ -30,7 +30,7 @@ func (e *Store) Get(ctx context.Context, id record.ID) (record.Memory, error) {
 	m.AccessCount++
 	b := e.kv.newBatch()
 	defer b.destroy()
-	b.put(famMemories, id[:], encodeRecord(nil, &m))
+	b.put(FamMemories, id[:], encodeRecord(nil, &m))
 	if err := e.kv.write(b, false); err != nil {
 		return record.Memory{}, fmt.Errorf("record access of memory %s: %w", id, err)
 	}
@@ -38,7 +38,7 @@ func (e *Store) Get(ctx context.Context, id record.ID) (record.Memory, error) {
 }
 
 func (e *Store) readMemory(r kvReader, id record.ID) (record.Memory, error) {
-	v, ok, err := r.get(famMemories, id[:])
+	v, ok, err := r.get(FamMemories, id[:])
 	if err != nil {
 		return record.Memory{}, err
 	}
@@ -83,7 +83,7 @@ func (e *Store) List(ctx context.Context, o record.ListOptions) ([]record.Memory
 		}
 		start = createdKey(after.CreatedAt, after.ID)
 	}
-	it := snap.iter(famCreated, nil, nil)
+	it := snap.iter(FamCreated, nil, nil)
 	defer it.close()
 	step := it.prev
 	switch {
@@ -152,7 +152,7 @@ func (e *Store) Stats(ctx context.Context) (record.Stats, error) {
 	}
 	st := record.Stats{Memories: count, NextDocNum: record.DocNum(next), FormatVersion: uint32(version), Families: make(map[string]record.FamilyStats, numFamilies)}
 	for f, info := range families {
-		fs := e.kv.familyStats(family(f))
+		fs := e.kv.familyStats(Family(f))
 		st.Families[info.name] = record.FamilyStats{Keys: fs.keys, Bytes: fs.bytes}
 	}
 	return st, nil

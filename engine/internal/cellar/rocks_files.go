@@ -131,6 +131,6 @@ func (s *rocksStore) waitForCompactions() {
 
 func (s *rocksStore) runningCompactions() int {
 	// The property is DB-wide; any open family's handle answers it.
-	n, _ := strconv.Atoi(s.db.GetPropertyCF("rocksdb.num-running-compactions", s.handles[famDefault]))
+	n, _ := strconv.Atoi(s.db.GetPropertyCF("rocksdb.num-running-compactions", s.handles[FamDefault]))
 	return n
 }

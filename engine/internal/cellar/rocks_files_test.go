@@ -55,13 +55,11 @@ func TestTableFilesStayBoundedAcrossProcesses(t *testing.T) {
 	peak, flushed := 0, false
 	var curve []string
 	for i := range cycles {
-		e, err := Open(dir, Options{Create: true, Hooks: []MemoryHook{slotFiller{}}})
+		e, err := Open(dir, Options{Create: true})
 		if err != nil {
 			t.Fatalf("open %d: %v", i, err)
 		}
-		if _, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprintf("memory %d of the loop", i), Session: "loop"}); err != nil {
-			t.Fatal(err)
-		}
+		addFilled(t, e, record.NewMemory{Content: fmt.Sprintf("memory %d of the loop", i), Session: "loop"})
 		if err := e.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -120,8 +118,7 @@ func TestSmallWritesStayInTheLog(t *testing.T) {
 // compaction off, a flush after every add.
 func bloatStore(t *testing.T, dir string, adds int) {
 	t.Helper()
-	ctx := context.Background()
-	e, err := Open(dir, Options{Create: true, Hooks: []MemoryHook{slotFiller{}}})
+	e, err := Open(dir, Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,9 +132,7 @@ func bloatStore(t *testing.T, dir string, adds int) {
 	defer fo.Destroy()
 	fo.SetWait(true)
 	for i := range adds {
-		if _, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprint("bloat ", i)}); err != nil {
-			t.Fatal(err)
-		}
+		addFilled(t, e, record.NewMemory{Content: fmt.Sprint("bloat ", i)})
 		for _, h := range rs.handles {
 			if err := rs.db.FlushCF(h, fo); err != nil {
 				t.Fatal(err)

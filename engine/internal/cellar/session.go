@@ -35,7 +35,7 @@ func (e *Store) Session(ctx context.Context, session string, fromSeq uint64, lim
 	snap := e.kv.snapshot()
 	defer snap.release()
 	p := sequencePrefix(session)
-	it := snap.iter(famSequence, p, prefixEnd(p))
+	it := snap.iter(FamSequence, p, prefixEnd(p))
 	defer it.close()
 	var page SessionPage
 	for it.first(); it.valid(); it.next() {

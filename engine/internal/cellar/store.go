@@ -19,11 +19,10 @@ const FormatVersion uint32 = 1
 // catches up with the writer before every call, so it sees every write the
 // writer acknowledged before the call began.
 type Store struct {
-	dir   string
-	opts  Options
-	kv    kvStore
-	lock  *writerLock // nil when read-only
-	hooks []MemoryHook
+	dir  string
+	opts Options
+	kv   kvStore
+	lock *writerLock // nil when read-only
 
 	closeMu sync.RWMutex // held shared by every call, exclusively by Close
 	closed  bool
@@ -45,7 +44,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Store{dir: dir, opts: opts, hooks: opts.Hooks}
+	e := &Store{dir: dir, opts: opts}
 	if opts.ReadOnly {
 		if !exists {
 			return nil, noStore(dir)
