@@ -41,7 +41,11 @@ var kindInputs = map[Kind][]string{
 func Inputs(k Kind) ([]string, error) {
 	in, ok := kindInputs[k]
 	if !ok {
-		return nil, fmt.Errorf("unknown conversion %q (known: %s)", k, SafetensorsBertMLM)
+		known := make([]string, 0, len(kindInputs))
+		for _, kk := range Kinds() {
+			known = append(known, string(kk))
+		}
+		return nil, fmt.Errorf("unknown conversion %q (known: %s)", k, strings.Join(known, ", "))
 	}
 	return in, nil
 }

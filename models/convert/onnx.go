@@ -92,7 +92,7 @@ func (a Attribute) marshal() *msg {
 	m.string(1, a.Name)
 	switch a.Type {
 	case AttrFloat:
-		m.float32(2, math.Float32bits(a.F))
+		m.fixed32(2, math.Float32bits(a.F))
 	case AttrInt:
 		m.varint(3, a.I)
 	case AttrInts:

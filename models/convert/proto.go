@@ -41,8 +41,8 @@ func (m *msg) varint(field int, v int64) {
 	m.add(binary.AppendUvarint(appendKey(nil, field, wireVarint), uint64(v)))
 }
 
-// float32 writes a float field.
-func (m *msg) float32(field int, bits uint32) {
+// fixed32 writes a float field given its IEEE 754 bits.
+func (m *msg) fixed32(field int, bits uint32) {
 	m.add(binary.LittleEndian.AppendUint32(appendKey(nil, field, wireFixed32), bits))
 }
 
