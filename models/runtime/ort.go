@@ -46,6 +46,18 @@ var env struct {
 // ErrNoRuntime means the ONNX Runtime shared library is missing or cannot be loaded.
 var ErrNoRuntime = errors.New("ONNX Runtime library unavailable")
 
+// Initialize loads the ONNX Runtime library at libPath ("" means LibraryPath()) and
+// creates the process-wide environment, as Open does on first use. Code that runs its
+// own onnxruntime_go sessions in a process that also uses this package (a test reading
+// a graph's raw outputs) calls it first, so that both share one environment; it must
+// not initialise onnxruntime_go itself. Errors wrap ErrNoRuntime.
+func Initialize(libPath string) error {
+	if libPath == "" {
+		libPath = LibraryPath()
+	}
+	return initRuntime(libPath)
+}
+
 // initRuntime loads the ONNX Runtime library at path and creates the environment, once
 // per process. A second call with another path fails: one process runs one library.
 func initRuntime(path string) error {
