@@ -286,7 +286,7 @@ func primarySlots() []fingerprint.SlotID {
 }
 
 func isPrimarySlot(s fingerprint.SlotID) bool {
-	return s.Valid() && !profiles.IsTemporalSlot(s) && s != fingerprint.E12
+	return s.Valid() && s.CanLead()
 }
 
 func slotList(ss []fingerprint.SlotID) string {

@@ -1,7 +1,7 @@
 // Package embedders turns memory text and metadata into the per-slot
 // representations of a fingerprint: one Embedder per slot E1–E13, each with a
 // document view and a query view; asymmetric slots (E5, E8, E10) embed a query
-// in the side opposite to the stored side it searches (Direction.Plan).
+// as the side the caller names (Query.As), compared with the stored other side.
 //
 // The package owns the interface, the Registry (keyed by SlotID: no type
 // switch over slots anywhere) and the Unavailable embedder. Implementations

@@ -28,19 +28,18 @@ type Query struct {
 	// Seq of Session".
 	Session string
 	Seq     uint64
-	// Direction chooses which stored side an asymmetric slot searches (E5, E8,
-	// E10). DirectionDefault takes the slot's DefaultDirection.
-	Direction Direction
+	// As is the side an asymmetric slot (E5, E8, E10) embeds the query as;
+	// the view is compared with the stored vectors of the other side: a
+	// query that seeks causes is embedded as an effect (As SideB) and
+	// searches cause vectors. It is 0 for symmetric slots. The caller (the
+	// engine, from the pipeline's probe plan) always says which side.
+	As fingerprint.Side
 }
 
 // QueryView is a query's representation in one slot, ready for an index.
 type QueryView struct {
 	Slot  fingerprint.SlotID
 	Value fingerprint.Value
-	// Against is the stored side of an asymmetric slot this view is compared
-	// with; 0 for symmetric slots. The view itself is the opposite side: a query
-	// looking for causes is embedded as an effect and searches cause vectors.
-	Against fingerprint.Side
 }
 
 // SlotStatus describes an embedder for `cgraph embedders` and explain output.
@@ -76,87 +75,17 @@ type Embedder interface {
 // ErrUnavailable marks a slot that has no producer installed.
 var ErrUnavailable = errors.New("embedder unavailable")
 
-// Direction says what an asymmetric search looks for. Each direction belongs to
-// one slot and names the stored side searched; the query is embedded in the
-// opposite side.
-type Direction uint8
-
-// Directions of the asymmetric slots.
-const (
-	DirectionDefault Direction = iota
-	FindCauses                 // E5: query describes an effect; search cause vectors
-	FindEffects                // E5: query describes a cause; search effect vectors
-	FindSources                // E8: query is a target (imported/called); search source vectors
-	FindTargets                // E8: query is a source (importer/caller); search target vectors
-	FindIntents                // E10: query is a context; search intent vectors
-	FindContexts               // E10: query is an intent; search context vectors
-)
-
-var directions = [...]struct {
-	name    string
-	slot    fingerprint.SlotID
-	against fingerprint.Side
-}{
-	DirectionDefault: {"default", 0, 0},
-	FindCauses:       {"causes", fingerprint.E5, fingerprint.SideA},
-	FindEffects:      {"effects", fingerprint.E5, fingerprint.SideB},
-	FindSources:      {"sources", fingerprint.E8, fingerprint.SideA},
-	FindTargets:      {"targets", fingerprint.E8, fingerprint.SideB},
-	FindIntents:      {"intents", fingerprint.E10, fingerprint.SideA},
-	FindContexts:     {"contexts", fingerprint.E10, fingerprint.SideB},
-}
-
-// String returns the direction's name ("causes", "effects", …).
-func (d Direction) String() string {
-	if int(d) < len(directions) {
-		return directions[d].name
+// QuerySide checks q.As for slot s and returns it: a side for an
+// asymmetric slot, 0 for a symmetric one.
+func QuerySide(s fingerprint.SlotID, q Query) (fingerprint.Side, error) {
+	switch {
+	case s.Info().Asymmetric() && q.As != fingerprint.SideA && q.As != fingerprint.SideB:
+		a, b, _ := fingerprint.PairRoles(s)
+		return 0, fmt.Errorf("%s is asymmetric: say whether the query is embedded as %s or %s", s, a, b)
+	case !s.Info().Asymmetric() && q.As != 0:
+		return 0, fmt.Errorf("%s is symmetric: a query has no side in it", s)
 	}
-	return fmt.Sprintf("direction(%d)", uint8(d))
-}
-
-// DefaultDirection is the direction a plain search uses in an asymmetric slot:
-// E5 finds causes (queries usually describe a symptom), E8 finds targets (what
-// the query's code depends on), E10 finds contexts (the query is an intent).
-func DefaultDirection(s fingerprint.SlotID) Direction {
-	switch s {
-	case fingerprint.E5:
-		return FindCauses
-	case fingerprint.E8:
-		return FindTargets
-	case fingerprint.E10:
-		return FindContexts
-	}
-	return DirectionDefault
-}
-
-// Plan resolves d for slot s: the stored side to search and the side to embed
-// the query in. It fails when d belongs to another slot, or when s is
-// symmetric and d is not DirectionDefault.
-func (d Direction) Plan(s fingerprint.SlotID) (against, queryAs fingerprint.Side, err error) {
-	if d == DirectionDefault {
-		d = DefaultDirection(s)
-		if d == DirectionDefault {
-			return 0, 0, nil
-		}
-	}
-	if int(d) >= len(directions) || directions[d].slot != s {
-		return 0, 0, fmt.Errorf("direction %s does not apply to %s: %s", d, s, directionsFor(s))
-	}
-	a := directions[d].against
-	return a, a.Opposite(), nil
-}
-
-func directionsFor(s fingerprint.SlotID) string {
-	var names []string
-	for _, d := range directions[1:] {
-		if d.slot == s {
-			names = append(names, d.name)
-		}
-	}
-	if names == nil {
-		return s.String() + " is symmetric and takes no direction"
-	}
-	return fmt.Sprintf("%s takes %v", s, names)
+	return q.As, nil
 }
 
 // ModelFree returns the producer identity of an algorithm without model

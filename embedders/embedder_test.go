@@ -9,39 +9,35 @@ import (
 	"github.com/cgraph/cgraph/fingerprint"
 )
 
-// TestDirectionPlan pins AP-77's direction: looking for causes, the query is
-// embedded as an effect and searches the stored cause vectors.
-func TestDirectionPlan(t *testing.T) {
+// TestQuerySide: an asymmetric slot needs the side the query is embedded
+// as, a symmetric slot refuses one. (Which side a direction embeds the query
+// as — AP-77, seeking causes embeds it as an effect — is decided and pinned
+// in package pipeline, View.Sides.)
+func TestQuerySide(t *testing.T) {
 	A, B := fingerprint.SideA, fingerprint.SideB
 	cases := []struct {
-		d                embedders.Direction
-		slot             fingerprint.SlotID
-		against, queryAs fingerprint.Side
-		err              string
+		slot fingerprint.SlotID
+		as   fingerprint.Side
+		err  string
 	}{
-		{embedders.FindCauses, fingerprint.E5, A, B, ""},
-		{embedders.FindEffects, fingerprint.E5, B, A, ""},
-		{embedders.FindSources, fingerprint.E8, A, B, ""},
-		{embedders.FindTargets, fingerprint.E8, B, A, ""},
-		{embedders.FindIntents, fingerprint.E10, A, B, ""},
-		{embedders.FindContexts, fingerprint.E10, B, A, ""},
-		{embedders.DirectionDefault, fingerprint.E5, A, B, ""},
-		{embedders.DirectionDefault, fingerprint.E10, B, A, ""},
-		{embedders.DirectionDefault, fingerprint.E1, 0, 0, ""},
-		{embedders.FindCauses, fingerprint.E8, 0, 0, "E8 takes [sources targets]"},
-		{embedders.FindEffects, fingerprint.E1, 0, 0, "symmetric"},
-		{embedders.Direction(99), fingerprint.E5, 0, 0, "does not apply"},
+		{fingerprint.E5, B, ""},
+		{fingerprint.E8, A, ""},
+		{fingerprint.E10, A, ""},
+		{fingerprint.E1, 0, ""},
+		{fingerprint.E5, 0, "say whether the query is embedded as cause or effect"},
+		{fingerprint.E8, fingerprint.Side(7), "source or target"},
+		{fingerprint.E1, A, "symmetric"},
 	}
 	for _, c := range cases {
-		against, queryAs, err := c.d.Plan(c.slot)
+		got, err := embedders.QuerySide(c.slot, embedders.Query{As: c.as})
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("%s on %s: error %v, want %q", c.d, c.slot, err, c.err)
+				t.Errorf("%s as %d: error %v, want %q", c.slot, c.as, err, c.err)
 			}
 			continue
 		}
-		if err != nil || against != c.against || queryAs != c.queryAs {
-			t.Errorf("%s on %s: against %d, query as %d, %v; want %d, %d", c.d, c.slot, against, queryAs, err, c.against, c.queryAs)
+		if err != nil || got != c.as {
+			t.Errorf("%s as %d: %d, %v", c.slot, c.as, got, err)
 		}
 	}
 	if a, b, _ := fingerprint.PairRoles(fingerprint.E5); a != "cause" || b != "effect" {

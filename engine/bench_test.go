@@ -335,7 +335,11 @@ func BenchmarkSearch(b *testing.B) {
 			views := make([]*queryViews, len(queries))
 			for i, q := range queries {
 				reqs[i] = SearchRequest{Query: q, Profile: p, Mode: m.mode, Now: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}
-				if views[i], err = s.encode(ctx, reqs[i], plan(reqs[i])); err != nil {
+				keys, err := planViews(pipeline.Request{Profile: p, Mode: m.mode})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if views[i], err = s.encode(ctx, reqs[i], keys); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -453,7 +457,11 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(fmt.Sprintf("%dk/probes", n/1000), func(b *testing.B) {
 			p, _ := profiles.Lookup("pipeline_full")
 			req := SearchRequest{Query: queries[0], Profile: p, Mode: pipeline.ModePipeline, Now: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}
-			q, err := s.encode(ctx, req, plan(req))
+			keys, err := planViews(pipeline.Request{Profile: p, Mode: pipeline.ModePipeline})
+			if err != nil {
+				b.Fatal(err)
+			}
+			q, err := s.encode(ctx, req, keys)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -46,11 +46,12 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	preq := pipeline.Request{Query: req.Query, Profile: req.Profile, Mode: req.Mode, Primary: req.Embedder,
 		Direction: req.Direction, TopK: req.TopK, RecallK: req.RecallK, FilterK: req.FilterK, FusionK: req.FusionK,
 		NoThresholds: req.NoThresholds, Partial: req.Partial}
-	if err := req.Profile.Validate(); err != nil {
+	keys, err := planViews(preq)
+	if err != nil {
 		return SearchResult{}, fmt.Errorf("search: %w", err)
 	}
 	encStart := time.Now()
-	q, err := s.encode(ctx, req, plan(req))
+	q, err := s.encode(ctx, req, keys)
 	if err != nil {
 		return SearchResult{}, err
 	}
@@ -97,76 +98,26 @@ func (s *Engine) resolve(ctx context.Context, res pipeline.Result) (SearchResult
 	return out, nil
 }
 
-// plan returns the query views a request needs: the slots its mode searches
-// and, for pair slots, the stored sides compared against.
-func plan(req SearchRequest) []viewKey {
-	w := req.Profile.Weights
-	slots := []fingerprint.SlotID{fingerprint.E2, fingerprint.E3, fingerprint.E4} // S5 badges, every mode
-	fused := func() {
-		for _, sl := range w.Active() {
-			if !profiles.IsTemporalSlot(sl) && !profiles.IsStageSlot(sl) {
-				slots = append(slots, sl)
-			}
-		}
-		if req.Profile.E10Boost > 0 {
-			slots = append(slots, fingerprint.E10, fingerprint.E1)
-		}
-	}
-	switch req.Mode {
-	case pipeline.ModeE1Only:
-		slots = append(slots, fingerprint.E1)
-	case pipeline.ModeEmbedderFirst:
-		slots = append(slots, req.Embedder)
-	case pipeline.ModeMultiSpace:
-		fused()
-	case pipeline.ModePipeline:
-		fused()
-		slots = append(slots, fingerprint.E13, fingerprint.E6, fingerprint.E1, fingerprint.E12)
-		slots = append(slots, req.Profile.ExtraRecall...)
+// planViews returns the query views the request's probe plan needs: one
+// per slot, and per stored side searched for a pair slot (the query is
+// embedded as the other side). The pipeline plans the probes; the engine
+// encodes exactly those.
+func planViews(preq pipeline.Request) ([]viewKey, error) {
+	probes, err := pipeline.Plan(preq)
+	if err != nil {
+		return nil, err
 	}
 	var out []viewKey
-	for _, sl := range slots {
-		if !sl.Valid() {
-			continue // embedder_first without a slot: pipeline.Run says so
+	for _, p := range probes {
+		k := viewKey{slot: p.Slot}
+		if _, against, ok := p.View.Sides(); ok {
+			k.against = against
 		}
-		for _, side := range sidesFor(sl, req) {
-			k := viewKey{sl, side}
-			if !slices.Contains(out, k) {
-				out = append(out, k)
-			}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
 		}
 	}
-	return out
-}
-
-// sidesFor lists the stored sides a slot is compared against: 0 for
-// symmetric slots; E10 is always searched forward (query as intent against
-// contexts); E5 and E8 follow the request's direction.
-func sidesFor(sl fingerprint.SlotID, req SearchRequest) []fingerprint.Side {
-	if !sl.Info().Asymmetric {
-		return []fingerprint.Side{0}
-	}
-	if sl == fingerprint.E10 {
-		return []fingerprint.Side{fingerprint.SideB}
-	}
-	switch req.Direction {
-	case pipeline.DirectionEffects:
-		return []fingerprint.Side{fingerprint.SideB}
-	case pipeline.DirectionCauses:
-		return []fingerprint.Side{fingerprint.SideA}
-	}
-	return []fingerprint.Side{fingerprint.SideA, fingerprint.SideB}
-}
-
-// directions maps (pair slot, stored side searched) to the embedders'
-// direction whose query view is compared with that side.
-var directions = map[viewKey]embedders.Direction{
-	{fingerprint.E5, fingerprint.SideA}:  embedders.FindCauses,
-	{fingerprint.E5, fingerprint.SideB}:  embedders.FindEffects,
-	{fingerprint.E8, fingerprint.SideA}:  embedders.FindSources,
-	{fingerprint.E8, fingerprint.SideB}:  embedders.FindTargets,
-	{fingerprint.E10, fingerprint.SideA}: embedders.FindIntents,
-	{fingerprint.E10, fingerprint.SideB}: embedders.FindContexts,
+	return out, nil
 }
 
 // encode computes the planned views in parallel. A view a slot cannot give
@@ -206,7 +157,7 @@ func (s *Engine) encode(ctx context.Context, req SearchRequest, keys []viewKey) 
 func (s *Engine) encodeOne(ctx context.Context, req SearchRequest, k viewKey) (fingerprint.Value, error) {
 	eq := embedders.Query{Text: req.Query, Now: req.Now, Session: req.Session, Seq: req.Seq}
 	if k.against != 0 {
-		eq.Direction = directions[k]
+		eq.As = k.against.Opposite()
 	}
 	qv, err := s.reg.Get(k.slot).EmbedQuery(ctx, eq)
 	if err != nil {
@@ -214,9 +165,6 @@ func (s *Engine) encodeOne(ctx context.Context, req SearchRequest, k viewKey) (f
 	}
 	if qv.Value == nil {
 		return nil, fmt.Errorf("%s query view has no value (broken embedder)", k.slot)
-	}
-	if k.against != 0 && qv.Against != k.against {
-		return nil, fmt.Errorf("%s query view for direction %s compares with side %d, want %d (broken embedder)", k.slot, eq.Direction, qv.Against, k.against)
 	}
 	return qv.Value, nil
 }

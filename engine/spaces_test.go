@@ -21,11 +21,16 @@ func spacesFor(t *testing.T, s *Engine, query string, dir pipeline.Direction) *s
 	req := SearchRequest{Query: query, Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), Session: "s1", Seq: 3, Direction: dir}
 	var keys []viewKey
 	for _, sl := range fingerprint.Slots() {
-		for _, side := range sidesFor(sl, req) {
-			keys = append(keys, viewKey{sl, side})
+		if !sl.Info().Asymmetric() {
+			keys = append(keys, viewKey{sl, 0})
+			continue
 		}
-		if sl == fingerprint.E10 {
+		// E10 is searched both ways here; E5 and E8 follow the direction.
+		if sl == fingerprint.E10 || dir != pipeline.DirectionEffects {
 			keys = append(keys, viewKey{sl, fingerprint.SideA})
+		}
+		if sl == fingerprint.E10 || dir != pipeline.DirectionCauses {
+			keys = append(keys, viewKey{sl, fingerprint.SideB})
 		}
 	}
 	q, err := s.encode(context.Background(), req, keys)

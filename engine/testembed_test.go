@@ -104,11 +104,11 @@ func (h hashEmbedder) EmbedDocuments(_ context.Context, docs []embedders.Input) 
 func (h hashEmbedder) EmbedQuery(_ context.Context, q embedders.Query) (embedders.QueryView, error) {
 	v := h.value(q.Text)
 	if p, ok := v.(fingerprint.Pair); ok {
-		against, queryAs, err := q.Direction.Plan(h.slot)
+		as, err := embedders.QuerySide(h.slot, q)
 		if err != nil {
 			return embedders.QueryView{}, err
 		}
-		return embedders.QueryView{Slot: h.slot, Value: fingerprint.Dense(p.Get(queryAs)), Against: against}, nil
+		return embedders.QueryView{Slot: h.slot, Value: fingerprint.Dense(p.Get(as))}, nil
 	}
 	return embedders.QueryView{Slot: h.slot, Value: v}, nil
 }

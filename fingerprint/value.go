@@ -101,18 +101,11 @@ func (p Pair) Get(s Side) Dense {
 	return p.B
 }
 
-// PairRoles names the two sides of an asymmetric slot, e.g. ("cause", "effect")
-// for E5. ok is false for symmetric slots.
+// PairRoles names the two sides of an asymmetric slot's pair (from Info);
+// ok is false for a symmetric slot.
 func PairRoles(s SlotID) (a, b string, ok bool) {
-	switch s {
-	case E5:
-		return "cause", "effect", true
-	case E8:
-		return "source", "target", true
-	case E10:
-		return "intent", "context", true
-	}
-	return "", "", false
+	in := s.Info()
+	return in.Sides[0], in.Sides[1], in.Asymmetric()
 }
 
 // TermFreqs is a bag of terms with their counts (E6). Terms are strictly

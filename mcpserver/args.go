@@ -62,7 +62,7 @@ func requireQuery(q string) error {
 func retrievingSlots() []fingerprint.SlotID {
 	var out []fingerprint.SlotID
 	for _, s := range fingerprint.Slots() {
-		if !profiles.IsTemporalSlot(s) && s != fingerprint.E12 {
+		if s.CanLead() {
 			out = append(out, s)
 		}
 	}
@@ -90,7 +90,7 @@ func parseRetrievingSlot(arg, s string) (fingerprint.SlotID, error) {
 	if err != nil {
 		return 0, err
 	}
-	if profiles.IsTemporalSlot(slot) || slot == fingerprint.E12 {
+	if !slot.CanLead() {
 		return 0, badArg(arg, "give one of "+slotNames(retrievingSlots())+"; for time use search_recent, search_periodic or get_session_timeline",
 			"%s cannot lead a search: E2–E4 only order or badge results and E12 only reranks", slot)
 	}

@@ -118,7 +118,7 @@ func listEmbedderIndexes(_ context.Context, s *Server, _ noArgs) (any, error) {
 		x := SlotIndex{Slot: si.Slot.String(), Name: info.Name, Role: info.Role, Category: info.Category.String(),
 			TopicWeight: info.Category.TopicWeight(), Status: si.Status.State.String(), Reason: si.Status.Reason,
 			Representation: si.Status.Representation, Dims: si.Status.Dims, Index: si.Index, Docs: si.Docs, RAMBytes: si.RAMBytes,
-			CanLeadSearch: !profiles.IsTemporalSlot(si.Slot) && si.Slot != fingerprint.E12}
+			CanLeadSearch: si.Slot.CanLead()}
 		if si.Status.Producer != (fingerprint.Producer{}) {
 			x.Producer = si.Status.Producer.String()
 		}
@@ -172,7 +172,7 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 	var slots []fingerprint.SlotID
 	if len(in.Embedders) == 0 {
 		for _, si := range s.store.Slots() {
-			if si.Status.State != fingerprint.StatusUnavailable && !profiles.IsTemporalSlot(si.Slot) && si.Slot != fingerprint.E12 {
+			if si.Status.State != fingerprint.StatusUnavailable && si.Slot.CanLead() {
 				slots = append(slots, si.Slot)
 			}
 		}

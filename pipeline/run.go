@@ -97,7 +97,7 @@ func (r Request) withDefaults() (Request, error) {
 		if !r.Primary.Valid() {
 			return r, errors.New("search request: embedder_first needs a primary slot (--embedder E1 … E13)")
 		}
-		if profiles.IsTemporalSlot(r.Primary) || r.Primary == fingerprint.E12 {
+		if !r.Primary.CanLead() {
 			return r, fmt.Errorf("search request: %s cannot be the primary slot: temporal slots only badge and E12 only reranks; choose one of E1, E5–E11, E13", r.Primary)
 		}
 	}
@@ -292,7 +292,7 @@ func (r *run) slotLists(st Stage, slots []fingerprint.SlotID, k int, within *roa
 func (r *run) fusionSlots() []fingerprint.SlotID {
 	var out []fingerprint.SlotID
 	for _, s := range r.req.Profile.Weights.Active() {
-		if !profiles.IsTemporalSlot(s) && !profiles.IsStageSlot(s) {
+		if s.Fused() {
 			out = append(out, s)
 		}
 	}
@@ -315,7 +315,7 @@ func (r *run) applyE10(st Stage, lists []RankedList) (string, error) {
 	for _, h := range e1 {
 		docs.Add(uint32(h.Doc))
 	}
-	outs, err := r.searchAll(st, []job{{probe: Probe{Slot: fingerprint.E10, View: ViewForward}, k: len(e1), within: docs}})
+	outs, err := r.searchAll(st, []job{{probe: e10BoostProbe, k: len(e1), within: docs}})
 	if err != nil {
 		return "", err
 	}
@@ -352,7 +352,7 @@ func (r *run) applyExactNames(st Stage, fused []Fused) (string, error) {
 	for _, f := range fused {
 		docs.Add(uint32(f.Doc))
 	}
-	outs, err := r.searchAll(st, []job{{probe: Probe{Slot: fingerprint.E11, View: ViewEntitySet}, k: len(fused), within: docs}})
+	outs, err := r.searchAll(st, []job{{probe: exactNamesProbe, k: len(fused), within: docs}})
 	if err != nil {
 		return "", err
 	}

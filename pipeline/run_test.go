@@ -596,3 +596,48 @@ func TestEveryWeightedSlotReported(t *testing.T) {
 		}
 	}
 }
+
+// TestRunProbesOnlyPlanned: for every mode, built-in profile, direction and
+// primary slot, each probe Run makes is in Plan(req) — the views the engine
+// encodes — and the plan holds no probe of a slot the request never uses.
+func TestRunProbesOnlyPlanned(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range profiles.Names() {
+		prof, err := profiles.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []Mode{ModeE1Only, ModeEmbedderFirst, ModeMultiSpace, ModePipeline} {
+			for _, dir := range []Direction{DirectionAny, DirectionEffects, DirectionCauses} {
+				primaries := []fp.SlotID{0}
+				if mode == ModeEmbedderFirst {
+					primaries = nil
+					for _, s := range fp.Slots() {
+						if s.CanLead() {
+							primaries = append(primaries, s)
+						}
+					}
+				}
+				for _, primary := range primaries {
+					req := Request{Profile: prof, Mode: mode, Direction: dir, Primary: primary, NoThresholds: true}
+					plan, err := Plan(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f := newFake()
+					for _, p := range plan {
+						f.set(p, 1, 0.9, 2, 0.8, 3, 0.7) // every planned probe finds something: every stage runs
+					}
+					if _, err := Run(ctx, f, req); err != nil {
+						t.Fatalf("%s %s %s %s: %v", name, mode, dir, primary, err)
+					}
+					for _, c := range f.calls {
+						if !slices.Contains(plan, c.probe) {
+							t.Errorf("%s %s %s %s: Run probed %s, not in the plan %v", name, mode, dir, primary, c.probe, plan)
+						}
+					}
+				}
+			}
+		}
+	}
+}

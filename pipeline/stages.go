@@ -9,7 +9,6 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -19,7 +18,7 @@ func (r *run) pipeline() ([]*cand, error) {
 	// slots, whose hits are protected from the S2 filter.
 	start := time.Now()
 	recallSlot := fingerprint.E13
-	outs, err := r.searchAll(StageRecall, []job{{probe: Probe{Slot: fingerprint.E13}, k: r.req.RecallK, weight: r.weight(fingerprint.E13)}})
+	outs, err := r.searchAll(StageRecall, []job{{probe: recallProbe, k: r.req.RecallK, weight: r.weight(fingerprint.E13)}})
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +27,7 @@ func (r *run) pipeline() ([]*cand, error) {
 	if recall.status != StatusOK {
 		// Unavailable, empty (no query term in the E13 vocabulary) or failed
 		// (Partial): try E6, and say so.
-		outs, err = r.searchAll(StageRecall, []job{{probe: Probe{Slot: fingerprint.E6}, k: r.req.RecallK, weight: r.weight(fingerprint.E6)}})
+		outs, err = r.searchAll(StageRecall, []job{{probe: recallFallback, k: r.req.RecallK, weight: r.weight(fingerprint.E6)}})
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +76,7 @@ func (r *run) pipeline() ([]*cand, error) {
 
 	// S2 filter: E1 Matryoshka-128 over the recall set.
 	start = time.Now()
-	outs, err = r.searchAll(StageFilter, []job{{probe: Probe{Slot: fingerprint.E1, View: ViewMatryoshka128}, k: r.req.FilterK, within: cands, weight: r.weight(fingerprint.E1)}})
+	outs, err = r.searchAll(StageFilter, []job{{probe: filterProbe, k: r.req.FilterK, within: cands, weight: r.weight(fingerprint.E1)}})
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +151,7 @@ func (r *run) rerank(top []*cand) ([]*cand, string, error) {
 	if len(top) == 0 {
 		return top, "no candidates", nil
 	}
-	outs, err := r.searchAll(StageRerank, []job{{probe: Probe{Slot: fingerprint.E12}, k: len(top), within: docsOf(top), weight: w}})
+	outs, err := r.searchAll(StageRerank, []job{{probe: rerankProbe, k: len(top), within: docsOf(top), weight: w}})
 	if err != nil {
 		return nil, "", err
 	}
@@ -193,9 +192,7 @@ var badgeNames = map[fingerprint.SlotID]string{
 // thresholded reports whether a slot's scores are similarities that the
 // fingerprint thresholds apply to. E6 (BM25) and E13 (SPLADE) scores are
 // unbounded; temporal slots badge instead.
-func thresholded(s fingerprint.SlotID) bool {
-	return s != fingerprint.E6 && s != fingerprint.E13 && !profiles.IsTemporalSlot(s)
-}
+func thresholded(s fingerprint.SlotID) bool { return s.Info().Thresholded }
 
 func level(s fingerprint.SlotID, score float64) string {
 	in := s.Info()
@@ -243,7 +240,7 @@ func (r *run) validate(cands []*cand) error {
 	if len(kept) > 0 {
 		docs := docsOf(kept)
 		var jobs []job
-		for _, s := range []fingerprint.SlotID{fingerprint.E2, fingerprint.E3, fingerprint.E4} {
+		for _, s := range badgeSlots {
 			w := 0.0
 			if weighted {
 				w = r.weight(s)

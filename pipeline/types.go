@@ -56,15 +56,8 @@ func (v View) String() string {
 func (v View) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
 
 func roles(s fingerprint.SlotID) (first, second string) {
-	switch s {
-	case fingerprint.E5:
-		return "cause", "effect"
-	case fingerprint.E8:
-		return "source", "target"
-	case fingerprint.E10:
-		return "intent", "context"
-	}
-	return "", ""
+	first, second, _ = fingerprint.PairRoles(s)
+	return first, second
 }
 
 // QueryRole names the query view used by v in slot s ("effect" for E5

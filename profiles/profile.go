@@ -95,16 +95,6 @@ func (p Profile) Clone() Profile {
 	return p
 }
 
-// IsTemporalSlot reports whether s is one of the temporal slots E2–E4, which
-// never retrieve.
-func IsTemporalSlot(s fingerprint.SlotID) bool {
-	return s.Valid() && s.Category() == fingerprint.Temporal
-}
-
-// IsStageSlot reports whether s is E12 or E13, which act only in a pipeline
-// stage (rerank, recall) and never in fusion.
-func IsStageSlot(s fingerprint.SlotID) bool { return s == fingerprint.E12 || s == fingerprint.E13 }
-
 // ValidationError lists every rule a profile breaks. Each problem says what is
 // wrong and how to fix it.
 type ValidationError struct {
@@ -134,10 +124,10 @@ func (p Profile) Validate() error {
 		case v < 0 || v > 1:
 			add("weight of %s is %g: weights must be in [0, 1]", s, v)
 		}
-		if v != 0 && IsTemporalSlot(s) && !p.Temporal {
+		if v != 0 && s.Temporal() && !p.Temporal {
 			add("temporal slot %s weighs %g in a semantic profile: set it to 0, or declare the profile temporal (temporal slots act after retrieval only)", s, v)
 		}
-		if v != 0 && IsStageSlot(s) && !p.Staged {
+		if v != 0 && s.StageOnly() && !p.Staged {
 			add("%s weighs %g but only staged (pipeline) profiles may weigh E12/E13: set it to 0, or declare the profile staged", s, v)
 		}
 	}
@@ -152,7 +142,7 @@ func (p Profile) Validate() error {
 		switch {
 		case !s.Valid():
 			add("extra_recall names invalid slot %s", s)
-		case IsTemporalSlot(s) || s == fingerprint.E12:
+		case s.Temporal() || s == fingerprint.E12:
 			add("extra_recall names %s, which cannot retrieve: name a searchable slot such as E9", s)
 		case seen[s]:
 			add("extra_recall names %s twice", s)

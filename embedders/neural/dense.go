@@ -84,12 +84,10 @@ func truncNote(m runtime.Meta, lm *loaded) string {
 	return fmt.Sprintf("truncated to %d tokens (%s max length)", m.Tokens, lm.id)
 }
 
-// symmetric refuses a direction on a symmetric slot.
+// symmetric refuses a query side on a symmetric slot.
 func symmetric(s fingerprint.SlotID, q embedders.Query) error {
-	if _, _, err := q.Direction.Plan(s); err != nil {
-		return fmt.Errorf("%s: %w", s, err)
-	}
-	return nil
+	_, err := embedders.QuerySide(s, q)
+	return err
 }
 
 // embedOne embeds one query text, refusing an empty one with a caller error.

@@ -199,19 +199,18 @@ func (e *intentEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.In
 	return out, nil
 }
 
-// EmbedQuery embeds the query text whole; the direction picks the stored
-// side it is compared with (a query is an intent by default: it searches
-// context vectors).
+// EmbedQuery embeds the query text whole, whichever side it plays (q.As
+// only picks the stored side it is compared with: a query is usually an
+// intent, searching context vectors).
 func (e *intentEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embedders.QueryView, error) {
-	against, _, err := q.Direction.Plan(fingerprint.E10)
-	if err != nil {
-		return embedders.QueryView{}, fmt.Errorf("E10: %w", err)
+	if _, err := embedders.QuerySide(fingerprint.E10, q); err != nil {
+		return embedders.QueryView{}, err
 	}
 	v, err := embedOne(ctx, e.lm, "", q.Text, fingerprint.E10)
 	if err != nil {
 		return embedders.QueryView{}, err
 	}
-	return embedders.QueryView{Slot: fingerprint.E10, Value: fingerprint.Dense(v), Against: against}, nil
+	return embedders.QueryView{Slot: fingerprint.E10, Value: fingerprint.Dense(v)}, nil
 }
 
 // e7Shared is E7 reading its pooled vectors from the MiniLM run it shares

@@ -87,18 +87,18 @@ func (e *pairEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Inpu
 	return out, nil
 }
 
-// EmbedQuery embeds the query in the side opposite to the one it searches
-// (embedders.Direction.Plan).
+// EmbedQuery embeds the query as side q.As; it is compared with the stored
+// vectors of the other side.
 func (e *pairEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embedders.QueryView, error) {
-	against, as, err := q.Direction.Plan(e.slot)
+	as, err := embedders.QuerySide(e.slot, q)
 	if err != nil {
-		return embedders.QueryView{}, fmt.Errorf("%s: %w", e.slot, err)
+		return embedders.QueryView{}, err
 	}
 	v, err := embedOne(ctx, e.lm, "", e.querySide(q.Text, as), e.slot)
 	if err != nil {
 		return embedders.QueryView{}, err
 	}
-	return embedders.QueryView{Slot: e.slot, Value: e.apply(v, as), Against: against}, nil
+	return embedders.QueryView{Slot: e.slot, Value: e.apply(v, as)}, nil
 }
 
 // e5HeadJSON is E5's learned head (see shiftHead), fitted by TestUpdateE5Head.

@@ -98,12 +98,10 @@ func TestE5Direction(t *testing.T) {
 			text string
 			dst  [][]float32
 		}{{effects[i], qe}, {causes[i], qc}} {
-			v, err := e.EmbedQuery(ctx, embedders.Query{Text: q.text, Direction: embedders.FindCauses})
+			// Seeking causes, the query is embedded as an effect (AP-77).
+			v, err := e.EmbedQuery(ctx, embedders.Query{Text: q.text, As: fingerprint.SideB})
 			if err != nil {
 				t.Fatal(err)
-			}
-			if v.Against != fingerprint.SideA {
-				t.Fatalf("find causes searches side %d, want A (cause)", v.Against)
 			}
 			q.dst[i] = v.Value.(fingerprint.Dense)
 		}
@@ -119,12 +117,9 @@ func TestE5Direction(t *testing.T) {
 	if c := cosine(p.A, p.B); c > 0.999 {
 		t.Errorf("as-cause and as-effect vectors are the same (cosine %.4f)", c)
 	}
-	fe, err := e.EmbedQuery(ctx, embedders.Query{Text: causes[0], Direction: embedders.FindEffects})
+	fe, err := e.EmbedQuery(ctx, embedders.Query{Text: causes[0], As: fingerprint.SideA}) // seeking effects
 	if err != nil {
 		t.Fatal(err)
-	}
-	if fe.Against != fingerprint.SideB {
-		t.Fatalf("find effects searches side %d, want B (effect)", fe.Against)
 	}
 	if c := cosine(fe.Value.(fingerprint.Dense), qc[0]); c > 0.999 {
 		t.Errorf("the cause and effect query views are the same (cosine %.4f)", c)
@@ -160,9 +155,12 @@ func TestE8Views(t *testing.T) {
 	if got[1].Status != fingerprint.StatusUnavailable || got[1].Note != noStructure {
 		t.Errorf("prose: %v %q", got[1].Status, got[1].Note)
 	}
-	q, err := r.Get(fingerprint.E8).EmbedQuery(context.Background(), embedders.Query{Text: "code that imports net/http"})
-	if err != nil || q.Against != fingerprint.SideB {
-		t.Fatalf("default E8 query: %+v %v", q.Against, err)
+	if _, err := r.Get(fingerprint.E8).EmbedQuery(context.Background(), embedders.Query{Text: "code that imports net/http"}); err == nil {
+		t.Fatal("an E8 query without a side was accepted")
+	}
+	q, err := r.Get(fingerprint.E8).EmbedQuery(context.Background(), embedders.Query{Text: "code that imports net/http", As: fingerprint.SideA})
+	if err != nil || q.Value == nil {
+		t.Fatalf("E8 query as source: %+v %v", q, err)
 	}
 }
 
