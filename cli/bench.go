@@ -12,7 +12,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/bench/storeretriever"
+	"github.com/cgraph/cgraph/embedders/neural"
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models/runtime"
 	"github.com/cgraph/cgraph/profiles"
 )
 
@@ -126,13 +130,29 @@ var benchRetriever = newEngineRetriever
 
 // benchStoreConfig is what `bench run` tells the retriever about the store
 // and the stage sizes it searches with.
-type benchStoreConfig struct {
-	Dir string // store directory; the manifest is Dir + benchManifestSuffix
-	// RecallK, FilterK and FusionK are the pipeline stage sizes (0 = the
-	// pipeline's defaults).
-	RecallK, FilterK, FusionK int
-	Batch                     int  // memories per AddBatch (0 = benchIngestBatch)
-	NoThresholds              bool // keep results below every slot's low threshold
+type benchStoreConfig = storeretriever.Config
+
+// newEngineRetriever is the real bench retriever: a store fingerprinted by
+// the models of --models-dir (storeretriever).
+func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Repro, func() error, error) {
+	dev, err := runtime.ParseDevice(a.Device)
+	if err != nil {
+		return nil, bench.Repro{}, nil, &UsageError{Problem: err.Error()}
+	}
+	reg, closeReg, err := neural.Registry(a.Context(), neural.Config{ModelsDir: a.ModelsDir, Device: dev})
+	if err != nil {
+		return nil, bench.Repro{}, nil, fmt.Errorf("bench run: load embedders from %s: %w", a.ModelsDir, err)
+	}
+	r, err := storeretriever.New(cfg, reg, closeReg)
+	if err != nil {
+		return nil, bench.Repro{}, nil, errors.Join(err, closeRegistry(closeReg))
+	}
+	for _, st := range reg.Statuses() {
+		if st.State == fingerprint.StatusUnavailable {
+			a.Warnf("bench: a slot is unavailable: %s", st.Reason)
+		}
+	}
+	return r, bench.Repro{}, r.Close, nil
 }
 
 type benchRunFlags struct {

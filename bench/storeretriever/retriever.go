@@ -1,4 +1,11 @@
-package cli
+// Package storeretriever is the bench's retriever over a real store: it
+// indexes a corpus into an engine.Engine of its own (never the user's
+// store), reuses it when its manifest says it holds the same corpus computed
+// by the same slot producers, and maps each bench run (mode, profile, slot,
+// the rrf baseline) to an engine search. It is the bench's face on the
+// engine, so it must not reach the engine's storage; and it loads no model
+// itself — the caller hands it the embedders.
+package storeretriever
 
 import (
 	"context"
@@ -16,88 +23,85 @@ import (
 
 	"github.com/cgraph/cgraph/bench"
 	"github.com/cgraph/cgraph/embedders"
-	"github.com/cgraph/cgraph/embedders/neural"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/models/runtime"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
 )
 
 const (
-	benchIngestBatch    = 64
-	benchManifestSuffix = ".bench.json"
-	benchManifestFormat = 1
-	// benchSourcePrefix marks the Source of a memory the bench wrote; the
+	ingestBatch    = 64
+	ManifestSuffix = ".bench.json"
+	manifestFormat = 1
+	// sourcePrefix marks the Source of a memory the bench wrote; the
 	// rest is the corpus document id, which is how a hit maps back.
-	benchSourcePrefix = "bench:"
-	// benchMaxContent bounds a corpus document; BEIR documents are far
+	sourcePrefix = "bench:"
+	// maxContent bounds a corpus document; BEIR documents are far
 	// smaller, and a larger one is refused with its id.
-	benchMaxContent = 4 << 20
+	maxContent = 4 << 20
 )
 
-// benchCreatedAt is every bench memory's creation time: the corpus has no
+// createdAt is every bench memory's creation time: the corpus has no
 // times, and a fixed one keeps rebuilt stores identical and the temporal
 // slots neutral (they tie every document).
-var benchCreatedAt = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+var createdAt = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// newEngineRetriever is the real bench retriever: a engine.Engine over the
-// neural registry (models from --models-dir).
-func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Repro, func() error, error) {
-	var repro bench.Repro
-	if err := checkBenchStoreDir(cfg.Dir); err != nil {
-		return nil, repro, nil, err
-	}
-	dev, err := runtime.ParseDevice(a.Device)
-	if err != nil {
-		return nil, repro, nil, &UsageError{Problem: err.Error()}
-	}
-	reg, closeReg, err := neural.Registry(a.Context(), neural.Config{ModelsDir: a.ModelsDir, Device: dev})
-	if err != nil {
-		return nil, repro, nil, fmt.Errorf("bench run: load embedders from %s: %w", a.ModelsDir, err)
-	}
-	r := &engineRetriever{cfg: cfg, reg: reg, closeReg: closeReg, notes: map[string]map[string]*benchNote{}}
-	if r.cfg.Batch <= 0 {
-		r.cfg.Batch = benchIngestBatch
-	}
-	for _, st := range reg.Statuses() {
-		if st.State == fingerprint.StatusUnavailable {
-			a.Warnf("bench: a slot is unavailable: %s", st.Reason)
-		}
-	}
-	return r, repro, r.Close, nil
+// Config is what `bench run` tells the retriever about the store and the
+// stage sizes it searches with.
+type Config struct {
+	Dir string // store directory; the manifest is Dir + ManifestSuffix
+	// RecallK, FilterK and FusionK are the pipeline stage sizes (0 = the
+	// pipeline's defaults).
+	RecallK, FilterK, FusionK int
+	Batch                     int  // memories per AddBatch (0 = 64)
+	NoThresholds              bool // keep results below every slot's low threshold
 }
 
-// engineRetriever implements bench.Retriever over a engine.Engine. It indexes
+// New returns a retriever over a store in cfg.Dir, fingerprinted by reg;
+// closeReg (may be nil) releases reg when the retriever closes. A directory
+// that holds something other than a bench store is refused with a
+// *record.ValidationError.
+func New(cfg Config, reg *embedders.Registry, closeReg func() error) (*Retriever, error) {
+	if err := checkStoreDir(cfg.Dir); err != nil {
+		return nil, err
+	}
+	r := &Retriever{cfg: cfg, reg: reg, closeReg: closeReg, notes: map[string]map[string]*runNote{}}
+	if r.cfg.Batch <= 0 {
+		r.cfg.Batch = ingestBatch
+	}
+	return r, nil
+}
+
+// Retriever implements bench.Retriever over an engine.Engine. It indexes
 // a corpus into a store of its own (never the user's --db), reuses it when
 // its manifest says it holds the same corpus computed by the same slot
 // producers, and maps each bench run to a engine.SearchRequest. Not safe for
 // concurrent use (the runner calls it from one goroutine).
-type engineRetriever struct {
-	cfg      benchStoreConfig
+type Retriever struct {
+	cfg      Config
 	reg      *embedders.Registry
 	closeReg func() error
 	store    *engine.Engine
 	// notes counts, per run, the space reports that were not "ok"
 	// ("E7 unavailable": 40), so a slot silently missing from a run shows
 	// in the report.
-	notes map[string]map[string]*benchNote
+	notes map[string]map[string]*runNote
 	// built is how long the store's build took (from its manifest when
 	// reused).
 	built float64
 }
 
 var (
-	_ bench.Retriever     = (*engineRetriever)(nil)
-	_ bench.ReproReporter = (*engineRetriever)(nil)
-	_ bench.RunNoter      = (*engineRetriever)(nil)
-	_ bench.BuildTimer    = (*engineRetriever)(nil)
+	_ bench.Retriever     = (*Retriever)(nil)
+	_ bench.ReproReporter = (*Retriever)(nil)
+	_ bench.RunNoter      = (*Retriever)(nil)
+	_ bench.BuildTimer    = (*Retriever)(nil)
 )
 
-// benchManifest sits beside a bench store and says what it holds. A store
+// manifest sits beside a bench store and says what it holds. A store
 // whose manifest is missing, incomplete or different is rebuilt.
-type benchManifest struct {
+type manifest struct {
 	Format        int               `json:"format"`
 	CgraphVersion string            `json:"cgraph_version"`
 	CorpusSHA256  string            `json:"corpus_sha256"`
@@ -107,7 +111,7 @@ type benchManifest struct {
 	BuiltSeconds  float64           `json:"built_seconds,omitempty"`
 }
 
-func (m benchManifest) sameContent(o benchManifest) bool {
+func (m manifest) sameContent(o manifest) bool {
 	if m.Format != o.Format || m.CorpusSHA256 != o.CorpusSHA256 || m.Docs != o.Docs || len(m.Producers) != len(o.Producers) {
 		return false
 	}
@@ -119,12 +123,12 @@ func (m benchManifest) sameContent(o benchManifest) bool {
 	return true
 }
 
-func (r *engineRetriever) manifestPath() string {
-	return filepath.Clean(r.cfg.Dir) + benchManifestSuffix
+func (r *Retriever) manifestPath() string {
+	return filepath.Clean(r.cfg.Dir) + ManifestSuffix
 }
 
 // producers names what computes each slot now.
-func (r *engineRetriever) producers() map[string]string {
+func (r *Retriever) producers() map[string]string {
 	out := map[string]string{}
 	for i, st := range r.reg.Statuses() {
 		slot := fingerprint.Slots()[i]
@@ -150,7 +154,7 @@ func corpusSHA256(docs []bench.Doc) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func benchContent(d bench.Doc) string {
+func content(d bench.Doc) string {
 	if d.Title == "" {
 		return d.Text
 	}
@@ -158,11 +162,11 @@ func benchContent(d bench.Doc) string {
 }
 
 // Index builds the store or reuses it (reused = true).
-func (r *engineRetriever) Index(ctx context.Context, docs []bench.Doc, progress func(done int)) (bool, error) {
-	want := benchManifest{Format: benchManifestFormat, CgraphVersion: engine.Version, CorpusSHA256: corpusSHA256(docs),
+func (r *Retriever) Index(ctx context.Context, docs []bench.Doc, progress func(done int)) (bool, error) {
+	want := manifest{Format: manifestFormat, CgraphVersion: engine.Version, CorpusSHA256: corpusSHA256(docs),
 		Docs: len(docs), Producers: r.producers()}
-	if old, err := readBenchManifest(r.manifestPath()); err == nil && old.Complete && old.sameContent(want) {
-		st, err := engine.Open(r.cfg.Dir, engine.Options{MaxContentBytes: benchMaxContent, Embedders: r.reg})
+	if old, err := readManifest(r.manifestPath()); err == nil && old.Complete && old.sameContent(want) {
+		st, err := engine.Open(r.cfg.Dir, engine.Options{MaxContentBytes: maxContent, Embedders: r.reg})
 		var pm *engine.ProducerMismatchError
 		switch {
 		case errors.As(err, &pm):
@@ -184,11 +188,11 @@ func (r *engineRetriever) Index(ctx context.Context, docs []bench.Doc, progress 
 	if err := r.clear(); err != nil {
 		return false, err
 	}
-	if err := writeBenchManifest(r.manifestPath(), want); err != nil {
+	if err := writeManifest(r.manifestPath(), want); err != nil {
 		return false, err
 	}
 	t0 := time.Now()
-	st, err := engine.Open(r.cfg.Dir, engine.Options{Create: true, MaxContentBytes: benchMaxContent, Embedders: r.reg})
+	st, err := engine.Open(r.cfg.Dir, engine.Options{Create: true, MaxContentBytes: maxContent, Embedders: r.reg})
 	if err != nil {
 		return false, fmt.Errorf("create bench store %s: %w", r.cfg.Dir, err)
 	}
@@ -197,8 +201,8 @@ func (r *engineRetriever) Index(ctx context.Context, docs []bench.Doc, progress 
 	for i := 0; i < len(docs); i += r.cfg.Batch {
 		batch = batch[:0]
 		for _, d := range docs[i:min(i+r.cfg.Batch, len(docs))] {
-			batch = append(batch, record.NewMemory{Content: benchContent(d), Type: record.TypeCode,
-				Source: benchSourcePrefix + string(d.ID), CreatedAt: benchCreatedAt})
+			batch = append(batch, record.NewMemory{Content: content(d), Type: record.TypeCode,
+				Source: sourcePrefix + string(d.ID), CreatedAt: createdAt})
 		}
 		if _, err := st.AddBatch(ctx, batch); err != nil {
 			return false, fmt.Errorf("add documents %d–%d (%s…): %w", i+1, i+len(batch), docs[i].ID, err)
@@ -207,15 +211,15 @@ func (r *engineRetriever) Index(ctx context.Context, docs []bench.Doc, progress 
 	}
 	want.Complete, want.BuiltSeconds = true, time.Since(t0).Seconds()
 	r.built = want.BuiltSeconds
-	return false, writeBenchManifest(r.manifestPath(), want)
+	return false, writeManifest(r.manifestPath(), want)
 }
 
 // BuildSeconds is how long building the store took, also when it was reused.
-func (r *engineRetriever) BuildSeconds() float64 { return r.built }
+func (r *Retriever) BuildSeconds() float64 { return r.built }
 
-// checkBenchStoreDir refuses a non-empty directory that has no bench
+// checkStoreDir refuses a non-empty directory that has no bench
 // manifest beside it: it is not a bench store, and Index would delete it.
-func checkBenchStoreDir(dir string) error {
+func checkStoreDir(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -223,17 +227,17 @@ func checkBenchStoreDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("bench store %s: %w", dir, err)
 	}
-	manifest := filepath.Clean(dir) + benchManifestSuffix
-	if _, err := os.Stat(manifest); len(entries) > 0 && err != nil {
-		return &UsageError{Problem: fmt.Sprintf("%s is not empty and was not built by cgraph bench (no %s beside it)", dir, filepath.Base(manifest)),
+	mpath := filepath.Clean(dir) + ManifestSuffix
+	if _, err := os.Stat(mpath); len(entries) > 0 && err != nil {
+		return &record.ValidationError{Field: "store", Problem: fmt.Sprintf("%s is not empty and was not built by cgraph bench (no %s beside it)", dir, filepath.Base(mpath)),
 			Fix: "give another --store or --out, or remove the directory"}
 	}
 	return nil
 }
 
-// clear removes a previous bench store, after checkBenchStoreDir.
-func (r *engineRetriever) clear() error {
-	if err := checkBenchStoreDir(r.cfg.Dir); err != nil {
+// clear removes a previous bench store, after checkStoreDir.
+func (r *Retriever) clear() error {
+	if err := checkStoreDir(r.cfg.Dir); err != nil {
 		return err
 	}
 	if err := os.Remove(r.manifestPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -245,8 +249,8 @@ func (r *engineRetriever) clear() error {
 	return nil
 }
 
-func readBenchManifest(path string) (benchManifest, error) {
-	var m benchManifest
+func readManifest(path string) (manifest, error) {
+	var m manifest
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return m, err
@@ -257,7 +261,7 @@ func readBenchManifest(path string) (benchManifest, error) {
 	return m, nil
 }
 
-func writeBenchManifest(path string, m benchManifest) error {
+func writeManifest(path string, m manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode bench manifest: %w", err)
@@ -284,7 +288,7 @@ func rrfProfile() profiles.Profile {
 }
 
 // request maps one bench run and query to a memory search.
-func (r *engineRetriever) request(req bench.SearchRequest) (engine.SearchRequest, error) {
+func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, error) {
 	spec := req.Run
 	mode, err := pipeline.ParseMode(spec.Mode)
 	if err != nil {
@@ -296,7 +300,7 @@ func (r *engineRetriever) request(req bench.SearchRequest) (engine.SearchRequest
 	}
 	out := engine.SearchRequest{Query: req.Query.Text, Mode: mode, Direction: dir, TopK: req.K,
 		RecallK: r.cfg.RecallK, FilterK: r.cfg.FilterK, FusionK: r.cfg.FusionK, NoThresholds: r.cfg.NoThresholds,
-		Now: benchCreatedAt}
+		Now: createdAt}
 	switch spec.Profile {
 	case "":
 	case bench.RRFProfileName:
@@ -316,7 +320,7 @@ func (r *engineRetriever) request(req bench.SearchRequest) (engine.SearchRequest
 
 // Search runs one query; stage timings are the query encoding followed by
 // the pipeline trace.
-func (r *engineRetriever) Search(ctx context.Context, req bench.SearchRequest) ([]bench.Ranked, []bench.StageTiming, error) {
+func (r *Retriever) Search(ctx context.Context, req bench.SearchRequest) ([]bench.Ranked, []bench.StageTiming, error) {
 	if r.store == nil {
 		return nil, nil, errors.New("bench retriever: Search before Index")
 	}
@@ -333,7 +337,7 @@ func (r *engineRetriever) Search(ctx context.Context, req bench.SearchRequest) (
 	}
 	ranked := make([]bench.Ranked, len(res.Hits))
 	for i, h := range res.Hits {
-		id, ok := strings.CutPrefix(res.Memories[i].Source, benchSourcePrefix)
+		id, ok := strings.CutPrefix(res.Memories[i].Source, sourcePrefix)
 		if !ok {
 			return nil, nil, fmt.Errorf("memory %s in the bench store has source %q, not a bench document id: rebuild the store (delete %s)",
 				res.Memories[i].ID, res.Memories[i].Source, r.manifestPath())
@@ -353,14 +357,14 @@ func (r *engineRetriever) Search(ctx context.Context, req bench.SearchRequest) (
 // slot, status) with how often it happened over the run's queries and the
 // first note seen as an example (notes often quote the query, and one line
 // per query would bury the pattern).
-func (r *engineRetriever) note(run string, res engine.SearchResult) {
+func (r *Retriever) note(run string, res engine.SearchResult) {
 	if r.notes[run] == nil {
-		r.notes[run] = map[string]*benchNote{}
+		r.notes[run] = map[string]*runNote{}
 	}
 	add := func(key, example string) {
 		n := r.notes[run][key]
 		if n == nil {
-			n = &benchNote{example: example}
+			n = &runNote{example: example}
 			r.notes[run][key] = n
 		}
 		n.queries++
@@ -377,14 +381,14 @@ func (r *engineRetriever) note(run string, res engine.SearchResult) {
 	}
 }
 
-type benchNote struct {
+type runNote struct {
 	queries int
 	example string
 }
 
 // Notes lists, for one run, each non-ok space status or fallback with the
 // number of queries it happened in.
-func (r *engineRetriever) Notes(run string) []string {
+func (r *Retriever) Notes(run string) []string {
 	var out []string
 	for k, n := range r.notes[run] {
 		line := fmt.Sprintf("%s ×%d", k, n.queries)
@@ -402,7 +406,7 @@ func (r *engineRetriever) Notes(run string) []string {
 }
 
 // Repro reports the slots of the store as built: producer, sha256, status.
-func (r *engineRetriever) Repro(rp *bench.Repro) {
+func (r *Retriever) Repro(rp *bench.Repro) {
 	rp.Models = rp.Models[:0]
 	for _, s := range r.store.Slots() {
 		p := s.Stored
@@ -435,7 +439,7 @@ func orDefault(v, d int) int {
 }
 
 // Close closes the store and the model sessions.
-func (r *engineRetriever) Close() error {
+func (r *Retriever) Close() error {
 	var err error
 	if r.store != nil {
 		if cerr := r.store.Close(); cerr != nil {
