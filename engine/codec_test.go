@@ -74,25 +74,3 @@ func TestValueRoundTrips(t *testing.T) {
 	}
 }
 
-func TestHyperStoreSwapRemove(t *testing.T) {
-	var h hyperStore
-	row := func(x uint64) []uint64 {
-		b := make([]uint64, fingerprint.HyperWords)
-		b[0] = x
-		return b
-	}
-	for d := uint32(0); d < 4; d++ {
-		h.put(d*2, row(uint64(d)+10))
-	}
-	h.remove(2)       // a middle row: the last moves into its hole
-	h.remove(2)       // absent: no-op
-	h.put(6, row(99)) // replace
-	for doc, want := range map[uint32]uint64{0: 10, 4: 12, 6: 99} {
-		if b := h.get(doc); b == nil || b[0] != want {
-			t.Errorf("doc %d: %v, want %d", doc, b, want)
-		}
-	}
-	if h.get(2) != nil || len(h.docs) != 3 || len(h.words) != 3*fingerprint.HyperWords {
-		t.Errorf("after remove: %v rows", h.docs)
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/indexes"
+	"github.com/cgraph/cgraph/record"
 )
 
 // A column is one per-doc derived family: which slot (and side) it holds,
@@ -99,13 +100,13 @@ var columns = []column{
 		},
 		keep: func(x *indexSet, doc uint32, v fingerprint.Value) {
 			if h, ok := v.(fingerprint.Hyper); ok {
-				x.hyper.put(doc, h.Bits)
+				x.hyper.Put(record.DocNum(doc), h.Bits)
 			}
 		},
 		keepStored: func(x *indexSet, doc uint32, b []byte) error {
 			h, err := decodeHyper(b)
 			if err == nil {
-				x.hyper.put(doc, h.Bits)
+				x.hyper.Put(record.DocNum(doc), h.Bits)
 			}
 			return err
 		}},
@@ -131,13 +132,13 @@ var columns = []column{
 		},
 		keep: func(x *indexSet, doc uint32, v fingerprint.Value) {
 			if e, ok := v.(fingerprint.Entities); ok {
-				x.setNamesLocked(doc, e.Names)
+				x.names.Set(record.DocNum(doc), e.Names)
 			}
 		},
 		keepStored: func(x *indexSet, doc uint32, b []byte) error {
 			e, err := decodeEntities(b)
 			if err == nil {
-				x.setNamesLocked(doc, e.Names)
+				x.names.Set(record.DocNum(doc), e.Names)
 			}
 			return err
 		}},

@@ -45,25 +45,13 @@ type indexSet struct {
 	// live holds every stored doc.
 	live *roaring.Bitmap
 	// hyper holds the E9 hypervectors for Hamming scoring.
-	hyper hyperStore
+	hyper indexes.Hypervectors
 	// e12Dim is the token width of the stored E12 matrices (0: none yet).
 	e12Dim int
-	// sets holds each doc's E11 entity names as sorted ids into names.
-	sets   map[uint32][]uint32
-	nameID map[string]uint32
-	names  []string
-	// meta holds what the temporal slots need per doc, computed into values
-	// by the slots' own embedders at query time (they are cheap and
-	// deterministic, so nothing more is kept in RAM).
-	meta     map[uint32]docMeta
-	sessions map[string]uint32
-}
-
-// docMeta is a doc's creation time, session and position.
-type docMeta struct {
-	createdMilli int64
-	session      uint32 // id in sessions, 0 = none
-	seq          uint64
+	// names holds each doc's E11 entity names for exact-name Jaccard.
+	names *indexes.NameSets
+	// times is what the temporal slots score from after retrieval.
+	times *indexes.DocTimes
 }
 
 func newIndexSet() (*indexSet, error) {
@@ -77,8 +65,7 @@ func newIndexSet() (*indexSet, error) {
 	}
 	x := &indexSet{dense: map[spaceKey]*indexes.Dense{}, m128: m128, bm25: bm25,
 		splade: indexes.NewSplade("E13 SPLADE"), live: roaring.New(),
-		sets: map[uint32][]uint32{}, nameID: map[string]uint32{}, names: []string{""},
-		meta: map[uint32]docMeta{}, sessions: map[string]uint32{}}
+		names: indexes.NewNameSets(), times: indexes.NewDocTimes()}
 	for i := range x.has {
 		x.has[i] = roaring.New()
 	}
@@ -222,9 +209,9 @@ func (x *indexSet) dropSlotLocked(doc uint32, s fingerprint.SlotID) {
 	case fingerprint.E13:
 		x.splade.Delete(record.DocNum(doc))
 	case fingerprint.E11:
-		delete(x.sets, doc)
+		x.names.Remove(record.DocNum(doc))
 	case fingerprint.E9:
-		x.hyper.remove(doc)
+		x.hyper.Remove(record.DocNum(doc))
 	}
 }
 
@@ -236,53 +223,11 @@ func (x *indexSet) remove(doc uint32) {
 		x.dropSlotLocked(doc, s)
 	}
 	x.live.Remove(doc)
-	delete(x.meta, doc)
+	x.times.Remove(record.DocNum(doc))
 }
 
 func (x *indexSet) setMetaLocked(m record.Memory) {
-	md := docMeta{createdMilli: m.CreatedAt.UnixMilli(), seq: m.Sequence}
-	if m.Session != "" {
-		id, ok := x.sessions[m.Session]
-		if !ok {
-			id = uint32(len(x.sessions) + 1)
-			x.sessions[m.Session] = id
-		}
-		md.session = id
-	}
-	x.meta[uint32(m.DocNum)] = md
-}
-
-func (x *indexSet) setNamesLocked(doc uint32, names []string) {
-	ids := make([]uint32, len(names))
-	for i, n := range names {
-		id, ok := x.nameID[n]
-		if !ok {
-			id = uint32(len(x.names))
-			x.names = append(x.names, n)
-			x.nameID[n] = id
-		}
-		ids[i] = id
-	}
-	slices.Sort(ids)
-	x.sets[doc] = ids
-}
-
-// queryNameIDs maps a query's entity names to ids; names no doc has get
-// fresh negative-free ids above every stored one so they count in the union.
-// REQUIRES: x.mu held.
-func (x *indexSet) queryNameIDsLocked(names []string) []uint32 {
-	out := make([]uint32, 0, len(names))
-	next := uint32(len(x.names))
-	for _, n := range names {
-		if id, ok := x.nameID[n]; ok {
-			out = append(out, id)
-		} else {
-			out = append(out, next)
-			next++
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	x.times.Set(m.DocNum, m.CreatedAt, m.Session, m.Sequence)
 }
 
 // ramBytes estimates the heap bytes of the in-memory indexes per slot.
@@ -296,19 +241,12 @@ func (x *indexSet) ramBytes() [fingerprint.NumSlots]int64 {
 	out[fingerprint.E1.Index()] += int64(x.m128.Bytes())
 	out[fingerprint.E6.Index()] += int64(x.bm25.Bytes())
 	out[fingerprint.E13.Index()] += int64(x.splade.Bytes())
-	out[fingerprint.E9.Index()] += x.hyper.bytes()
+	out[fingerprint.E9.Index()] += x.hyper.Bytes()
 	for i := range x.has {
 		out[i] += int64(x.has[i].GetSizeInBytes())
 	}
-	var sets int64
-	for _, s := range x.sets {
-		sets += int64(4*len(s)) + 24 + 16 // ids, slice header, map entry
-	}
-	for _, n := range x.names {
-		sets += int64(len(n)) + 16 + 24 // bytes, string header, dictionary entry
-	}
-	out[fingerprint.E11.Index()] += sets
+	out[fingerprint.E11.Index()] += x.names.Bytes()
 	// The temporal table serves E2, E3 and E4; it is counted once, under E2.
-	out[fingerprint.E2.Index()] += int64(len(x.meta))*(24+4+16) + int64(x.live.GetSizeInBytes())
+	out[fingerprint.E2.Index()] += x.times.Bytes() + int64(x.live.GetSizeInBytes())
 	return out
 }

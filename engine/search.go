@@ -169,4 +169,3 @@ func (s *Engine) encodeOne(ctx context.Context, req SearchRequest, k viewKey) (f
 	return qv.Value, nil
 }
 
-func timeOfMilli(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

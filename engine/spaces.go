@@ -8,7 +8,6 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/cgraph/cgraph/embedders"
-	"github.com/cgraph/cgraph/embedders/entities"
 	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/indexes"
@@ -256,7 +255,7 @@ func searchE9(_ context.Context, sp *spaces, p pipeline.Probe, k int, within *ro
 	out := make([]pipeline.Hit, 0, len(cands))
 	sp.ix.mu.RLock()
 	for _, d := range cands {
-		if sim, ok := sp.ix.hyper.similarity(d, q.Bits); ok {
+		if sim, ok := sp.ix.hyper.Similarity(record.DocNum(d), q.Bits); ok {
 			out = append(out, pipeline.Hit{Doc: record.DocNum(d), Score: sim})
 		}
 	}
@@ -306,27 +305,14 @@ func searchE11(_ context.Context, sp *spaces, p pipeline.Probe, k int, within *r
 
 // jaccard scores every doc with an entity set (in within when non-nil) by
 // the Jaccard overlap with names; the top k, zeros included when fewer
-// overlap. Cost O(docs scored × set size).
+// overlap.
 func (sp *spaces) jaccard(names []string, k int, within *roaring.Bitmap) []pipeline.Hit {
-	x := sp.ix
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	qids := x.queryNameIDsLocked(names)
-	var out []pipeline.Hit
-	score := func(doc uint32) {
-		if set, ok := x.sets[doc]; ok {
-			out = append(out, pipeline.Hit{Doc: record.DocNum(doc), Score: entities.SortedJaccard(qids, set)})
-		}
-	}
-	if within != nil {
-		it := within.Iterator()
-		for it.HasNext() {
-			score(it.Next())
-		}
-	} else {
-		for doc := range x.sets {
-			score(doc)
-		}
+	sp.ix.mu.RLock()
+	hs := sp.ix.names.Jaccard(names, within)
+	sp.ix.mu.RUnlock()
+	out := make([]pipeline.Hit, len(hs))
+	for i, h := range hs {
+		out[i] = pipeline.Hit{Doc: h.Doc, Score: float64(h.Score)}
 	}
 	return topHits(out, k)
 }
@@ -439,21 +425,17 @@ func searchTemporal(ctx context.Context, sp *spaces, p pipeline.Probe, k int, wi
 	}
 	x := sp.ix
 	x.mu.RLock()
-	var sess uint32
-	if p.Slot == fingerprint.E4 {
-		sess = x.sessions[sp.q.session]
-	}
 	var docs []uint32
 	var inputs []embedders.Input
 	it := roaring.And(within, x.has[p.Slot.Index()]).Iterator()
 	for it.HasNext() {
 		d := it.Next()
-		md, ok := x.meta[d]
-		if !ok || (p.Slot == fingerprint.E4 && (sess == 0 || md.session != sess)) {
+		created, seq, inSession, ok := x.times.Get(record.DocNum(d), sp.q.session)
+		if !ok || (p.Slot == fingerprint.E4 && !inSession) {
 			continue
 		}
 		docs = append(docs, d)
-		inputs = append(inputs, embedders.Input{Created: timeOfMilli(md.createdMilli), Session: sp.q.session, Seq: md.seq})
+		inputs = append(inputs, embedders.Input{Created: created, Session: sp.q.session, Seq: seq})
 	}
 	x.mu.RUnlock()
 	if len(docs) == 0 {

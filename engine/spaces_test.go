@@ -63,7 +63,7 @@ func representable(t *testing.T, sp *spaces, p pipeline.Probe, within *roaring.B
 		d := it.Next()
 		switch p.Slot {
 		case fingerprint.E4:
-			if sp.ix.meta[d].session != sp.ix.sessions["s1"] {
+			if _, _, in, _ := sp.ix.times.Get(record.DocNum(d), "s1"); !in {
 				continue
 			}
 		case fingerprint.E6, fingerprint.E13:

@@ -1,8 +1,10 @@
 package fingerprint
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 )
 
@@ -310,4 +312,39 @@ func Matryoshka128(v []float32) []float32 {
 		out[i] = float32(float64(out[i]) * inv)
 	}
 	return out
+}
+
+// HammingSimilarity is 1 − Hamming(a, b)/(64·len(a)) of two hypervectors of
+// the same length: 1 for equal vectors, about 0.5 for unrelated ones (E9).
+// Cost O(len(a)).
+func HammingSimilarity(a, b []uint64) float64 {
+	d := 0
+	for i := range a {
+		d += bits.OnesCount64(a[i] ^ b[i])
+	}
+	return 1 - float64(d)/float64(64*len(a))
+}
+
+// SortedJaccard returns |a ∩ b| / |a ∪ b| of two sorted, duplicate-free
+// sets, in [0, 1]; 0 when both are empty (E11 names, or their interned ids).
+// Cost O(len(a)+len(b)).
+func SortedJaccard[T cmp.Ordered](a, b []T) float64 {
+	i, j, inter := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			inter++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
 }

@@ -7,7 +7,6 @@
 package entities
 
 import (
-	"cmp"
 	"crypto/sha256"
 	_ "embed"
 	"fmt"
@@ -15,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/cgraph/cgraph/fingerprint"
 )
 
 // Kind prefixes of canonical entity names ("lib:rocksdb").
@@ -338,27 +339,4 @@ func errorName(s string) bool {
 
 // Jaccard returns |a ∩ b| / |a ∪ b| of two sorted, duplicate-free sets, in
 // [0, 1]; 0 when both are empty. Cost O(len(a)+len(b)).
-func Jaccard(a, b []string) float64 { return SortedJaccard(a, b) }
-
-// SortedJaccard is Jaccard over any ordered element type, e.g. the interned
-// name ids of an index.
-func SortedJaccard[T cmp.Ordered](a, b []T) float64 {
-	i, j, inter := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			inter++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	union := len(a) + len(b) - inter
-	if union == 0 {
-		return 0
-	}
-	return float64(inter) / float64(union)
-}
+func Jaccard(a, b []string) float64 { return fingerprint.SortedJaccard(a, b) }

@@ -232,13 +232,7 @@ func ripple(planes *[64]uint64, from int, v uint64) {
 
 // Similarity is 1 − Hamming(a, b)/HyperBits: 1 for equal vectors, about 0.5
 // for unrelated ones. Cost O(HyperWords).
-func Similarity(a, b []uint64) float64 {
-	d := 0
-	for i := range a {
-		d += bits.OnesCount64(a[i] ^ b[i])
-	}
-	return 1 - float64(d)/nbits
-}
+func Similarity(a, b []uint64) float64 { return fingerprint.HammingSimilarity(a, b) }
 
 // projection assigns every bit to one of ProjectionDims buckets with a sign
 // (a count sketch), fixed by the seed.
