@@ -73,4 +73,3 @@ func TestValueRoundTrips(t *testing.T) {
 		t.Error("unknown version accepted")
 	}
 }
-

@@ -168,4 +168,3 @@ func (s *Engine) encodeOne(ctx context.Context, req SearchRequest, k viewKey) (f
 	}
 	return qv.Value, nil
 }
-
