@@ -3,7 +3,6 @@ package indexes
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -269,17 +268,4 @@ func (x *BM25) search(query []string, k int, filter *roaring.Bitmap, a algo) (Hi
 	defer x.mu.RUnlock()
 	qs, score := x.resolveLocked(query)
 	return x.ix.topK(qs, k, filter, score, a, math.MaxInt), nil
-}
-
-// Postings returns an iterator over the docs containing term, or an empty one.
-// The iterator reads a copy, so it stays valid across later writes. Cost O(df).
-func (x *BM25) Postings(term string) Iterator {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	id, ok := x.dict[term]
-	if !ok {
-		return Empty()
-	}
-	p := x.ix.terms[id]
-	return &postingIter{p: &postingList{docs: slices.Clone(p.docs)}}
 }

@@ -16,11 +16,9 @@
 // Documents are record.DocNum (dense uint32 numbers from the engine; per-number tables
 // cost a few bytes up to the largest number). Results are Hits, best first
 // (score descending, ties by ascending record.DocNum, so results are deterministic).
-// Candidate sets move between stages as roaring bitmaps or as an Iterator
-// (Next/Seek/At/Err, after prometheus/tsdb's Postings) with Intersect, Merge and
-// Without combinators; Hits.Iter, FromBitmap and BM25/Splade.Postings produce
-// one. Scores keep their index's scale (cosine, BM25, sparse dot, MaxSim sum):
-// fuse ranks, never raw scores.
+// Candidate sets move between stages as roaring bitmaps (every Search takes
+// one as its "within" set). Scores keep their index's scale (cosine, BM25,
+// sparse dot, MaxSim sum): fuse ranks, never raw scores.
 //
 // Concurrency: every index is safe for concurrent use. Searches share a read
 // lock; Add, Delete and Build take the write lock (one writer at a time; Build

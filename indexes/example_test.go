@@ -28,13 +28,3 @@ func ExampleDense() {
 	fmt.Println(hits.Docs())
 	// Output: [11]
 }
-
-func ExampleIntersect() {
-	recall := indexes.FromBitmap(roaring.BitmapOf(1, 2, 3, 5, 8))
-	deleted := indexes.FromBitmap(roaring.BitmapOf(3))
-	ann := indexes.Hits{{Doc: 8, Score: 0.9}, {Doc: 2, Score: 0.7}, {Doc: 4, Score: 0.6}}
-	ann.SortByDoc()
-	docs, _ := indexes.ToSlice(indexes.Without(indexes.Intersect(recall, ann.Iter()), deleted))
-	fmt.Println(docs)
-	// Output: [2 8]
-}

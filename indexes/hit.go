@@ -49,18 +49,6 @@ func (h Hits) SortByScore() {
 	})
 }
 
-// SortByDoc sorts h by ascending record.DocNum, the order Iter needs.
-func (h Hits) SortByDoc() {
-	slices.SortFunc(h, func(a, b Hit) int {
-		switch {
-		case a.Doc < b.Doc:
-			return -1
-		case a.Doc > b.Doc:
-			return 1
-		}
-		return 0
-	})
-}
 
 // Docs returns the doc numbers of h in h's order.
 func (h Hits) Docs() []record.DocNum {

@@ -87,23 +87,6 @@ func byDoc(docs []record.DocNum) []int {
 	return idx
 }
 
-// postingIter adapts a posting list to Iterator.
-type postingIter struct {
-	p *postingList
-	i int
-}
-
-func (it *postingIter) Next() bool { it.i++; return it.i <= len(it.p.docs) }
-func (it *postingIter) Seek(d record.DocNum) bool {
-	if it.i == 0 {
-		it.i = 1
-	}
-	it.i = it.p.seek(it.i-1, d) + 1
-	return it.i <= len(it.p.docs)
-}
-func (it *postingIter) At() record.DocNum { return it.p.docs[it.i-1] }
-func (it *postingIter) Err() error        { return nil }
-
 // inverted is the core shared by BM25 and Splade: posting lists, per-doc term
 // lists (for deletes) and lengths, and the top-k algorithms. It is not safe for
 // concurrent use; the wrappers lock.

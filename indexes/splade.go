@@ -2,7 +2,6 @@ package indexes
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -164,15 +163,4 @@ func (x *Splade) Search(q fingerprint.Sparse, k int, filter *roaring.Bitmap) (Hi
 // SearchExhaustive is Search scoring every posting: the reference and baseline.
 func (x *Splade) SearchExhaustive(q fingerprint.Sparse, k int, filter *roaring.Bitmap) (Hits, error) {
 	return x.search(q, k, filter, algoExhaustive)
-}
-
-// Postings returns an iterator over a copy of term's documents.
-func (x *Splade) Postings(term TermID) Iterator {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	p := x.ix.terms[term]
-	if p == nil {
-		return Empty()
-	}
-	return &postingIter{p: &postingList{docs: slices.Clone(p.docs)}}
 }
