@@ -49,7 +49,6 @@ func (h Hits) SortByScore() {
 	})
 }
 
-
 // Docs returns the doc numbers of h in h's order.
 func (h Hits) Docs() []record.DocNum {
 	out := make([]record.DocNum, len(h))

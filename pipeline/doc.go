@@ -5,8 +5,12 @@
 //
 // Fusion and planning are pure functions over ranked lists; the pipeline reaches
 // indexes through the small Spaces interface it owns and never touches storage.
-// Run is the entry point; WRRF, MergeDirections, E10Multiplier and
-// ExactNameMultiplier are the pure parts, usable on their own.
+// Run is the entry point; Plan(req) lists every probe Run may make for a
+// request (the query views the caller encodes first — Run never probes
+// outside it); WRRF, MergeDirections, E10Multiplier and ExactNameMultiplier
+// are the pure parts, usable on their own. Which slots fuse, lead or only
+// badge, and what the sides of a pair are called, come from fingerprint's
+// slot-facts table.
 //
 // # Stages and modes
 //
