@@ -302,3 +302,31 @@ func TestSearchBesideWriter(t *testing.T) {
 		t.Errorf("add beside the writer: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestSearchDirectionEndToEnd: through the real binary's command path and the
+// real models, --direction causes compares the query's effect view with the
+// stored cause vectors (E5) and its target view with the source vectors
+// (E8) — the side the public implementation of this design had backwards —
+// and --direction effects the reverse; the spaces report says which.
+func TestSearchDirectionEndToEnd(t *testing.T) {
+	db := sharedSampleStore(t)
+	models := realModelsDir(t)
+	for _, tc := range []struct{ dir, view string }{{"causes", "backward"}, {"effects", "forward"}} {
+		var got searchOut
+		oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", models, "--json", "search",
+			"why did writes to the database fail", "--profile", "causal_reasoning", "--weight", "E8=0.2",
+			"--direction", tc.dir, "--explain").stdout, &got)
+		seen := map[string]bool{}
+		for _, sp := range got.Spaces {
+			if sp.Slot == "E5" || sp.Slot == "E8" {
+				seen[sp.Slot] = true
+				if sp.View != tc.view {
+					t.Errorf("--direction %s: %s searched with view %q, want %q", tc.dir, sp.Slot, sp.View, tc.view)
+				}
+			}
+		}
+		if !seen["E5"] || !seen["E8"] {
+			t.Errorf("--direction %s: spaces report %+v lacks E5 or E8", tc.dir, got.Spaces)
+		}
+	}
+}
