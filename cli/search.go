@@ -40,6 +40,7 @@ type searchFlags struct {
 	direction            string
 	topK                 int
 	recallK, filterK     int
+	denseRecallK         int
 	fusionK              int
 	session              string
 	seq                  uint64
@@ -127,7 +128,8 @@ func bindSearchFlags(cmd *cobra.Command, f *searchFlags) {
 	fl.StringVar(&f.embedder, "embedder", "", "primary slot for embedder_first, e.g. E6 (implies --mode embedder_first)")
 	fl.StringVar(&f.direction, "direction", "", "E5/E8 direction: causes (query is an effect) or effects (query is a cause); default both")
 	fl.IntVar(&f.topK, "top-k", pipeline.DefaultTopK, "number of results")
-	fl.IntVar(&f.recallK, "recall-k", pipeline.DefaultRecallK, "pipeline S1 recall candidates")
+	fl.IntVar(&f.recallK, "recall-k", pipeline.DefaultRecallK, "pipeline S1 sparse recall candidates per source (E13, E6)")
+	fl.IntVar(&f.denseRecallK, "dense-recall-k", pipeline.DefaultDenseRecallK, "pipeline S1 dense recall candidates (E1)")
 	fl.IntVar(&f.filterK, "filter-k", pipeline.DefaultFilterK, "pipeline S2 filter candidates")
 	fl.IntVar(&f.fusionK, "fusion-k", pipeline.DefaultFusionK, "S3 fusion output, and per-slot k in multi_space")
 	fl.StringVar(&f.session, "session", "", "anchor E4 sequence scores in this session (with --seq)")
@@ -210,7 +212,7 @@ func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchReq
 		name string
 		v    int
 		dst  *int
-	}{{"recall-k", f.recallK, &req.RecallK}, {"filter-k", f.filterK, &req.FilterK}, {"fusion-k", f.fusionK, &req.FusionK}} {
+	}{{"recall-k", f.recallK, &req.RecallK}, {"dense-recall-k", f.denseRecallK, &req.DenseRecallK}, {"filter-k", f.filterK, &req.FilterK}, {"fusion-k", f.fusionK, &req.FusionK}} {
 		if k.v < 1 {
 			return req, usagef("give a positive number", "--%s %d is not positive", k.name, k.v)
 		}
@@ -235,8 +237,6 @@ type searcher interface {
 // searchError adds how to fix the errors a search can end with.
 func searchError(err error) error {
 	switch {
-	case errors.Is(err, pipeline.ErrNoRecall):
-		return fmt.Errorf("%w: use --mode multi_space, or install a model: see `cgraph embedders` and `cgraph models list`", err)
 	case errors.Is(err, pipeline.ErrUnavailable):
 		return fmt.Errorf("%w: see `cgraph embedders` for which slots are ready, and `cgraph models pull ID` to install a model", err)
 	}

@@ -205,11 +205,12 @@ func TestSearchSessionAnchor(t *testing.T) {
 			t.Errorf("result %d is not a turn of the anchor session with the badge: session %q badges %v", i, r.Memory.Session, r.Badges)
 		}
 	}
-	// Without the anchor E4 cannot score, and says why.
+	// Without the anchor E4 has nothing to score: empty, saying why (not
+	// "unavailable", which would suggest installing something).
 	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", realModelsDir(t), "--json", "search", "what did the assistant answer",
 		"--profile", "sequence_navigation").stdout, &got)
 	for _, sp := range got.Spaces {
-		if sp.Slot == "E4" && (sp.Status != pipeline.StatusUnavailable || !strings.Contains(sp.Note, "session")) {
+		if sp.Slot == "E4" && (sp.Status != pipeline.StatusEmpty || !strings.Contains(sp.Note, "session")) {
 			t.Errorf("E4 without an anchor: %+v", sp)
 		}
 	}
@@ -327,6 +328,48 @@ func TestSearchDirectionEndToEnd(t *testing.T) {
 		}
 		if !seen["E5"] || !seen["E8"] {
 			t.Errorf("--direction %s: spaces report %+v lacks E5 or E8", tc.dir, got.Spaces)
+		}
+	}
+}
+
+// oddQueries are query shapes that once failed a search: symbols only (a
+// pasted glob), an escaped regular expression, one character, emoji,
+// non-Latin text, and 10 KB of text.
+var oddQueries = map[string]string{
+	"glob":      `': '**', '**/**/**': '**' },`,
+	"regexp":    `\(\?:\[a-z\]\+\)\*`,
+	"one char":  "x",
+	"emoji":     "🚀🔥",
+	"non-latin": "数据库连接失败 ошибка записи",
+	"10 KB":     strings.Repeat("error writing the store ", 440),
+}
+
+// TestEveryModeAnswersOddQueries: every mode answers every non-empty query;
+// a slot with nothing to say about it is reported (empty or unavailable,
+// with the reason), and the search never fails because of it.
+func TestEveryModeAnswersOddQueries(t *testing.T) {
+	db := sharedSampleStore(t)
+	models := realModelsDir(t)
+	for name, q := range oddQueries {
+		for _, mode := range []string{"pipeline", "multi_space", "e1_only"} {
+			r := run(t, "", "--db", db, "--models-dir", models, "--json", "search", q, "--mode", mode, "--profile", "pipeline_full")
+			if r.code != ExitOK {
+				t.Errorf("%s query, %s: exit %d: %s", name, mode, r.code, r.stderr)
+				continue
+			}
+			var got searchOut
+			oneJSON(t, r.stdout, &got)
+			if len(got.Spaces) == 0 {
+				t.Errorf("%s query, %s: no space reported", name, mode)
+			}
+			for _, sp := range got.Spaces {
+				if sp.Status != "ok" && sp.Note == "" {
+					t.Errorf("%s query, %s: %s is %s without a reason", name, mode, sp.Slot, sp.Status)
+				}
+				if len(sp.Note) > 2000 {
+					t.Errorf("%s query, %s: %s's note is %d bytes: the query is echoed", name, mode, sp.Slot, len(sp.Note))
+				}
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cgraph/cgraph/fingerprint"
@@ -74,6 +75,33 @@ type Embedder interface {
 
 // ErrUnavailable marks a slot that has no producer installed.
 var ErrUnavailable = errors.New("embedder unavailable")
+
+// ErrNothingToEmbed marks a query that holds nothing the slot represents: no
+// keyword for E6, no entity for E11, no session for E4, no letter for E9.
+// The slot is working; it just has nothing to say about this query, so a
+// search reports it empty (with the reason) rather than unavailable.
+var ErrNothingToEmbed = errors.New("nothing in the query for this slot")
+
+// Nothing returns an error saying why a query holds nothing for the slot;
+// its text is the reason alone and errors.Is(err, ErrNothingToEmbed) holds.
+func Nothing(format string, args ...any) error {
+	return nothing(fmt.Sprintf(format, args...))
+}
+
+type nothing string
+
+// Quote is text quoted for a message, cut to its first 60 characters: a
+// long query must not be echoed whole in every slot's note.
+func Quote(text string) string {
+	const max = 60
+	if r := []rune(text); len(r) > max {
+		return strconv.Quote(string(r[:max])) + "…"
+	}
+	return strconv.Quote(text)
+}
+
+func (n nothing) Error() string        { return string(n) }
+func (n nothing) Is(target error) bool { return target == ErrNothingToEmbed }
 
 // QuerySide checks q.As for slot s and returns it: a side for an
 // asymmetric slot, 0 for a symmetric one.

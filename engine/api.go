@@ -121,8 +121,9 @@ type SearchRequest struct {
 	Embedder  fingerprint.SlotID // embedder_first: the primary slot
 	Direction pipeline.Direction // E5/E8 views
 	TopK      int
-	// RecallK, FilterK and FusionK are the stage sizes (S1, S2, S3).
-	RecallK, FilterK, FusionK int
+	// RecallK, FilterK and FusionK are the stage sizes (S1 sparse, S2,
+	// S3); DenseRecallK is S1's dense recall depth.
+	RecallK, FilterK, FusionK, DenseRecallK int
 	// Now anchors E2 recency and E3 periodicity; zero means time.Now().
 	Now time.Time
 	// Session and Seq anchor E4 (sequence_navigation): "near position Seq of

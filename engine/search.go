@@ -44,7 +44,7 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		}
 	}
 	preq := pipeline.Request{Query: req.Query, Profile: req.Profile, Mode: req.Mode, Primary: req.Embedder,
-		Direction: req.Direction, TopK: req.TopK, RecallK: req.RecallK, FilterK: req.FilterK, FusionK: req.FusionK,
+		Direction: req.Direction, TopK: req.TopK, RecallK: req.RecallK, DenseRecallK: req.DenseRecallK, FilterK: req.FilterK, FusionK: req.FusionK,
 		NoThresholds: req.NoThresholds, Partial: req.Partial}
 	keys, err := planViews(preq)
 	if err != nil {
@@ -139,10 +139,13 @@ func (s *Engine) encode(ctx context.Context, req SearchRequest, keys []viewKey) 
 				q.views[k] = v
 			case ctx.Err() != nil || (k.slot == fingerprint.E1 && !errors.Is(err, embedders.ErrUnavailable)):
 				errs[i] = fmt.Errorf("search: encode the query for %s: %w", k.slot, err)
+			case errors.Is(err, embedders.ErrNothingToEmbed):
+				// The slot works but the query holds nothing it represents
+				// (no keyword, entity, session): reported empty, with why.
+				q.missing[k] = pipeline.NothingToSearch(err)
 			default:
-				// No model, or nothing in this query the slot can represent
-				// (no session for E4, no entity for E11, no code structure
-				// for E8): the slot is reported unavailable with the reason.
+				// No model (or no code structure for E8): the slot is
+				// reported unavailable with the reason.
 				q.missing[k] = fmt.Errorf("%w: query view: %w", pipeline.ErrUnavailable, err)
 			}
 		})

@@ -517,13 +517,13 @@ func TestSearchOnModelFreeRegistry(t *testing.T) {
 	if len(res.Memories) == 0 || res.Memories[0].ID != ms[1].ID {
 		t.Fatalf("E9: %+v", res.Hits)
 	}
-	// The pipeline recalls from E6 when E13 has no model, and says so.
+	// The pipeline recalls from E6 when E13 and E1 have no model, and says so.
 	p, _ := profiles.Lookup("pipeline_full")
 	res, err = s.Search(ctx, SearchRequest{Query: "rocksdb build", Profile: p, Mode: pipeline.ModePipeline, Now: now, NoThresholds: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Hits) == 0 || !strings.Contains(res.Trace[0].Note, "fell back to E6") {
+	if len(res.Hits) == 0 || !strings.Contains(res.Trace[0].Note, "E13 k=10000 0 (unavailable), E6 k=10000 2 (ok)") {
 		t.Fatalf("pipeline: %d hits, trace %+v", len(res.Hits), res.Trace)
 	}
 	for _, sr := range res.Spaces {

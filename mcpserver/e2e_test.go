@@ -519,3 +519,26 @@ func TestMCPInspector(t *testing.T) {
 		t.Fatal("the script did not report its checks")
 	}
 }
+
+// TestMCPAnswersOddQueries: search_graph answers symbol-only, one-character,
+// emoji, non-Latin and 10 KB queries in every mode without a tool error, and
+// no slot's note echoes the whole query.
+func TestMCPAnswersOddQueries(t *testing.T) {
+	e := newE2E(t)
+	cs, _ := e.start()
+	for name, q := range map[string]string{
+		"glob": `': '**', '**/**/**': '**' },`, "one char": "x", "emoji": "🚀🔥",
+		"non-latin": "数据库连接失败", "10 KB": strings.Repeat("error writing the store ", 440),
+	} {
+		for _, mode := range []string{"pipeline", "multi_space", "e1_only"} {
+			r := call(t, cs, "search_graph", map[string]any{"query": q, "mode": mode, "profile": "pipeline_full"})
+			if r.isError {
+				t.Errorf("%s query, %s: tool error: %s", name, mode, r.text)
+				continue
+			}
+			if len(r.text) > 64<<10 {
+				t.Errorf("%s query, %s: %d bytes of answer", name, mode, len(r.text))
+			}
+		}
+	}
+}

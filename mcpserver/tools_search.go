@@ -27,8 +27,6 @@ func (s *Server) search(ctx context.Context, req engine.SearchRequest, notes ...
 
 func searchError(err error) error {
 	switch {
-	case errors.Is(err, pipeline.ErrNoRecall):
-		return fmt.Errorf("%w: use search_graph with mode multi_space, or install a model (see list_embedder_indexes; `cgraph models pull ID`)", err)
 	case errors.Is(err, pipeline.ErrUnavailable):
 		return fmt.Errorf("%w: list_embedder_indexes shows which slots have a model; pick a ready slot or install the model with `cgraph models pull ID`", err)
 	}

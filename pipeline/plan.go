@@ -9,13 +9,14 @@ import (
 // The fixed probes of the stages. Run and Plan both use these, so the plan
 // of a request and the searches it makes cannot drift apart.
 var (
-	recallProbe     = Probe{Slot: fingerprint.E13}                                         // S1
-	recallFallback  = Probe{Slot: fingerprint.E6}                                          // S1 without E13
-	filterProbe     = Probe{Slot: fingerprint.E1, View: ViewMatryoshka128}                 // S2
-	rerankProbe     = Probe{Slot: fingerprint.E12}                                         // S4
-	e10BoostProbe   = Probe{Slot: fingerprint.E10, View: ViewForward}                      // S3, E10 boost on E1
-	exactNamesProbe = Probe{Slot: fingerprint.E11, View: ViewEntitySet}                    // S3, E11 exact names
-	badgeSlots      = []fingerprint.SlotID{fingerprint.E2, fingerprint.E3, fingerprint.E4} // S5
+	recallProbe      = Probe{Slot: fingerprint.E13}                                         // S1 sparse
+	recallFallback   = Probe{Slot: fingerprint.E6}                                          // S1 sparse
+	denseRecallProbe = Probe{Slot: fingerprint.E1}                                          // S1 dense
+	filterProbe      = Probe{Slot: fingerprint.E1, View: ViewMatryoshka128}                 // S2
+	rerankProbe      = Probe{Slot: fingerprint.E12}                                         // S4
+	e10BoostProbe    = Probe{Slot: fingerprint.E10, View: ViewForward}                      // S3, E10 boost on E1
+	exactNamesProbe  = Probe{Slot: fingerprint.E11, View: ViewEntitySet}                    // S3, E11 exact names
+	badgeSlots       = []fingerprint.SlotID{fingerprint.E2, fingerprint.E3, fingerprint.E4} // S5
 )
 
 // Plan returns every probe Run may make for req — the query views a caller
@@ -49,7 +50,7 @@ func Plan(req Request) ([]Probe, error) {
 	}
 	switch req.Mode {
 	case ModePipeline:
-		add(recallProbe, recallFallback)
+		add(recallProbe, recallFallback, denseRecallProbe)
 		for _, s := range req.Profile.ExtraRecall {
 			add(Probe{Slot: s})
 		}

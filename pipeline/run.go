@@ -20,9 +20,12 @@ import (
 // Defaults for Request fields left at zero.
 const (
 	DefaultTopK    = 10
-	DefaultRecallK = 10_000 // S1
-	DefaultFilterK = 1_000  // S2
-	DefaultFusionK = 100    // S3 output, and per-slot k in multi_space
+	DefaultRecallK = 10_000 // S1 sparse recall (E13, E6)
+	// DefaultDenseRecallK is S1's dense recall (E1 ANN): the documents that
+	// share no keyword with the query come back through it.
+	DefaultDenseRecallK = 1_000
+	DefaultFilterK      = 1_000 // S2
+	DefaultFusionK      = 100   // S3 output, and per-slot k in multi_space
 	// DefaultRerankWeight is E12's WRRF weight in S4 when the profile gives
 	// E12 no weight of its own (most profiles: E12 reranks only).
 	DefaultRerankWeight = 0.15
@@ -37,9 +40,12 @@ type Request struct {
 	Primary   fingerprint.SlotID // embedder_first: the slot to search
 	Direction Direction          // E5/E8 views
 	TopK      int
-	RecallK   int // S1 candidates
-	FilterK   int // S2 candidates
-	FusionK   int // S3 output; per-slot k in multi_space
+	RecallK   int // S1 sparse candidates per source (E13, E6)
+	// DenseRecallK is S1's dense recall depth (E1 ANN); 0 means
+	// DefaultDenseRecallK.
+	DenseRecallK int
+	FilterK      int // S2 candidates
+	FusionK      int // S3 output; per-slot k in multi_space
 	// RerankWeight is E12's weight in S4 when the profile weighs E12 0.
 	RerankWeight float64
 	// ExactNameBoost is beta in the E11 factor 1 + beta·Jaccard.
@@ -50,9 +56,6 @@ type Request struct {
 	// other spaces; by default the first index error fails the search.
 	Partial bool
 }
-
-// ErrNoRecall is returned when neither E13 nor its fallback E6 can be searched.
-var ErrNoRecall = errors.New("no recall source: E13 and its fallback E6 are both unavailable")
 
 func (r Request) withDefaults() (Request, error) {
 	if err := r.Profile.Validate(); err != nil {
@@ -68,7 +71,7 @@ func (r Request) withDefaults() (Request, error) {
 		name string
 		v    *int
 		def  int
-	}{{"top-k", &r.TopK, DefaultTopK}, {"recall k", &r.RecallK, DefaultRecallK},
+	}{{"top-k", &r.TopK, DefaultTopK}, {"recall k", &r.RecallK, DefaultRecallK}, {"dense recall k", &r.DenseRecallK, DefaultDenseRecallK},
 		{"filter k", &r.FilterK, DefaultFilterK}, {"fusion k", &r.FusionK, DefaultFusionK}} {
 		if *f.v < 0 {
 			return r, fmt.Errorf("search request: %s is %d: give a positive number or 0 for the default %d", f.name, *f.v, f.def)
@@ -215,6 +218,9 @@ func (r *run) do(j job) (outcome, error) {
 	hits, err := r.sp.Search(r.ctx, j.probe, j.k, j.within)
 	if errors.Is(err, ErrUnavailable) {
 		return outcome{status: StatusUnavailable, note: err.Error()}, nil
+	}
+	if errors.Is(err, ErrNothingToSearch) {
+		return outcome{status: StatusEmpty, note: err.Error()}, nil
 	}
 	if err != nil {
 		return outcome{}, err

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -14,62 +15,52 @@ import (
 
 // pipeline runs S1–S4; validate runs S5.
 func (r *run) pipeline() ([]*cand, error) {
-	// S1 recall: E13, falling back to E6; plus the profile's extra recall
-	// slots, whose hits are protected from the S2 filter.
+	// S1 recall: the union of sparse recall (E13 where it has a model, and
+	// E6), dense recall (E1 ANN) and the profile's extra recall slots, all
+	// searched in parallel. Each source's top FusionK is protected from the
+	// S2 filter, so S3 sees every document some recall source ranks high.
 	start := time.Now()
-	recallSlot := fingerprint.E13
-	outs, err := r.searchAll(StageRecall, []job{{probe: recallProbe, k: r.req.RecallK, weight: r.weight(fingerprint.E13)}})
+	jobs := []job{
+		{probe: recallProbe, k: r.req.RecallK, weight: r.weight(fingerprint.E13)},
+		{probe: recallFallback, k: r.req.RecallK, weight: r.weight(fingerprint.E6)},
+		{probe: denseRecallProbe, k: r.req.DenseRecallK, weight: r.weight(fingerprint.E1)},
+	}
+	for _, s := range r.req.Profile.ExtraRecall {
+		jobs = append(jobs, job{probe: Probe{Slot: s}, k: r.req.FusionK, weight: r.weight(s)})
+	}
+	outs, err := r.searchAll(StageRecall, jobs)
 	if err != nil {
 		return nil, err
 	}
-	recall := outs[0]
-	note := fmt.Sprintf("E13 recall k=%d", r.req.RecallK)
-	if recall.status != StatusOK {
-		// Unavailable, empty (no query term in the E13 vocabulary) or failed
-		// (Partial): try E6, and say so.
-		outs, err = r.searchAll(StageRecall, []job{{probe: recallFallback, k: r.req.RecallK, weight: r.weight(fingerprint.E6)}})
-		if err != nil {
-			return nil, err
+	recallRank := make(map[record.DocNum]SlotScore)
+	recallSlot := fingerprint.SlotID(0) // the first source that returned hits: its order backs S2
+	var recallOrder []Hit
+	cands, protected := roaring.New(), roaring.New()
+	var notes []string
+	for i, o := range outs {
+		s := jobs[i].probe.Slot
+		notes = append(notes, fmt.Sprintf("%s k=%d %d (%s)", jobs[i].probe, jobs[i].k, len(o.hits), o.status))
+		if len(o.hits) == 0 {
+			continue
 		}
-		e6 := outs[0]
-		switch {
-		case recall.status == StatusUnavailable && e6.status == StatusUnavailable:
-			return nil, fmt.Errorf("%s: %w (%s; %s)", StageRecall, ErrNoRecall, recall.note, e6.note)
-		case e6.status == StatusOK:
-			note = fmt.Sprintf("E13 %s (%s): fell back to E6 recall k=%d", recall.status, recall.note, r.req.RecallK)
-			recallSlot, recall = fingerprint.E6, e6
-		default:
-			note = fmt.Sprintf("E13 %s (%s) and fallback E6 %s (%s): no recall candidates", recall.status, recall.note, e6.status, e6.note)
+		if recallSlot == 0 {
+			recallSlot, recallOrder = s, o.hits
+			for rank, h := range o.hits {
+				recallRank[h.Doc] = SlotScore{Rank: rank, Score: h.Score}
+			}
 		}
-	}
-	recallRank := make(map[record.DocNum]SlotScore, len(recall.hits))
-	cands := roaring.New()
-	for i, h := range recall.hits {
-		recallRank[h.Doc] = SlotScore{Rank: i, Score: h.Score}
-		cands.Add(uint32(h.Doc))
-	}
-	protected := roaring.New()
-	if len(r.req.Profile.ExtraRecall) > 0 {
-		var jobs []job
-		for _, s := range r.req.Profile.ExtraRecall {
-			jobs = append(jobs, job{probe: Probe{Slot: s}, k: r.req.FusionK, weight: r.weight(s)})
-		}
-		outs, err := r.searchAll(StageRecall, jobs)
-		if err != nil {
-			return nil, err
-		}
-		for i, o := range outs {
-			for _, h := range o.hits {
+		for rank, h := range o.hits {
+			cands.Add(uint32(h.Doc))
+			if rank < r.req.FusionK {
 				protected.Add(uint32(h.Doc))
 			}
-			note += fmt.Sprintf("; +%s %d candidates (%s)", jobs[i].probe.Slot, len(o.hits), o.status)
 		}
-		cands.Or(protected)
 	}
+	note := "union of " + strings.Join(notes, ", ")
 	r.trace(StageRecall, start, int(cands.GetCardinality()), note)
 	if cands.IsEmpty() {
 		for _, st := range []Stage{StageFilter, StageFusion, StageRerank} {
-			r.trace(st, time.Now(), 0, "no candidates")
+			r.trace(st, time.Now(), 0, "no candidates: no recall source returned any (see spaces)")
 		}
 		return nil, nil
 	}
@@ -82,7 +73,7 @@ func (r *run) pipeline() ([]*cand, error) {
 	}
 	filtered := roaring.New()
 	if outs[0].status != StatusOK {
-		for i, h := range recall.hits {
+		for i, h := range recallOrder {
 			if i >= r.req.FilterK {
 				break
 			}
@@ -95,11 +86,9 @@ func (r *run) pipeline() ([]*cand, error) {
 		}
 		note = fmt.Sprintf("E1-M128 top %d", r.req.FilterK)
 	}
-	if !protected.IsEmpty() {
-		before := filtered.GetCardinality()
-		filtered.Or(protected)
-		note += fmt.Sprintf("; %d extra-recall candidates kept past the filter", filtered.GetCardinality()-before)
-	}
+	before := filtered.GetCardinality()
+	filtered.Or(protected)
+	note += fmt.Sprintf("; %d more kept past the filter as a recall source's top %d", filtered.GetCardinality()-before, r.req.FusionK)
 	r.trace(StageFilter, start, int(filtered.GetCardinality()), note)
 
 	// S3 fusion: every fused slot, each scoring the whole filtered set.

@@ -122,6 +122,20 @@ func (p Probe) String() string {
 // then applies the slot's documented fallback and reports it.
 var ErrUnavailable = errors.New("slot unavailable")
 
+// ErrNothingToSearch marks a slot that works but has nothing to search for
+// this query (no keyword for E6, no entity for E11). Spaces wrap it with
+// the reason; the pipeline reports the slot empty, with that reason.
+var ErrNothingToSearch = errors.New("nothing to search")
+
+// NothingToSearch wraps reason so that errors.Is(err, ErrNothingToSearch)
+// holds while the text stays the reason alone.
+func NothingToSearch(reason error) error { return nothingErr{reason} }
+
+type nothingErr struct{ error }
+
+func (n nothingErr) Is(target error) bool { return target == ErrNothingToSearch }
+func (n nothingErr) Unwrap() error        { return n.error }
+
 // Spaces is what the pipeline needs from the indexes: one search in one space
 // for the query the implementation was built for (the engine encodes the query
 // views before calling Run).

@@ -53,9 +53,9 @@ type Config struct {
 	Dir string // store directory; the manifest is Dir + ManifestSuffix
 	// RecallK, FilterK and FusionK are the pipeline stage sizes (0 = the
 	// pipeline's defaults).
-	RecallK, FilterK, FusionK int
-	Batch                     int  // memories per AddBatch (0 = 64)
-	NoThresholds              bool // keep results below every slot's low threshold
+	RecallK, FilterK, FusionK, DenseRecallK int
+	Batch                                   int  // memories per AddBatch (0 = 64)
+	NoThresholds                            bool // keep results below every slot's low threshold
 }
 
 // New returns a retriever over a store in cfg.Dir, fingerprinted by reg;
@@ -299,7 +299,7 @@ func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, erro
 		return engine.SearchRequest{}, err
 	}
 	out := engine.SearchRequest{Query: req.Query.Text, Mode: mode, Direction: dir, TopK: req.K,
-		RecallK: r.cfg.RecallK, FilterK: r.cfg.FilterK, FusionK: r.cfg.FusionK, NoThresholds: r.cfg.NoThresholds,
+		RecallK: r.cfg.RecallK, DenseRecallK: r.cfg.DenseRecallK, FilterK: r.cfg.FilterK, FusionK: r.cfg.FusionK, NoThresholds: r.cfg.NoThresholds,
 		Now: createdAt}
 	switch spec.Profile {
 	case "":
@@ -426,6 +426,7 @@ func (r *Retriever) Repro(rp *bench.Repro) {
 		rp.StageSizes = map[string]int{}
 	}
 	rp.StageSizes["recall_k"] = orDefault(r.cfg.RecallK, pipeline.DefaultRecallK)
+	rp.StageSizes["dense_recall_k"] = orDefault(r.cfg.DenseRecallK, pipeline.DefaultDenseRecallK)
 	rp.StageSizes["filter_k"] = orDefault(r.cfg.FilterK, pipeline.DefaultFilterK)
 	rp.StageSizes["fusion_k"] = orDefault(r.cfg.FusionK, pipeline.DefaultFusionK)
 	rp.StageSizes["ingest_batch"] = r.cfg.Batch

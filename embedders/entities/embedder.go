@@ -50,7 +50,7 @@ func (Embedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]f
 func (Embedder) EmbedQuery(_ context.Context, q embedders.Query) (embedders.QueryView, error) {
 	names := Extract(q.Text)
 	if len(names) == 0 {
-		return embedders.QueryView{}, fmt.Errorf("E11: query %q names no entity (identifier, library, path, error code or version)", q.Text)
+		return embedders.QueryView{}, embedders.Nothing("E11: query %s names no entity (identifier, library, path, error code or version)", embedders.Quote(q.Text))
 	}
 	return embedders.QueryView{Slot: fingerprint.E11, Value: fingerprint.Entities{Names: names}}, nil
 }

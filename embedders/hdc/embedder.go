@@ -55,7 +55,7 @@ func (Embedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]f
 func (Embedder) EmbedQuery(_ context.Context, q embedders.Query) (embedders.QueryView, error) {
 	v, ok := value(q.Text)
 	if !ok {
-		return embedders.QueryView{}, fmt.Errorf("E9: query %q has no letters or digits to match", q.Text)
+		return embedders.QueryView{}, embedders.Nothing("E9: query %s has no letters or digits to match", embedders.Quote(q.Text))
 	}
 	return embedders.QueryView{Slot: fingerprint.E9, Value: v}, nil
 }

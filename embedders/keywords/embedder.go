@@ -49,7 +49,7 @@ func (Embedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]f
 func (Embedder) EmbedQuery(_ context.Context, q embedders.Query) (embedders.QueryView, error) {
 	tf := TermFreqs(q.Text)
 	if len(tf.Terms) == 0 {
-		return embedders.QueryView{}, fmt.Errorf("E6: query %q has no keywords (only stop words, punctuation or one-letter tokens)", q.Text)
+		return embedders.QueryView{}, embedders.Nothing("E6: query %s has no keywords (only stop words, punctuation or one-letter tokens)", embedders.Quote(q.Text))
 	}
 	return embedders.QueryView{Slot: fingerprint.E6, Value: tf}, nil
 }

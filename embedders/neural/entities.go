@@ -75,7 +75,7 @@ func (e *entityEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (emb
 	}
 	names := entities.Extract(q.Text)
 	if len(names) == 0 {
-		return embedders.QueryView{}, fmt.Errorf("E11: query %q names no entity (identifier, library, path, error code or version)", q.Text)
+		return embedders.QueryView{}, embedders.Nothing("E11: query %s names no entity (identifier, library, path, error code or version)", embedders.Quote(q.Text))
 	}
 	v, err := embedOne(ctx, e.lm, "", entityText(names), fingerprint.E11)
 	if err != nil {

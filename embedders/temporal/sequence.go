@@ -71,7 +71,7 @@ func (SequenceEmbedder) EmbedDocuments(_ context.Context, docs []embedders.Input
 // EmbedQuery encodes the query's anchor position; it needs a session.
 func (SequenceEmbedder) EmbedQuery(_ context.Context, q embedders.Query) (embedders.QueryView, error) {
 	if q.Session == "" {
-		return embedders.QueryView{}, fmt.Errorf("E4: the query names no session: sequence navigation needs a session and a position to measure from")
+		return embedders.QueryView{}, embedders.Nothing("E4: the query names no session (sequence navigation needs a session and a position to measure from)")
 	}
 	return embedders.QueryView{Slot: fingerprint.E4,
 		Value: fingerprint.Sequence{Position: q.Seq, Features: SequenceFeatures(q.Seq)}}, nil
