@@ -26,6 +26,10 @@ type Options struct {
 	// MaxContentBytes bounds a memory's content; 0 means
 	// record.DefaultMaxContentBytes.
 	MaxContentBytes int
+	// ViewCacheSize bounds the LRU cache of encoded query views (a query
+	// asked again skips the models); 0 means DefaultViewCacheSize, a
+	// negative value turns the cache off.
+	ViewCacheSize int
 	// Sync fsyncs the write-ahead log before a write returns, so that an
 	// acknowledged write survives a power loss, at the cost of an fsync per
 	// call. Without it a write survives a crash of the process but not of

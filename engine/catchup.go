@@ -48,6 +48,7 @@ func (s *Engine) catchUp(ctx context.Context) error {
 		s.mu.Lock()
 		s.stale = stale
 		s.mu.Unlock()
+		s.views.clear() // the writer re-embedded: views of the old producers
 		ix, err := rebuild(ctx, s.eng, s.staleFlags(), s.wantDims())
 		if err != nil {
 			return err

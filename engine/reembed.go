@@ -102,6 +102,7 @@ func (s *Engine) Reembed(ctx context.Context, slots []fingerprint.SlotID, progre
 	}
 	s.generation++
 	s.mu.Unlock()
+	s.views.clear() // views of the old producers
 	return rep, nil
 }
 

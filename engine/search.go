@@ -131,7 +131,13 @@ func (s *Engine) encode(ctx context.Context, req SearchRequest, keys []viewKey) 
 	errs := make([]error, len(keys))
 	for i, k := range keys {
 		wg.Go(func() {
-			v, err := s.encodeOne(ctx, req, k)
+			v, hit := s.views.get(req.Query, k)
+			var err error
+			if !hit {
+				if v, err = s.encodeOne(ctx, req, k); err == nil {
+					s.views.put(req.Query, k, v)
+				}
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			switch {

@@ -48,6 +48,8 @@ type Engine struct {
 	generation uint64
 
 	catchMu sync.Mutex // one catch-up at a time (read-only stores)
+
+	views *viewCache // encoded query views; nil when turned off
 }
 
 // Open opens (or with o.Create creates) the store in dir, checks the
@@ -62,6 +64,12 @@ type Engine struct {
 // Add, Search and Reembed then return ErrNoEmbedders.
 func Open(dir string, o Options) (*Engine, error) {
 	s := &Engine{dir: dir, reg: o.Embedders, ro: o.ReadOnly, maxBytes: o.MaxContentBytes}
+	switch {
+	case o.ViewCacheSize == 0:
+		s.views = newViewCache(DefaultViewCacheSize)
+	case o.ViewCacheSize > 0:
+		s.views = newViewCache(o.ViewCacheSize)
+	}
 	eo := cellar.Options{ReadOnly: o.ReadOnly, Create: o.Create, MaxContentBytes: o.MaxContentBytes, Sync: o.Sync,
 		CreatedBy: Version}
 	eng, err := cellar.Open(dir, eo)
