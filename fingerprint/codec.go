@@ -293,7 +293,7 @@ func decodeTokens(d *decbuf) Value {
 		return t
 	}
 	total := uint64(rows) * uint64(t.Dim)
-	if total*4 > uint64(len(d.b)) {
+	if total > uint64(len(d.b))/4 { // not total*4: 2³¹×2³¹×4 wraps to 0
 		d.fail(fmt.Errorf("%d×%d token matrix exceeds the %d bytes left", rows, t.Dim, len(d.b)))
 		return t
 	}
