@@ -255,7 +255,7 @@ func (d *Decbuf) UvarintMax(limit uint64) uint64 {
 func (d *Decbuf) UvarintStr(limit uint64) string {
 	n := d.UvarintMax(limit)
 	if d.err == nil && n > uint64(len(d.b)) {
-		d.Fail("truncated: string of %d bytes, have %d", n, len(d.b))
+		d.Fail("truncated: want %d bytes, have %d", n, len(d.b))
 		return ""
 	}
 	return string(d.Bytes(int(n)))
