@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/internal/decbuf"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -33,95 +34,32 @@ func appendFloats(b []byte, v []float32) []byte {
 	return b
 }
 
-// decbuf reads a value and keeps its first error (tsdb's Decbuf).
-type decbuf struct {
-	b   []byte
-	err error
+// newValueDecoder starts decoding a value of this file: canonical uvarints,
+// and the version byte read and checked.
+func newValueDecoder(b []byte) *decbuf.Decbuf {
+	d := decbuf.NewCanonical(b)
+	if v := d.Byte(); d.Err() == nil && v != valueVersion {
+		d.Fail("value version %d, this build reads %d: upgrade cgraph", v, valueVersion)
+	}
+	return &d
 }
 
-func (d *decbuf) fail(format string, a ...any) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%s: %w", fmt.Sprintf(format, a...), record.ErrCorrupt)
+// done ends a value decoder: trailing bytes are corruption too, and the
+// error says the value is corrupt (the caller names family and key).
+func done(d *decbuf.Decbuf) error {
+	if err := d.Done(); err != nil {
+		return fmt.Errorf("%w: %w", err, record.ErrCorrupt)
 	}
-}
-
-func (d *decbuf) byte1() byte {
-	if d.err != nil {
-		return 0
-	}
-	if len(d.b) < 1 {
-		d.fail("truncated")
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *decbuf) uvarint(limit uint64) uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 || n != uvarintLen(v) {
-		d.fail("bad varint")
-		return 0
-	}
-	if v > limit {
-		d.fail("count %d above %d", v, limit)
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decbuf) bytes(n int) []byte {
-	if d.err != nil {
-		return nil
-	}
-	if n < 0 || len(d.b) < n {
-		d.fail("truncated: want %d bytes, have %d", n, len(d.b))
-		return nil
-	}
-	out := d.b[:n]
-	d.b = d.b[n:]
-	return out
-}
-
-func (d *decbuf) floats(n int) []float32 {
-	raw := d.bytes(4 * n)
-	if raw == nil {
-		return nil
-	}
-	v := make([]float32, n)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-	}
-	return v
-}
-
-func (d *decbuf) version() {
-	if v := d.byte1(); d.err == nil && v != valueVersion {
-		d.fail("value version %d, this build reads %d: upgrade cgraph", v, valueVersion)
-	}
-}
-
-func (d *decbuf) done() error {
-	if d.err == nil && len(d.b) != 0 {
-		d.fail("%d trailing bytes", len(d.b))
-	}
-	return d.err
+	return nil
 }
 
 // maxDim bounds decoded dimensions so a corrupt length cannot allocate much.
 const maxDim = 1 << 16
 
 func decodeVector(b []byte) ([]float32, error) {
-	d := decbuf{b: b}
-	d.version()
-	n := d.uvarint(maxDim)
-	v := d.floats(int(n))
-	return v, d.done()
+	d := newValueDecoder(b)
+	v := d.LeFloat32s(int(d.UvarintMax(maxDim)))
+	return v, done(d)
 }
 
 // encodeHyper is the e9_hdc value: version, HyperWords × uint64 little
@@ -137,19 +75,11 @@ func encodeHyper(h fingerprint.Hyper) []byte {
 }
 
 func decodeHyper(b []byte) (fingerprint.Hyper, error) {
-	d := decbuf{b: b}
-	d.version()
-	raw := d.bytes(8 * fingerprint.HyperWords)
+	d := newValueDecoder(b)
 	var h fingerprint.Hyper
-	if raw != nil {
-		h.Bits = make([]uint64, fingerprint.HyperWords)
-		for i := range h.Bits {
-			h.Bits[i] = binary.LittleEndian.Uint64(raw[8*i:])
-		}
-	}
-	n := d.uvarint(maxDim)
-	h.Projection = d.floats(int(n))
-	return h, d.done()
+	h.Bits = d.Le64s(fingerprint.HyperWords)
+	h.Projection = d.LeFloat32s(int(d.UvarintMax(maxDim)))
+	return h, done(d)
 }
 
 // encodeEntities is the e11_entity value: version, uvarint count, the names
@@ -166,23 +96,21 @@ func encodeEntities(e fingerprint.Entities) []byte {
 	return appendFloats(b, e.Vector)
 }
 
-// maxNames bounds a decoded entity set.
-const maxNames = 1 << 20
+// maxNames and maxNameBytes bound a decoded entity set.
+const (
+	maxNames     = 1 << 20
+	maxNameBytes = 1 << 16
+)
 
 func decodeEntities(b []byte) (fingerprint.Entities, error) {
-	d := decbuf{b: b}
-	d.version()
-	n := d.uvarint(maxNames)
+	d := newValueDecoder(b)
+	n := d.UvarintMax(maxNames)
 	var e fingerprint.Entities
-	for i := uint64(0); i < n && d.err == nil; i++ {
-		l := d.uvarint(1 << 16)
-		e.Names = append(e.Names, string(d.bytes(int(l))))
+	for i := uint64(0); i < n && d.Err() == nil; i++ {
+		e.Names = append(e.Names, d.UvarintStr(maxNameBytes))
 	}
-	dim := d.uvarint(maxDim)
-	if dim > 0 {
-		e.Vector = d.floats(int(dim))
-	}
-	return e, d.done()
+	e.Vector = d.LeFloat32s(int(d.UvarintMax(maxDim)))
+	return e, done(d)
 }
 
 // Posting keys of e6_sparse_inverted and e13_splade_inverted: one key per
@@ -223,15 +151,15 @@ func parsePostingKey(k []byte) (term []byte, doc uint32, err error) {
 	if len(k) < 1 || k[0] != postingPrefix {
 		return nil, 0, fmt.Errorf("posting key %x: no 'p' prefix: %w", k, record.ErrCorrupt)
 	}
-	n, w := binary.Uvarint(k[1:])
-	if w <= 0 || w != uvarintLen(n) || n > maxTermBytes {
+	d := decbuf.NewCanonical(k[1:])
+	n := d.UvarintMax(maxTermBytes)
+	if d.Err() != nil {
 		return nil, 0, fmt.Errorf("posting key %x: bad term length: %w", k, record.ErrCorrupt)
 	}
-	rest := k[1+w:]
-	if uint64(len(rest)) != n+4 {
-		return nil, 0, fmt.Errorf("posting key %x: %d bytes after the term length %d, want %d: %w", k, len(rest), n, n+4, record.ErrCorrupt)
+	if uint64(d.Len()) != n+4 {
+		return nil, 0, fmt.Errorf("posting key %x: %d bytes after the term length %d, want %d: %w", k, d.Len(), n, n+4, record.ErrCorrupt)
 	}
-	return rest[:n], binary.BigEndian.Uint32(rest[n:]), nil
+	return d.Bytes(int(n)), d.Be32(), nil
 }
 
 // spladeTerm is the term bytes of a vocabulary index.
@@ -248,14 +176,3 @@ func decodeU64(b []byte) (uint64, error) {
 
 // docKey is the 4-byte BE doc number, the key of per-doc families.
 func docKey(doc uint32) []byte { return binary.BigEndian.AppendUint32(nil, doc) }
-
-// uvarintLen is the length of v's canonical (shortest) uvarint; decoders
-// refuse longer encodings so every key and value has one form.
-func uvarintLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
-}

@@ -37,15 +37,13 @@ func encodeSlotRecord(r slotRecord) []byte {
 }
 
 func decodeSlotRecord(b []byte) (slotRecord, error) {
-	d := decbuf{b: b}
-	d.version()
+	d := newValueDecoder(b)
 	var r slotRecord
-	r.Status = fingerprint.Status(d.byte1())
-	r.Dims = int(d.uvarint(maxDim))
-	n := d.uvarint(1 << 12)
-	r.Producer.Model = string(d.bytes(int(n)))
-	copy(r.Producer.SHA256[:], d.bytes(32))
-	return r, d.done()
+	r.Status = fingerprint.Status(d.Byte())
+	r.Dims = int(d.UvarintMax(maxDim))
+	r.Producer.Model = d.UvarintStr(1 << 12)
+	copy(r.Producer.SHA256[:], d.Bytes(32))
+	return r, done(d)
 }
 
 func recordOf(st embedders.SlotStatus) slotRecord {

@@ -2,10 +2,10 @@ package fingerprint
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"hash/crc32"
 
+	"github.com/cgraph/cgraph/internal/decbuf"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -116,19 +116,19 @@ func Decode(b []byte) (*Fingerprint, error) {
 // decodeBody decodes everything before the checksum. It is separate so that
 // the fuzz test reaches the payload decoders without forging checksums.
 func decodeBody(b []byte) (*Fingerprint, error) {
-	d := &decbuf{b: b}
-	if m := d.take(len(Magic)); m == nil || !bytes.Equal(m, []byte(Magic)) {
+	d := decbuf.New(b)
+	if m := d.Bytes(len(Magic)); m == nil || !bytes.Equal(m, []byte(Magic)) {
 		return nil, fmt.Errorf("fingerprint: %w: missing magic %q (is this a cgraph fingerprint?)", record.ErrCorrupt, Magic)
 	}
-	v := d.u16()
+	v := d.Le16()
 	dec, ok := decodersByVersion[v]
-	if d.err == nil && !ok {
+	if d.Err() == nil && !ok {
 		return nil, fmt.Errorf("fingerprint: %w: format version %d is not known to this build (it reads %v); upgrade cgraph", record.ErrCorrupt, v, knownVersions())
 	}
-	if d.err != nil {
-		return nil, fmt.Errorf("fingerprint: %w: %w", record.ErrCorrupt, d.err)
+	if d.Err() != nil {
+		return nil, fmt.Errorf("fingerprint: %w: %w", record.ErrCorrupt, d.Err())
 	}
-	f, err := dec(d)
+	f, err := dec(&d)
 	if err != nil {
 		return nil, fmt.Errorf("fingerprint: %w: version %d: %w", record.ErrCorrupt, v, err)
 	}
@@ -136,22 +136,22 @@ func decodeBody(b []byte) (*Fingerprint, error) {
 }
 
 // decodersByVersion maps each readable format version to its decoder.
-var decodersByVersion = map[uint16]func(*decbuf) (*Fingerprint, error){
+var decodersByVersion = map[uint16]func(*decbuf.Decbuf) (*Fingerprint, error){
 	1: decodeV1,
 }
 
 func knownVersions() []uint16 { return []uint16{1} }
 
-func decodeV1(d *decbuf) (*Fingerprint, error) {
+func decodeV1(d *decbuf.Decbuf) (*Fingerprint, error) {
 	f := &Fingerprint{}
-	n := int(d.u8())
+	n := int(d.Byte())
 	if n > NumSlots {
 		return nil, fmt.Errorf("%d slot entries, at most %d", n, NumSlots)
 	}
 	last := SlotID(0)
-	for i := 0; i < n && d.err == nil; i++ {
-		s := SlotID(d.u8())
-		if d.err == nil && (!s.Valid() || s <= last) {
+	for i := 0; i < n && d.Err() == nil; i++ {
+		s := SlotID(d.Byte())
+		if d.Err() == nil && (!s.Valid() || s <= last) {
 			return nil, fmt.Errorf("entry %d: slot %d invalid or not after %s (entries are in ascending slot order, once each)", i, uint8(s), last)
 		}
 		last = s
@@ -159,32 +159,32 @@ func decodeV1(d *decbuf) (*Fingerprint, error) {
 		if err != nil {
 			return nil, fmt.Errorf("slot %s: %w", s, err)
 		}
-		if d.err == nil {
+		if d.Err() == nil {
 			if err := en.Check(s); err != nil {
 				return nil, err
 			}
 			f.Slots[s.Index()] = en
 		}
 	}
-	if d.err != nil {
-		return nil, d.err
+	if d.Err() != nil {
+		return nil, d.Err()
 	}
-	if len(d.b) != 0 {
-		return nil, fmt.Errorf("%d trailing bytes after the last entry", len(d.b))
+	if d.Len() != 0 {
+		return nil, fmt.Errorf("%d trailing bytes after the last entry", d.Len())
 	}
 	return f, nil
 }
 
-func decodeEntry(d *decbuf, s SlotID) (Entry, error) {
+func decodeEntry(d *decbuf.Decbuf, s SlotID) (Entry, error) {
 	var en Entry
-	en.Status = Status(d.u8())
-	en.Producer.Model = d.str()
-	copy(en.Producer.SHA256[:], d.take(32))
-	en.Note = d.str()
-	k := Kind(d.u8())
-	plen := d.count(1)
-	payload := d.take(plen)
-	if d.err != nil {
+	en.Status = Status(d.Byte())
+	en.Producer.Model = d.Le32Str()
+	copy(en.Producer.SHA256[:], d.Bytes(32))
+	en.Note = d.Le32Str()
+	k := Kind(d.Byte())
+	plen := d.Le32Count(1)
+	payload := d.Bytes(plen)
+	if d.Err() != nil {
 		return en, nil
 	}
 	if en.Status == StatusMissing || en.Status >= numStatuses {
@@ -199,31 +199,34 @@ func decodeEntry(d *decbuf, s SlotID) (Entry, error) {
 	if k != s.Kind() {
 		return en, fmt.Errorf("payload kind %s, but %s stores %s", k, s, s.Kind())
 	}
-	pd := &decbuf{b: payload, off: d.off - plen}
-	v := payloadDecoders[k](pd)
-	if pd.err == nil && len(pd.b) != 0 {
-		pd.fail(fmt.Errorf("%d unread payload bytes", len(pd.b)))
+	pd := decbuf.NewAt(payload, d.Off()-plen)
+	v := payloadDecoders[k](&pd)
+	if pd.Err() == nil && pd.Len() != 0 {
+		pd.Fail("%d unread payload bytes", pd.Len())
 	}
-	if pd.err != nil {
-		return en, fmt.Errorf("%s payload: %w", k, pd.err)
+	if pd.Err() != nil {
+		return en, fmt.Errorf("%s payload: %w", k, pd.Err())
 	}
 	en.Value = v
 	return en, nil
 }
 
 // payloadDecoders holds one decoder per Kind; each mirrors appendPayload.
-var payloadDecoders = [numKinds]func(d *decbuf) Value{
-	KindDense:     func(d *decbuf) Value { return Dense(d.f32s()) },
-	KindPair:      func(d *decbuf) Value { return Pair{A: d.f32s(), B: d.f32s()} },
+var payloadDecoders = [numKinds]func(d *decbuf.Decbuf) Value{
+	KindDense:     func(d *decbuf.Decbuf) Value { return Dense(f32s(d)) },
+	KindPair:      func(d *decbuf.Decbuf) Value { return Pair{A: f32s(d), B: f32s(d)} },
 	KindTermFreqs: decodeTermFreqs,
 	KindSparse:    decodeSparse,
 	KindTokens:    decodeTokens,
 	KindHyper:     decodeHyper,
-	KindTimestamp: func(d *decbuf) Value { return Timestamp{UnixMilli: d.i64()} },
-	KindPeriodic:  func(d *decbuf) Value { return Periodic{UnixMilli: d.i64(), Features: d.f32s()} },
-	KindSequence:  func(d *decbuf) Value { return Sequence{Position: d.u64(), Features: d.f32s()} },
+	KindTimestamp: func(d *decbuf.Decbuf) Value { return Timestamp{UnixMilli: int64(d.Le64())} },
+	KindPeriodic:  func(d *decbuf.Decbuf) Value { return Periodic{UnixMilli: int64(d.Le64()), Features: f32s(d)} },
+	KindSequence:  func(d *decbuf.Decbuf) Value { return Sequence{Position: d.Le64(), Features: f32s(d)} },
 	KindEntities:  decodeEntities,
 }
+
+// f32s reads a u32 count and that many float32s (encbuf.f32s).
+func f32s(d *decbuf.Decbuf) []float32 { return d.LeFloat32s(d.Le32Count(4)) }
 
 func (v Dense) appendPayload(e *encbuf) { e.f32s(v) }
 func (v Pair) appendPayload(e *encbuf)  { e.f32s(v.A); e.f32s(v.B) }
@@ -236,15 +239,15 @@ func (v TermFreqs) appendPayload(e *encbuf) {
 	}
 }
 
-func decodeTermFreqs(d *decbuf) Value {
-	n := d.count(8)
+func decodeTermFreqs(d *decbuf.Decbuf) Value {
+	n := d.Le32Count(8)
 	var t TermFreqs
 	if n > 0 {
 		t.Terms, t.Counts = make([]string, n), make([]uint32, n)
 	}
 	for i := 0; i < n; i++ {
-		t.Terms[i] = d.str()
-		t.Counts[i] = d.u32()
+		t.Terms[i] = d.Le32Str()
+		t.Counts[i] = d.Le32()
 	}
 	return t
 }
@@ -259,17 +262,17 @@ func (v Sparse) appendPayload(e *encbuf) {
 	}
 }
 
-func decodeSparse(d *decbuf) Value {
-	n := d.count(8)
+func decodeSparse(d *decbuf.Decbuf) Value {
+	n := d.Le32Count(8)
 	var s Sparse
 	if n > 0 {
 		s.Indices, s.Weights = make([]uint32, n), make([]float32, n)
 	}
 	for i := range s.Indices {
-		s.Indices[i] = d.u32()
+		s.Indices[i] = d.Le32()
 	}
 	for i := range s.Weights {
-		s.Weights[i] = d.f32()
+		s.Weights[i] = d.LeFloat32()
 	}
 	return s
 }
@@ -282,27 +285,22 @@ func (v Tokens) appendPayload(e *encbuf) {
 	}
 }
 
-func decodeTokens(d *decbuf) Value {
-	t := Tokens{Dim: d.u32()}
-	rows := d.u32()
-	if d.err != nil {
+func decodeTokens(d *decbuf.Decbuf) Value {
+	t := Tokens{Dim: d.Le32()}
+	rows := d.Le32()
+	if d.Err() != nil {
 		return t
 	}
 	if t.Dim == 0 {
-		d.fail(errors.New("token matrix dimension 0"))
+		d.Fail("token matrix dimension 0")
 		return t
 	}
 	total := uint64(rows) * uint64(t.Dim)
-	if total*4 > uint64(len(d.b)) {
-		d.fail(fmt.Errorf("%d×%d token matrix exceeds the %d bytes left", rows, t.Dim, len(d.b)))
+	if total > uint64(d.Len())/4 { // not total*4: 2³¹×2³¹×4 wraps to 0
+		d.Fail("%d×%d token matrix exceeds the %d bytes left", rows, t.Dim, d.Len())
 		return t
 	}
-	if total > 0 {
-		t.Data = make([]float32, total)
-	}
-	for i := range t.Data {
-		t.Data[i] = d.f32()
-	}
+	t.Data = d.LeFloat32s(int(total))
 	return t
 }
 
@@ -314,21 +312,14 @@ func (v Hyper) appendPayload(e *encbuf) {
 	e.f32s(v.Projection)
 }
 
-func decodeHyper(d *decbuf) Value {
+func decodeHyper(d *decbuf.Decbuf) Value {
 	var h Hyper
-	if n := d.u32(); d.err == nil && n != HyperBits {
-		d.fail(fmt.Errorf("hypervector of %d bits, this build reads %d", n, HyperBits))
+	if n := d.Le32(); d.Err() == nil && n != HyperBits {
+		d.Fail("hypervector of %d bits, this build reads %d", n, HyperBits)
 		return h
 	}
-	if d.err != nil || len(d.b) < HyperWords*8 {
-		d.fail(errShort)
-		return h
-	}
-	h.Bits = make([]uint64, HyperWords)
-	for i := range h.Bits {
-		h.Bits[i] = d.u64()
-	}
-	h.Projection = d.f32s()
+	h.Bits = d.Le64s(HyperWords)
+	h.Projection = f32s(d)
 	return h
 }
 
@@ -344,15 +335,15 @@ func (v Entities) appendPayload(e *encbuf) {
 	e.f32s(v.Vector)
 }
 
-func decodeEntities(d *decbuf) Value {
-	n := d.count(4)
+func decodeEntities(d *decbuf.Decbuf) Value {
+	n := d.Le32Count(4)
 	var en Entities
 	if n > 0 {
 		en.Names = make([]string, n)
 	}
 	for i := range en.Names {
-		en.Names[i] = d.str()
+		en.Names[i] = d.Le32Str()
 	}
-	en.Vector = d.f32s()
+	en.Vector = f32s(d)
 	return en
 }

@@ -234,6 +234,27 @@ func TestDecodeRejects(t *testing.T) {
 
 func crcOf(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
+// TestDecodeHugeTokenMatrix: a token matrix whose element count times four
+// wraps around uint64 is refused, not allocated.
+func TestDecodeHugeTokenMatrix(t *testing.T) {
+	e := &encbuf{b: []byte(Magic)}
+	e.u16(Version)
+	e.u8(1)
+	e.u8(uint8(E12))
+	e.u8(uint8(StatusPresent))
+	e.str("")
+	e.b = append(e.b, make([]byte, 32)...)
+	e.str("")
+	e.u8(uint8(KindTokens))
+	e.u32(8)
+	e.u32(1 << 31) // dim
+	e.u32(1 << 31) // rows: 2^62 values, 2^64 bytes
+	_, err := decodeBody(e.b)
+	if !errors.Is(err, record.ErrCorrupt) || !strings.Contains(err.Error(), "token matrix") {
+		t.Fatalf("error %v, want record.ErrCorrupt about the token matrix", err)
+	}
+}
+
 func TestMatryoshka128(t *testing.T) {
 	v := make([]float32, 384)
 	for i := range v {

@@ -311,22 +311,46 @@ func (m *Model) Close() error {
 // ErrClosed is returned by calls on a closed Model.
 var ErrClosed = errors.New("model is closed")
 
-// encode validates and tokenizes all texts before any inference, so a bad text fails the
-// whole call and nothing is half-done.
-func (m *Model) encode(view View, texts []string) ([]tokenizer.Encoding, error) {
-	prefix := m.cfg.PassagePrefix
+// prefix is the text prefix Config gives view.
+func (m *Model) prefix(view View) string {
 	if view == ViewQuery {
-		prefix = m.cfg.QueryPrefix
+		return m.cfg.QueryPrefix
 	}
-	return m.encodePrefixed(prefix, texts)
+	return m.cfg.PassagePrefix
 }
 
-// batchFunc receives one text's output rows: out is [T, D] row-major for the padded
-// batch length T, mask marks the text's real tokens. out is only valid during the call.
-type batchFunc func(i int, out []float32, T, D int, mask []int64) error
+// rows is one text's part of a batch output: T × D values row-major, T the batch's padded
+// length, and the mask of the text's real tokens. Data belongs to the output tensor and is
+// only valid during the callback that receives it: copy what outlives it.
+type rows struct {
+	data []float32
+	T, D int
+	mask []int64
+}
 
-// run feeds encs through the model in length-sorted batches and calls fn per text.
-func (m *Model) run(ctx context.Context, encs []tokenizer.Encoding, fn batchFunc) error {
+// each is the one skeleton of every public call: it checks that the model serves call,
+// tokenizes every text behind prefix (all before any inference, so a bad text fails the
+// whole call and nothing is half-done), runs them in length-sorted batches, and returns
+// fn's result per text in the order of texts.
+func each[R any](ctx context.Context, m *Model, task Task, call, prefix string, texts []string, fn func(tokenizer.Encoding, rows) R) ([]R, error) {
+	if err := m.needTask(task, call); err != nil {
+		return nil, err
+	}
+	encs, err := m.encodePrefixed(prefix, texts)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]R, len(texts))
+	err = m.run(ctx, encs, func(i int, r rows) { res[i] = fn(encs[i], r) })
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// run feeds encs through the model in length-sorted batches and calls fn with each text's
+// index and output rows.
+func (m *Model) run(ctx context.Context, encs []tokenizer.Encoding, fn func(i int, r rows)) error {
 	order := make([]int, len(encs))
 	for i := range order {
 		order[i] = i
@@ -344,7 +368,7 @@ func (m *Model) run(ctx context.Context, encs []tokenizer.Encoding, fn batchFunc
 	return nil
 }
 
-func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch []int, fn batchFunc) (err error) {
+func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch []int, fn func(i int, r rows)) (err error) {
 	B, T := len(batch), 0
 	for _, i := range batch {
 		T = max(T, len(encs[i].IDs))
@@ -402,9 +426,7 @@ func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch [
 	}
 	data := out.GetData()
 	for r, i := range batch {
-		if err := fn(i, data[r*T*D:(r+1)*T*D], T, D, mask[r*T:(r+1)*T]); err != nil {
-			return err
-		}
+		fn(i, rows{data: data[r*T*D : (r+1)*T*D], T: T, D: D, mask: mask[r*T : (r+1)*T]})
 	}
 	return nil
 }
@@ -443,64 +465,21 @@ func (m *Model) needTask(want Task, call string) error {
 // order of texts. Any bad text (empty, whitespace only, invalid UTF-8) fails the whole
 // call before the model runs, naming the text's index.
 func (m *Model) Embed(ctx context.Context, view View, texts []string) ([]Dense, error) {
-	if err := m.needTask(TaskEncoder, "Embed"); err != nil {
-		return nil, err
-	}
-	encs, err := m.encode(view, texts)
-	if err != nil {
-		return nil, err
-	}
-	res := make([]Dense, len(texts))
-	err = m.run(ctx, encs, func(i int, out []float32, T, D int, mask []int64) error {
-		res[i] = Dense{Vector: m.pool(out, T, D, mask), Meta: metaOf(encs[i])}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return each(ctx, m, TaskEncoder, "Embed", m.prefix(view), texts, m.dense)
 }
 
 // TokenVectors returns every token's output vector per text (for late interaction),
 // special tokens included and marked; padding is removed. Vectors are not normalised.
 func (m *Model) TokenVectors(ctx context.Context, view View, texts []string) ([]TokenMatrix, error) {
-	if err := m.needTask(TaskEncoder, "TokenVectors"); err != nil {
-		return nil, err
-	}
-	encs, err := m.encode(view, texts)
-	if err != nil {
-		return nil, err
-	}
-	res := make([]TokenMatrix, len(texts))
-	err = m.run(ctx, encs, func(i int, out []float32, T, D int, mask []int64) error {
-		res[i] = tokenMatrix(encs[i], out, D)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return each(ctx, m, TaskEncoder, "TokenVectors", m.prefix(view), texts, tokenMatrix)
 }
 
 // Sparse returns one SPLADE vector per text: max over the text's tokens (special tokens
 // included, padding excluded) of log(1 + ReLU(logits)). Needs a TaskMaskedLM model.
 // Cost per text O(tokens × vocabulary).
 func (m *Model) Sparse(ctx context.Context, view View, texts []string) ([]Sparse, error) {
-	if err := m.needTask(TaskMaskedLM, "Sparse"); err != nil {
-		return nil, err
-	}
-	encs, err := m.encode(view, texts)
-	if err != nil {
-		return nil, err
-	}
-	res := make([]Sparse, len(texts))
-	err = m.run(ctx, encs, func(i int, out []float32, T, D int, mask []int64) error {
-		terms, weights := spladePool(out, T, D, mask)
-		res[i] = Sparse{Terms: terms, Weights: weights, Meta: metaOf(encs[i])}
-		return nil
+	return each(ctx, m, TaskMaskedLM, "Sparse", m.prefix(view), texts, func(enc tokenizer.Encoding, r rows) Sparse {
+		terms, weights := spladePool(r.data, r.T, r.D, r.mask)
+		return Sparse{Terms: terms, Weights: weights, Meta: metaOf(enc)}
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
 }

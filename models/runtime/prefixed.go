@@ -19,61 +19,30 @@ type Pooled struct {
 // gives a View: callers that embed one text in several roles (an instruction
 // per role) share one session this way. The prefix may be empty.
 func (m *Model) EmbedPrefixed(ctx context.Context, prefix string, texts []string) ([]Dense, error) {
-	if err := m.needTask(TaskEncoder, "EmbedPrefixed"); err != nil {
-		return nil, err
-	}
-	encs, err := m.encodePrefixed(prefix, texts)
-	if err != nil {
-		return nil, err
-	}
-	res := make([]Dense, len(texts))
-	err = m.run(ctx, encs, func(i int, out []float32, T, D int, mask []int64) error {
-		res[i] = Dense{Vector: m.pool(out, T, D, mask), Meta: metaOf(encs[i])}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return each(ctx, m, TaskEncoder, "EmbedPrefixed", prefix, texts, m.dense)
 }
 
 // EmbedWithTokens returns, from one run per batch, each text's pooled vector
 // (as Embed) and its token vectors (as TokenVectors), with an explicit prefix.
 // It saves the second pass a caller needing both would otherwise pay.
 func (m *Model) EmbedWithTokens(ctx context.Context, prefix string, texts []string) ([]Pooled, error) {
-	if err := m.needTask(TaskEncoder, "EmbedWithTokens"); err != nil {
-		return nil, err
-	}
-	encs, err := m.encodePrefixed(prefix, texts)
-	if err != nil {
-		return nil, err
-	}
-	res := make([]Pooled, len(texts))
-	err = m.run(ctx, encs, func(i int, out []float32, T, D int, mask []int64) error {
-		res[i] = Pooled{
-			Dense:  Dense{Vector: m.pool(out, T, D, mask), Meta: metaOf(encs[i])},
-			Tokens: tokenMatrix(encs[i], out, D),
-		}
-		return nil
+	return each(ctx, m, TaskEncoder, "EmbedWithTokens", prefix, texts, func(enc tokenizer.Encoding, r rows) Pooled {
+		return Pooled{Dense: m.dense(enc, r), Tokens: tokenMatrix(enc, r)}
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
 }
 
-// pool applies Config.Pooling and Config.Normalize to one text's output rows.
-func (m *Model) pool(out []float32, T, D int, mask []int64) []float32 {
+// dense is one text's pooled vector: Config.Pooling, then Config.Normalize.
+func (m *Model) dense(enc tokenizer.Encoding, r rows) Dense {
 	var v []float32
 	if m.cfg.Pooling == PoolCLS {
-		v = clsPool(out, D)
+		v = clsPool(r.data, r.D)
 	} else {
-		v = meanPool(out, T, D, mask)
+		v = meanPool(r.data, r.T, r.D, r.mask)
 	}
 	if m.cfg.Normalize {
 		l2Normalize(v)
 	}
-	return v
+	return Dense{Vector: v, Meta: metaOf(enc)}
 }
 
 // encodePrefixed validates and tokenizes all texts, each behind prefix,
@@ -100,7 +69,7 @@ func (m *Model) encodePrefixed(prefix string, texts []string) ([]tokenizer.Encod
 
 // tokenMatrix copies one text's real-token rows (padding dropped) out of the
 // batch output, which is only valid during the run callback.
-func tokenMatrix(enc tokenizer.Encoding, out []float32, D int) TokenMatrix {
+func tokenMatrix(enc tokenizer.Encoding, r rows) TokenMatrix {
 	n := len(enc.IDs)
-	return TokenMatrix{IDs: enc.IDs, Special: enc.Special, Dim: D, Data: slices.Clone(out[:n*D]), Meta: metaOf(enc)}
+	return TokenMatrix{IDs: enc.IDs, Special: enc.Special, Dim: r.D, Data: slices.Clone(r.data[:n*r.D]), Meta: metaOf(enc)}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/cgraph/cgraph/internal/decbuf"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -80,89 +81,9 @@ func appendTime(dst []byte, t time.Time) []byte {
 	return binary.BigEndian.AppendUint64(dst, uint64(n))
 }
 
-// decbuf reads a byte slice and keeps its first error, so decoders check once
-// at the end (the tsdb Decbuf habit).
-type decbuf struct {
-	b   []byte
-	err error
-}
-
-func (d *decbuf) fail(format string, args ...any) {
-	if d.err == nil {
-		d.err = fmt.Errorf(format, args...)
-	}
-}
-
-func (d *decbuf) byte1() byte {
-	if d.err != nil {
-		return 0
-	}
-	if len(d.b) < 1 {
-		d.fail("truncated: want 1 more byte")
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *decbuf) bytes(n int) []byte {
-	if d.err != nil {
-		return nil
-	}
-	if n < 0 || len(d.b) < n {
-		d.fail("truncated: want %d bytes, have %d", n, len(d.b))
-		return nil
-	}
-	p := d.b[:n]
-	d.b = d.b[n:]
-	return p
-}
-
-func (d *decbuf) be32() uint32 {
-	p := d.bytes(4)
-	if p == nil {
-		return 0
-	}
-	return binary.BigEndian.Uint32(p)
-}
-
-func (d *decbuf) be64() uint64 {
-	p := d.bytes(8)
-	if p == nil {
-		return 0
-	}
-	return binary.BigEndian.Uint64(p)
-}
-
-func (d *decbuf) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("bad uvarint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decbuf) length() int {
-	n := d.uvarint()
-	if n > maxDecodeLen {
-		d.fail("length %d over the limit %d", n, maxDecodeLen)
-		return 0
-	}
-	return int(n)
-}
-
-func (d *decbuf) str() string {
-	return string(d.bytes(d.length()))
-}
-
-func (d *decbuf) time() time.Time {
-	n := int64(d.be64())
+// decodeTime reads appendTime's encoding.
+func decodeTime(d *decbuf.Decbuf) time.Time {
+	n := int64(d.Be64())
 	if n == 0 {
 		return time.Time{}
 	}
@@ -174,41 +95,38 @@ func (d *decbuf) time() time.Time {
 // knows, including trailing garbage.
 func decodeRecord(b []byte) (record.Memory, error) {
 	var m record.Memory
-	d := decbuf{b: b}
-	if magic := d.byte1(); d.err == nil && magic != recordMagic {
+	d := decbuf.New(b)
+	if magic := d.Byte(); d.Err() == nil && magic != recordMagic {
 		return m, fmt.Errorf("memory record: magic byte %#x, want %#x: %w", magic, recordMagic, record.ErrCorrupt)
 	}
-	if v := d.byte1(); d.err == nil && v != recordVersion1 {
+	if v := d.Byte(); d.Err() == nil && v != recordVersion1 {
 		return m, fmt.Errorf("memory record: version %d, this cgraph reads version %d (upgrade cgraph): %w",
 			v, recordVersion1, record.ErrCorrupt)
 	}
-	copy(m.ID[:], d.bytes(16))
-	m.DocNum = record.DocNum(d.be32())
-	code := d.byte1()
-	m.Content = d.str()
-	if nTags := d.length(); d.err == nil && nTags > 0 {
-		if nTags > len(d.b) { // every tag takes at least one byte
-			d.fail("%d tags in %d bytes", nTags, len(d.b))
+	copy(m.ID[:], d.Bytes(16))
+	m.DocNum = record.DocNum(d.Be32())
+	code := d.Byte()
+	m.Content = d.UvarintStr(maxDecodeLen)
+	if nTags := d.UvarintMax(maxDecodeLen); d.Err() == nil && nTags > 0 {
+		if nTags > uint64(d.Len()) { // every tag takes at least one byte
+			d.Fail("%d tags in %d bytes", nTags, d.Len())
 		} else {
 			m.Tags = make([]string, nTags)
 			for i := range m.Tags {
-				m.Tags[i] = d.str()
+				m.Tags[i] = d.UvarintStr(maxDecodeLen)
 			}
 		}
 	}
-	m.Source = d.str()
-	m.Session = d.str()
-	m.Sequence = d.uvarint()
-	m.CreatedAt = d.time()
-	m.UpdatedAt = d.time()
-	m.AccessedAt = d.time()
-	m.AccessCount = d.uvarint()
-	m.Importance = math.Float64frombits(d.be64())
-	if d.err == nil && len(d.b) > 0 {
-		d.fail("%d trailing bytes", len(d.b))
-	}
-	if d.err != nil {
-		return record.Memory{}, fmt.Errorf("memory record: %w: %w", d.err, record.ErrCorrupt)
+	m.Source = d.UvarintStr(maxDecodeLen)
+	m.Session = d.UvarintStr(maxDecodeLen)
+	m.Sequence = d.Uvarint()
+	m.CreatedAt = decodeTime(&d)
+	m.UpdatedAt = decodeTime(&d)
+	m.AccessedAt = decodeTime(&d)
+	m.AccessCount = d.Uvarint()
+	m.Importance = d.BeFloat64()
+	if err := d.Done(); err != nil {
+		return record.Memory{}, fmt.Errorf("memory record: %w: %w", err, record.ErrCorrupt)
 	}
 	t, ok := typeByCode[code]
 	if !ok {
