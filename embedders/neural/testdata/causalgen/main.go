@@ -5,6 +5,12 @@
 //
 //	go run ./embedders/neural/testdata/causalgen > embedders/neural/testdata/causal_pairs.jsonl
 //
+// With -all the per-bucket caps are lifted (about 4,500 pairs here); with
+// -beir DIR it also writes a directional BEIR set from the held-out half of
+// the pairs (those whose hash key is odd): every cause and every effect is a
+// document, each cause is a query whose one relevant document is its effect,
+// so a search must find the effect and not the cause it paraphrases.
+//
 // A sentence "E because C", "E due to C", "E (is) caused by C", "C, so that
 // E", "C leads to E" or "C. As a result, E" gives the pair (cause C, effect
 // E); the marker is dropped from both halves. Each half has 4–40 words.
@@ -18,6 +24,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -59,7 +66,13 @@ var asResultNext = regexp.MustCompile(`(?i)^as\s+a\s+result,?\s+(.+)$`)
 // perBucket caps pairs per (source kind, marker).
 var perBucket = map[string]int{"go": 40, "python": 30, "debian": 20, "man": 15}
 
+var (
+	all  = flag.Bool("all", false, "keep every pair (no per-bucket cap)")
+	beir = flag.String("beir", "", "also write a directional BEIR set of the held-out pairs into this directory")
+)
+
 func main() {
+	flag.Parse()
 	if err := run(os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "causalgen:", err)
 		os.Exit(1)
@@ -118,17 +131,64 @@ func run(w io.Writer) error {
 	}
 	sort.Strings(names)
 	enc := json.NewEncoder(w)
+	var kept []pair
 	for _, b := range names {
 		ps := buckets[b]
 		sort.Slice(ps, func(i, j int) bool { return ps[i].key < ps[j].key })
 		limit := perBucket[strings.SplitN(b, "/", 2)[0]]
+		if *all {
+			limit = len(ps)
+		}
 		for _, p := range ps[:min(limit, len(ps))] {
 			if err := enc.Encode(p); err != nil {
 				return err
 			}
+			kept = append(kept, p)
 		}
 		fmt.Fprintf(os.Stderr, "%-22s %5d found, %3d kept\n", b, len(ps), min(limit, len(ps)))
 	}
+	if *beir != "" {
+		return writeBEIR(*beir, kept)
+	}
+	return nil
+}
+
+// heldOut reports whether a pair belongs to the held-out half: its hash
+// key's last hex digit is odd. Tools that fit a direction head use the
+// other half.
+func heldOut(p pair) bool { return strings.IndexByte("13579bdf", p.key[len(p.key)-1]) >= 0 }
+
+// writeBEIR writes corpus.jsonl, queries.jsonl and qrels/test.tsv of the
+// held-out pairs into dir.
+func writeBEIR(dir string, ps []pair) error {
+	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
+		return err
+	}
+	var corpus, queries, qrels strings.Builder
+	qrels.WriteString("query-id\tcorpus-id\tscore\n")
+	line := func(b *strings.Builder, v any) {
+		j, _ := json.Marshal(v)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	n := 0
+	for _, p := range ps {
+		if !heldOut(p) {
+			continue
+		}
+		n++
+		cause, effect, q := "c"+p.key, "e"+p.key, "q"+p.key
+		line(&corpus, map[string]string{"_id": cause, "text": p.Cause})
+		line(&corpus, map[string]string{"_id": effect, "text": p.Effect})
+		line(&queries, map[string]string{"_id": q, "text": p.Cause})
+		fmt.Fprintf(&qrels, "%s\t%s\t1\n", q, effect)
+	}
+	for name, body := range map[string]string{"corpus.jsonl": corpus.String(), "queries.jsonl": queries.String(), "qrels/test.tsv": qrels.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "wrote a directional set of %d held-out pairs (%d documents) to %s\n", n, 2*n, dir)
 	return nil
 }
 
