@@ -13,6 +13,8 @@ import (
 	"unicode"
 
 	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/profiles"
 )
 
 const tinySet = "../bench/testdata/tiny"
@@ -201,6 +203,45 @@ func TestBenchPrepareDeterministic(t *testing.T) {
 		}
 		if sha256.Sum256(x) != sha256.Sum256(y) {
 			t.Errorf("%s differs between two runs", f)
+		}
+	}
+}
+
+// TestProfilesLearn fits a profile on the tiny set with the exact test
+// retriever: the file it writes is a valid profile that profile files load,
+// it keeps the base's stage-only weight, and the JSON reports both
+// cross-validated figures.
+func TestProfilesLearn(t *testing.T) {
+	withTestRetriever(t)
+	out := filepath.Join(t.TempDir(), "learned.toml")
+	stdout, stderr, code := benchExec(t, "--json", "profiles", "learn", "--data", tinySet, "--folds", "2", "--out", out,
+		"--slots", "E1,E6,E7")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got learnJSON
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("stdout: %v\n%s", err, stdout)
+	}
+	if got.Profile != "learned_tiny" || got.Queries < 4 || got.CV.Mean <= 0 || got.CV.Low > got.CV.Mean || got.BaseCV.Mean <= 0 || len(got.FoldWeights) != 2 {
+		t.Fatalf("learn report %+v", got)
+	}
+	p, err := profiles.LoadFile(out)
+	if err != nil {
+		t.Fatalf("the learned file does not load: %v", err)
+	}
+	base, _ := profiles.Lookup("pipeline_full")
+	if p.Name != "learned_tiny" || !p.Staged || p.Weights.Get(fingerprint.E13) != base.Weights.Get(fingerprint.E13) {
+		t.Errorf("learned profile %+v", p)
+	}
+	for name, args := range map[string][]string{
+		"no out":        {"profiles", "learn", "--data", tinySet},
+		"bad extension": {"profiles", "learn", "--data", tinySet, "--out", "x.json"},
+		"temporal slot": {"profiles", "learn", "--data", tinySet, "--out", out, "--slots", "E2"},
+		"one fold":      {"profiles", "learn", "--data", tinySet, "--out", out, "--folds", "1"},
+	} {
+		if _, stderr, code := benchExec(t, args...); code != ExitUsage {
+			t.Errorf("%s: exit %d: %s", name, code, stderr)
 		}
 	}
 }

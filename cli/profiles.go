@@ -80,6 +80,7 @@ how a profile acts:
 	}
 	cmd.Flags().StringVar(&file, "file", "", "validate and show a custom profile file (.toml, .yaml, .yml)")
 	_ = cmd.MarkFlagFilename("file", "toml", "yaml", "yml") // fails only for an unknown flag
+	cmd.AddCommand(newProfilesLearnCmd(a))
 	return cmd
 }
 

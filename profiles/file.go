@@ -161,3 +161,38 @@ func (fpf fileProfile) profile() (Profile, error) {
 	}
 	return p, nil
 }
+
+// Encode writes p as a profile file of format f that Decode and LoadFile
+// read back to an equal profile: weights by slot name (E1 … E13, zero
+// weights left out), extra recall slots, the flags. A built-in profile's
+// name is refused, as Decode would refuse it.
+func Encode(p Profile, f Format) ([]byte, error) {
+	if isBuiltin(p.Name) {
+		return nil, fmt.Errorf("name %q is a built-in profile: give the profile file another name", p.Name)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	fpf := fileProfile{Name: p.Name, Description: p.Description, Weights: map[string]float64{},
+		E10Boost: p.E10Boost, Temporal: p.Temporal, Staged: p.Staged}
+	for _, s := range p.Weights.Active() {
+		fpf.Weights[s.String()] = p.Weights.Get(s)
+	}
+	for _, s := range p.ExtraRecall {
+		fpf.ExtraRecall = append(fpf.ExtraRecall, s.String())
+	}
+	var buf bytes.Buffer
+	switch f {
+	case TOML:
+		if err := toml.NewEncoder(&buf).Encode(fpf); err != nil {
+			return nil, fmt.Errorf("encode profile: %w", err)
+		}
+	case YAML:
+		if err := yaml.NewEncoder(&buf).Encode(fpf); err != nil {
+			return nil, fmt.Errorf("encode profile: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("encode profile: unknown format %s", f)
+	}
+	return buf.Bytes(), nil
+}

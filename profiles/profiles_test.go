@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -390,5 +391,34 @@ func TestResolve(t *testing.T) {
 		if _, err := Resolve(c.name, c.file, c.ovs); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Resolve(%q, %q, %v): %v, want %q", c.name, c.file, c.ovs, err, c.want)
 		}
+	}
+}
+
+// TestEncodeRoundTrip: every built-in profile, renamed, written as TOML and
+// YAML and read back, is the same profile.
+func TestEncodeRoundTrip(t *testing.T) {
+	for _, name := range Names() {
+		p, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Name = "my_" + name
+		for _, f := range []Format{TOML, YAML} {
+			b, err := Encode(p, f)
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, f, err)
+			}
+			back, err := Decode(b, f)
+			if err != nil {
+				t.Fatalf("%s %s: decode: %v\n%s", name, f, err, b)
+			}
+			if !reflect.DeepEqual(back, p) {
+				t.Errorf("%s %s: round trip\n got %+v\nwant %+v", name, f, back, p)
+			}
+		}
+	}
+	p, _ := Lookup("code_search")
+	if _, err := Encode(p, TOML); err == nil {
+		t.Error("a built-in profile's name was written")
 	}
 }
