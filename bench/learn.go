@@ -120,7 +120,7 @@ func LearnWeights(qs []LearnQuery, qrels Qrels, cfg LearnConfig) (LearnResult, e
 // slot, a pipeline ranked list over query-local doc numbers.
 type learner struct {
 	cfg    LearnConfig
-	free   float64 // weight the fitted slots share: 1 − the kept slots' weights
+	free   float64            // weight the fitted slots share: 1 − the kept slots' weights
 	lists  [][][]pipeline.Hit // [query][slot index in cfg.Slots]
 	docs   [][]DocID          // [query][local doc number] → id
 	judged []map[DocID]int
