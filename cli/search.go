@@ -46,6 +46,7 @@ type searchFlags struct {
 	seq                  uint64
 	explain              bool
 	noThresholds         bool
+	noCorrect            bool
 	now                  string
 }
 
@@ -137,6 +138,7 @@ func bindSearchFlags(cmd *cobra.Command, f *searchFlags) {
 	fl.StringVar(&f.now, "now", "", "anchor E2 recency and E3 periodicity at this RFC 3339 time (default now)")
 	fl.BoolVar(&f.explain, "explain", false, "show per-slot scores, the spaces searched and the stage trace")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low threshold")
+	fl.BoolVar(&f.noCorrect, "no-correct", false, "search the words as typed: no correction of words absent from the store's vocabulary")
 	comp := func(name string, values []cobra.Completion) {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
 	}
@@ -175,7 +177,7 @@ func searchArgs(cmd *cobra.Command, args []string) error {
 // request parses the flags into a search request. Every bad value is a
 // *UsageError that lists the valid values; nothing is opened before.
 func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchRequest, error) {
-	req := engine.SearchRequest{Query: query, Mode: defaultSearchMode, Session: f.session, Seq: f.seq, NoThresholds: f.noThresholds}
+	req := engine.SearchRequest{Query: query, Mode: defaultSearchMode, Session: f.session, Seq: f.seq, NoThresholds: f.noThresholds, NoCorrect: f.noCorrect}
 	p, err := profiles.Resolve(f.profile, f.profileFile, f.weights)
 	if err != nil {
 		return req, &UsageError{Problem: err.Error(), Fix: "see `cgraph profiles` for the profiles and their weights"}

@@ -22,18 +22,20 @@ import (
 // searchJSON is search's --json output: pipeline.Result with each hit's
 // memory resolved, plus the request's settings and the timings.
 type searchJSON struct {
-	Query     string                 `json:"query"`
-	Profile   string                 `json:"profile"`
-	Mode      pipeline.Mode          `json:"mode"`
-	Direction string                 `json:"direction"`
-	TopK      int                    `json:"top_k"`
-	Weights   profiles.Weights       `json:"weights"`   // after the overrides
-	Overrides []string               `json:"overrides"` // --weight values as given
-	Results   []searchHitJSON        `json:"results"`
-	Spaces    []pipeline.SpaceReport `json:"spaces"`
-	Trace     []pipeline.StageTrace  `json:"trace"`
-	EncodeMS  float64                `json:"encode_ms"`
-	TotalMS   float64                `json:"total_ms"`
+	Query       string                 `json:"query"`
+	Corrections []engine.Correction    `json:"corrections"` // words replaced before the search
+	Corrected   string                 `json:"corrected"`   // the query as searched
+	Profile     string                 `json:"profile"`
+	Mode        pipeline.Mode          `json:"mode"`
+	Direction   string                 `json:"direction"`
+	TopK        int                    `json:"top_k"`
+	Weights     profiles.Weights       `json:"weights"`   // after the overrides
+	Overrides   []string               `json:"overrides"` // --weight values as given
+	Results     []searchHitJSON        `json:"results"`
+	Spaces      []pipeline.SpaceReport `json:"spaces"`
+	Trace       []pipeline.StageTrace  `json:"trace"`
+	EncodeMS    float64                `json:"encode_ms"`
+	TotalMS     float64                `json:"total_ms"`
 }
 
 // searchHitJSON is one result: the memory's id and content, the pipeline's
@@ -63,12 +65,15 @@ type hitMemoryJSON struct {
 
 func toSearchJSON(res engine.SearchResult, req engine.SearchRequest) searchJSON {
 	out := searchJSON{
-		Query: res.Query, Profile: res.Profile, Mode: res.Mode, Direction: req.Direction.String(), TopK: req.TopK,
+		Query: res.Query, Corrections: res.Corrections, Corrected: res.Corrected, Profile: res.Profile, Mode: res.Mode, Direction: req.Direction.String(), TopK: req.TopK,
 		Weights: req.Profile.Weights, Overrides: []string{}, Results: make([]searchHitJSON, 0, len(res.Hits)),
 		Spaces: res.Spaces, Trace: res.Trace, EncodeMS: ms(res.Encode), TotalMS: ms(res.Total),
 	}
 	if out.Spaces == nil {
 		out.Spaces = []pipeline.SpaceReport{}
+	}
+	if out.Corrections == nil {
+		out.Corrections = []engine.Correction{}
 	}
 	if out.Trace == nil {
 		out.Trace = []pipeline.StageTrace{}
@@ -124,6 +129,13 @@ func printSearch(w io.Writer, res engine.SearchResult, req engine.SearchRequest,
 		header += "  direction " + req.Direction.String()
 	}
 	ew.printf("%s\n", header)
+	if len(res.Corrections) > 0 {
+		var fixes []string
+		for _, c := range res.Corrections {
+			fixes = append(fixes, fmt.Sprintf("%q → %q", c.From, c.To))
+		}
+		ew.printf("corrected %s (--no-correct searches the words as typed)\n", strings.Join(fixes, ", "))
+	}
 	if len(res.Hits) == 0 {
 		ew.printf("no results")
 		if !req.NoThresholds {

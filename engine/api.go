@@ -134,6 +134,10 @@ type SearchRequest struct {
 	// Session". Empty Session leaves E4 without an anchor (reported).
 	Session string
 	Seq     uint64
+	// NoCorrect turns off typo correction: by default a query word absent
+	// from the store's vocabulary that is one edit from a word in it is
+	// replaced before encoding (SearchResult.Corrections says which).
+	NoCorrect bool
 	// NoThresholds keeps results below every slot's low threshold.
 	NoThresholds bool
 	// Partial records a failing index as failed and goes on; see pipeline.
@@ -145,8 +149,19 @@ type SearchResult struct {
 	pipeline.Result
 	// Memories[i] is the memory of Result.Hits[i].
 	Memories []record.Memory
+	// Corrections are the query words replaced before encoding (none with
+	// NoCorrect); Corrected is the query as searched.
+	Corrections []Correction
+	Corrected   string
 	// Encode is the time spent computing query views (before the stages).
 	Encode time.Duration
 	// Total is the end-to-end time of Search.
 	Total time.Duration
+}
+
+// Correction is one query word replaced by a word of the store's
+// vocabulary before the search ("stirng" → "string").
+type Correction struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }

@@ -50,6 +50,8 @@ type indexSet struct {
 	e12Dim int
 	// names holds each doc's E11 entity names for exact-name Jaccard.
 	names *indexes.NameSets
+	// speller corrects query words against the E6 vocabulary.
+	speller *indexes.Speller
 	// times is what the temporal slots score from after retrieval.
 	times *indexes.DocTimes
 }
@@ -65,7 +67,7 @@ func newIndexSet() (*indexSet, error) {
 	}
 	x := &indexSet{dense: map[spaceKey]*indexes.Dense{}, m128: m128, bm25: bm25,
 		splade: indexes.NewSplade("E13 SPLADE"), live: roaring.New(),
-		names: indexes.NewNameSets(), times: indexes.NewDocTimes()}
+		names: indexes.NewNameSets(), times: indexes.NewDocTimes(), speller: indexes.NewSpeller()}
 	for i := range x.has {
 		x.has[i] = roaring.New()
 	}
@@ -180,6 +182,7 @@ func (x *indexSet) apply(m record.Memory, fp *fingerprint.Fingerprint, only []fi
 		if err := x.bm25.Add(record.DocNum(doc), tf); err != nil {
 			return fmt.Errorf("index E6 of doc %d: %w", doc, err)
 		}
+		x.speller.Add(tf.Terms...)
 	}
 	if sp, ok := fp.Get(fingerprint.E13).Value.(fingerprint.Sparse); ok && want(fingerprint.E13) && len(sp.Indices) > 0 {
 		if err := x.splade.Add(record.DocNum(doc), sp); err != nil {
@@ -239,7 +242,7 @@ func (x *indexSet) ramBytes() [fingerprint.NumSlots]int64 {
 		out[k.slot.Index()] += int64(d.Bytes())
 	}
 	out[fingerprint.E1.Index()] += int64(x.m128.Bytes())
-	out[fingerprint.E6.Index()] += int64(x.bm25.Bytes())
+	out[fingerprint.E6.Index()] += int64(x.bm25.Bytes()) + x.speller.Bytes()
 	out[fingerprint.E13.Index()] += int64(x.splade.Bytes())
 	out[fingerprint.E9.Index()] += x.hyper.Bytes()
 	for i := range x.has {

@@ -194,6 +194,7 @@ func (x *indexSet) loadPostings(ctx context.Context, eng *cellar.Store, pf posti
 			total += tf.DocLen()
 			docs, tfs = append(docs, record.DocNum(d)), append(tfs, tf)
 			x.has[pf.slot.Index()].Add(d)
+			x.speller.Add(tf.Terms...)
 		}
 		if err := x.bm25.Build(docs, tfs); err != nil {
 			return fmt.Errorf("rebuild %s: %w", pf.family, err)

@@ -50,6 +50,11 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err != nil {
 		return SearchResult{}, fmt.Errorf("search: %w", err)
 	}
+	var fixes []Correction
+	asked := req.Query
+	if !req.NoCorrect {
+		req.Query, fixes = s.correct(req.Query)
+	}
 	encStart := time.Now()
 	q, err := s.encode(ctx, req, keys)
 	if err != nil {
@@ -68,7 +73,26 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, err
 	}
 	out.Encode, out.Total = encode, time.Since(start)
+	out.Corrections, out.Corrected = fixes, req.Query
+	out.Query = asked
 	return out, nil
+}
+
+// correct replaces query words absent from the E6 vocabulary by the
+// vocabulary word one edit away with the most documents (indexes.Speller).
+func (s *Engine) correct(query string) (string, []Correction) {
+	s.mu.RLock()
+	ix := s.ix
+	s.mu.RUnlock()
+	if ix == nil {
+		return query, nil
+	}
+	text, fs := ix.speller.CorrectText(query, ix.bm25.DocFreq)
+	out := make([]Correction, len(fs))
+	for i, f := range fs {
+		out[i] = Correction{From: f.From, To: f.To}
+	}
+	return text, out
 }
 
 // resolve maps the hits to memories, dropping hits of deleted memories.

@@ -77,3 +77,35 @@ func TestViewCache(t *testing.T) {
 		}
 	}
 }
+
+// TestTypoCorrection: a query word that is one edit from a word of the
+// store's vocabulary is replaced before encoding, reported, and the search
+// then ranks like the clean query; NoCorrect searches the words as typed.
+func TestTypoCorrection(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, t.TempDir(), hashRegistry(t, ""))
+	addAll(t, s, texts)
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	clean, err := s.Search(ctx, SearchRequest{Query: "authentication failed for admin", Mode: pipeline.ModeMultiSpace, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typo, err := s.Search(ctx, SearchRequest{Query: "authentcation failed for admin", Mode: pipeline.ModeMultiSpace, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(typo.Corrections) != 1 || typo.Corrections[0] != (Correction{"authentcation", "authentication"}) ||
+		typo.Corrected != "authentication failed for admin" || typo.Query != "authentcation failed for admin" {
+		t.Fatalf("corrections %+v, corrected %q, query %q", typo.Corrections, typo.Corrected, typo.Query)
+	}
+	if len(typo.Hits) == 0 || typo.Hits[0].Doc != clean.Hits[0].Doc {
+		t.Errorf("corrected search ranks %v first, the clean query %v", typo.Hits, clean.Hits[0])
+	}
+	raw, err := s.Search(ctx, SearchRequest{Query: "authentcation failed for admin", Mode: pipeline.ModeMultiSpace, Now: now, NoCorrect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.Corrections) != 0 || raw.Corrected != raw.Query {
+		t.Errorf("NoCorrect corrected: %+v", raw.Corrections)
+	}
+}

@@ -33,12 +33,15 @@ type Hit struct {
 
 // SearchOutput is the result of every search tool.
 type SearchOutput struct {
-	Query     string `json:"query"`
-	Profile   string `json:"profile,omitempty"`
-	Mode      string `json:"mode"`
-	Embedder  string `json:"embedder,omitempty"`
-	Direction string `json:"direction,omitempty"`
-	Results   []Hit  `json:"results"`
+	Query string `json:"query"`
+	// Corrections are the query words replaced by words of the store's
+	// vocabulary before the search.
+	Corrections []engine.Correction `json:"corrections,omitempty"`
+	Profile     string              `json:"profile,omitempty"`
+	Mode        string              `json:"mode"`
+	Embedder    string              `json:"embedder,omitempty"`
+	Direction   string              `json:"direction,omitempty"`
+	Results     []Hit               `json:"results"`
 	// Spaces says what happened in each slot searched: ok, empty,
 	// unavailable (no model: fallback applied), skipped or failed.
 	Spaces []pipeline.SpaceReport `json:"spaces"`
@@ -53,7 +56,7 @@ func toHit(rank int, h pipeline.ResultHit, m record.Memory) Hit {
 }
 
 func toOutput(res engine.SearchResult, req engine.SearchRequest) SearchOutput {
-	out := SearchOutput{Query: res.Query, Profile: res.Profile, Mode: req.Mode.String(), Results: []Hit{}, Spaces: res.Spaces,
+	out := SearchOutput{Query: res.Query, Corrections: res.Corrections, Profile: res.Profile, Mode: req.Mode.String(), Results: []Hit{}, Spaces: res.Spaces,
 		TookMS: float64(res.Total.Microseconds()) / 1000}
 	if req.Mode == pipeline.ModeEmbedderFirst {
 		out.Embedder = req.Embedder.String()
