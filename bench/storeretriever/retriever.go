@@ -87,6 +87,8 @@ type Retriever struct {
 	// ("E7 unavailable": 40), so a slot silently missing from a run shows
 	// in the report.
 	notes map[string]map[string]*runNote
+	// reembedded are the slots Index re-embedded in a reused store.
+	reembedded []fingerprint.SlotID
 	// built is how long the store's build took (from its manifest when
 	// reused).
 	built float64
@@ -112,7 +114,15 @@ type manifest struct {
 }
 
 func (m manifest) sameContent(o manifest) bool {
-	if m.Format != o.Format || m.CorpusSHA256 != o.CorpusSHA256 || m.Docs != o.Docs || len(m.Producers) != len(o.Producers) {
+	return m.sameCorpus(o) && m.sameProducers(o)
+}
+
+func (m manifest) sameCorpus(o manifest) bool {
+	return m.Format == o.Format && m.CorpusSHA256 == o.CorpusSHA256 && m.Docs == o.Docs
+}
+
+func (m manifest) sameProducers(o manifest) bool {
+	if len(m.Producers) != len(o.Producers) {
 		return false
 	}
 	for k, v := range m.Producers {
@@ -185,6 +195,11 @@ func (r *Retriever) Index(ctx context.Context, docs []bench.Doc, progress func(d
 			}
 		}
 	}
+	if old, err := readManifest(r.manifestPath()); err == nil && old.Complete && old.sameCorpus(want) && !old.sameProducers(want) {
+		if ok, err := r.reembed(ctx, old, want, len(docs), progress); err != nil || ok {
+			return ok, err
+		}
+	}
 	if err := r.clear(); err != nil {
 		return false, err
 	}
@@ -212,6 +227,35 @@ func (r *Retriever) Index(ctx context.Context, docs []bench.Doc, progress func(d
 	want.Complete, want.BuiltSeconds = true, time.Since(t0).Seconds()
 	r.built = want.BuiltSeconds
 	return false, writeManifest(r.manifestPath(), want)
+}
+
+// reembed brings a store of the same corpus up to the current producers
+// by re-embedding only the slots whose producer changed (a tokenizer
+// change to E6 costs seconds, not a rebuild). ok is false when that cannot
+// be done — a slot's model is gone, the store does not hold the corpus — and
+// the caller rebuilds.
+func (r *Retriever) reembed(ctx context.Context, old, want manifest, docs int, progress func(int)) (ok bool, err error) {
+	st, err := engine.Open(r.cfg.Dir, engine.Options{MaxContentBytes: maxContent, Embedders: r.reg, Reembed: true})
+	if err != nil {
+		return false, nil
+	}
+	n, err := st.Stats(ctx)
+	if err != nil || int(n.Memories) != docs {
+		return false, errors.Join(err, st.Close())
+	}
+	t0 := time.Now()
+	rep, err := st.Reembed(ctx, nil, nil)
+	if err != nil {
+		return false, st.Close() // a slot cannot be recomputed here: rebuild
+	}
+	want.Complete, want.BuiltSeconds = true, old.BuiltSeconds+time.Since(t0).Seconds()
+	if err := writeManifest(r.manifestPath(), want); err != nil {
+		return false, errors.Join(err, st.Close())
+	}
+	r.store, r.built = st, want.BuiltSeconds
+	r.reembedded = rep.Slots
+	progress(docs)
+	return true, nil
 }
 
 // BuildSeconds is how long building the store took, also when it was reused.
@@ -402,6 +446,9 @@ func (r *Retriever) Notes(run string) []string {
 		out = append(out, line)
 	}
 	sort.Strings(out)
+	if len(r.reembedded) > 0 {
+		out = append(out, fmt.Sprintf("store reused after re-embedding %v (their producer changed)", r.reembedded))
+	}
 	return out
 }
 
