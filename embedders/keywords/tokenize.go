@@ -38,13 +38,19 @@ func IsStopWord(w string) bool { return stopWords[w] }
 //     camelCase / PascalCase humps, acronyms staying together
 //     ("getHTTPServer" gives "gethttpserver", "get", "http", "server");
 //   - parts are emitted once per occurrence even if several rules produce them;
-//     one-character parts and stop words are dropped.
+//     one-character parts and stop words are dropped;
+//   - plurals fold to the singular (Stem: "files" → "file", "queries" →
+//     "query"), so a query's "reads the named files" meets ReadFile.
 //
 // The result is in text order. Cost O(len(text)).
 func Tokenize(text string) []string {
 	var out []string
 	emit := func(t string, seen *[]string) {
-		if utf8.RuneCountInString(t) < 2 || stopWords[t] || slices.Contains(*seen, t) {
+		if utf8.RuneCountInString(t) < 2 || stopWords[t] {
+			return
+		}
+		t = Stem(t)
+		if slices.Contains(*seen, t) {
 			return
 		}
 		*seen = append(*seen, t)
@@ -115,4 +121,40 @@ func splitCamel(s string) []string {
 		out = append(out, string(rs[start:]))
 	}
 	return out
+}
+
+// Stem folds an English plural to its singular — a light S-stemmer:
+// "queries" → "query", "classes" → "class", "boxes" → "box", "files" →
+// "file", "args" → "arg" — for lower-case letter-only words of 4+ letters;
+// anything else, and words ending in -us, -ss or -is ("status", "class",
+// "analysis"), is returned as it is. Light on purpose: it never merges words
+// that differ in more than number, which keeps identifiers exact.
+func Stem(w string) string {
+	if len(w) < 4 {
+		return w
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c < 'a' || c > 'z' {
+			return w
+		}
+	}
+	has := func(suffixes ...string) bool {
+		for _, x := range suffixes {
+			if strings.HasSuffix(w, x) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("ies") && !has("eies", "aies"):
+		return w[:len(w)-3] + "y"
+	case has("sses", "xes", "ches", "shes", "zzes"):
+		return w[:len(w)-2]
+	case has("es") && !has("aes", "ees", "oes"):
+		return w[:len(w)-1]
+	case has("s") && !has("us", "ss", "is"):
+		return w[:len(w)-1]
+	}
+	return w
 }
