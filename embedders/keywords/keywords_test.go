@@ -200,3 +200,18 @@ func TestDeclaredNamesWeighMore(t *testing.T) {
 		t.Errorf("undeclared name counted %v in %v", tf.Counts, tf.Terms)
 	}
 }
+
+func TestSplitIdentifiers(t *testing.T) {
+	for in, want := range map[string]string{
+		"call parseHTTPRequest on user_id": "call parse HTTP Request on user id",
+		"net/http.Client.Do()":             "net/http.Client.Do()",
+		"__init__ and getX2":               "init and get X2",
+		"plain words stay":                 "plain words stay",
+		"数据库 ünïcode_ok":                   "数据库 ünïcode ok",
+		"":                                 "",
+	} {
+		if got := SplitIdentifiers(in); got != want {
+			t.Errorf("SplitIdentifiers(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -158,3 +158,34 @@ func Stem(w string) string {
 	}
 	return w
 }
+
+// SplitIdentifiers rewrites every identifier of text (a word with
+// underscores or case humps) as its parts separated by spaces, and keeps
+// everything else: "call parseHTTPRequest on user_id" becomes "call parse
+// HTTP Request on user id". A word-piece vocabulary (E13's) then sees the
+// words a code identifier is made of instead of fragments of it.
+func SplitIdentifiers(text string) string {
+	var b strings.Builder
+	b.Grow(len(text) + len(text)/8)
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		parts := splitIdentifier(text[start:end])
+		b.WriteString(strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " "))
+		start = -1
+	}
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+		b.WriteRune(r)
+	}
+	flush(len(text))
+	return b.String()
+}

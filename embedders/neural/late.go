@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/embedders/keywords"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/models/runtime"
 	"github.com/viterin/vek/vek32"
@@ -379,8 +380,8 @@ func buildE13(l *loader) (embedders.Embedder, error) {
 			return unavailable(fingerprint.E13, why), err
 		}
 		return &sparseEmbedder{lm: lm, status: embedders.SlotStatus{State: fingerprint.StatusPresent,
-			Producer:       lm.producer("E13 splade v1", lm.meta.QueryPrefix, lm.meta.PassagePrefix),
-			Representation: fmt.Sprintf("SPLADE max_t log(1+ReLU(logits)) over the %s vocabulary; onnx sha256 %s", id, lm.short())}}, nil
+			Producer:       lm.producer("E13 splade v2 (identifiers split)", lm.meta.QueryPrefix, lm.meta.PassagePrefix),
+			Representation: fmt.Sprintf("SPLADE max_t log(1+ReLU(logits)) over the %s vocabulary, code identifiers split into words; onnx sha256 %s", id, lm.short())}}, nil
 	}
 	return unavailable(fingerprint.E13, "no SPLADE model installed (splade-pp-en-v1 is hub-only: cgraph models pull splade-pp-en-v1 where the hub is reachable)"), nil
 }
@@ -404,8 +405,14 @@ func toSparse(s runtime.Sparse) fingerprint.Sparse {
 	return fingerprint.Sparse{Indices: idx, Weights: s.Weights}
 }
 
+// EmbedDocuments splits code identifiers into their words first (as
+// EmbedQuery does): the model's word-piece vocabulary knows words, not
+// parseHTTPRequest.
 func (e *sparseEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
 	texts, idx := nonEmpty(docs)
+	for i := range texts {
+		texts[i] = keywords.SplitIdentifiers(texts[i])
+	}
 	res, err := e.lm.m.Sparse(ctx, runtime.ViewPassage, texts)
 	if err != nil {
 		return nil, fmt.Errorf("E13: %w", err)
@@ -425,7 +432,7 @@ func (e *sparseEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (emb
 	if err := nonEmptyQuery(q.Text); err != nil {
 		return embedders.QueryView{}, fmt.Errorf("E13: %w", err)
 	}
-	res, err := e.lm.m.Sparse(ctx, runtime.ViewQuery, []string{q.Text})
+	res, err := e.lm.m.Sparse(ctx, runtime.ViewQuery, []string{keywords.SplitIdentifiers(q.Text)})
 	if err != nil {
 		return embedders.QueryView{}, fmt.Errorf("E13: %w", err)
 	}
