@@ -35,7 +35,7 @@ the layout of the MTEB and CoIR code-retrieval subsets.
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newBenchPrepareCmd(a), newBenchRunCmd(a), newBenchCompareCmd(a))
+	cmd.AddCommand(newBenchPrepareCmd(a), newBenchRunCmd(a), newBenchCompareCmd(a), newBenchAblateCmd(a))
 	return cmd
 }
 

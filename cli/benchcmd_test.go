@@ -245,3 +245,36 @@ func TestProfilesLearn(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchAblate ablates code_search on the tiny set with the exact test
+// retriever: one row per weighted fused slot, each paired with the whole
+// profile over the same queries.
+func TestBenchAblate(t *testing.T) {
+	withTestRetriever(t)
+	stdout, stderr, code := benchExec(t, "--json", "bench", "ablate", "--data", tinySet, "--profile", "code_search", "--store", filepath.Join(t.TempDir(), "s"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got ablateJSON
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("stdout: %v\n%s", err, stdout)
+	}
+	p, _ := profiles.Lookup("code_search")
+	var fused []string
+	for _, s := range p.Weights.Active() {
+		if s.Fused() {
+			fused = append(fused, s.String())
+		}
+	}
+	if len(got.Rows) != len(fused) || got.Profile != "code_search" || got.Mode != "pipeline" {
+		t.Fatalf("ablate report %+v, want one row per fused slot %v", got, fused)
+	}
+	for i, r := range got.Rows {
+		if r.Removed != fused[i] || r.Evaluated == 0 || r.Low > r.Delta || r.Delta > r.High {
+			t.Errorf("row %+v", r)
+		}
+	}
+	if _, _, code := benchExec(t, "bench", "ablate", "--data", tinySet, "--mode", "e1_only"); code != ExitUsage {
+		t.Errorf("--mode e1_only: exit %d", code)
+	}
+}

@@ -56,6 +56,9 @@ type Config struct {
 	RecallK, FilterK, FusionK, DenseRecallK int
 	Batch                                   int  // memories per AddBatch (0 = 64)
 	NoThresholds                            bool // keep results below every slot's low threshold
+	// Profiles are custom profiles a run may name (a learned profile, an
+	// ablation), looked up before the built-ins.
+	Profiles map[string]profiles.Profile
 }
 
 // New returns a retriever over a store in cfg.Dir, fingerprinted by reg;
@@ -350,7 +353,9 @@ func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, erro
 	case bench.RRFProfileName:
 		out.Profile = rrfProfile()
 	default:
-		if out.Profile, err = profiles.Lookup(spec.Profile); err != nil {
+		if p, ok := r.cfg.Profiles[spec.Profile]; ok {
+			out.Profile = p
+		} else if out.Profile, err = profiles.Lookup(spec.Profile); err != nil {
 			return out, err
 		}
 	}
