@@ -41,8 +41,16 @@ type QueryDelta struct {
 // for a given seed. Cost: O(2^n · n) for n ≤ ExactPermutationLimit, else
 // O((RandomizationPermutations + BootstrapResamples) · n).
 func Compare(a, b *RunResult, metric string, seed uint64) (*Comparison, error) {
-	if _, ok := (Metrics{}).Get(metric); !ok {
-		return nil, fmt.Errorf("unknown metric %q: use one of %v", metric, MetricNames)
+	m, err := ParseMetric(metric)
+	if err != nil {
+		return nil, err
+	}
+	metric = m.Name
+	if err := hasMetric(a, metric); err != nil {
+		return nil, err
+	}
+	if err := hasMetric(b, metric); err != nil {
+		return nil, err
 	}
 	bq := make(map[QueryID]Metrics, len(b.Queries))
 	for _, q := range b.Queries {
@@ -81,6 +89,17 @@ func Compare(a, b *RunResult, metric string, seed uint64) (*Comparison, error) {
 	c.PValue = RandomizationTest(deltas, seed)
 	c.Exact = len(deltas) <= ExactPermutationLimit
 	return c, nil
+}
+
+// hasMetric checks that every query of run carries metric.
+func hasMetric(run *RunResult, metric string) error {
+	for _, q := range run.Queries {
+		if _, ok := q.Metrics[metric]; !ok {
+			return fmt.Errorf("unknown metric %s for run %s: it was scored with %v; re-run the bench with --metrics including it",
+				metric, run.Name, sortedKeys(q.Metrics))
+		}
+	}
+	return nil
 }
 
 // CompareReports compares runs of two reports over the same dataset (or the

@@ -15,11 +15,17 @@ const ReportVersion = 1
 // Report is the result of one `bench run`: every (mode, profile) run over one
 // dataset, the ingest figures and what is needed to reproduce them.
 type Report struct {
-	Version int         `json:"version"`
-	Dataset string      `json:"dataset"`
+	Version int    `json:"version"`
+	Dataset string `json:"dataset"`
+	// Metrics names the metrics every run was scored with, in report order
+	// (the first is the headline); empty in version 1 reports (MetricNames).
+	Metrics []string    `json:"metrics,omitempty"`
 	Runs    []RunResult `json:"runs"`
-	Ingest  Ingest      `json:"ingest"`
-	Repro   Repro       `json:"reproducibility"`
+	// Warnings are facts about the whole bench a reader must know (qrels
+	// naming absent ids, rankings shorter than a metric's cutoff).
+	Warnings []string `json:"warnings,omitempty"`
+	Ingest   Ingest   `json:"ingest"`
+	Repro    Repro    `json:"reproducibility"`
 }
 
 // RunResult is one (mode, profile) over every query.
@@ -109,6 +115,23 @@ type ModelInfo struct {
 	SHA256 string `json:"sha256"`
 	Status string `json:"status,omitempty"`
 	Note   string `json:"note,omitempty"`
+}
+
+// MetricList returns the report's metric names, MetricNames for reports that
+// do not list them.
+func (r *Report) MetricList() []string {
+	if len(r.Metrics) == 0 {
+		return MetricNames
+	}
+	return r.Metrics
+}
+
+func metricNames(ms []Metric) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Name
+	}
+	return out
 }
 
 // WithoutQueries returns a copy of r whose runs carry no per-query results:

@@ -17,14 +17,19 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("# Benchmark: %s\n\n", r.Dataset)
 	p("%d queries, dataset %s, %d cores, cgraph %s.\n\n", r.Repro.Queries, r.Repro.DatasetChecksum, r.Repro.Cores, r.Repro.CgraphVersion)
 	p("## Quality\n\n")
-	p("| run | mode | profile | nDCG@10 (95%% CI) | MRR@10 | Recall@10 | Recall@100 | MAP@100 | p50 ms | p95 ms |\n")
-	p("|---|---|---|---|---|---|---|---|---|---|\n")
+	ms := r.MetricList()
+	p("| run | mode | profile | %s (95%% CI) |", metricLabel(ms[0]))
+	for _, m := range ms[1:] {
+		p(" %s |", metricLabel(m))
+	}
+	p(" p50 ms | p95 ms |\n|---|---|---|---|%s---|---|\n", strings.Repeat("---|", len(ms)-1))
 	for _, run := range r.Runs {
-		ci := run.CI95["ndcg@10"]
-		m := run.Metrics
-		p("| %s | %s | %s | %.4f (%.4f–%.4f) | %.4f | %.4f | %.4f | %.4f | %.3f | %.3f |\n",
-			mdEscape(run.Name), mdEscape(run.Mode), mdEscape(run.Profile), m.NDCG10, ci.Lo, ci.Hi,
-			m.MRR10, m.Recall10, m.Recall100, m.MAP, run.LatencyMS.P50, run.LatencyMS.P95)
+		ci := run.CI95[ms[0]]
+		p("| %s | %s | %s | %.4f (%.4f–%.4f) |", mdEscape(run.Name), mdEscape(run.Mode), mdEscape(run.Profile), run.Metrics[ms[0]], ci.Lo, ci.Hi)
+		for _, m := range ms[1:] {
+			p(" %.4f |", run.Metrics[m])
+		}
+		p(" %.3f | %.3f |\n", run.LatencyMS.P50, run.LatencyMS.P95)
 	}
 	p("\n## Latency per stage (ms, p50 / p95)\n\n")
 	stages := stageNames(r.Runs)
@@ -101,6 +106,23 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		return fmt.Errorf("write markdown report: %w", err)
 	}
 	return nil
+}
+
+// metricLabel is how a metric is headed in tables: "nDCG@10", "MAP@100".
+func metricLabel(name string) string {
+	m, err := ParseMetric(name)
+	if err != nil {
+		return name
+	}
+	kind, cut, _ := strings.Cut(m.Name, "@")
+	label := map[string]string{"ndcg": "nDCG", "mrr": "MRR", "recall": "Recall", "p": "P", "map": "MAP"}[kind]
+	if m.K == 0 {
+		return label
+	}
+	if cut == "" {
+		cut = fmt.Sprint(m.K)
+	}
+	return label + "@" + cut
 }
 
 func hasNotes(runs []RunResult) bool {

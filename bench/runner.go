@@ -95,6 +95,9 @@ type RunOptions struct {
 	// numbers (e.g. rank ties broken by document number).
 	MaxQueries int
 	Seed       uint64 // seed of the bootstrap and of the MaxQueries sample
+	// Metrics names the metrics to compute (ParseMetric forms); default
+	// MetricNames. K must reach the deepest cutoff.
+	Metrics []string
 	// Repro is copied into the report; Run fills the dataset, machine and
 	// seed fields itself.
 	Repro Repro
@@ -127,6 +130,13 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 	if o.K <= 0 {
 		o.K = 100
 	}
+	if len(o.Metrics) == 0 {
+		o.Metrics = MetricNames
+	}
+	metrics, err := ParseMetrics(o.Metrics)
+	if err != nil {
+		return nil, err
+	}
 	queries := ds.Queries
 	if o.MaxQueries > 0 && o.MaxQueries < len(queries) {
 		queries = make([]Query, 0, o.MaxQueries)
@@ -135,7 +145,10 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 		}
 	}
 
-	rep := &Report{Version: ReportVersion, Dataset: ds.Name, Repro: o.Repro}
+	rep := &Report{Version: ReportVersion, Dataset: ds.Name, Repro: o.Repro, Metrics: metricNames(metrics)}
+	if k := MaxCutoff(metrics); k > o.K {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("rankings hold at most %d results but a metric looks %d deep: its values are lower bounds (raise --k)", o.K, k))
+	}
 	t0 := time.Now()
 	progress := func(int) {}
 	if o.IndexProgress != nil {
@@ -169,7 +182,7 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 	}
 
 	for _, spec := range o.Runs {
-		res, err := runOne(ctx, ds, queries, r, spec, o)
+		res, err := runOne(ctx, ds, queries, r, spec, metrics, o)
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +206,7 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 	return rep, nil
 }
 
-func runOne(ctx context.Context, ds *Dataset, queries []Query, r Retriever, spec RunSpec, o RunOptions) (RunResult, error) {
+func runOne(ctx context.Context, ds *Dataset, queries []Query, r Retriever, spec RunSpec, metrics []Metric, o RunOptions) (RunResult, error) {
 	name := spec.DisplayName()
 	res := RunResult{Name: name, Mode: spec.Mode, Profile: spec.Profile}
 	var total []float64
@@ -217,7 +230,7 @@ func runOne(ctx context.Context, ds *Dataset, queries []Query, r Retriever, spec
 			}
 			ids = append(ids, d.ID)
 		}
-		m := Evaluate(ids, ds.Qrels[q.ID])
+		m := EvaluateMetrics(ids, ds.Qrels[q.ID], metrics)
 		perQuery = append(perQuery, m)
 		ms := float64(elapsed.Nanoseconds()) / 1e6
 		total = append(total, ms)
@@ -247,12 +260,12 @@ func runOne(ctx context.Context, ds *Dataset, queries []Query, r Retriever, spec
 		res.Stages = append(res.Stages, StageStats{Stage: s, LatencyMS: summarize(stageMS[s]), Queries: len(stageMS[s])})
 	}
 	res.CI95 = map[string]CI{}
-	for k, name := range MetricNames {
+	for k, m := range metrics {
 		xs := make([]float64, len(perQuery))
-		for i, m := range perQuery {
-			xs[i], _ = m.Get(name)
+		for i, pq := range perQuery {
+			xs[i] = pq[m.Name]
 		}
-		res.CI95[name] = BootstrapCI(xs, o.Seed+uint64(k))
+		res.CI95[m.Name] = BootstrapCI(xs, o.Seed+uint64(k))
 	}
 	return res, nil
 }

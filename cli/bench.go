@@ -157,7 +157,7 @@ func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Re
 
 type benchRunFlags struct {
 	data, queries, qrels, split, out, store, direction string
-	profiles, modes, embedders                         []string
+	profiles, modes, embedders, metrics                []string
 	maxQueries, k                                      int
 	recallK, filterK, fusionK, batch                   int
 	seed                                               uint64
@@ -198,6 +198,13 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 				if _, err := profiles.Lookup(p); err != nil {
 					return &UsageError{Problem: err.Error()}
 				}
+			}
+			ms, err := bench.ParseMetrics(f.metrics)
+			if err != nil {
+				return &UsageError{Problem: err.Error(), Fix: "use " + bench.MetricForms}
+			}
+			if k := bench.MaxCutoff(ms); f.k > 0 && k > f.k {
+				return usagef(fmt.Sprintf("give --k %d or more", k), "--metrics look %d results deep but --k is %d", k, f.k)
 			}
 			runs, err := bench.PlanRuns(bench.PlanOptions{Modes: f.modes, Profiles: f.profiles, Embedders: f.embedders,
 				Direction: f.direction, Baselines: !f.noBaselines})
@@ -256,7 +263,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 			if f.noThresholds {
 				repro.StageSizes["no_thresholds"] = 1
 			}
-			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro,
+			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro, Metrics: f.metrics,
 				Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress()})
 			if err != nil {
 				return fmt.Errorf("bench run: %w", err)
@@ -280,7 +287,8 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.StringSliceVar(&f.embedders, "embedders", nil, "primary slots for embedder_first, e.g. E6,E7")
 	fl.StringVar(&f.direction, "direction", "", "causes or effects, for causal searches")
 	fl.IntVar(&f.maxQueries, "max-queries", 0, "evaluate a seeded sample of N queries (--seed; 0 = all)")
-	fl.IntVar(&f.k, "k", 100, "results per query")
+	fl.IntVar(&f.k, "k", 100, "results per query (at least the deepest metric cutoff)")
+	fl.StringSliceVar(&f.metrics, "metrics", bench.MetricNames, "metrics, the first is the headline: "+bench.MetricForms)
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap and of the --max-queries sample")
 	fl.StringVar(&f.out, "out", "", "report directory (default bench-out/<set>)")
 	fl.StringVar(&f.store, "store", "", "store directory for the indexed corpus (default <out>/store)")
@@ -349,10 +357,18 @@ func (a *App) benchIndexProgress() func(done, total int) {
 }
 
 func (a *App) printRunSummary(rep *bench.Report, out string) error {
-	a.Printf("%-32s %8s %8s %9s %10s %8s %9s %9s\n", "run", "nDCG@10", "MRR@10", "R@10", "R@100", "MAP", "p50 ms", "p95 ms")
+	ms := rep.MetricList()
+	a.Printf("%-32s", "run")
+	for _, m := range ms {
+		a.Printf(" %10s", m)
+	}
+	a.Printf(" %9s %9s\n", "p50 ms", "p95 ms")
 	for _, r := range rep.Runs {
-		m := r.Metrics
-		a.Printf("%-32s %8.4f %8.4f %9.4f %10.4f %8.4f %9.3f %9.3f\n", r.Name, m.NDCG10, m.MRR10, m.Recall10, m.Recall100, m.MAP, r.LatencyMS.P50, r.LatencyMS.P95)
+		a.Printf("%-32s", r.Name)
+		for _, m := range ms {
+			a.Printf(" %10.4f", r.Metrics[m])
+		}
+		a.Printf(" %9.3f %9.3f\n", r.LatencyMS.P50, r.LatencyMS.P95)
 	}
 	in := rep.Ingest
 	a.Printf("ingest: %d docs in %.1f s (%.1f docs/s), peak RSS %.0f MiB\nreports in %s: %s\n",
@@ -381,8 +397,8 @@ are paired by query id and flagged.`,
   cgraph bench compare out/report.json out/report.json --run e1_only --run-b pipeline:code_search --metric mrr@10`,
 		Args: exactArgs(2, "two report.json files"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, ok := (bench.Metrics{}).Get(metric); !ok {
-				return usagef("use one of "+strings.Join(bench.MetricNames, ", "), "--metric %q is not a metric", metric)
+			if _, err := bench.ParseMetric(metric); err != nil {
+				return usagef("use "+bench.MetricForms, "--metric %q is not a metric: %v", metric, err)
 			}
 			if runB != "" && runA == "" {
 				return usagef("give --run too", "--run-b needs --run")
@@ -428,7 +444,7 @@ are paired by query id and flagged.`,
 	fl := cmd.Flags()
 	fl.StringVar(&runA, "run", "", "run name to compare (default: every run in both reports)")
 	fl.StringVar(&runB, "run-b", "", "run name in B when it differs from --run")
-	fl.StringVar(&metric, "metric", "ndcg@10", "metric: "+strings.Join(bench.MetricNames, ", "))
+	fl.StringVar(&metric, "metric", "ndcg@10", "metric: "+bench.MetricForms)
 	fl.Uint64Var(&seed, "seed", 1, "seed for the bootstrap and the sampled randomisation test")
 	fl.BoolVar(&perQuery, "per-query", false, "print every query's delta")
 	return cmd

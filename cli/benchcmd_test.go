@@ -166,7 +166,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "prepare", "csn-go", "--out", "x"}, 2, "--src is missing"},
 		{[]string{"bench", "prepare", "csn-go", "--src", "."}, 2, "--out is missing"},
 		{[]string{"bench", "compare", "a.json"}, 2, "two report.json files"},
-		{[]string{"bench", "compare", "a.json", "b.json", "--metric", "p@5"}, 2, `--metric "p@5" is not a metric`},
+		{[]string{"bench", "compare", "a.json", "b.json", "--metric", "f1@5"}, 2, `--metric "f1@5" is not a metric`},
 		{[]string{"bench", "compare", "a.json", "b.json"}, 1, "read report"},
 	} {
 		_, stderr, code := benchExec(t, tc.args...)

@@ -4,7 +4,9 @@ Run: pip install pytrec-eval-terrier==0.5.11; python3 gen.py
 Writes qrels.tsv (BEIR layout), run.tsv (query, doc, rank, score; best first,
 strictly decreasing scores so trec_eval keeps the order) and expected.json
 (per query: ndcg@10, recall@10, recall@100, map (map_cut_100) and mrr@10 =
-trec_eval recip_rank over the top 10).
+trec_eval recip_rank over the top 10; and the other metric kinds and cutoffs
+bench accepts: ndcg@5/@100, recall@5, p@5/@10, map@10, mrr over the whole
+ranking). Not run in CI: the Go tests read the files it wrote.
 """
 import json
 import random
@@ -34,7 +36,7 @@ for q in range(40):
 qrels = {q: j for q, j in qrels.items() if any(r > 0 for r in j.values())}
 run = {q: run[q] for q in qrels}
 
-ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "recall.10", "recall.100", "map_cut.100"})
+ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.5,10,100", "recall.5,10,100", "map_cut.10,100", "P.5,10", "recip_rank"})
 res = ev.evaluate(run)
 top10 = {q: dict(sorted(r.items(), key=lambda kv: -kv[1])[:10]) for q, r in run.items()}
 rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(top10)
@@ -48,6 +50,13 @@ for q in sorted(qrels):
         "recall@100": m.get("recall_100", 0.0),
         "map": m.get("map_cut_100", 0.0),
         "mrr@10": rr.get(q, {}).get("recip_rank", 0.0),
+        "ndcg@5": m.get("ndcg_cut_5", 0.0),
+        "ndcg@100": m.get("ndcg_cut_100", 0.0),
+        "recall@5": m.get("recall_5", 0.0),
+        "p@5": m.get("P_5", 0.0),
+        "p@10": m.get("P_10", 0.0),
+        "map@10": m.get("map_cut_10", 0.0),
+        "mrr": m.get("recip_rank", 0.0),
     }
 
 with open("qrels.tsv", "w") as f:
