@@ -62,6 +62,9 @@ type Dataset struct {
 	// queries) can still be compared query by query.
 	Checksums map[string]string
 	Files     []string
+	// Warnings say what the loader forgave, e.g. qrels lines naming
+	// documents or queries the files do not hold; reports repeat them.
+	Warnings []string
 }
 
 // LoadOptions selects the files of a dataset. Zero values mean the BEIR defaults.

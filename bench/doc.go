@@ -52,6 +52,14 @@
 // never computed from a reopen). --max-queries evaluates a seeded sample of
 // the queries, not a prefix: prepared sets list queries in corpus order.
 //
+// A bench never aborts on one query: a search that errors or panics is
+// recorded (run, query id, error) in the run's failures, scored as an empty
+// ranking (so it weighs in every mean, as it would for a user) and left out
+// of the latency figures. Only an index error or the end of the context
+// stops a bench; RunOptions.OnRun lets the caller write the report after
+// every run (`bench run` does, each file through a temporary file and a
+// rename), so an interrupted bench keeps its finished runs, marked partial.
+//
 // # Metrics
 //
 // See metrics.go: BEIR's pytrec_eval definitions (nDCG@10 with linear gain,

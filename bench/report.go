@@ -9,8 +9,12 @@ import (
 )
 
 // ReportVersion is the version of the report JSON layout; bump it when a
-// field changes meaning.
-const ReportVersion = 1
+// field changes meaning. Version 2 added failures, warnings, the metric list
+// and partial reports; version 1 reports still read (as if nothing failed).
+const ReportVersion = 2
+
+// minReportVersion is the oldest report layout ParseReport reads.
+const minReportVersion = 1
 
 // Report is the result of one `bench run`: every (mode, profile) run over one
 // dataset, the ingest figures and what is needed to reproduce them.
@@ -24,8 +28,14 @@ type Report struct {
 	// Warnings are facts about the whole bench a reader must know (qrels
 	// naming absent ids, rankings shorter than a metric's cutoff).
 	Warnings []string `json:"warnings,omitempty"`
-	Ingest   Ingest   `json:"ingest"`
-	Repro    Repro    `json:"reproducibility"`
+	// RunsPlanned is how many runs the bench was asked for; Partial is set
+	// while (or because) fewer than that are in Runs, and StopReason says why
+	// the bench stopped early.
+	RunsPlanned int    `json:"runs_planned"`
+	Partial     bool   `json:"partial,omitempty"`
+	StopReason  string `json:"stop_reason,omitempty"`
+	Ingest      Ingest `json:"ingest"`
+	Repro       Repro  `json:"reproducibility"`
 }
 
 // RunResult is one (mode, profile) over every query.
@@ -43,6 +53,17 @@ type RunResult struct {
 	// Notes are what the retriever reported about the run (unavailable
 	// slots, fallbacks, empty spaces, with how many queries they hit).
 	Notes []string `json:"notes,omitempty"`
+	// Failed counts the queries whose search failed; Failures says which
+	// and why. Each was scored as an empty ranking (it counts, as 0 on most
+	// metrics, in every mean) and is left out of the latency figures.
+	Failed   int            `json:"failed"`
+	Failures []QueryFailure `json:"failures,omitempty"`
+}
+
+// QueryFailure is one query whose search returned an error (or panicked).
+type QueryFailure struct {
+	Query QueryID `json:"query"`
+	Error string  `json:"error"`
 }
 
 // CI is a two-sided confidence interval.
@@ -72,6 +93,9 @@ type QueryResult struct {
 	LatencyMS float64            `json:"latency_ms"`
 	StagesMS  map[string]float64 `json:"stages_ms,omitempty"`
 	Top       []DocID            `json:"top"` // the first 10 returned ids
+	// Error is set when the search failed; the query was then scored as an
+	// empty ranking.
+	Error string `json:"error,omitempty"`
 }
 
 // Ingest describes how the corpus was indexed.
@@ -186,8 +210,8 @@ func ParseReport(b []byte, name string) (*Report, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s is not a bench report (JSON): %w", name, err)
 	}
-	if r.Version != ReportVersion {
-		return nil, fmt.Errorf("%s: report version %d, this cgraph reads version %d: re-run the bench", name, r.Version, ReportVersion)
+	if r.Version < minReportVersion || r.Version > ReportVersion {
+		return nil, fmt.Errorf("%s: report version %d, this cgraph reads versions %d to %d: re-run the bench", name, r.Version, minReportVersion, ReportVersion)
 	}
 	if len(r.Runs) == 0 {
 		return nil, fmt.Errorf("%s: report has no runs", name)

@@ -16,21 +16,33 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("# Benchmark: %s\n\n", r.Dataset)
 	p("%d queries, dataset %s, %d cores, cgraph %s.\n\n", r.Repro.Queries, r.Repro.DatasetChecksum, r.Repro.Cores, r.Repro.CgraphVersion)
+	if r.Partial {
+		p("**Partial report: %d of %d runs.** %s\n\n", len(r.Runs), r.RunsPlanned, orDash(r.StopReason))
+	}
+	for _, w := range r.Warnings {
+		p("> Warning: %s\n\n", w)
+	}
 	p("## Quality\n\n")
 	ms := r.MetricList()
 	p("| run | mode | profile | %s (95%% CI) |", metricLabel(ms[0]))
 	for _, m := range ms[1:] {
 		p(" %s |", metricLabel(m))
 	}
-	p(" p50 ms | p95 ms |\n|---|---|---|---|%s---|---|\n", strings.Repeat("---|", len(ms)-1))
+	failed := r.failedQueries() > 0
+	p(" p50 ms | p95 ms |%s\n|---|---|---|---|%s---|---|%s\n", ifStr(failed, " failed |"), strings.Repeat("---|", len(ms)-1), ifStr(failed, "---|"))
 	for _, run := range r.Runs {
 		ci := run.CI95[ms[0]]
 		p("| %s | %s | %s | %.4f (%.4f–%.4f) |", mdEscape(run.Name), mdEscape(run.Mode), mdEscape(run.Profile), run.Metrics[ms[0]], ci.Lo, ci.Hi)
 		for _, m := range ms[1:] {
 			p(" %.4f |", run.Metrics[m])
 		}
-		p(" %.3f | %.3f |\n", run.LatencyMS.P50, run.LatencyMS.P95)
+		p(" %.3f | %.3f |", run.LatencyMS.P50, run.LatencyMS.P95)
+		if failed {
+			p(" %d |", run.Failed)
+		}
+		p("\n")
 	}
+	r.writeFailures(p)
 	p("\n## Latency per stage (ms, p50 / p95)\n\n")
 	stages := stageNames(r.Runs)
 	if len(stages) == 0 {
@@ -124,6 +136,56 @@ func metricLabel(name string) string {
 	}
 	return label + "@" + cut
 }
+
+// maxFailureExamples bounds the query ids listed per (run, error) group.
+const maxFailureExamples = 5
+
+// writeFailures writes one row per run and distinct error: how many queries
+// failed with it and the first few ids (report.json lists every one).
+func (r *Report) writeFailures(p func(string, ...any)) {
+	total := r.failedQueries()
+	if total == 0 {
+		return
+	}
+	p("\n## Failed queries\n\n%d searches failed; each was scored as an empty ranking and left out of the latency figures (report.json lists every query).\n\n", total)
+	p("| run | queries | error | query ids |\n|---|---|---|---|\n")
+	for _, run := range r.Runs {
+		var order []string
+		ids := map[string][]string{}
+		for _, f := range run.Failures {
+			if _, ok := ids[f.Error]; !ok {
+				order = append(order, f.Error)
+			}
+			ids[f.Error] = append(ids[f.Error], string(f.Query))
+		}
+		for _, e := range order {
+			ex := ids[e][:min(len(ids[e]), maxFailureExamples)]
+			more := ""
+			if len(ids[e]) > len(ex) {
+				more = fmt.Sprintf(" … (%d more)", len(ids[e])-len(ex))
+			}
+			p("| %s | %d | %s | %s%s |\n", mdEscape(run.Name), len(ids[e]), mdEscape(oneLine(e)), mdEscape(strings.Join(ex, ", ")), more)
+		}
+	}
+}
+
+func (r *Report) failedQueries() int {
+	n := 0
+	for _, run := range r.Runs {
+		n += len(run.Failures)
+	}
+	return n
+}
+
+func ifStr(c bool, s string) string {
+	if c {
+		return s
+	}
+	return ""
+}
+
+// oneLine folds whitespace runs (newlines included) into single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func hasNotes(runs []RunResult) bool {
 	for _, r := range runs {

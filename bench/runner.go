@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
 	"time"
 )
@@ -96,7 +97,7 @@ type RunOptions struct {
 	MaxQueries int
 	Seed       uint64 // seed of the bootstrap and of the MaxQueries sample
 	// Metrics names the metrics to compute (ParseMetric forms); default
-	// MetricNames. K must reach the deepest cutoff.
+	// MetricNames. A K below the deepest cutoff is warned about.
 	Metrics []string
 	// Repro is copied into the report; Run fills the dataset, machine and
 	// seed fields itself.
@@ -107,25 +108,24 @@ type RunOptions struct {
 	// IndexProgress, if set, is called while the corpus is indexed with the
 	// number of documents done out of total.
 	IndexProgress func(done, total int)
+	// OnRun, if set, is called after each run with the report so far
+	// (Partial until the last run), so a caller can save finished runs
+	// before the next one starts. An error stops the bench.
+	OnRun func(*Report) error
 }
 
 // Run indexes the dataset's corpus, evaluates every run over the queries and
-// returns the report. A search error stops the whole run and is returned
-// with the run and query that failed: a bench never hides a failing query.
+// returns the report.
+//
+// A query whose search fails (an error or a panic in the retriever) is
+// recorded in its run's Failures, scored as an empty ranking and left out
+// of the latency figures; the run and the bench go on. Only an index error
+// or the end of ctx stops the bench: after ctx ends, Run returns the report
+// of the runs finished so far (Partial, with StopReason) along with the
+// error; the run that was interrupted is not reported.
 func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, error) {
-	if len(o.Runs) == 0 {
-		return nil, fmt.Errorf("no runs requested: give at least one mode or profile")
-	}
-	seen := map[string]bool{}
-	for _, s := range o.Runs {
-		n := s.DisplayName()
-		if n == "" {
-			return nil, fmt.Errorf("a run has neither a name nor a mode")
-		}
-		if seen[n] {
-			return nil, fmt.Errorf("run %q requested twice: give each run a distinct name", n)
-		}
-		seen[n] = true
+	if err := checkRunNames(o.Runs); err != nil {
+		return nil, err
 	}
 	if o.K <= 0 {
 		o.K = 100
@@ -137,18 +137,86 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 	if err != nil {
 		return nil, err
 	}
-	queries := ds.Queries
-	if o.MaxQueries > 0 && o.MaxQueries < len(queries) {
-		queries = make([]Query, 0, o.MaxQueries)
-		for _, i := range sampleIndexes(len(ds.Queries), o.MaxQueries, o.Seed) {
-			queries = append(queries, ds.Queries[i])
+	queries := sampleQueries(ds.Queries, o.MaxQueries, o.Seed)
+	rep := newReport(ds, queries, metrics, o)
+	if err := indexCorpus(ctx, ds, r, rep, o); err != nil {
+		return nil, err
+	}
+	for _, spec := range o.Runs {
+		res, err := runOne(ctx, ds, queries, r, spec, metrics, o)
+		if err != nil {
+			rep.StopReason = fmt.Sprintf("stopped after %d of %d runs: %v (that run is not reported)", len(rep.Runs), len(o.Runs), err)
+			return rep, err
+		}
+		rep.Runs = append(rep.Runs, res)
+		rep.Partial = len(rep.Runs) < len(o.Runs)
+		if err := rep.updatePeakRSS(); err != nil {
+			return rep, err
+		}
+		if o.OnRun != nil {
+			if err := o.OnRun(rep); err != nil {
+				return rep, fmt.Errorf("save the report after run %s: %w", res.Name, err)
+			}
 		}
 	}
+	return rep, nil
+}
 
-	rep := &Report{Version: ReportVersion, Dataset: ds.Name, Repro: o.Repro, Metrics: metricNames(metrics)}
+func checkRunNames(runs []RunSpec) error {
+	if len(runs) == 0 {
+		return fmt.Errorf("no runs requested: give at least one mode or profile")
+	}
+	seen := map[string]bool{}
+	for _, s := range runs {
+		n := s.DisplayName()
+		if n == "" {
+			return fmt.Errorf("a run has neither a name nor a mode")
+		}
+		if seen[n] {
+			return fmt.Errorf("run %q requested twice: give each run a distinct name", n)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// sampleQueries returns all queries, or a seeded sample of n in file order.
+func sampleQueries(all []Query, n int, seed uint64) []Query {
+	if n <= 0 || n >= len(all) {
+		return all
+	}
+	out := make([]Query, 0, n)
+	for _, i := range sampleIndexes(len(all), n, seed) {
+		out = append(out, all[i])
+	}
+	return out
+}
+
+// newReport starts the report with everything known before indexing: the
+// dataset and its checksums, the machine, the seeds and the warnings.
+func newReport(ds *Dataset, queries []Query, metrics []Metric, o RunOptions) *Report {
+	rep := &Report{Version: ReportVersion, Dataset: ds.Name, Repro: o.Repro, Metrics: metricNames(metrics),
+		RunsPlanned: len(o.Runs), Partial: true, Warnings: append([]string(nil), ds.Warnings...)}
 	if k := MaxCutoff(metrics); k > o.K {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("rankings hold at most %d results but a metric looks %d deep: its values are lower bounds (raise --k)", o.K, k))
 	}
+	rp := &rep.Repro
+	rp.DatasetChecksum, rp.DatasetChecksums, rp.DatasetFiles, rp.Split = ds.Checksum, ds.Checksums, ds.Files, ds.Split
+	rp.Queries, rp.Cores, rp.GoVersion = len(queries), runtime.NumCPU(), runtime.Version()
+	rp.Seeds = maps.Clone(rp.Seeds)
+	if rp.Seeds == nil {
+		rp.Seeds = map[string]uint64{}
+	}
+	rp.Seeds["bootstrap"] = o.Seed
+	if len(queries) < len(ds.Queries) {
+		rp.Seeds["query_sample"] = o.Seed
+	}
+	return rep
+}
+
+// indexCorpus indexes the corpus and fills rep.Ingest and what the
+// retriever knows about itself once indexed.
+func indexCorpus(ctx context.Context, ds *Dataset, r Retriever, rep *Report, o RunOptions) error {
 	t0 := time.Now()
 	progress := func(int) {}
 	if o.IndexProgress != nil {
@@ -156,14 +224,13 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 	}
 	reused, err := r.Index(ctx, ds.Corpus, progress)
 	if err != nil {
-		return nil, fmt.Errorf("index %d documents of %s: %w", len(ds.Corpus), ds.Name, err)
+		return fmt.Errorf("index %d documents of %s: %w", len(ds.Corpus), ds.Name, err)
 	}
 	secs := time.Since(t0).Seconds()
-	rss, err := PeakRSSBytes()
-	if err != nil {
-		return nil, err
+	rep.Ingest = Ingest{Docs: len(ds.Corpus), Seconds: secs, Reused: reused}
+	if err := rep.updatePeakRSS(); err != nil {
+		return err
 	}
-	rep.Ingest = Ingest{Docs: len(ds.Corpus), Seconds: secs, PeakRSSBytes: rss, Reused: reused}
 	if rr, ok := r.(ReproReporter); ok {
 		rr.Repro(&rep.Repro)
 	}
@@ -180,92 +247,114 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 	if build > 0 {
 		rep.Ingest.DocsPerS = float64(len(ds.Corpus)) / build
 	}
-
-	for _, spec := range o.Runs {
-		res, err := runOne(ctx, ds, queries, r, spec, metrics, o)
-		if err != nil {
-			return nil, err
-		}
-		rep.Runs = append(rep.Runs, res)
-	}
-	if rss, err = PeakRSSBytes(); err != nil {
-		return nil, err
-	}
-	rep.Ingest.PeakRSSBytes = max(rep.Ingest.PeakRSSBytes, rss)
-
-	rp := &rep.Repro
-	rp.DatasetChecksum, rp.DatasetChecksums, rp.DatasetFiles, rp.Split = ds.Checksum, ds.Checksums, ds.Files, ds.Split
-	rp.Queries, rp.Cores, rp.GoVersion = len(queries), runtime.NumCPU(), runtime.Version()
-	if rp.Seeds == nil {
-		rp.Seeds = map[string]uint64{}
-	}
-	rp.Seeds["bootstrap"] = o.Seed
-	if len(queries) < len(ds.Queries) {
-		rp.Seeds["query_sample"] = o.Seed
-	}
-	return rep, nil
+	return nil
 }
 
+func (rep *Report) updatePeakRSS() error {
+	rss, err := PeakRSSBytes()
+	if err != nil {
+		return err
+	}
+	rep.Ingest.PeakRSSBytes = max(rep.Ingest.PeakRSSBytes, rss)
+	return nil
+}
+
+// search calls r.Search and turns a panic into an error, so one bad query
+// cannot end a bench.
+func search(ctx context.Context, r Retriever, req SearchRequest) (ranked []Ranked, timings []StageTiming, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ranked, timings, err = nil, nil, fmt.Errorf("retriever panicked: %v", p)
+		}
+	}()
+	return r.Search(ctx, req)
+}
+
+// runAcc accumulates one run's per-query results.
+type runAcc struct {
+	res        RunResult
+	perQuery   []Metrics
+	total      []float64 // end-to-end ms of the queries that did not fail
+	stageMS    map[string][]float64
+	stageOrder []string
+}
+
+// runOne evaluates one run over queries. It returns an error only when ctx
+// ends; a failing query is recorded and scored as an empty ranking.
 func runOne(ctx context.Context, ds *Dataset, queries []Query, r Retriever, spec RunSpec, metrics []Metric, o RunOptions) (RunResult, error) {
 	name := spec.DisplayName()
-	res := RunResult{Name: name, Mode: spec.Mode, Profile: spec.Profile}
-	var total []float64
-	stageMS := map[string][]float64{}
-	var stageOrder []string
-	perQuery := make([]Metrics, 0, len(queries))
+	acc := &runAcc{res: RunResult{Name: name, Mode: spec.Mode, Profile: spec.Profile}, stageMS: map[string][]float64{},
+		perQuery: make([]Metrics, 0, len(queries))}
 	for i, q := range queries {
 		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("run %s: %w", name, err)
+			return acc.res, fmt.Errorf("run %s interrupted after %d of %d queries: %w", name, i, len(queries), err)
 		}
 		start := time.Now()
-		ranked, timings, err := r.Search(ctx, SearchRequest{Query: q, Run: spec, K: o.K})
+		ranked, timings, err := search(ctx, r, SearchRequest{Query: q, Run: spec, K: o.K})
 		elapsed := time.Since(start)
-		if err != nil {
-			return res, fmt.Errorf("run %s, query %s: %w", name, q.ID, err)
+		if err != nil && ctx.Err() != nil {
+			return acc.res, fmt.Errorf("run %s interrupted at query %s: %w", name, q.ID, ctx.Err())
 		}
-		ids := make([]DocID, 0, min(len(ranked), o.K))
-		for j, d := range ranked {
-			if j >= o.K {
-				break
-			}
-			ids = append(ids, d.ID)
-		}
-		m := EvaluateMetrics(ids, ds.Qrels[q.ID], metrics)
-		perQuery = append(perQuery, m)
-		ms := float64(elapsed.Nanoseconds()) / 1e6
-		total = append(total, ms)
-		qr := QueryResult{ID: q.ID, Metrics: m, LatencyMS: ms, Top: ids[:min(10, len(ids))]}
-		if len(timings) > 0 {
-			qr.StagesMS = map[string]float64{}
-		}
-		for _, st := range timings {
-			if _, ok := stageMS[st.Stage]; !ok {
-				stageOrder = append(stageOrder, st.Stage)
-			}
-			v := float64(st.Duration.Nanoseconds()) / 1e6
-			stageMS[st.Stage] = append(stageMS[st.Stage], v)
-			qr.StagesMS[st.Stage] += v
-		}
-		res.Queries = append(res.Queries, qr)
+		acc.add(q, ranked, timings, err, elapsed, ds.Qrels[q.ID], metrics, o.K)
 		if o.Progress != nil {
 			o.Progress(name, i+1, len(queries))
 		}
 	}
 	if rn, ok := r.(RunNoter); ok {
-		res.Notes = rn.Notes(name)
+		acc.res.Notes = rn.Notes(name)
 	}
-	res.Metrics = Mean(perQuery)
-	res.LatencyMS = summarize(total)
-	for _, s := range stageOrder {
-		res.Stages = append(res.Stages, StageStats{Stage: s, LatencyMS: summarize(stageMS[s]), Queries: len(stageMS[s])})
+	return acc.finish(metrics, o.Seed), nil
+}
+
+// add records one query: its metrics (over an empty ranking when err is
+// set), and its latency and stage times unless it failed.
+func (a *runAcc) add(q Query, ranked []Ranked, timings []StageTiming, err error, elapsed time.Duration, judged map[DocID]int, metrics []Metric, k int) {
+	ms := float64(elapsed.Nanoseconds()) / 1e6
+	if err != nil {
+		a.res.Failures = append(a.res.Failures, QueryFailure{Query: q.ID, Error: err.Error()})
+		m := EvaluateMetrics(nil, judged, metrics)
+		a.perQuery = append(a.perQuery, m)
+		a.res.Queries = append(a.res.Queries, QueryResult{ID: q.ID, Metrics: m, LatencyMS: ms, Top: []DocID{}, Error: err.Error()})
+		return
+	}
+	ids := make([]DocID, 0, min(len(ranked), k))
+	for _, d := range ranked[:min(len(ranked), k)] {
+		ids = append(ids, d.ID)
+	}
+	m := EvaluateMetrics(ids, judged, metrics)
+	a.perQuery = append(a.perQuery, m)
+	a.total = append(a.total, ms)
+	qr := QueryResult{ID: q.ID, Metrics: m, LatencyMS: ms, Top: ids[:min(10, len(ids))]}
+	if len(timings) > 0 {
+		qr.StagesMS = map[string]float64{}
+	}
+	for _, st := range timings {
+		if _, ok := a.stageMS[st.Stage]; !ok {
+			a.stageOrder = append(a.stageOrder, st.Stage)
+		}
+		v := float64(st.Duration.Nanoseconds()) / 1e6
+		a.stageMS[st.Stage] = append(a.stageMS[st.Stage], v)
+		qr.StagesMS[st.Stage] += v
+	}
+	a.res.Queries = append(a.res.Queries, qr)
+}
+
+// finish computes the run's means, bootstrap CIs and latency summaries.
+func (a *runAcc) finish(metrics []Metric, seed uint64) RunResult {
+	res := a.res
+	res.Failed = len(res.Failures)
+	res.Metrics = Mean(a.perQuery)
+	res.LatencyMS = summarize(a.total)
+	for _, s := range a.stageOrder {
+		res.Stages = append(res.Stages, StageStats{Stage: s, LatencyMS: summarize(a.stageMS[s]), Queries: len(a.stageMS[s])})
 	}
 	res.CI95 = map[string]CI{}
 	for k, m := range metrics {
-		xs := make([]float64, len(perQuery))
-		for i, pq := range perQuery {
+		xs := make([]float64, len(a.perQuery))
+		for i, pq := range a.perQuery {
 			xs[i] = pq[m.Name]
 		}
-		res.CI95[m.Name] = BootstrapCI(xs, o.Seed+uint64(k))
+		res.CI95[m.Name] = BootstrapCI(xs, seed+uint64(k))
 	}
-	return res, nil
+	return res
 }

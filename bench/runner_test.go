@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -20,7 +21,8 @@ import (
 // overlapRetriever is an exact, deterministic test retriever: it scores a
 // document by the number of distinct query tokens it contains (title and
 // text, lower-cased), ties broken by document id. Mode "reverse" returns the
-// ranking reversed (a deliberately bad run); mode "fail" fails on query q3.
+// ranking reversed (a deliberately bad run); mode "fail" fails on query q3,
+// mode "panic" panics on q5.
 type overlapRetriever struct {
 	docs    []Doc
 	tokens  []map[string]bool
@@ -50,6 +52,10 @@ func (o *overlapRetriever) Index(_ context.Context, docs []Doc, progress func(in
 func (o *overlapRetriever) Search(_ context.Context, req SearchRequest) ([]Ranked, []StageTiming, error) {
 	if req.Run.Mode == "fail" && req.Query.ID == "q3" {
 		return nil, nil, errors.New("index unavailable")
+	}
+	if req.Run.Mode == "panic" && req.Query.ID == "q5" {
+		var m map[string]int
+		m["boom"]++ // a nil-map write, as a buggy retriever would
 	}
 	t0 := time.Now()
 	qt := map[string]bool{}
@@ -211,7 +217,6 @@ func TestRunErrors(t *testing.T) {
 	}{
 		{"no runs", nil, "no runs requested"},
 		{"duplicate", []RunSpec{{Mode: "a"}, {Name: "a", Mode: "b"}}, `run "a" requested twice`},
-		{"failing query", []RunSpec{{Mode: "fail"}}, "run fail, query q3: index unavailable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Run(ctx, ds, &overlapRetriever{}, RunOptions{Runs: tc.runs})
@@ -231,6 +236,118 @@ func TestRunErrors(t *testing.T) {
 		if len(q.Top) > 1 {
 			t.Errorf("K=1 but query %s kept %d results", q.ID, len(q.Top))
 		}
+	}
+}
+
+// TestRunSurvivesFailingQueries: a query that errors (or panics) in one run
+// is recorded with its run, id and error, scored as an empty ranking and
+// left out of the latency figures; that run and the next ones go on, and the
+// report says so in JSON and Markdown.
+func TestRunSurvivesFailingQueries(t *testing.T) {
+	rep := tinyRun(t, []RunSpec{{Mode: "fail"}, {Mode: "panic"}, {Mode: "overlap"}})
+	if len(rep.Runs) != 3 || rep.Partial || rep.RunsPlanned != 3 {
+		t.Fatalf("%d runs, partial %v: the bench stopped", len(rep.Runs), rep.Partial)
+	}
+	fail, panicked, whole := rep.Runs[0], rep.Runs[1], rep.Runs[2]
+	if fail.Failed != 1 || len(fail.Failures) != 1 || fail.Failures[0] != (QueryFailure{Query: "q3", Error: "index unavailable"}) {
+		t.Errorf("fail run failures %d %+v", fail.Failed, fail.Failures)
+	}
+	if panicked.Failed != 1 || panicked.Failures[0].Query != "q5" || !strings.Contains(panicked.Failures[0].Error, "retriever panicked: assignment to entry in nil map") {
+		t.Errorf("panic run failures %+v", panicked.Failures)
+	}
+	if whole.Failed != 0 || len(fail.Queries) != 8 {
+		t.Errorf("whole run failed %d; fail run has %d queries", whole.Failed, len(fail.Queries))
+	}
+	// The failed query counts as an empty ranking: the mean is the whole
+	// run's mean less q3's share.
+	var q3 QueryResult
+	for _, q := range whole.Queries {
+		if q.ID == "q3" {
+			q3 = q
+		}
+	}
+	for _, m := range MetricNames {
+		want := whole.Metrics[m] - q3.Metrics[m]/8
+		if !near(fail.Metrics[m], want) {
+			t.Errorf("%s: fail run %v, want %v (q3 scored as empty)", m, fail.Metrics[m], want)
+		}
+	}
+	if fail.Stages[0].Queries != 7 {
+		t.Errorf("stage timings over %d queries, want the 7 that did not fail", fail.Stages[0].Queries)
+	}
+	for _, q := range fail.Queries {
+		if (q.ID == "q3") != (q.Error != "") {
+			t.Errorf("query %s error %q", q.ID, q.Error)
+		}
+	}
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseReport(b.Bytes(), "r")
+	if err != nil || back.Runs[0].Failures[0].Query != "q3" || back.Runs[0].Failed != 1 {
+		t.Fatalf("JSON round trip lost the failure: %v", err)
+	}
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Failed queries", "| fail | 1 | index unavailable | q3 |", "| panic | 1 | retriever panicked"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+}
+
+// cancellingRetriever cancels the bench's context at its first query of
+// run "stop", as a user's Ctrl-C would.
+type cancellingRetriever struct {
+	overlapRetriever
+	cancel context.CancelFunc
+}
+
+func (c *cancellingRetriever) Search(ctx context.Context, req SearchRequest) ([]Ranked, []StageTiming, error) {
+	if req.Run.Mode == "stop" {
+		c.cancel()
+		return nil, nil, ctx.Err()
+	}
+	return c.overlapRetriever.Search(ctx, req)
+}
+
+// TestRunInterruptedKeepsFinishedRuns: the runs finished before the
+// interruption were handed to OnRun as they finished, and the returned
+// report holds them, marked partial, with the reason.
+func TestRunInterruptedKeepsFinishedRuns(t *testing.T) {
+	ds, err := Load("testdata/tiny", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var saved []string
+	dir := t.TempDir()
+	rep, err := Run(ctx, ds, &cancellingRetriever{cancel: cancel}, RunOptions{
+		Runs: []RunSpec{{Mode: "a"}, {Mode: "b"}, {Mode: "stop"}, {Mode: "c"}},
+		OnRun: func(r *Report) error {
+			saved = append(saved, fmt.Sprintf("%d/%v", len(r.Runs), r.Partial))
+			return r.WriteAll(dir)
+		},
+	})
+	if !errors.Is(err, context.Canceled) || rep == nil {
+		t.Fatalf("got %v, %v; want the partial report and context.Canceled", rep, err)
+	}
+	if strings.Join(saved, " ") != "1/true 2/true" {
+		t.Errorf("OnRun saw %v, want the two finished runs, each partial", saved)
+	}
+	if len(rep.Runs) != 2 || !rep.Partial || !strings.Contains(rep.StopReason, "stopped after 2 of 4 runs") {
+		t.Errorf("report: %d runs, partial %v, reason %q", len(rep.Runs), rep.Partial, rep.StopReason)
+	}
+	onDisk, err := ReadReport(filepath.Join(dir, "report.json"))
+	if err != nil || len(onDisk.Runs) != 2 || !onDisk.Partial {
+		t.Fatalf("report on disk: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.json.tmp")); !os.IsNotExist(err) {
+		t.Errorf("a temporary file was left behind: %v", err)
 	}
 }
 
@@ -282,6 +399,7 @@ func TestReadReportErrors(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
 		{"garbage", "{", "is not a bench report"},
 		{"old", `{"version": 0, "runs": [{}]}`, "report version 0"},
+		{"future", `{"version": 99, "runs": [{}]}`, "report version 99"},
 		{"empty", `{"version": 1}`, "has no runs"},
 		{"unnamed run", `{"version": 1, "runs": [{"name": ""}]}`, "empty or repeated name"},
 		{"repeated run", `{"version": 1, "runs": [{"name": "a"}, {"name": "a"}]}`, `repeated name "a"`},

@@ -263,12 +263,18 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 			if f.noThresholds {
 				repro.StageSizes["no_thresholds"] = 1
 			}
-			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro, Metrics: f.metrics,
-				Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress()})
-			if err != nil {
-				return fmt.Errorf("bench run: %w", err)
+			for _, w := range ds.Warnings {
+				a.Warnf("bench: %s", w)
 			}
-			if err := rep.WriteAll(out); err != nil {
+			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro, Metrics: f.metrics,
+				Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress(), OnRun: a.saveRun(out)})
+			if err != nil {
+				if rep != nil && len(rep.Runs) > 0 {
+					if werr := rep.WriteAll(out); werr != nil {
+						err = errors.Join(err, werr)
+					}
+					a.Warnf("bench: the %d finished runs are in %s (marked partial)", len(rep.Runs), out)
+				}
 				return fmt.Errorf("bench run: %w", err)
 			}
 			if a.JSON {
@@ -299,6 +305,20 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.IntVar(&f.batch, "batch", 0, "memories per write batch while indexing (0 = 64)")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low similarity threshold")
 	return cmd
+}
+
+// saveRun writes the report files after every finished run (each file
+// through a temporary file and a rename), so an interrupted bench keeps
+// what it did, and warns about the run's failed queries.
+func (a *App) saveRun(out string) func(*bench.Report) error {
+	return func(rep *bench.Report) error {
+		run := rep.Runs[len(rep.Runs)-1]
+		if run.Failed > 0 {
+			a.Warnf("bench: run %s: %d of %d queries failed and were scored as empty rankings (first: %s: %s)",
+				run.Name, run.Failed, len(run.Queries), run.Failures[0].Query, run.Failures[0].Error)
+		}
+		return rep.WriteAll(out)
+	}
 }
 
 // inDataDir resolves a bare file name against the data directory when it
@@ -368,7 +388,11 @@ func (a *App) printRunSummary(rep *bench.Report, out string) error {
 		for _, m := range ms {
 			a.Printf(" %10.4f", r.Metrics[m])
 		}
-		a.Printf(" %9.3f %9.3f\n", r.LatencyMS.P50, r.LatencyMS.P95)
+		a.Printf(" %9.3f %9.3f", r.LatencyMS.P50, r.LatencyMS.P95)
+		if r.Failed > 0 {
+			a.Printf("  (%d failed queries)", r.Failed)
+		}
+		a.Printf("\n")
 	}
 	in := rep.Ingest
 	a.Printf("ingest: %d docs in %.1f s (%.1f docs/s), peak RSS %.0f MiB\nreports in %s: %s\n",

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,8 +26,13 @@ func benchExec(t *testing.T, args ...string) (stdout, stderr string, code int) {
 }
 
 // benchOverlapRetriever scores documents by distinct shared lower-case tokens
-// (ties by id); mode "reverse" reverses the ranking. Exact and deterministic.
-type benchOverlapRetriever struct{ docs []bench.Doc }
+// (ties by id); profile typo_tolerant reverses the ranking. Exact and
+// deterministic. embedder_first:E9 fails on query q3; embedder_first:E12
+// calls cancel (when set), as an interrupted bench.
+type benchOverlapRetriever struct {
+	docs   []bench.Doc
+	cancel context.CancelFunc
+}
 
 func benchWords(s string) map[string]bool {
 	m := map[string]bool{}
@@ -41,7 +47,14 @@ func (o *benchOverlapRetriever) Index(_ context.Context, docs []bench.Doc, progr
 	return false, nil
 }
 
-func (o *benchOverlapRetriever) Search(_ context.Context, req bench.SearchRequest) ([]bench.Ranked, []bench.StageTiming, error) {
+func (o *benchOverlapRetriever) Search(ctx context.Context, req bench.SearchRequest) ([]bench.Ranked, []bench.StageTiming, error) {
+	switch {
+	case req.Run.Embedder == "E9" && req.Query.ID == "q3":
+		return nil, nil, errors.New("E9: query has no letters to hash")
+	case req.Run.Embedder == "E12" && o.cancel != nil:
+		o.cancel() // as a user's Ctrl-C during this run
+		return nil, nil, ctx.Err()
+	}
 	q := benchWords(req.Query.Text)
 	var out []bench.Ranked
 	for _, d := range o.docs {
@@ -70,11 +83,68 @@ func (o *benchOverlapRetriever) Search(_ context.Context, req bench.SearchReques
 }
 
 func withTestRetriever(t *testing.T) {
+	withCancellingTestRetriever(t, nil)
+}
+
+func withCancellingTestRetriever(t *testing.T, cancel context.CancelFunc) {
 	old := benchRetriever
 	benchRetriever = func(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Repro, func() error, error) {
-		return &benchOverlapRetriever{}, bench.Repro{StageSizes: map[string]int{"k": 100}}, func() error { return nil }, nil
+		return &benchOverlapRetriever{cancel: cancel}, bench.Repro{StageSizes: map[string]int{"k": 100}}, func() error { return nil }, nil
 	}
 	t.Cleanup(func() { benchRetriever = old })
+}
+
+// TestBenchRunSurvivesFailingQuery is the 12-minute abort of issue 19: one
+// query that fails in one run is reported, and every run is written.
+func TestBenchRunSurvivesFailingQuery(t *testing.T) {
+	withTestRetriever(t)
+	out := t.TempDir()
+	stdout, stderr, code := benchExec(t, "--json", "bench", "run", "--data", tinySet, "--modes", "embedder_first", "--embedders", "E9,E6", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 4 || rep.Partial { // the baselines (E6 is bm25_only) and E9
+		t.Fatalf("%d runs, partial %v", len(rep.Runs), rep.Partial)
+	}
+	e9, _ := rep.Run("embedder_first:E9")
+	if e9 == nil || e9.Failed != 1 || len(e9.Failures) != 1 || e9.Failures[0].Query != "q3" || !strings.Contains(e9.Failures[0].Error, "no letters") {
+		t.Errorf("E9 run %+v", e9)
+	}
+	if !strings.Contains(stderr, "run embedder_first:E9: 1 of 8 queries failed") {
+		t.Errorf("stderr does not warn about the failure: %q", stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "| embedder_first:E9 | 1 | E9: query has no letters to hash | q3 |") {
+		t.Errorf("report.md (%v) lacks the failure:\n%s", err, md)
+	}
+}
+
+// TestBenchRunInterruptedWritesFinishedRuns: a bench stopped during its third
+// run leaves report files holding the two runs it finished, marked partial.
+func TestBenchRunInterruptedWritesFinishedRuns(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	withCancellingTestRetriever(t, cancel)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"--db", t.TempDir(), "bench", "run", "--data", tinySet, "--modes", "embedder_first", "--embedders", "E6,E7,E12,E13", "--no-baselines", "--out", out}
+	if code := ExecuteContext(ctx, args, strings.NewReader(""), &stdout, &stderr); code == 0 {
+		t.Fatalf("an interrupted bench exited 0: %s", stdout.String())
+	}
+	rep, err := bench.ReadReport(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 2 || !rep.Partial || rep.RunsPlanned != 4 || !strings.Contains(rep.StopReason, "stopped after 2 of 4 runs") {
+		t.Errorf("report on disk: %d runs, partial %v, planned %d, reason %q", len(rep.Runs), rep.Partial, rep.RunsPlanned, rep.StopReason)
+	}
+	if !strings.Contains(stderr.String(), "the 2 finished runs are in") {
+		t.Errorf("stderr %q", stderr.String())
+	}
 }
 
 func TestBenchRunAndCompare(t *testing.T) {
