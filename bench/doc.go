@@ -2,8 +2,9 @@
 // from real source trees, computes retrieval metrics, runs modes × profiles
 // against a Retriever and writes reports.
 //
-// It owns: the dataset format readers (corpus.jsonl, queries.jsonl,
-// qrels/<split>.tsv) and the prepare writer; the metric definitions; the
+// It owns: the dataset format readers (BEIR's corpus.jsonl, queries.jsonl,
+// qrels/<split>.tsv, gzip-compressed or not; TREC qrels) and the prepare
+// writer; the metric definitions; the
 // report layout (report.json, version ReportVersion) and its Markdown and SVG
 // renderings; the paired statistics of `bench compare`. It must not reach into
 // storage or embedders: everything it measures goes through the two-method
@@ -11,12 +12,21 @@
 //
 // # Datasets
 //
-// Load reads the BEIR layout. Every malformed line is refused with
-// "file:line: what was wrong" (bad JSON, missing "_id" or "text", duplicate
-// ids, qrels naming unknown ids, non-integer scores); nothing is half loaded.
-// "_id" may be a string or an integer. Only queries with at least one
-// relevant judgement (grade > 0) are evaluated, as in BEIR. Checksum is a
-// sha256 over the files read, recorded in every report.
+// Load reads the BEIR layout (corpus.jsonl, queries.jsonl, qrels/<split>.tsv),
+// any part possibly gzip-compressed (recognised by its magic bytes, e.g.
+// corpus.jsonl.gz); the qrels file may be BEIR TSV or TREC qrels ("qid 0
+// docid rel"), told apart by the first line. Every malformed line is refused
+// with "file:line: what was wrong" (bad JSON, missing "_id" or "text",
+// duplicate ids, non-integer scores); nothing is half loaded. "_id" may be a
+// string or an integer. Only queries with at least one relevant judgement
+// (grade > 0) are evaluated, as in BEIR.
+//
+// Qrels lines naming absent ids are counted and warned about, not refused
+// (published sets have them: ArguAna, NFCorpus), with pytrec_eval's
+// semantics: a judged document absent from the corpus stays relevant and can
+// never be retrieved (it lowers recall and nDCG), a judged query absent from
+// the queries file is skipped. Checksum is a sha256 over the files read,
+// recorded in every report with one checksum per part.
 //
 // # Prepared sets (csn-go, csn-python)
 //

@@ -286,7 +286,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl := cmd.Flags()
 	fl.StringVar(&f.data, "data", "", "BEIR-layout set directory")
 	fl.StringVar(&f.queries, "queries", "", "queries file (default <data>/queries.jsonl; a bare name is looked up in --data)")
-	fl.StringVar(&f.qrels, "qrels", "", "qrels file (default <data>/qrels/<split>.tsv)")
+	fl.StringVar(&f.qrels, "qrels", "", "qrels file, BEIR TSV or TREC (qid 0 docid rel), may be .gz (default <data>/qrels/<split>.tsv)")
 	fl.StringVar(&f.split, "split", "test", "qrels split")
 	fl.StringSliceVar(&f.profiles, "profiles", []string{profiles.Default}, "profiles for the multi_space and pipeline modes (all = every built-in profile)")
 	fl.StringSliceVar(&f.modes, "modes", []string{"pipeline"}, "modes: "+strings.Join(bench.Modes, ", "))
