@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -130,52 +129,6 @@ func Load(dir string, o LoadOptions) (*Dataset, error) {
 	return ds, nil
 }
 
-// findLayout names the files of each part of the dataset in dir.
-func findLayout(dir string, o LoadOptions) (layout, error) {
-	var l layout
-	c, err := pickFile(dir, "corpus", "corpus.jsonl", "corpus.jsonl.gz")
-	if err != nil {
-		return l, err
-	}
-	l.corpus = []string{c}
-	if l.queries = []string{o.QueriesFile}; o.QueriesFile == "" {
-		q, err := pickFile(dir, "queries", "queries.jsonl", "queries.jsonl.gz")
-		if err != nil {
-			return l, err
-		}
-		l.queries = []string{q}
-	}
-	if l.qrels = []string{o.QrelsFile}; o.QrelsFile == "" {
-		q, err := pickFile(dir, "qrels", filepath.Join("qrels", o.Split+".tsv"), filepath.Join("qrels", o.Split+".tsv.gz"))
-		if err != nil {
-			return l, err
-		}
-		l.qrels = []string{q}
-	}
-	return l, nil
-}
-
-// pickFile returns the one of names (relative to dir) that exists; none or
-// more than one is an error naming them.
-func pickFile(dir, part string, names ...string) (string, error) {
-	var found []string
-	for _, n := range names {
-		p := filepath.Join(dir, n)
-		if _, err := os.Stat(p); err == nil {
-			found = append(found, p)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("%s file: %w", part, err)
-		}
-	}
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return "", fmt.Errorf("open dataset file: no %s file in %s (looked for %s): is this a BEIR-layout directory?", part, dir, strings.Join(names, ", "))
-	}
-	return "", fmt.Errorf("%s has both %s: remove one, the %s must come from one file", dir, strings.Join(names, " and "), part)
-}
-
 // readParts reads every file of one part and concatenates them; with id set,
 // an id repeated across files is refused (within a file, the parser does).
 func readParts[T any](files []string, read func(string) ([]T, error), id func(T) string) ([]T, error) {
@@ -198,18 +151,6 @@ func readParts[T any](files []string, read func(string) ([]T, error), id func(T)
 		out = append(out, xs...)
 	}
 	return out, nil
-}
-
-func readCorpusFile(path string) ([]Doc, error) {
-	return readFile(path, func(r io.Reader, name string) ([]Doc, error) { return ParseJSONLGz(r, name, ParseCorpus) })
-}
-
-func readQueriesFile(path string) ([]Query, error) {
-	return readFile(path, func(r io.Reader, name string) ([]Query, error) { return ParseJSONLGz(r, name, ParseQueries) })
-}
-
-func readQrelsFile(path string) ([]Judgement, error) {
-	return readFile(path, ParseQrelsAuto)
 }
 
 // maxAbsentExamples bounds the ids a warning quotes.
@@ -388,17 +329,28 @@ func decodeRecord(line []byte, name string, n int) (string, record, error) {
 		}
 		id = num.String()
 	}
-	if strings.TrimSpace(id) == "" {
-		return "", rec, fmt.Errorf("%s:%d: \"_id\" is empty: give every line a unique id", name, n)
-	}
-	if strings.ContainsAny(id, "\t\n\r") {
-		return "", rec, fmt.Errorf("%s:%d: \"_id\" %q contains a tab or newline, which the qrels TSV cannot name", name, n, id)
+	if err := checkID(id, fmt.Sprintf("%s:%d", name, n)); err != nil {
+		return "", rec, err
 	}
 	if rec.Text == nil {
 		return "", rec, fmt.Errorf("%s:%d: missing field \"text\" (record %q)", name, n, id)
 	}
 	return id, rec, nil
 }
+
+// checkID refuses an empty id and one a qrels TSV could not name; where
+// locates the record ("file:line").
+func checkID(id, where string) error {
+	if isBlank(id) {
+		return fmt.Errorf("%s: \"_id\" is empty: give every record a unique id", where)
+	}
+	if strings.ContainsAny(id, "\t\n\r") {
+		return fmt.Errorf("%s: \"_id\" %q contains a tab or newline, which the qrels TSV cannot name", where, id)
+	}
+	return nil
+}
+
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // ParseCorpus parses a BEIR corpus.jsonl: one object per line with "_id",
 // "text" and optional "title"; other fields are ignored. name is used in errors.

@@ -288,13 +288,35 @@ func TestParseTRECQrels(t *testing.T) {
 	}
 }
 
+func TestParseQrelsJSONL(t *testing.T) {
+	js, err := ParseQrelsJSONL(strings.NewReader(`{"query-id": "q1", "corpus-id": 7, "score": 2.0}`+"\n"+`{"query-id": 3, "corpus-id": "d", "score": 0}`), "q.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Judgement{{"q1", "7", 2, 1}, {"3", "d", 0, 2}}; !slices.Equal(js, want) {
+		t.Fatalf("got %+v, want %+v", js, want)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"query-id": "q", "corpus-id": "d", "score": 0.5}`, "q.jsonl:1: score 0.5 is not an integer"},
+		{`{"query-id": "q", "corpus-id": "d"}`, "score (missing) is not an integer"},
+		{`{"query-id": "", "corpus-id": "d", "score": 1}`, "must be non-empty strings or integers"},
+		{`{"query-id": 1.5, "corpus-id": "d", "score": 1}`, "must be non-empty strings or integers"},
+		{`[1]`, "not a JSON object"},
+		{`{"query-id": "q", "corpus-id": "d", "score": 1}` + "\n" + `{"query-id": "q", "corpus-id": "d", "score": 2}`, "q.jsonl:2: duplicate judgement"},
+	} {
+		if _, err := ParseQrelsJSONL(strings.NewReader(tc.in), "q.jsonl"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
 func TestDetectQrelsFormat(t *testing.T) {
 	for _, tc := range []struct {
 		line string
 		want QrelsFormat
 	}{
 		{"query-id\tcorpus-id\tscore", QrelsBEIR}, {"q1\td 1\t1", QrelsBEIR}, {"q1 0 d1 1", QrelsTREC},
-		{"q1\t0\td1\t1\r", QrelsTREC}, {"  q1  Q0 d1   1", QrelsTREC},
+		{"q1\t0\td1\t1\r", QrelsTREC}, {"  q1  Q0 d1   1", QrelsTREC}, {` {"query-id": "q"}`, QrelsJSONL},
 	} {
 		if got, err := DetectQrelsFormat(tc.line, "f"); err != nil || got != tc.want {
 			t.Errorf("%q: %v %v, want %v", tc.line, got, err, tc.want)
@@ -335,7 +357,7 @@ func FuzzParseTRECQrels(f *testing.F) {
 // FuzzParseQrelsAuto feeds plain and gzip-compressed qrels of either format:
 // detection and decompression never panic, and what parses is well formed.
 func FuzzParseQrelsAuto(f *testing.F) {
-	for _, p := range []string{"testdata/tiny/qrels/test.tsv", "testdata/qrels-trec/tiny.qrels", "testdata/beir-gz/qrels/test.tsv.gz"} {
+	for _, p := range []string{"testdata/tiny/qrels/test.tsv", "testdata/qrels-trec/tiny.qrels", "testdata/beir-gz/qrels/test.tsv.gz", "testdata/mteb/jsonl/qrels/test.jsonl"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

@@ -3,8 +3,8 @@
 // against a Retriever and writes reports.
 //
 // It owns: the dataset format readers (BEIR's corpus.jsonl, queries.jsonl,
-// qrels/<split>.tsv, gzip-compressed or not; TREC qrels) and the prepare
-// writer; the metric definitions; the
+// qrels/<split>.tsv, gzip-compressed or not; TREC qrels; the MTEB hub layout
+// in parquet or JSON Lines) and the prepare writer; the metric definitions; the
 // report layout (report.json, version ReportVersion) and its Markdown and SVG
 // renderings; the paired statistics of `bench compare`. It must not reach into
 // storage or embedders: everything it measures goes through the two-method
@@ -14,8 +14,12 @@
 //
 // Load reads the BEIR layout (corpus.jsonl, queries.jsonl, qrels/<split>.tsv),
 // any part possibly gzip-compressed (recognised by its magic bytes, e.g.
-// corpus.jsonl.gz); the qrels file may be BEIR TSV or TREC qrels ("qid 0
-// docid rel"), told apart by the first line. Every malformed line is refused
+// corpus.jsonl.gz); the qrels file may be BEIR TSV, TREC qrels ("qid 0
+// docid rel") or JSON Lines, told apart by the first line. It also reads the
+// MTEB / Hugging Face hub layout from a local directory: configs corpus/,
+// queries/ and data/ (qrels), each of parquet or JSON Lines files per split
+// (layout.go says how splits are found). Parquet is read with parquet-go, a
+// pure-Go reader; only flat columns, by name. Every malformed line is refused
 // with "file:line: what was wrong" (bad JSON, missing "_id" or "text",
 // duplicate ids, non-integer scores); nothing is half loaded. "_id" may be a
 // string or an integer. Only queries with at least one relevant judgement

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -63,6 +65,9 @@ type QrelsFormat string
 const (
 	QrelsBEIR QrelsFormat = "beir" // query-id<TAB>corpus-id<TAB>score, optional header
 	QrelsTREC QrelsFormat = "trec" // qid iter docid rel, whitespace-separated
+	// QrelsJSONL is the JSON Lines form of the Hugging Face hub:
+	// {"query-id": …, "corpus-id": …, "score": …} per line.
+	QrelsJSONL QrelsFormat = "jsonl"
 )
 
 // DetectQrelsFormat looks at the first non-blank line of a qrels file: three
@@ -71,16 +76,18 @@ const (
 func DetectQrelsFormat(firstLine, name string) (QrelsFormat, error) {
 	line := strings.TrimRight(firstLine, "\r")
 	switch {
+	case strings.HasPrefix(strings.TrimSpace(line), "{"):
+		return QrelsJSONL, nil
 	case len(strings.Split(line, "\t")) == 3:
 		return QrelsBEIR, nil
 	case len(strings.Fields(line)) == 4:
 		return QrelsTREC, nil
 	}
-	return "", fmt.Errorf("%s:1: %q is neither a BEIR qrels line (query-id<TAB>corpus-id<TAB>score) nor a TREC qrels line (qid 0 docid rel)", name, line)
+	return "", fmt.Errorf("%s:1: %q is neither a BEIR qrels line (query-id<TAB>corpus-id<TAB>score), a TREC qrels line (qid 0 docid rel) nor a JSON object", name, line)
 }
 
-// ParseQrelsAuto parses a qrels file in BEIR TSV or TREC format (see
-// DetectQrelsFormat), gzip-compressed or not.
+// ParseQrelsAuto parses a qrels file in BEIR TSV, TREC or JSON Lines format
+// (see DetectQrelsFormat), gzip-compressed or not.
 func ParseQrelsAuto(r io.Reader, name string) (_ []Judgement, err error) {
 	dr, closeZ, err := decompressed(r, name)
 	if err != nil {
@@ -99,8 +106,11 @@ func ParseQrelsAuto(r io.Reader, name string) (_ []Judgement, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if format == QrelsTREC {
+	switch format {
+	case QrelsTREC:
 		return ParseTRECQrels(all, name)
+	case QrelsJSONL:
+		return ParseQrelsJSONL(all, name)
 	}
 	return ParseQrels(all, name)
 }
@@ -166,6 +176,78 @@ func ParseTRECQrels(r io.Reader, name string) ([]Judgement, error) {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return out, nil
+}
+
+// jsonQrel is one line of JSON Lines qrels; ids and score stay raw so
+// strings, integers and integral floats are all accepted.
+type jsonQrel struct {
+	Query json.RawMessage `json:"query-id"`
+	Doc   json.RawMessage `json:"corpus-id"`
+	Score json.RawMessage `json:"score"`
+}
+
+// ParseQrelsJSONL parses qrels as JSON Lines, the hub's JSON form:
+// {"query-id": "q1", "corpus-id": "d1", "score": 1} per line. Ids may be
+// strings or integers; the score an integer or an integral float (MTEB
+// stores scores as floats). A (query, doc) pair may appear once.
+func ParseQrelsJSONL(r io.Reader, name string) ([]Judgement, error) {
+	var out []Judgement
+	seen := map[[2]string]int{}
+	err := jsonLines(r, name, func(line []byte, n int) error {
+		var jq jsonQrel
+		if err := json.Unmarshal(line, &jq); err != nil {
+			return fmt.Errorf("%s:%d: not a JSON object: %w", name, n, err)
+		}
+		q, qerr := jsonID(jq.Query)
+		d, derr := jsonID(jq.Doc)
+		if qerr != nil || derr != nil || isBlank(q) || isBlank(d) {
+			return fmt.Errorf("%s:%d: \"query-id\" and \"corpus-id\" must be non-empty strings or integers", name, n)
+		}
+		rel, err := jsonGrade(jq.Score)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		key := [2]string{q, d}
+		if prev, ok := seen[key]; ok {
+			return fmt.Errorf("%s:%d: duplicate judgement for query %q and document %q (first on line %d)", name, n, q, d, prev)
+		}
+		seen[key] = n
+		out = append(out, Judgement{Query: QueryID(q), Doc: DocID(d), Rel: rel, Line: n})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// jsonID decodes a JSON string or integer id.
+func jsonID(raw json.RawMessage) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var n int64
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return "", fmt.Errorf("id %s is not a string or an integer", raw)
+	}
+	return strconv.FormatInt(n, 10), nil
+}
+
+// jsonGrade decodes an integer or integral-float relevance.
+func jsonGrade(raw json.RawMessage) (int, error) {
+	var x float64
+	if err := json.Unmarshal(raw, &x); err != nil || x != math.Trunc(x) || math.Abs(x) > math.MaxInt32 {
+		return 0, fmt.Errorf("score %s is not an integer: graded relevance must be 0, 1, 2, …", orMissing(raw))
+	}
+	return int(x), nil
+}
+
+func orMissing(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "(missing)"
+	}
+	return string(raw)
 }
 
 // openData opens a dataset file for reading.

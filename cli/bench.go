@@ -26,8 +26,9 @@ func newBenchCmd(a *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Build retrieval sets, run benchmarks and compare runs",
-		Long: `Benchmark retrieval on BEIR-layout sets (corpus.jsonl, queries.jsonl, qrels/<split>.tsv),
-the layout of the MTEB and CoIR code-retrieval subsets.
+		Long: `Benchmark retrieval on BEIR-layout sets (corpus.jsonl, queries.jsonl, qrels/<split>.tsv;
+any of them .gz; TREC qrels too) and on the MTEB / Hugging Face layout of the
+MTEB and CoIR code-retrieval sets (corpus/, queries/, data/ of parquet or JSONL).
 
   bench prepare   build a CodeSearchNet-style set from a source tree on this machine
   bench run       index a set into a fresh store, run modes × profiles, write reports
@@ -168,8 +169,8 @@ func newBenchRunCmd(a *App) *cobra.Command {
 	var f benchRunFlags
 	cmd := &cobra.Command{
 		Use:   "run --data DIR",
-		Short: "Index a BEIR set and evaluate modes × profiles (nDCG@10, MRR@10, Recall@10/100, MAP)",
-		Long: `Index the corpus of a BEIR-layout set into a fresh store, run every requested
+		Short: "Index a BEIR or MTEB set and evaluate modes × profiles (nDCG@10, MRR@10, Recall@10/100, MAP)",
+		Long: `Index the corpus of a BEIR- or MTEB-layout set into a fresh store, run every requested
 (mode, profile) over its queries and write report.json, report.md, quality.svg
 (bootstrap 95% CIs) and latency.svg (per stage) into --out.
 
@@ -284,7 +285,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.data, "data", "", "BEIR-layout set directory")
+	fl.StringVar(&f.data, "data", "", "set directory, BEIR layout or MTEB/Hugging Face layout (corpus/, queries/, data/)")
 	fl.StringVar(&f.queries, "queries", "", "queries file (default <data>/queries.jsonl; a bare name is looked up in --data)")
 	fl.StringVar(&f.qrels, "qrels", "", "qrels file, BEIR TSV or TREC (qid 0 docid rel), may be .gz (default <data>/qrels/<split>.tsv)")
 	fl.StringVar(&f.split, "split", "test", "qrels split")
