@@ -32,6 +32,15 @@
 // the queries file is skipped. Checksum is a sha256 over the files read,
 // recorded in every report with one checksum per part.
 //
+// # MTEB tasks from the hub (mteb:TASK)
+//
+// FetchMTEB downloads one pinned revision of an MTEB retrieval task from the
+// Hugging Face hub's dataset API into a directory Load reads (the hub's own
+// layout, file for file), checking each file's sha256 against the listing
+// and recording the commit in prepare.json. The endpoint comes from --hub,
+// $CGRAPH_HF_ENDPOINT or $HF_ENDPOINT; a hub that cannot be reached is a
+// HubUnreachableError saying how to get the set another way.
+//
 // # Prepared sets (csn-go, csn-python)
 //
 // Prepare walks a source tree in lexical order and pairs the first paragraph

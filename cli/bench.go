@@ -42,9 +42,10 @@ MTEB and CoIR code-retrieval sets (corpus/, queries/, data/ of parquet or JSONL)
 
 func newBenchPrepareCmd(a *App) *cobra.Command {
 	var o bench.PrepareOptions
+	var hub, split string
 	cmd := &cobra.Command{
-		Use:   "prepare csn-go|csn-python --src DIR --out DIR",
-		Short: "Build a code-search set (doc comment → function) from a source tree",
+		Use:   "prepare csn-go|csn-python|mteb:TASK --out DIR",
+		Short: "Build a code-search set from a source tree, or fetch an MTEB task",
 		Long: `Build a CodeSearchNet-style BEIR set from real source files: each query is the first
 paragraph of a function's doc comment (Go) or docstring (Python), its one relevant
 document is the function without that comment. Test files, testdata/vendor
@@ -57,11 +58,22 @@ byte-identical files. --typos also writes queries-typos.jsonl: about 30% of the
 words of 4+ letters get one QWERTY-neighbour typo, seeded per query.
 
 Writes corpus.jsonl, queries.jsonl, qrels/test.tsv, prepare.json (and
-queries-typos.jsonl) into --out.`,
+queries-typos.jsonl) into --out.
+
+mteb:TASK fetches an MTEB retrieval task from the Hugging Face hub (--hub,
+$CGRAPH_HF_ENDPOINT or $HF_ENDPOINT replace https://huggingface.co) into
+--out, in the hub's own layout, which bench run reads: TASK is one of the code
+tasks (` + mtebTaskNames() + `) at the revision MTEB pins,
+or a dataset repository owner/name[@revision]. Each file is checked against the
+sha256 the hub lists; prepare.json records the commit and the files.`,
 		Example: `  cgraph bench prepare csn-go --src "$(go env GOROOT)/src" --out sets/csn-go --typos --max 2000
-  cgraph bench prepare csn-python --src /usr/lib/python3.11 --out sets/csn-py`,
-		Args: exactArgs(1, "the set kind (csn-go or csn-python)"),
+  cgraph bench prepare csn-python --src /usr/lib/python3.11 --out sets/csn-py
+  cgraph bench prepare mteb:CosQA --out sets/cosqa`,
+		Args: exactArgs(1, "the set kind (csn-go, csn-python or mteb:TASK)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if task, ok := strings.CutPrefix(args[0], "mteb:"); ok {
+				return a.prepareMTEB(task, o.Out, hub, split)
+			}
 			kind, lang := args[0], ""
 			switch kind {
 			case "csn-go":
@@ -70,7 +82,7 @@ queries-typos.jsonl) into --out.`,
 				lang = "python"
 			case "csn":
 			default:
-				return usagef("use csn-go or csn-python", "unknown set kind %q", kind)
+				return usagef("use csn-go, csn-python or mteb:TASK", "unknown set kind %q", kind)
 			}
 			if cmd.Flags().Changed("lang") && lang != "" && normLang(o.Lang) != lang {
 				return usagef("drop --lang or use the matching kind", "%s conflicts with --lang %s", kind, o.Lang)
@@ -109,9 +121,53 @@ queries-typos.jsonl) into --out.`,
 	f.BoolVar(&o.Typos, "typos", false, "also write queries-typos.jsonl with keyboard typos")
 	f.IntVar(&o.Max, "max", 0, "keep at most N pairs, a seeded sample (0 = all)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed for sampling and typos")
+	f.StringVar(&hub, "hub", "", "mteb: Hugging Face hub URL (default $CGRAPH_HF_ENDPOINT, $HF_ENDPOINT or "+bench.DefaultHubEndpoint+")")
+	f.StringVar(&split, "split", "test", "mteb: the qrels split to check the fetched set with")
 	_ = cmd.MarkFlagDirname("src") // fails only for an unknown flag
 	_ = cmd.MarkFlagDirname("out") // fails only for an unknown flag
 	return cmd
+}
+
+func mtebTaskNames() string {
+	names := make([]string, len(bench.MTEBCodeTasks))
+	for i, t := range bench.MTEBCodeTasks {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// prepareMTEB fetches an MTEB task from the hub into out and loads it back,
+// so a set that bench run could not read is reported here.
+func (a *App) prepareMTEB(spec, out, hub, split string) error {
+	task, err := bench.ResolveMTEBTask(spec)
+	if err != nil {
+		return &UsageError{Problem: err.Error(), Fix: "e.g. mteb:CosQA or mteb:CoIR-Retrieval/cosqa@main"}
+	}
+	if out == "" {
+		return usagef("give an output directory with --out DIR", "--out is missing")
+	}
+	res, err := bench.FetchMTEB(a.Context(), bench.FetchOptions{Task: task, Out: out, Endpoint: hub,
+		Progress: func(path string, done, total int) {
+			if !a.JSON {
+				a.Warnf("bench prepare: %d/%d %s", done, total, path)
+			}
+		}})
+	if err != nil {
+		return fmt.Errorf("bench prepare: %w", err)
+	}
+	ds, err := bench.Load(out, bench.LoadOptions{Split: split})
+	if err != nil {
+		return fmt.Errorf("bench prepare: fetched %s into %s, but it does not load: %w", task.Repo, out, err)
+	}
+	if a.JSON {
+		return a.PrintJSON(map[string]any{"out": out, "fetch": res, "docs": len(ds.Corpus), "queries": len(ds.Queries), "warnings": ds.Warnings})
+	}
+	a.Printf("fetched %s@%s (%d files) into %s: %d documents, %d judged queries (split %s)\n",
+		task.Repo, res.Commit, len(res.Files), out, len(ds.Corpus), len(ds.Queries), split)
+	for _, w := range ds.Warnings {
+		a.Warnf("bench prepare: %s", w)
+	}
+	return nil
 }
 
 func normLang(l string) string {

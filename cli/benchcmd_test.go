@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -243,6 +244,35 @@ func TestBenchUsageErrors(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, tc.code, tc.want)
 		}
+	}
+}
+
+// TestBenchPrepareMTEBUnreachable: with the hub out of reach (a closed
+// local port, by flag or environment) prepare mteb:TASK says so clearly.
+func TestBenchPrepareMTEBUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := "http://" + l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, viaEnv := range []bool{false, true} {
+		args := []string{"bench", "prepare", "mteb:CosQA", "--out", t.TempDir()}
+		if viaEnv {
+			t.Setenv("CGRAPH_HF_ENDPOINT", ep)
+		} else {
+			args = append(args, "--hub", ep)
+		}
+		_, stderr, code := benchExec(t, args...)
+		if code != 1 || !strings.Contains(stderr, "cannot reach the Hugging Face hub at "+ep) || !strings.Contains(stderr, "CoIR-Retrieval/cosqa") {
+			t.Errorf("env %v: exit %d, stderr %q", viaEnv, code, stderr)
+		}
+	}
+	_, stderr, code := benchExec(t, "bench", "prepare", "mteb:NoSuchTask", "--out", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, `unknown MTEB task "NoSuchTask"`) {
+		t.Errorf("unknown task: exit %d, stderr %q", code, stderr)
 	}
 }
 
