@@ -83,6 +83,19 @@
 // every run (`bench run` does, each file through a temporary file and a
 // rename), so an interrupted bench keeps its finished runs, marked partial.
 //
+// # TREC runs
+//
+// With RunOptions.RunDir (bench run --run-out) every run writes a TREC run
+// file, qid Q0 docid rank score run_name, the full top K with scores, so
+// any metric can be recomputed by trec_eval or pytrec_eval. trec_eval
+// re-sorts by score (ties: docid descending), so a score not strictly below
+// the previous one is lowered to the next float below it and counted
+// (run_file_adjusted_scores); the retriever's order is what gets evaluated.
+// ParseTRECRun reads such files the trec_eval way; ReadComparable scores an
+// external run (a Pyserini BM25, say) against a dataset so bench compare can
+// pair it with cgraph's runs; a query the run lacks scores as an empty
+// ranking (trec_eval -c).
+//
 // # Metrics
 //
 // See metrics.go: BEIR's pytrec_eval definitions (nDCG@10 with linear gain,

@@ -58,6 +58,11 @@ type RunResult struct {
 	// metrics, in every mean) and is left out of the latency figures.
 	Failed   int            `json:"failed"`
 	Failures []QueryFailure `json:"failures,omitempty"`
+	// RunFile is the TREC run file written for this run (in the run
+	// directory), RunFileAdjusted how many of its scores were lowered so
+	// that trec_eval ranks as the run did (ties, inversions).
+	RunFile         string `json:"run_file,omitempty"`
+	RunFileAdjusted int    `json:"run_file_adjusted_scores,omitempty"`
 }
 
 // QueryFailure is one query whose search returned an error (or panicked).

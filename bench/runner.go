@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"runtime"
 	"time"
 )
@@ -108,6 +109,10 @@ type RunOptions struct {
 	// IndexProgress, if set, is called while the corpus is indexed with the
 	// number of documents done out of total.
 	IndexProgress func(done, total int)
+	// RunDir, if set, receives one TREC run file per run
+	// (TRECRunFileName): every query's full ranking (up to K) with scores,
+	// written as the run goes and renamed into place when it is complete.
+	RunDir string
 	// OnRun, if set, is called after each run with the report so far
 	// (Partial until the last run), so a caller can save finished runs
 	// before the next one starts. An error stops the bench.
@@ -124,7 +129,7 @@ type RunOptions struct {
 // of the runs finished so far (Partial, with StopReason) along with the
 // error; the run that was interrupted is not reported.
 func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, error) {
-	if err := checkRunNames(o.Runs); err != nil {
+	if err := checkRunNames(o.Runs, o.RunDir != ""); err != nil {
 		return nil, err
 	}
 	if o.K <= 0 {
@@ -162,11 +167,14 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 	return rep, nil
 }
 
-func checkRunNames(runs []RunSpec) error {
+// checkRunNames refuses no runs, unnamed and repeated runs, and (with
+// runFiles) two runs whose TREC run files would have one name.
+func checkRunNames(runs []RunSpec, runFiles bool) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("no runs requested: give at least one mode or profile")
 	}
 	seen := map[string]bool{}
+	files := map[string]string{}
 	for _, s := range runs {
 		n := s.DisplayName()
 		if n == "" {
@@ -176,6 +184,11 @@ func checkRunNames(runs []RunSpec) error {
 			return fmt.Errorf("run %q requested twice: give each run a distinct name", n)
 		}
 		seen[n] = true
+		f := TRECRunFileName(n)
+		if other, ok := files[f]; ok && runFiles {
+			return fmt.Errorf("runs %q and %q would both write the TREC run file %s: rename one", other, n, f)
+		}
+		files[f] = n
 	}
 	return nil
 }
@@ -281,10 +294,21 @@ type runAcc struct {
 
 // runOne evaluates one run over queries. It returns an error only when ctx
 // ends; a failing query is recorded and scored as an empty ranking.
-func runOne(ctx context.Context, ds *Dataset, queries []Query, r Retriever, spec RunSpec, metrics []Metric, o RunOptions) (RunResult, error) {
+func runOne(ctx context.Context, ds *Dataset, queries []Query, r Retriever, spec RunSpec, metrics []Metric, o RunOptions) (_ RunResult, err error) {
 	name := spec.DisplayName()
 	acc := &runAcc{res: RunResult{Name: name, Mode: spec.Mode, Profile: spec.Profile}, stageMS: map[string][]float64{},
 		perQuery: make([]Metrics, 0, len(queries))}
+	var trec *trecRunWriter
+	if o.RunDir != "" {
+		if trec, err = newTRECRunWriter(o.RunDir, name); err != nil {
+			return acc.res, err
+		}
+		defer func() {
+			if err != nil {
+				trec.abort()
+			}
+		}()
+	}
 	for i, q := range queries {
 		if err := ctx.Err(); err != nil {
 			return acc.res, fmt.Errorf("run %s interrupted after %d of %d queries: %w", name, i, len(queries), err)
@@ -295,7 +319,13 @@ func runOne(ctx context.Context, ds *Dataset, queries []Query, r Retriever, spec
 		if err != nil && ctx.Err() != nil {
 			return acc.res, fmt.Errorf("run %s interrupted at query %s: %w", name, q.ID, ctx.Err())
 		}
-		acc.add(q, ranked, timings, err, elapsed, ds.Qrels[q.ID], metrics, o.K)
+		ranked = ranked[:min(len(ranked), o.K)]
+		acc.add(q, ranked, timings, err, elapsed, ds.Qrels[q.ID], metrics)
+		if trec != nil && err == nil {
+			if err := trec.add(RankedQuery{Query: q.ID, Ranked: ranked}); err != nil {
+				return acc.res, fmt.Errorf("run %s: %w", name, err)
+			}
+		}
 		if o.Progress != nil {
 			o.Progress(name, i+1, len(queries))
 		}
@@ -303,12 +333,18 @@ func runOne(ctx context.Context, ds *Dataset, queries []Query, r Retriever, spec
 	if rn, ok := r.(RunNoter); ok {
 		acc.res.Notes = rn.Notes(name)
 	}
+	if trec != nil {
+		if err := trec.commit(); err != nil {
+			return acc.res, fmt.Errorf("run %s: %w", name, err)
+		}
+		acc.res.RunFile, acc.res.RunFileAdjusted = filepath.Base(trec.final), trec.adjusted
+	}
 	return acc.finish(metrics, o.Seed), nil
 }
 
 // add records one query: its metrics (over an empty ranking when err is
 // set), and its latency and stage times unless it failed.
-func (a *runAcc) add(q Query, ranked []Ranked, timings []StageTiming, err error, elapsed time.Duration, judged map[DocID]int, metrics []Metric, k int) {
+func (a *runAcc) add(q Query, ranked []Ranked, timings []StageTiming, err error, elapsed time.Duration, judged map[DocID]int, metrics []Metric) {
 	ms := float64(elapsed.Nanoseconds()) / 1e6
 	if err != nil {
 		a.res.Failures = append(a.res.Failures, QueryFailure{Query: q.ID, Error: err.Error()})
@@ -317,9 +353,9 @@ func (a *runAcc) add(q Query, ranked []Ranked, timings []StageTiming, err error,
 		a.res.Queries = append(a.res.Queries, QueryResult{ID: q.ID, Metrics: m, LatencyMS: ms, Top: []DocID{}, Error: err.Error()})
 		return
 	}
-	ids := make([]DocID, 0, min(len(ranked), k))
-	for _, d := range ranked[:min(len(ranked), k)] {
-		ids = append(ids, d.ID)
+	ids := make([]DocID, len(ranked))
+	for i, d := range ranked {
+		ids[i] = d.ID
 	}
 	m := EvaluateMetrics(ids, judged, metrics)
 	a.perQuery = append(a.perQuery, m)

@@ -214,6 +214,7 @@ func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Re
 
 type benchRunFlags struct {
 	data, queries, qrels, split, out, store, direction string
+	runOut                                             string
 	profiles, modes, embedders, metrics                []string
 	maxQueries, k                                      int
 	recallK, filterK, fusionK, batch                   int
@@ -324,7 +325,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 				a.Warnf("bench: %s", w)
 			}
 			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro, Metrics: f.metrics,
-				Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress(), OnRun: a.saveRun(out)})
+				Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress(), OnRun: a.saveRun(out), RunDir: f.runOut})
 			if err != nil {
 				if rep != nil && len(rep.Runs) > 0 {
 					if werr := rep.WriteAll(out); werr != nil {
@@ -355,6 +356,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap and of the --max-queries sample")
 	fl.StringVar(&f.out, "out", "", "report directory (default bench-out/<set>)")
 	fl.StringVar(&f.store, "store", "", "store directory for the indexed corpus (default <out>/store)")
+	fl.StringVar(&f.runOut, "run-out", "", "write one TREC run file per run here (qid Q0 docid rank score run_name, top --k with scores)")
 	fl.BoolVar(&f.noBaselines, "no-baselines", false, "skip the bm25_only, e1_only and rrf_e1_e6 runs")
 	fl.IntVar(&f.recallK, "recall-k", 0, "pipeline S1 recall size (0 = the pipeline default, 10000)")
 	fl.IntVar(&f.filterK, "filter-k", 0, "pipeline S2 filter size (0 = the pipeline default, 1000)")
@@ -461,9 +463,10 @@ func newBenchCompareCmd(a *App) *cobra.Command {
 	var runA, runB, metric string
 	var seed uint64
 	var perQuery bool
+	var data benchDataFlags
 	cmd := &cobra.Command{
-		Use:   "compare A.json B.json",
-		Short: "Paired per-query comparison of two bench runs",
+		Use:   "compare A B",
+		Short: "Paired per-query comparison of two bench runs (report.json or TREC run files)",
 		Long: `Compare runs of two report.json files (or two runs of one file) query by query:
 the mean delta (B − A), its paired bootstrap 95% CI, and the two-sided p-value
 of a paired randomisation (sign-flip) test — exact up to 16 queries, else
@@ -473,10 +476,18 @@ Without --run, every run name present in both reports is compared. With
 --run X, run X of A is compared with run X of B (or with --run-b Y).
 Reports over different corpora or qrels (checksums) are refused; reports over
 the same corpus and qrels with different query files (clean vs typo queries)
-are paired by query id and flagged.`,
+are paired by query id and flagged.
+
+A or B may be a TREC run file (qid Q0 docid rank score tag: bench run
+--run-out writes them, Anserini/Pyserini and most toolkits too); it is scored
+against the set given with --data (and --split/--queries/--qrels), ranked as
+trec_eval ranks (score, then docid descending), a query it lacks scored as an
+empty ranking (trec_eval -c). A run file with one run is compared with every
+run of the other side, or with --run.`,
 		Example: `  cgraph bench compare out/clean/report.json out/typos/report.json --run pipeline:typo_tolerant
-  cgraph bench compare out/report.json out/report.json --run e1_only --run-b pipeline:code_search --metric mrr@10`,
-		Args: exactArgs(2, "two report.json files"),
+  cgraph bench compare out/report.json out/report.json --run e1_only --run-b pipeline:code_search --metric mrr@10
+  cgraph bench compare out/report.json pyserini-bm25.trec --data sets/csn-go --run pipeline:code_search`,
+		Args: exactArgs(2, "two report.json files (or TREC run files)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := bench.ParseMetric(metric); err != nil {
 				return usagef("use "+bench.MetricForms, "--metric %q is not a metric: %v", metric, err)
@@ -484,11 +495,19 @@ are paired by query id and flagged.`,
 			if runB != "" && runA == "" {
 				return usagef("give --run too", "--run-b needs --run")
 			}
-			ra, err := bench.ReadReport(args[0])
+			ms, err := bench.ParseMetrics(unique(append([]string{metric}, bench.MetricNames...)))
+			if err != nil {
+				return &UsageError{Problem: err.Error()}
+			}
+			ds, err := data.load()
+			if err != nil {
+				return fmt.Errorf("bench compare: %w", err)
+			}
+			ra, err := bench.ReadComparable(args[0], ds, ms, 0)
 			if err != nil {
 				return err
 			}
-			rb, err := bench.ReadReport(args[1])
+			rb, err := bench.ReadComparable(args[1], ds, ms, 0)
 			if err != nil {
 				return err
 			}
@@ -528,5 +547,39 @@ are paired by query id and flagged.`,
 	fl.StringVar(&metric, "metric", "ndcg@10", "metric: "+bench.MetricForms)
 	fl.Uint64Var(&seed, "seed", 1, "seed for the bootstrap and the sampled randomisation test")
 	fl.BoolVar(&perQuery, "per-query", false, "print every query's delta")
+	data.flags(cmd, "to score TREC run files against")
 	return cmd
+}
+
+// benchDataFlags name a dataset to load (for compare, which needs it only
+// to score TREC run files).
+type benchDataFlags struct{ data, queries, qrels, split string }
+
+func (d *benchDataFlags) flags(cmd *cobra.Command, why string) {
+	fl := cmd.Flags()
+	fl.StringVar(&d.data, "data", "", "set directory "+why)
+	fl.StringVar(&d.queries, "queries", "", "queries file of --data (default its queries.jsonl)")
+	fl.StringVar(&d.qrels, "qrels", "", "qrels file of --data (default qrels/<split>.tsv)")
+	fl.StringVar(&d.split, "split", "test", "qrels split of --data")
+}
+
+// load loads the dataset, or returns nil when --data is not given.
+func (d *benchDataFlags) load() (*bench.Dataset, error) {
+	if d.data == "" {
+		return nil, nil
+	}
+	return bench.Load(d.data, bench.LoadOptions{Split: d.split, QueriesFile: inDataDir(d.data, d.queries), QrelsFile: inDataDir(d.data, d.qrels)})
+}
+
+// unique drops repeated strings, keeping the first of each.
+func unique(xs []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -304,3 +304,55 @@ func TestBenchPrepareDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchRunFileAndExternalCompare: bench run --run-out writes one TREC
+// run per run; compare reads one back beside its report.json (same scores,
+// so no difference), and scores an external run (a hand-written BM25-style
+// run of the tiny set) against --data.
+func TestBenchRunFileAndExternalCompare(t *testing.T) {
+	withTestRetriever(t)
+	out, runs := t.TempDir(), t.TempDir()
+	if _, stderr, code := benchExec(t, "bench", "run", "--data", tinySet, "--profiles", "code_search", "--out", out, "--run-out", runs); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	entries, err := os.ReadDir(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "bm25_only.trec e1_only.trec pipeline_code_search.trec rrf_e1_e6.trec" {
+		t.Fatalf("run files %v", names)
+	}
+	report := filepath.Join(out, "report.json")
+	stdout, stderr, code := benchExec(t, "--json", "bench", "compare", report, filepath.Join(runs, "pipeline_code_search.trec"), "--data", tinySet, "--run", "pipeline:code_search")
+	if code != 0 {
+		t.Fatalf("compare exit %d: %s", code, stderr)
+	}
+	var cmp struct{ Comparisons []bench.Comparison }
+	if err := json.Unmarshal([]byte(stdout), &cmp); err != nil || len(cmp.Comparisons) != 1 {
+		t.Fatalf("compare --json: %v\n%s", err, stdout)
+	}
+	if c := cmp.Comparisons[0]; c.B != "pipeline:code_search" || c.Queries != 8 || c.MeanDelta != 0 || c.Ties != 8 {
+		t.Errorf("a run against its own TREC file: %+v", c)
+	}
+	ext := filepath.Join(t.TempDir(), "bm25.trec")
+	if err := os.WriteFile(ext, []byte("q1 Q0 d01 1 9.5 bm25\nq1 Q0 d02 2 3.1 bm25\nq2 Q0 d04 1 7 bm25\nq2 Q0 d03 2 7 bm25\nq7 Q0 d18 1 12 bm25\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = benchExec(t, "bench", "compare", ext, report, "--data", tinySet)
+	if code != 0 {
+		t.Fatalf("compare exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"bm25 (A) vs pipeline:code_search (B), ndcg@10 over 8 paired queries", "bm25 (A) vs bm25_only (B)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, stdout)
+		}
+	}
+	_, stderr, code = benchExec(t, "bench", "compare", report, ext)
+	if code == 0 || !strings.Contains(stderr, "is a TREC run: give the dataset it ran on (--data)") {
+		t.Errorf("TREC run without --data: exit %d, %q", code, stderr)
+	}
+}
