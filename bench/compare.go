@@ -19,11 +19,14 @@ type Comparison struct {
 	MeanDelta float64 `json:"mean_delta"` // mean of B − A
 	CI95      CI      `json:"ci95"`       // paired bootstrap 95% CI of the mean delta
 	PValue    float64 `json:"p_value"`    // two-sided paired randomisation test
-	Exact     bool    `json:"p_exact"`    // p enumerated all sign flips
-	Wins      int     `json:"wins"`       // queries where B > A
-	Losses    int     `json:"losses"`
-	Ties      int     `json:"ties"`
-	Seed      uint64  `json:"seed"`
+	// PHolm is PValue Holm-adjusted over the comparisons made together
+	// (CompareReports); equal to PValue for a single comparison.
+	PHolm  float64 `json:"p_holm"`
+	Exact  bool    `json:"p_exact"` // p enumerated all sign flips
+	Wins   int     `json:"wins"`    // queries where B > A
+	Losses int     `json:"losses"`
+	Ties   int     `json:"ties"`
+	Seed   uint64  `json:"seed"`
 	// QueriesDiffer is set when the two reports used different query files
 	// over the same corpus and qrels (e.g. clean vs typo queries).
 	QueriesDiffer bool         `json:"queries_differ"`
@@ -89,6 +92,7 @@ func Compare(a, b *RunResult, metric string, seed uint64) (*Comparison, error) {
 	c.MeanA, c.MeanB, c.MeanDelta = mean(as), mean(bs), mean(deltas)
 	c.CI95 = BootstrapCI(deltas, seed)
 	c.PValue = RandomizationTest(deltas, seed)
+	c.PHolm = c.PValue
 	c.Exact = len(deltas) <= ExactPermutationLimit
 	return c, nil
 }
@@ -142,6 +146,13 @@ func CompareReports(ra, rb *Report, runA, runB, metric string, seed uint64) ([]*
 		}
 		c.QueriesDiffer = queriesDiffer
 		out = append(out, c)
+	}
+	ps := make([]float64, len(out))
+	for i, c := range out {
+		ps[i] = c.PValue
+	}
+	for i, adj := range Holm(ps) {
+		out[i].PHolm = adj
 	}
 	return out, nil
 }

@@ -107,8 +107,14 @@
 // Confidence intervals are percentile bootstraps of the mean over queries
 // (BootstrapResamples resamples). `compare` pairs queries by id and reports
 // the mean delta, its paired bootstrap CI and a two-sided sign-flip
-// randomisation test (exact up to ExactPermutationLimit pairs). All are seeded
-// and deterministic.
+// randomisation test (exact up to ExactPermutationLimit pairs), with the
+// p-values of several comparisons also Holm-adjusted. Every `bench run`
+// tests each run against one baseline (by default the best single-slot run
+// on the headline metric) on every metric the same way, Holm-adjusted over
+// all runs of the report (one family per metric); report.md marks
+// significant wins (▲) and losses (▼) at Alpha. A baseline chosen as the
+// best single slot after the fact makes wins harder to claim, not easier.
+// All are seeded and deterministic.
 //
 // Nothing in this package keeps global state; Dataset and Report values are
 // safe for concurrent reads once built.

@@ -31,11 +31,15 @@ type Report struct {
 	// RunsPlanned is how many runs the bench was asked for; Partial is set
 	// while (or because) fewer than that are in Runs, and StopReason says why
 	// the bench stopped early.
-	RunsPlanned int    `json:"runs_planned"`
-	Partial     bool   `json:"partial,omitempty"`
-	StopReason  string `json:"stop_reason,omitempty"`
-	Ingest      Ingest `json:"ingest"`
-	Repro       Repro  `json:"reproducibility"`
+	// Baseline is the run every other run was tested against (see
+	// TestSignificance), Alpha the level of the win/loss verdicts.
+	Baseline    string  `json:"baseline,omitempty"`
+	Alpha       float64 `json:"alpha,omitempty"`
+	RunsPlanned int     `json:"runs_planned"`
+	Partial     bool    `json:"partial,omitempty"`
+	StopReason  string  `json:"stop_reason,omitempty"`
+	Ingest      Ingest  `json:"ingest"`
+	Repro       Repro   `json:"reproducibility"`
 }
 
 // RunResult is one (mode, profile) over every query.
@@ -63,6 +67,8 @@ type RunResult struct {
 	// that trec_eval ranks as the run did (ties, inversions).
 	RunFile         string `json:"run_file,omitempty"`
 	RunFileAdjusted int    `json:"run_file_adjusted_scores,omitempty"`
+	// VsBaseline is, per metric, this run against the report's Baseline.
+	VsBaseline map[string]Significance `json:"vs_baseline,omitempty"`
 }
 
 // QueryFailure is one query whose search returned an error (or panicked).

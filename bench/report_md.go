@@ -24,12 +24,17 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	p("## Quality\n\n")
 	ms := r.MetricList()
+	sig := r.Baseline != ""
+	if sig {
+		p("Means over the queries with the bootstrap 95%% CI of the headline metric; the last column tests %s against the baseline %s (see below).\n\n", metricLabel(ms[0]), mdEscape(r.Baseline))
+	}
 	p("| run | mode | profile | %s (95%% CI) |", metricLabel(ms[0]))
 	for _, m := range ms[1:] {
 		p(" %s |", metricLabel(m))
 	}
 	failed := r.failedQueries() > 0
-	p(" p50 ms | p95 ms |%s\n|---|---|---|---|%s---|---|%s\n", ifStr(failed, " failed |"), strings.Repeat("---|", len(ms)-1), ifStr(failed, "---|"))
+	p(" p50 ms | p95 ms |%s%s\n|---|---|---|---|%s---|---|%s%s\n", ifStr(failed, " failed |"), ifStr(sig, " vs baseline |"),
+		strings.Repeat("---|", len(ms)-1), ifStr(failed, "---|"), ifStr(sig, "---|"))
 	for _, run := range r.Runs {
 		ci := run.CI95[ms[0]]
 		p("| %s | %s | %s | %.4f (%.4f–%.4f) |", mdEscape(run.Name), mdEscape(run.Mode), mdEscape(run.Profile), run.Metrics[ms[0]], ci.Lo, ci.Hi)
@@ -40,8 +45,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if failed {
 			p(" %d |", run.Failed)
 		}
+		if sig {
+			p(" %s |", sigCell(run.VsBaseline[ms[0]], false))
+		}
 		p("\n")
 	}
+	r.writeSignificance(p)
 	r.writeFailures(p)
 	p("\n## Latency per stage (ms, p50 / p95)\n\n")
 	stages := stageNames(r.Runs)
@@ -135,6 +144,45 @@ func metricLabel(name string) string {
 		cut = fmt.Sprint(m.K)
 	}
 	return label + "@" + cut
+}
+
+// writeSignificance writes every run against the baseline on every metric.
+func (r *Report) writeSignificance(p func(string, ...any)) {
+	if r.Baseline == "" {
+		return
+	}
+	ms := r.MetricList()
+	p("\n## Significance against %s\n\n", mdEscape(r.Baseline))
+	p("Each run against the baseline %s, query by query: the mean delta, its paired bootstrap 95%% CI and the p-value of a two-sided paired randomisation test, "+
+		"Holm-adjusted over the %d other runs of this report (one family per metric). ▲ significantly better, ▼ significantly worse at α = %g; n.s. not significant.\n\n",
+		mdEscape(r.Baseline), len(r.Runs)-1, r.Alpha)
+	p("| run |")
+	for _, m := range ms {
+		p(" %s |", metricLabel(m))
+	}
+	p("\n|---|%s\n", strings.Repeat("---|", len(ms)))
+	for _, run := range r.Runs {
+		p("| %s |", mdEscape(run.Name))
+		for _, m := range ms {
+			p(" %s |", sigCell(run.VsBaseline[m], true))
+		}
+		p("\n")
+	}
+}
+
+// sigCell renders one test: "▲ +0.0312 (p_Holm 0.002)", with the CI when
+// long is set; "baseline" for the baseline; "–" when not tested.
+func sigCell(s Significance, long bool) string {
+	mark := map[string]string{VerdictWin: "▲", VerdictLoss: "▼", VerdictTie: "n.s."}[s.Verdict]
+	switch {
+	case s.Verdict == VerdictBaseline:
+		return "baseline"
+	case mark == "":
+		return "–"
+	case long:
+		return fmt.Sprintf("%s %+.4f [%+.4f, %+.4f] p=%.3g", mark, s.Delta, s.CI95.Lo, s.CI95.Hi, s.PHolm)
+	}
+	return fmt.Sprintf("%s %+.4f (p_Holm %.3g)", mark, s.Delta, s.PHolm)
 }
 
 // maxFailureExamples bounds the query ids listed per (run, error) group.

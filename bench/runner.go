@@ -2,10 +2,12 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -109,6 +111,11 @@ type RunOptions struct {
 	// IndexProgress, if set, is called while the corpus is indexed with the
 	// number of documents done out of total.
 	IndexProgress func(done, total int)
+	// Baseline names the run every other is tested against (default: the
+	// best single-slot run on the headline metric, see DefaultBaseline);
+	// Alpha is the level of the win/loss verdicts (default DefaultAlpha).
+	Baseline string
+	Alpha    float64
 	// RunDir, if set, receives one TREC run file per run
 	// (TRECRunFileName): every query's full ranking (up to K) with scores,
 	// written as the run goes and renamed into place when it is complete.
@@ -132,6 +139,9 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 	if err := checkRunNames(o.Runs, o.RunDir != ""); err != nil {
 		return nil, err
 	}
+	if err := checkBaseline(o.Runs, o.Baseline); err != nil {
+		return nil, err
+	}
 	if o.K <= 0 {
 		o.K = 100
 	}
@@ -151,12 +161,17 @@ func Run(ctx context.Context, ds *Dataset, r Retriever, o RunOptions) (*Report, 
 		res, err := runOne(ctx, ds, queries, r, spec, metrics, o)
 		if err != nil {
 			rep.StopReason = fmt.Sprintf("stopped after %d of %d runs: %v (that run is not reported)", len(rep.Runs), len(o.Runs), err)
-			return rep, err
+			return rep, errors.Join(err, rep.testFinished(o))
 		}
 		rep.Runs = append(rep.Runs, res)
 		rep.Partial = len(rep.Runs) < len(o.Runs)
 		if err := rep.updatePeakRSS(); err != nil {
 			return rep, err
+		}
+		if !rep.Partial {
+			if err := rep.TestSignificance(o.Baseline, o.Alpha, o.Seed); err != nil {
+				return rep, err
+			}
 		}
 		if o.OnRun != nil {
 			if err := o.OnRun(rep); err != nil {
@@ -191,6 +206,33 @@ func checkRunNames(runs []RunSpec, runFiles bool) error {
 		files[f] = n
 	}
 	return nil
+}
+
+// checkBaseline refuses a baseline that names none of the runs.
+func checkBaseline(runs []RunSpec, baseline string) error {
+	if baseline == "" {
+		return nil
+	}
+	var names []string
+	for _, s := range runs {
+		if s.DisplayName() == baseline {
+			return nil
+		}
+		names = append(names, s.DisplayName())
+	}
+	return fmt.Errorf("baseline %q is not one of the runs (%s)", baseline, strings.Join(names, ", "))
+}
+
+// testFinished tests the runs of an interrupted bench against the
+// baseline, when it is among them.
+func (rep *Report) testFinished(o RunOptions) error {
+	if len(rep.Runs) == 0 {
+		return nil
+	}
+	if _, err := rep.Run(o.Baseline); o.Baseline != "" && err != nil {
+		return nil // the baseline did not run: nothing to test against
+	}
+	return rep.TestSignificance(o.Baseline, o.Alpha, o.Seed)
 }
 
 // sampleQueries returns all queries, or a seeded sample of n in file order.

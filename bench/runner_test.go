@@ -21,7 +21,8 @@ import (
 // overlapRetriever is an exact, deterministic test retriever: it scores a
 // document by the number of distinct query tokens it contains (title and
 // text, lower-cased), ties broken by document id. Mode "reverse" returns the
-// ranking reversed (a deliberately bad run); mode "fail" fails on query q3,
+// ranking reversed (a deliberately bad run; so does embedder "reverse");
+// mode "fail" fails on query q3,
 // mode "panic" panics on q5.
 type overlapRetriever struct {
 	docs    []Doc
@@ -81,7 +82,7 @@ func (o *overlapRetriever) Search(_ context.Context, req SearchRequest) ([]Ranke
 		}
 		return out[i].ID < out[j].ID
 	})
-	if req.Run.Mode == "reverse" {
+	if req.Run.Mode == "reverse" || req.Run.Embedder == "reverse" {
 		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 			out[i], out[j] = out[j], out[i]
 		}

@@ -214,7 +214,8 @@ func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Re
 
 type benchRunFlags struct {
 	data, queries, qrels, split, out, store, direction string
-	runOut                                             string
+	runOut, baseline                                   string
+	alpha                                              float64
 	profiles, modes, embedders, metrics                []string
 	maxQueries, k                                      int
 	recallK, filterK, fusionK, batch                   int
@@ -239,7 +240,14 @@ rebuilt. A non-empty directory without that manifest is refused, never deleted.
 clean and a typo query file of one set (so bench compare can pair them).
 
 Baselines bm25_only (E6 alone), e1_only (E1 alone) and rrf_e1_e6 (plain RRF of
-E1 and E6) run too unless --no-baselines. Metrics follow BEIR/pytrec_eval:
+E1 and E6) run too unless --no-baselines. Every run is tested against one
+baseline run (--baseline; default the best single-slot run on the first
+metric), per metric: paired bootstrap CI of the mean delta and a paired
+randomisation test, Holm-adjusted over all runs; report.md marks significant
+wins and losses at --alpha. --metrics chooses the metrics (the first is the
+headline), e.g. ndcg@10,recall@100,map,mrr@10,p@5.
+A query whose search fails is recorded, scored as an empty ranking, and the
+bench goes on; the report files are rewritten after every run. Metrics follow BEIR/pytrec_eval:
 nDCG@10 with the graded relevance as gain, MAP cut at 100.
 --json prints the report without per-query results (report.json has them).`,
 		Example: `  cgraph bench run --data sets/csn-go --profiles code_search,typo_tolerant --modes pipeline,multi_space
@@ -268,6 +276,9 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 				Direction: f.direction, Baselines: !f.noBaselines})
 			if err != nil {
 				return &UsageError{Problem: err.Error(), Fix: "see `cgraph bench run --help`"}
+			}
+			if err := checkBaselineFlag(runs, f.baseline, f.alpha); err != nil {
+				return err
 			}
 			ds, err := bench.Load(f.data, bench.LoadOptions{Split: f.split,
 				QueriesFile: inDataDir(f.data, f.queries), QrelsFile: inDataDir(f.data, f.qrels)})
@@ -325,7 +336,8 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 				a.Warnf("bench: %s", w)
 			}
 			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro, Metrics: f.metrics,
-				Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress(), OnRun: a.saveRun(out), RunDir: f.runOut})
+				Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress(), OnRun: a.saveRun(out), RunDir: f.runOut,
+				Baseline: f.baseline, Alpha: f.alpha})
 			if err != nil {
 				if rep != nil && len(rep.Runs) > 0 {
 					if werr := rep.WriteAll(out); werr != nil {
@@ -356,6 +368,8 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap and of the --max-queries sample")
 	fl.StringVar(&f.out, "out", "", "report directory (default bench-out/<set>)")
 	fl.StringVar(&f.store, "store", "", "store directory for the indexed corpus (default <out>/store)")
+	fl.StringVar(&f.baseline, "baseline", "", "run every other run is tested against (default: the best single-slot run on the first metric)")
+	fl.Float64Var(&f.alpha, "alpha", bench.DefaultAlpha, "significance level of the win/loss column (Holm-adjusted over all runs)")
 	fl.StringVar(&f.runOut, "run-out", "", "write one TREC run file per run here (qid Q0 docid rank score run_name, top --k with scores)")
 	fl.BoolVar(&f.noBaselines, "no-baselines", false, "skip the bm25_only, e1_only and rrf_e1_e6 runs")
 	fl.IntVar(&f.recallK, "recall-k", 0, "pipeline S1 recall size (0 = the pipeline default, 10000)")
@@ -364,6 +378,25 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.IntVar(&f.batch, "batch", 0, "memories per write batch while indexing (0 = 64)")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low similarity threshold")
 	return cmd
+}
+
+// checkBaselineFlag refuses a --baseline that names no planned run and an
+// --alpha outside (0, 1).
+func checkBaselineFlag(runs []bench.RunSpec, baseline string, alpha float64) error {
+	if alpha <= 0 || alpha >= 1 {
+		return usagef("give a level such as 0.05", "--alpha %g is not in (0, 1)", alpha)
+	}
+	if baseline == "" {
+		return nil
+	}
+	var names []string
+	for _, r := range runs {
+		if r.DisplayName() == baseline {
+			return nil
+		}
+		names = append(names, r.DisplayName())
+	}
+	return usagef("use one of "+strings.Join(names, ", "), "--baseline %q is not one of the runs", baseline)
 }
 
 // saveRun writes the report files after every finished run (each file
@@ -448,6 +481,12 @@ func (a *App) printRunSummary(rep *bench.Report, out string) error {
 			a.Printf(" %10.4f", r.Metrics[m])
 		}
 		a.Printf(" %9.3f %9.3f", r.LatencyMS.P50, r.LatencyMS.P95)
+		if s, ok := r.VsBaseline[ms[0]]; ok && s.Verdict != bench.VerdictTie {
+			a.Printf("  %s", map[string]string{bench.VerdictWin: "▲ better than", bench.VerdictLoss: "▼ worse than", bench.VerdictBaseline: "= baseline"}[s.Verdict])
+			if s.Verdict != bench.VerdictBaseline {
+				a.Printf(" %s (p_Holm %.3g)", s.Against, s.PHolm)
+			}
+		}
 		if r.Failed > 0 {
 			a.Printf("  (%d failed queries)", r.Failed)
 		}
@@ -470,7 +509,8 @@ func newBenchCompareCmd(a *App) *cobra.Command {
 		Long: `Compare runs of two report.json files (or two runs of one file) query by query:
 the mean delta (B − A), its paired bootstrap 95% CI, and the two-sided p-value
 of a paired randomisation (sign-flip) test — exact up to 16 queries, else
-20,000 seeded samples. Deterministic for a given --seed.
+20,000 seeded samples. Deterministic for a given --seed. With several
+comparisons, p is also given Holm-adjusted over all of them.
 
 Without --run, every run name present in both reports is compared. With
 --run X, run X of A is compared with run X of B (or with --run-b Y).
@@ -522,6 +562,9 @@ run of the other side, or with --run.`,
 				how := fmt.Sprintf("%d sampled sign flips", bench.RandomizationPermutations)
 				if c.Exact {
 					how = "exact"
+				}
+				if len(cs) > 1 {
+					how += fmt.Sprintf("; Holm-adjusted over %d comparisons: %.4g", len(cs), c.PHolm)
 				}
 				a.Printf("%s (A) vs %s (B), %s over %d paired queries:\n  mean A %.4f  mean B %.4f  Δ %+.4f  95%% CI [%+.4f, %+.4f]  p = %.4g (%s)\n  B better on %d, worse on %d, tied on %d queries",
 					c.A, c.B, c.Metric, c.Queries, c.MeanA, c.MeanB, c.MeanDelta, c.CI95.Lo, c.CI95.Hi, c.PValue, how, c.Wins, c.Losses, c.Ties)

@@ -178,6 +178,14 @@ func TestBenchRunAndCompare(t *testing.T) {
 	if rep.Repro.CgraphVersion == "" || rep.Repro.DatasetChecksum == "" {
 		t.Errorf("repro %+v", rep.Repro)
 	}
+	// The default baseline is the best single-slot run; typo_tolerant
+	// (reversed by the test retriever) loses to it on every query.
+	if rep.Baseline != "bm25_only" && rep.Baseline != "e1_only" {
+		t.Errorf("baseline %q, want a single-slot run", rep.Baseline)
+	}
+	if s := rep.Runs[4].VsBaseline["ndcg@10"]; s.Verdict != bench.VerdictLoss || s.Family != 4 || s.PHolm < s.P {
+		t.Errorf("pipeline:typo_tolerant against the baseline: %+v", s)
+	}
 	for _, f := range bench.ReportFiles {
 		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("report file %s: %v", f, err)
@@ -237,6 +245,10 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "prepare", "csn-go", "--out", "x"}, 2, "--src is missing"},
 		{[]string{"bench", "prepare", "csn-go", "--src", "."}, 2, "--out is missing"},
 		{[]string{"bench", "compare", "a.json"}, 2, "two report.json files"},
+		{[]string{"bench", "run", "--data", tinySet, "--baseline", "nope"}, 2, `--baseline "nope" is not one of the runs`},
+		{[]string{"bench", "run", "--data", tinySet, "--alpha", "1.5"}, 2, "--alpha 1.5 is not in (0, 1)"},
+		{[]string{"bench", "run", "--data", tinySet, "--metrics", "ndcg@10,f1"}, 2, `unknown metric "f1"`},
+		{[]string{"bench", "run", "--data", tinySet, "--metrics", "recall@1000"}, 2, "--metrics look 1000 results deep but --k is 100"},
 		{[]string{"bench", "compare", "a.json", "b.json", "--metric", "f1@5"}, 2, `--metric "f1@5" is not a metric`},
 		{[]string{"bench", "compare", "a.json", "b.json"}, 1, "read report"},
 	} {
