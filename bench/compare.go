@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // Comparison is a paired, per-query comparison of two runs on one metric.
@@ -212,6 +214,9 @@ func ReadComparable(path string, ds *Dataset, metrics []Metric, k int) (*Report,
 	rep := &Report{Version: ReportVersion, Dataset: ds.Name, Metrics: metricNames(metrics), RunsPlanned: len(runs)}
 	rep.Repro.DatasetChecksum, rep.Repro.DatasetChecksums, rep.Repro.DatasetFiles = ds.Checksum, ds.Checksums, ds.Files
 	rep.Repro.Split, rep.Repro.Queries, rep.Repro.Command = ds.Split, len(ds.Queries), "TREC run "+path
+	for _, q := range ds.QueriesFiles {
+		rep.Repro.QueriesFile = strings.TrimPrefix(rep.Repro.QueriesFile+", "+filepath.Base(q), ", ")
+	}
 	for _, run := range runs {
 		rep.Runs = append(rep.Runs, EvaluateTRECRun(run, ds, metrics, k))
 	}

@@ -62,6 +62,8 @@ type Dataset struct {
 	// queries) can still be compared query by query.
 	Checksums map[string]string
 	Files     []string
+	// QueriesFiles are the files the queries came from (a subset of Files).
+	QueriesFiles []string
 	// Warnings say what the loader forgave, e.g. qrels lines naming
 	// documents or queries the files do not hold; reports repeat them.
 	Warnings []string
@@ -107,7 +109,7 @@ func Load(dir string, o LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds := &Dataset{Name: filepath.Base(filepath.Clean(dir)), Dir: dir, Split: o.Split, Files: lay.files()}
+	ds := &Dataset{Name: filepath.Base(filepath.Clean(dir)), Dir: dir, Split: o.Split, Files: lay.files(), QueriesFiles: lay.queries}
 	if ds.Corpus, err = readParts(lay.corpus, readCorpusFile, func(d Doc) string { return string(d.ID) }); err != nil {
 		return nil, err
 	}

@@ -102,6 +102,17 @@
 // MAP cut at 100, Recall@k, MRR@10), with rankings taken in returned order and
 // repeated ids earning nothing. MRR and Recall cannot exceed 1.
 //
+// # Plots
+//
+// quality.svg and latency.svg are forest plots (report_svg.go): one row
+// per run, sorted by the headline metric, the run names written once,
+// horizontally, in a column as wide as the longest; one panel per metric
+// (mean, bootstrap 95% CI, a dashed line at the baseline, the point coloured
+// by its verdict against it) or per stage (median with a whisker to p95,
+// log scale when a panel spans more than a decade). Titles name the set, the
+// query file and the number of queries. PlotQualityAs/PlotLatencyAs render
+// the same figures as PNG or PDF.
+//
 // # Statistics
 //
 // Confidence intervals are percentile bootstraps of the mean over queries

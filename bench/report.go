@@ -132,11 +132,14 @@ type Repro struct {
 	// DatasetChecksums are per part: corpus, queries, qrels.
 	DatasetChecksums map[string]string `json:"dataset_checksums"`
 	DatasetFiles     []string          `json:"dataset_files"`
-	Split            string            `json:"split"`
-	Queries          int               `json:"queries"`
-	Cores            int               `json:"cores"`
-	Seeds            map[string]uint64 `json:"seeds"`
-	Command          string            `json:"command,omitempty"`
+	// QueriesFile names the queries file(s) the runs used (base names),
+	// so a typo run is never titled like a clean one.
+	QueriesFile string            `json:"queries_file,omitempty"`
+	Split       string            `json:"split"`
+	Queries     int               `json:"queries"`
+	Cores       int               `json:"cores"`
+	Seeds       map[string]uint64 `json:"seeds"`
+	Command     string            `json:"command,omitempty"`
 }
 
 // ModelInfo names what computed one slot of the indexed corpus: a model (or

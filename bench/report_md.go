@@ -154,8 +154,8 @@ func (r *Report) writeSignificance(p func(string, ...any)) {
 	ms := r.MetricList()
 	p("\n## Significance against %s\n\n", mdEscape(r.Baseline))
 	p("Each run against the baseline %s, query by query: the mean delta, its paired bootstrap 95%% CI and the p-value of a two-sided paired randomisation test, "+
-		"Holm-adjusted over the %d other runs of this report (one family per metric). ▲ significantly better, ▼ significantly worse at α = %g; n.s. not significant.\n\n",
-		mdEscape(r.Baseline), len(r.Runs)-1, r.Alpha)
+		"Holm-adjusted over the %s of this report (one family per metric). ▲ significantly better, ▼ significantly worse at α = %g; n.s. not significant.\n\n",
+		mdEscape(r.Baseline), plural(len(r.Runs)-1, "other run"), r.Alpha)
 	p("| run |")
 	for _, m := range ms {
 		p(" %s |", metricLabel(m))
@@ -262,7 +262,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-// stageNames returns stage names in first-seen order over all runs.
+// stageNames returns the stage names of all runs: stages without a pipeline
+// number (encode, primary) in first-seen order, then the pipeline stages
+// S1…S5 in pipeline order.
 func stageNames(runs []RunResult) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -274,5 +276,14 @@ func stageNames(runs []RunResult) []string {
 			}
 		}
 	}
+	sort.SliceStable(out, func(i, j int) bool { return stageRank(out[i]) < stageRank(out[j]) })
 	return out
+}
+
+// stageRank is n for a stage named "Sn …", 0 otherwise.
+func stageRank(s string) int {
+	if len(s) >= 2 && s[0] == 'S' && s[1] >= '1' && s[1] <= '9' {
+		return int(s[1] - '0')
+	}
+	return 0
 }

@@ -258,6 +258,11 @@ func newReport(ds *Dataset, queries []Query, metrics []Metric, o RunOptions) *Re
 	rp := &rep.Repro
 	rp.DatasetChecksum, rp.DatasetChecksums, rp.DatasetFiles, rp.Split = ds.Checksum, ds.Checksums, ds.Files, ds.Split
 	rp.Queries, rp.Cores, rp.GoVersion = len(queries), runtime.NumCPU(), runtime.Version()
+	names := make([]string, len(ds.QueriesFiles))
+	for i, f := range ds.QueriesFiles {
+		names[i] = filepath.Base(f)
+	}
+	rp.QueriesFile = strings.Join(names, ", ")
 	rp.Seeds = maps.Clone(rp.Seeds)
 	if rp.Seeds == nil {
 		rp.Seeds = map[string]uint64{}
