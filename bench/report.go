@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // ReportVersion is the version of the report JSON layout; bump it when a
@@ -56,7 +57,7 @@ type RunResult struct {
 	Queries   []QueryResult `json:"queries,omitempty"`
 	// Notes are what the retriever reported about the run (unavailable
 	// slots, fallbacks, empty spaces, with how many queries they hit).
-	Notes []string `json:"notes,omitempty"`
+	Notes []Note `json:"notes,omitempty"`
 	// Failed counts the queries whose search failed; Failures says which
 	// and why. Each was scored as an empty ranking (it counts, as 0 on most
 	// metrics, in every mean) and is left out of the latency figures.
@@ -119,11 +120,18 @@ type Ingest struct {
 	// BuiltSeconds is, for a reused store, how long its build took; DocsPerS
 	// is then computed from it (0 when unknown), and Seconds is the reopen.
 	BuiltSeconds float64 `json:"built_seconds,omitempty"`
+	// Index says what was indexed into (e.g. "cgraph store at out/store"),
+	// BuiltAt when that index was built (zero when unknown).
+	Index   string    `json:"index,omitempty"`
+	BuiltAt time.Time `json:"built_at,omitzero"`
 }
 
 // Repro records what produced a report.
 type Repro struct {
-	CgraphVersion   string                        `json:"cgraph_version"`
+	CgraphVersion string `json:"cgraph_version"`
+	// CgraphCommit is the source revision of the binary that ran the bench
+	// (its Go VCS stamp), so "cgraph-dev" still names a commit.
+	CgraphCommit    BuildCommit                   `json:"cgraph_commit"`
 	GoVersion       string                        `json:"go_version"`
 	Models          []ModelInfo                   `json:"models"`
 	ProfileWeights  map[string]map[string]float64 `json:"profile_weights"`

@@ -15,7 +15,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("# Benchmark: %s\n\n", r.Dataset)
-	p("%d queries, dataset %s, %d cores, cgraph %s.\n\n", r.Repro.Queries, r.Repro.DatasetChecksum, r.Repro.Cores, r.Repro.CgraphVersion)
+	p("%d queries (%s), dataset %s, %d cores, cgraph %s, %s.\n\n", r.Repro.Queries, orDash(r.Repro.QueriesFile), r.Repro.DatasetChecksum, r.Repro.Cores, r.Repro.CgraphVersion, r.Repro.CgraphCommit)
 	if r.Partial {
 		p("**Partial report: %d of %d runs.** %s\n\n", len(r.Runs), r.RunsPlanned, orDash(r.StopReason))
 	}
@@ -71,25 +71,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			p("| %s | %s | %.3f / %.3f |\n", mdEscape(run.Name), strings.Join(cells, " | "), run.LatencyMS.P50, run.LatencyMS.P95)
 		}
 	}
-	if hasNotes(r.Runs) {
-		p("\n## Notes from the retriever\n\n")
-		for _, run := range r.Runs {
-			for _, n := range run.Notes {
-				p("- %s: %s\n", run.Name, n)
-			}
-		}
-	}
-	in := r.Ingest
-	p("\n## Ingest\n\n%d documents in %.2f s (%.1f docs/s), peak RSS %.1f MiB", in.Docs, in.Seconds, in.DocsPerS, float64(in.PeakRSSBytes)/(1<<20))
-	switch {
-	case in.Reused && in.BuiltSeconds > 0:
-		p(" (existing store reopened; it was built in %.1f s, which the docs/s figure is computed from)", in.BuiltSeconds)
-	case in.Reused:
-		p(" (existing store reopened; its build time is unknown)")
-	}
-	p(".\n\n## Reproducibility\n\n")
+	r.writeNotes(p)
+	p("\n## Ingest\n\n%s\n\n## Reproducibility\n\n", r.Ingest.Describe(r.Repro.DatasetChecksums["corpus"]))
 	rp := r.Repro
-	p("- cgraph %s, %s, %d cores\n", rp.CgraphVersion, rp.GoVersion, rp.Cores)
+	p("- cgraph %s, %s, %s, %d cores\n", rp.CgraphVersion, rp.CgraphCommit, rp.GoVersion, rp.Cores)
 	p("- dataset checksum `%s` over %s, split %s\n", rp.DatasetChecksum, strings.Join(rp.DatasetFiles, ", "), rp.Split)
 	if rp.Command != "" {
 		p("- command: `%s`\n", rp.Command)
@@ -185,6 +170,39 @@ func sigCell(s Significance, long bool) string {
 	return fmt.Sprintf("%s %+.4f (p_Holm %.3g)", mark, s.Delta, s.PHolm)
 }
 
+// Describe is the ingest line: what was built (or reused), from how many
+// documents, when, how long it took and the peak memory. corpus is the
+// corpus checksum, "" when unknown.
+func (in Ingest) Describe(corpus string) string {
+	var b strings.Builder
+	what := orDefaultStr(in.Index, "the index")
+	from := fmt.Sprintf("%d documents", in.Docs)
+	if corpus != "" {
+		from += fmt.Sprintf(" (corpus `%s`)", corpus)
+	}
+	when := "at an unknown time"
+	if !in.BuiltAt.IsZero() {
+		when = "on " + in.BuiltAt.UTC().Format("2006-01-02 15:04 MST")
+	}
+	switch {
+	case !in.Reused:
+		fmt.Fprintf(&b, "Built %s from %s %s in %.2f s (%.1f docs/s).", what, from, when, in.Seconds, in.DocsPerS)
+	case in.BuiltSeconds > 0:
+		fmt.Fprintf(&b, "Reused %s, built from %s %s in %.1f s (%.1f docs/s, the figure to quote); reopening it took %.2f s.", what, from, when, in.BuiltSeconds, in.DocsPerS, in.Seconds)
+	default:
+		fmt.Fprintf(&b, "Reused %s, built from %s %s; its build time is unknown, so no ingest rate is given; reopening it took %.2f s.", what, from, when, in.Seconds)
+	}
+	fmt.Fprintf(&b, " Peak RSS %.1f MiB.", float64(in.PeakRSSBytes)/(1<<20))
+	return b.String()
+}
+
+func orDefaultStr(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
 // maxFailureExamples bounds the query ids listed per (run, error) group.
 const maxFailureExamples = 5
 
@@ -234,15 +252,6 @@ func ifStr(c bool, s string) string {
 
 // oneLine folds whitespace runs (newlines included) into single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func hasNotes(runs []RunResult) bool {
-	for _, r := range runs {
-		if len(r.Notes) > 0 {
-			return true
-		}
-	}
-	return false
-}
 
 func orDash(s string) string {
 	if s == "" {

@@ -37,9 +37,11 @@ type ReproReporter interface {
 // RunNoter is implemented by a Retriever that has something to say about a
 // run once its queries are done: a slot that was unavailable, a fallback that
 // served a stage, a space that returned nothing. Run stores the notes in the
-// run's result, so a degraded run is never reported as if it were whole.
+// run's result, so a degraded run is never reported as if it were whole. A
+// note's Text must not vary with the run or the query (put those in
+// Example), so reports can merge the same note across runs.
 type RunNoter interface {
-	Notes(run string) []string
+	Notes(run string) []Note
 }
 
 // BuildTimer is implemented by a Retriever that can reuse an index it built
@@ -47,6 +49,13 @@ type RunNoter interface {
 // report over a reused index still states the real ingest throughput.
 type BuildTimer interface {
 	BuildSeconds() float64
+}
+
+// IndexDescriber is implemented by a Retriever that can say what its index
+// is (e.g. "cgraph store at out/store") and when it was built (zero when
+// unknown), asked after Index; reports print it in their ingest line.
+type IndexDescriber interface {
+	IndexInfo() (what string, builtAt time.Time)
 }
 
 // SearchRequest is one query under one run's settings.
@@ -258,6 +267,9 @@ func newReport(ds *Dataset, queries []Query, metrics []Metric, o RunOptions) *Re
 	rp := &rep.Repro
 	rp.DatasetChecksum, rp.DatasetChecksums, rp.DatasetFiles, rp.Split = ds.Checksum, ds.Checksums, ds.Files, ds.Split
 	rp.Queries, rp.Cores, rp.GoVersion = len(queries), runtime.NumCPU(), runtime.Version()
+	if rp.CgraphCommit.Revision == "" {
+		rp.CgraphCommit = ReadBuildCommit()
+	}
 	names := make([]string, len(ds.QueriesFiles))
 	for i, f := range ds.QueriesFiles {
 		names[i] = filepath.Base(f)
@@ -288,6 +300,16 @@ func indexCorpus(ctx context.Context, ds *Dataset, r Retriever, rep *Report, o R
 	}
 	secs := time.Since(t0).Seconds()
 	rep.Ingest = Ingest{Docs: len(ds.Corpus), Seconds: secs, Reused: reused}
+	if !reused {
+		rep.Ingest.BuiltAt = time.Now().UTC().Truncate(time.Second)
+	}
+	if d, ok := r.(IndexDescriber); ok {
+		what, at := d.IndexInfo()
+		rep.Ingest.Index = what
+		if !at.IsZero() {
+			rep.Ingest.BuiltAt = at.UTC().Truncate(time.Second)
+		}
+	}
 	if err := rep.updatePeakRSS(); err != nil {
 		return err
 	}

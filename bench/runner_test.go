@@ -508,33 +508,73 @@ func TestRunAsksReproAfterIndex(t *testing.T) {
 	}
 }
 
-// notingRetriever notes every run it served.
+// notingRetriever notes the same thing in every run it served, with the
+// run in the example, and one more thing in run y.
 type notingRetriever struct{ overlapRetriever }
 
-func (n *notingRetriever) Notes(run string) []string {
-	return []string{"E7 unavailable: 8 queries (" + run + ")"}
+func (n *notingRetriever) Notes(run string) []Note {
+	out := []Note{{Text: "S3 fusion E7 unavailable", Count: 8, Example: "no model for E7 (" + run + ")"}}
+	if run == "y" {
+		out = append(out, Note{Text: "S1 recall fallback", Count: 3, Example: "E13 has no model: E6 recalls"})
+	}
+	return out
 }
 
-func TestRunKeepsRetrieverNotes(t *testing.T) {
+// TestRunMergesRetrieverNotes: notes are kept per run in the JSON and
+// merged into one table in the Markdown: one row per note with its runs,
+// its count per run and in all, and an example; never a line per run.
+func TestRunMergesRetrieverNotes(t *testing.T) {
 	ds, err := Load("testdata/tiny", LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(context.Background(), ds, &notingRetriever{}, RunOptions{Runs: []RunSpec{{Mode: "x"}, {Mode: "y"}}})
+	rep, err := Run(context.Background(), ds, &notingRetriever{}, RunOptions{Runs: []RunSpec{{Mode: "x"}, {Mode: "y"}, {Mode: "z"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, run := range rep.Runs {
-		if len(run.Notes) != 1 || !strings.Contains(run.Notes[0], "("+run.Name+")") {
-			t.Errorf("run %s notes %q", run.Name, run.Notes)
-		}
+	if n := rep.Runs[1].Notes; len(n) != 2 || n[0].Count != 8 || n[0].Example != "no model for E7 (y)" {
+		t.Errorf("run y notes %+v", n)
+	}
+	rows := rep.MergedNotes()
+	if len(rows) != 2 || rows[0].Total != 24 || len(rows[0].Runs) != 3 || rows[1].Text != "S1 recall fallback" {
+		t.Fatalf("merged notes %+v", rows)
 	}
 	var md strings.Builder
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "- y: E7 unavailable: 8 queries (y)") {
-		t.Errorf("markdown lacks the notes:\n%s", md.String())
+	for _, want := range []string{"| S3 fusion E7 unavailable | all 3 | 8 | 24 | no model for E7 (x) |", "| S1 recall fallback | y | 3 | 3 | E13 has no model: E6 recalls |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if c := strings.Count(md.String(), "E7 unavailable"); c != 1 {
+		t.Errorf("the E7 note appears %d times in the markdown, want once", c)
+	}
+	// A version 1 report's notes were strings: they still read.
+	var n Note
+	if err := json.Unmarshal([]byte(`"S5 validate E4 unavailable ×500"`), &n); err != nil || n.Text != "S5 validate E4 unavailable ×500" {
+		t.Errorf("v1 note: %+v %v", n, err)
+	}
+}
+
+func TestDescribeRuns(t *testing.T) {
+	rep := &Report{}
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"} {
+		rep.Runs = append(rep.Runs, RunResult{Name: n})
+	}
+	for _, tc := range []struct {
+		runs []string
+		want string
+	}{
+		{[]string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}, "all 10"},
+		{[]string{"a", "b", "c", "d", "e", "f", "g", "h"}, "8: all but i, j"},
+		{[]string{"b", "c"}, "b, c"},
+		{[]string{"a", "b", "c", "d", "e", "f", "g"}, "7: all but h, i, j"},
+	} {
+		if got := rep.describeRuns(tc.runs); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.runs, got, tc.want)
+		}
 	}
 }
 

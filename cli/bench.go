@@ -492,9 +492,11 @@ func (a *App) printRunSummary(rep *bench.Report, out string) error {
 		}
 		a.Printf("\n")
 	}
-	in := rep.Ingest
-	a.Printf("ingest: %d docs in %.1f s (%.1f docs/s), peak RSS %.0f MiB\nreports in %s: %s\n",
-		in.Docs, in.Seconds, in.DocsPerS, float64(in.PeakRSSBytes)/(1<<20), out, strings.Join(bench.ReportFiles, ", "))
+	a.Printf("ingest: %s\n", strings.ReplaceAll(rep.Ingest.Describe(""), "`", ""))
+	if rep.Baseline != "" {
+		a.Printf("significance: every run against %s, Holm-adjusted over the runs, α = %g (report.md has the table)\n", rep.Baseline, rep.Alpha)
+	}
+	a.Printf("cgraph %s, %s\nreports in %s: %s\n", rep.Repro.CgraphVersion, rep.Repro.CgraphCommit, out, strings.Join(bench.ReportFiles, ", "))
 	return nil
 }
 

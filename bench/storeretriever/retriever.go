@@ -87,16 +87,18 @@ type Retriever struct {
 	// ("E7 unavailable": 40), so a slot silently missing from a run shows
 	// in the report.
 	notes map[string]map[string]*runNote
-	// built is how long the store's build took (from its manifest when
-	// reused).
-	built float64
+	// built is how long the store's build took and builtAt when it ended
+	// (from its manifest when reused; zero when it does not say).
+	built   float64
+	builtAt time.Time
 }
 
 var (
-	_ bench.Retriever     = (*Retriever)(nil)
-	_ bench.ReproReporter = (*Retriever)(nil)
-	_ bench.RunNoter      = (*Retriever)(nil)
-	_ bench.BuildTimer    = (*Retriever)(nil)
+	_ bench.Retriever      = (*Retriever)(nil)
+	_ bench.ReproReporter  = (*Retriever)(nil)
+	_ bench.RunNoter       = (*Retriever)(nil)
+	_ bench.BuildTimer     = (*Retriever)(nil)
+	_ bench.IndexDescriber = (*Retriever)(nil)
 )
 
 // manifest sits beside a bench store and says what it holds. A store
@@ -109,6 +111,7 @@ type manifest struct {
 	Producers     map[string]string `json:"producers"` // slot → producer, "" when unavailable
 	Complete      bool              `json:"complete"`  // false while the store is being built
 	BuiltSeconds  float64           `json:"built_seconds,omitempty"`
+	BuiltAt       time.Time         `json:"built_at,omitzero"` // when the build finished
 }
 
 func (m manifest) sameContent(o manifest) bool {
@@ -176,7 +179,7 @@ func (r *Retriever) Index(ctx context.Context, docs []bench.Doc, progress func(d
 		default:
 			n, err := st.Stats(ctx)
 			if err == nil && int(n.Memories) == len(docs) {
-				r.store, r.built = st, old.BuiltSeconds
+				r.store, r.built, r.builtAt = st, old.BuiltSeconds, old.BuiltAt
 				progress(len(docs))
 				return true, nil
 			}
@@ -209,13 +212,19 @@ func (r *Retriever) Index(ctx context.Context, docs []bench.Doc, progress func(d
 		}
 		progress(i + len(batch))
 	}
-	want.Complete, want.BuiltSeconds = true, time.Since(t0).Seconds()
-	r.built = want.BuiltSeconds
+	want.Complete, want.BuiltSeconds, want.BuiltAt = true, time.Since(t0).Seconds(), time.Now().UTC()
+	r.built, r.builtAt = want.BuiltSeconds, want.BuiltAt
 	return false, writeManifest(r.manifestPath(), want)
 }
 
 // BuildSeconds is how long building the store took, also when it was reused.
 func (r *Retriever) BuildSeconds() float64 { return r.built }
+
+// IndexInfo names the store the runs search and when its build finished
+// (zero for a reused store whose manifest predates the field).
+func (r *Retriever) IndexInfo() (string, time.Time) {
+	return "the cgraph store at " + r.cfg.Dir, r.builtAt
+}
 
 // checkStoreDir refuses a non-empty directory that has no bench
 // manifest beside it: it is not a bench store, and Index would delete it.
@@ -386,22 +395,19 @@ type runNote struct {
 	example string
 }
 
-// Notes lists, for one run, each non-ok space status or fallback with the
-// number of queries it happened in.
-func (r *Retriever) Notes(run string) []string {
-	var out []string
+// Notes lists, for one run, each non-ok space status or fallback ("S5
+// validate E4 unavailable", the same words in every run) with the number of
+// queries it happened in and the first note seen as an example.
+func (r *Retriever) Notes(run string) []bench.Note {
+	var out []bench.Note
 	for k, n := range r.notes[run] {
-		line := fmt.Sprintf("%s ×%d", k, n.queries)
-		if n.example != "" {
-			ex := []rune(n.example)
-			if len(ex) > 200 {
-				ex = append(ex[:200], '…')
-			}
-			line += ", e.g. " + string(ex)
+		ex := []rune(n.example)
+		if len(ex) > 200 {
+			ex = append(ex[:200], '…')
 		}
-		out = append(out, line)
+		out = append(out, bench.Note{Text: k, Count: n.queries, Example: string(ex)})
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].Text < out[j].Text })
 	return out
 }
 
