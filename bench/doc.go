@@ -6,7 +6,8 @@
 // qrels/<split>.tsv, gzip-compressed or not; TREC qrels; the MTEB hub layout
 // in parquet or JSON Lines) and the prepare writer; the metric definitions; the
 // report layout (report.json, version ReportVersion) and its Markdown and SVG
-// renderings; the paired statistics of `bench compare`. It must not reach into
+// renderings; TREC run files; the paired statistics of `bench run` and
+// `bench compare`; the hub fetch of MTEB tasks. It must not reach into
 // storage or embedders: everything it measures goes through the two-method
 // Retriever interface, which the CLI implements over the engine.
 //
@@ -68,11 +69,14 @@
 // # Retrievers
 //
 // Run drives a Retriever (Index, then Search per query and run) from one
-// goroutine. Three optional interfaces let it say more: ReproReporter (the
+// goroutine. Four optional interfaces let it say more: ReproReporter (the
 // models and stage sizes it searched with, asked after Index), RunNoter
-// (what degraded a run: unavailable slots, fallbacks; kept in the report) and
-// BuildTimer (the build time of an index it reused, so ingest throughput is
-// never computed from a reopen). --max-queries evaluates a seeded sample of
+// (what degraded a run: unavailable slots, fallbacks; kept per run in
+// report.json, merged across runs into one table in report.md), BuildTimer
+// (the build time of an index it reused, so ingest throughput is never
+// computed from a reopen) and IndexDescriber (what the index is and when it
+// was built, for the ingest line). Reports also record the binary's commit
+// from its Go VCS stamp, and say so when it has none. --max-queries evaluates a seeded sample of
 // the queries, not a prefix: prepared sets list queries in corpus order.
 //
 // A bench never aborts on one query: a search that errors or panics is
@@ -98,9 +102,11 @@
 //
 // # Metrics
 //
-// See metrics.go: BEIR's pytrec_eval definitions (nDCG@10 with linear gain,
-// MAP cut at 100, Recall@k, MRR@10), with rankings taken in returned order and
-// repeated ids earning nothing. MRR and Recall cannot exceed 1.
+// See metrics.go: BEIR's pytrec_eval definitions of ndcg@k (linear gain),
+// mrr@k, recall@k, p@k and map@k ("map" is map@100), chosen with --metrics
+// (the first is the headline), with rankings taken in returned order and
+// repeated ids earning nothing. MRR and Recall cannot exceed 1. Every kind is
+// pinned against pytrec_eval (testdata/trec/gen.py).
 //
 // # Plots
 //
@@ -124,8 +130,9 @@
 // on the headline metric) on every metric the same way, Holm-adjusted over
 // all runs of the report (one family per metric); report.md marks
 // significant wins (▲) and losses (▼) at Alpha. A baseline chosen as the
-// best single slot after the fact makes wins harder to claim, not easier.
-// All are seeded and deterministic.
+// best single slot after seeing the results makes wins harder to claim and
+// losses easier; pass --baseline to fix it in advance. All are seeded and
+// deterministic.
 //
 // Nothing in this package keeps global state; Dataset and Report values are
 // safe for concurrent reads once built.
