@@ -47,7 +47,7 @@ type Judgement struct {
 // Qrels maps a query to the graded relevance of each judged document.
 type Qrels map[QueryID]map[DocID]int
 
-// Dataset is a loaded BEIR-layout retrieval set. It is immutable after Load
+// Dataset is a loaded retrieval set (BEIR or MTEB layout, see Load). It is immutable after Load
 // and safe for concurrent reads.
 type Dataset struct {
 	Name     string // base name of the directory
@@ -62,49 +62,106 @@ type Dataset struct {
 	// queries) can still be compared query by query.
 	Checksums map[string]string
 	Files     []string
+	// QueriesFiles are the files the queries came from (a subset of Files).
+	QueriesFiles []string
+	// Warnings say what the loader forgave, e.g. qrels lines naming
+	// documents or queries the files do not hold; reports repeat them.
+	Warnings []string
 }
 
-// LoadOptions selects the files of a dataset. Zero values mean the BEIR defaults.
+// LoadOptions selects the files of a dataset. Zero values mean the defaults
+// of the directory's layout.
 type LoadOptions struct {
-	Split       string // qrels/<Split>.tsv; default "test"
-	QueriesFile string // default <dir>/queries.jsonl
-	QrelsFile   string // default <dir>/qrels/<Split>.tsv
+	Split       string // qrels split; default "test"
+	QueriesFile string // default <dir>/queries.jsonl[.gz]
+	QrelsFile   string // default <dir>/qrels/<Split>.tsv[.gz]; BEIR TSV or TREC qrels
 }
 
 // maxLine bounds a single JSONL line (a whole source file can be one document).
 const maxLine = 64 << 20
 
-// Load reads a BEIR-layout directory: corpus.jsonl, queries.jsonl and
-// qrels/<split>.tsv. It checks that every qrels line names a known query and
-// document, and keeps only the queries that have a relevant judgement (as
-// BEIR's evaluation does: unjudged queries cannot be scored). Cost: the whole
-// corpus is held in memory.
+// layout lists the files of each part of a dataset, in reading order.
+type layout struct {
+	corpus, queries, qrels []string
+}
+
+func (l layout) files() []string {
+	return append(append(append([]string(nil), l.corpus...), l.queries...), l.qrels...)
+}
+
+// Load reads a dataset directory in BEIR layout: corpus.jsonl, queries.jsonl
+// and qrels/<split>.tsv, each possibly gzip-compressed (corpus.jsonl.gz …);
+// the qrels file may be BEIR TSV or TREC qrels. It keeps only the queries
+// that have a relevant judgement (as BEIR's evaluation does: unjudged
+// queries cannot be scored).
+//
+// Qrels lines naming a query or document the files do not hold are not
+// refused: published sets have them (ArguAna, NFCorpus). As in pytrec_eval,
+// a judged document absent from the corpus stays in the qrels, counted as
+// relevant and never retrieved; a judged query absent from the queries file
+// is skipped. Both are counted in Dataset.Warnings. Cost: the whole corpus
+// is held in memory.
 func Load(dir string, o LoadOptions) (*Dataset, error) {
 	if o.Split == "" {
 		o.Split = "test"
 	}
-	if o.QueriesFile == "" {
-		o.QueriesFile = filepath.Join(dir, "queries.jsonl")
+	lay, err := findLayout(dir, o)
+	if err != nil {
+		return nil, err
 	}
-	if o.QrelsFile == "" {
-		o.QrelsFile = filepath.Join(dir, "qrels", o.Split+".tsv")
+	ds := &Dataset{Name: filepath.Base(filepath.Clean(dir)), Dir: dir, Split: o.Split, Files: lay.files(), QueriesFiles: lay.queries}
+	if ds.Corpus, err = readParts(lay.corpus, readCorpusFile, func(d Doc) string { return string(d.ID) }); err != nil {
+		return nil, err
 	}
-	corpusFile := filepath.Join(dir, "corpus.jsonl")
-	ds := &Dataset{Name: filepath.Base(filepath.Clean(dir)), Dir: dir, Split: o.Split,
-		Files: []string{corpusFile, o.QueriesFile, o.QrelsFile}}
+	queries, err := readParts(lay.queries, readQueriesFile, func(q Query) string { return string(q.ID) })
+	if err != nil {
+		return nil, err
+	}
+	judgements, err := readParts(lay.qrels, readQrelsFile, nil)
+	if err != nil {
+		return nil, err
+	}
+	ds.judge(judgements, queries, lay)
+	if len(ds.Queries) == 0 {
+		return nil, fmt.Errorf("%s: no query has a relevant judgement (score > 0): check the split (%q) and the qrels file", strings.Join(lay.qrels, ", "), o.Split)
+	}
+	if err := ds.checksum(lay); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
 
-	var err error
-	if ds.Corpus, err = readFile(corpusFile, ParseCorpus); err != nil {
-		return nil, err
+// readParts reads every file of one part and concatenates them; with id set,
+// an id repeated across files is refused (within a file, the parser does).
+func readParts[T any](files []string, read func(string) ([]T, error), id func(T) string) ([]T, error) {
+	var out []T
+	first := map[string]string{}
+	for _, f := range files {
+		xs, err := read(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range xs {
+			if id == nil {
+				break
+			}
+			if prev, ok := first[id(x)]; ok && prev != f {
+				return nil, fmt.Errorf("%s: id %q is also in %s: ids must be unique across a part's files", f, id(x), prev)
+			}
+			first[id(x)] = f
+		}
+		out = append(out, xs...)
 	}
-	queries, err := readFile(o.QueriesFile, ParseQueries)
-	if err != nil {
-		return nil, err
-	}
-	judgements, err := readFile(o.QrelsFile, ParseQrels)
-	if err != nil {
-		return nil, err
-	}
+	return out, nil
+}
+
+// maxAbsentExamples bounds the ids a warning quotes.
+const maxAbsentExamples = 5
+
+// judge builds ds.Qrels and ds.Queries from the judgements: judgements of
+// absent documents stay (relevant, unretrievable), those of absent queries
+// are dropped; both are counted in ds.Warnings.
+func (ds *Dataset) judge(judgements []Judgement, queries []Query, lay layout) {
 	docs := make(map[DocID]bool, len(ds.Corpus))
 	for _, d := range ds.Corpus {
 		docs[d.ID] = true
@@ -113,13 +170,15 @@ func Load(dir string, o LoadOptions) (*Dataset, error) {
 	for _, q := range queries {
 		qs[q.ID] = true
 	}
+	absentDocs, absentQueries := newIDCount(), newIDCount()
 	ds.Qrels = make(Qrels)
 	for _, j := range judgements {
 		if !qs[j.Query] {
-			return nil, fmt.Errorf("%s:%d: query-id %q is not in %s: fix the qrels line or add the query", o.QrelsFile, j.Line, j.Query, o.QueriesFile)
+			absentQueries.add(string(j.Query))
+			continue
 		}
 		if !docs[j.Doc] {
-			return nil, fmt.Errorf("%s:%d: corpus-id %q is not in %s: fix the qrels line or add the document", o.QrelsFile, j.Line, j.Doc, corpusFile)
+			absentDocs.add(string(j.Doc))
 		}
 		m := ds.Qrels[j.Query]
 		if m == nil {
@@ -133,19 +192,51 @@ func Load(dir string, o LoadOptions) (*Dataset, error) {
 			ds.Queries = append(ds.Queries, q)
 		}
 	}
-	if len(ds.Queries) == 0 {
-		return nil, fmt.Errorf("%s: no query has a relevant judgement (score > 0): check the split (%q) and the qrels file", o.QrelsFile, o.Split)
+	qrels, corpus, qfile := strings.Join(lay.qrels, ", "), strings.Join(lay.corpus, ", "), strings.Join(lay.queries, ", ")
+	if absentDocs.lines > 0 {
+		ds.Warnings = append(ds.Warnings, fmt.Sprintf("%s: %d judgements name %d documents absent from %s (e.g. %s): they count as relevant and never retrieved, as in pytrec_eval",
+			qrels, absentDocs.lines, len(absentDocs.ids), corpus, absentDocs.examples()))
 	}
-	if ds.Checksum, err = Checksum(ds.Files...); err != nil {
-		return nil, err
+	if absentQueries.lines > 0 {
+		ds.Warnings = append(ds.Warnings, fmt.Sprintf("%s: %d judgements name %d queries absent from %s (e.g. %s): those queries are skipped, as in pytrec_eval",
+			qrels, absentQueries.lines, len(absentQueries.ids), qfile, absentQueries.examples()))
 	}
-	ds.Checksums = map[string]string{}
-	for i, part := range []string{"corpus", "queries", "qrels"} {
-		if ds.Checksums[part], err = Checksum(ds.Files[i]); err != nil {
-			return nil, err
+}
+
+// idCount counts judgement lines and the distinct ids they name, keeping the
+// first few ids in file order.
+type idCount struct {
+	lines int
+	ids   map[string]bool
+	first []string
+}
+
+func newIDCount() *idCount { return &idCount{ids: map[string]bool{}} }
+
+func (c *idCount) add(id string) {
+	c.lines++
+	if !c.ids[id] {
+		c.ids[id] = true
+		if len(c.first) < maxAbsentExamples {
+			c.first = append(c.first, id)
 		}
 	}
-	return ds, nil
+}
+
+func (c *idCount) examples() string { return strings.Join(c.first, ", ") }
+
+func (ds *Dataset) checksum(lay layout) error {
+	var err error
+	if ds.Checksum, err = Checksum(ds.Files...); err != nil {
+		return err
+	}
+	ds.Checksums = map[string]string{}
+	for part, files := range map[string][]string{"corpus": lay.corpus, "queries": lay.queries, "qrels": lay.qrels} {
+		if ds.Checksums[part], err = Checksum(files...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func hasRelevant(m map[DocID]int) bool {
@@ -158,9 +249,9 @@ func hasRelevant(m map[DocID]int) bool {
 }
 
 func readFile[T any](path string, parse func(io.Reader, string) ([]T, error)) (out []T, err error) {
-	f, err := os.Open(path)
+	f, err := openData(path)
 	if err != nil {
-		return nil, fmt.Errorf("open dataset file: %w", err)
+		return nil, err
 	}
 	defer func() {
 		if cerr := f.Close(); cerr != nil && err == nil {
@@ -240,17 +331,28 @@ func decodeRecord(line []byte, name string, n int) (string, record, error) {
 		}
 		id = num.String()
 	}
-	if strings.TrimSpace(id) == "" {
-		return "", rec, fmt.Errorf("%s:%d: \"_id\" is empty: give every line a unique id", name, n)
-	}
-	if strings.ContainsAny(id, "\t\n\r") {
-		return "", rec, fmt.Errorf("%s:%d: \"_id\" %q contains a tab or newline, which the qrels TSV cannot name", name, n, id)
+	if err := checkID(id, fmt.Sprintf("%s:%d", name, n)); err != nil {
+		return "", rec, err
 	}
 	if rec.Text == nil {
 		return "", rec, fmt.Errorf("%s:%d: missing field \"text\" (record %q)", name, n, id)
 	}
 	return id, rec, nil
 }
+
+// checkID refuses an empty id and one a qrels TSV could not name; where
+// locates the record ("file:line").
+func checkID(id, where string) error {
+	if isBlank(id) {
+		return fmt.Errorf("%s: \"_id\" is empty: give every record a unique id", where)
+	}
+	if strings.ContainsAny(id, "\t\n\r") {
+		return fmt.Errorf("%s: \"_id\" %q contains a tab or newline, which the qrels TSV cannot name", where, id)
+	}
+	return nil
+}
+
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // ParseCorpus parses a BEIR corpus.jsonl: one object per line with "_id",
 // "text" and optional "title"; other fields are ignored. name is used in errors.

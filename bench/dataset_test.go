@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -170,8 +173,9 @@ func TestParseQrels(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	for _, tc := range []struct{ name, qrels, want string }{
-		{"unknown query", "query-id\tcorpus-id\tscore\nq1\td01\t1\nqx\td01\t1\n", `test.tsv:3: query-id "qx" is not in`},
-		{"unknown doc", "query-id\tcorpus-id\tscore\nq1\tdx\t1\n", `test.tsv:2: corpus-id "dx" is not in`},
+		{"only absent queries", "query-id\tcorpus-id\tscore\nqx\td01\t1\n", "no query has a relevant judgement"},
+		{"neither format", "q1 d01\n", "neither a BEIR qrels line"},
+		{"bad gzip", "\x1f\x8b\x08garbage", "not a valid gzip file"},
 		{"nothing relevant", "query-id\tcorpus-id\tscore\nq1\td01\t0\n", "no query has a relevant judgement"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,6 +194,222 @@ func TestLoadErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "dev.tsv") {
 		t.Fatalf("missing split: got %v", err)
 	}
+	dir := t.TempDir()
+	copyTiny(t, dir)
+	b, _ := os.ReadFile("testdata/beir-gz/corpus.jsonl.gz")
+	if err := os.WriteFile(filepath.Join(dir, "corpus.jsonl.gz"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "has both corpus.jsonl and corpus.jsonl.gz") {
+		t.Errorf("plain and gzip corpus side by side: %v", err)
+	}
+	if _, err := Load(t.TempDir(), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "no corpus file in") {
+		t.Errorf("empty directory: %v", err)
+	}
+}
+
+// TestLoadGzipWithAbsentQrelsIDs reads a BEIR set shipped gzip-compressed
+// (corpus.jsonl.gz, queries.jsonl.gz, qrels/test.tsv.gz) whose qrels name a
+// document and a query the files lack, as ArguAna's and NFCorpus's do: the
+// absent document stays relevant and unretrievable, the absent query is
+// skipped, and both are counted in the warnings.
+func TestLoadGzipWithAbsentQrelsIDs(t *testing.T) {
+	ds, err := Load("testdata/beir-gz", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Corpus) != 20 || len(ds.Queries) != 8 {
+		t.Fatalf("%d docs, %d queries", len(ds.Corpus), len(ds.Queries))
+	}
+	if ds.Qrels["q1"]["d99"] != 1 || ds.Qrels["q99"] != nil {
+		t.Errorf("qrels q1 %v, q99 %v: want d99 kept for q1 and q99 dropped", ds.Qrels["q1"], ds.Qrels["q99"])
+	}
+	want := []string{
+		"2 judgements name 2 documents absent from testdata/beir-gz/corpus.jsonl.gz (e.g. d99, d98)",
+		"2 judgements name 1 queries absent from testdata/beir-gz/queries.jsonl.gz (e.g. q99): those queries are skipped",
+	}
+	if len(ds.Warnings) != 2 || !strings.Contains(ds.Warnings[0], want[0]) || !strings.Contains(ds.Warnings[1], want[1]) {
+		t.Errorf("warnings %q, want %q", ds.Warnings, want)
+	}
+	// pytrec_eval's semantics: q1 has two relevant documents, one of which
+	// no ranking can hold, so a perfect ranking recalls half.
+	if r := Recall([]DocID{"d01"}, ds.Qrels["q1"], 10); r != 0.5 {
+		t.Errorf("recall of q1 = %v, want 0.5", r)
+	}
+	if !strings.HasSuffix(ds.Files[0], "corpus.jsonl.gz") || !strings.HasSuffix(ds.Files[2], "test.tsv.gz") {
+		t.Errorf("files %v", ds.Files)
+	}
+}
+
+// TestLoadTRECQrels: the same judgements as TREC qrels (qid 0 docid rel,
+// tabs and a Q0 iteration in places) load to the same Qrels as the BEIR TSV.
+func TestLoadTRECQrels(t *testing.T) {
+	beir, err := Load("testdata/tiny", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trec, err := Load("testdata/tiny", LoadOptions{QrelsFile: "testdata/qrels-trec/tiny.qrels"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trec.Qrels) != len(beir.Qrels) || len(trec.Queries) != len(beir.Queries) {
+		t.Fatalf("TREC qrels: %d queries judged, BEIR %d", len(trec.Qrels), len(beir.Qrels))
+	}
+	for q, m := range beir.Qrels {
+		if !maps.Equal(m, trec.Qrels[q]) {
+			t.Errorf("query %s: TREC %v, BEIR %v", q, trec.Qrels[q], m)
+		}
+	}
+	if trec.Checksums["corpus"] != beir.Checksums["corpus"] || trec.Checksums["qrels"] == beir.Checksums["qrels"] {
+		t.Errorf("checksums %v vs %v", trec.Checksums, beir.Checksums)
+	}
+}
+
+func TestParseTRECQrels(t *testing.T) {
+	js, err := ParseTRECQrels(strings.NewReader("q1 0 d1 2\n\nq1\tQ0\td2\t-1\r\n"), "r.qrels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Judgement{{"q1", "d1", 2, 1}, {"q1", "d2", -1, 3}}; !slices.Equal(js, want) {
+		t.Fatalf("got %+v, want %+v", js, want)
+	}
+	for _, tc := range []struct{ name, in, want string }{
+		{"three fields", "q 0 d", "r.qrels:1: want 4 whitespace-separated fields"},
+		{"five fields", "q 0 d 1 x", "got 5"},
+		{"float", "q 0 d 0.5", `r.qrels:1: relevance "0.5" is not an integer`},
+		{"duplicate", "q 0 d 1\nq 1 d 2", `r.qrels:2: duplicate judgement for query "q" and document "d" (first on line 1)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseTRECQrels(strings.NewReader(tc.in), "r.qrels")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseQrelsJSONL(t *testing.T) {
+	js, err := ParseQrelsJSONL(strings.NewReader(`{"query-id": "q1", "corpus-id": 7, "score": 2.0}`+"\n"+`{"query-id": 3, "corpus-id": "d", "score": 0}`), "q.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Judgement{{"q1", "7", 2, 1}, {"3", "d", 0, 2}}; !slices.Equal(js, want) {
+		t.Fatalf("got %+v, want %+v", js, want)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"query-id": "q", "corpus-id": "d", "score": 0.5}`, "q.jsonl:1: score 0.5 is not an integer"},
+		{`{"query-id": "q", "corpus-id": "d"}`, "score (missing) is not an integer"},
+		{`{"query-id": "", "corpus-id": "d", "score": 1}`, "must be non-empty strings or integers"},
+		{`{"query-id": 1.5, "corpus-id": "d", "score": 1}`, "must be non-empty strings or integers"},
+		{`[1]`, "not a JSON object"},
+		{`{"query-id": "q", "corpus-id": "d", "score": 1}` + "\n" + `{"query-id": "q", "corpus-id": "d", "score": 2}`, "q.jsonl:2: duplicate judgement"},
+	} {
+		if _, err := ParseQrelsJSONL(strings.NewReader(tc.in), "q.jsonl"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestDetectQrelsFormat(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want QrelsFormat
+	}{
+		{"query-id\tcorpus-id\tscore", QrelsBEIR}, {"q1\td 1\t1", QrelsBEIR}, {"q1 0 d1 1", QrelsTREC},
+		{"q1\t0\td1\t1\r", QrelsTREC}, {"  q1  Q0 d1   1", QrelsTREC}, {` {"query-id": "q"}`, QrelsJSONL},
+	} {
+		if got, err := DetectQrelsFormat(tc.line, "f"); err != nil || got != tc.want {
+			t.Errorf("%q: %v %v, want %v", tc.line, got, err, tc.want)
+		}
+	}
+	if _, err := DetectQrelsFormat("q1 d1 1", "f"); err == nil {
+		t.Error("three space-separated fields accepted")
+	}
+}
+
+func FuzzParseTRECQrels(f *testing.F) {
+	b, err := os.ReadFile("testdata/qrels-trec/tiny.qrels")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(b))
+	f.Add("q 0 d 1\nq 0 d 2")
+	f.Add("q 0 d x")
+	f.Fuzz(func(t *testing.T, in string) {
+		js, err := ParseTRECQrels(strings.NewReader(in), "f")
+		if err != nil {
+			if js != nil {
+				t.Fatalf("error %v came with partial judgements", err)
+			}
+			return
+		}
+		seen := map[[2]string]bool{}
+		for _, j := range js {
+			k := [2]string{string(j.Query), string(j.Doc)}
+			if j.Query == "" || j.Doc == "" || seen[k] || j.Line < 1 || strings.ContainsAny(k[0]+k[1], " \t\n") {
+				t.Fatalf("accepted bad judgement %+v", j)
+			}
+			seen[k] = true
+		}
+	})
+}
+
+// FuzzParseQrelsAuto feeds plain and gzip-compressed qrels of either format:
+// detection and decompression never panic, and what parses is well formed.
+func FuzzParseQrelsAuto(f *testing.F) {
+	for _, p := range []string{"testdata/tiny/qrels/test.tsv", "testdata/qrels-trec/tiny.qrels", "testdata/beir-gz/qrels/test.tsv.gz", "testdata/mteb/jsonl/qrels/test.jsonl"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("\n\n  \nq 0 d 1"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		js, err := ParseQrelsAuto(bytes.NewReader(in), "f")
+		if err != nil {
+			if js != nil {
+				t.Fatalf("error %v came with partial judgements", err)
+			}
+			return
+		}
+		for _, j := range js {
+			if j.Query == "" || j.Doc == "" || j.Line < 1 {
+				t.Fatalf("accepted bad judgement %+v", j)
+			}
+		}
+	})
+}
+
+// FuzzParseJSONLGz feeds arbitrary bytes, plain or gzip, to the corpus
+// reader: a corrupt or truncated stream is an error, never a panic or a
+// half-loaded corpus.
+func FuzzParseJSONLGz(f *testing.F) {
+	for _, p := range []string{"testdata/tiny/corpus.jsonl", "testdata/beir-gz/corpus.jsonl.gz"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	gz, _ := os.ReadFile("testdata/beir-gz/corpus.jsonl.gz")
+	f.Add(gz[:len(gz)/2]) // truncated
+	f.Fuzz(func(t *testing.T, in []byte) {
+		docs, err := ParseJSONLGz(bytes.NewReader(in), "f", ParseCorpus)
+		if err != nil {
+			if docs != nil {
+				t.Fatalf("error %v came with %d partial documents", err, len(docs))
+			}
+			return
+		}
+		seen := map[DocID]bool{}
+		for _, d := range docs {
+			if d.ID == "" || seen[d.ID] {
+				t.Fatalf("accepted empty or duplicate id %q", d.ID)
+			}
+			seen[d.ID] = true
+		}
+	})
 }
 
 func FuzzParseCorpus(f *testing.F) {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"strings"
@@ -61,28 +62,71 @@ func TestMetricsHandComputed(t *testing.T) {
 
 func TestNoJudgementsScoreZero(t *testing.T) {
 	m := Evaluate([]DocID{"a"}, nil)
-	if m != (Metrics{}) {
-		t.Fatalf("got %+v, want zeros", m)
+	if len(m) != len(MetricNames) {
+		t.Fatalf("got %v, want the %d default metrics", m, len(MetricNames))
+	}
+	for k, v := range m {
+		if v != 0 {
+			t.Fatalf("%s = %v, want 0", k, v)
+		}
 	}
 }
 
 func TestMeanAndGet(t *testing.T) {
-	m := Mean([]Metrics{{1, 1, 1, 1, 1}, {0, 0.5, 0, 0.5, 0}})
-	want := Metrics{0.5, 0.75, 0.5, 0.75, 0.5}
-	if m != want {
+	one := func(vs ...float64) Metrics {
+		m := Metrics{}
+		for i, n := range MetricNames {
+			m[n] = vs[i]
+		}
+		return m
+	}
+	m := Mean([]Metrics{one(1, 1, 1, 1, 1), one(0, 0.5, 0, 0.5, 0)})
+	if want := one(0.5, 0.75, 0.5, 0.75, 0.5); !maps.Equal(m, want) {
 		t.Fatalf("Mean = %+v, want %+v", m, want)
 	}
 	for i, name := range MetricNames {
-		v, ok := Metrics{1, 2, 3, 4, 5}.Get(name)
+		v, ok := one(1, 2, 3, 4, 5).Get(name)
 		if !ok || v != float64(i+1) {
 			t.Errorf("Get(%q) = %v, %v", name, v, ok)
 		}
 	}
 	if _, ok := m.Get("p@5"); ok {
-		t.Error("Get accepted an unknown metric")
+		t.Error("Get found a metric the run was not scored with")
 	}
-	if Mean(nil) != (Metrics{}) {
-		t.Error("Mean(nil) not zero")
+	if len(Mean(nil)) != 0 {
+		t.Error("Mean(nil) not empty")
+	}
+}
+
+func TestParseMetric(t *testing.T) {
+	for _, tc := range []struct {
+		in, name string
+		k        int
+	}{
+		{"ndcg@10", "ndcg@10", 10}, {"NDCG@5", "ndcg@5", 5}, {"ndcg_cut_10", "ndcg@10", 10},
+		{"map", "map", 100}, {"map@10", "map@10", 10}, {"map_cut_1000", "map@1000", 1000},
+		{"mrr@10", "mrr@10", 10}, {"mrr", "mrr", 0}, {"recip_rank", "mrr", 0},
+		{"recall@100", "recall@100", 100}, {"recall_5", "recall@5", 5},
+		{"p@5", "p@5", 5}, {"precision@5", "p@5", 5}, {"P_10", "p@10", 10},
+	} {
+		m, err := ParseMetric(tc.in)
+		if err != nil || m.Name != tc.name || m.K != tc.k {
+			t.Errorf("ParseMetric(%q) = %+v, %v; want %s cut at %d", tc.in, m, err, tc.name, tc.k)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"ndcg", "needs a cutoff"}, {"recall", "needs a cutoff"}, {"ndcg@0", "not a positive integer"},
+		{"ndcg@x", "not a positive integer"}, {"f1@10", "unknown metric"}, {"", "unknown metric"},
+	} {
+		if _, err := ParseMetric(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseMetric(%q): %v, want %q", tc.in, err, tc.want)
+		}
+	}
+	if _, err := ParseMetrics([]string{"ndcg@10", "NDCG_cut_10"}); err == nil || !strings.Contains(err.Error(), "ndcg@10 given twice") {
+		t.Errorf("duplicate metrics: %v", err)
+	}
+	if ms, _ := ParseMetrics([]string{"mrr@10", "recall@1000", "map"}); MaxCutoff(ms) != 1000 {
+		t.Errorf("MaxCutoff = %d", MaxCutoff(ms))
 	}
 }
 
@@ -113,6 +157,7 @@ func FuzzMetricBounds(f *testing.F) {
 				"mrr":    {MRR(ranking, judged, k), MRR(dedup, judged, k)},
 				"recall": {Recall(ranking, judged, k), Recall(dedup, judged, k)},
 				"ap":     {AveragePrecision(ranking, judged, k), AveragePrecision(dedup, judged, k)},
+				"p":      {Precision(ranking, judged, k), Precision(dedup, judged, k)},
 			}
 			for name, v := range vals {
 				if v[0] < 0 || v[0] > 1+1e-12 || math.IsNaN(v[0]) {
@@ -137,9 +182,10 @@ func BenchmarkEvaluate(b *testing.B) {
 	}
 }
 
-// TestMetricsMatchPytrecEval compares every metric on 40 random queries with
-// the values pytrec_eval (trec_eval, as used by BEIR) computed for the same
-// qrels and rankings; testdata/trec/gen.py made the fixture.
+// TestMetricsMatchPytrecEval compares every metric kind, at several cutoffs,
+// on 40 random queries with the values pytrec_eval (trec_eval, as used by
+// BEIR) computed for the same qrels and rankings; testdata/trec/gen.py made
+// the fixture.
 func TestMetricsMatchPytrecEval(t *testing.T) {
 	f, err := os.Open("testdata/trec/qrels.tsv")
 	if err != nil {
@@ -178,10 +224,15 @@ func TestMetricsMatchPytrecEval(t *testing.T) {
 		t.Fatalf("fixture has only %d queries", len(want))
 	}
 	nonzero := 0
+	kinds := map[string]bool{}
 	for q, w := range want {
-		got := Evaluate(runs[q], qrels[q])
 		for name, wv := range w {
-			gv, _ := got.Get(name)
+			m, err := ParseMetric(name)
+			if err != nil || m.Name != name {
+				t.Fatalf("fixture metric %q: %v (parsed as %q)", name, err, m.Name)
+			}
+			kinds[strings.Split(name, "@")[0]] = true
+			gv := m.Value(runs[q], qrels[q])
 			if math.Abs(gv-wv) > 1e-9 {
 				t.Errorf("%s %s = %.12f, pytrec_eval %.12f", q, name, gv, wv)
 			}
@@ -192,5 +243,8 @@ func TestMetricsMatchPytrecEval(t *testing.T) {
 	}
 	if nonzero < 50 {
 		t.Errorf("fixture too weak: only %d non-zero expected values", nonzero)
+	}
+	if len(kinds) != len(metricKinds) {
+		t.Errorf("fixture covers the metric kinds %v; every kind must be pinned", kinds)
 	}
 }

@@ -6,20 +6,41 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // ReportVersion is the version of the report JSON layout; bump it when a
-// field changes meaning.
-const ReportVersion = 1
+// field changes meaning. Version 2 added failures, warnings, the metric list
+// and partial reports; version 1 reports still read (as if nothing failed).
+const ReportVersion = 2
+
+// minReportVersion is the oldest report layout ParseReport reads.
+const minReportVersion = 1
 
 // Report is the result of one `bench run`: every (mode, profile) run over one
 // dataset, the ingest figures and what is needed to reproduce them.
 type Report struct {
-	Version int         `json:"version"`
-	Dataset string      `json:"dataset"`
+	Version int    `json:"version"`
+	Dataset string `json:"dataset"`
+	// Metrics names the metrics every run was scored with, in report order
+	// (the first is the headline); empty in version 1 reports (MetricNames).
+	Metrics []string    `json:"metrics,omitempty"`
 	Runs    []RunResult `json:"runs"`
-	Ingest  Ingest      `json:"ingest"`
-	Repro   Repro       `json:"reproducibility"`
+	// Warnings are facts about the whole bench a reader must know (qrels
+	// naming absent ids, rankings shorter than a metric's cutoff).
+	Warnings []string `json:"warnings,omitempty"`
+	// RunsPlanned is how many runs the bench was asked for; Partial is set
+	// while (or because) fewer than that are in Runs, and StopReason says why
+	// the bench stopped early.
+	// Baseline is the run every other run was tested against (see
+	// TestSignificance), Alpha the level of the win/loss verdicts.
+	Baseline    string  `json:"baseline,omitempty"`
+	Alpha       float64 `json:"alpha,omitempty"`
+	RunsPlanned int     `json:"runs_planned"`
+	Partial     bool    `json:"partial,omitempty"`
+	StopReason  string  `json:"stop_reason,omitempty"`
+	Ingest      Ingest  `json:"ingest"`
+	Repro       Repro   `json:"reproducibility"`
 }
 
 // RunResult is one (mode, profile) over every query.
@@ -36,7 +57,25 @@ type RunResult struct {
 	Queries   []QueryResult `json:"queries,omitempty"`
 	// Notes are what the retriever reported about the run (unavailable
 	// slots, fallbacks, empty spaces, with how many queries they hit).
-	Notes []string `json:"notes,omitempty"`
+	Notes []Note `json:"notes,omitempty"`
+	// Failed counts the queries whose search failed; Failures says which
+	// and why. Each was scored as an empty ranking (it counts, as 0 on most
+	// metrics, in every mean) and is left out of the latency figures.
+	Failed   int            `json:"failed"`
+	Failures []QueryFailure `json:"failures,omitempty"`
+	// RunFile is the TREC run file written for this run (in the run
+	// directory), RunFileAdjusted how many of its scores were lowered so
+	// that trec_eval ranks as the run did (ties, inversions).
+	RunFile         string `json:"run_file,omitempty"`
+	RunFileAdjusted int    `json:"run_file_adjusted_scores,omitempty"`
+	// VsBaseline is, per metric, this run against the report's Baseline.
+	VsBaseline map[string]Significance `json:"vs_baseline,omitempty"`
+}
+
+// QueryFailure is one query whose search returned an error (or panicked).
+type QueryFailure struct {
+	Query QueryID `json:"query"`
+	Error string  `json:"error"`
 }
 
 // CI is a two-sided confidence interval.
@@ -66,6 +105,9 @@ type QueryResult struct {
 	LatencyMS float64            `json:"latency_ms"`
 	StagesMS  map[string]float64 `json:"stages_ms,omitempty"`
 	Top       []DocID            `json:"top"` // the first 10 returned ids
+	// Error is set when the search failed; the query was then scored as an
+	// empty ranking.
+	Error string `json:"error,omitempty"`
 }
 
 // Ingest describes how the corpus was indexed.
@@ -78,11 +120,18 @@ type Ingest struct {
 	// BuiltSeconds is, for a reused store, how long its build took; DocsPerS
 	// is then computed from it (0 when unknown), and Seconds is the reopen.
 	BuiltSeconds float64 `json:"built_seconds,omitempty"`
+	// Index says what was indexed into (e.g. "cgraph store at out/store"),
+	// BuiltAt when that index was built (zero when unknown).
+	Index   string    `json:"index,omitempty"`
+	BuiltAt time.Time `json:"built_at,omitzero"`
 }
 
 // Repro records what produced a report.
 type Repro struct {
-	CgraphVersion   string                        `json:"cgraph_version"`
+	CgraphVersion string `json:"cgraph_version"`
+	// CgraphCommit is the source revision of the binary that ran the bench
+	// (its Go VCS stamp), so "cgraph-dev" still names a commit.
+	CgraphCommit    BuildCommit                   `json:"cgraph_commit"`
 	GoVersion       string                        `json:"go_version"`
 	Models          []ModelInfo                   `json:"models"`
 	ProfileWeights  map[string]map[string]float64 `json:"profile_weights"`
@@ -91,11 +140,14 @@ type Repro struct {
 	// DatasetChecksums are per part: corpus, queries, qrels.
 	DatasetChecksums map[string]string `json:"dataset_checksums"`
 	DatasetFiles     []string          `json:"dataset_files"`
-	Split            string            `json:"split"`
-	Queries          int               `json:"queries"`
-	Cores            int               `json:"cores"`
-	Seeds            map[string]uint64 `json:"seeds"`
-	Command          string            `json:"command,omitempty"`
+	// QueriesFile names the queries file(s) the runs used (base names),
+	// so a typo run is never titled like a clean one.
+	QueriesFile string            `json:"queries_file,omitempty"`
+	Split       string            `json:"split"`
+	Queries     int               `json:"queries"`
+	Cores       int               `json:"cores"`
+	Seeds       map[string]uint64 `json:"seeds"`
+	Command     string            `json:"command,omitempty"`
 }
 
 // ModelInfo names what computed one slot of the indexed corpus: a model (or
@@ -109,6 +161,23 @@ type ModelInfo struct {
 	SHA256 string `json:"sha256"`
 	Status string `json:"status,omitempty"`
 	Note   string `json:"note,omitempty"`
+}
+
+// MetricList returns the report's metric names, MetricNames for reports that
+// do not list them.
+func (r *Report) MetricList() []string {
+	if len(r.Metrics) == 0 {
+		return MetricNames
+	}
+	return r.Metrics
+}
+
+func metricNames(ms []Metric) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Name
+	}
+	return out
 }
 
 // WithoutQueries returns a copy of r whose runs carry no per-query results:
@@ -163,8 +232,8 @@ func ParseReport(b []byte, name string) (*Report, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s is not a bench report (JSON): %w", name, err)
 	}
-	if r.Version != ReportVersion {
-		return nil, fmt.Errorf("%s: report version %d, this cgraph reads version %d: re-run the bench", name, r.Version, ReportVersion)
+	if r.Version < minReportVersion || r.Version > ReportVersion {
+		return nil, fmt.Errorf("%s: report version %d, this cgraph reads versions %d to %d: re-run the bench", name, r.Version, minReportVersion, ReportVersion)
 	}
 	if len(r.Runs) == 0 {
 		return nil, fmt.Errorf("%s: report has no runs", name)

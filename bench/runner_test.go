@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,7 +21,9 @@ import (
 // overlapRetriever is an exact, deterministic test retriever: it scores a
 // document by the number of distinct query tokens it contains (title and
 // text, lower-cased), ties broken by document id. Mode "reverse" returns the
-// ranking reversed (a deliberately bad run); mode "fail" fails on query q3.
+// ranking reversed (a deliberately bad run; so does embedder "reverse");
+// mode "fail" fails on query q3,
+// mode "panic" panics on q5.
 type overlapRetriever struct {
 	docs    []Doc
 	tokens  []map[string]bool
@@ -50,6 +54,10 @@ func (o *overlapRetriever) Search(_ context.Context, req SearchRequest) ([]Ranke
 	if req.Run.Mode == "fail" && req.Query.ID == "q3" {
 		return nil, nil, errors.New("index unavailable")
 	}
+	if req.Run.Mode == "panic" && req.Query.ID == "q5" {
+		var m map[string]int
+		m["boom"]++ // a nil-map write, as a buggy retriever would
+	}
 	t0 := time.Now()
 	qt := map[string]bool{}
 	for _, w := range tokenize(req.Query.Text) {
@@ -74,7 +82,7 @@ func (o *overlapRetriever) Search(_ context.Context, req SearchRequest) ([]Ranke
 		}
 		return out[i].ID < out[j].ID
 	})
-	if req.Run.Mode == "reverse" {
+	if req.Run.Mode == "reverse" || req.Run.Embedder == "reverse" {
 		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 			out[i], out[j] = out[j], out[i]
 		}
@@ -120,20 +128,20 @@ func TestRunTinyBenchEndToEnd(t *testing.T) {
 	}
 	// q7 "convert a decimal string to an int" matches d18 on 5 distinct tokens; nothing else comes close.
 	for _, q := range good.Queries {
-		if q.ID == "q7" && (q.Top[0] != "d18" || q.Metrics.MRR10 != 1) {
+		if q.ID == "q7" && (q.Top[0] != "d18" || q.Metrics["mrr@10"] != 1) {
 			t.Errorf("q7: top %v, metrics %+v", q.Top, q.Metrics)
 		}
 	}
-	if good.Metrics.NDCG10 <= bad.Metrics.NDCG10 || good.Metrics.MRR10 <= bad.Metrics.MRR10 {
+	if good.Metrics["ndcg@10"] <= bad.Metrics["ndcg@10"] || good.Metrics["mrr@10"] <= bad.Metrics["mrr@10"] {
 		t.Errorf("reversed ranking scored as well as the real one: %+v vs %+v", good.Metrics, bad.Metrics)
 	}
 	// Recall@100 is the same for both: the same set, in another order.
-	if !near(good.Metrics.Recall100, bad.Metrics.Recall100) {
-		t.Errorf("recall@100 differs: %v vs %v", good.Metrics.Recall100, bad.Metrics.Recall100)
+	if !near(good.Metrics["recall@100"], bad.Metrics["recall@100"]) {
+		t.Errorf("recall@100 differs: %v vs %v", good.Metrics["recall@100"], bad.Metrics["recall@100"])
 	}
 	ci := good.CI95["ndcg@10"]
-	if !(ci.Lo <= good.Metrics.NDCG10 && good.Metrics.NDCG10 <= ci.Hi) {
-		t.Errorf("nDCG %v outside its CI %+v", good.Metrics.NDCG10, ci)
+	if !(ci.Lo <= good.Metrics["ndcg@10"] && good.Metrics["ndcg@10"] <= ci.Hi) {
+		t.Errorf("nDCG %v outside its CI %+v", good.Metrics["ndcg@10"], ci)
 	}
 	if len(good.Stages) != 2 || good.Stages[0].Stage != "score" || good.Stages[0].Queries != 8 {
 		t.Errorf("stages %+v", good.Stages)
@@ -150,7 +158,7 @@ func TestRunTinyBenchEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Runs[0].Metrics != good.Metrics || back.Repro.DatasetChecksum != rep.Repro.DatasetChecksum {
+	if !maps.Equal(back.Runs[0].Metrics, good.Metrics) || back.Repro.DatasetChecksum != rep.Repro.DatasetChecksum {
 		t.Errorf("JSON round trip changed the report")
 	}
 	// The issue's JSON shape: runs[].{mode, profile, metrics{ndcg@10,…}, latency_ms{p50,p95}}, ingest.
@@ -210,7 +218,6 @@ func TestRunErrors(t *testing.T) {
 	}{
 		{"no runs", nil, "no runs requested"},
 		{"duplicate", []RunSpec{{Mode: "a"}, {Name: "a", Mode: "b"}}, `run "a" requested twice`},
-		{"failing query", []RunSpec{{Mode: "fail"}}, "run fail, query q3: index unavailable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Run(ctx, ds, &overlapRetriever{}, RunOptions{Runs: tc.runs})
@@ -230,6 +237,118 @@ func TestRunErrors(t *testing.T) {
 		if len(q.Top) > 1 {
 			t.Errorf("K=1 but query %s kept %d results", q.ID, len(q.Top))
 		}
+	}
+}
+
+// TestRunSurvivesFailingQueries: a query that errors (or panics) in one run
+// is recorded with its run, id and error, scored as an empty ranking and
+// left out of the latency figures; that run and the next ones go on, and the
+// report says so in JSON and Markdown.
+func TestRunSurvivesFailingQueries(t *testing.T) {
+	rep := tinyRun(t, []RunSpec{{Mode: "fail"}, {Mode: "panic"}, {Mode: "overlap"}})
+	if len(rep.Runs) != 3 || rep.Partial || rep.RunsPlanned != 3 {
+		t.Fatalf("%d runs, partial %v: the bench stopped", len(rep.Runs), rep.Partial)
+	}
+	fail, panicked, whole := rep.Runs[0], rep.Runs[1], rep.Runs[2]
+	if fail.Failed != 1 || len(fail.Failures) != 1 || fail.Failures[0] != (QueryFailure{Query: "q3", Error: "index unavailable"}) {
+		t.Errorf("fail run failures %d %+v", fail.Failed, fail.Failures)
+	}
+	if panicked.Failed != 1 || panicked.Failures[0].Query != "q5" || !strings.Contains(panicked.Failures[0].Error, "retriever panicked: assignment to entry in nil map") {
+		t.Errorf("panic run failures %+v", panicked.Failures)
+	}
+	if whole.Failed != 0 || len(fail.Queries) != 8 {
+		t.Errorf("whole run failed %d; fail run has %d queries", whole.Failed, len(fail.Queries))
+	}
+	// The failed query counts as an empty ranking: the mean is the whole
+	// run's mean less q3's share.
+	var q3 QueryResult
+	for _, q := range whole.Queries {
+		if q.ID == "q3" {
+			q3 = q
+		}
+	}
+	for _, m := range MetricNames {
+		want := whole.Metrics[m] - q3.Metrics[m]/8
+		if !near(fail.Metrics[m], want) {
+			t.Errorf("%s: fail run %v, want %v (q3 scored as empty)", m, fail.Metrics[m], want)
+		}
+	}
+	if fail.Stages[0].Queries != 7 {
+		t.Errorf("stage timings over %d queries, want the 7 that did not fail", fail.Stages[0].Queries)
+	}
+	for _, q := range fail.Queries {
+		if (q.ID == "q3") != (q.Error != "") {
+			t.Errorf("query %s error %q", q.ID, q.Error)
+		}
+	}
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseReport(b.Bytes(), "r")
+	if err != nil || back.Runs[0].Failures[0].Query != "q3" || back.Runs[0].Failed != 1 {
+		t.Fatalf("JSON round trip lost the failure: %v", err)
+	}
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Failed queries", "| fail | 1 | index unavailable | q3 |", "| panic | 1 | retriever panicked"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+}
+
+// cancellingRetriever cancels the bench's context at its first query of
+// run "stop", as a user's Ctrl-C would.
+type cancellingRetriever struct {
+	overlapRetriever
+	cancel context.CancelFunc
+}
+
+func (c *cancellingRetriever) Search(ctx context.Context, req SearchRequest) ([]Ranked, []StageTiming, error) {
+	if req.Run.Mode == "stop" {
+		c.cancel()
+		return nil, nil, ctx.Err()
+	}
+	return c.overlapRetriever.Search(ctx, req)
+}
+
+// TestRunInterruptedKeepsFinishedRuns: the runs finished before the
+// interruption were handed to OnRun as they finished, and the returned
+// report holds them, marked partial, with the reason.
+func TestRunInterruptedKeepsFinishedRuns(t *testing.T) {
+	ds, err := Load("testdata/tiny", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var saved []string
+	dir := t.TempDir()
+	rep, err := Run(ctx, ds, &cancellingRetriever{cancel: cancel}, RunOptions{
+		Runs: []RunSpec{{Mode: "a"}, {Mode: "b"}, {Mode: "stop"}, {Mode: "c"}},
+		OnRun: func(r *Report) error {
+			saved = append(saved, fmt.Sprintf("%d/%v", len(r.Runs), r.Partial))
+			return r.WriteAll(dir)
+		},
+	})
+	if !errors.Is(err, context.Canceled) || rep == nil {
+		t.Fatalf("got %v, %v; want the partial report and context.Canceled", rep, err)
+	}
+	if strings.Join(saved, " ") != "1/true 2/true" {
+		t.Errorf("OnRun saw %v, want the two finished runs, each partial", saved)
+	}
+	if len(rep.Runs) != 2 || !rep.Partial || !strings.Contains(rep.StopReason, "stopped after 2 of 4 runs") {
+		t.Errorf("report: %d runs, partial %v, reason %q", len(rep.Runs), rep.Partial, rep.StopReason)
+	}
+	onDisk, err := ReadReport(filepath.Join(dir, "report.json"))
+	if err != nil || len(onDisk.Runs) != 2 || !onDisk.Partial {
+		t.Fatalf("report on disk: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.json.tmp")); !os.IsNotExist(err) {
+		t.Errorf("a temporary file was left behind: %v", err)
 	}
 }
 
@@ -281,6 +400,7 @@ func TestReadReportErrors(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
 		{"garbage", "{", "is not a bench report"},
 		{"old", `{"version": 0, "runs": [{}]}`, "report version 0"},
+		{"future", `{"version": 99, "runs": [{}]}`, "report version 99"},
 		{"empty", `{"version": 1}`, "has no runs"},
 		{"unnamed run", `{"version": 1, "runs": [{"name": ""}]}`, "empty or repeated name"},
 		{"repeated run", `{"version": 1, "runs": [{"name": "a"}, {"name": "a"}]}`, `repeated name "a"`},
@@ -388,33 +508,73 @@ func TestRunAsksReproAfterIndex(t *testing.T) {
 	}
 }
 
-// notingRetriever notes every run it served.
+// notingRetriever notes the same thing in every run it served, with the
+// run in the example, and one more thing in run y.
 type notingRetriever struct{ overlapRetriever }
 
-func (n *notingRetriever) Notes(run string) []string {
-	return []string{"E7 unavailable: 8 queries (" + run + ")"}
+func (n *notingRetriever) Notes(run string) []Note {
+	out := []Note{{Text: "S3 fusion E7 unavailable", Count: 8, Example: "no model for E7 (" + run + ")"}}
+	if run == "y" {
+		out = append(out, Note{Text: "S1 recall fallback", Count: 3, Example: "E13 has no model: E6 recalls"})
+	}
+	return out
 }
 
-func TestRunKeepsRetrieverNotes(t *testing.T) {
+// TestRunMergesRetrieverNotes: notes are kept per run in the JSON and
+// merged into one table in the Markdown: one row per note with its runs,
+// its count per run and in all, and an example; never a line per run.
+func TestRunMergesRetrieverNotes(t *testing.T) {
 	ds, err := Load("testdata/tiny", LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(context.Background(), ds, &notingRetriever{}, RunOptions{Runs: []RunSpec{{Mode: "x"}, {Mode: "y"}}})
+	rep, err := Run(context.Background(), ds, &notingRetriever{}, RunOptions{Runs: []RunSpec{{Mode: "x"}, {Mode: "y"}, {Mode: "z"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, run := range rep.Runs {
-		if len(run.Notes) != 1 || !strings.Contains(run.Notes[0], "("+run.Name+")") {
-			t.Errorf("run %s notes %q", run.Name, run.Notes)
-		}
+	if n := rep.Runs[1].Notes; len(n) != 2 || n[0].Count != 8 || n[0].Example != "no model for E7 (y)" {
+		t.Errorf("run y notes %+v", n)
+	}
+	rows := rep.MergedNotes()
+	if len(rows) != 2 || rows[0].Total != 24 || len(rows[0].Runs) != 3 || rows[1].Text != "S1 recall fallback" {
+		t.Fatalf("merged notes %+v", rows)
 	}
 	var md strings.Builder
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "- y: E7 unavailable: 8 queries (y)") {
-		t.Errorf("markdown lacks the notes:\n%s", md.String())
+	for _, want := range []string{"| S3 fusion E7 unavailable | all 3 | 8 | 24 | no model for E7 (x) |", "| S1 recall fallback | y | 3 | 3 | E13 has no model: E6 recalls |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if c := strings.Count(md.String(), "E7 unavailable"); c != 1 {
+		t.Errorf("the E7 note appears %d times in the markdown, want once", c)
+	}
+	// A version 1 report's notes were strings: they still read.
+	var n Note
+	if err := json.Unmarshal([]byte(`"S5 validate E4 unavailable ×500"`), &n); err != nil || n.Text != "S5 validate E4 unavailable ×500" {
+		t.Errorf("v1 note: %+v %v", n, err)
+	}
+}
+
+func TestDescribeRuns(t *testing.T) {
+	rep := &Report{}
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"} {
+		rep.Runs = append(rep.Runs, RunResult{Name: n})
+	}
+	for _, tc := range []struct {
+		runs []string
+		want string
+	}{
+		{[]string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}, "all 10"},
+		{[]string{"a", "b", "c", "d", "e", "f", "g", "h"}, "8: all but i, j"},
+		{[]string{"b", "c"}, "b, c"},
+		{[]string{"a", "b", "c", "d", "e", "f", "g"}, "7: all but h, i, j"},
+	} {
+		if got := rep.describeRuns(tc.runs); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.runs, got, tc.want)
+		}
 	}
 }
 

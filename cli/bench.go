@@ -26,8 +26,9 @@ func newBenchCmd(a *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Build retrieval sets, run benchmarks and compare runs",
-		Long: `Benchmark retrieval on BEIR-layout sets (corpus.jsonl, queries.jsonl, qrels/<split>.tsv),
-the layout of the MTEB and CoIR code-retrieval subsets.
+		Long: `Benchmark retrieval on BEIR-layout sets (corpus.jsonl, queries.jsonl, qrels/<split>.tsv;
+any of them .gz; TREC qrels too) and on the MTEB / Hugging Face layout of the
+MTEB and CoIR code-retrieval sets (corpus/, queries/, data/ of parquet or JSONL).
 
   bench prepare   build a CodeSearchNet-style set from a source tree on this machine
   bench run       index a set into a fresh store, run modes × profiles, write reports
@@ -41,9 +42,10 @@ the layout of the MTEB and CoIR code-retrieval subsets.
 
 func newBenchPrepareCmd(a *App) *cobra.Command {
 	var o bench.PrepareOptions
+	var hub, split string
 	cmd := &cobra.Command{
-		Use:   "prepare csn-go|csn-python --src DIR --out DIR",
-		Short: "Build a code-search set (doc comment → function) from a source tree",
+		Use:   "prepare csn-go|csn-python|mteb:TASK --out DIR",
+		Short: "Build a code-search set from a source tree, or fetch an MTEB task",
 		Long: `Build a CodeSearchNet-style BEIR set from real source files: each query is the first
 paragraph of a function's doc comment (Go) or docstring (Python), its one relevant
 document is the function without that comment. Test files, testdata/vendor
@@ -56,11 +58,22 @@ byte-identical files. --typos also writes queries-typos.jsonl: about 30% of the
 words of 4+ letters get one QWERTY-neighbour typo, seeded per query.
 
 Writes corpus.jsonl, queries.jsonl, qrels/test.tsv, prepare.json (and
-queries-typos.jsonl) into --out.`,
+queries-typos.jsonl) into --out.
+
+mteb:TASK fetches an MTEB retrieval task from the Hugging Face hub (--hub,
+$CGRAPH_HF_ENDPOINT or $HF_ENDPOINT replace https://huggingface.co) into
+--out, in the hub's own layout, which bench run reads: TASK is one of the code
+tasks (` + mtebTaskNames() + `) at the revision MTEB pins,
+or a dataset repository owner/name[@revision]. Each file is checked against the
+sha256 the hub lists; prepare.json records the commit and the files.`,
 		Example: `  cgraph bench prepare csn-go --src "$(go env GOROOT)/src" --out sets/csn-go --typos --max 2000
-  cgraph bench prepare csn-python --src /usr/lib/python3.11 --out sets/csn-py`,
-		Args: exactArgs(1, "the set kind (csn-go or csn-python)"),
+  cgraph bench prepare csn-python --src /usr/lib/python3.11 --out sets/csn-py
+  cgraph bench prepare mteb:CosQA --out sets/cosqa`,
+		Args: exactArgs(1, "the set kind (csn-go, csn-python or mteb:TASK)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if task, ok := strings.CutPrefix(args[0], "mteb:"); ok {
+				return a.prepareMTEB(task, o.Out, hub, split)
+			}
 			kind, lang := args[0], ""
 			switch kind {
 			case "csn-go":
@@ -69,7 +82,7 @@ queries-typos.jsonl) into --out.`,
 				lang = "python"
 			case "csn":
 			default:
-				return usagef("use csn-go or csn-python", "unknown set kind %q", kind)
+				return usagef("use csn-go, csn-python or mteb:TASK", "unknown set kind %q", kind)
 			}
 			if cmd.Flags().Changed("lang") && lang != "" && normLang(o.Lang) != lang {
 				return usagef("drop --lang or use the matching kind", "%s conflicts with --lang %s", kind, o.Lang)
@@ -108,9 +121,53 @@ queries-typos.jsonl) into --out.`,
 	f.BoolVar(&o.Typos, "typos", false, "also write queries-typos.jsonl with keyboard typos")
 	f.IntVar(&o.Max, "max", 0, "keep at most N pairs, a seeded sample (0 = all)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed for sampling and typos")
+	f.StringVar(&hub, "hub", "", "mteb: Hugging Face hub URL (default $CGRAPH_HF_ENDPOINT, $HF_ENDPOINT or "+bench.DefaultHubEndpoint+")")
+	f.StringVar(&split, "split", "test", "mteb: the qrels split to check the fetched set with")
 	_ = cmd.MarkFlagDirname("src") // fails only for an unknown flag
 	_ = cmd.MarkFlagDirname("out") // fails only for an unknown flag
 	return cmd
+}
+
+func mtebTaskNames() string {
+	names := make([]string, len(bench.MTEBCodeTasks))
+	for i, t := range bench.MTEBCodeTasks {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// prepareMTEB fetches an MTEB task from the hub into out and loads it back,
+// so a set that bench run could not read is reported here.
+func (a *App) prepareMTEB(spec, out, hub, split string) error {
+	task, err := bench.ResolveMTEBTask(spec)
+	if err != nil {
+		return &UsageError{Problem: err.Error(), Fix: "e.g. mteb:CosQA or mteb:CoIR-Retrieval/cosqa@main"}
+	}
+	if out == "" {
+		return usagef("give an output directory with --out DIR", "--out is missing")
+	}
+	res, err := bench.FetchMTEB(a.Context(), bench.FetchOptions{Task: task, Out: out, Endpoint: hub,
+		Progress: func(path string, done, total int) {
+			if !a.JSON {
+				a.Warnf("bench prepare: %d/%d %s", done, total, path)
+			}
+		}})
+	if err != nil {
+		return fmt.Errorf("bench prepare: %w", err)
+	}
+	ds, err := bench.Load(out, bench.LoadOptions{Split: split})
+	if err != nil {
+		return fmt.Errorf("bench prepare: fetched %s into %s, but it does not load: %w", task.Repo, out, err)
+	}
+	if a.JSON {
+		return a.PrintJSON(map[string]any{"out": out, "fetch": res, "docs": len(ds.Corpus), "queries": len(ds.Queries), "warnings": ds.Warnings})
+	}
+	a.Printf("fetched %s@%s (%d files) into %s: %d documents, %d judged queries (split %s)\n",
+		task.Repo, res.Commit, len(res.Files), out, len(ds.Corpus), len(ds.Queries), split)
+	for _, w := range ds.Warnings {
+		a.Warnf("bench prepare: %s", w)
+	}
+	return nil
 }
 
 func normLang(l string) string {
@@ -157,7 +214,9 @@ func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Re
 
 type benchRunFlags struct {
 	data, queries, qrels, split, out, store, direction string
-	profiles, modes, embedders                         []string
+	runOut, baseline                                   string
+	alpha                                              float64
+	profiles, modes, embedders, metrics                []string
 	maxQueries, k                                      int
 	recallK, filterK, fusionK, batch                   int
 	seed                                               uint64
@@ -168,8 +227,8 @@ func newBenchRunCmd(a *App) *cobra.Command {
 	var f benchRunFlags
 	cmd := &cobra.Command{
 		Use:   "run --data DIR",
-		Short: "Index a BEIR set and evaluate modes × profiles (nDCG@10, MRR@10, Recall@10/100, MAP)",
-		Long: `Index the corpus of a BEIR-layout set into a fresh store, run every requested
+		Short: "Index a BEIR or MTEB set and evaluate modes × profiles (nDCG@10, MRR@10, Recall@10/100, MAP)",
+		Long: `Index the corpus of a BEIR- or MTEB-layout set into a fresh store, run every requested
 (mode, profile) over its queries and write report.json, report.md, quality.svg
 (bootstrap 95% CIs) and latency.svg (per stage) into --out.
 
@@ -181,7 +240,14 @@ rebuilt. A non-empty directory without that manifest is refused, never deleted.
 clean and a typo query file of one set (so bench compare can pair them).
 
 Baselines bm25_only (E6 alone), e1_only (E1 alone) and rrf_e1_e6 (plain RRF of
-E1 and E6) run too unless --no-baselines. Metrics follow BEIR/pytrec_eval:
+E1 and E6) run too unless --no-baselines. Every run is tested against one
+baseline run (--baseline; default the best single-slot run on the first
+metric), per metric: paired bootstrap CI of the mean delta and a paired
+randomisation test, Holm-adjusted over all runs; report.md marks significant
+wins and losses at --alpha. --metrics chooses the metrics (the first is the
+headline), e.g. ndcg@10,recall@100,map,mrr@10,p@5.
+A query whose search fails is recorded, scored as an empty ranking, and the
+bench goes on; the report files are rewritten after every run. Metrics follow BEIR/pytrec_eval:
 nDCG@10 with the graded relevance as gain, MAP cut at 100.
 --json prints the report without per-query results (report.json has them).`,
 		Example: `  cgraph bench run --data sets/csn-go --profiles code_search,typo_tolerant --modes pipeline,multi_space
@@ -199,10 +265,20 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 					return &UsageError{Problem: err.Error()}
 				}
 			}
+			ms, err := bench.ParseMetrics(f.metrics)
+			if err != nil {
+				return &UsageError{Problem: err.Error(), Fix: "use " + bench.MetricForms}
+			}
+			if k := bench.MaxCutoff(ms); f.k > 0 && k > f.k {
+				return usagef(fmt.Sprintf("give --k %d or more", k), "--metrics look %d results deep but --k is %d", k, f.k)
+			}
 			runs, err := bench.PlanRuns(bench.PlanOptions{Modes: f.modes, Profiles: f.profiles, Embedders: f.embedders,
 				Direction: f.direction, Baselines: !f.noBaselines})
 			if err != nil {
 				return &UsageError{Problem: err.Error(), Fix: "see `cgraph bench run --help`"}
+			}
+			if err := checkBaselineFlag(runs, f.baseline, f.alpha); err != nil {
+				return err
 			}
 			ds, err := bench.Load(f.data, bench.LoadOptions{Split: f.split,
 				QueriesFile: inDataDir(f.data, f.queries), QrelsFile: inDataDir(f.data, f.qrels)})
@@ -256,12 +332,19 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 			if f.noThresholds {
 				repro.StageSizes["no_thresholds"] = 1
 			}
-			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro,
-				Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress()})
-			if err != nil {
-				return fmt.Errorf("bench run: %w", err)
+			for _, w := range ds.Warnings {
+				a.Warnf("bench: %s", w)
 			}
-			if err := rep.WriteAll(out); err != nil {
+			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro, Metrics: f.metrics,
+				Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress(), OnRun: a.saveRun(out), RunDir: f.runOut,
+				Baseline: f.baseline, Alpha: f.alpha})
+			if err != nil {
+				if rep != nil && len(rep.Runs) > 0 {
+					if werr := rep.WriteAll(out); werr != nil {
+						err = errors.Join(err, werr)
+					}
+					a.Warnf("bench: the %d finished runs are in %s (marked partial)", len(rep.Runs), out)
+				}
 				return fmt.Errorf("bench run: %w", err)
 			}
 			if a.JSON {
@@ -271,19 +354,23 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.data, "data", "", "BEIR-layout set directory")
+	fl.StringVar(&f.data, "data", "", "set directory, BEIR layout or MTEB/Hugging Face layout (corpus/, queries/, data/)")
 	fl.StringVar(&f.queries, "queries", "", "queries file (default <data>/queries.jsonl; a bare name is looked up in --data)")
-	fl.StringVar(&f.qrels, "qrels", "", "qrels file (default <data>/qrels/<split>.tsv)")
+	fl.StringVar(&f.qrels, "qrels", "", "qrels file, BEIR TSV or TREC (qid 0 docid rel), may be .gz (default <data>/qrels/<split>.tsv)")
 	fl.StringVar(&f.split, "split", "test", "qrels split")
 	fl.StringSliceVar(&f.profiles, "profiles", []string{profiles.Default}, "profiles for the multi_space and pipeline modes (all = every built-in profile)")
 	fl.StringSliceVar(&f.modes, "modes", []string{"pipeline"}, "modes: "+strings.Join(bench.Modes, ", "))
 	fl.StringSliceVar(&f.embedders, "embedders", nil, "primary slots for embedder_first, e.g. E6,E7")
 	fl.StringVar(&f.direction, "direction", "", "causes or effects, for causal searches")
 	fl.IntVar(&f.maxQueries, "max-queries", 0, "evaluate a seeded sample of N queries (--seed; 0 = all)")
-	fl.IntVar(&f.k, "k", 100, "results per query")
+	fl.IntVar(&f.k, "k", 100, "results per query (at least the deepest metric cutoff)")
+	fl.StringSliceVar(&f.metrics, "metrics", bench.MetricNames, "metrics, the first is the headline: "+bench.MetricForms)
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap and of the --max-queries sample")
 	fl.StringVar(&f.out, "out", "", "report directory (default bench-out/<set>)")
 	fl.StringVar(&f.store, "store", "", "store directory for the indexed corpus (default <out>/store)")
+	fl.StringVar(&f.baseline, "baseline", "", "run every other run is tested against (default: the best single-slot run on the first metric)")
+	fl.Float64Var(&f.alpha, "alpha", bench.DefaultAlpha, "significance level of the win/loss column (Holm-adjusted over all runs)")
+	fl.StringVar(&f.runOut, "run-out", "", "write one TREC run file per run here (qid Q0 docid rank score run_name, top --k with scores)")
 	fl.BoolVar(&f.noBaselines, "no-baselines", false, "skip the bm25_only, e1_only and rrf_e1_e6 runs")
 	fl.IntVar(&f.recallK, "recall-k", 0, "pipeline S1 recall size (0 = the pipeline default, 10000)")
 	fl.IntVar(&f.filterK, "filter-k", 0, "pipeline S2 filter size (0 = the pipeline default, 1000)")
@@ -291,6 +378,39 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.IntVar(&f.batch, "batch", 0, "memories per write batch while indexing (0 = 64)")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low similarity threshold")
 	return cmd
+}
+
+// checkBaselineFlag refuses a --baseline that names no planned run and an
+// --alpha outside (0, 1).
+func checkBaselineFlag(runs []bench.RunSpec, baseline string, alpha float64) error {
+	if alpha <= 0 || alpha >= 1 {
+		return usagef("give a level such as 0.05", "--alpha %g is not in (0, 1)", alpha)
+	}
+	if baseline == "" {
+		return nil
+	}
+	var names []string
+	for _, r := range runs {
+		if r.DisplayName() == baseline {
+			return nil
+		}
+		names = append(names, r.DisplayName())
+	}
+	return usagef("use one of "+strings.Join(names, ", "), "--baseline %q is not one of the runs", baseline)
+}
+
+// saveRun writes the report files after every finished run (each file
+// through a temporary file and a rename), so an interrupted bench keeps
+// what it did, and warns about the run's failed queries.
+func (a *App) saveRun(out string) func(*bench.Report) error {
+	return func(rep *bench.Report) error {
+		run := rep.Runs[len(rep.Runs)-1]
+		if run.Failed > 0 {
+			a.Warnf("bench: run %s: %d of %d queries failed and were scored as empty rankings (first: %s: %s)",
+				run.Name, run.Failed, len(run.Queries), run.Failures[0].Query, run.Failures[0].Error)
+		}
+		return rep.WriteAll(out)
+	}
 }
 
 // inDataDir resolves a bare file name against the data directory when it
@@ -349,14 +469,34 @@ func (a *App) benchIndexProgress() func(done, total int) {
 }
 
 func (a *App) printRunSummary(rep *bench.Report, out string) error {
-	a.Printf("%-32s %8s %8s %9s %10s %8s %9s %9s\n", "run", "nDCG@10", "MRR@10", "R@10", "R@100", "MAP", "p50 ms", "p95 ms")
-	for _, r := range rep.Runs {
-		m := r.Metrics
-		a.Printf("%-32s %8.4f %8.4f %9.4f %10.4f %8.4f %9.3f %9.3f\n", r.Name, m.NDCG10, m.MRR10, m.Recall10, m.Recall100, m.MAP, r.LatencyMS.P50, r.LatencyMS.P95)
+	ms := rep.MetricList()
+	a.Printf("%-32s", "run")
+	for _, m := range ms {
+		a.Printf(" %10s", m)
 	}
-	in := rep.Ingest
-	a.Printf("ingest: %d docs in %.1f s (%.1f docs/s), peak RSS %.0f MiB\nreports in %s: %s\n",
-		in.Docs, in.Seconds, in.DocsPerS, float64(in.PeakRSSBytes)/(1<<20), out, strings.Join(bench.ReportFiles, ", "))
+	a.Printf(" %9s %9s\n", "p50 ms", "p95 ms")
+	for _, r := range rep.Runs {
+		a.Printf("%-32s", r.Name)
+		for _, m := range ms {
+			a.Printf(" %10.4f", r.Metrics[m])
+		}
+		a.Printf(" %9.3f %9.3f", r.LatencyMS.P50, r.LatencyMS.P95)
+		if s, ok := r.VsBaseline[ms[0]]; ok && s.Verdict != bench.VerdictTie {
+			a.Printf("  %s", map[string]string{bench.VerdictWin: "▲ better than", bench.VerdictLoss: "▼ worse than", bench.VerdictBaseline: "= baseline"}[s.Verdict])
+			if s.Verdict != bench.VerdictBaseline {
+				a.Printf(" %s (p_Holm %.3g)", s.Against, s.PHolm)
+			}
+		}
+		if r.Failed > 0 {
+			a.Printf("  (%d failed queries)", r.Failed)
+		}
+		a.Printf("\n")
+	}
+	a.Printf("ingest: %s\n", strings.ReplaceAll(rep.Ingest.Describe(""), "`", ""))
+	if rep.Baseline != "" {
+		a.Printf("significance: every run against %s, Holm-adjusted over the runs, α = %g (report.md has the table)\n", rep.Baseline, rep.Alpha)
+	}
+	a.Printf("cgraph %s, %s\nreports in %s: %s\n", rep.Repro.CgraphVersion, rep.Repro.CgraphCommit, out, strings.Join(bench.ReportFiles, ", "))
 	return nil
 }
 
@@ -364,34 +504,52 @@ func newBenchCompareCmd(a *App) *cobra.Command {
 	var runA, runB, metric string
 	var seed uint64
 	var perQuery bool
+	var data benchDataFlags
 	cmd := &cobra.Command{
-		Use:   "compare A.json B.json",
-		Short: "Paired per-query comparison of two bench runs",
+		Use:   "compare A B",
+		Short: "Paired per-query comparison of two bench runs (report.json or TREC run files)",
 		Long: `Compare runs of two report.json files (or two runs of one file) query by query:
 the mean delta (B − A), its paired bootstrap 95% CI, and the two-sided p-value
 of a paired randomisation (sign-flip) test — exact up to 16 queries, else
-20,000 seeded samples. Deterministic for a given --seed.
+20,000 seeded samples. Deterministic for a given --seed. With several
+comparisons, p is also given Holm-adjusted over all of them.
 
 Without --run, every run name present in both reports is compared. With
 --run X, run X of A is compared with run X of B (or with --run-b Y).
 Reports over different corpora or qrels (checksums) are refused; reports over
 the same corpus and qrels with different query files (clean vs typo queries)
-are paired by query id and flagged.`,
+are paired by query id and flagged.
+
+A or B may be a TREC run file (qid Q0 docid rank score tag: bench run
+--run-out writes them, Anserini/Pyserini and most toolkits too); it is scored
+against the set given with --data (and --split/--queries/--qrels), ranked as
+trec_eval ranks (score, then docid descending), a query it lacks scored as an
+empty ranking (trec_eval -c). A run file with one run is compared with every
+run of the other side, or with --run.`,
 		Example: `  cgraph bench compare out/clean/report.json out/typos/report.json --run pipeline:typo_tolerant
-  cgraph bench compare out/report.json out/report.json --run e1_only --run-b pipeline:code_search --metric mrr@10`,
-		Args: exactArgs(2, "two report.json files"),
+  cgraph bench compare out/report.json out/report.json --run e1_only --run-b pipeline:code_search --metric mrr@10
+  cgraph bench compare out/report.json pyserini-bm25.trec --data sets/csn-go --run pipeline:code_search`,
+		Args: exactArgs(2, "two report.json files (or TREC run files)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, ok := (bench.Metrics{}).Get(metric); !ok {
-				return usagef("use one of "+strings.Join(bench.MetricNames, ", "), "--metric %q is not a metric", metric)
+			if _, err := bench.ParseMetric(metric); err != nil {
+				return usagef("use "+bench.MetricForms, "--metric %q is not a metric: %v", metric, err)
 			}
 			if runB != "" && runA == "" {
 				return usagef("give --run too", "--run-b needs --run")
 			}
-			ra, err := bench.ReadReport(args[0])
+			ms, err := bench.ParseMetrics(unique(append([]string{metric}, bench.MetricNames...)))
+			if err != nil {
+				return &UsageError{Problem: err.Error()}
+			}
+			ds, err := data.load()
+			if err != nil {
+				return fmt.Errorf("bench compare: %w", err)
+			}
+			ra, err := bench.ReadComparable(args[0], ds, ms, 0)
 			if err != nil {
 				return err
 			}
-			rb, err := bench.ReadReport(args[1])
+			rb, err := bench.ReadComparable(args[1], ds, ms, 0)
 			if err != nil {
 				return err
 			}
@@ -406,6 +564,9 @@ are paired by query id and flagged.`,
 				how := fmt.Sprintf("%d sampled sign flips", bench.RandomizationPermutations)
 				if c.Exact {
 					how = "exact"
+				}
+				if len(cs) > 1 {
+					how += fmt.Sprintf("; Holm-adjusted over %d comparisons: %.4g", len(cs), c.PHolm)
 				}
 				a.Printf("%s (A) vs %s (B), %s over %d paired queries:\n  mean A %.4f  mean B %.4f  Δ %+.4f  95%% CI [%+.4f, %+.4f]  p = %.4g (%s)\n  B better on %d, worse on %d, tied on %d queries",
 					c.A, c.B, c.Metric, c.Queries, c.MeanA, c.MeanB, c.MeanDelta, c.CI95.Lo, c.CI95.Hi, c.PValue, how, c.Wins, c.Losses, c.Ties)
@@ -428,8 +589,42 @@ are paired by query id and flagged.`,
 	fl := cmd.Flags()
 	fl.StringVar(&runA, "run", "", "run name to compare (default: every run in both reports)")
 	fl.StringVar(&runB, "run-b", "", "run name in B when it differs from --run")
-	fl.StringVar(&metric, "metric", "ndcg@10", "metric: "+strings.Join(bench.MetricNames, ", "))
+	fl.StringVar(&metric, "metric", "ndcg@10", "metric: "+bench.MetricForms)
 	fl.Uint64Var(&seed, "seed", 1, "seed for the bootstrap and the sampled randomisation test")
 	fl.BoolVar(&perQuery, "per-query", false, "print every query's delta")
+	data.flags(cmd, "to score TREC run files against")
 	return cmd
+}
+
+// benchDataFlags name a dataset to load (for compare, which needs it only
+// to score TREC run files).
+type benchDataFlags struct{ data, queries, qrels, split string }
+
+func (d *benchDataFlags) flags(cmd *cobra.Command, why string) {
+	fl := cmd.Flags()
+	fl.StringVar(&d.data, "data", "", "set directory "+why)
+	fl.StringVar(&d.queries, "queries", "", "queries file of --data (default its queries.jsonl)")
+	fl.StringVar(&d.qrels, "qrels", "", "qrels file of --data (default qrels/<split>.tsv)")
+	fl.StringVar(&d.split, "split", "test", "qrels split of --data")
+}
+
+// load loads the dataset, or returns nil when --data is not given.
+func (d *benchDataFlags) load() (*bench.Dataset, error) {
+	if d.data == "" {
+		return nil, nil
+	}
+	return bench.Load(d.data, bench.LoadOptions{Split: d.split, QueriesFile: inDataDir(d.data, d.queries), QrelsFile: inDataDir(d.data, d.qrels)})
+}
+
+// unique drops repeated strings, keeping the first of each.
+func unique(xs []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }

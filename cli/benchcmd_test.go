@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,8 +29,13 @@ func benchExec(t *testing.T, args ...string) (stdout, stderr string, code int) {
 }
 
 // benchOverlapRetriever scores documents by distinct shared lower-case tokens
-// (ties by id); mode "reverse" reverses the ranking. Exact and deterministic.
-type benchOverlapRetriever struct{ docs []bench.Doc }
+// (ties by id); profile typo_tolerant reverses the ranking. Exact and
+// deterministic. embedder_first:E9 fails on query q3; embedder_first:E12
+// calls cancel (when set), as an interrupted bench.
+type benchOverlapRetriever struct {
+	docs   []bench.Doc
+	cancel context.CancelFunc
+}
 
 func benchWords(s string) map[string]bool {
 	m := map[string]bool{}
@@ -43,7 +50,14 @@ func (o *benchOverlapRetriever) Index(_ context.Context, docs []bench.Doc, progr
 	return false, nil
 }
 
-func (o *benchOverlapRetriever) Search(_ context.Context, req bench.SearchRequest) ([]bench.Ranked, []bench.StageTiming, error) {
+func (o *benchOverlapRetriever) Search(ctx context.Context, req bench.SearchRequest) ([]bench.Ranked, []bench.StageTiming, error) {
+	switch {
+	case req.Run.Embedder == "E9" && req.Query.ID == "q3":
+		return nil, nil, errors.New("E9: query has no letters to hash")
+	case req.Run.Embedder == "E12" && o.cancel != nil:
+		o.cancel() // as a user's Ctrl-C during this run
+		return nil, nil, ctx.Err()
+	}
 	q := benchWords(req.Query.Text)
 	var out []bench.Ranked
 	for _, d := range o.docs {
@@ -72,11 +86,68 @@ func (o *benchOverlapRetriever) Search(_ context.Context, req bench.SearchReques
 }
 
 func withTestRetriever(t *testing.T) {
+	withCancellingTestRetriever(t, nil)
+}
+
+func withCancellingTestRetriever(t *testing.T, cancel context.CancelFunc) {
 	old := benchRetriever
 	benchRetriever = func(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Repro, func() error, error) {
-		return &benchOverlapRetriever{}, bench.Repro{StageSizes: map[string]int{"k": 100}}, func() error { return nil }, nil
+		return &benchOverlapRetriever{cancel: cancel}, bench.Repro{StageSizes: map[string]int{"k": 100}}, func() error { return nil }, nil
 	}
 	t.Cleanup(func() { benchRetriever = old })
+}
+
+// TestBenchRunSurvivesFailingQuery is the 12-minute abort of issue 19: one
+// query that fails in one run is reported, and every run is written.
+func TestBenchRunSurvivesFailingQuery(t *testing.T) {
+	withTestRetriever(t)
+	out := t.TempDir()
+	stdout, stderr, code := benchExec(t, "--json", "bench", "run", "--data", tinySet, "--modes", "embedder_first", "--embedders", "E9,E6", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 4 || rep.Partial { // the baselines (E6 is bm25_only) and E9
+		t.Fatalf("%d runs, partial %v", len(rep.Runs), rep.Partial)
+	}
+	e9, _ := rep.Run("embedder_first:E9")
+	if e9 == nil || e9.Failed != 1 || len(e9.Failures) != 1 || e9.Failures[0].Query != "q3" || !strings.Contains(e9.Failures[0].Error, "no letters") {
+		t.Errorf("E9 run %+v", e9)
+	}
+	if !strings.Contains(stderr, "run embedder_first:E9: 1 of 8 queries failed") {
+		t.Errorf("stderr does not warn about the failure: %q", stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "| embedder_first:E9 | 1 | E9: query has no letters to hash | q3 |") {
+		t.Errorf("report.md (%v) lacks the failure:\n%s", err, md)
+	}
+}
+
+// TestBenchRunInterruptedWritesFinishedRuns: a bench stopped during its third
+// run leaves report files holding the two runs it finished, marked partial.
+func TestBenchRunInterruptedWritesFinishedRuns(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	withCancellingTestRetriever(t, cancel)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"--db", t.TempDir(), "bench", "run", "--data", tinySet, "--modes", "embedder_first", "--embedders", "E6,E7,E12,E13", "--no-baselines", "--out", out}
+	if code := ExecuteContext(ctx, args, strings.NewReader(""), &stdout, &stderr); code == 0 {
+		t.Fatalf("an interrupted bench exited 0: %s", stdout.String())
+	}
+	rep, err := bench.ReadReport(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 2 || !rep.Partial || rep.RunsPlanned != 4 || !strings.Contains(rep.StopReason, "stopped after 2 of 4 runs") {
+		t.Errorf("report on disk: %d runs, partial %v, planned %d, reason %q", len(rep.Runs), rep.Partial, rep.RunsPlanned, rep.StopReason)
+	}
+	if !strings.Contains(stderr.String(), "the 2 finished runs are in") {
+		t.Errorf("stderr %q", stderr.String())
+	}
 }
 
 func TestBenchRunAndCompare(t *testing.T) {
@@ -108,6 +179,14 @@ func TestBenchRunAndCompare(t *testing.T) {
 	}
 	if rep.Repro.CgraphVersion == "" || rep.Repro.DatasetChecksum == "" {
 		t.Errorf("repro %+v", rep.Repro)
+	}
+	// The default baseline is the best single-slot run; typo_tolerant
+	// (reversed by the test retriever) loses to it on every query.
+	if rep.Baseline != "bm25_only" && rep.Baseline != "e1_only" {
+		t.Errorf("baseline %q, want a single-slot run", rep.Baseline)
+	}
+	if s := rep.Runs[4].VsBaseline["ndcg@10"]; s.Verdict != bench.VerdictLoss || s.Family != 4 || s.PHolm < s.P {
+		t.Errorf("pipeline:typo_tolerant against the baseline: %+v", s)
 	}
 	for _, f := range bench.ReportFiles {
 		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
@@ -168,13 +247,46 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "prepare", "csn-go", "--out", "x"}, 2, "--src is missing"},
 		{[]string{"bench", "prepare", "csn-go", "--src", "."}, 2, "--out is missing"},
 		{[]string{"bench", "compare", "a.json"}, 2, "two report.json files"},
-		{[]string{"bench", "compare", "a.json", "b.json", "--metric", "p@5"}, 2, `--metric "p@5" is not a metric`},
+		{[]string{"bench", "run", "--data", tinySet, "--baseline", "nope"}, 2, `--baseline "nope" is not one of the runs`},
+		{[]string{"bench", "run", "--data", tinySet, "--alpha", "1.5"}, 2, "--alpha 1.5 is not in (0, 1)"},
+		{[]string{"bench", "run", "--data", tinySet, "--metrics", "ndcg@10,f1"}, 2, `unknown metric "f1"`},
+		{[]string{"bench", "run", "--data", tinySet, "--metrics", "recall@1000"}, 2, "--metrics look 1000 results deep but --k is 100"},
+		{[]string{"bench", "compare", "a.json", "b.json", "--metric", "f1@5"}, 2, `--metric "f1@5" is not a metric`},
 		{[]string{"bench", "compare", "a.json", "b.json"}, 1, "read report"},
 	} {
 		_, stderr, code := benchExec(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, tc.code, tc.want)
 		}
+	}
+}
+
+// TestBenchPrepareMTEBUnreachable: with the hub out of reach (a closed
+// local port, by flag or environment) prepare mteb:TASK says so clearly.
+func TestBenchPrepareMTEBUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := "http://" + l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, viaEnv := range []bool{false, true} {
+		args := []string{"bench", "prepare", "mteb:CosQA", "--out", t.TempDir()}
+		if viaEnv {
+			t.Setenv("CGRAPH_HF_ENDPOINT", ep)
+		} else {
+			args = append(args, "--hub", ep)
+		}
+		_, stderr, code := benchExec(t, args...)
+		if code != 1 || !strings.Contains(stderr, "cannot reach the Hugging Face hub at "+ep) || !strings.Contains(stderr, "CoIR-Retrieval/cosqa") {
+			t.Errorf("env %v: exit %d, stderr %q", viaEnv, code, stderr)
+		}
+	}
+	_, stderr, code := benchExec(t, "bench", "prepare", "mteb:NoSuchTask", "--out", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, `unknown MTEB task "NoSuchTask"`) {
+		t.Errorf("unknown task: exit %d, stderr %q", code, stderr)
 	}
 }
 
@@ -276,5 +388,57 @@ func TestBenchAblate(t *testing.T) {
 	}
 	if _, _, code := benchExec(t, "bench", "ablate", "--data", tinySet, "--mode", "e1_only"); code != ExitUsage {
 		t.Errorf("--mode e1_only: exit %d", code)
+	}
+}
+
+// TestBenchRunFileAndExternalCompare: bench run --run-out writes one TREC
+// run per run; compare reads one back beside its report.json (same scores,
+// so no difference), and scores an external run (a hand-written BM25-style
+// run of the tiny set) against --data.
+func TestBenchRunFileAndExternalCompare(t *testing.T) {
+	withTestRetriever(t)
+	out, runs := t.TempDir(), t.TempDir()
+	if _, stderr, code := benchExec(t, "bench", "run", "--data", tinySet, "--profiles", "code_search", "--out", out, "--run-out", runs); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	entries, err := os.ReadDir(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "bm25_only.trec e1_only.trec pipeline_code_search.trec rrf_e1_e6.trec" {
+		t.Fatalf("run files %v", names)
+	}
+	report := filepath.Join(out, "report.json")
+	stdout, stderr, code := benchExec(t, "--json", "bench", "compare", report, filepath.Join(runs, "pipeline_code_search.trec"), "--data", tinySet, "--run", "pipeline:code_search")
+	if code != 0 {
+		t.Fatalf("compare exit %d: %s", code, stderr)
+	}
+	var cmp struct{ Comparisons []bench.Comparison }
+	if err := json.Unmarshal([]byte(stdout), &cmp); err != nil || len(cmp.Comparisons) != 1 {
+		t.Fatalf("compare --json: %v\n%s", err, stdout)
+	}
+	if c := cmp.Comparisons[0]; c.B != "pipeline:code_search" || c.Queries != 8 || c.MeanDelta != 0 || c.Ties != 8 {
+		t.Errorf("a run against its own TREC file: %+v", c)
+	}
+	ext := filepath.Join(t.TempDir(), "bm25.trec")
+	if err := os.WriteFile(ext, []byte("q1 Q0 d01 1 9.5 bm25\nq1 Q0 d02 2 3.1 bm25\nq2 Q0 d04 1 7 bm25\nq2 Q0 d03 2 7 bm25\nq7 Q0 d18 1 12 bm25\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = benchExec(t, "bench", "compare", ext, report, "--data", tinySet)
+	if code != 0 {
+		t.Fatalf("compare exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"bm25 (A) vs pipeline:code_search (B), ndcg@10 over 8 paired queries", "bm25 (A) vs bm25_only (B)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, stdout)
+		}
+	}
+	_, stderr, code = benchExec(t, "bench", "compare", report, ext)
+	if code == 0 || !strings.Contains(stderr, "is a TREC run: give the dataset it ran on (--data)") {
+		t.Errorf("TREC run without --data: exit %d, %q", code, stderr)
 	}
 }

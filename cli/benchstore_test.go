@@ -42,7 +42,7 @@ type benchRunJSON struct {
 		Profile   string             `json:"profile"`
 		Metrics   map[string]float64 `json:"metrics"`
 		LatencyMS map[string]float64 `json:"latency_ms"`
-		Notes     []string           `json:"notes"`
+		Notes     []bench.Note       `json:"notes"`
 	} `json:"runs"`
 	Ingest map[string]any `json:"ingest"`
 	Repro  bench.Repro    `json:"reproducibility"`

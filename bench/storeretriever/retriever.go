@@ -92,16 +92,18 @@ type Retriever struct {
 	notes map[string]map[string]*runNote
 	// reembedded are the slots Index re-embedded in a reused store.
 	reembedded []fingerprint.SlotID
-	// built is how long the store's build took (from its manifest when
-	// reused).
-	built float64
+	// built is how long the store's build took and builtAt when it ended
+	// (from its manifest when reused; zero when it does not say).
+	built   float64
+	builtAt time.Time
 }
 
 var (
-	_ bench.Retriever     = (*Retriever)(nil)
-	_ bench.ReproReporter = (*Retriever)(nil)
-	_ bench.RunNoter      = (*Retriever)(nil)
-	_ bench.BuildTimer    = (*Retriever)(nil)
+	_ bench.Retriever      = (*Retriever)(nil)
+	_ bench.ReproReporter  = (*Retriever)(nil)
+	_ bench.RunNoter       = (*Retriever)(nil)
+	_ bench.BuildTimer     = (*Retriever)(nil)
+	_ bench.IndexDescriber = (*Retriever)(nil)
 )
 
 // manifest sits beside a bench store and says what it holds. A store
@@ -114,6 +116,7 @@ type manifest struct {
 	Producers     map[string]string `json:"producers"` // slot → producer, "" when unavailable
 	Complete      bool              `json:"complete"`  // false while the store is being built
 	BuiltSeconds  float64           `json:"built_seconds,omitempty"`
+	BuiltAt       time.Time         `json:"built_at,omitzero"` // when the build finished
 }
 
 func (m manifest) sameContent(o manifest) bool {
@@ -189,7 +192,7 @@ func (r *Retriever) Index(ctx context.Context, docs []bench.Doc, progress func(d
 		default:
 			n, err := st.Stats(ctx)
 			if err == nil && int(n.Memories) == len(docs) {
-				r.store, r.built = st, old.BuiltSeconds
+				r.store, r.built, r.builtAt = st, old.BuiltSeconds, old.BuiltAt
 				progress(len(docs))
 				return true, nil
 			}
@@ -227,8 +230,8 @@ func (r *Retriever) Index(ctx context.Context, docs []bench.Doc, progress func(d
 		}
 		progress(i + len(batch))
 	}
-	want.Complete, want.BuiltSeconds = true, time.Since(t0).Seconds()
-	r.built = want.BuiltSeconds
+	want.Complete, want.BuiltSeconds, want.BuiltAt = true, time.Since(t0).Seconds(), time.Now().UTC()
+	r.built, r.builtAt = want.BuiltSeconds, want.BuiltAt
 	return false, writeManifest(r.manifestPath(), want)
 }
 
@@ -251,11 +254,11 @@ func (r *Retriever) reembed(ctx context.Context, old, want manifest, docs int, p
 	if err != nil {
 		return false, st.Close() // a slot cannot be recomputed here: rebuild
 	}
-	want.Complete, want.BuiltSeconds = true, old.BuiltSeconds+time.Since(t0).Seconds()
+	want.Complete, want.BuiltSeconds, want.BuiltAt = true, old.BuiltSeconds+time.Since(t0).Seconds(), time.Now().UTC()
 	if err := writeManifest(r.manifestPath(), want); err != nil {
 		return false, errors.Join(err, st.Close())
 	}
-	r.store, r.built = st, want.BuiltSeconds
+	r.store, r.built, r.builtAt = st, want.BuiltSeconds, want.BuiltAt
 	r.reembedded = rep.Slots
 	progress(docs)
 	return true, nil
@@ -263,6 +266,12 @@ func (r *Retriever) reembed(ctx context.Context, old, want manifest, docs int, p
 
 // BuildSeconds is how long building the store took, also when it was reused.
 func (r *Retriever) BuildSeconds() float64 { return r.built }
+
+// IndexInfo names the store the runs search and when its build finished
+// (zero for a reused store whose manifest predates the field).
+func (r *Retriever) IndexInfo() (string, time.Time) {
+	return "the cgraph store at " + r.cfg.Dir, r.builtAt
+}
 
 // checkStoreDir refuses a non-empty directory that has no bench
 // manifest beside it: it is not a bench store, and Index would delete it.
@@ -435,24 +444,21 @@ type runNote struct {
 	example string
 }
 
-// Notes lists, for one run, each non-ok space status or fallback with the
-// number of queries it happened in.
-func (r *Retriever) Notes(run string) []string {
-	var out []string
+// Notes lists, for one run, each non-ok space status or fallback ("S5
+// validate E4 unavailable", the same words in every run) with the number of
+// queries it happened in and the first note seen as an example.
+func (r *Retriever) Notes(run string) []bench.Note {
+	var out []bench.Note
 	for k, n := range r.notes[run] {
-		line := fmt.Sprintf("%s ×%d", k, n.queries)
-		if n.example != "" {
-			ex := []rune(n.example)
-			if len(ex) > 200 {
-				ex = append(ex[:200], '…')
-			}
-			line += ", e.g. " + string(ex)
+		ex := []rune(n.example)
+		if len(ex) > 200 {
+			ex = append(ex[:200], '…')
 		}
-		out = append(out, line)
+		out = append(out, bench.Note{Text: k, Count: n.queries, Example: string(ex)})
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].Text < out[j].Text })
 	if len(r.reembedded) > 0 {
-		out = append(out, fmt.Sprintf("store reused after re-embedding %v (their producer changed)", r.reembedded))
+		out = append(out, bench.Note{Text: fmt.Sprintf("store reused after re-embedding %v (their producer changed)", r.reembedded), Count: 1})
 	}
 	return out
 }

@@ -19,16 +19,21 @@ STORE=${STORE:-bench-out/stores/csn-go-$MAX}
 CGRAPH=${CGRAPH:-bin/cgraph}
 OUT=${OUT:-docs/bench}
 
-[ -x "$CGRAPH" ] || go build -o "$CGRAPH" ./cmd/cgraph
+# Reports name the commit from the binary's Go VCS stamp; builds from a git
+# worktree or with GOFLAGS=-buildvcs=false carry none, so the version string
+# names it too (git rev-parse, the one place outside Go that asks git).
+COMMIT=$(git rev-parse --short=12 HEAD)
+git diff --quiet HEAD -- || COMMIT="$COMMIT-dirty"
+go build -buildvcs=auto -ldflags "-X github.com/cgraph/cgraph/engine.Version=cgraph-dev+$COMMIT" -o "$CGRAPH" ./cmd/cgraph
 "$CGRAPH" bench prepare csn-go --src "$(go env GOROOT)/src" --out "$SET" --typos --max "$MAX" --seed 1
 
 run() { # name, then bench run flags
   local q=$1; shift
   mkdir -p "$OUT/$q" "bench-out/$q"
   "$CGRAPH" --json bench run --data "$SET" --max-queries "$QUERIES" --seed 1 --store "$STORE" \
-    --out "bench-out/$q" "$@" >"$OUT/$q/summary.json"
-  # report.json (per-query results, 5-15 MB) stays in bench-out/; the
-  # summary, the Markdown report and the plots are committed.
+    --out "bench-out/$q" --run-out "bench-out/$q/runs" "$@" >"$OUT/$q/summary.json"
+  # report.json (per-query results, 5-15 MB) and the TREC run files stay in
+  # bench-out/; the summary, the Markdown report and the plots are committed.
   cp "bench-out/$q/report.md" "bench-out/$q/quality.svg" "bench-out/$q/latency.svg" "$OUT/$q/"
 }
 run clean --profiles all --modes e1_only,multi_space,pipeline,embedder_first --embedders E5,E7,E8,E9,E10,E11
