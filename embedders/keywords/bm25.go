@@ -1,9 +1,9 @@
 package keywords
 
 import (
-	"regexp"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sync"
 
