@@ -260,10 +260,9 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 			if len(f.profiles) == 1 && f.profiles[0] == "all" {
 				f.profiles = profiles.Names()
 			}
-			for _, p := range f.profiles {
-				if _, err := profiles.Lookup(p); err != nil {
-					return &UsageError{Problem: err.Error()}
-				}
+			custom, err := benchProfiles(f.profiles)
+			if err != nil {
+				return err
 			}
 			ms, err := bench.ParseMetrics(f.metrics)
 			if err != nil {
@@ -302,7 +301,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 				}
 			}
 			r, repro, closeR, err := benchRetriever(a, benchStoreConfig{Dir: store, RecallK: f.recallK, FilterK: f.filterK,
-				FusionK: f.fusionK, Batch: f.batch, NoThresholds: f.noThresholds})
+				FusionK: f.fusionK, Batch: f.batch, NoThresholds: f.noThresholds, Profiles: custom})
 			if err != nil {
 				return err
 			}
@@ -315,7 +314,10 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 			repro.Command = "cgraph " + strings.Join(os.Args[1:], " ")
 			repro.ProfileWeights = map[string]map[string]float64{}
 			for _, p := range f.profiles {
-				pr, _ := profiles.Lookup(p) // validated above
+				pr, ok := custom[p]
+				if !ok {
+					pr, _ = profiles.Lookup(p) // validated by benchProfiles
+				}
 				ws := map[string]float64{}
 				for _, s := range pr.Weights.Active() {
 					ws[s.String()] = pr.Weights.Get(s)
@@ -358,7 +360,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.StringVar(&f.queries, "queries", "", "queries file (default <data>/queries.jsonl; a bare name is looked up in --data)")
 	fl.StringVar(&f.qrels, "qrels", "", "qrels file, BEIR TSV or TREC (qid 0 docid rel), may be .gz (default <data>/qrels/<split>.tsv)")
 	fl.StringVar(&f.split, "split", "test", "qrels split")
-	fl.StringSliceVar(&f.profiles, "profiles", []string{profiles.Default}, "profiles for the multi_space and pipeline modes (all = every built-in profile)")
+	fl.StringSliceVar(&f.profiles, "profiles", []string{profiles.Default}, "profiles for the multi_space and pipeline modes: built-in names, profile files (.toml, .yaml; e.g. from `profiles learn`), or all = every built-in profile")
 	fl.StringSliceVar(&f.modes, "modes", []string{"pipeline"}, "modes: "+strings.Join(bench.Modes, ", "))
 	fl.StringSliceVar(&f.embedders, "embedders", nil, "primary slots for embedder_first, e.g. E6,E7")
 	fl.StringVar(&f.direction, "direction", "", "causes or effects, for causal searches")
@@ -627,4 +629,32 @@ func unique(xs []string) []string {
 		}
 	}
 	return out
+}
+
+// benchProfiles resolves --profiles in place: built-in names stay, and a
+// profile file (.toml, .yaml, .yml — a learned profile, say) is read and
+// replaced by its name. It returns the file profiles by name.
+func benchProfiles(names []string) (map[string]profiles.Profile, error) {
+	custom := map[string]profiles.Profile{}
+	for i, n := range names {
+		if _, err := profiles.FormatOf(n); err != nil {
+			if _, err := profiles.Lookup(n); err != nil {
+				return nil, &UsageError{Problem: err.Error(), Fix: "name a built-in profile (see `cgraph profiles`) or a profile file ending in .toml or .yaml"}
+			}
+			continue
+		}
+		p, err := profiles.LoadFile(n)
+		if err != nil {
+			return nil, &UsageError{Problem: "--profiles: " + err.Error()}
+		}
+		if _, err := profiles.Lookup(p.Name); err == nil {
+			return nil, usagef("rename the profile in the file", "--profiles: %s names its profile %q, a built-in name", n, p.Name)
+		}
+		if _, dup := custom[p.Name]; dup || p.Name == bench.RRFProfileName {
+			return nil, usagef("give each profile file its own name", "--profiles: profile %q is named twice", p.Name)
+		}
+		custom[p.Name] = p
+		names[i] = p.Name
+	}
+	return custom, nil
 }

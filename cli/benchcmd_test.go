@@ -346,11 +346,40 @@ func TestProfilesLearn(t *testing.T) {
 	if p.Name != "learned_tiny" || !p.Staged || p.Weights.Get(fingerprint.E13) != base.Weights.Get(fingerprint.E13) {
 		t.Errorf("learned profile %+v", p)
 	}
+
+	// --holdout leaves out exactly the queries a bench run of that size
+	// evaluates; that run then scores the learned profile file.
+	held := filepath.Join(t.TempDir(), "held.yaml")
+	stdout, stderr, code = benchExec(t, "--json", "profiles", "learn", "--data", tinySet, "--folds", "2", "--out", held,
+		"--slots", "E1,E6,E7", "--holdout", "3", "--name", "held_out")
+	var heldRep learnJSON
+	if code != 0 || json.Unmarshal([]byte(stdout), &heldRep) != nil || heldRep.Queries != got.Queries-3 {
+		t.Fatalf("--holdout 3: exit %d, %d queries (all: %d): %s", code, heldRep.Queries, got.Queries, stderr)
+	}
+	runOut := t.TempDir()
+	stdout, stderr, code = benchExec(t, "--json", "bench", "run", "--data", tinySet, "--profiles", held+",code_search", "--modes", "pipeline",
+		"--max-queries", "3", "--out", runOut)
+	var rep bench.Report
+	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil {
+		t.Fatalf("bench run with a profile file: exit %d: %s", code, stderr)
+	}
+	run, _ := rep.Run("pipeline:held_out")
+	if run == nil || len(run.Stages) == 0 || run.Stages[0].Queries != 3 || rep.Repro.ProfileWeights["held_out"]["E1"] <= 0 {
+		t.Errorf("bench run lacks the learned profile: run %+v, weights %v", run, rep.Repro.ProfileWeights)
+	}
+	builtinNamed := filepath.Join(t.TempDir(), "clash.toml")
+	if err := os.WriteFile(builtinNamed, []byte("name = \"code_search\"\n[weights]\nE1 = 1.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for name, args := range map[string][]string{
-		"no out":        {"profiles", "learn", "--data", tinySet},
-		"bad extension": {"profiles", "learn", "--data", tinySet, "--out", "x.json"},
-		"temporal slot": {"profiles", "learn", "--data", tinySet, "--out", out, "--slots", "E2"},
-		"one fold":      {"profiles", "learn", "--data", tinySet, "--out", out, "--folds", "1"},
+		"built-in name in a file": {"bench", "run", "--data", tinySet, "--profiles", builtinNamed, "--out", runOut},
+		"missing profile file":    {"bench", "run", "--data", tinySet, "--profiles", "nowhere.toml", "--out", runOut},
+		"unknown profile":         {"bench", "run", "--data", tinySet, "--profiles", "no_such", "--out", runOut},
+		"holdout of everything":   {"profiles", "learn", "--data", tinySet, "--out", out, "--holdout", "100"},
+		"no out":                  {"profiles", "learn", "--data", tinySet},
+		"bad extension":           {"profiles", "learn", "--data", tinySet, "--out", "x.json"},
+		"temporal slot":           {"profiles", "learn", "--data", tinySet, "--out", out, "--slots", "E2"},
+		"one fold":                {"profiles", "learn", "--data", tinySet, "--out", out, "--folds", "1"},
 	} {
 		if _, stderr, code := benchExec(t, args...); code != ExitUsage {
 			t.Errorf("%s: exit %d: %s", name, code, stderr)

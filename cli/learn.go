@@ -32,7 +32,7 @@ type learnJSON struct {
 type learnFlags struct {
 	data, queries, qrels, split, base, mode, out, name, store string
 	slots                                                     []string
-	folds, depth, maxQueries                                  int
+	folds, depth, maxQueries, holdout                         int
 	seed                                                      uint64
 }
 
@@ -74,7 +74,8 @@ and by bench run --profiles FILE.toml. The store is built as bench run builds it
 	fl.IntVar(&f.folds, "folds", 5, "cross-validation folds")
 	fl.IntVar(&f.depth, "depth", 100, "results per slot and query the fusion sees")
 	fl.IntVar(&f.maxQueries, "max-queries", 0, "learn on a seeded sample of N queries (0 = all)")
-	fl.Uint64Var(&f.seed, "seed", 1, "seed of the query sample and the folds")
+	fl.IntVar(&f.holdout, "holdout", 0, "leave out the N queries `bench run --max-queries N --seed SEED` evaluates, so that run scores the learned profile on queries it never saw")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the query sample, the holdout and the folds")
 	return cmd
 }
 
@@ -96,6 +97,9 @@ func (a *App) learnProfile(f learnFlags) (err error) {
 	case "multi_space":
 	default:
 		return usagef("give pipeline or multi_space", "--mode %q", f.mode)
+	}
+	if f.holdout < 0 || f.maxQueries < 0 {
+		return usagef("give 0 or a positive count", "--holdout %d --max-queries %d", f.holdout, f.maxQueries)
 	}
 	if f.folds < 2 || f.depth < 10 {
 		return usagef("give at least 2 folds and a depth of at least 10", "--folds %d --depth %d", f.folds, f.depth)
@@ -131,7 +135,10 @@ func (a *App) learnProfile(f learnFlags) (err error) {
 	if _, err := r.Index(a.Context(), ds.Corpus, progress); err != nil {
 		return fmt.Errorf("profiles learn: index %s: %w", ds.Name, err)
 	}
-	qs := bench.SampleQueries(ds.Queries, f.maxQueries, f.seed)
+	qs := bench.SampleQueries(heldOut(ds.Queries, f.holdout, f.seed), f.maxQueries, f.seed)
+	if len(qs) == 0 {
+		return usagef("give a smaller --holdout", "--holdout %d leaves no query of %d to learn from", f.holdout, len(ds.Queries))
+	}
 	lqs, used, err := a.slotLists(r, qs, slots, f.depth)
 	if err != nil {
 		return err
@@ -145,8 +152,12 @@ func (a *App) learnProfile(f learnFlags) (err error) {
 	if p.Name == "" {
 		p.Name = "learned_" + strings.NewReplacer("-", "_", ".", "_").Replace(ds.Name)
 	}
-	p.Description = fmt.Sprintf("learned from %s (%d queries) starting at %s; %d-fold CV nDCG@10 %.3f [%.3f, %.3f] vs the base's %.3f",
-		ds.Name, len(lqs), f.base, f.folds, res.CV.Mean, res.CV.Low, res.CV.High, res.Base.Mean)
+	held := ""
+	if f.holdout > 0 {
+		held = fmt.Sprintf(", holding out the %d queries of bench run --max-queries %d --seed %d", f.holdout, f.holdout, f.seed)
+	}
+	p.Description = fmt.Sprintf("learned from %s (%d queries%s) starting at %s; %d-fold CV nDCG@10 %.3f [%.3f, %.3f] vs the base's %.3f",
+		ds.Name, len(lqs), held, f.base, f.folds, res.CV.Mean, res.CV.Low, res.CV.High, res.Base.Mean)
 	body, err := profiles.Encode(p, format)
 	if err != nil {
 		return fmt.Errorf("profiles learn: %w", err)
@@ -155,6 +166,25 @@ func (a *App) learnProfile(f learnFlags) (err error) {
 		return fmt.Errorf("profiles learn: write %s: %w", f.out, err)
 	}
 	return a.printLearned(f, ds, p, used, res, len(lqs))
+}
+
+// heldOut returns qs without the n queries a bench run with --max-queries n
+// --seed seed evaluates (all of qs when n is 0).
+func heldOut(qs []bench.Query, n int, seed uint64) []bench.Query {
+	if n <= 0 {
+		return qs
+	}
+	test := map[bench.QueryID]bool{}
+	for _, q := range bench.SampleQueries(qs, n, seed) {
+		test[q.ID] = true
+	}
+	out := make([]bench.Query, 0, len(qs)-len(test))
+	for _, q := range qs {
+		if !test[q.ID] {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // learnSlots parses --slots; empty means every fused slot.
