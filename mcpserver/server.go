@@ -78,18 +78,16 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Serve serves one client over a newline-delimited JSON stream (stdio: r is
 // stdin, w stdout) until the client disconnects or ctx ends. Nothing else may
-// write to w.
+// write to w. A line that is not a JSON-RPC message is answered with a
+// JSON-RPC error and the session goes on (lineFilter).
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: readCloser{r}, Writer: writeCloser{w}})
+	out := &syncWriter{w: w}
+	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: readCloser{newLineFilter(r, out)}, Writer: out})
 }
 
 type readCloser struct{ io.Reader }
 
 func (readCloser) Close() error { return nil }
-
-type writeCloser struct{ io.Writer }
-
-func (writeCloser) Close() error { return nil }
 
 // HTTPHandler serves the streamable HTTP transport (one endpoint, any path).
 // It refuses what a web page could send: a request that reached a loopback
