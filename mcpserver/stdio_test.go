@@ -39,7 +39,7 @@ func TestStdioSurvivesMalformedLines(t *testing.T) {
 		}
 	}()
 	type answer struct {
-		ID     any             `json:"id"`
+		ID     any `json:"id"`
 		Error  *struct{ Code int }
 		Result json.RawMessage `json:"result"`
 	}
