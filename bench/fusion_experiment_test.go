@@ -73,8 +73,24 @@ func loadSetRuns(t *testing.T, set, dir, queries string) ([]fxQuery, []fingerpri
 		}
 	}
 	slices.Sort(slots)
+	keep := ds.Queries
+	// FUSION_SPLIT=test keeps the bench run's --max-queries 500 --seed 1
+	// sample, =train the other queries: weights chosen on train are scored
+	// held out on test.
+	if split := os.Getenv("FUSION_SPLIT"); split != "" {
+		test := map[bench.QueryID]bool{}
+		for _, q := range bench.SampleQueries(ds.Queries, 500, 1) {
+			test[q.ID] = true
+		}
+		keep = nil
+		for _, q := range ds.Queries {
+			if test[q.ID] == (split == "test") {
+				keep = append(keep, q)
+			}
+		}
+	}
 	var out []fxQuery
-	for _, q := range ds.Queries {
+	for _, q := range keep {
 		fq := byQ[q.ID]
 		if fq == nil || len(ds.Qrels[q.ID]) == 0 {
 			continue
@@ -363,4 +379,31 @@ func parseBase(t *testing.T) profiles.Profile {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestFusionScore scores named weight sets on several sets' saved runs:
+//
+//	FUSION_JOINT="go=…:… py=…:…" FUSION_CANDIDATES="sem:E1=.33,E5=.15;code:E1=.4,E6=.2" \
+//	  go test -tags benchexp -run TestFusionScore -v ./bench
+func TestFusionScore(t *testing.T) {
+	spec, cands := os.Getenv("FUSION_JOINT"), os.Getenv("FUSION_CANDIDATES")
+	if spec == "" || cands == "" {
+		t.Skip("set FUSION_JOINT and FUSION_CANDIDATES")
+	}
+	for _, part := range strings.Fields(spec) {
+		name, paths, _ := strings.Cut(part, "=")
+		dir, runs, _ := strings.Cut(paths, ":")
+		qs, slots := loadSetRuns(t, dir, runs, "")
+		for _, c := range strings.Split(cands, ";") {
+			cname, ws, _ := strings.Cut(c, ":")
+			w := parseWeights(t, ws, slots)
+			sum := 0.0
+			per := make([]float64, len(qs))
+			for i, q := range qs {
+				per[i] = bench.NDCG(fuse(q, w), q.judged, 10)
+				sum += per[i]
+			}
+			t.Logf("%-8s %-16s %.4f", name, cname, sum/float64(len(qs)))
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -257,8 +258,8 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 			if f.data == "" {
 				return usagef("give the set directory, e.g. one written by `cgraph bench prepare`", "--data is missing")
 			}
-			if len(f.profiles) == 1 && f.profiles[0] == "all" {
-				f.profiles = profiles.Names()
+			if i := slices.Index(f.profiles, "all"); i >= 0 { // all = every built-in, beside any profile files
+				f.profiles = slices.Concat(f.profiles[:i], profiles.Names(), f.profiles[i+1:])
 			}
 			custom, err := benchProfiles(f.profiles)
 			if err != nil {

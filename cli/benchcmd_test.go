@@ -174,8 +174,8 @@ func TestBenchRunAndCompare(t *testing.T) {
 	if full, err := bench.ReadReport(filepath.Join(out, "report.json")); err != nil || len(full.Runs[0].Queries) != 8 {
 		t.Errorf("report.json per-query results: %v", err)
 	}
-	if w := rep.Repro.ProfileWeights["code_search"]["E7"]; w != 0.4 {
-		t.Errorf("code_search E7 weight %v in the reproducibility block, want 0.4", w)
+	if w := rep.Repro.ProfileWeights["code_search"]["E1"]; w != 0.45 {
+		t.Errorf("code_search E1 weight %v in the reproducibility block, want 0.45", w)
 	}
 	if rep.Repro.CgraphVersion == "" || rep.Repro.DatasetChecksum == "" {
 		t.Errorf("repro %+v", rep.Repro)
@@ -357,7 +357,7 @@ func TestProfilesLearn(t *testing.T) {
 		t.Fatalf("--holdout 3: exit %d, %d queries (all: %d): %s", code, heldRep.Queries, got.Queries, stderr)
 	}
 	runOut := t.TempDir()
-	stdout, stderr, code = benchExec(t, "--json", "bench", "run", "--data", tinySet, "--profiles", held+",code_search", "--modes", "pipeline",
+	stdout, stderr, code = benchExec(t, "--json", "bench", "run", "--data", tinySet, "--profiles", "all,"+held, "--modes", "pipeline",
 		"--max-queries", "3", "--out", runOut)
 	var rep bench.Report
 	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil {
@@ -366,6 +366,11 @@ func TestProfilesLearn(t *testing.T) {
 	run, _ := rep.Run("pipeline:held_out")
 	if run == nil || len(run.Stages) == 0 || run.Stages[0].Queries != 3 || rep.Repro.ProfileWeights["held_out"]["E1"] <= 0 {
 		t.Errorf("bench run lacks the learned profile: run %+v, weights %v", run, rep.Repro.ProfileWeights)
+	}
+	for _, name := range profiles.Names() { // all,FILE: every built-in beside the file
+		if run, _ := rep.Run("pipeline:" + name); run == nil {
+			t.Errorf("--profiles all,FILE: no run of %s", name)
+		}
 	}
 	builtinNamed := filepath.Join(t.TempDir(), "clash.toml")
 	if err := os.WriteFile(builtinNamed, []byte("name = \"code_search\"\n[weights]\nE1 = 1.0\n"), 0o644); err != nil {

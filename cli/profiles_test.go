@@ -53,12 +53,13 @@ func TestProfilesJSON(t *testing.T) {
 			t.Errorf("%s extra_recall %v, want %v", p.Name, g.ExtraRecall, p.ExtraRecall)
 		}
 	}
-	// Spot-check against DESIGN.md's table, so a drift in both places shows.
+	// Spot-check against profiles/builtin.go (docs/PROFILES.md), so a drift
+	// in both places shows.
 	byName := map[string]int{}
 	for i, g := range got {
 		byName[g.Name] = i
 	}
-	if w := got[byName["causal_reasoning"]].Weights; w["E5"] != 0.45 || w["E1"] != 0.2 {
+	if w := got[byName["causal_reasoning"]].Weights; w["E5"] != 0.25 || w["E1"] != 0.15 {
 		t.Errorf("causal_reasoning weights %v", w)
 	}
 	if g := got[byName["typo_tolerant"]]; len(g.ExtraRecall) != 1 || g.ExtraRecall[0] != "E9" {
@@ -81,8 +82,8 @@ func TestProfilesHuman(t *testing.T) {
 	if len(rows) != 16 {
 		t.Fatalf("%d profile rows:\n%s", len(rows), out)
 	}
-	// causal_reasoning: E1 .2, E2–E4 ., E5 .45; no flags.
-	if r := rows["causal_reasoning"]; strings.Join(r[1:6], " ") != ".2 . . . .45" || len(r) != 14 {
+	// causal_reasoning: E1 .15, E2–E4 ., E5 .25; no flags.
+	if r := rows["causal_reasoning"]; strings.Join(r[1:6], " ") != ".15 . . . .25" || len(r) != 14 {
 		t.Errorf("causal_reasoning row %q", r)
 	}
 	if r := rows["typo_tolerant"]; strings.Join(r[14:], " ") != "staged +E9" {

@@ -119,8 +119,8 @@ func TestSearchRequest(t *testing.T) {
 		req.Session != "s1" || req.Seq != 4 || !req.Now.Equal(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) || !req.NoThresholds {
 		t.Fatalf("parsed: %+v", req)
 	}
-	// The override re-normalised the other slots: E1 .2 of the .55 left.
-	if w := req.Profile.Weights.Get(fingerprint.E1); w < 0.2*0.4/0.55-1e-9 || w > 0.2*0.4/0.55+1e-9 {
+	// The override re-normalised the other slots: E1 .15 of the .75 left.
+	if w := req.Profile.Weights.Get(fingerprint.E1); w < 0.15*0.4/0.75-1e-9 || w > 0.15*0.4/0.75+1e-9 {
 		t.Errorf("E1 after E5=0.6: %v", w)
 	}
 	req = parseSearch(t, "q", "--embedder", "keywords")

@@ -47,7 +47,7 @@ func toolDefs() []toolDef {
 			"Exact-term search with BM25 over code-aware tokens (E6: camelCase and snake_case split). Best for "+
 				"identifiers, error codes, flags and file names.", searchByKeywords),
 		define("search_code", "domain", false,
-			"Search code and code-related memories: the code_search profile (E7 code encoder 0.40 with E1, E6, E10, E11).", searchCode),
+			"Search code and code-related memories (functions, APIs, snippets) with the code_search profile: the two dense text encoders (E1, E5) and keyword matching (E6) lead; no code-trained encoder is installed.", searchCode),
 		define("search_causes", "domain", false,
 			"Find the CAUSES of something: give the effect or symptom (\"the build fails with SIGABRT\"); E5 compares "+
 				"the query's effect view with the memories' cause vectors inside causal_reasoning. Returns likely causes.", searchCauses),

@@ -45,9 +45,9 @@ func TestBuiltinTable(t *testing.T) {
 		e10       float64
 		extraTypo bool
 	}{
-		{"semantic_search", fp.E1, .33, false, false, 0, false},
-		{"causal_reasoning", fp.E5, .45, false, false, 0, false},
-		{"code_search", fp.E7, .40, false, false, 0, false},
+		{"semantic_search", fp.E1, .30, false, false, 0, false},
+		{"causal_reasoning", fp.E10, .20, false, false, 0, false},
+		{"code_search", fp.E1, .45, false, false, 0, false},
 		{"fact_checking", fp.E11, .40, false, false, 0, false},
 		{"intent_search", fp.E10, 0, false, false, 1, false},
 		{"intent_enhanced", fp.E1, .55, false, false, 2, false},
@@ -137,14 +137,14 @@ func TestValidateInvariants(t *testing.T) {
 		mutate func(*Profile)
 		want   string
 	}{
-		{"negative weight", func(p *Profile) { p.Weights.Set(fp.E6, -.05); p.Weights.Set(fp.E1, .43) }, "must be in [0, 1]"},
+		{"negative weight", func(p *Profile) { p.Weights.Set(fp.E6, -.05); p.Weights.Set(fp.E1, .50) }, "must be in [0, 1]"},
 		{"weight above one", func(p *Profile) { p.Weights = Weights{}; p.Weights.Set(fp.E1, 1.5) }, "must be in [0, 1]"},
 		{"NaN weight", func(p *Profile) { p.Weights.Set(fp.E7, math.NaN()) }, "give a number"},
-		{"sum too small", func(p *Profile) { p.Weights.Set(fp.E1, .30) }, "sum to 0.97"},
-		{"sum too large", func(p *Profile) { p.Weights.Set(fp.E1, .35) }, "sum to 1.02"},
-		{"temporal in semantic", func(p *Profile) { p.Weights.Set(fp.E2, .03); p.Weights.Set(fp.E1, .30) }, "temporal slot E2"},
-		{"E12 unstaged", func(p *Profile) { p.Weights.Set(fp.E12, .03); p.Weights.Set(fp.E1, .30) }, "E12 weighs"},
-		{"E13 unstaged", func(p *Profile) { p.Weights.Set(fp.E13, .03); p.Weights.Set(fp.E1, .30) }, "E13 weighs"},
+		{"sum too small", func(p *Profile) { p.Weights.Set(fp.E1, .27) }, "sum to 0.97"},
+		{"sum too large", func(p *Profile) { p.Weights.Set(fp.E1, .32) }, "sum to 1.02"},
+		{"temporal in semantic", func(p *Profile) { p.Weights.Set(fp.E2, .03); p.Weights.Set(fp.E1, .27) }, "temporal slot E2"},
+		{"E12 unstaged", func(p *Profile) { p.Weights.Set(fp.E12, .03); p.Weights.Set(fp.E1, .27) }, "E12 weighs"},
+		{"E13 unstaged", func(p *Profile) { p.Weights.Set(fp.E13, .03); p.Weights.Set(fp.E1, .27) }, "E13 weighs"},
 		{"empty name", func(p *Profile) { p.Name = "" }, "name is empty"},
 		{"bad name", func(p *Profile) { p.Name = "My Profile" }, "lower-case"},
 		{"e10 boost negative", func(p *Profile) { p.E10Boost = -1 }, "e10_boost"},
@@ -171,7 +171,7 @@ func TestValidateInvariants(t *testing.T) {
 	p := base()
 	p.Weights.Set(fp.E2, .03)
 	p.Weights.Set(fp.E13, .02)
-	p.Weights.Set(fp.E1, .28)
+	p.Weights.Set(fp.E1, .25)
 	p.Temporal, p.Staged = true, true
 	if err := p.Validate(); err != nil {
 		t.Errorf("declared temporal+staged profile rejected: %v", err)
@@ -191,10 +191,10 @@ func TestWeightsJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Name != "code_search" || len(back.Weights) != 13 || back.Weights["E7"] != .40 || back.Weights["E13"] != 0 {
+	if back.Name != "code_search" || len(back.Weights) != 13 || back.Weights["E1"] != .45 || back.Weights["E13"] != 0 {
 		t.Errorf("round trip: %s", b)
 	}
-	if !strings.HasPrefix(string(b[strings.Index(string(b), `"weights"`):]), `"weights":{"E1":0.2,"E2":0`) {
+	if !strings.HasPrefix(string(b[strings.Index(string(b), `"weights"`):]), `"weights":{"E1":0.45,"E2":0`) {
 		t.Errorf("weights not in slot order: %s", b)
 	}
 }
@@ -237,7 +237,7 @@ func TestParseOverride(t *testing.T) {
 }
 
 func TestWithOverridesRenormalises(t *testing.T) {
-	p, _ := Lookup("causal_reasoning") // E1 .20 E5 .45 E6 .05 E7 .10 E8 .10 E10 .05 E11 .05
+	p, _ := Lookup("causal_reasoning") // E1 .15 E5 .25 E6 .20 E7 .15 E8 .03 E9 .01 E10 .20 E11 .01
 	ovs, err := ParseOverrides([]string{"E5=0.6"})
 	if err != nil {
 		t.Fatal(err)
@@ -246,9 +246,9 @@ func TestWithOverridesRenormalises(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Others summed .55 and must now share .40: factor .40/.55.
-	f := .40 / .55
-	want := map[fp.SlotID]float64{fp.E1: .20 * f, fp.E5: .6, fp.E6: .05 * f, fp.E7: .10 * f, fp.E8: .10 * f, fp.E9: 0, fp.E10: .05 * f, fp.E11: .05 * f}
+	// Others summed .75 and must now share .40: factor .40/.75.
+	f := .40 / .75
+	want := map[fp.SlotID]float64{fp.E1: .15 * f, fp.E5: .6, fp.E6: .20 * f, fp.E7: .15 * f, fp.E8: .03 * f, fp.E9: .01 * f, fp.E10: .20 * f, fp.E11: .01 * f}
 	for s, w := range want {
 		if got := q.Weights.Get(s); math.Abs(got-w) > 1e-12 {
 			t.Errorf("%s = %v, want %v", s, got, w)
@@ -257,12 +257,12 @@ func TestWithOverridesRenormalises(t *testing.T) {
 	if math.Abs(q.Weights.Sum()-1) > 1e-9 {
 		t.Errorf("sum %v", q.Weights.Sum())
 	}
-	if p.Weights.Get(fp.E5) != .45 {
+	if p.Weights.Get(fp.E5) != .25 {
 		t.Error("WithOverrides modified its receiver")
 	}
 	// Zeroing a slot gives its share to the others.
 	z, err := p.WithOverrides(Override{fp.E5, 0})
-	if err != nil || z.Weights.Get(fp.E5) != 0 || math.Abs(z.Weights.Get(fp.E1)-.20/.55) > 1e-12 {
+	if err != nil || z.Weights.Get(fp.E5) != 0 || math.Abs(z.Weights.Get(fp.E1)-.15/.75) > 1e-12 {
 		t.Errorf("E5=0: %v %v", z.Weights, err)
 	}
 }
