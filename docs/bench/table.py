@@ -2,6 +2,7 @@
 """Print the README "Benchmarks" tables from the two `bench run --json` summaries.
 
     python3 docs/bench/table.py docs/bench/clean/summary.json docs/bench/typos/summary.json
+    python3 docs/bench/table.py --dev docs/bench/py/summary.json docs/bench/py-typos/summary.json docs/bench/causal/summary.json
 """
 import json
 import sys
@@ -17,7 +18,39 @@ def ndcg(d, k):
     return f"{r['metrics']['ndcg@10']:.3f}" if r else "–"
 
 
+def verdict(r):
+    v = (r.get("vs_baseline") or {}).get("ndcg@10")
+    if not v:
+        return "baseline"
+    mark = {"win": "▲", "loss": "▼"}.get(v["verdict"], "n.s.")
+    return f"{mark} {v['delta']:+.3f} [{v['ci95']['lo']:+.3f}, {v['ci95']['hi']:+.3f}]"
+
+
+def dev(paths):
+    """One table per set: every run, nDCG@10 with its CI, the paired delta
+    against the set's baseline run, Recall@100, p95; typo nDCG@10 where a
+    typo summary of the same set is given."""
+    sets = [(p, *runs(p)) for p in paths]
+    for path, R, summary in sets:
+        if "typos" in path:
+            continue
+        T = next((r for p, r, _ in sets if p != path and "typos" in p and p.split("/")[-2].startswith(path.split("/")[-2])), {})
+        n = max((s["queries"] for r in summary["runs"] for s in r.get("stages") or []), default="?")
+        print(f"**{summary['dataset']}** ({n} queries; ▲/▼ against `{summary.get('baseline')}`, Holm-adjusted)")
+        print()
+        print("| run | nDCG@10 (95% CI) | vs baseline (paired 95% CI) | Recall@100 | typos nDCG@10 | p95 ms |")
+        print("|---|---|---|---|---|---|")
+        for r in summary["runs"]:
+            m, ci = r["metrics"], r["ci95"]["ndcg@10"]
+            print(f"| {r['name']} | {m['ndcg@10']:.3f} ({ci['lo']:.3f}–{ci['hi']:.3f}) | {verdict(r)} "
+                  f"| {m['recall@100']:.3f} | {ndcg(T, r['name'])} | {r['latency_ms']['p95']:.0f} |")
+        print()
+
+
 def main():
+    if sys.argv[1] == "--dev":
+        dev(sys.argv[2:])
+        return
     C, clean = runs(sys.argv[1])
     T, _ = runs(sys.argv[2])
     print("| profile | multi_space clean | multi_space typos | pipeline clean | pipeline typos | p95 ms multi_space / pipeline |")
