@@ -20,6 +20,7 @@ type addFlags struct {
 	tags                            []string
 	importance                      float64
 	file, jsonl                     string
+	skipLines                       int
 }
 
 func newAddCmd(a *App) *cobra.Command {
@@ -34,7 +35,9 @@ With --jsonl F (or --jsonl - for stdin) store one memory per line:
    "source": "chat", "created_at": "2026-01-02T15:04:05Z", "importance": 0.8}
 Only "content" is required; other fields are refused. A bad line is reported
 with its line number and skipped; the others are stored, each atomically.
-The exit code is 1 when any line was refused.`,
+The exit code is 1 when any line was refused. An interrupted run (Ctrl-C,
+exit 130) has stored every line it read and says how many: resume with
+--skip-lines N.`,
 		Example: `  cgraph add "use RocksDB column families per embedder: one atomic batch per memory" --type decision --tag storage
   git log -1 --format=%B | cgraph add - --type note --source git
   cgraph add --jsonl memories.jsonl`,
@@ -60,6 +63,7 @@ The exit code is 1 when any line was refused.`,
 	fl.StringVar(&f.createdAt, "created-at", "", "creation time, RFC 3339 (default now)")
 	fl.StringVar(&f.file, "file", "", "read the content from this file")
 	fl.StringVar(&f.jsonl, "jsonl", "", "store one memory per line of this JSONL file (- for stdin)")
+	fl.IntVar(&f.skipLines, "skip-lines", 0, "with --jsonl: skip the first N lines (resume an interrupted run)")
 	fl.IntVar(&a.MaxContentBytes, "max-content-bytes", record.DefaultMaxContentBytes, "refuse content longer than this many bytes")
 	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(typeNames(), cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
 	_ = cmd.MarkFlagFilename("jsonl", "jsonl", "json")                                                                  // fails only for an unknown flag

@@ -70,6 +70,10 @@ func (a *App) runAddJSONL(cmd *cobra.Command, f addFlags, args []string) (err er
 	if a.MaxContentBytes <= 0 {
 		return usagef("give a positive number of bytes", "--max-content-bytes %d is not positive", a.MaxContentBytes)
 	}
+	if f.skipLines < 0 {
+		return usagef("give 0 or the number of lines already stored", "--skip-lines %d is negative", f.skipLines)
+	}
+	a.skipLines = f.skipLines
 	in, size := a.Stdin, int64(-1)
 	if f.jsonl == "-" {
 		a.stdinHint()
@@ -187,14 +191,21 @@ func (a *App) addJSONL(e adder, r io.Reader, size int64) (bulkResult, error) {
 			}
 			continue
 		case <-ctx.Done():
-			return res, errors.Join(fmt.Errorf("interrupted after line %d (%d memories stored): add the lines after it again: %w",
-				lineNo, res.Added+len(pending), ctx.Err()), flush())
+			return res, errors.Join(fmt.Errorf("interrupted after line %d (%d memories stored, every line up to it): resume with --skip-lines %d: %w",
+				lineNo, res.Added+len(pending), lineNo, ctx.Err()), flush())
 		}
 		if rr.err != nil && !errors.Is(rr.err, io.EOF) {
 			return res, errors.Join(fmt.Errorf("read line %d: %w", lineNo, rr.err), flush())
 		}
 		if bar != nil {
 			_ = bar.Add(len(rr.line) + 1) // only draws on the terminal
+		}
+		if lineNo <= a.skipLines { // resuming: an earlier run stored it
+			if errors.Is(rr.err, io.EOF) {
+				break
+			}
+			idle.Reset(idleFlush)
+			continue
 		}
 		if lineNo == 1 {
 			rr.line = bytes.TrimPrefix(rr.line, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark some editors write

@@ -296,7 +296,7 @@ func TestBulkInterrupted(t *testing.T) {
 	src := &lineSource{n: 1000, stopAt: stopAt, stop: cancel}
 	var out, errb bytes.Buffer
 	code := ExecuteContext(ctx, []string{"--db", db, "--json", "add", "--jsonl", "-"}, src, &out, &errb)
-	if code != ExitError {
+	if code != ExitInterrupted {
 		t.Fatalf("exit %d, stderr %s", code, errb.String())
 	}
 	var res bulkResult
@@ -305,7 +305,7 @@ func TestBulkInterrupted(t *testing.T) {
 	if res.Added < stopAt-1 || res.Added >= 1000 || res.Failed != 0 {
 		t.Fatalf("summary %+v, want at least %d added and not all", res, stopAt-1)
 	}
-	want := fmt.Sprintf("interrupted after line %d (%d memories stored): add the lines after it again", res.Added, res.Added)
+	want := fmt.Sprintf("interrupted after line %d (%d memories stored, every line up to it): resume with --skip-lines %d", res.Added, res.Added, res.Added)
 	if !strings.Contains(errb.String(), want) {
 		t.Fatalf("stderr %q lacks %q", errb.String(), want)
 	}
@@ -313,6 +313,20 @@ func TestBulkInterrupted(t *testing.T) {
 	oneJSON(t, mustRun(t, "", "--db", db, "--json", "stats").stdout, &st)
 	if st.Memories != uint64(res.Added) {
 		t.Fatalf("store holds %d memories, summary says %d", st.Memories, res.Added)
+	}
+	// Resuming as told stores the rest once: 1,000 memories, no line twice.
+	var rest bulkResult
+	all, err := io.ReadAll(&lineSource{n: 1000, stop: func() {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneJSON(t, mustRun(t, string(all), "--db", db, "--json", "add", "--jsonl", "-", "--skip-lines", fmt.Sprint(res.Added)).stdout, &rest)
+	if rest.Added != 1000-res.Added {
+		t.Fatalf("resume stored %d, want %d", rest.Added, 1000-res.Added)
+	}
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "stats").stdout, &st)
+	if st.Memories != 1000 {
+		t.Fatalf("after the resume the store holds %d memories, want 1000", st.Memories)
 	}
 }
 

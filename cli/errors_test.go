@@ -36,6 +36,7 @@ func TestBadInput(t *testing.T) {
 		{"invalid UTF-8 on stdin", "ok \xff\xfe", []string{"add", "-"}, ExitUsage, []string{"content: is not valid UTF-8", "convert"}},
 		{"content over the limit", "", []string{"add", strings.Repeat("x", 11), "--max-content-bytes", "10"}, ExitUsage,
 			[]string{"content: is 11 bytes, over the limit of 10", "split it"}},
+		{"negative skip-lines", "", []string{"add", "--jsonl", "-", "--skip-lines", "-1"}, ExitUsage, []string{"--skip-lines -1 is negative"}},
 		{"file over the limit", "", []string{"add", "--file", big, "--max-content-bytes", "10"}, ExitUsage,
 			[]string{"--file " + big + " is over the limit of 10 bytes", "raise --max-content-bytes"}},
 		{"missing file", "", []string{"add", "--file", filepath.Join(dir, "nope")}, ExitUsage, []string{"--file:", "no such file", "readable file"}},

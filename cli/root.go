@@ -23,6 +23,9 @@ const (
 	ExitOK    = 0 // the command did what was asked
 	ExitError = 1 // the command failed (store, I/O, unknown id, some bulk lines refused)
 	ExitUsage = 2 // bad flags, arguments or input values: nothing was done
+	// ExitInterrupted: stopped by SIGINT/SIGTERM (128 + SIGINT, as shells
+	// report it); what was acknowledged before the signal is stored.
+	ExitInterrupted = 130
 )
 
 // App is the state one run of the command line shares between its commands:
@@ -51,6 +54,8 @@ type App struct {
 	// afterFlush, when set by a test, runs after each batch add --jsonl
 	// stores.
 	afterFlush func()
+	// skipLines is add --jsonl --skip-lines: lines an earlier run stored.
+	skipLines int
 
 	ctx         context.Context
 	wroteStdout bool // PrintJSON has written the one JSON value
@@ -216,6 +221,9 @@ func ExecuteContext(ctx context.Context, args []string, stdin io.Reader, stdout,
 		return ExitOK
 	}
 	code := exitCode(err)
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		code = ExitInterrupted
+	}
 	msg := errorMessage(err)
 	fmt.Fprintf(stderr, "cgraph: %s\n", msg)
 	if a.JSON && !a.wroteStdout {
