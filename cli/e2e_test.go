@@ -3,12 +3,40 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// cgraphBinary builds cmd/cgraph once per test run (TestMain removes it).
+func cgraphBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cgraph-cli-e2e-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "cgraph")
+		if out, err := exec.Command("go", "build", "-o", binPath, "../cmd/cgraph").CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
 
 // TestBinaryEndToEnd builds the real cgraph binary and runs init, add, get
 // and list through os/exec, as a user or script would; then, with the
@@ -18,11 +46,7 @@ func TestBinaryEndToEnd(t *testing.T) {
 		t.Skip("builds the binary; skipped with -short")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "cgraph")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/cgraph")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := cgraphBinary(t)
 	db := filepath.Join(dir, "store")
 	cg := func(stdin string, args ...string) (string, string, int) {
 		t.Helper()

@@ -51,7 +51,7 @@ names the writing process.`,
 			if ln == nil {
 				return srv.Serve(a.Context(), a.Stdin, a.Stdout)
 			}
-			return serveHTTP(a, srv, ln)
+			return serveHTTP(a, srv.HTTPHandler(), ln, "MCP (streamable HTTP)")
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this address (host:port, loopback unless --allow-remote) instead of stdio")
@@ -102,21 +102,27 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// serveHTTP serves streamable HTTP on ln until the run's context ends.
-func serveHTTP(a *App, srv *mcpserver.Server, ln net.Listener) error {
-	hs := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
-	a.Warnf("serving MCP (streamable HTTP) on http://%s/", ln.Addr())
+// serveHTTP serves h on ln until the run's context ends (SIGINT/SIGTERM),
+// then shuts down gracefully: the listener closes at once and requests in
+// flight get up to shutdownGrace to finish, before the caller closes the
+// store.
+func serveHTTP(a *App, h http.Handler, ln net.Listener, what string) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	a.Warnf("serving %s on http://%s/", what, ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
 	case err := <-done:
-		return fmt.Errorf("serve MCP on %s: %w", ln.Addr(), err)
+		return fmt.Errorf("serve %s on %s: %w", what, ln.Addr(), err)
 	case <-a.Context().Done():
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := hs.Shutdown(ctx); err != nil {
-		return fmt.Errorf("stop MCP HTTP server: %w", err)
+		return fmt.Errorf("stop %s on %s: %w", what, ln.Addr(), err)
 	}
 	return nil
 }
+
+// shutdownGrace is how long a stopping server waits for requests in flight.
+const shutdownGrace = 30 * time.Second

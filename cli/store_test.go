@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 	if sharedDir != "" {
 		os.RemoveAll(sharedDir)
 	}
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
 	os.Exit(code)
 }
 

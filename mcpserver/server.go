@@ -1,13 +1,16 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"reflect"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -52,6 +56,7 @@ type Server struct {
 	store Store
 	opts  Options
 	mcp   *mcp.Server
+	defs  []toolDef
 }
 
 // New builds the MCP server with every tool of Tools registered.
@@ -59,10 +64,10 @@ func New(store Store, o Options) *Server {
 	if o.Version == "" {
 		o.Version = engine.Version
 	}
-	s := &Server{store: store, opts: o}
+	s := &Server{store: store, opts: o, defs: toolDefs()}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "cgraph", Title: "cgraph memory and retrieval", Version: o.Version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
-	for _, t := range toolDefs() {
+	for _, t := range s.defs {
 		t.register(s, s.mcp)
 	}
 	return s
@@ -72,6 +77,38 @@ const instructions = `cgraph is a memory store for coding agents with 13 embedde
 Store facts, decisions, errors and code with store_memory; find them with search_graph (profile-driven fusion)
 or the narrower search_* tools; look through one embedder with search_by_embedder; check which slots have a
 model with list_embedder_indexes. Every result carries the memory id, a score, a snippet and per-slot explain.`
+
+// Call runs the tool name with JSON arguments outside MCP (the HTTP API
+// uses it), through the same definition an MCP call goes through: the
+// arguments are checked against the tool's input schema (an *ArgsError when
+// they do not fit), a write tool on a read-only store is a *ReadOnlyError,
+// a panic is an error, and the result is the tool's structured output.
+func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (any, error) {
+	for _, d := range s.defs {
+		if d.Name == name {
+			return d.call(ctx, s, args)
+		}
+	}
+	return nil, fmt.Errorf("mcpserver: no tool %q", name)
+}
+
+// ArgsError is a tool call whose arguments do not fit the tool's schema.
+type ArgsError struct {
+	Tool string
+	Err  error
+}
+
+func (e *ArgsError) Error() string {
+	return fmt.Sprintf("%s: invalid arguments: %v", e.Tool, e.Err)
+}
+
+func (e *ArgsError) Unwrap() error { return e.Err }
+
+// ReadOnlyError is a write refused because this server opened the store
+// read-only; its text names the writing process.
+type ReadOnlyError struct{ msg string }
+
+func (e *ReadOnlyError) Error() string { return e.msg }
 
 // MCP returns the underlying SDK server (for custom transports).
 func (s *Server) MCP() *mcp.Server { return s.mcp }
@@ -125,6 +162,9 @@ func Tools() []ToolInfo {
 type toolDef struct {
 	ToolInfo
 	register func(s *Server, m *mcp.Server)
+	// call runs the tool outside MCP (Server.Call): the same schema check,
+	// read-only refusal, panic recovery and handler.
+	call func(ctx context.Context, s *Server, args json.RawMessage) (any, error)
 }
 
 // define builds a toolDef from a typed handler. The wrapper refuses writes
@@ -141,24 +181,54 @@ func define[In any](name, kind string, write bool, desc string, h func(ctx conte
 		readOnly := !write && name != "detect_topics"
 		tool := &mcp.Tool{Name: name, Description: desc, InputSchema: inputSchema[In](), Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint: readOnly, DestructiveHint: &destructive, IdempotentHint: readOnly, OpenWorldHint: &open}}
-		mcp.AddTool(m, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					res, out = nil, nil
-					err = fmt.Errorf("internal error in %s: %v; the server is still running — please report this with the arguments used (stack: %s)", name, r, firstFrames(debug.Stack()))
-				}
-			}()
-			if write && s.store.ReadOnly() {
-				return nil, nil, s.readOnlyError(name)
-			}
-			out, err = h(ctx, s, in)
-			if err != nil {
-				return nil, nil, toolError(err)
-			}
-			return nil, out, nil
+		mcp.AddTool(m, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+			out, err := runTool(ctx, s, d.ToolInfo, in, h)
+			return nil, out, err
 		})
 	}
+	var once sync.Once
+	var resolved *jsonschema.Resolved
+	var resolveErr error
+	d.call = func(ctx context.Context, s *Server, args json.RawMessage) (any, error) {
+		once.Do(func() { resolved, resolveErr = inputSchema[In]().Resolve(nil) })
+		if resolveErr != nil {
+			return nil, fmt.Errorf("mcpserver: schema of %s: %w", name, resolveErr)
+		}
+		if len(bytes.TrimSpace(args)) == 0 {
+			args = json.RawMessage("{}")
+		}
+		var instance any
+		if err := json.Unmarshal(args, &instance); err != nil {
+			return nil, &ArgsError{Tool: name, Err: err}
+		}
+		if err := resolved.Validate(instance); err != nil {
+			return nil, &ArgsError{Tool: name, Err: err}
+		}
+		var in In
+		if err := json.Unmarshal(args, &in); err != nil {
+			return nil, &ArgsError{Tool: name, Err: err}
+		}
+		return runTool(ctx, s, d.ToolInfo, in, h)
+	}
 	return d
+}
+
+// runTool is the wrapper every call of a tool goes through, over MCP or Call.
+func runTool[In any](ctx context.Context, s *Server, d ToolInfo, in In, h func(ctx context.Context, s *Server, in In) (any, error)) (out any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = nil
+			err = fmt.Errorf("internal error in %s: %v; the server is still running — please report this with the arguments used (stack: %s)", d.Name, r, firstFrames(debug.Stack()))
+		}
+	}()
+	if d.Write && s.store.ReadOnly() {
+		return nil, &ReadOnlyError{msg: s.readOnlyError(d.Name).Error()}
+	}
+	out, err = h(ctx, s, in)
+	if err != nil {
+		return nil, toolError(err)
+	}
+	return out, nil
 }
 
 // inputSchema is the schema the SDK would infer from In, with every
@@ -211,4 +281,16 @@ func firstFrames(stack []byte) string {
 		stack = stack[:max]
 	}
 	return string(stack)
+}
+
+// IsBadInput reports whether err is the caller's mistake — arguments that
+// do not fit a tool's schema, a bad argument value, an invalid memory — so
+// that a face such as the HTTP API can answer it as bad input (400) rather
+// than as a server failure.
+func IsBadInput(err error) bool {
+	var ae *ArgsError
+	var bad *argError
+	var ve *record.ValidationError
+	var pe *profiles.ValidationError
+	return errors.As(err, &ae) || errors.As(err, &bad) || errors.As(err, &ve) || errors.As(err, &pe)
 }

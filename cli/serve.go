@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/httpapi"
+	"github.com/cgraph/cgraph/mcpserver"
+)
+
+func init() { register(newServeCmd) }
+
+// DefaultServeAddr is cgraph serve's address when --addr is not given.
+const DefaultServeAddr = "127.0.0.1:7411"
+
+func newServeCmd(a *App) *cobra.Command {
+	var addr, tokenFile string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the store over HTTP: a JSON API (/v1) and MCP (/mcp) from one warm process",
+		Long: `serve opens the store for writing, loads the models once and serves until SIGINT or
+SIGTERM:
+
+  GET    /healthz             liveness and version (never needs the token)
+  POST   /v1/memories         store a memory: {"content", "type", "tags", "session", "source", "importance", "created_at"}
+  GET    /v1/memories/{id}    one memory (?fingerprint=true adds its slots)
+  DELETE /v1/memories/{id}    delete a memory
+  POST   /v1/search           {"query", "profile", "mode", "top_k", "direction", "weights"}
+  GET    /v1/embedders        the slots, their models and indexes
+  /mcp                        MCP over streamable HTTP (the same tools as cgraph mcp)
+
+Answers are {"data": …} or {"error": {"code", "message"}} (docs: package httpapi). The
+API and the MCP tools share one definition per operation. Loopback by default; any
+other address needs --token-file, whose token every request but /healthz must send as
+"Authorization: Bearer TOKEN". Browser cross-origin requests to /mcp are refused.
+On SIGTERM the listener closes, requests in flight finish (up to 30 s) and the store
+is closed cleanly; a memory whose store request was answered is durable.`,
+		Example: `  cgraph serve
+  cgraph serve --addr 0.0.0.0:7411 --token-file ~/.config/cgraph/token
+  curl -s localhost:7411/v1/search -d '{"query": "why did the build fail", "top_k": 5}'`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			token, err := readToken(tokenFile)
+			if err != nil {
+				return err
+			}
+			host, _, err := net.SplitHostPort(addr)
+			if err != nil {
+				return usagef("give host:port, e.g. "+DefaultServeAddr, "--addr %q: %v", addr, err)
+			}
+			if !isLoopback(host) && token == "" {
+				return usagef("give --token-file FILE (a file holding a secret token) to serve beyond this machine, or use 127.0.0.1:PORT",
+					"--addr %s is not a loopback address and no token protects it", addr)
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("listen on %s: %w: choose another port with --addr", addr, err)
+			}
+			defer ln.Close() // Serve closes it first; a second close's error means nothing
+			s, err := a.OpenStore(true)
+			if err != nil {
+				return err
+			}
+			defer a.closeStore(s, &err)
+			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version})
+			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler()})
+			return serveHTTP(a, h, ln, "the cgraph API (/v1) and MCP (/mcp)")
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", DefaultServeAddr, "address to listen on (host:port); not loopback needs --token-file")
+	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token every request must send (required off loopback)")
+	_ = cmd.MarkFlagFilename("token-file") // fails only for an unknown flag
+	return cmd
+}
+
+// readToken reads a bearer token file; "" with no file.
+func readToken(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", &UsageError{Problem: fmt.Sprintf("--token-file: %v", err), Fix: "give a readable file holding the token"}
+	}
+	t := strings.TrimSpace(string(b))
+	switch {
+	case len(t) < 16:
+		return "", usagef("put a random secret of 16 or more characters in it, e.g. `openssl rand -hex 32 > FILE`", "--token-file %s holds %d characters", path, len(t))
+	case strings.ContainsAny(t, " \t\r\n"):
+		return "", usagef("put the token alone on one line", "--token-file %s holds more than one word", path)
+	}
+	return t, nil
+}
