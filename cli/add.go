@@ -1,11 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -177,13 +177,13 @@ func newMemoryFromFlags(cmd *cobra.Command, f addFlags, content string) (record.
 		}
 		n.Type = t
 	}
-	if f.createdAt != "" {
-		t, err := time.Parse(time.RFC3339Nano, f.createdAt)
-		if err != nil {
-			return n, usagef("give an RFC 3339 time such as 2026-01-02T15:04:05Z", "--created-at %q is not an RFC 3339 time", f.createdAt)
-		}
-		n.CreatedAt = t
+	t, err := record.ParseCreatedAt(f.createdAt)
+	if err != nil {
+		var ve *record.ValidationError
+		errors.As(err, &ve)
+		return n, usagef(ve.Fix, "--created-at: %s", ve.Problem)
 	}
+	n.CreatedAt = t
 	if cmd.Flags().Changed("importance") && f.importance == 0 {
 		return n, usagef("give a small positive number such as 0.01; 0 means the default 0.5 in this store version", "--importance 0 cannot be stored")
 	}

@@ -354,14 +354,11 @@ func parseJSONLine(line []byte) (record.NewMemory, error) {
 		}
 		n.Type = t
 	}
-	if j.CreatedAt != "" {
-		t, err := time.Parse(time.RFC3339Nano, j.CreatedAt)
-		if err != nil {
-			return n, &record.ValidationError{Field: "created_at", Problem: fmt.Sprintf("%q is not an RFC 3339 time", j.CreatedAt),
-				Fix: "write it like 2026-01-02T15:04:05Z"}
-		}
-		n.CreatedAt = t
+	t, err := record.ParseCreatedAt(j.CreatedAt)
+	if err != nil {
+		return n, err
 	}
+	n.CreatedAt = t
 	if j.Importance != nil {
 		if *j.Importance == 0 {
 			return n, &record.ValidationError{Field: "importance", Problem: "0 cannot be stored (it means the default 0.5)", Fix: "give a small positive number such as 0.01, or leave it out"}

@@ -49,6 +49,8 @@ func TestBadInput(t *testing.T) {
 		{"jsonl with --type", "", []string{"add", "--jsonl", "-", "--type", "fact"}, ExitUsage, []string{"--type does not apply to add --jsonl", "each JSONL line"}},
 		{"bad type", "", []string{"add", "x", "--type", "opinion"}, ExitUsage, []string{`unknown type "opinion"`, "use one of code, conversation, decision"}},
 		{"bad created-at", "", []string{"add", "x", "--created-at", "2026-13-01"}, ExitUsage, []string{"is not an RFC 3339 time", "2026-01-02T15:04:05Z"}},
+		{"zero created-at", "", []string{"add", "x", "--created-at", "0001-01-01T00:00:00Z"}, ExitUsage, []string{"outside the storable range", "between 1970 and 2262"}},
+		{"created-at before 1970", "", []string{"add", "x", "--created-at", "1969-12-31T23:59:59Z"}, ExitUsage, []string{"outside the storable range"}},
 		{"importance out of range", "", []string{"add", "x", "--importance", "1.5"}, ExitUsage, []string{"importance: 1.5 is outside [0, 1]", "from 0 to 1"}},
 		{"importance zero", "", []string{"add", "x", "--importance", "0"}, ExitUsage, []string{"--importance 0 cannot be stored", "0.01"}},
 		{"control char in tag", "", []string{"add", "x", "--tag", "a\x1bb"}, ExitUsage, []string{"tags[0]: contains the control character", "remove"}},

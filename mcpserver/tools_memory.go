@@ -47,7 +47,7 @@ func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) 
 		n.Importance = *in.Importance
 	}
 	var err error
-	if n.CreatedAt, err = parseTime("created_at", in.CreatedAt); err != nil {
+	if n.CreatedAt, err = record.ParseCreatedAt(in.CreatedAt); err != nil {
 		return nil, err
 	}
 	m, err := s.store.Add(ctx, n)

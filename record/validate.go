@@ -89,3 +89,21 @@ func checkText(field, s string, maxBytes int, required bool) error {
 	}
 	return nil
 }
+
+// ParseCreatedAt parses a created_at given by a user (RFC 3339). "" is the
+// zero time, which Add replaces by now; any time given explicitly must be
+// storable, the zero time 0001-01-01T00:00:00Z included, which would
+// otherwise be silently replaced by now.
+func ParseCreatedAt(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return t, &ValidationError{"created_at", fmt.Sprintf("%q is not an RFC 3339 time", s), "write it like 2026-01-02T15:04:05Z"}
+	}
+	if t.Before(minCreatedAt) || t.After(maxCreatedAt) {
+		return t, &ValidationError{"created_at", fmt.Sprintf("%s is outside the storable range", s), "give a time between 1970 and 2262, or leave it out for now"}
+	}
+	return t, nil
+}
