@@ -185,7 +185,10 @@ func TestBesideWriter(t *testing.T) {
 	if r.code != ExitError {
 		t.Fatalf("add beside a writer: exit %d", r.code)
 	}
-	checkMessage(t, r.stderr, []string{"is in use by process", "--read-only"})
+	checkMessage(t, r.stderr, []string{"is in use by process", "its only writer", "stop pid", "cgraph serve"})
+	if r := run(t, "", "--db", db, "delete", id); r.code != ExitError || strings.Contains(r.stderr, "open it with --read-only") {
+		t.Fatalf("delete beside a writer: exit %d, told %q", r.code, r.stderr) // a write cannot be done read-only
+	}
 	if !strings.Contains(mustRun(t, "", "--db", db, "list").stdout, id) {
 		t.Error("list beside a writer misses the memory")
 	}

@@ -34,7 +34,7 @@ func (e *StoreInUseError) Error() string {
 		who = fmt.Sprintf("process %d", e.PID)
 		stop = fmt.Sprintf("stop pid %d", e.PID)
 	}
-	return fmt.Sprintf("store %s is in use by %s: open it with --read-only, or %s and try again", e.Dir, who, stop)
+	return fmt.Sprintf("store %s is in use by %s, its only writer: %s and try again (a `cgraph serve` there takes writes over HTTP; reading commands — search, get, list, stats — work beside it with --read-only)", e.Dir, who, stop)
 }
 
 // ValidationError is bad input from a caller: which field, what is wrong and
