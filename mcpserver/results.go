@@ -1,7 +1,9 @@
 package mcpserver
 
 import (
+	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
@@ -33,6 +35,9 @@ type Hit struct {
 
 // SearchOutput is the result of every search tool.
 type SearchOutput struct {
+	// Query echoes the query, cut to maxQueryEcho bytes (at a UTF-8
+	// boundary) with its full length noted: an agent that pasted a file as
+	// its query does not get it back in every answer.
 	Query string `json:"query"`
 	// Corrections are the query words replaced by words of the store's
 	// vocabulary before the search.
@@ -56,7 +61,7 @@ func toHit(rank int, h pipeline.ResultHit, m record.Memory) Hit {
 }
 
 func toOutput(res engine.SearchResult, req engine.SearchRequest) SearchOutput {
-	out := SearchOutput{Query: res.Query, Corrections: res.Corrections, Profile: res.Profile, Mode: req.Mode.String(), Results: []Hit{}, Spaces: res.Spaces,
+	out := SearchOutput{Query: echoQuery(res.Query), Corrections: res.Corrections, Profile: res.Profile, Mode: req.Mode.String(), Results: []Hit{}, Spaces: res.Spaces,
 		TookMS: float64(res.Total.Microseconds()) / 1000}
 	if req.Mode == pipeline.ModeEmbedderFirst {
 		out.Embedder = req.Embedder.String()
@@ -138,4 +143,18 @@ func toMemoryOutput(m record.Memory) MemoryOutput {
 	return MemoryOutput{ID: m.ID, DocNum: m.DocNum, Content: m.Content, Type: m.Type, Tags: tags, Source: m.Source,
 		Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 		AccessCount: m.AccessCount, Importance: m.Importance}
+}
+
+// maxQueryEcho is how much of the query a search answer echoes.
+const maxQueryEcho = 256
+
+func echoQuery(q string) string {
+	if len(q) <= maxQueryEcho {
+		return q
+	}
+	cut := maxQueryEcho
+	for cut > 0 && !utf8.RuneStart(q[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", q[:cut], len(q))
 }
