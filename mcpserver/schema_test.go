@@ -230,3 +230,73 @@ func text(res *mcp.CallToolResult) string {
 	}
 	return sb.String()
 }
+
+// TestSchemaConstraints: as the listed tools show them to a client, every
+// numeric argument has bounds, every enumeration argument lists its values,
+// every time and id argument names its format, and a value outside them is
+// refused before the handler runs.
+func TestSchemaConstraints(t *testing.T) {
+	cs, tools := listedTools(t)
+	enums := map[string]bool{"profile": true, "mode": true, "direction": true, "type": true}
+	formats := map[string]string{"created_at": "date-time", "at": "date-time", "id": "uuid"}
+	for name, tl := range tools {
+		b, err := json.Marshal(tl.InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sch jsonschema.Schema
+		if err := json.Unmarshal(b, &sch); err != nil {
+			t.Fatal(err)
+		}
+		for arg, p := range sch.Properties {
+			switch {
+			case p.Type == "integer" || p.Type == "number":
+				if p.Minimum == nil && p.ExclusiveMinimum == nil {
+					t.Errorf("%s.%s: a number without a lower bound", name, arg)
+				}
+			case enums[arg]:
+				if len(p.Enum) == 0 {
+					t.Errorf("%s.%s: an enumeration without its values", name, arg)
+				}
+				for _, v := range p.Enum {
+					if _, ok := v.(string); !ok {
+						t.Errorf("%s.%s: enum value %v is not a string", name, arg, v)
+					}
+				}
+			case formats[arg] != "":
+				if p.Format != formats[arg] {
+					t.Errorf("%s.%s: format %q, want %q", name, arg, p.Format, formats[arg])
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		says string
+	}{
+		{"search_graph", map[string]any{"query": "q", "profile": "fastest"}, "profile"},
+		{"search_graph", map[string]any{"query": "q", "mode": "embedder_first"}, "mode"},
+		{"search_graph", map[string]any{"query": "q", "top_k": 0}, "top_k"},
+		{"search_graph", map[string]any{"query": "q", "top_k": 101}, "top_k"},
+		{"search_connections", map[string]any{"query": "q", "direction": "effects"}, "direction"},
+		{"store_memory", map[string]any{"content": "x", "type": "gossip"}, "type"},
+		{"store_memory", map[string]any{"content": "x", "importance": 0}, "importance"},
+		{"get_session_timeline", map[string]any{"session": "s", "limit": 1000}, "limit"},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err == nil && (res == nil || !res.IsError) {
+			t.Errorf("%s %v: accepted", c.tool, c.args)
+			continue
+		}
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		} else {
+			msg = text(res)
+		}
+		if !strings.Contains(msg, c.says) {
+			t.Errorf("%s %v: refusal %q does not name %s", c.tool, c.args, msg, c.says)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
 )
@@ -179,7 +180,7 @@ func define[In any](name, kind string, write bool, desc string, h func(ctx conte
 		// detect_topics runs on read-only servers too but saves a snapshot
 		// where it can: not a read-only tool for the host.
 		readOnly := !write && name != "detect_topics"
-		tool := &mcp.Tool{Name: name, Description: desc, InputSchema: inputSchema[In](), Annotations: &mcp.ToolAnnotations{
+		tool := &mcp.Tool{Name: name, Description: desc, InputSchema: inputSchema[In](name), Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint: readOnly, DestructiveHint: &destructive, IdempotentHint: readOnly, OpenWorldHint: &open}}
 		mcp.AddTool(m, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 			out, err := runTool(ctx, s, d.ToolInfo, in, h)
@@ -190,7 +191,7 @@ func define[In any](name, kind string, write bool, desc string, h func(ctx conte
 	var resolved *jsonschema.Resolved
 	var resolveErr error
 	d.call = func(ctx context.Context, s *Server, args json.RawMessage) (any, error) {
-		once.Do(func() { resolved, resolveErr = inputSchema[In]().Resolve(nil) })
+		once.Do(func() { resolved, resolveErr = inputSchema[In](name).Resolve(nil) })
 		if resolveErr != nil {
 			return nil, fmt.Errorf("mcpserver: schema of %s: %w", name, resolveErr)
 		}
@@ -236,17 +237,72 @@ func runTool[In any](ctx context.Context, s *Server, d ToolInfo, in In, h func(c
 // pointers nullable (type ["null", "array"]), which some MCP hosts cannot map
 // (the MCP Inspector's portability check flags it). An omitted field is
 // still optional; an explicit null is refused.
-func inputSchema[In any]() *jsonschema.Schema {
+func inputSchema[In any](tool string) *jsonschema.Schema {
 	s, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(In), err)) // a programming error, caught by every test
 	}
-	for _, p := range s.Properties {
+	for name, p := range s.Properties {
 		if len(p.Types) == 2 && p.Types[0] == "null" {
 			p.Type, p.Types = p.Types[1], nil
 		}
+		constrain(tool, name, p)
 	}
 	return s
+}
+
+// constrain gives an argument its enumeration, bounds or format, by the
+// argument's name: the same name means the same thing in every tool (one
+// parser in args.go serves them all), so one table serves every schema. The
+// handlers keep their own checks (Call and MCP both validate first).
+func constrain(tool, name string, p *jsonschema.Schema) {
+	bounds := func(lo, hi float64) {
+		p.Minimum = &lo
+		if hi > 0 {
+			p.Maximum = &hi
+		}
+	}
+	switch name {
+	case "top_k", "limit", "members_shown", "recent":
+		bounds(1, maxTopK)
+	case "from_seq":
+		bounds(1, 0)
+	case "min_cluster_size":
+		bounds(2, 1000)
+	case "min_samples":
+		bounds(1, 1000)
+	case "importance":
+		zero, one := 0.0, 1.0
+		p.ExclusiveMinimum, p.Maximum = &zero, &one
+	case "profile":
+		p.Enum = enum(profiles.Names())
+	case "mode":
+		p.Enum = enum([]string{pipeline.ModeMultiSpace.String(), pipeline.ModePipeline.String(), pipeline.ModeE1Only.String()})
+	case "direction":
+		if tool == "search_connections" { // E8: what the query imports or calls, or what imports or calls it
+			p.Enum = enum([]string{"sources", "targets"})
+			return
+		}
+		p.Enum = enum([]string{pipeline.DirectionAny.String(), pipeline.DirectionCauses.String(), pipeline.DirectionEffects.String()})
+	case "type":
+		var ts []string
+		for _, t := range record.Types() {
+			ts = append(ts, string(t))
+		}
+		p.Enum = enum(ts)
+	case "created_at", "at":
+		p.Format = "date-time"
+	case "id":
+		p.Format = "uuid"
+	}
+}
+
+func enum(vs []string) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = v
+	}
+	return out
 }
 
 // readOnlyError is the refusal of a write tool on a server that does not
