@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"reflect"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -182,25 +185,45 @@ func define[In any](name, kind string, write bool, desc string, h func(ctx conte
 		readOnly := !write && name != "detect_topics"
 		tool := &mcp.Tool{Name: name, Description: desc, InputSchema: inputSchema[In](name), Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint: readOnly, DestructiveHint: &destructive, IdempotentHint: readOnly, OpenWorldHint: &open}}
-		mcp.AddTool(m, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-			out, err := runTool(ctx, s, d.ToolInfo, in, h)
-			return nil, out, err
+		// The raw handler: arguments are checked by d.call, so an MCP call
+		// and Server.Call give the same answers, and an argument outside its
+		// enum or bounds is told in words (checkConstraints) rather than in
+		// the schema validator's terms.
+		m.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			out, err := d.call(ctx, s, req.Params.Arguments)
+			if err != nil {
+				var res mcp.CallToolResult
+				res.SetError(err)
+				return &res, nil
+			}
+			b, err := json.Marshal(out)
+			if err != nil {
+				return nil, fmt.Errorf("%s: marshaling the output: %w", name, err)
+			}
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 		})
 	}
 	var once sync.Once
+	var schema *jsonschema.Schema
 	var resolved *jsonschema.Resolved
 	var resolveErr error
 	d.call = func(ctx context.Context, s *Server, args json.RawMessage) (any, error) {
-		once.Do(func() { resolved, resolveErr = inputSchema[In](name).Resolve(nil) })
+		once.Do(func() {
+			schema = inputSchema[In](name)
+			resolved, resolveErr = schema.Resolve(nil)
+		})
 		if resolveErr != nil {
 			return nil, fmt.Errorf("mcpserver: schema of %s: %w", name, resolveErr)
 		}
-		if len(bytes.TrimSpace(args)) == 0 {
+		if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 			args = json.RawMessage("{}")
 		}
 		var instance any
 		if err := json.Unmarshal(args, &instance); err != nil {
 			return nil, &ArgsError{Tool: name, Err: err}
+		}
+		if err := checkConstraints(schema, instance); err != nil {
+			return nil, err
 		}
 		if err := resolved.Validate(instance); err != nil {
 			return nil, &ArgsError{Tool: name, Err: err}
@@ -295,6 +318,60 @@ func constrain(tool, name string, p *jsonschema.Schema) {
 	case "id":
 		p.Format = "uuid"
 	}
+}
+
+// checkConstraints checks the enums and bounds constrain gave, naming the
+// argument and the fix; the schema validator then checks the rest (types,
+// unknown and missing arguments).
+func checkConstraints(schema *jsonschema.Schema, instance any) error {
+	args, ok := instance.(map[string]any)
+	if !ok {
+		return nil // not an object: the validator says so
+	}
+	for name, p := range schema.Properties {
+		v, ok := args[name]
+		if !ok {
+			continue
+		}
+		if len(p.Enum) > 0 && !slices.Contains(p.Enum, v) {
+			vs := make([]string, len(p.Enum))
+			for i, e := range p.Enum {
+				vs[i] = fmt.Sprint(e)
+			}
+			return badArg(name, "give one of "+strings.Join(vs, ", ")+", or leave it out", "%s is not a valid value", jsonText(v))
+		}
+		x, isNum := v.(float64)
+		if !isNum {
+			continue
+		}
+		lo, hi := math.Inf(-1), math.Inf(1)
+		if p.Minimum != nil {
+			lo = *p.Minimum
+		}
+		if p.Maximum != nil {
+			hi = *p.Maximum
+		}
+		above := p.ExclusiveMinimum == nil || x > *p.ExclusiveMinimum
+		if x < lo || x > hi || !above {
+			fix := fmt.Sprintf("give a number from %g to %g, or leave it out for the default", lo, hi)
+			switch {
+			case p.ExclusiveMinimum != nil:
+				fix = fmt.Sprintf("give a number above %g and at most %g, or leave it out for the default", *p.ExclusiveMinimum, hi)
+			case math.IsInf(hi, 1):
+				fix = fmt.Sprintf("give a number of %g or more, or leave it out for the default", lo)
+			}
+			return badArg(name, fix, "%s is out of range", jsonText(v))
+		}
+	}
+	return nil
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 func enum(vs []string) []any {

@@ -73,7 +73,7 @@ run --method tools/call --tool-name search_by_keywords --tool-arg query=WriteBat
 
 # The inspector exits non-zero (5) when a tool answers isError: expected here.
 bad=$(run --method tools/call --tool-name search_graph --tool-arg query=x --tool-arg profile=no_such_profile 2>/dev/null || true)
-printf '%s' "$bad" | check "a bad profile is a tool error naming the argument and the valid values (schema enum)" \
-		'd.isError === true && d.content[0].text.includes("/properties/profile") && d.content[0].text.includes("semantic_search")'
+printf '%s' "$bad" | check "a bad profile is a tool error naming the argument and the valid values" \
+		'd.isError === true && d.content[0].text.includes("\"profile\"") && d.content[0].text.includes("semantic_search")'
 
 log "all checks passed"
