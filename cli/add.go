@@ -35,9 +35,9 @@ With --jsonl F (or --jsonl - for stdin) store one memory per line:
    "source": "chat", "created_at": "2026-01-02T15:04:05Z", "importance": 0.8}
 Only "content" is required; other fields are refused. A bad line is reported
 with its line number and skipped; the others are stored, each atomically.
-The exit code is 1 when any line was refused. An interrupted run (Ctrl-C,
-exit 130) has stored every line it read and says how many: resume with
---skip-lines N.`,
+The exit code is 1 when any line was refused. An interrupted run (Ctrl-C:
+exit 130; SIGTERM: 143) has stored every line it read and says how many:
+resume with --skip-lines N.`,
 		Example: `  cgraph add "use RocksDB column families per embedder: one atomic batch per memory" --type decision --tag storage
   git log -1 --format=%B | cgraph add - --type note --source git
   cgraph add --jsonl memories.jsonl`,

@@ -23,9 +23,11 @@ const (
 	ExitOK    = 0 // the command did what was asked
 	ExitError = 1 // the command failed (store, I/O, unknown id, some bulk lines refused)
 	ExitUsage = 2 // bad flags, arguments or input values: nothing was done
-	// ExitInterrupted: stopped by SIGINT/SIGTERM (128 + SIGINT, as shells
-	// report it); what was acknowledged before the signal is stored.
+	// ExitInterrupted and ExitTerminated: stopped by SIGINT or SIGTERM (128
+	// + the signal, as shells report it); what was acknowledged before the
+	// signal is stored.
 	ExitInterrupted = 130
+	ExitTerminated  = 143
 )
 
 // App is the state one run of the command line shares between its commands:
@@ -199,13 +201,35 @@ func xdgDir(getenv func(string) string, env, fallback string) string {
 // stderr as "cgraph: <what was wrong>: <how to fix it>". It stops long
 // commands on the first SIGINT/SIGTERM; a second one kills the process.
 func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, sigterm)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, sigterm)
+	defer signal.Stop(sigs)
 	go func() {
-		<-ctx.Done()
-		stop() // restore the default action for the next signal
+		select {
+		case sig := <-sigs:
+			signal.Stop(sigs) // restore the default action for the next signal
+			cancel(&signalError{sig})
+		case <-ctx.Done():
+		}
 	}()
 	return ExecuteContext(ctx, args, stdin, stdout, stderr)
+}
+
+// signalError is the cause of a run's context cancelled by a signal.
+type signalError struct{ sig os.Signal }
+
+func (e *signalError) Error() string { return "stopped by " + e.sig.String() }
+
+// interruptCode is the exit code of a command a signal stopped: 128 + the
+// signal's number, as shells report it (130 for SIGINT, 143 for SIGTERM).
+func interruptCode(ctx context.Context) int {
+	var se *signalError
+	if errors.As(context.Cause(ctx), &se) && se.sig == sigterm {
+		return ExitTerminated
+	}
+	return ExitInterrupted
 }
 
 // ExecuteContext is Execute with a caller's context and no signal handling.
@@ -222,7 +246,7 @@ func ExecuteContext(ctx context.Context, args []string, stdin io.Reader, stdout,
 	}
 	code := exitCode(err)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		code = ExitInterrupted
+		code = interruptCode(ctx)
 	}
 	msg := errorMessage(err)
 	fmt.Fprintf(stderr, "cgraph: %s\n", msg)

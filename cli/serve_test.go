@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os/exec"
@@ -128,4 +129,59 @@ func TestServeEndToEnd(t *testing.T) {
 		}
 	}
 	t.Logf("%d acknowledged, %d stored", len(acked), len(listed))
+}
+
+// TestSignalExitCodes: a bulk add stopped by SIGINT exits 130, by SIGTERM
+// 143; either way the lines it read are stored and it names the line to
+// resume after, which matches what the store holds.
+func TestSignalExitCodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	bin := cgraphBinary(t)
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, ExitInterrupted}, {syscall.SIGTERM, ExitTerminated}} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "store")
+			if out, err := exec.Command(bin, "--db", db, "init").CombinedOutput(); err != nil {
+				t.Fatalf("init: %v %s", err, out)
+			}
+			cmd := exec.Command(bin, "--db", db, "add", "--jsonl", "-")
+			in, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				fmt.Fprintf(in, "{\"content\": \"line %d\"}\n", i+1)
+			}
+			time.Sleep(time.Second) // let it read and store them (it stores after 200 ms of quiet); stdin stays open
+			if err := cmd.Process.Signal(c.sig); err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != c.code {
+				t.Fatalf("exit: %v, want code %d; stderr %s", err, c.code, stderr.String())
+			}
+			m := regexp.MustCompile(`resume with --skip-lines (\d+)`).FindStringSubmatch(stderr.String())
+			if m == nil {
+				t.Fatalf("stderr names no line to resume after: %s", stderr.String())
+			}
+			out, err := exec.Command(bin, "--db", db, "--json", "stats").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st statsJSON
+			if err := json.Unmarshal(out, &st); err != nil || fmt.Sprint(st.Memories) != m[1] {
+				t.Fatalf("store holds %d memories, the message says %s were read: %v", st.Memories, m[1], err)
+			}
+		})
+	}
 }
