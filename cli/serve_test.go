@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -35,31 +33,7 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatalf("serve on 0.0.0.0 without a token: %v %s", err, out)
 	}
 
-	srv := exec.Command(bin, "--db", db, "serve", "--addr", "127.0.0.1:0")
-	stderr, err := srv.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Process.Kill() }) // after a clean exit it reports "already finished"
-	addrRe := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)/`)
-	sc := bufio.NewScanner(stderr)
-	var base string
-	for sc.Scan() {
-		if m := addrRe.FindStringSubmatch(sc.Text()); m != nil {
-			base = "http://" + m[1]
-			break
-		}
-	}
-	if base == "" {
-		t.Fatalf("serve never said where it listens: %v", sc.Err())
-	}
-	go func() { // drain the rest of stderr so the server never blocks on it
-		for sc.Scan() {
-		}
-	}()
+	base, srv := startServe(t, bin, db)
 
 	var mu sync.Mutex
 	var acked []string
@@ -69,23 +43,12 @@ func TestServeEndToEnd(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; ; i++ {
-				body := fmt.Sprintf(`{"content": "writer %d memory %d"}`, w, i)
-				resp, err := http.Post(base+"/v1/memories", "application/json", strings.NewReader(body))
-				if err != nil {
-					return // the server stopped listening
-				}
-				var env struct {
-					Data struct {
-						ID string `json:"id"`
-					} `json:"data"`
-				}
-				err = json.NewDecoder(resp.Body).Decode(&env)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusCreated || err != nil {
-					return
+				id, ok := storeOverHTTP(base, fmt.Sprintf("writer %d memory %d", w, i))
+				if !ok {
+					return // the server stopped
 				}
 				mu.Lock()
-				acked = append(acked, env.Data.ID)
+				acked = append(acked, id)
 				mu.Unlock()
 			}
 		}()
