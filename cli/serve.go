@@ -37,7 +37,7 @@ SIGTERM:
 Answers are {"data": …} or {"error": {"code", "message"}} (docs: package httpapi). The
 API and the MCP tools share one definition per operation. Loopback by default; any
 other address needs --token-file, whose token every request but /healthz must send as
-"Authorization: Bearer TOKEN". Browser cross-origin requests to /mcp are refused.
+"Authorization: Bearer TOKEN". Cross-origin browser requests are refused (403).
 On SIGTERM the listener closes, requests in flight finish (up to 30 s) and the store
 is closed cleanly; a memory whose store request was answered is durable.`,
 		Example: `  cgraph serve

@@ -15,7 +15,8 @@
 //
 // A success is {"data": …}; a failure is {"error": {"code", "message"}}
 // with the HTTP status of its code: bad_request 400, unauthorized 401,
-// not_found 404, read_only 409, too_large 413, internal 500.
+// forbidden 403 (a cross-origin browser request), not_found 404, read_only
+// 409, too_large 413, internal 500.
 //
 // It must not open, close or write the store itself, and it does not listen:
 // the caller (cgraph serve) owns the listener and the store.
@@ -29,7 +30,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/cgraph/cgraph/mcpserver"
 	"github.com/cgraph/cgraph/record"
@@ -86,7 +86,14 @@ func Handler(c Caller, o Options) http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s: the API is under /v1 (memories, search, embedders), MCP on /mcp", r.Method, r.URL.Path))
 	})
-	return mux
+	// A web page the user visits must not write to or read from the store
+	// through the user's browser: cross-origin requests that are not safe
+	// (POST, DELETE) are refused (Sec-Fetch-Site / Origin checks).
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, http.StatusForbidden, "forbidden", "cross-origin browser request refused: call the API from a program, not from a web page")
+	}))
+	return cop.Handler(mux)
 }
 
 type handler struct {
@@ -113,10 +120,10 @@ func (h *handler) auth(next http.Handler) http.Handler {
 // argsFunc builds a tool's JSON arguments from a request.
 type argsFunc func(r *http.Request) (json.RawMessage, error)
 
+// bodyArgs reads the JSON arguments from the body. Any Content-Type is
+// taken (curl -d sends application/x-www-form-urlencoded) as long as the body
+// is JSON: browsers are kept out by the cross-origin check, not by the type.
 func bodyArgs(r *http.Request) (json.RawMessage, error) {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		return nil, badRequest("Content-Type %q: send application/json", ct)
-	}
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError

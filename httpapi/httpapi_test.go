@@ -247,3 +247,29 @@ func TestReadOnlyServer(t *testing.T) {
 		t.Fatalf("read on read-only: %d", code)
 	}
 }
+
+// TestBrowsersAndContentTypes: curl's default form content type is taken
+// when the body is JSON; a cross-site browser POST is refused and stores
+// nothing.
+func TestBrowsersAndContentTypes(t *testing.T) {
+	hs, e := server(t, "", "")
+	req, _ := http.NewRequest("POST", hs.URL+"/v1/memories", strings.NewReader(`{"content": "sent like curl -d"}`))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := hs.Client().Do(req)
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("curl-style POST: %v %v", err, resp.Status)
+	}
+	resp.Body.Close()
+	req, _ = http.NewRequest("POST", hs.URL+"/v1/memories", strings.NewReader(`{"content": "from a web page"}`))
+	req.Header.Set("Content-Type", "text/plain")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	req.Header.Set("Origin", "https://evil.example")
+	resp, err = hs.Client().Do(req)
+	if err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-site browser POST: %v %v", err, resp.Status)
+	}
+	resp.Body.Close()
+	if got := mustList(t, e); len(got) != 1 || got[0] != "sent like curl -d" {
+		t.Fatalf("store holds %q", got)
+	}
+}

@@ -152,8 +152,9 @@ func results(t *testing.T, d map[string]any) []map[string]any {
 	return out
 }
 
-// checkHits asserts that every search result carries an id, a score, a
-// snippet and per-slot explain data.
+// checkHits asserts that every search result carries an id, a score and a
+// snippet, and per-slot explain data exactly when the answer explains
+// (explain: true).
 func checkHits(t *testing.T, tool string, d map[string]any) []map[string]any {
 	t.Helper()
 	hs := results(t, d)
@@ -162,12 +163,10 @@ func checkHits(t *testing.T, tool string, d map[string]any) []map[string]any {
 		if len(id) != 36 || h["snippet"] == "" || h["score"] == nil {
 			t.Fatalf("%s: hit without id/snippet/score: %v", tool, h)
 		}
-		if _, ok := h["slots"].(map[string]any); !ok {
-			t.Fatalf("%s: hit without per-slot explain: %v", tool, h)
+		_, explained := d["spaces"]
+		if _, ok := h["slots"].(map[string]any); ok != explained {
+			t.Fatalf("%s: per-slot explain %v in a hit of an answer with spaces %v (explain: true gives both, else neither): %v", tool, ok, explained, h)
 		}
-	}
-	if _, ok := d["spaces"].([]any); !ok {
-		t.Fatalf("%s: no spaces report: %v", tool, d)
 	}
 	return hs
 }
@@ -236,7 +235,13 @@ func TestMCPEndToEnd(t *testing.T) {
 			t.Errorf("slot %v unavailable without a reason", m["slot"])
 		}
 	}
-	kw := use("search_by_embedder", map[string]any{"query": "zebra-striped caches", "embedder": "E6", "top_k": 3})
+	kw := use("search_by_embedder", map[string]any{"query": "zebra-striped caches", "embedder": "E6", "top_k": 3, "explain": true})
+	if _, ok := kw["spaces"]; !ok {
+		t.Fatalf("search_by_embedder with explain: no spaces: %v", kw)
+	}
+	if compact := use("search_by_embedder", map[string]any{"query": "zebra-striped caches", "embedder": "E6", "top_k": 3}); compact["spaces"] != nil {
+		t.Fatalf("search_by_embedder without explain carries spaces: %v", compact)
+	}
 	if s := topSnippet(t, "search_by_embedder", kw); !strings.Contains(s, "zebra-striped") {
 		t.Fatalf("search_by_embedder E6: top %q", s)
 	}
@@ -250,8 +255,11 @@ func TestMCPEndToEnd(t *testing.T) {
 	}
 
 	// domain tools
-	g := use("search_graph", map[string]any{"query": "why does the process abort when the tests finish", "top_k": 5})
+	g := use("search_graph", map[string]any{"query": "why does the process abort when the tests finish", "top_k": 5, "explain": true})
 	checkHits(t, "search_graph", g)
+	if _, ok := g["spaces"].([]any); !ok {
+		t.Fatalf("search_graph with explain: no spaces report: %v", g)
+	}
 	gw := use("search_graph", map[string]any{"query": "fusion of rankings", "profile": "causal_reasoning", "weights": map[string]any{"E6": 0.5}, "mode": "multi_space"})
 	if gw["profile"] != "causal_reasoning" {
 		t.Fatalf("search_graph profile: %v", gw["profile"])
@@ -267,8 +275,8 @@ func TestMCPEndToEnd(t *testing.T) {
 	if s := topSnippet(t, "search_code", code); e.hasModel && !strings.Contains(s, "errors") {
 		t.Errorf("search_code: top %q", s)
 	}
-	causes := use("search_causes", map[string]any{"query": "the build fails with undefined reference to rocksdb_options_set_blob_cache"})
-	effects := use("search_effects", map[string]any{"query": "the build fails with undefined reference to rocksdb_options_set_blob_cache"})
+	causes := use("search_causes", map[string]any{"query": "the build fails with undefined reference to rocksdb_options_set_blob_cache", "explain": true})
+	effects := use("search_effects", map[string]any{"query": "the build fails with undefined reference to rocksdb_options_set_blob_cache", "explain": true})
 	checkDirection(t, causes, "causes", "backward")
 	checkDirection(t, effects, "effects", "forward")
 	checkHits(t, "search_connections", use("search_connections", map[string]any{"query": "engine/write.go AddBatch", "direction": "targets"}))
@@ -428,8 +436,8 @@ func TestMCPCausalDirection(t *testing.T) {
 	}
 	better := 0
 	for _, p := range pairs {
-		c := ok(t, cs, "search_by_embedder", map[string]any{"query": p.effect, "embedder": "E5", "direction": "causes", "top_k": 100})
-		f := ok(t, cs, "search_by_embedder", map[string]any{"query": p.effect, "embedder": "E5", "direction": "effects", "top_k": 100})
+		c := ok(t, cs, "search_by_embedder", map[string]any{"query": p.effect, "embedder": "E5", "direction": "causes", "top_k": 100, "explain": true})
+		f := ok(t, cs, "search_by_embedder", map[string]any{"query": p.effect, "embedder": "E5", "direction": "effects", "top_k": 100, "explain": true})
 		checkDirection(t, c, "causes", "backward")
 		checkDirection(t, f, "effects", "forward")
 		rc, sc := e5(c, p.cause)

@@ -28,7 +28,7 @@ type Hit struct {
 	CreatedAt time.Time   `json:"created_at"`
 	// Slots explains the score: each slot's rank, raw score, WRRF
 	// contribution and threshold level.
-	Slots  pipeline.SlotScores `json:"slots"`
+	Slots  pipeline.SlotScores `json:"slots,omitempty"`
 	Boosts []pipeline.Boost    `json:"boosts,omitempty"`
 	Badges []string            `json:"badges,omitempty"`
 }
@@ -49,7 +49,7 @@ type SearchOutput struct {
 	Results     []Hit               `json:"results"`
 	// Spaces says what happened in each slot searched: ok, empty,
 	// unavailable (no model: fallback applied), skipped or failed.
-	Spaces []pipeline.SpaceReport `json:"spaces"`
+	Spaces []pipeline.SpaceReport `json:"spaces,omitempty"`
 	Notes  []string               `json:"notes,omitempty"`
 	TookMS float64                `json:"took_ms"`
 }
@@ -88,6 +88,16 @@ func toOutput(res engine.SearchResult, req engine.SearchRequest) SearchOutput {
 		out.Notes = append(out.Notes, "no memory matched above the slots' low thresholds; try other words, search_by_keywords for exact terms, or search_robust for misspellings")
 	}
 	return out
+}
+
+// compact drops the explanation from a search answer: per-result slot
+// scores and boosts and the per-space report (the notes keep what degraded).
+// The search tools return it unless asked to explain.
+func (o *SearchOutput) compact() {
+	for i := range o.Results {
+		o.Results[i].Slots, o.Results[i].Boosts = nil, nil
+	}
+	o.Spaces = nil
 }
 
 // SlotEntry is one slot of a stored fingerprint.

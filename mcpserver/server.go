@@ -252,7 +252,22 @@ func runTool[In any](ctx context.Context, s *Server, d ToolInfo, in In, h func(c
 	if err != nil {
 		return nil, toolError(err)
 	}
+	if so, ok := out.(SearchOutput); ok && !explains(in) {
+		so.compact()
+		out = so
+	}
 	return out, nil
+}
+
+// explains reports whether a tool's arguments ask for the explanation (a
+// bool field Explain, which every search tool's arguments have).
+func explains(in any) bool {
+	v := reflect.ValueOf(in)
+	if v.Kind() != reflect.Struct {
+		return false
+	}
+	f := v.FieldByName("Explain")
+	return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
 }
 
 // inputSchema is the schema the SDK would infer from In, with every

@@ -67,7 +67,7 @@ if grep -qi "warning" "$tmp/list.err"; then
 fi
 log "ok: no schema portability warnings"
 
-run --method tools/call --tool-name search_by_keywords --tool-arg query=WriteBatch --tool-arg top_k=3 |
+run --method tools/call --tool-name search_by_keywords --tool-arg query=WriteBatch --tool-arg top_k=3 --tool-arg explain=true |
 	check "search_by_keywords finds the WriteBatch decision" \
 		'!d.isError && d.structuredContent.results.length > 0 && d.structuredContent.results[0].snippet.includes("WriteBatch") && "E6" in d.structuredContent.results[0].slots'
 
