@@ -63,9 +63,9 @@ func (s *Server) slotSearch(ctx context.Context, query string, slot fingerprint.
 }
 
 type queryIn struct {
-	Query string `json:"query" jsonschema:"what to look for, in natural language or code"`
-	TopK  int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
-	Explain bool `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Query   string `json:"query" jsonschema:"what to look for, in natural language or code"`
+	TopK    int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Explain bool   `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 // ---- embedder tools
@@ -75,7 +75,7 @@ type searchByEmbedderIn struct {
 	Embedder  string `json:"embedder" jsonschema:"the one slot to search: E1 semantic, E5 causal, E6 keywords (BM25), E7 code, E8 graph, E9 typo-robust, E10 intent, E11 entities, E13 SPLADE (or their names); E2-E4 and E12 cannot lead a search"`
 	TopK      int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
 	Direction string `json:"direction,omitempty" jsonschema:"for E5/E8: causes (the query describes an effect), effects (it describes a cause); default both"`
-	Explain bool `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Explain   bool   `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 func searchByEmbedder(ctx context.Context, s *Server, in searchByEmbedderIn) (any, error) {
@@ -295,7 +295,7 @@ type searchGraphIn struct {
 	Mode      string             `json:"mode,omitempty" jsonschema:"multi_space (default: every weighted slot searched over the whole store, fused by weighted RRF), pipeline (five stages from a keyword/SPLADE recall set), e1_only"`
 	TopK      int                `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
 	Direction string             `json:"direction,omitempty" jsonschema:"for E5/E8: causes (the query describes an effect), effects (it describes a cause); default both"`
-	Explain bool `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Explain   bool               `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 func searchGraph(ctx context.Context, s *Server, in searchGraphIn) (any, error) {
@@ -334,7 +334,7 @@ type intentIn struct {
 	Query    string `json:"query" jsonschema:"the goal or intent, e.g. \"make startup faster\""`
 	TopK     int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
 	Enhanced bool   `json:"enhanced,omitempty" jsonschema:"use intent_enhanced (a stronger E10 boost on E1) instead of intent_search"`
-	Explain bool `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Explain  bool   `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 func searchByIntent(ctx context.Context, s *Server, in intentIn) (any, error) {
@@ -367,7 +367,7 @@ type connectionsIn struct {
 	Query     string `json:"query" jsonschema:"a module, file, function or path, e.g. \"engine/write.go AddBatch\""`
 	TopK      int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
 	Direction string `json:"direction,omitempty" jsonschema:"targets (what the query imports or calls), sources (what imports or calls it); default both"`
-	Explain bool `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Explain   bool   `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 func searchConnections(ctx context.Context, s *Server, in connectionsIn) (any, error) {
@@ -405,9 +405,9 @@ func timeProfile(name string, slot fingerprint.SlotID) (profiles.Profile, error)
 }
 
 type recentIn struct {
-	Query string `json:"query,omitempty" jsonschema:"what to look for; leave out to list the newest memories"`
-	TopK  int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
-	Explain bool `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Query   string `json:"query,omitempty" jsonschema:"what to look for; leave out to list the newest memories"`
+	TopK    int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Explain bool   `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 func searchRecent(ctx context.Context, s *Server, in recentIn) (any, error) {
@@ -439,10 +439,10 @@ func searchRecent(ctx context.Context, s *Server, in recentIn) (any, error) {
 }
 
 type periodicIn struct {
-	Query string `json:"query" jsonschema:"what to look for"`
-	At    string `json:"at,omitempty" jsonschema:"RFC 3339 time whose hour of day and day of week to match, e.g. 2026-03-02T09:00:00Z (a Monday morning); default now"`
-	TopK  int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
-	Explain bool `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Query   string `json:"query" jsonschema:"what to look for"`
+	At      string `json:"at,omitempty" jsonschema:"RFC 3339 time whose hour of day and day of week to match, e.g. 2026-03-02T09:00:00Z (a Monday morning); default now"`
+	TopK    int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Explain bool   `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 func searchPeriodic(ctx context.Context, s *Server, in periodicIn) (any, error) {
