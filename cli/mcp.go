@@ -47,6 +47,9 @@ names the writing process.`,
 				return err
 			}
 			defer a.closeStore(s, &err)
+			if err := s.Warm(a.Context()); err != nil {
+				return err
+			}
 			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer})
 			if ln == nil {
 				return srv.Serve(a.Context(), a.Stdin, a.Stdout)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/engine/internal/cellar"
@@ -125,6 +126,17 @@ func (s *Engine) ReadOnly() bool { return s.ro }
 
 // Registry returns the embedders the store computes fingerprints with.
 func (s *Engine) Registry() *embedders.Registry { return s.reg }
+
+// Warm opens every model the registry has by fingerprinting one short text
+// (and throws it away): model sessions open on first use, so a long-lived
+// server calls Warm at start and its first request does not pay for loading.
+// It writes nothing.
+func (s *Engine) Warm(ctx context.Context) error {
+	if _, err := s.reg.EmbedDocuments(ctx, []embedders.Input{{Text: "cgraph warm-up: load the models", Created: time.Now()}}); err != nil {
+		return fmt.Errorf("warm the models: %w", err)
+	}
+	return nil
+}
 
 // Get returns a memory (records the access on a writable store, like
 // cellar.Get).

@@ -28,7 +28,7 @@ func (e *denseEmbedder) Status() embedders.SlotStatus { return e.status }
 // text gets an unavailable entry (there is nothing to embed).
 func (e *denseEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
 	texts, idx := nonEmpty(docs)
-	vs, err := e.lm.m.EmbedPrefixed(ctx, e.docPrefix, texts)
+	vs, err := e.lm.EmbedPrefixed(ctx, e.docPrefix, texts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.slot, err)
 	}
@@ -95,7 +95,7 @@ func embedOne(ctx context.Context, lm *loaded, prefix, text string, s fingerprin
 	if strings.TrimSpace(text) == "" {
 		return nil, fmt.Errorf("%s: empty query: give some text to search for", s)
 	}
-	vs, err := lm.m.EmbedPrefixed(ctx, prefix, []string{text})
+	vs, err := lm.EmbedPrefixed(ctx, prefix, []string{text})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s, err)
 	}

@@ -8,7 +8,9 @@
 // library the model slots are unavailable saying `make setup`.
 //
 // Each model file is opened once (one runtime.Model, one ONNX Runtime
-// session) and shared by every slot that uses it; slots that read the same
+// session), on the first run that needs it — building the registry opens no
+// session, so a keyword-only search loads no model — and shared by every
+// slot that uses it; slots that read the same
 // run of a model share it per batch (sharedPass): E1 and E12 (e5-small-v2),
 // E7 and E10 (all-MiniLM-L6-v2). Every slot's producer is the model id plus a
 // sha256 over the ONNX file's pinned sha256, the slot's recipe and its

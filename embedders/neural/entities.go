@@ -55,7 +55,7 @@ func (e *entityEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.In
 	if len(texts) == 0 {
 		return out, nil
 	}
-	vs, err := e.lm.m.EmbedPrefixed(ctx, "", texts)
+	vs, err := e.lm.EmbedPrefixed(ctx, "", texts)
 	if err != nil {
 		return nil, fmt.Errorf("E11: %w", err)
 	}

@@ -103,7 +103,7 @@ func (e *intentEmbedder) Status() embedders.SlotStatus { return e.status }
 // reports false when the sentences' tokens do not line up with tm's.
 func (e *intentEmbedder) spans(text string, tm runtime.TokenMatrix) (a, b []float32, ok bool) {
 	ss, mask := intentMask(text)
-	tok := e.lm.m.Tokenizer()
+	tok := e.lm.Tokenizer()
 	special := tok.SpecialCount()
 	first := 0
 	for first < len(tm.Special) && tm.Special[first] {
@@ -187,7 +187,7 @@ func (e *intentEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.In
 			Note: truncNote(r.Tokens.Meta, e.lm), Value: fingerprint.Pair{A: a, B: b}}
 	}
 	if len(sep) > 0 {
-		vs, err := e.lm.m.EmbedPrefixed(ctx, "", sep)
+		vs, err := e.lm.EmbedPrefixed(ctx, "", sep)
 		if err != nil {
 			return nil, fmt.Errorf("E10: %w", err)
 		}

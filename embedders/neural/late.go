@@ -167,7 +167,7 @@ func (p *sharedPass) run(ctx context.Context, docs []embedders.Input, texts []st
 	}
 	p.mu.Unlock()
 	if owner {
-		r.res, r.err = p.lm.m.EmbedWithTokens(ctx, p.prefix, texts)
+		r.res, r.err = p.lm.EmbedWithTokens(ctx, p.prefix, texts)
 		close(r.done)
 	} else {
 		select {
@@ -301,7 +301,7 @@ func buildE1E12(l *loader) ([]embedders.Embedder, error) {
 			if err := nonEmptyQuery(text); err != nil {
 				return fingerprint.Tokens{}, err
 			}
-			res, err := d.lm.m.EmbedWithTokens(ctx, d.queryPrefix, []string{text})
+			res, err := d.lm.EmbedWithTokens(ctx, d.queryPrefix, []string{text})
 			if err != nil {
 				return fingerprint.Tokens{}, err
 			}
@@ -335,7 +335,7 @@ func buildColBERT(l *loader) (embedders.Embedder, error) {
 	qp, dp := lm.meta.QueryPrefix, lm.meta.PassagePrefix
 	return &lateEmbedder{lm: lm,
 		docs: func(ctx context.Context, _ []embedders.Input, texts []string) ([]fingerprint.Tokens, []runtime.Meta, error) {
-			res, err := lm.m.EmbedWithTokens(ctx, dp, texts)
+			res, err := lm.EmbedWithTokens(ctx, dp, texts)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -349,7 +349,7 @@ func buildColBERT(l *loader) (embedders.Embedder, error) {
 			if err := nonEmptyQuery(text); err != nil {
 				return fingerprint.Tokens{}, err
 			}
-			res, err := lm.m.EmbedWithTokens(ctx, qp, []string{text})
+			res, err := lm.EmbedWithTokens(ctx, qp, []string{text})
 			if err != nil {
 				return fingerprint.Tokens{}, err
 			}
@@ -413,7 +413,7 @@ func (e *sparseEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.In
 	for i := range texts {
 		texts[i] = keywords.SplitIdentifiers(texts[i])
 	}
-	res, err := e.lm.m.Sparse(ctx, runtime.ViewPassage, texts)
+	res, err := e.lm.Sparse(ctx, runtime.ViewPassage, texts)
 	if err != nil {
 		return nil, fmt.Errorf("E13: %w", err)
 	}
@@ -432,7 +432,7 @@ func (e *sparseEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (emb
 	if err := nonEmptyQuery(q.Text); err != nil {
 		return embedders.QueryView{}, fmt.Errorf("E13: %w", err)
 	}
-	res, err := e.lm.m.Sparse(ctx, runtime.ViewQuery, []string{keywords.SplitIdentifiers(q.Text)})
+	res, err := e.lm.Sparse(ctx, runtime.ViewQuery, []string{keywords.SplitIdentifiers(q.Text)})
 	if err != nil {
 		return embedders.QueryView{}, fmt.Errorf("E13: %w", err)
 	}

@@ -1,13 +1,17 @@
 package neural
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"os"
+	"sync"
 
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/models"
 	"github.com/cgraph/cgraph/models/runtime"
+	"github.com/cgraph/cgraph/models/tokenizer"
 )
 
 // loader opens each model file once and hands the same *runtime.Model to
@@ -23,12 +27,72 @@ type loader struct {
 	why map[models.ModelID]string
 }
 
-// loaded is one open model and the identity of its weights.
+// loaded is one installed model and the identity of its weights. Its ONNX
+// Runtime session is opened on first use (model), not when the registry is
+// built: a command that needs no model view (a keyword search, list, get)
+// loads no model, and one that needs a few loads those few.
 type loaded struct {
 	id   models.ModelID
 	meta *models.Model
-	m    *runtime.Model
 	onnx string // pinned sha256 of the ONNX file, hex
+	rc   runtime.Config
+
+	once sync.Once
+	m    *runtime.Model
+	err  error
+}
+
+// errClosed is the error of a model used after its registry closed.
+var errClosed = errors.New("neural: the embedder registry is closed")
+
+// model opens the session on first use; an error (a file that passes the
+// quick size/mtime check but does not load) is returned to every caller.
+func (lm *loaded) model() (*runtime.Model, error) {
+	lm.once.Do(func() {
+		m, err := runtime.Open(lm.rc)
+		if err != nil {
+			lm.err = fmt.Errorf("neural: %w", err)
+			return
+		}
+		lm.m = m
+	})
+	return lm.m, lm.err
+}
+
+// The model's runs, opening it first.
+
+func (lm *loaded) EmbedPrefixed(ctx context.Context, prefix string, texts []string) ([]runtime.Dense, error) {
+	m, err := lm.model()
+	if err != nil {
+		return nil, err
+	}
+	return m.EmbedPrefixed(ctx, prefix, texts)
+}
+
+func (lm *loaded) EmbedWithTokens(ctx context.Context, prefix string, texts []string) ([]runtime.Pooled, error) {
+	m, err := lm.model()
+	if err != nil {
+		return nil, err
+	}
+	return m.EmbedWithTokens(ctx, prefix, texts)
+}
+
+func (lm *loaded) Sparse(ctx context.Context, view runtime.View, texts []string) ([]runtime.Sparse, error) {
+	m, err := lm.model()
+	if err != nil {
+		return nil, err
+	}
+	return m.Sparse(ctx, view, texts)
+}
+
+// Tokenizer is the model's tokenizer. It must be called only after a run of
+// the model succeeded (the session, and with it the tokenizer, is open).
+func (lm *loaded) Tokenizer() *tokenizer.Tokenizer {
+	m, err := lm.model()
+	if err != nil {
+		panic(fmt.Sprintf("neural: Tokenizer of %s before a successful run: %v", lm.id, err))
+	}
+	return m.Tokenizer()
 }
 
 func newLoader(cfg Config) (*loader, error) {
@@ -85,17 +149,17 @@ func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 	}
 	rc.Device, rc.AllowCPUFallback = l.cfg.Device, l.cfg.AllowCPUFallback
 	rc.IntraOpThreads, rc.BatchSize = l.cfg.IntraOpThreads, l.cfg.BatchSize
-	m, err := runtime.Open(rc)
-	if errors.Is(err, runtime.ErrNoRuntime) {
-		why := fmt.Sprintf("model %s installed but the ONNX Runtime library is missing (%v): run make setup", id, err)
+	lib := rc.LibraryPath
+	if lib == "" {
+		lib = runtime.LibraryPath()
+	}
+	if _, err := os.Stat(lib); err != nil { // the session opens later (model); a missing library is known now
+		why := fmt.Sprintf("model %s installed but the ONNX Runtime library is missing (%s: %v): run make setup", id, lib, err)
 		l.why[id] = why
 		return nil, why, nil
 	}
-	if err != nil {
-		return nil, "", fmt.Errorf("neural: %w", err)
-	}
 	f, _ := meta.File(models.RoleONNX)
-	lm = &loaded{id: id, meta: meta, m: m, onnx: f.SHA256}
+	lm = &loaded{id: id, meta: meta, onnx: f.SHA256, rc: rc}
 	l.open[id] = lm
 	return lm, "", nil
 }
@@ -104,7 +168,10 @@ func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 func (l *loader) close() error {
 	var errs []error
 	for _, lm := range l.open {
-		errs = append(errs, lm.m.Close())
+		lm.once.Do(func() { lm.err = errClosed }) // never opened: stays closed
+		if lm.m != nil {
+			errs = append(errs, lm.m.Close())
+		}
 	}
 	return errors.Join(errs...)
 }

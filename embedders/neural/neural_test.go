@@ -2,6 +2,7 @@ package neural
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -236,5 +237,48 @@ func TestPrecisionProducers(t *testing.T) {
 	}
 	if m := def.Get(fingerprint.E7).Status().Producer.Model; m != "all-minilm-l6-v2" {
 		t.Errorf("default E7 model %q, want fp32 all-minilm-l6-v2", m)
+	}
+}
+
+// TestModelsOpenOnFirstUse: building the registry opens no ONNX session; the
+// first run of a model opens it (once, shared), and closing the loader keeps
+// a never-used model closed.
+func TestModelsOpenOnFirstUse(t *testing.T) {
+	requireModels(t, Config{})
+	l, err := newLoader(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := Models(Config{})
+	if err != nil || len(ids) < 2 {
+		t.Fatalf("models %v: %v", ids, err)
+	}
+	used, unused := ids[0], ids[1]
+	a, why, err := l.get(used)
+	if err != nil || a == nil {
+		t.Fatalf("get %s: %v %s", used, err, why)
+	}
+	b, _, err := l.get(unused)
+	if err != nil || b == nil {
+		t.Fatal(err)
+	}
+	if again, _, _ := l.get(used); again != a {
+		t.Fatal("a second get opened another model")
+	}
+	if a.m != nil || b.m != nil {
+		t.Fatal("a model session was opened before its first use")
+	}
+	vs, err := a.EmbedPrefixed(context.Background(), "", []string{"open me"})
+	if err != nil || len(vs) != 1 || a.m == nil {
+		t.Fatalf("first use of %s: %v, %d vectors, session %v", used, err, len(vs), a.m != nil)
+	}
+	if b.m != nil {
+		t.Fatalf("using %s opened %s too", used, unused)
+	}
+	if err := l.close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.EmbedPrefixed(context.Background(), "", []string{"too late"}); !errors.Is(err, errClosed) {
+		t.Fatalf("use after close: %v, want errClosed", err)
 	}
 }

@@ -71,7 +71,7 @@ func (e *pairEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Inpu
 	if len(texts) == 0 {
 		return out, nil
 	}
-	vs, err := e.lm.m.EmbedPrefixed(ctx, "", texts)
+	vs, err := e.lm.EmbedPrefixed(ctx, "", texts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.slot, err)
 	}
