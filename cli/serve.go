@@ -70,7 +70,7 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			if err := s.Warm(a.Context()); err != nil {
 				return err
 			}
-			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version})
+			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter()})
 			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler()})
 			return serveHTTP(a, h, ln, "the cgraph API (/v1) and MCP (/mcp)")
 		},

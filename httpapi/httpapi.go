@@ -11,6 +11,7 @@
 //	GET    /v1/memories/{id}    get_memory (?fingerprint=true)
 //	DELETE /v1/memories/{id}    delete_memory
 //	POST   /v1/search           search_graph
+//	POST   /v1/context          get_context (memories packed into a token budget)
 //	GET    /v1/embedders        list_embedder_indexes
 //
 // A success is {"data": …}; a failure is {"error": {"code", "message"}}
@@ -77,6 +78,7 @@ func Handler(c Caller, o Options) http.Handler {
 		return json.Marshal(map[string]any{"id": r.PathValue("id")})
 	})))
 	mux.Handle("POST /v1/search", h.auth(h.tool("search_graph", bodyArgs)))
+	mux.Handle("POST /v1/context", h.auth(h.tool("get_context", bodyArgs)))
 	mux.Handle("GET /v1/embedders", h.auth(h.tool("list_embedder_indexes", func(*http.Request) (json.RawMessage, error) {
 		return json.RawMessage("{}"), nil
 	})))

@@ -119,6 +119,14 @@ func TestMemoryLifecycle(t *testing.T) {
 	if code != http.StatusOK || json.Unmarshal(env.Data, &res) != nil || len(res.Results) != 1 || res.Results[0].ID != stored.ID {
 		t.Fatalf("search: %d %s", code, env.Data)
 	}
+	code, env = do(t, hs, "POST", "/v1/context", "", `{"query": "compaction stalls", "budget": 100, "profile": "fact_checking"}`)
+	var cx struct {
+		Tokens   int    `json:"tokens"`
+		Markdown string `json:"markdown"`
+	}
+	if code != http.StatusOK || json.Unmarshal(env.Data, &cx) != nil || cx.Tokens > 100 || !strings.Contains(cx.Markdown, "[1] fact · ") {
+		t.Fatalf("context: %d %s", code, env.Data)
+	}
 	if code, _ = do(t, hs, "DELETE", "/v1/memories/"+stored.ID, "", ""); code != http.StatusOK {
 		t.Fatalf("delete: %d", code)
 	}

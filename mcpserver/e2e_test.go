@@ -201,7 +201,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	}
 	slices.Sort(names) // the SDK lists tools by name
 	slices.Sort(want)
-	if !slices.Equal(names, want) || len(names) != 22 {
+	if !slices.Equal(names, want) || len(names) != 23 {
 		t.Fatalf("tools/list: %v, want %v", names, want)
 	}
 
@@ -252,6 +252,16 @@ func TestMCPEndToEnd(t *testing.T) {
 	cmp := use("compare_embedder_views", map[string]any{"query": "RocksDB column family handles", "embedders": []string{"E6", "E9"}, "top_k": 5})
 	if ov, _ := cmp["overlap"].(map[string]any); len(ov) != 2 {
 		t.Fatalf("compare_embedder_views: %v", cmp)
+	}
+
+	// context packing: the budget holds, items cite, duplicates are named
+	cx := use("get_context", map[string]any{"query": "why does the process abort when the tests finish", "budget": 300})
+	items, _ := cx["items"].([]any)
+	if md, _ := cx["markdown"].(string); len(items) == 0 || !strings.Contains(md, "[1] ") || cx["tokens"].(float64) > 300 || cx["tokens"].(float64) <= 0 {
+		t.Fatalf("get_context: %v", cx)
+	}
+	if c, _ := cx["counter"].(string); !strings.Contains(c, "e5-small-v2") && e.hasModel {
+		t.Errorf("get_context counted with %q, want the e5 tokenizer", c)
 	}
 
 	// domain tools
@@ -497,7 +507,7 @@ func TestMCPHTTP(t *testing.T) {
 	}
 	defer cs.Close()
 	lt, err := cs.ListTools(ctx, nil)
-	if err != nil || len(lt.Tools) != 22 {
+	if err != nil || len(lt.Tools) != 23 {
 		t.Fatalf("tools/list over HTTP: %v, %d tools", err, len(lt.Tools))
 	}
 	d := ok(t, cs, "search_by_keywords", map[string]any{"query": "WriteBatch"})

@@ -24,6 +24,7 @@ var sampleArgs = map[string]map[string]any{
 	"get_embedder_clusters":  {"embedder": "E1", "min_cluster_size": 3, "min_samples": 2, "members_shown": 5},
 	"compare_embedder_views": {"query": "q", "embedders": []string{"E1", "E6"}, "top_k": 5},
 	"search_graph":           {"explain": true, "query": "q", "profile": "causal_reasoning", "weights": map[string]float64{"E5": 0.6}, "mode": "multi_space", "top_k": 5, "direction": "effects"},
+	"get_context":            {"query": "q", "budget": 500, "profile": "semantic_search", "candidates": 10},
 	"search_robust":          {"explain": true, "query": "q", "top_k": 5},
 	"search_by_intent":       {"explain": true, "query": "q", "top_k": 5, "enhanced": true},
 	"search_by_keywords":     {"explain": true, "query": "q", "top_k": 5},
@@ -42,7 +43,7 @@ var sampleArgs = map[string]map[string]any{
 
 // wantTools is DESIGN.md's tool list ("Interfaces"), exactly.
 var wantTools = []string{"store_memory", "get_memory", "delete_memory",
-	"search_by_embedder", "list_embedder_indexes", "get_embedder_clusters", "compare_embedder_views",
+	"search_by_embedder", "list_embedder_indexes", "get_embedder_clusters", "compare_embedder_views", "get_context",
 	"search_graph", "search_robust", "search_by_intent", "search_by_keywords", "search_code", "search_causes",
 	"search_effects", "search_connections", "search_by_entities", "search_recent", "search_periodic", "get_session_timeline",
 	"detect_topics", "get_topic_stability", "get_divergence_alerts"}

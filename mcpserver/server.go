@@ -19,6 +19,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cgraph/cgraph/contextpack"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
@@ -48,6 +49,9 @@ type Store interface {
 type Options struct {
 	// Version is reported to clients in the initialize handshake.
 	Version string
+	// Tokens counts tokens for get_context's budget; nil counts
+	// approximately (contextpack.Approx), which the answer says.
+	Tokens contextpack.Counter
 	// WriterPID is the process holding the store's writer lock when this
 	// server opened the store read-only because of it (0: unknown or not
 	// applicable). Write tools name it in their refusal.
@@ -301,8 +305,10 @@ func constrain(tool, name string, p *jsonschema.Schema) {
 		}
 	}
 	switch name {
-	case "top_k", "limit", "members_shown", "recent":
+	case "top_k", "limit", "members_shown", "recent", "candidates":
 		bounds(1, maxTopK)
+	case "budget":
+		bounds(64, 32000)
 	case "from_seq":
 		bounds(1, 0)
 	case "min_cluster_size":

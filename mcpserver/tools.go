@@ -31,6 +31,10 @@ func toolDefs() []toolDef {
 			"Rank the same query in several slots side by side: each slot's top results, the Jaccard overlap of "+
 				"every pair of slots, the consensus (memories every slot finds) and the disagreements (a slot's top-3 "+
 				"that another slot misses). Shows which representation sees what.", compareEmbedderViews),
+		define("get_context", "memory", false,
+			"Get the memories that matter for a task, packed into a token budget as Markdown to put in your prompt: the best "+
+				"matches first, near-duplicates dropped, each item with a citation handle ([1], [2]), type, date and id. Use it "+
+				"at the start of a task instead of several searches.", getContext),
 		// domain
 		define("search_graph", "domain", false,
 			"The main search: fuse the slots of a weight profile (default semantic_search) with weighted RRF. Choose "+

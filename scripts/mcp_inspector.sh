@@ -58,8 +58,8 @@ check() {
 	log "ok: $what"
 }
 
-run --method tools/list 2>"$tmp/list.err" | check "tools/list lists the 22 tools" \
-	'd.tools.length === 22 && ["store_memory","search_graph","search_causes","get_session_timeline","get_divergence_alerts"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
+run --method tools/list 2>"$tmp/list.err" | check "tools/list lists the 23 tools" \
+	'd.tools.length === 23 && ["store_memory","search_graph","search_causes","get_session_timeline","get_divergence_alerts"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
 
 if grep -qi "warning" "$tmp/list.err"; then
 	cat "$tmp/list.err" >&2

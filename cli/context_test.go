@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cgraph/cgraph/mcpserver"
+)
+
+// TestContextCommand: the packed context fits the budget as counted, cites
+// its items in order, and drops an exact repeat as a near-duplicate; bad
+// budgets are usage errors.
+func TestContextCommand(t *testing.T) {
+	db := newStore(t)
+	lines := []string{
+		`{"content": "The build fails on CI because librocksdb-dev 7.8.3 is missing from the image."}`,
+		`{"content": "The build fails on CI because librocksdb-dev 7.8.3 is missing from the image!"}`,
+		`{"content": "CI images are rebuilt every Monday from docker/ci.Dockerfile; the build pins librocksdb-dev."}`,
+	}
+	mustRun(t, strings.Join(lines, "\n")+"\n", "--db", db, "add", "--jsonl", "-")
+	var out mcpserver.ContextOutput
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "context", "why does the build fail on CI librocksdb-dev", "--budget", "200", "--profile", "fact_checking").stdout, &out)
+	if out.Tokens > 200 || out.Tokens <= 0 || out.Budget != 200 || !strings.Contains(out.Counter, "approximate") {
+		t.Fatalf("packing: %d of %d tokens, counter %q", out.Tokens, out.Budget, out.Counter)
+	}
+	if len(out.Items) != 2 || out.Items[0].Cite != "[1]" || out.Items[1].Cite != "[2]" || !strings.Contains(out.Markdown, "[2] note · ") {
+		t.Fatalf("items %+v\n%s", out.Items, out.Markdown)
+	}
+	if len(out.Dropped) != 1 || !strings.HasPrefix(out.Dropped[0].Reason, "near-duplicate of [") {
+		t.Fatalf("dropped %+v", out.Dropped)
+	}
+	human := mustRun(t, "", "--db", db, "context", "librocksdb-dev", "--budget", "100")
+	if !strings.HasPrefix(human.stdout, "## Memories for: librocksdb-dev") || !strings.Contains(human.stderr, "of 100 tokens") {
+		t.Fatalf("markdown output: %q / %q", human.stdout, human.stderr)
+	}
+	for _, args := range [][]string{{"context", "q", "--budget", "10"}, {"context", "q", "--candidates", "0"}, {"context"}, {"context", "q", "--profile", "nope"}} {
+		if r := run(t, "", append([]string{"--db", db}, args...)...); r.code != ExitUsage {
+			t.Errorf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+}

@@ -1,0 +1,221 @@
+// Package contextpack packs ranked memories into a token budget, for a
+// prompt: the best memories first, each whole where it fits, near-duplicates
+// of a memory already packed dropped, every item with a citation handle
+// ([1], [2], …) the model can cite back. The budget is counted with a real
+// tokenizer (a Counter) over exactly the text Markdown renders, so the
+// rendered context never exceeds it.
+//
+// It must not search or read the store: the caller ranks the candidates.
+package contextpack
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Counter counts the tokens of a text.
+type Counter interface {
+	Count(text string) int
+	// Name says which tokenizer counts (shown with every packing).
+	Name() string
+}
+
+// Candidate is one ranked memory offered to Pack, best first.
+type Candidate struct {
+	ID        string
+	Type      string
+	CreatedAt time.Time
+	Score     float64
+	Content   string
+}
+
+// Item is one packed memory.
+type Item struct {
+	Cite      string    `json:"cite"` // "[1]", "[2]", … in packing order
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	CreatedAt time.Time `json:"created_at"`
+	Score     float64   `json:"score"`
+	Content   string    `json:"content"` // cut at a word boundary when Truncated
+	Truncated bool      `json:"truncated,omitempty"`
+	Tokens    int       `json:"tokens"` // of the item as rendered, header line included
+}
+
+// Drop is a candidate left out, and why.
+type Drop struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// Packed is the result of Pack.
+type Packed struct {
+	Query   string `json:"query"`
+	Budget  int    `json:"budget"`
+	Tokens  int    `json:"tokens"` // of Markdown(), at most Budget
+	Counter string `json:"counter"`
+	Items   []Item `json:"items"`
+	Dropped []Drop `json:"dropped"`
+}
+
+// Options tune Pack.
+type Options struct {
+	// Budget is the most tokens the rendered context may take. Required.
+	Budget int
+	// DuplicateJaccard is the word-trigram Jaccard similarity at which a
+	// candidate counts as a near-duplicate of a packed item (0 means 0.8).
+	DuplicateJaccard float64
+	// MinTruncated is the fewest tokens left for which the first candidate
+	// that does not fit is cut to fit instead of dropped (0 means 32).
+	MinTruncated int
+}
+
+// Pack fills the budget with cands in order. A candidate that does not fit
+// whole is cut at a word boundary to fill the rest when at least
+// MinTruncated tokens remain (then packing stops); otherwise it is dropped
+// and smaller ones after it may still fit.
+func Pack(query string, cands []Candidate, c Counter, o Options) (Packed, error) {
+	if o.Budget <= 0 {
+		return Packed{}, fmt.Errorf("contextpack: budget %d: give a positive number of tokens", o.Budget)
+	}
+	if o.DuplicateJaccard == 0 {
+		o.DuplicateJaccard = 0.8
+	}
+	if o.MinTruncated == 0 {
+		o.MinTruncated = 32
+	}
+	p := Packed{Query: query, Budget: o.Budget, Counter: c.Name(), Items: []Item{}, Dropped: []Drop{}}
+	used := c.Count(header(query))
+	if used > o.Budget {
+		return Packed{}, fmt.Errorf("contextpack: budget %d is smaller than the context's own header (%d tokens): give a larger budget", o.Budget, used)
+	}
+	var shingles []map[string]bool
+	full := false
+	for _, cand := range cands {
+		if full {
+			p.Dropped = append(p.Dropped, Drop{cand.ID, "over budget"})
+			continue
+		}
+		sh := trigrams(cand.Content)
+		if k := duplicateOf(sh, shingles, o.DuplicateJaccard); k >= 0 {
+			p.Dropped = append(p.Dropped, Drop{cand.ID, fmt.Sprintf("near-duplicate of %s", p.Items[k].Cite)})
+			continue
+		}
+		it := Item{Cite: fmt.Sprintf("[%d]", len(p.Items)+1), ID: cand.ID, Type: cand.Type, CreatedAt: cand.CreatedAt, Score: cand.Score, Content: cand.Content}
+		it.Tokens = c.Count(it.render())
+		left := o.Budget - used
+		if it.Tokens > left {
+			if left < o.MinTruncated {
+				p.Dropped = append(p.Dropped, Drop{cand.ID, "over budget"})
+				continue
+			}
+			cut, ok := fit(it, c, left)
+			if !ok {
+				p.Dropped = append(p.Dropped, Drop{cand.ID, "over budget"})
+				continue
+			}
+			it, full = cut, true
+		}
+		used += it.Tokens
+		p.Items = append(p.Items, it)
+		shingles = append(shingles, sh)
+	}
+	p.Tokens = c.Count(p.Markdown())
+	if p.Tokens > o.Budget { // the parts were counted apart; never hand out more than asked
+		return Packed{}, fmt.Errorf("contextpack: rendered context counts %d tokens, over the budget %d (a tokenizer that is not additive over lines)", p.Tokens, o.Budget)
+	}
+	return p, nil
+}
+
+// Markdown renders the packed context for a prompt.
+func (p Packed) Markdown() string {
+	var b strings.Builder
+	b.WriteString(header(p.Query))
+	for _, it := range p.Items {
+		b.WriteString(it.render())
+	}
+	return b.String()
+}
+
+func header(query string) string {
+	return fmt.Sprintf("## Memories for: %s\n\n", oneLine(query))
+}
+
+// render is an item as Markdown: a header line with its citation handle,
+// type, date and id, then its content, then a blank line.
+func (it Item) render() string {
+	content := strings.TrimSpace(it.Content)
+	if it.Truncated {
+		content += " …"
+	}
+	return fmt.Sprintf("%s %s · %s · %s\n%s\n\n", it.Cite, it.Type, it.CreatedAt.UTC().Format("2006-01-02"), it.ID, content)
+}
+
+// fit cuts it's content at a word boundary to the longest prefix whose
+// rendering takes at most left tokens.
+func fit(it Item, c Counter, left int) (Item, bool) {
+	words := strings.Fields(it.Content)
+	lo, hi := 0, len(words) // lo words fit; find the largest
+	try := func(n int) Item {
+		x := it
+		x.Content, x.Truncated = strings.Join(words[:n], " "), true
+		x.Tokens = c.Count(x.render())
+		return x
+	}
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if try(mid).Tokens <= left {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo == 0 {
+		return Item{}, false
+	}
+	return try(lo), true
+}
+
+// trigrams is the set of word trigrams of a text, lower-cased, punctuation
+// dropped; texts of fewer than three words give their words.
+func trigrams(text string) map[string]bool {
+	ws := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	out := map[string]bool{}
+	if len(ws) < 3 {
+		for _, w := range ws {
+			out[w] = true
+		}
+		return out
+	}
+	for i := 0; i+3 <= len(ws); i++ {
+		out[ws[i]+" "+ws[i+1]+" "+ws[i+2]] = true
+	}
+	return out
+}
+
+// duplicateOf returns the index of the first packed item whose trigram set
+// has Jaccard similarity ≥ min with sh, or -1.
+func duplicateOf(sh map[string]bool, packed []map[string]bool, min float64) int {
+	for k, o := range packed {
+		inter := 0
+		for g := range sh {
+			if o[g] {
+				inter++
+			}
+		}
+		union := len(sh) + len(o) - inter
+		if union > 0 && float64(inter)/float64(union) >= min {
+			return k
+		}
+	}
+	return -1
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200]) + "…"
+	}
+	return s
+}
