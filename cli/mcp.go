@@ -110,7 +110,10 @@ func isLoopback(host string) bool {
 // flight get up to shutdownGrace to finish, before the caller closes the
 // store.
 func serveHTTP(a *App, h http.Handler, ln net.Listener, what string) error {
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// No WriteTimeout: MCP streams answers over long-lived responses. A
+	// client must send its request within ReadTimeout; idle keep-alive
+	// connections close after IdleTimeout.
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute}
 	a.Warnf("serving %s on http://%s/", what, ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
