@@ -12,6 +12,7 @@ build:
 
 test: setup lint
 	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 ./engine ./pipeline
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
@@ -23,3 +24,9 @@ bench: setup
 
 demo: setup
 	bash scripts/demo.sh
+
+# The long reliability runs: 100 SIGKILLs of a writing server, and 60 s of
+# eight readers beside a writer under the race detector.
+soak: setup
+	bash scripts/soak.sh
+	CGRAPH_RW_SECONDS=60 $(GO) test -race -count=1 -run TestReadersBesideAWriter -v ./engine
