@@ -70,6 +70,11 @@ run clean --profiles all,bench-out/learned-go.toml --modes e1_only,multi_space,p
 run typos --queries queries-typos.jsonl --profiles typo_tolerant,semantic_search,code_search,pipeline_full,balanced \
   --modes e1_only,multi_space,pipeline,embedder_first --embedders E5,E7,E9
 
+# Every space earns its place? Each weighted slot removed in turn, paired against the whole.
+"$CGRAPH" --json bench ablate --data "$SET" --store "$STORE" --profile pipeline_full --max-queries "$QUERIES" --seed 1 >"$OUT/ablate-pipeline_full.json"
+"$CGRAPH" --json bench ablate --data "$SET" --store "$STORE" --profile code_search --mode multi_space --max-queries "$QUERIES" --seed 1 >"$OUT/ablate-code_search.json"
+python3 docs/bench/table.py --ablate "$OUT/ablate-pipeline_full.json" "$OUT/ablate-code_search.json"
+
 "$CGRAPH" bench compare bench-out/clean/report.json bench-out/clean/report.json --run e1_only --run-b multi_space:pipeline_stage2_scoring
 "$CGRAPH" bench compare bench-out/clean/report.json bench-out/typos/report.json --run pipeline:typo_tolerant
 python3 docs/bench/table.py "$OUT/clean/summary.json" "$OUT/typos/summary.json"

@@ -3,6 +3,7 @@
 
     python3 docs/bench/table.py docs/bench/clean/summary.json docs/bench/typos/summary.json
     python3 docs/bench/table.py --dev docs/bench/py/summary.json docs/bench/py-typos/summary.json docs/bench/causal/summary.json
+    python3 docs/bench/table.py --ablate docs/bench/ablate-pipeline_full.json docs/bench/ablate-code_search.json
 """
 import json
 import sys
@@ -47,7 +48,26 @@ def dev(paths):
         print()
 
 
+def ablate(paths):
+    """One table per `bench ablate --json` output: ΔnDCG@10 of each slot removed."""
+    for path in paths:
+        with open(path) as f:
+            a = json.load(f)
+        print(f"**{a['mode']}:{a['profile']}** on {a['data']}: nDCG@10 {a['ndcg_at_10']:.3f} with every slot")
+        print()
+        print("| slot removed | nDCG@10 | Δ (paired 95% CI) | p | queries better / worse without it |")
+        print("|---|---|---|---|---|")
+        for r in a["ablations"]:
+            mark = "▼" if r["delta_ci95_high"] < 0 else ("▲" if r["delta_ci95_low"] > 0 else "n.s.")
+            print(f"| {r['removed']} | {r['ndcg_at_10']:.3f} | {mark} {r['delta']:+.3f} [{r['delta_ci95_low']:+.3f}, {r['delta_ci95_high']:+.3f}] "
+                  f"| {r['p_value']:.3f} | {r['wins']} / {r['losses']} |")
+        print()
+
+
 def main():
+    if sys.argv[1] == "--ablate":
+        ablate(sys.argv[2:])
+        return
     if sys.argv[1] == "--dev":
         dev(sys.argv[2:])
         return
