@@ -2,8 +2,6 @@ package cli
 
 import (
 	"github.com/spf13/cobra"
-
-	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newDeleteCmd) }
@@ -15,15 +13,15 @@ func newDeleteCmd(a *App) *cobra.Command {
 		Args:              exactArgs(1, "one memory id"),
 		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			id, err := record.ParseID(args[0])
-			if err != nil {
-				return err
-			}
 			s, err := a.OpenStore(true)
 			if err != nil {
 				return err
 			}
 			defer a.closeStore(s, &err)
+			id, err := s.ResolveID(a.Context(), args[0])
+			if err != nil {
+				return err
+			}
 			if err := s.Delete(a.Context(), id); err != nil {
 				return err
 			}

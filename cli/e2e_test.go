@@ -83,6 +83,12 @@ func TestBinaryEndToEnd(t *testing.T) {
 	if m.ID.String() != id || m.Content != "the build needs librocksdb-dev 7.8.3" || m.Type != "fact" || len(m.Tags) != 1 {
 		t.Fatalf("get returned %+v", m)
 	}
+	// A unique prefix of the id, as printed (here its first 8 hex digits), finds it too.
+	out, _, code = cg("", "--json", "get", id[:8])
+	var byPrefix memoryJSON
+	if err := json.Unmarshal([]byte(out), &byPrefix); err != nil || code != 0 || byPrefix.ID.String() != id {
+		t.Fatalf("get by prefix %s: exit %d, %v: %s", id[:8], code, err, out)
+	}
 	out, _, code = cg("{\"content\":\"second\"}\nnot json\n", "--json", "add", "--jsonl", "-")
 	var res bulkResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 || res.Added != 1 || res.Failed != 1 || res.Errors[0].Line != 2 {

@@ -31,18 +31,18 @@ shows which producer made each stored value.`,
 		Args:              exactArgs(1, "one memory id"),
 		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			id, err := record.ParseID(args[0])
-			if err != nil {
-				return err
-			}
 			if withFP {
-				return a.getWithFingerprint(id)
+				return a.getWithFingerprint(args[0])
 			}
 			e, err := a.openForAccess()
 			if err != nil {
 				return err
 			}
 			defer closeEngine(e, &err)
+			id, err := e.ResolveID(a.Context(), args[0])
+			if err != nil {
+				return err
+			}
 			m, err := e.Get(a.Context(), id)
 			if err != nil {
 				return err
@@ -82,12 +82,16 @@ type memoryWithFingerprint struct {
 }
 
 // getWithFingerprint shows a memory and its stored fingerprint.
-func (a *App) getWithFingerprint(id record.ID) (err error) {
+func (a *App) getWithFingerprint(idText string) (err error) {
 	s, err := a.openStoreForInspection()
 	if err != nil {
 		return err
 	}
 	defer a.closeStore(s, &err)
+	id, err := s.ResolveID(a.Context(), idText)
+	if err != nil {
+		return err
+	}
 	m, err := s.Get(a.Context(), id)
 	if err != nil {
 		return err
