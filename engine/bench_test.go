@@ -38,7 +38,7 @@ import (
 // $TMPDIR/cgraph-membench, then replicated with noise up to the store size
 // (see replicate). Queries are the first sentences of held-out comment blocks.
 //
-//	CGRAPH_MEMORY_BENCH=1 go test ./memory -run XXX -bench Search -benchtime 200x -timeout 60m
+//	CGRAPH_MEMORY_BENCH=1 go test ./engine -run XXX -bench Search -benchtime 200x -timeout 60m
 //
 // Every sub-benchmark runs each query twice — through the store's indexes and
 // through an exact-scan baseline (dense brute force, exhaustive inverted
