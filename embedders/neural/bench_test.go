@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -167,6 +168,57 @@ func BenchmarkSlots(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N*32)/b.Elapsed().Seconds(), "mem/s")
+		})
+	}
+}
+
+// BenchmarkQueryViews measures encoding every query view a pipeline_full
+// search plans (E1, E5 both sides, E7, E8 both sides, E10, E11, E12),
+// concurrently as the engine does, with a fresh query text each time:
+// "shared" lets the slots that read the same run of one model share it
+// (loaded.onePass), "separate" — the baseline, in the same run — runs the
+// model once per slot.
+//
+//	go test -run '^$' -bench QueryViews -benchtime 40x -count 5 ./embedders/neural
+func BenchmarkQueryViews(b *testing.B) {
+	requireModels(b, Config{})
+	r, closeFn, err := Registry(context.Background(), Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closeFn()
+	queries := goDocComments(b)
+	type view struct {
+		slot fingerprint.SlotID
+		as   fingerprint.Side
+	}
+	var views []view
+	for _, s := range []fingerprint.SlotID{fingerprint.E1, fingerprint.E5, fingerprint.E7, fingerprint.E8, fingerprint.E10, fingerprint.E11, fingerprint.E12} {
+		if s.Info().Sides[0] != "" && s != fingerprint.E10 { // E10: the query is embedded whole
+			views = append(views, view{s, fingerprint.SideA}, view{s, fingerprint.SideB})
+		} else {
+			views = append(views, view{slot: s})
+		}
+	}
+	for _, v := range views { // open every model before timing
+		_, _ = r.Get(v.slot).EmbedQuery(context.Background(), embedders.Query{Text: "warm up the models", As: v.as})
+	}
+	for _, mode := range []string{"shared", "separate"} {
+		b.Run(mode, func(b *testing.B) {
+			sharePasses = mode == "shared"
+			defer func() { sharePasses = true }()
+			i := 0
+			for b.Loop() {
+				q := queries[(i*7919+len(mode))%len(queries)]
+				i++
+				var wg sync.WaitGroup
+				for _, v := range views {
+					wg.Go(func() {
+						_, _ = r.Get(v.slot).EmbedQuery(context.Background(), embedders.Query{Text: q, As: v.as}) // E8/E11 may have nothing to embed
+					})
+				}
+				wg.Wait()
+			}
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/cgraph/cgraph/fingerprint"
@@ -40,6 +41,10 @@ type loaded struct {
 	once sync.Once
 	m    *runtime.Model
 	err  error
+
+	memoMu    sync.Mutex
+	memo      map[passKey]*passEntry // onePass
+	memoOrder []passKey              // oldest first
 }
 
 // errClosed is the error of a model used after its registry closed.
@@ -59,9 +64,21 @@ func (lm *loaded) model() (*runtime.Model, error) {
 	return lm.m, lm.err
 }
 
-// The model's runs, opening it first.
+// The model's runs, opening it first. A single text (a query) goes through
+// onePass, so the slots that read the same run of one query — E1 and E12
+// (e5, "query: "), E7 and E10 (MiniLM, no prefix) — share one inference
+// instead of running the model once each.
 
 func (lm *loaded) EmbedPrefixed(ctx context.Context, prefix string, texts []string) ([]runtime.Dense, error) {
+	if len(texts) == 1 {
+		p, err := lm.onePass(ctx, prefix, texts[0])
+		if err != nil {
+			return nil, err
+		}
+		d := p.Dense
+		d.Vector = slices.Clone(d.Vector) // callers may modify their vector
+		return []runtime.Dense{d}, nil
+	}
 	m, err := lm.model()
 	if err != nil {
 		return nil, err
@@ -70,11 +87,94 @@ func (lm *loaded) EmbedPrefixed(ctx context.Context, prefix string, texts []stri
 }
 
 func (lm *loaded) EmbedWithTokens(ctx context.Context, prefix string, texts []string) ([]runtime.Pooled, error) {
+	if len(texts) == 1 {
+		p, err := lm.onePass(ctx, prefix, texts[0])
+		if err != nil {
+			return nil, err
+		}
+		p.Vector = slices.Clone(p.Vector) // the token matrix is shared: callers only read it
+		return []runtime.Pooled{p}, nil
+	}
 	m, err := lm.model()
 	if err != nil {
 		return nil, err
 	}
 	return m.EmbedWithTokens(ctx, prefix, texts)
+}
+
+// sharePasses is off only in BenchmarkQueryViews/separate, the baseline.
+var sharePasses = true
+
+// passMemoSize bounds the recent single-text runs a model keeps.
+const passMemoSize = 64
+
+// onePass is one single-text run (pooled vector and token states), shared
+// by every concurrent and recent caller asking for the same prefix and
+// text: the first runs the model, the others wait for its result. Errors
+// are not kept. A batch of one gives the same values as before (int8
+// activations are quantised per batch, so sharing never changes a batch).
+func (lm *loaded) onePass(ctx context.Context, prefix, text string) (runtime.Pooled, error) {
+	if !sharePasses { // BenchmarkQueryViews/separate: every caller runs the model
+		m, err := lm.model()
+		if err != nil {
+			return runtime.Pooled{}, err
+		}
+		res, err := m.EmbedWithTokens(ctx, prefix, []string{text})
+		if err != nil {
+			return runtime.Pooled{}, err
+		}
+		return res[0], nil
+	}
+	k := passKey{prefix, text}
+	lm.memoMu.Lock()
+	if lm.memo == nil {
+		lm.memo = map[passKey]*passEntry{}
+	}
+	e, ok := lm.memo[k]
+	if !ok {
+		e = &passEntry{done: make(chan struct{})}
+		lm.memo[k] = e
+		lm.memoOrder = append(lm.memoOrder, k)
+		if len(lm.memoOrder) > passMemoSize {
+			delete(lm.memo, lm.memoOrder[0])
+			lm.memoOrder = lm.memoOrder[1:]
+		}
+	}
+	lm.memoMu.Unlock()
+	if ok {
+		select {
+		case <-e.done:
+			return e.res, e.err
+		case <-ctx.Done():
+			return runtime.Pooled{}, ctx.Err()
+		}
+	}
+	m, err := lm.model()
+	var res []runtime.Pooled
+	if err == nil {
+		res, err = m.EmbedWithTokens(ctx, prefix, []string{text})
+	}
+	if err == nil {
+		e.res = res[0]
+	}
+	e.err = err
+	close(e.done)
+	if err != nil {
+		lm.memoMu.Lock()
+		if lm.memo[k] == e {
+			delete(lm.memo, k)
+		}
+		lm.memoMu.Unlock()
+	}
+	return e.res, e.err
+}
+
+type passKey struct{ prefix, text string }
+
+type passEntry struct {
+	done chan struct{}
+	res  runtime.Pooled
+	err  error
 }
 
 func (lm *loaded) Sparse(ctx context.Context, view runtime.View, texts []string) ([]runtime.Sparse, error) {

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models/runtime"
 )
 
 // The tests run the real default models. A missing model fails the test with
@@ -280,5 +282,57 @@ func TestModelsOpenOnFirstUse(t *testing.T) {
 	}
 	if _, err := b.EmbedPrefixed(context.Background(), "", []string{"too late"}); !errors.Is(err, errClosed) {
 		t.Fatalf("use after close: %v, want errClosed", err)
+	}
+}
+
+// TestOneQueryOnePass: the single-text runs two slots ask of one model for
+// the same prefix and text (E1's vector and E12's token states) come from
+// one inference, give what separate runs give, and do not share the vector
+// a caller may modify.
+func TestOneQueryOnePass(t *testing.T) {
+	requireModels(t, Config{})
+	l, err := newLoader(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	ids, err := Models(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm, _, err := l.get(ids[0])
+	if err != nil || lm == nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	const q = "why does the store abort at exit"
+	var wg sync.WaitGroup
+	var dense []runtime.Dense
+	var pooled []runtime.Pooled
+	var errA, errB error
+	wg.Go(func() { dense, errA = lm.EmbedPrefixed(ctx, "query: ", []string{q}) })
+	wg.Go(func() { pooled, errB = lm.EmbedWithTokens(ctx, "query: ", []string{q}) })
+	wg.Wait()
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	if n := len(lm.memo); n != 1 {
+		t.Fatalf("%d runs remembered, want 1 shared run", n)
+	}
+	m, _ := lm.model()
+	direct, err := m.EmbedPrefixed(ctx, "query: ", []string{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(dense[0].Vector, direct[0].Vector) || !slices.Equal(pooled[0].Vector, direct[0].Vector) || len(pooled[0].Tokens.IDs) == 0 {
+		t.Fatal("the shared run differs from a run of its own")
+	}
+	dense[0].Vector[0] += 1
+	if pooled[0].Vector[0] == dense[0].Vector[0] {
+		t.Fatal("callers share one vector slice")
+	}
+	// Another prefix is another run.
+	if _, err := lm.EmbedPrefixed(ctx, "passage: ", []string{q}); err != nil || len(lm.memo) != 2 {
+		t.Fatalf("another prefix: %v, %d runs remembered", err, len(lm.memo))
 	}
 }
