@@ -18,7 +18,7 @@ import (
 func init() { register(newMCPCmd) }
 
 func newMCPCmd(a *App) *cobra.Command {
-	var httpAddr string
+	var httpAddr, tools string
 	var allowRemote bool
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -35,6 +35,9 @@ names the writing process.`,
   cgraph mcp --http 127.0.0.1:8765`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			if err := checkTools(tools); err != nil {
+				return err
+			}
 			var ln net.Listener
 			if httpAddr != "" {
 				if ln, err = listenMCP(httpAddr, allowRemote); err != nil {
@@ -50,7 +53,7 @@ names the writing process.`,
 			if err := s.Warm(a.Context()); err != nil {
 				return err
 			}
-			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer, Tokens: a.tokenCounter()})
+			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer, Tokens: a.tokenCounter(), Tools: tools})
 			if ln == nil {
 				return srv.Serve(a.Context(), a.Stdin, a.Stdout)
 			}
@@ -58,8 +61,17 @@ names the writing process.`,
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this address (host:port, loopback unless --allow-remote) instead of stdio")
+	cmd.Flags().StringVar(&tools, "tools", mcpserver.ToolsFull, "tool set: full (every tool) or core (8 tools: store, get, delete, context, search, keywords, causes, timeline)")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --http on a non-loopback address (the tools read and write the store without authentication)")
 	return cmd
+}
+
+// checkTools validates --tools.
+func checkTools(t string) error {
+	if t != mcpserver.ToolsFull && t != mcpserver.ToolsCore {
+		return usagef("give --tools full or --tools core", "--tools %q is not a tool set", t)
+	}
+	return nil
 }
 
 // openStoreForMCP opens the store for writing, or read-only when --read-only

@@ -19,7 +19,7 @@ func init() { register(newServeCmd) }
 const DefaultServeAddr = "127.0.0.1:7411"
 
 func newServeCmd(a *App) *cobra.Command {
-	var addr, tokenFile string
+	var addr, tokenFile, tools string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the store over HTTP: a JSON API (/v1) and MCP (/mcp) from one warm process",
@@ -45,6 +45,9 @@ is closed cleanly; a memory whose store request was answered is durable.`,
   curl -s localhost:7411/v1/search -d '{"query": "why did the build fail", "top_k": 5}'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			if err := checkTools(tools); err != nil {
+				return err
+			}
 			token, err := readToken(tokenFile)
 			if err != nil {
 				return err
@@ -70,12 +73,13 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			if err := s.Warm(a.Context()); err != nil {
 				return err
 			}
-			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter()})
+			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools})
 			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler()})
 			return serveHTTP(a, h, ln, "the cgraph API (/v1) and MCP (/mcp)")
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", DefaultServeAddr, "address to listen on (host:port); not loopback needs --token-file")
+	cmd.Flags().StringVar(&tools, "tools", mcpserver.ToolsFull, "MCP tool set on /mcp: full or core (the /v1 routes work either way)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token every request must send (required off loopback)")
 	_ = cmd.MarkFlagFilename("token-file") // fails only for an unknown flag
 	return cmd

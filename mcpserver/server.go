@@ -49,6 +49,8 @@ type Store interface {
 type Options struct {
 	// Version is reported to clients in the initialize handshake.
 	Version string
+	// Tools is ToolsFull (default, "") or ToolsCore.
+	Tools string
 	// Tokens counts tokens for get_context's budget; nil counts
 	// approximately (contextpack.Approx), which the answer says.
 	Tokens contextpack.Counter
@@ -76,15 +78,30 @@ func New(store Store, o Options) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "cgraph", Title: "cgraph memory and retrieval", Version: o.Version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
 	for _, t := range s.defs {
+		if o.Tools == ToolsCore && !slices.Contains(CoreTools, t.Name) {
+			continue // Call still reaches every tool: the HTTP API and the CLI use it
+		}
 		t.register(s, s.mcp)
 	}
+	s.addResourcesAndPrompts()
 	return s
 }
 
-const instructions = `cgraph is a memory store for coding agents with 13 embedder slots (E1 semantic … E13 SPLADE).
-Store facts, decisions, errors and code with store_memory; find them with search_graph (profile-driven fusion)
-or the narrower search_* tools; look through one embedder with search_by_embedder; check which slots have a
-model with list_embedder_indexes. Every result carries the memory id, a score, a snippet and per-slot explain.`
+// Tool sets of Options.Tools.
+const (
+	ToolsFull = "full" // every tool (the default)
+	ToolsCore = "core" // CoreTools only: a small surface that costs an agent little context
+)
+
+// CoreTools are the tools of the core set: store, find, read, forget.
+var CoreTools = []string{"store_memory", "get_memory", "delete_memory", "get_context", "search_graph",
+	"search_by_keywords", "search_causes", "get_session_timeline"}
+
+const instructions = `cgraph is a memory store for coding agents: store what you learn (facts, decisions, errors and
+their fixes, code, preferences) with store_memory, and get it back when it matters. At the start of a task call
+get_context with the task: it returns the relevant memories packed into a token budget, ready to read. Use
+search_graph for a ranked search, search_by_keywords for exact identifiers and error codes, search_causes to find
+why something happened. Answers are compact; pass explain: true to see how each result was ranked.`
 
 // Call runs the tool name with JSON arguments outside MCP (the HTTP API
 // uses it), through the same definition an MCP call goes through: the
