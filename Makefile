@@ -30,3 +30,7 @@ demo: setup
 soak: setup
 	bash scripts/soak.sh
 	CGRAPH_RW_SECONDS=60 $(GO) test -race -count=1 -run TestReadersBesideAWriter -v ./engine
+
+# Every fuzz target for FUZZTIME (default 10s) each.
+fuzz: setup
+	bash scripts/fuzz.sh

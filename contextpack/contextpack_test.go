@@ -149,3 +149,24 @@ func TestApproxCounter(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPack: whatever the candidates and the budget, the rendered context
+// counted again fits the budget, and every candidate is packed or dropped.
+func FuzzPack(f *testing.F) {
+	f.Add("a query", "first memory", "second memory about the same thing", 64)
+	f.Add("", strings.Repeat("word ", 300), "x", 40)
+	f.Add("q", "dup dup dup", "dup dup dup", 1000)
+	f.Fuzz(func(t *testing.T, q, a, b string, budget int) {
+		c := Approx{}
+		p, err := Pack(q, cands(a, b, a+" "+b), c, Options{Budget: budget})
+		if err != nil {
+			return // a budget below the header, or not positive
+		}
+		if got := c.Count(p.Markdown()); got > budget || got != p.Tokens {
+			t.Fatalf("budget %d: markdown counts %d (reported %d)", budget, got, p.Tokens)
+		}
+		if len(p.Items)+len(p.Dropped) != 3 {
+			t.Fatalf("%d packed + %d dropped of 3", len(p.Items), len(p.Dropped))
+		}
+	})
+}

@@ -103,3 +103,21 @@ func FuzzCheckMessage(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheckConstraints: any JSON arguments against a real tool schema are
+// either refused with an argument error or passed on; never a panic.
+func FuzzCheckConstraints(f *testing.F) {
+	for _, s := range []string{`{"query":"q","top_k":5}`, `{"top_k":1e300}`, `{"profile":7}`, `[]`, `null`, `{"mode":"pipeline","importance":-0}`} {
+		f.Add([]byte(s))
+	}
+	schema := inputSchema[searchGraphIn]("search_graph")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v any
+		if json.Unmarshal(b, &v) != nil {
+			return
+		}
+		if err := checkConstraints(schema, v); err != nil && !IsBadInput(err) {
+			t.Fatalf("%s: %v is not an argument error", b, err)
+		}
+	})
+}
