@@ -7,8 +7,10 @@ export CGO_ENABLED = 1
 setup:
 	bash scripts/setup.sh
 
+# The version names the commit (git rev-parse) even where Go cannot stamp it
+# (a git worktree, -buildvcs=false).
 build:
-	$(GO) build -o bin/cgraph ./cmd/cgraph
+	$(GO) build -ldflags "-X github.com/cgraph/cgraph/engine.Version=cgraph-dev+$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" -o bin/cgraph ./cmd/cgraph
 
 test: setup lint
 	$(GO) test -count=1 ./...

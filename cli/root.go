@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/bench"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
@@ -297,6 +298,15 @@ func errorMessage(err error) string {
 
 // newRoot builds the command tree for one run: the global flags and every
 // registered command.
+// versionString is engine.Version (make build stamps the commit into it)
+// and the Go toolchain's VCS stamp when the binary carries one.
+func versionString() string {
+	if c := bench.ReadBuildCommit(); c.Revision != "" {
+		return engine.Version + ", " + c.String()
+	}
+	return engine.Version
+}
+
 func newRoot(a *App, getenv func(string) string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cgraph",
@@ -306,8 +316,9 @@ notes) in a local RocksDB store and retrieves them.
 
 The store is the directory --db (default $CGRAPH_DB, else $XDG_DATA_HOME/cgraph/default).
 Create it with "cgraph init" (--samples adds bundled example memories).
---json makes stdout exactly one JSON value. Exit codes: 0 done, 1 failed, 2 bad usage or input.`,
-		Version:                    engine.Version,
+--json makes stdout exactly one JSON value. Exit codes: 0 done, 1 failed, 2 bad usage or input,
+130/143 stopped by SIGINT/SIGTERM.`,
+		Version:                    versionString(),
 		SilenceErrors:              true,
 		SilenceUsage:               true,
 		SuggestionsMinimumDistance: 2,
