@@ -345,3 +345,7 @@ func staleReasons(mism []Mismatch) (out [fingerprint.NumSlots]string) {
 	}
 	return out
 }
+
+// Backup writes a consistent, openable copy of the store into dir (which
+// must not exist), online: see cellar.Store.Backup. Only the writer can.
+func (s *Engine) Backup(ctx context.Context, dir string) error { return s.eng.Backup(ctx, dir) }
