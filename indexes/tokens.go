@@ -126,12 +126,12 @@ func DecodeTokenMatrix(b []byte) (TokenMatrix, error) {
 	}
 	b = b[1:]
 	dim, n := binary.Uvarint(b)
-	if n <= 0 || dim == 0 || dim > maxTokenDim {
+	if n <= 0 || dim == 0 || dim > maxTokenDim || n != uvarintLen(dim) {
 		return TokenMatrix{}, fmt.Errorf("decode token matrix: bad width (varint status %d, value %d, limit %d)", n, dim, maxTokenDim)
 	}
 	b = b[n:]
 	rows, n := binary.Uvarint(b)
-	if n <= 0 || rows == 0 || rows > maxTokenRows {
+	if n <= 0 || rows == 0 || rows > maxTokenRows || n != uvarintLen(rows) {
 		return TokenMatrix{}, fmt.Errorf("decode token matrix: bad row count (varint status %d, value %d, limit %d)", n, rows, maxTokenRows)
 	}
 	b = b[n:]
@@ -150,6 +150,14 @@ func DecodeTokenMatrix(b []byte) (TokenMatrix, error) {
 		m.q[i] = int8(v)
 	}
 	return m, nil
+}
+
+// uvarintLen is the length of v's canonical varint: a longer (padded)
+// encoding of the same value is refused, so one matrix has one encoding
+// (found by FuzzDecodeTokenMatrix: 0x81 0x00 is a second spelling of 1).
+func uvarintLen(v uint64) int {
+	var buf [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(buf[:], v)
 }
 
 // TokenLoader fetches the quantized token matrix of a candidate; ok is false when
