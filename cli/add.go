@@ -21,6 +21,7 @@ type addFlags struct {
 	importance                      float64
 	file, jsonl                     string
 	skipLines                       int
+	allowDuplicate                  bool
 }
 
 func newAddCmd(a *App) *cobra.Command {
@@ -63,6 +64,7 @@ resume with --skip-lines N.`,
 	fl.StringVar(&f.createdAt, "created-at", "", "creation time, RFC 3339 (default now)")
 	fl.StringVar(&f.file, "file", "", "read the content from this file")
 	fl.StringVar(&f.jsonl, "jsonl", "", "store one memory per line of this JSONL file (- for stdin)")
+	fl.BoolVar(&f.allowDuplicate, "allow-duplicate", false, "store the memory even if the store already holds the same content (by default its id is returned instead)")
 	fl.IntVar(&f.skipLines, "skip-lines", 0, "with --jsonl: skip the first N lines (resume an interrupted run)")
 	fl.IntVar(&a.MaxContentBytes, "max-content-bytes", record.DefaultMaxContentBytes, "refuse content longer than this many bytes")
 	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(typeNames(), cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
@@ -105,8 +107,15 @@ func (a *App) runAddOne(cmd *cobra.Command, f addFlags, args []string) (err erro
 	if err != nil {
 		return fmt.Errorf("add memory: %w", err)
 	}
+	if m.Duplicate {
+		a.Warnf("already stored as %s (the same content): nothing added; --allow-duplicate stores a second copy", m.ID)
+	}
 	if a.JSON {
-		return a.PrintJSON(map[string]any{"id": m.ID})
+		out := map[string]any{"id": m.ID}
+		if m.Duplicate {
+			out["duplicate_of"] = m.ID
+		}
+		return a.PrintJSON(out)
 	}
 	a.Printf("%s\n", m.ID)
 	return nil
@@ -169,7 +178,7 @@ func (a *App) readLimited(r io.Reader, what string) (string, error) {
 
 // newMemoryFromFlags builds the memory add's flags describe.
 func newMemoryFromFlags(cmd *cobra.Command, f addFlags, content string) (record.NewMemory, error) {
-	n := record.NewMemory{Content: content, Tags: f.tags, Source: f.source, Session: f.session, Importance: f.importance}
+	n := record.NewMemory{Content: content, Tags: f.tags, Source: f.source, Session: f.session, Importance: f.importance, AllowDuplicate: f.allowDuplicate}
 	if f.typ != "" {
 		t, err := record.ParseType(f.typ)
 		if err != nil {

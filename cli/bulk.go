@@ -46,9 +46,18 @@ const jsonlFields = "content, type, tags, session, source, created_at, importanc
 
 // bulkResult is the summary of a bulk add, and its --json form.
 type bulkResult struct {
-	Added  int         `json:"added"`
-	Failed int         `json:"failed"`
-	Errors []lineError `json:"errors"`
+	Added int `json:"added"`
+	// Duplicates are lines whose content the store already held (or an
+	// earlier line of this run): nothing stored, the earlier memory named.
+	Duplicates []duplicateLine `json:"duplicates"`
+	Failed     int             `json:"failed"`
+	Errors     []lineError     `json:"errors"`
+}
+
+// duplicateLine is one line that was already stored.
+type duplicateLine struct {
+	Line        int       `json:"line"`
+	DuplicateOf record.ID `json:"duplicate_of"`
 }
 
 // lineError is one refused line.
@@ -73,7 +82,7 @@ func (a *App) runAddJSONL(cmd *cobra.Command, f addFlags, args []string) (err er
 	if f.skipLines < 0 {
 		return usagef("give 0 or the number of lines already stored", "--skip-lines %d is negative", f.skipLines)
 	}
-	a.skipLines = f.skipLines
+	a.skipLines, a.allowDuplicate = f.skipLines, f.allowDuplicate
 	in, size := a.Stdin, int64(-1)
 	if f.jsonl == "-" {
 		a.stdinHint()
@@ -110,7 +119,7 @@ func (a *App) reportBulk(res bulkResult, runErr error) error {
 		for _, le := range res.Errors {
 			a.Warnf("line %d: %s", le.Line, le.Error)
 		}
-		a.Printf("added %d, failed %d\n", res.Added, res.Failed)
+		a.Printf("added %d, already stored %d, failed %d\n", res.Added, len(res.Duplicates), res.Failed)
 	}
 	if runErr != nil {
 		return runErr
@@ -145,7 +154,7 @@ type readResult struct {
 // valid lines.
 func (a *App) addJSONL(e adder, r io.Reader, size int64) (bulkResult, error) {
 	ctx := a.Context()
-	res := bulkResult{Errors: []lineError{}}
+	res := bulkResult{Errors: []lineError{}, Duplicates: []duplicateLine{}}
 	bar := a.progress(size)
 	maxLine := 6*a.maxContent() + 64<<10 // JSON escaping can grow text up to 6×
 	lineCh, done := make(chan readResult), make(chan struct{})
@@ -245,6 +254,7 @@ func (a *App) takeLine(rr readResult, lineNo, maxLine int, res *bulkResult, pend
 			res.fail(lineNo, err.Error())
 			return
 		}
+		n.AllowDuplicate = a.allowDuplicate
 		*pending, *lines = append(*pending, n), append(*lines, lineNo)
 	}
 }
@@ -265,9 +275,15 @@ func (a *App) maxContent() int {
 // one memory the batch is retried one memory at a time, so only that line
 // fails. Other errors (the store) stop the bulk add.
 func (a *App) storeBatch(ctx context.Context, e adder, ns []record.NewMemory, lines []int, res *bulkResult) error {
-	_, err := e.AddBatch(ctx, ns)
+	ms, err := e.AddBatch(ctx, ns)
 	if err == nil {
-		res.Added += len(ns)
+		for i, m := range ms {
+			if m.Duplicate {
+				res.Duplicates = append(res.Duplicates, duplicateLine{lines[i], m.ID})
+			} else {
+				res.Added++
+			}
+		}
 		return nil
 	}
 	var ve *record.ValidationError
@@ -275,11 +291,16 @@ func (a *App) storeBatch(ctx context.Context, e adder, ns []record.NewMemory, li
 		return fmt.Errorf("store lines %d-%d (%d memories stored before them): %w", lines[0], lines[len(lines)-1], res.Added, err)
 	}
 	for i, n := range ns {
-		if _, err := e.Add(ctx, n); err != nil {
+		m, err := e.Add(ctx, n)
+		if err != nil {
 			if !errors.As(err, &ve) {
 				return fmt.Errorf("store line %d (%d memories stored before it): %w", lines[i], res.Added, err)
 			}
 			res.fail(lines[i], err.Error())
+			continue
+		}
+		if m.Duplicate {
+			res.Duplicates = append(res.Duplicates, duplicateLine{lines[i], m.ID})
 			continue
 		}
 		res.Added++

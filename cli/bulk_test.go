@@ -92,15 +92,43 @@ func TestBulkMixed(t *testing.T) {
 func TestBulkHumanOutput(t *testing.T) {
 	db := newStore(t)
 	r := run(t, "{\"content\":\"ok\"}\n{\"content\":\"\"}\n", "--db", db, "add", "--jsonl", "-")
-	if r.code != ExitError || r.stdout != "added 1, failed 1\n" {
+	if r.code != ExitError || r.stdout != "added 1, already stored 0, failed 1\n" {
 		t.Fatalf("exit %d stdout %q", r.code, r.stdout)
 	}
 	if !strings.Contains(r.stderr, "cgraph: line 2: content: is empty: give the memory some text") {
 		t.Fatalf("stderr %q", r.stderr)
 	}
 	r = mustRun(t, "\xef\xbb\xbf{\"content\":\"a\"}\n\n{\"content\":\"b\"}\n", "--db", db, "add", "--jsonl", "-")
-	if r.stdout != "added 2, failed 0\n" {
+	if r.stdout != "added 2, already stored 0, failed 0\n" {
 		t.Fatalf("clean bulk: stdout %q", r.stdout)
+	}
+}
+
+// TestBulkDuplicates: a line whose content is stored already (or repeats an
+// earlier line) stores nothing and names the earlier memory;
+// --allow-duplicate stores it anyway.
+func TestBulkDuplicates(t *testing.T) {
+	db := newStore(t)
+	first := strings.TrimSpace(mustRun(t, "", "--db", db, "add", "RocksDB compaction stalls writes").stdout)
+	in := "{\"content\":\"RocksDB  compaction stalls writes\"}\n{\"content\":\"a new note\"}\n{\"content\":\"a new note\"}\n"
+	var res bulkResult
+	oneJSON(t, mustRun(t, in, "--db", db, "--json", "add", "--jsonl", "-").stdout, &res)
+	if res.Added != 1 || len(res.Duplicates) != 2 || res.Duplicates[0].Line != 1 || res.Duplicates[0].DuplicateOf.String() != first || res.Duplicates[1].Line != 3 {
+		t.Fatalf("summary %+v", res)
+	}
+	var one map[string]string
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "add", "RocksDB compaction stalls writes").stdout, &one)
+	if one["id"] != first || one["duplicate_of"] != first {
+		t.Fatalf("single add of a stored content: %v", one)
+	}
+	oneJSON(t, mustRun(t, in, "--db", db, "--json", "add", "--jsonl", "-", "--allow-duplicate").stdout, &res)
+	if res.Added != 3 || len(res.Duplicates) != 0 {
+		t.Fatalf("--allow-duplicate: %+v", res)
+	}
+	var st statsJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "stats").stdout, &st)
+	if st.Memories != 5 {
+		t.Fatalf("%d memories, want 5", st.Memories)
 	}
 }
 
@@ -116,7 +144,7 @@ func TestBulkManyBatches(t *testing.T) {
 			in.WriteString("{\"content\": 7}\n")
 			continue
 		}
-		b, _ := json.Marshal(map[string]any{"content": "memory " + strings.Repeat("x", i%13), "session": "bulk"})
+		b, _ := json.Marshal(map[string]any{"content": fmt.Sprintf("memory %d %s", i, strings.Repeat("x", i%13)), "session": "bulk"})
 		in.Write(append(b, '\n'))
 	}
 	r := run(t, in.String(), "--db", db, "--json", "add", "--jsonl", "-")
@@ -151,7 +179,7 @@ func TestBulkProgressBar(t *testing.T) {
 	if !strings.Contains(r.stderr, "adding") {
 		t.Errorf("no progress bar on a terminal: stderr %q", r.stderr)
 	}
-	if r.stdout != "added 32, failed 0\n" {
+	if r.stdout != "added 32, already stored 0, failed 0\n" {
 		t.Errorf("stdout %q", r.stdout)
 	}
 	r = mustRun(t, "", "--db", db, "--json", "add", "--jsonl", filepath.Join("samples", "samples.jsonl"))

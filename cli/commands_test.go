@@ -176,7 +176,7 @@ func TestJSONShapes(t *testing.T) {
 	if got := keysOf(mustRun(t, "", "--db", db, "--json", "add", "x").stdout); got != "id" {
 		t.Errorf("add keys %s", got)
 	}
-	if got := keysOf(mustRun(t, `{"content":"y"}`, "--db", db, "--json", "add", "--jsonl", "-").stdout); got != "added,errors,failed" {
+	if got := keysOf(mustRun(t, `{"content":"y"}`, "--db", db, "--json", "add", "--jsonl", "-").stdout); got != "added,duplicates,errors,failed" {
 		t.Errorf("bulk keys %s", got)
 	}
 	var ms []map[string]json.RawMessage

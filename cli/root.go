@@ -59,6 +59,8 @@ type App struct {
 	afterFlush func()
 	// skipLines is add --jsonl --skip-lines: lines an earlier run stored.
 	skipLines int
+	// allowDuplicate is add --allow-duplicate, for --jsonl lines.
+	allowDuplicate bool
 
 	ctx         context.Context
 	wroteStdout bool // PrintJSON has written the one JSON value

@@ -77,7 +77,28 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 	}
 	defer b.Abort()
 	ms := make([]record.Memory, len(ns))
+	dup := make([]bool, len(ns))    // ms[i] is an earlier memory: nothing to write
+	stored := make([]bool, len(ns)) // … one stored before this batch (its access is recorded)
+	inBatch := map[string]int{}     // normalized content → first new memory of this batch
 	for i, n := range ns {
+		if !n.AllowDuplicate {
+			key := record.NormalizeContent(n.Content)
+			if j, ok := inBatch[key]; ok {
+				ms[i], dup[i] = ms[j], true
+				ms[i].Duplicate = true
+				continue
+			}
+			old, found, err := s.findDuplicate(ctx, n.Content, &fps[i])
+			if err != nil {
+				return nil, cellar.BatchErr(len(ns), i, err)
+			}
+			if found {
+				ms[i], dup[i], stored[i] = old, true, true
+				ms[i].Duplicate = true
+				continue
+			}
+			inBatch[key] = i
+		}
 		if ms[i], err = b.Add(n); err != nil {
 			return nil, cellar.BatchErr(len(ns), i, err)
 		}
@@ -90,6 +111,9 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 	firsts := s.firstProducers(fps)
 	s.mu.RUnlock()
 	for i := range ms {
+		if dup[i] {
+			continue
+		}
 		if err := s.writeMemory(b, ms[i], &fps[i]); err != nil {
 			return nil, cellar.BatchErr(len(ns), i, fmt.Errorf("memory %s: %w", ms[i].ID, err))
 		}
@@ -107,6 +131,15 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 	s.mu.Unlock()
 	var errs []error
 	for i := range ms {
+		if dup[i] {
+			if stored[i] { // record the access, as a get would
+				if m, err := s.eng.Get(ctx, ms[i].ID); err == nil {
+					m.Duplicate = true
+					ms[i] = m
+				}
+			}
+			continue
+		}
 		if err := s.ix.apply(ms[i], &fps[i], nil); err != nil {
 			errs = append(errs, fmt.Errorf("memory %s was stored but not indexed (reopen the store to rebuild its indexes): %w", ms[i].ID, err))
 		}

@@ -87,3 +87,24 @@ func TestMemoryResourceAndRecallPrompt(t *testing.T) {
 		t.Fatal("a non-numeric budget was accepted")
 	}
 }
+
+// TestStoreMemoryDuplicate: storing a stored text again over MCP returns the
+// earlier id with duplicate_of and stores nothing.
+func TestStoreMemoryDuplicate(t *testing.T) {
+	cs, e := connect(t, mcpserver.Options{})
+	ctx := context.Background()
+	call := func() map[string]any {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": "The CI image lacks librocksdb-dev."}})
+		if err != nil || res.IsError {
+			t.Fatalf("store_memory: %v %+v", err, res)
+		}
+		return res.StructuredContent.(map[string]any)
+	}
+	a, b := call(), call()
+	if a["duplicate_of"] != nil || b["duplicate_of"] != a["id"] || b["id"] != a["id"] {
+		t.Fatalf("first %v, second %v", a, b)
+	}
+	if st, err := e.Stats(ctx); err != nil || st.Memories != 1 {
+		t.Fatalf("%d memories (%v), want 1", st.Memories, err)
+	}
+}

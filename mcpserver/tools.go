@@ -9,7 +9,8 @@ func toolDefs() []toolDef {
 		define("store_memory", "memory", true,
 			"Store a memory (fact, decision with its reason, error and its fix, code, conversation turn, note, preference). "+
 				"Computes its 13-slot fingerprint and indexes it in one atomic write; returns the id and each slot's status "+
-				"(a slot without a model says unavailable). Only the writing cgraph mcp server can store.", storeMemory),
+				"(a slot without a model says unavailable). Storing a text the store already holds stores nothing and returns the "+
+				"earlier id with duplicate_of. Only the writing cgraph mcp server can store.", storeMemory),
 		define("get_memory", "memory", false,
 			"Read one memory by id: content, type, tags, source, session and sequence, times, importance; with fingerprint=true "+
 				"also each slot's representation (status, kind, dims, producer).", getMemory),

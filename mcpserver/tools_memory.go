@@ -18,11 +18,14 @@ type storeMemoryIn struct {
 }
 
 type storeMemoryOut struct {
-	ID        record.ID     `json:"id"`
-	DocNum    record.DocNum `json:"doc_num"`
-	Session   string        `json:"session,omitempty"`
-	Sequence  uint64        `json:"sequence,omitempty"`
-	CreatedAt string        `json:"created_at"`
+	ID record.ID `json:"id"`
+	// DuplicateOf is set when the store already held this content: nothing
+	// was stored, ID is that earlier memory.
+	DuplicateOf *record.ID    `json:"duplicate_of,omitempty"`
+	DocNum      record.DocNum `json:"doc_num"`
+	Session     string        `json:"session,omitempty"`
+	Sequence    uint64        `json:"sequence,omitempty"`
+	CreatedAt   string        `json:"created_at"`
 	// Fingerprint lists each slot's status, so the agent sees which
 	// embedders could represent the memory.
 	Fingerprint []SlotEntry `json:"fingerprint"`
@@ -55,6 +58,9 @@ func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) 
 		return nil, err
 	}
 	out := storeMemoryOut{ID: m.ID, DocNum: m.DocNum, Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC().Format("2006-01-02T15:04:05.999999999Z07:00")}
+	if m.Duplicate {
+		out.DuplicateOf = &m.ID
+	}
 	fp, err := s.store.Fingerprint(ctx, m.ID)
 	if err != nil {
 		return nil, err

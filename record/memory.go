@@ -61,7 +61,19 @@ type NewMemory struct {
 	Sequence   uint64
 	CreatedAt  time.Time
 	Importance float64
+	// AllowDuplicate stores the memory even when the store already holds
+	// the same content (SameContent): a benchmark corpus may repeat a text
+	// under two ids. By default Add returns the earlier memory instead.
+	AllowDuplicate bool
 }
+
+// SameContent reports whether two contents are the same memory for
+// deduplication: equal once leading and trailing space is trimmed and every
+// run of white space is one space. Case, punctuation and wording count.
+func SameContent(a, b string) bool { return NormalizeContent(a) == NormalizeContent(b) }
+
+// NormalizeContent is the form SameContent compares.
+func NormalizeContent(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Memory is a stored memory record.
 type Memory struct {
@@ -78,6 +90,11 @@ type Memory struct {
 	AccessedAt  time.Time
 	AccessCount uint64
 	Importance  float64
+	// Duplicate is set only on a memory Add returned instead of storing a
+	// new one: the store already held the same content (SameContent), so
+	// nothing was written and this is that earlier memory, its access
+	// recorded. It is never stored.
+	Duplicate bool
 }
 
 // ListOptions page through memories in creation order (newest first unless

@@ -223,7 +223,7 @@ func (r *Retriever) Index(ctx context.Context, docs []bench.Doc, progress func(d
 		batch = batch[:0]
 		for _, d := range docs[i:min(i+r.cfg.Batch, len(docs))] {
 			batch = append(batch, record.NewMemory{Content: content(d), Type: record.TypeCode,
-				Source: sourcePrefix + string(d.ID), CreatedAt: createdAt})
+				Source: sourcePrefix + string(d.ID), CreatedAt: createdAt, AllowDuplicate: true}) // a corpus may repeat a text under two ids
 		}
 		if _, err := st.AddBatch(ctx, batch); err != nil {
 			return false, fmt.Errorf("add documents %d–%d (%s…): %w", i+1, i+len(batch), docs[i].ID, err)

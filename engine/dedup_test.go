@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/cgraph/cgraph/record"
+)
+
+// TestDuplicatesAreNotStoredTwice: the same content (white space aside)
+// returns the earlier memory with Duplicate set and its access recorded;
+// other case or wording is a new memory; AllowDuplicate stores a copy; a
+// batch that repeats itself stores one; after the original is deleted the
+// content is stored again.
+func TestDuplicatesAreNotStoredTwice(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), modelFreeRegistry(t))
+	count := func() uint64 {
+		st, err := s.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Memories
+	}
+	first, err := s.Add(ctx, record.NewMemory{Content: "Decision: pin grocksdb v1.7.15 for librocksdb-dev 7.8.3"})
+	if err != nil || first.Duplicate {
+		t.Fatal(err, first.Duplicate)
+	}
+	for _, c := range []string{texts[0], texts[1]} { // unrelated memories around it
+		if _, err := s.Add(ctx, record.NewMemory{Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := s.Add(ctx, record.NewMemory{Content: "  Decision: pin grocksdb\tv1.7.15 for librocksdb-dev 7.8.3\n"})
+	if err != nil || !again.Duplicate || again.ID != first.ID || again.AccessCount != first.AccessCount+1 {
+		t.Fatalf("same content again: %+v, %v", again, err)
+	}
+	if n := count(); n != 3 {
+		t.Fatalf("%d memories after a duplicate, want 3", n)
+	}
+	for _, c := range []string{"decision: pin grocksdb v1.7.15 for librocksdb-dev 7.8.3", "Decision: pin grocksdb v1.7.15 for librocksdb-dev 7.8.4"} {
+		if m, err := s.Add(ctx, record.NewMemory{Content: c}); err != nil || m.Duplicate {
+			t.Fatalf("%q counted as a duplicate: %v", c, err)
+		}
+	}
+	if m, err := s.Add(ctx, record.NewMemory{Content: first.Content, AllowDuplicate: true}); err != nil || m.Duplicate || m.ID == first.ID {
+		t.Fatalf("AllowDuplicate: %+v %v", m, err)
+	}
+	if n := count(); n != 6 {
+		t.Fatalf("%d memories, want 6", n)
+	}
+	ms, err := s.AddBatch(ctx, []record.NewMemory{{Content: "batch note one"}, {Content: "batch  note one"}, {Content: "batch note two"}})
+	if err != nil || ms[0].Duplicate || !ms[1].Duplicate || ms[1].ID != ms[0].ID || ms[2].Duplicate {
+		t.Fatalf("batch: %+v %v", ms, err)
+	}
+	if n := count(); n != 8 {
+		t.Fatalf("%d memories after the batch, want 8", n)
+	}
+	if err := s.Delete(ctx, ms[2].ID); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := s.Add(ctx, record.NewMemory{Content: "batch note two"}); err != nil || m.Duplicate {
+		t.Fatalf("content of a deleted memory: %+v %v", m, err)
+	}
+	if m, err := s.Add(ctx, record.NewMemory{Content: "*** ---"}); err != nil || m.Duplicate {
+		t.Fatal(err)
+	}
+	if m, err := s.Add(ctx, record.NewMemory{Content: "*** ---"}); err != nil || m.Duplicate {
+		t.Fatalf("symbol-only content has no keywords to find its copy with, so it is stored: %+v %v", m, err)
+	}
+}
