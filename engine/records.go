@@ -50,7 +50,6 @@ func (s *Engine) Peek(ctx context.Context, ids []record.ID) (ms []record.Memory,
 // Check verifies the store's cross-family invariants on one consistent view
 // (FORMAT.md, "Writes") and returns every problem found, joined. Cost: a
 // full scan of every per-memory family.
-func (s *Engine) Check(ctx context.Context) error { return s.eng.Check(ctx) }
 
 // RepairReport says what Repair found and did.
 type RepairReport = cellar.RepairReport

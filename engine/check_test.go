@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cgraph/cgraph/engine/internal/cellar"
+	"github.com/cgraph/cgraph/record"
+)
+
+// TestCheckPostings: a store written by the engine checks clean, deletes
+// included; a posting naming a doc no memory has is reported with its
+// family, and so is a statistic that no longer matches the postings.
+func TestCheckPostings(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), hashRegistry(t, "check"))
+	var ids []record.ID
+	for _, c := range texts {
+		m, err := s.Add(ctx, record.NewMemory{Content: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	if err := s.Delete(ctx, ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatalf("a healthy store: %v", err)
+	}
+	b, err := s.eng.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Put(cellar.FamE6SparseInverted, postingKey([]byte("orphan"), 4242), []byte{1})
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Check(ctx)
+	if err == nil || !strings.Contains(err.Error(), "e6_sparse_inverted/") || !strings.Contains(err.Error(), "doc 4242, which no stored memory has") ||
+		!strings.Contains(err.Error(), "postings of 8 documents, its statistics say 7") {
+		t.Fatalf("orphan posting: %v", err)
+	}
+}
