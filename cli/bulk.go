@@ -20,8 +20,9 @@ import (
 )
 
 // bulkBatch is how many valid lines go into one engine AddBatch: big enough
-// to amortise the write, small enough that an interrupt loses little work.
-const bulkBatch = 256
+// to amortise the write and fill the models' batches, small enough that the
+// progress bar moves every few seconds and an interrupt loses little work.
+const bulkBatch = 64
 
 // adder is what a bulk add needs from a store: engine.Engine (every memory
 // gets its fingerprint).
@@ -95,8 +96,13 @@ func (a *App) runAddJSONL(cmd *cobra.Command, f addFlags, args []string) (err er
 		if err := notDir(fh, "--jsonl"); err != nil {
 			return err
 		}
-		if fi, err := fh.Stat(); err == nil {
-			size = fi.Size()
+		if a.isTerminal != nil && a.isTerminal(a.Stderr) && !a.JSON { // the bar's total: one pass to count the lines
+			if n, err := countLines(fh); err == nil {
+				size = n
+			}
+			if _, err := fh.Seek(0, io.SeekStart); err != nil {
+				return fmt.Errorf("--jsonl %s: %w", f.jsonl, err)
+			}
 		}
 		in = fh
 	}
@@ -144,8 +150,8 @@ type readResult struct {
 }
 
 // addJSONL reads JSONL from r and stores every valid line; a bad line is
-// recorded with its number and skipped. size is r's length for the progress
-// bar (-1 if unknown). Blank lines are skipped silently. Valid lines are
+// recorded with its number and skipped. size is r's number of lines for the
+// progress bar (-1 if unknown: a spinner with the count and rate). Blank lines are skipped silently. Valid lines are
 // stored bulkBatch at a time, and whenever the input pauses for idleFlush.
 // It stops on the first store error, or when the run's context is cancelled:
 // then the lines already read are stored and the error names the last one.
@@ -181,6 +187,9 @@ func (a *App) addJSONL(e adder, r io.Reader, size int64) (bulkResult, error) {
 		}
 		// Lines already read are stored whole even after a cancel.
 		err := a.storeBatch(context.WithoutCancel(ctx), e, pending, lines, &res)
+		if bar != nil {
+			_ = bar.Add(len(pending)) // only draws on the terminal
+		}
 		pending, lines = pending[:0], lines[:0]
 		if a.afterFlush != nil {
 			a.afterFlush()
@@ -206,10 +215,13 @@ func (a *App) addJSONL(e adder, r io.Reader, size int64) (bulkResult, error) {
 		if rr.err != nil && !errors.Is(rr.err, io.EOF) {
 			return res, errors.Join(fmt.Errorf("read line %d: %w", lineNo, rr.err), flush())
 		}
-		if bar != nil {
-			_ = bar.Add(len(rr.line) + 1) // only draws on the terminal
+		countLine := func() { // a line that stores nothing; stored lines count at their flush
+			if bar != nil && (len(rr.line) > 0 || rr.err == nil) {
+				_ = bar.Add(1) // only draws on the terminal
+			}
 		}
 		if lineNo <= a.skipLines { // resuming: an earlier run stored it
+			countLine()
 			if errors.Is(rr.err, io.EOF) {
 				break
 			}
@@ -219,7 +231,11 @@ func (a *App) addJSONL(e adder, r io.Reader, size int64) (bulkResult, error) {
 		if lineNo == 1 {
 			rr.line = bytes.TrimPrefix(rr.line, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark some editors write
 		}
+		before := len(pending)
 		a.takeLine(rr, lineNo, maxLine, &res, &pending, &lines)
+		if len(pending) == before {
+			countLine()
+		}
 		if len(pending) >= bulkBatch {
 			if err := flush(); err != nil {
 				return res, err
@@ -308,16 +324,45 @@ func (a *App) storeBatch(ctx context.Context, e adder, ns []record.NewMemory, li
 	return nil
 }
 
+// countLines counts the lines of r as readLine splits them (a last line
+// without a newline counts).
+func countLines(r io.Reader) (int64, error) {
+	buf := make([]byte, 256<<10)
+	var n int64
+	last := byte('\n')
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			if last != '\n' {
+				n++
+			}
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
 // progress returns a progress bar on stderr when stderr is a terminal, else
-// nil. size is the input's length in bytes, or -1 for a spinner.
-func (a *App) progress(size int64) *progressbar.ProgressBar {
+// nil: lines done of lines (-1: a spinner), the rate and the time left. A
+// stored line counts when its batch is stored, any other line when read.
+func (a *App) progress(lines int64) *progressbar.ProgressBar {
 	if a.JSON || a.isTerminal == nil || !a.isTerminal(a.Stderr) {
 		return nil
 	}
-	return progressbar.NewOptions64(size,
+	return progressbar.NewOptions64(lines,
 		progressbar.OptionSetWriter(a.Stderr),
 		progressbar.OptionSetDescription("adding"),
-		progressbar.OptionShowBytes(true),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("lines"),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetRenderBlankState(true), // shown from the start, before the first batch is stored
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),

@@ -176,8 +176,8 @@ func TestBulkProgressBar(t *testing.T) {
 	defer func() { terminalCheck = old }()
 	db := newStore(t)
 	r := mustRun(t, "", "--db", db, "add", "--jsonl", filepath.Join("..", "cli", "samples", "samples.jsonl"))
-	if !strings.Contains(r.stderr, "adding") {
-		t.Errorf("no progress bar on a terminal: stderr %q", r.stderr)
+	if !strings.Contains(r.stderr, "adding") || !strings.Contains(r.stderr, "/32") {
+		t.Errorf("no progress bar counting the file's 32 lines on a terminal: stderr %q", r.stderr)
 	}
 	if r.stdout != "added 32, already stored 0, failed 0\n" {
 		t.Errorf("stdout %q", r.stdout)
@@ -399,5 +399,13 @@ func TestBulkIdleFlush(t *testing.T) {
 	o := <-doneCh
 	if o.err != nil || o.res.Added != 3 {
 		t.Fatalf("bulk: %+v %v", o.res, o.err)
+	}
+}
+
+func TestCountLines(t *testing.T) {
+	for in, want := range map[string]int64{"": 0, "a": 1, "a\n": 1, "a\nb": 2, "a\n\nb\n": 3, strings.Repeat("x\n", 300000): 300000} {
+		if got, err := countLines(strings.NewReader(in)); err != nil || got != want {
+			t.Errorf("countLines(%d bytes) = %d, %v; want %d", len(in), got, err, want)
+		}
 	}
 }
