@@ -40,6 +40,9 @@ POST /v1/context of cgraph serve.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			if handled, err := a.viaServer(); handled { // a cgraph serve on this store has the models loaded
+				return err
+			}
 			s, err := a.OpenStore(false)
 			if err != nil {
 				return err

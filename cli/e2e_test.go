@@ -19,7 +19,7 @@ var (
 )
 
 // cgraphBinary builds cmd/cgraph once per test run (TestMain removes it).
-func cgraphBinary(t *testing.T) string {
+func cgraphBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "cgraph-cli-e2e-")

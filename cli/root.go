@@ -68,6 +68,14 @@ type App struct {
 	// registryClosers releases the models of each open engine.Engine
 	// (store.go: openStoreWith adds, closeStore calls and removes).
 	registryClosers map[*engine.Engine]func() error
+
+	// rawArgs are the command line as given, for a command that a running
+	// server runs instead (serverclient.go).
+	rawArgs []string
+	// shared is the open store of the cgraph serve process running this
+	// command for a client: OpenStore returns it and closeStore leaves it
+	// open.
+	shared *engine.Engine
 }
 
 // UsageError is bad flags, arguments or input values: the command did
@@ -237,22 +245,31 @@ func interruptCode(ctx context.Context) int {
 
 // ExecuteContext is Execute with a caller's context and no signal handling.
 func ExecuteContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, ctx: ctx, isTerminal: terminalCheck}
-	root := newRoot(a, os.Getenv)
+	a := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, ctx: ctx, isTerminal: terminalCheck, rawArgs: args}
+	return a.execute(ctx, args, os.Getenv)
+}
+
+// execute runs args with a, printing an error as ExecuteContext documents.
+func (a *App) execute(ctx context.Context, args []string, getenv func(string) string) int {
+	root := newRoot(a, getenv)
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(a.Stdin)
+	root.SetOut(a.Stdout)
+	root.SetErr(a.Stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
+	}
+	var served *servedExit
+	if errors.As(err, &served) { // the server printed the command's own output and error
+		return served.code
 	}
 	code := exitCode(err)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		code = interruptCode(ctx)
 	}
 	msg := errorMessage(err)
-	fmt.Fprintf(stderr, "cgraph: %s\n", msg)
+	fmt.Fprintf(a.Stderr, "cgraph: %s\n", msg)
 	if a.JSON && !a.wroteStdout {
 		// --json promises one JSON value on stdout, also on failure.
 		_ = a.PrintJSON(map[string]any{"error": map[string]any{"message": msg, "exit_code": code}}) // the error is already on stderr

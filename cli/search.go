@@ -90,6 +90,9 @@ whose model is not installed are reported as unavailable, never replaced.`,
 		Args:              searchArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			if handled, err := a.viaServer(); handled { // a cgraph serve on this store has the models loaded
+				return err
+			}
 			req, err := f.request(cmd, args[0])
 			if err != nil {
 				return err

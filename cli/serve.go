@@ -3,8 +3,10 @@ package cli
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -74,7 +76,14 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 				return err
 			}
 			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools})
-			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler()})
+			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler(),
+				Routes: map[string]http.Handler{"POST /v1/cli": a.cliHandler(s)}})
+			remove, err := writeServerFile(a.DBDir, serverInfo{URL: "http://" + ln.Addr().String(), PID: os.Getpid(),
+				Version: engine.Version, Token: token != "", Started: time.Now().UTC()})
+			if err != nil {
+				return err
+			}
+			defer remove()
 			return serveHTTP(a, h, ln, "the cgraph API (/v1) and MCP (/mcp)")
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -144,6 +145,38 @@ func TestSignalExitCodes(t *testing.T) {
 			var st statsJSON
 			if err := json.Unmarshal(out, &st); err != nil || fmt.Sprint(st.Memories) != m[1] {
 				t.Fatalf("store holds %d memories, the message says %s were read: %v", st.Memories, m[1], err)
+			}
+		})
+	}
+}
+
+// BenchmarkCLISearch runs `cgraph search` as a separate process, as a hook
+// would, on the bundled samples with the installed models: "local" opens
+// the store and loads the models itself (CGRAPH_NO_SERVER=1), "served" finds
+// the running `cgraph serve` of the store and lets it search. Same run, same
+// query; the ratio is the point.
+//
+//	go test ./cli -run '^$' -bench CLISearch -benchtime 10x
+func BenchmarkCLISearch(b *testing.B) {
+	models := realModelsDir(b)
+	bin := cgraphBinary(b)
+	db := filepath.Join(b.TempDir(), "store")
+	if out, err := exec.Command(bin, "--db", db, "--models-dir", models, "init", "--samples").CombinedOutput(); err != nil {
+		b.Fatalf("init --samples: %v %s", err, out)
+	}
+	_, srv := startServeArgs(b, bin, "--db", db, "--models-dir", models, "serve", "--addr", "127.0.0.1:0")
+	defer func() { _ = srv.Process.Signal(syscall.SIGTERM); _ = srv.Wait() }()
+	for _, mode := range []string{"local", "served"} {
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command(bin, "--db", db, "search", "why does the process abort when the tests finish")
+				cmd.Env = append(os.Environ(), "CGRAPH_MODELS="+models)
+				if mode == "local" {
+					cmd.Env = append(cmd.Env, "CGRAPH_NO_SERVER=1")
+				}
+				if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "abort") {
+					b.Fatalf("search: %v %s", err, out)
+				}
 			}
 		})
 	}

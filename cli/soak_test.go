@@ -147,9 +147,15 @@ func TestCrashSoak(t *testing.T) {
 
 // startServe starts `cgraph serve` on a random loopback port and returns
 // its base URL once it listens.
-func startServe(t *testing.T, bin, db string) (string, *exec.Cmd) {
+func startServe(t testing.TB, bin, db string) (string, *exec.Cmd) {
 	t.Helper()
-	srv := exec.Command(bin, "--db", db, "serve", "--addr", "127.0.0.1:0")
+	return startServeArgs(t, bin, "--db", db, "serve", "--addr", "127.0.0.1:0")
+}
+
+// startServeArgs is startServe with the whole command line.
+func startServeArgs(t testing.TB, bin string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	srv := exec.Command(bin, args...)
 	stderr, err := srv.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

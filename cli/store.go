@@ -35,6 +35,9 @@ func (a *App) OpenStore(write bool) (*engine.Engine, error) {
 }
 
 func (a *App) openStore(o storeOpen) (*engine.Engine, error) {
+	if a.shared != nil && !o.write && !o.create && !o.reembed {
+		return a.shared, nil // running in cgraph serve for a client (serverclient.go)
+	}
 	if o.write && a.ReadOnly {
 		return nil, &UsageError{Problem: "--read-only was given but this command writes to the store", Fix: "drop --read-only"}
 	}
@@ -82,6 +85,9 @@ func (a *App) openStoreWith(reg *embedders.Registry, closeReg func() error, o st
 // closeStore closes s and then the models it used, joining both errors to
 // *err so no error is lost in a defer.
 func (a *App) closeStore(s *engine.Engine, err *error) {
+	if s == a.shared {
+		return // the server's store: it stays open
+	}
 	if cerr := s.Close(); cerr != nil {
 		*err = errors.Join(*err, fmt.Errorf("close store %s: %w", s.Dir(), cerr))
 	}

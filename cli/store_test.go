@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 
 // realModelsDir returns the installed models directory, failing the test
 // with how to install them when a model of the default precision is missing.
-func realModelsDir(t *testing.T) string {
+func realModelsDir(t testing.TB) string {
 	t.Helper()
 	mf, err := models.Default()
 	if err != nil {

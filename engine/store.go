@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -349,3 +350,8 @@ func staleReasons(mism []Mismatch) (out [fingerprint.NumSlots]string) {
 // Backup writes a consistent, openable copy of the store into dir (which
 // must not exist), online: see cellar.Store.Backup. Only the writer can.
 func (s *Engine) Backup(ctx context.Context, dir string) error { return s.eng.Backup(ctx, dir) }
+
+// ServerFile is the path of the file a running `cgraph serve` writes in the
+// store directory dir to be found by other commands (see
+// cellar.ServerFileName).
+func ServerFile(dir string) string { return filepath.Join(dir, cellar.ServerFileName) }

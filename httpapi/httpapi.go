@@ -54,6 +54,9 @@ type Options struct {
 	// MaxBody caps a request body in bytes (0: 8 MiB, enough for the 1 MiB
 	// content limit escaped six times).
 	MaxBody int64
+	// Routes are more handlers by pattern ("POST /v1/cli"), behind the same
+	// token check.
+	Routes map[string]http.Handler
 }
 
 // Handler returns the API over c.
@@ -84,6 +87,9 @@ func Handler(c Caller, o Options) http.Handler {
 	})))
 	if o.MCP != nil {
 		mux.Handle("/mcp", h.auth(o.MCP))
+	}
+	for pattern, rh := range o.Routes {
+		mux.Handle(pattern, h.auth(rh))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s: the API is under /v1 (memories, search, embedders), MCP on /mcp", r.Method, r.URL.Path))

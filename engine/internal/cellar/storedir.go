@@ -21,6 +21,12 @@ import (
 // "Files and their lifecycle").
 const markerFileName = "CGRAPH_STORE"
 
+// ServerFileName is the file a running `cgraph serve` writes in the store
+// directory (its address and pid) so that other cgraph commands on the same
+// store can use it; it is removed when the server stops. It is not part of
+// the store's data.
+const ServerFileName = "cgraph-serve.json"
+
 // storeDir is what a store directory holds, by kind.
 type storeDir struct {
 	current   bool
@@ -56,7 +62,7 @@ func readStoreDir(dir string) (storeDir, error) {
 			if fi.Size() > 0 {
 				d.logs = append(d.logs, name)
 			}
-		case name == lockFileName || isRocksFile(name):
+		case name == lockFileName || name == ServerFileName || isRocksFile(name):
 		default:
 			d.foreign = append(d.foreign, name)
 		}

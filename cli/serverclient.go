@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cgraph/cgraph/engine"
+)
+
+// A running `cgraph serve` keeps the store open and the models loaded. The
+// read commands that need models (search, context) send their command line
+// to it when one serves the same store, and print what it answers: the same
+// bytes, exit code and stderr as running them here, in milliseconds instead
+// of the second it takes to load the models. Without a server (or when it
+// does not answer) they run here as before.
+
+// servedCommands are the commands a server runs for a client.
+var servedCommands = []string{"search", "context"}
+
+// localOnlyFlags make a command run here: they name this machine's files or
+// choose another store or models than the server's.
+var localOnlyFlags = []string{"--models-dir", "--device", "--profile-file", "--read-only"}
+
+// serverInfo is the discovery file's content.
+type serverInfo struct {
+	URL     string    `json:"url"`
+	PID     int       `json:"pid"`
+	Version string    `json:"version"`
+	Token   bool      `json:"token"` // requests need the bearer token of --token-file
+	Started time.Time `json:"started"`
+}
+
+// servedRun is POST /v1/cli's request and answer.
+type servedRun struct {
+	Args []string `json:"args"`
+}
+
+type servedOutput struct {
+	Stdout   string `json:"stdout"`
+	Stderr   string `json:"stderr"`
+	ExitCode int    `json:"exit_code"`
+}
+
+// servedExit ends a command the server ran with its exit code; its output
+// is already printed.
+type servedExit struct{ code int }
+
+func (e *servedExit) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// writeServerFile announces a server for the store in dir; the returned
+// func removes the file if it still names this process.
+func writeServerFile(dir string, info serverInfo) (func(), error) {
+	b, err := json.Marshal(info)
+	if err != nil {
+		return nil, err
+	}
+	path := engine.ServerFile(dir)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return func() {
+		if cur, ok := readServerFile(dir); ok && cur.PID == info.PID {
+			_ = os.Remove(path) // a leftover is ignored by clients: its pid is gone
+		}
+	}, nil
+}
+
+// readServerFile returns the live server announced for the store in dir.
+func readServerFile(dir string) (serverInfo, bool) {
+	b, err := os.ReadFile(engine.ServerFile(dir))
+	if err != nil {
+		return serverInfo{}, false
+	}
+	var info serverInfo
+	if json.Unmarshal(b, &info) != nil || info.URL == "" || info.PID <= 0 {
+		return serverInfo{}, false
+	}
+	if err := syscall.Kill(info.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return serverInfo{}, false // a server that died without removing it
+	}
+	return info, true
+}
+
+// viaServer runs the command on a server when one serves this store and
+// the command line allows it. handled is false when the command must run
+// here; then err is nil.
+func (a *App) viaServer() (handled bool, err error) {
+	if a.shared != nil || os.Getenv("CGRAPH_NO_SERVER") != "" {
+		return false, nil
+	}
+	args, ok := forwardable(a.rawArgs)
+	if !ok {
+		return false, nil
+	}
+	url := os.Getenv("CGRAPH_SERVER")
+	if url == "" {
+		info, ok := readServerFile(a.DBDir)
+		if !ok || info.Token {
+			return false, nil
+		}
+		url = info.URL
+	}
+	body, err := json.Marshal(servedRun{Args: args})
+	if err != nil {
+		return false, nil
+	}
+	req, err := http.NewRequestWithContext(a.Context(), http.MethodPost, strings.TrimSuffix(url, "/")+"/v1/cli", bytes.NewReader(body))
+	if err != nil {
+		return false, nil
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
+	if err != nil {
+		return false, nil // no server after all: run here
+	}
+	defer resp.Body.Close()
+	var env struct {
+		Data *servedOutput `json:"data"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&env) != nil || env.Data == nil {
+		return false, nil
+	}
+	if _, err := fmt.Fprint(a.Stdout, env.Data.Stdout); err != nil {
+		return true, err
+	}
+	a.wroteStdout = env.Data.Stdout != ""
+	fmt.Fprint(a.Stderr, env.Data.Stderr)
+	if env.Data.ExitCode != ExitOK {
+		return true, &servedExit{env.Data.ExitCode}
+	}
+	return true, nil
+}
+
+// forwardable is the command line a server can run: a served command with
+// no flag that names this machine's files, without --db (the server has
+// the store).
+func forwardable(raw []string) ([]string, bool) {
+	var out []string
+	cmd := ""
+	for i := 0; i < len(raw); i++ {
+		t := raw[i]
+		name, _, hasValue := strings.Cut(t, "=")
+		switch {
+		case t == "--":
+			return nil, false
+		case name == "--db":
+			if !hasValue {
+				i++ // its value
+			}
+			continue
+		case slices.Contains(localOnlyFlags, name):
+			return nil, false
+		case cmd == "" && !strings.HasPrefix(t, "-"):
+			cmd = t
+		}
+		out = append(out, t)
+	}
+	return out, slices.Contains(servedCommands, cmd)
+}
+
+// cliHandler is POST /v1/cli of cgraph serve: it runs a served command on
+// the server's open store with the client's arguments and answers with the
+// command's stdout, stderr and exit code. Anything else is refused.
+func (a *App) cliHandler(s *engine.Engine) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var run servedRun
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<20)).Decode(&run); err != nil {
+			writeServedError(w, http.StatusBadRequest, "the body is not {\"args\": [...]}: "+err.Error())
+			return
+		}
+		if args, ok := forwardable(run.Args); !ok || len(args) != len(run.Args) {
+			writeServedError(w, http.StatusBadRequest, fmt.Sprintf("the server runs only %s, without --db, %s",
+				strings.Join(servedCommands, " and "), strings.Join(localOnlyFlags, ", ")))
+			return
+		}
+		var out, errb bytes.Buffer
+		c := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, ctx: r.Context(), isTerminal: func(any) bool { return false },
+			shared: s, rawArgs: run.Args}
+		code := c.execute(r.Context(), run.Args, func(k string) string {
+			if k == "CGRAPH_MODELS" {
+				return a.ModelsDir // the server's models (context counts tokens with them)
+			}
+			return os.Getenv(k)
+		})
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": servedOutput{Stdout: out.String(), Stderr: errb.String(), ExitCode: code}}) // a client that left misses nothing
+	})
+}
+
+func writeServedError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": "bad_request", "message": msg}}) // a client that left misses nothing
+}
