@@ -76,7 +76,7 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 				return err
 			}
 			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools})
-			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler(),
+			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler(), Stats: s,
 				Routes: map[string]http.Handler{"POST /v1/cli": a.cliHandler(s)}})
 			remove, err := writeServerFile(a.DBDir, serverInfo{URL: "http://" + ln.Addr().String(), PID: os.Getpid(),
 				Version: engine.Version, Token: token != "", Started: time.Now().UTC()})

@@ -13,6 +13,7 @@
 //	POST   /v1/search           search_graph
 //	POST   /v1/context          get_context (memories packed into a token budget)
 //	GET    /v1/embedders        list_embedder_indexes
+//	GET    /v1/stats            memory count, format version, per-family sizes (the engine's Stats)
 //
 // A success is {"data": …}; a failure is {"error": {"code", "message"}}
 // with the HTTP status of its code: bad_request 400, unauthorized 401,
@@ -36,6 +37,11 @@ import (
 	"github.com/cgraph/cgraph/record"
 )
 
+// Statser reports the store's figures; *engine.Engine is one.
+type Statser interface {
+	Stats(ctx context.Context) (record.Stats, error)
+}
+
 // Caller runs a tool by name with JSON arguments; *mcpserver.Server is one.
 type Caller interface {
 	Call(ctx context.Context, name string, args json.RawMessage) (any, error)
@@ -54,6 +60,8 @@ type Options struct {
 	// MaxBody caps a request body in bytes (0: 8 MiB, enough for the 1 MiB
 	// content limit escaped six times).
 	MaxBody int64
+	// Stats, when set, serves GET /v1/stats.
+	Stats Statser
 	// Routes are more handlers by pattern ("POST /v1/cli"), behind the same
 	// token check.
 	Routes map[string]http.Handler
@@ -87,6 +95,22 @@ func Handler(c Caller, o Options) http.Handler {
 	})))
 	if o.MCP != nil {
 		mux.Handle("/mcp", h.auth(o.MCP))
+	}
+	if o.Stats != nil {
+		mux.Handle("GET /v1/stats", h.auth(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			st, err := o.Stats.Stats(r.Context())
+			if err != nil {
+				ae := classify(err)
+				writeError(w, ae.status, ae.code, ae.msg)
+				return
+			}
+			fams := map[string]any{}
+			for name, f := range st.Families {
+				fams[name] = map[string]uint64{"keys": f.Keys, "bytes": f.Bytes}
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"memories": st.Memories, "next_doc_num": st.NextDocNum,
+				"format_version": st.FormatVersion, "families": fams}})
+		})))
 	}
 	for pattern, rh := range o.Routes {
 		mux.Handle(pattern, h.auth(rh))

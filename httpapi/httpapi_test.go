@@ -38,7 +38,7 @@ func server(t *testing.T, token string, readOnlyOf string) (*httptest.Server, *e
 		t.Fatal(err)
 	}
 	srv := mcpserver.New(e, mcpserver.Options{Version: "test"})
-	hs := httptest.NewServer(httpapi.Handler(srv, httpapi.Options{Version: "test", Token: token, MCP: srv.HTTPHandler()}))
+	hs := httptest.NewServer(httpapi.Handler(srv, httpapi.Options{Version: "test", Token: token, MCP: srv.HTTPHandler(), Stats: e}))
 	t.Cleanup(func() {
 		hs.Close()
 		if err := e.Close(); err != nil {
@@ -104,6 +104,13 @@ func TestMemoryLifecycle(t *testing.T) {
 	do(t, hs, "POST", "/v1/memories", "", `{"content": "the release checklist lives in docs/RELEASE.md"}`)
 	if n := len(mustList(t, e)); n != 2 {
 		t.Fatalf("store holds %d memories, want 2", n)
+	}
+	var st struct {
+		Memories uint64         `json:"memories"`
+		Families map[string]any `json:"families"`
+	}
+	if code, env := do(t, hs, "GET", "/v1/stats", "", ""); code != 200 || json.Unmarshal(env.Data, &st) != nil || st.Memories != 2 || st.Families["memories"] == nil {
+		t.Fatalf("stats: %d %s", code, env.Data)
 	}
 
 	code, env = do(t, hs, "GET", "/v1/memories/"+stored.ID, "", "")

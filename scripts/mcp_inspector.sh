@@ -61,6 +61,11 @@ check() {
 run --method tools/list 2>"$tmp/list.err" | check "tools/list lists the 23 tools" \
 	'd.tools.length === 23 && ["store_memory","search_graph","search_causes","get_session_timeline","get_divergence_alerts"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
 
+# The core set (cgraph mcp --tools core): eight tools, the same portable schemas.
+(cd "$tmp" && "$INSPECTOR" --cli -e "CGRAPH_ORT_LIB=$ort" "$BIN" --db "$db" --models-dir "$models" mcp --tools=core --method tools/list) |
+	check "tools/list --tools core lists the 8 core tools" \
+	'd.tools.length === 8 && ["store_memory","get_context","search_graph","get_session_timeline"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
+
 if grep -qi "warning" "$tmp/list.err"; then
 	cat "$tmp/list.err" >&2
 	fail "the inspector warns about the tool schemas"
