@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,7 +28,11 @@ func newMCPCmd(a *App) *cobra.Command {
 on stdin/stdout by default (what Claude Code, Cursor and other MCP hosts start), or on
 streamable HTTP with --http 127.0.0.1:PORT.
 
-The first cgraph mcp on a store takes its writer lock. Later ones (or any beside another
+When a cgraph serve serves the store (it announces itself in the store directory), cgraph mcp
+relays the session to it: every agent shares its one writer and warm models
+(CGRAPH_NO_SERVER=1, --read-only, --http or --tools core serve locally instead).
+
+Otherwise the first cgraph mcp on a store takes its writer lock. Later ones (or any beside another
 writing cgraph command) open the store read-only: their read tools see the writer's
 memories, and their write tools (store_memory, delete_memory) answer with an error that
 names the writing process.`,
@@ -37,6 +42,12 @@ names the writing process.`,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if err := checkTools(tools); err != nil {
 				return err
+			}
+			if httpAddr == "" && !a.ReadOnly && tools == mcpserver.ToolsFull && os.Getenv("CGRAPH_NO_SERVER") == "" {
+				if info, ok := readServerFile(a.DBDir); ok && !info.Token {
+					a.Warnf("store %s is served by cgraph serve at %s (pid %d): relaying this MCP session to it", a.DBDir, info.URL, info.PID)
+					return a.bridgeMCP(a.Context(), info.URL)
+				}
 			}
 			var ln net.Listener
 			if httpAddr != "" {

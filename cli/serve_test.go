@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cgraph/cgraph/mcpserver"
 )
 
 // TestServeEndToEnd starts the real binary's `cgraph serve` on a random
@@ -179,5 +184,59 @@ func BenchmarkCLISearch(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestMCPRelaysToTheServer: with a cgraph serve on the store, a stdio
+// `cgraph mcp` (driven by the real MCP client) relays to it: its writes
+// land in the server's store — a local cgraph mcp beside the writer would
+// be read-only and refuse them — and its searches see the server's memories.
+func TestMCPRelaysToTheServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	bin := cgraphBinary(t)
+	db := filepath.Join(t.TempDir(), "store")
+	if out, err := exec.Command(bin, "--db", db, "init").CombinedOutput(); err != nil {
+		t.Fatalf("init: %v %s", err, out)
+	}
+	base, srv := startServe(t, bin, db)
+	defer func() { _ = srv.Process.Signal(syscall.SIGTERM); _ = srv.Wait() }()
+	if _, ok := storeOverHTTP(base, "stored over HTTP: the CI image lacks librocksdb-dev"); !ok {
+		t.Fatal("store over HTTP")
+	}
+	ctx := t.Context()
+	cmd := exec.Command(bin, "--db", db, "mcp")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "relay-test"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("%v; cgraph mcp said: %s", err, stderr.String())
+	}
+	defer cs.Close()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil || len(lt.Tools) != len(mcpserver.Tools()) {
+		t.Fatalf("tools/list through the relay: %v", err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": "stored over MCP through the relay"}})
+	if err != nil || res.IsError {
+		t.Fatalf("store_memory through the relay: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_by_keywords", Arguments: map[string]any{"query": "librocksdb-dev"}})
+	if err != nil || res.IsError || !strings.Contains(fmt.Sprint(res.StructuredContent), "stored over HTTP") {
+		t.Fatalf("search through the relay: %v %+v", err, res)
+	}
+	resp, err := http.Get(base + "/v1/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Data struct {
+			Memories int `json:"memories"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil || st.Data.Memories != 2 {
+		t.Fatalf("the server holds %d memories (%v), want 2", st.Data.Memories, err)
 	}
 }
