@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -298,6 +299,21 @@ func TestSchemaConstraints(t *testing.T) {
 		}
 		if !strings.Contains(msg, c.says) {
 			t.Errorf("%s %v: refusal %q does not name %s", c.tool, c.args, msg, c.says)
+		}
+	}
+}
+
+// TestDescriptionsInTheUsersWords: the memory and search tools say what they
+// find and when to use them without slot numbers (E1…E13); only the tools
+// about the embedders themselves name slots.
+func TestDescriptionsInTheUsersWords(t *testing.T) {
+	slot := regexp.MustCompile(`\bE(1[0-3]|[1-9])\b`)
+	for _, ti := range Tools() {
+		if ti.Kind == "embedder" || ti.Kind == "analysis" {
+			continue
+		}
+		if m := slot.FindString(ti.Description); m != "" {
+			t.Errorf("%s: the description names slot %s: %q", ti.Name, m, ti.Description)
 		}
 	}
 }

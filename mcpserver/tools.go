@@ -8,8 +8,8 @@ func toolDefs() []toolDef {
 		// memory
 		define("store_memory", "memory", true,
 			"Store a memory (fact, decision with its reason, error and its fix, code, conversation turn, note, preference). "+
-				"Computes its 13-slot fingerprint and indexes it in one atomic write; returns the id and each slot's status "+
-				"(a slot without a model says unavailable). Storing a text the store already holds stores nothing and returns the "+
+				"Fingerprints and indexes it in one atomic write; returns the id and which representations could be made "+
+				"(one without a model says unavailable). Storing a text the store already holds stores nothing and returns the "+
 				"earlier id with duplicate_of. Only the writing cgraph mcp server can store.", storeMemory),
 		define("get_memory", "memory", false,
 			"Read one memory by id: content, type, tags, source, session and sequence, times, importance; with fingerprint=true "+
@@ -38,40 +38,41 @@ func toolDefs() []toolDef {
 				"at the start of a task instead of several searches.", getContext),
 		// domain
 		define("search_graph", "domain", false,
-			"The main search: fuse the slots of a weight profile (default semantic_search) with weighted RRF. Choose "+
-				"profile (e.g. causal_reasoning, code_search, fact_checking), override weights per slot, mode "+
-				"(multi_space default, pipeline, e1_only), direction for causal queries and top_k. Every result carries "+
-				"id, score, snippet and per-slot ranks/scores/contributions.", searchGraph),
+			"The main search: ranks memories by combining several views of meaning and exact keywords, weighted by a "+
+				"profile — semantic_search (default), causal_reasoning for why/what-caused questions, code_search for code. "+
+				"Also: mode (multi_space default, or the staged pipeline), direction for cause/effect questions, top_k, and "+
+				"explain: true to see how each result was ranked. Every result carries id, score and snippet.", searchGraph),
 		define("search_robust", "domain", false,
-			"Search with misspellings or garbled identifiers tolerated: the typo_tolerant profile (E1 + E9 character "+
-				"n-gram hypervectors, which also retrieve candidates).", searchRobust),
+			"Search when the query may be misspelled or an identifier garbled: words the store does not know are corrected "+
+				"against its vocabulary and character-level matching finds near-spellings (the typo_tolerant profile).", searchRobust),
 		define("search_by_intent", "domain", false,
-			"Search by goal or intent (\"make the tests faster\"): intent_search (or intent_enhanced with enhanced=true), "+
-				"where E10 boosts E1 scores of memories whose context matches the intent.", searchByIntent),
+			"Search by goal or intent (\"make the tests faster\"): favours memories whose stated goal or context matches "+
+				"the intent (intent_search; enhanced=true boosts that match more).", searchByIntent),
 		define("search_by_keywords", "domain", false,
-			"Exact-term search with BM25 over code-aware tokens (E6: camelCase and snake_case split). Best for "+
-				"identifiers, error codes, flags and file names.", searchByKeywords),
+			"Exact-term search (BM25 over code-aware tokens: camelCase and snake_case split). Best for identifiers, "+
+				"error codes, flags and file names.", searchByKeywords),
 		define("search_code", "domain", false,
-			"Search code and code-related memories (functions, APIs, snippets) with the code_search profile: the two dense text encoders (E1, E5) and keyword matching (E6) lead; no code-trained encoder is installed.", searchCode),
+			"Search code and code-related memories (functions, APIs, snippets) with the code_search profile, which leans on "+
+				"meaning and exact identifiers; no code-trained model is installed here.", searchCode),
 		define("search_causes", "domain", false,
-			"Find the CAUSES of something: give the effect or symptom (\"the build fails with SIGABRT\"); E5 compares "+
-				"the query's effect view with the memories' cause vectors inside causal_reasoning. Returns likely causes.", searchCauses),
+			"Find the CAUSES of something: give the effect or symptom (\"the build fails with SIGABRT\"); returns the "+
+				"memories most likely to describe its causes (causal_reasoning, looking from effect to cause).", searchCauses),
 		define("search_effects", "domain", false,
-			"Find the EFFECTS or consequences of something: give the cause or change (\"we upgraded RocksDB\"); E5 "+
-				"compares the query's cause view with the memories' effect vectors inside causal_reasoning.", searchEffects),
+			"Find the EFFECTS or consequences of something: give the cause or change (\"we upgraded RocksDB\"); returns "+
+				"the memories most likely to describe what it led to (causal_reasoning, looking from cause to effect).", searchEffects),
 		define("search_connections", "domain", false,
-			"Find memories connected through code structure (imports, calls, paths) with E8: direction targets (what "+
-				"the query uses), sources (what uses it) or both.", searchConnections),
+			"Find memories connected through code structure (imports, calls, paths): direction targets (what the query "+
+				"uses), sources (what uses it) or both.", searchConnections),
 		define("search_by_entities", "domain", false,
-			"Find memories naming the same entities (identifiers, libraries, tools) as the query, with E11.", searchByEntities),
+			"Find memories naming the same entities as the query: identifiers, libraries, tools, file names.", searchByEntities),
 		define("search_recent", "domain", false,
-			"Recent memories: without a query the newest ones; with a query its semantic matches re-ordered by E2 "+
-				"recency (newer first), with a 'recent' badge on fresh ones.", searchRecent),
+			"Recent memories: without a query the newest ones; with a query its matches re-ordered newer first, with a "+
+				"'recent' badge on fresh ones.", searchRecent),
 		define("search_periodic", "domain", false,
-			"Memories made at a similar time of day and day of week as `at` (default now), among the query's semantic "+
-				"matches, with E3 periodicity: e.g. what usually happens on Monday mornings.", searchPeriodic),
+			"Memories made at a similar time of day and day of week as `at` (default now), among the query's matches: "+
+				"e.g. what usually happens on Monday mornings.", searchPeriodic),
 		define("get_session_timeline", "domain", false,
-			"List a session's memories in order (E4 sequence numbers 1, 2, …), paged with from_seq and limit: the "+
+			"List a session's memories in order (sequence numbers 1, 2, …), paged with from_seq and limit: the "+
 				"conversation or work log of one session.", getSessionTimeline),
 		// analysis
 		define("detect_topics", "analysis", false,
