@@ -1,6 +1,6 @@
 // Package mcpserver serves cgraph's tools over the Model Context Protocol
 // (github.com/modelcontextprotocol/go-sdk): memory tools (store_memory,
-// get_memory, delete_memory), embedder tools (search_by_embedder,
+// get_memory, delete_memory, get_context), embedder tools (search_by_embedder,
 // list_embedder_indexes, get_embedder_clusters, compare_embedder_views),
 // domain tools (search_graph, search_robust, search_by_intent,
 // search_by_keywords, search_code, search_causes, search_effects,
@@ -12,14 +12,20 @@
 // # One definition per tool
 //
 // Each tool is one define call (tools.go) with a typed argument struct: the
-// SDK derives the input JSON schema from that struct (json names, jsonschema
+// input JSON schema is derived from that struct (json names, jsonschema
 // descriptions, required = fields without omitempty, additionalProperties
-// false) and validates every call against it before the handler runs, so the
-// schema and the handler cannot disagree and unknown argument names are
-// refused. Results are JSON objects (structured content plus the same JSON as
-// text); search results carry the memory id, score, snippet and per-slot
-// explain (rank, raw score, WRRF contribution, threshold level), boosts,
-// badges and the status of every space searched.
+// false), given enums, bounds and formats by argument name (constrain), and
+// every call is checked against it before the handler runs — over MCP and
+// through Server.Call, which the HTTP API (package httpapi) and `cgraph
+// context` use — so the schema and the handler cannot disagree, unknown
+// argument names are refused, and a value outside an enum or bound is
+// refused in words naming the argument. Results are JSON objects
+// (structured content plus the same JSON as text). Search results are
+// compact (id, score, snippet, type, tags, time); explain: true adds the
+// per-slot detail (rank, raw score, WRRF contribution, threshold level),
+// boosts and the status of every space searched. Options.Tools = ToolsCore
+// lists eight tools only. Memories are resources (memory://ID) and the
+// recall_context prompt packs the memories for a task.
 //
 // # Errors
 //
@@ -35,8 +41,9 @@
 // cgraph command) opens the store read-only and serves every read tool —
 // searches catch up with the writer's writes before they run — while
 // store_memory and delete_memory answer with a tool error naming the writing
-// process. Writes are not forwarded: the agent is pointed at the writing
-// server instead, which keeps one writer and no hidden IPC. detect_topics on a
+// process. When a `cgraph serve` serves the store, `cgraph mcp` relays the
+// whole session to its /mcp endpoint instead (package cli), so every agent
+// writes through the one writer. detect_topics on a
 // read-only server computes topics but does not save a snapshot (it says so).
 //
 // Search tools default to the multi_space mode (every weighted slot searched
