@@ -7,7 +7,8 @@
 //     value, also on failure ({"error": {"message", "exit_code"}}).
 //   - Errors: one line on stderr, "cgraph: <what was wrong>: <how to fix it>".
 //     Exit codes: 0 done, 1 failed (ExitError), 2 bad usage or input
-//     (ExitUsage: *UsageError or *record.ValidationError; nothing was written).
+//     (ExitUsage: *UsageError or *record.ValidationError; nothing was written),
+//     130/143 stopped by SIGINT/SIGTERM (what was acknowledged is stored).
 //   - Store access: App.OpenStore(write) opens the memory store with the
 //     embedders of --models-dir (store.go); every command that writes
 //     memories (init, add, delete, reembed) goes through it so each memory
@@ -25,7 +26,14 @@
 //     says how to fill it: it is most often a wrong --db.
 //   - Bulk input (add --jsonl): a bad line is reported by number and skipped;
 //     valid lines are stored in atomic batches; an interrupt stores the lines
-//     already read and names the last one.
+//     already read and names the last one (--skip-lines N resumes). Content
+//     the store already holds is reported as a duplicate, not stored twice.
+//   - A running server (serve.go, serverclient.go): `cgraph serve` keeps the
+//     store and warm models in one process and announces itself in the store
+//     directory; search and context then run on it (POST /v1/cli, the same
+//     output and exit code), and a stdio `cgraph mcp` relays its session to
+//     its /mcp (mcpbridge.go). Models otherwise open on first use, so a
+//     command loads only the models its query needs.
 //
 // Commands register themselves from their files with register(newXCmd); an
 // App serves one Execute call, so tests run commands in-process with buffers.
