@@ -18,6 +18,10 @@ import (
 // DefaultProfile is the profile a SearchRequest with a zero Profile uses.
 const DefaultProfile = "semantic_search"
 
+// MaxQueryBytes bounds a search query. The models read only the first 512
+// tokens of it anyway; a longer query costs keyword work without helping.
+const MaxQueryBytes = 64 << 10
+
 // Search encodes the query views the request needs (in parallel, only the
 // slots the mode and profile use), runs pipeline.Run over the store's indexes
 // and resolves the hits to memories without recording accesses. A read-only
@@ -26,6 +30,10 @@ const DefaultProfile = "semantic_search"
 func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
 	if err := s.needEmbedders("search"); err != nil {
 		return SearchResult{}, err
+	}
+	if n := len(req.Query); n > MaxQueryBytes {
+		return SearchResult{}, &record.ValidationError{Field: "query", Problem: fmt.Sprintf("is %d bytes, over the limit of %d", n, MaxQueryBytes),
+			Fix: "search with the few sentences that matter; to find what resembles a long text, store it as a memory and search with its opening"}
 	}
 	start := time.Now()
 	if req.Profile.Name == "" && req.Profile.Weights == (profiles.Weights{}) {
