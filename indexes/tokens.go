@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/viterin/vek/vek32"
 
@@ -179,12 +181,13 @@ func MaxSim(query []float32, dim int, candidates []record.DocNum, load TokenLoad
 	if err := checkVector("MaxSim: query", query, len(query), false); err != nil {
 		return nil, nil, err
 	}
-	nq := len(query) / dim
-	var buf []float32
 	cands := slices.Clone(candidates)
 	slices.Sort(cands)
 	cands = slices.Compact(cands)
-	hits = make(Hits, 0, len(cands))
+	// Load in order (the loader need not be safe for concurrent use), then
+	// score on every core: the scoring is the cost.
+	ms := make([]TokenMatrix, 0, len(cands))
+	docs := make([]record.DocNum, 0, len(cands))
 	for _, d := range cands {
 		m, ok, err := load(d)
 		if err != nil {
@@ -197,26 +200,47 @@ func MaxSim(query []float32, dim int, candidates []record.DocNum, load TokenLoad
 		if m.dim != dim {
 			return nil, nil, fmt.Errorf("MaxSim: doc %d has %d-wide tokens, the query %d-wide; the store was built by another model", d, m.dim, dim)
 		}
-		if cap(buf) < len(m.q) {
-			buf = make([]float32, len(m.q))
-		}
-		dq := buf[:len(m.q)]
-		for i, v := range m.q { // one tight conversion pass; scales apply after the dot
-			dq[i] = float32(v)
-		}
-		var sum float32
-		for i := range nq {
-			qi := query[i*dim : (i+1)*dim]
-			best := float32(math.Inf(-1))
-			for r, s := range m.scale {
-				if dot := s * vek32.Dot(qi, dq[r*dim:(r+1)*dim]); dot > best {
-					best = dot
-				}
-			}
-			sum += best
-		}
-		hits = append(hits, Hit{Doc: d, Score: sum})
+		ms, docs = append(ms, m), append(docs, d)
 	}
+	hits = make(Hits, len(ms))
+	workers := min(runtime.GOMAXPROCS(0), (len(ms)+maxSimChunk-1)/maxSimChunk)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var buf []float32
+			for i := w; i < len(ms); i += workers {
+				hits[i] = Hit{Doc: docs[i], Score: maxSimScore(query, dim, ms[i], &buf)}
+			}
+		})
+	}
+	wg.Wait()
 	hits.SortByScore()
 	return hits, missing, nil
+}
+
+// maxSimChunk is the fewest candidates worth a scoring goroutine.
+const maxSimChunk = 16
+
+// maxSimScore is Σ over the query's tokens of the best dot product with m's
+// rows. buf is scratch space for m's rows as float32.
+func maxSimScore(query []float32, dim int, m TokenMatrix, buf *[]float32) float32 {
+	if cap(*buf) < len(m.q) {
+		*buf = make([]float32, len(m.q))
+	}
+	dq := (*buf)[:len(m.q)]
+	for i, v := range m.q { // one tight conversion pass; scales apply after the dot
+		dq[i] = float32(v)
+	}
+	var sum float32
+	for i := range len(query) / dim {
+		qi := query[i*dim : (i+1)*dim]
+		best := float32(math.Inf(-1))
+		for r, s := range m.scale {
+			if dot := s * vek32.Dot(qi, dq[r*dim:(r+1)*dim]); dot > best {
+				best = dot
+			}
+		}
+		sum += best
+	}
+	return sum
 }
