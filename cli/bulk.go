@@ -34,6 +34,8 @@ type adder interface {
 // jsonlMemory is one line of add --jsonl. Fields not listed here are
 // refused, so a misspelt field is not silently dropped.
 type jsonlMemory struct {
+	ID         string   `json:"id"`       // an export's id, kept on import
+	Sequence   uint64   `json:"sequence"` // an export's position in its session
 	Content    *string  `json:"content"`
 	Type       string   `json:"type"`
 	Tags       []string `json:"tags"`
@@ -43,7 +45,7 @@ type jsonlMemory struct {
 	Importance *float64 `json:"importance"`
 }
 
-const jsonlFields = "content, type, tags, session, source, created_at, importance"
+const jsonlFields = "content, type, tags, session, source, created_at, importance (and id, sequence as export writes them)"
 
 // bulkResult is the summary of a bulk add, and its --json form.
 type bulkResult struct {
@@ -412,7 +414,14 @@ func parseJSONLine(line []byte) (record.NewMemory, error) {
 	if j.Content == nil {
 		return record.NewMemory{}, &record.ValidationError{Field: "content", Problem: "is missing", Fix: `every line needs a "content" field`}
 	}
-	n := record.NewMemory{Content: *j.Content, Tags: j.Tags, Session: j.Session, Source: j.Source}
+	n := record.NewMemory{Content: *j.Content, Tags: j.Tags, Session: j.Session, Source: j.Source, Sequence: j.Sequence}
+	if j.ID != "" {
+		id, err := record.ParseID(j.ID)
+		if err != nil {
+			return n, err
+		}
+		n.ID = id
+	}
 	if j.Type != "" {
 		t, err := record.ParseType(j.Type)
 		if err != nil {

@@ -53,6 +53,9 @@ func ParseType(s string) (Type, error) {
 // defaults: Type note, CreatedAt now, Importance 0.5. Sequence is assigned
 // by the store (next in the session) when Session is set and Sequence is 0.
 type NewMemory struct {
+	// ID, when set (an import), is the memory's id; an id the store holds
+	// already is refused. Zero means a new id.
+	ID         ID
 	Content    string
 	Type       Type
 	Tags       []string

@@ -91,8 +91,20 @@ func (b *Batch) Add(n record.NewMemory) (record.Memory, error) {
 		return record.Memory{}, fmt.Errorf("store %s has used all %d doc numbers: export its memories into a new store", b.e.dir, uint64(math.MaxUint32))
 	}
 	now := time.Now().UTC()
+	id := record.NewID()
+	if !n.ID.IsZero() { // an import keeps its ids
+		_, found, err := b.Get(FamMemories, n.ID[:])
+		if err != nil {
+			return record.Memory{}, err
+		}
+		if found {
+			return record.Memory{}, &record.ValidationError{Field: "id", Problem: fmt.Sprintf("%s is already stored", n.ID),
+				Fix: "import into a store that does not hold it, or drop the id to store a new memory"}
+		}
+		id = n.ID
+	}
 	m := record.Memory{
-		ID: record.NewID(), DocNum: b.next, Content: n.Content, Type: n.Type,
+		ID: id, DocNum: b.next, Content: n.Content, Type: n.Type,
 		Tags: append([]string(nil), n.Tags...), Source: n.Source, Session: n.Session,
 		Sequence: n.Sequence, CreatedAt: n.CreatedAt.UTC(), UpdatedAt: now, Importance: n.Importance,
 	}

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/record"
+)
+
+func init() {
+	register(newExportCmd)
+	register(newImportCmd)
+}
+
+// exportRecord is one line of an export: the fields `add --jsonl` and
+// `import` read, so an export imports back as it was.
+type exportRecord struct {
+	ID         record.ID   `json:"id"`
+	Content    string      `json:"content"`
+	Type       record.Type `json:"type"`
+	Tags       []string    `json:"tags,omitempty"`
+	Source     string      `json:"source,omitempty"`
+	Session    string      `json:"session,omitempty"`
+	Sequence   uint64      `json:"sequence,omitempty"`
+	CreatedAt  string      `json:"created_at"`
+	Importance float64     `json:"importance"`
+}
+
+func newExportCmd(a *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "export",
+		Short: "Write every memory as JSON Lines, oldest first, for import into another store",
+		Long: `export writes one JSON object per memory on stdout, oldest first: id, content, type,
+tags, source, session, sequence, created_at and importance — what cgraph import (or add
+--jsonl) reads back, ids, sessions and times kept. Fingerprints are not exported: the
+importing store computes them with its own models. Access counts and update times are
+not exported either. It opens the store read-only and loads no model.`,
+		Example: `  cgraph export > memories.jsonl
+  cgraph --db new-store init && cgraph --db new-store import memories.jsonl`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			s, err := a.OpenRecords(false)
+			if err != nil {
+				return err
+			}
+			defer closeEngine(s, &err)
+			w := bufio.NewWriter(a.Stdout)
+			enc := json.NewEncoder(w)
+			enc.SetEscapeHTML(false)
+			var after record.ID
+			n := 0
+			for {
+				ms, err := s.List(a.Context(), record.ListOptions{Limit: 1000, After: after, Oldest: true})
+				if err != nil {
+					return err
+				}
+				for _, m := range ms {
+					r := exportRecord{ID: m.ID, Content: m.Content, Type: m.Type, Tags: m.Tags, Source: m.Source, Session: m.Session,
+						Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano), Importance: m.Importance}
+					if err := enc.Encode(r); err != nil {
+						return fmt.Errorf("export: %w", err)
+					}
+					n++
+				}
+				if len(ms) < 1000 {
+					break
+				}
+				after = ms[len(ms)-1].ID
+			}
+			if err := w.Flush(); err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			a.Warnf("exported %d memories", n)
+			return nil
+		},
+	}
+}
+
+func newImportCmd(a *App) *cobra.Command {
+	var f addFlags
+	cmd := &cobra.Command{
+		Use:   "import FILE|-",
+		Short: "Store the memories of an export (or any add --jsonl file), ids and times kept",
+		Long: `import reads JSON Lines as cgraph export writes them and stores each memory with its id,
+session, sequence and creation time, fingerprinted by this store's models. It is add
+--jsonl under another name: bad lines are reported by number and skipped, content the
+store already holds is reported as a duplicate (so importing the same file twice stores
+nothing the second time), an id the store already holds is refused, and an interrupted
+import names the line to resume after (--skip-lines N).`,
+		Example: `  cgraph export > memories.jsonl
+  cgraph --db new-store init && cgraph --db new-store import memories.jsonl`,
+		Args: exactArgs(1, "the file to import (- for stdin)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.jsonl = args[0]
+			return a.runAddJSONL(cmd, f, nil)
+		},
+	}
+	cmd.Flags().IntVar(&f.skipLines, "skip-lines", 0, "skip the first N lines (resume an interrupted import)")
+	cmd.Flags().BoolVar(&f.allowDuplicate, "allow-duplicate", false, "store a memory even if the store already holds the same content")
+	cmd.Flags().IntVar(&a.MaxContentBytes, "max-content-bytes", record.DefaultMaxContentBytes, "refuse content longer than this many bytes")
+	return cmd
+}
