@@ -27,6 +27,28 @@ type repairJSON struct {
 	Changed  bool     `json:"changed"`
 	Manifest string   `json:"manifest"`
 	Tried    []string `json:"tried"`
+	// Postings is what was done to the posting families (orphans dropped,
+	// statistics reset); empty when they agreed with the records.
+	Postings []engine.PostingRepair `json:"postings"`
+}
+
+// repairPostings drops orphan postings and resets the posting statistics
+// (engine.RepairPostings) with the writer lock, and records what it did.
+func (a *App) repairPostings(r *repairJSON) (err error) {
+	e, err := a.OpenRecords(true)
+	if errors.Is(err, record.ErrDamaged) {
+		return nil // the check below reports it
+	}
+	if err != nil {
+		return fmt.Errorf("repair: %w", err)
+	}
+	defer closeEngine(e, &err)
+	rep, err := e.RepairPostings(a.Context())
+	if err != nil {
+		return fmt.Errorf("repair: %w", err)
+	}
+	r.Postings = append(r.Postings, rep...)
+	return nil
 }
 
 func newCheckCmd(a *App) *cobra.Command {
@@ -36,7 +58,8 @@ func newCheckCmd(a *App) *cobra.Command {
 		Short: "Verify the store's files and cross-family invariants; --repair recovers a damaged store",
 		Long: `Open the store read-only (beside a running writer) and verify it: every record
 decodes, the memory count and doc-number counter match the records, and every
-per-memory family holds exactly the keys of stored memories. Exit code 1 when a
+per-memory family holds exactly the keys of stored memories, every E6/E13 posting
+names a stored memory and the posting statistics match. Exit code 1 when a
 problem is found, each named by family and key.
 
 A store whose CURRENT file is missing, or names a manifest without cgraph
@@ -44,7 +67,9 @@ metadata (what a failed re-creation leaves), is reported as damaged and is
 never opened for writing or created over. --repair takes the writer lock,
 points CURRENT at the newest manifest that RocksDB reads and that holds
 cgraph metadata, and checks the result. It only rewrites CURRENT, and puts it
-back when no manifest serves.`,
+back when no manifest serves. It then drops postings (E6, E13) of memories that no longer
+exist and resets the posting statistics from the postings, reporting each family it
+changed.`,
 		Example: `  cgraph check
   cgraph check --repair --db ~/.local/share/cgraph/default`,
 		Args: noArgs,
@@ -58,9 +83,12 @@ back when no manifest serves.`,
 				if err != nil {
 					return fmt.Errorf("repair: %w", err)
 				}
-				out.Repair = &repairJSON{Changed: !rep.Healthy, Manifest: rep.Manifest, Tried: rep.Tried}
+				out.Repair = &repairJSON{Changed: !rep.Healthy, Manifest: rep.Manifest, Tried: rep.Tried, Postings: []engine.PostingRepair{}}
 				if out.Repair.Tried == nil {
 					out.Repair.Tried = []string{}
+				}
+				if err := a.repairPostings(out.Repair); err != nil {
+					return err
 				}
 			}
 			e, err := a.OpenRecords(false)
@@ -93,7 +121,11 @@ back when no manifest serves.`,
 					if r.Changed {
 						a.Printf("repair: CURRENT now names %s\n", r.Manifest)
 					} else {
-						a.Printf("repair: the store opened as it was (%s); nothing changed\n", r.Manifest)
+						a.Printf("repair: the store opened as it was (%s)\n", r.Manifest)
+					}
+					for _, p := range r.Postings {
+						a.Printf("repair: %s: dropped %d postings of memories that no longer exist; statistics set to %d documents, length %d\n",
+							p.Family, p.Dropped, p.Docs, p.Length)
 					}
 				}
 				if out.OK {
