@@ -30,6 +30,10 @@ type Options struct {
 	// asked again skips the models); 0 means DefaultViewCacheSize, a
 	// negative value turns the cache off.
 	ViewCacheSize int
+	// TokenCacheBytes bounds the decoded E12 token matrices a writer keeps
+	// in RAM for S4; 0 means DefaultTokenCacheBytes, a negative value turns
+	// the cache off. A read-only engine keeps none.
+	TokenCacheBytes int
 	// Sync fsyncs the write-ahead log before a write returns, so that an
 	// acknowledged write survives a power loss, at the cost of an fsync per
 	// call. Without it a write survives a crash of the process but not of

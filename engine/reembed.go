@@ -47,6 +47,8 @@ func (s *Engine) Reembed(ctx context.Context, slots []fingerprint.SlotID, progre
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	defer s.tokens.clear() // E12 values may change: no matrix cached before is trusted after
+	s.tokens.clear()
 	cur := s.reg.Statuses()
 	if slots == nil {
 		s.mu.RLock()

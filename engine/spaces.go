@@ -339,31 +339,38 @@ func searchE12(ctx context.Context, sp *spaces, _ pipeline.Probe, k int, within 
 	if len(cands) == 0 || q.Rows() == 0 {
 		return nil, nil
 	}
-	keys := make([][]byte, len(cands))
 	docs := make([]record.DocNum, len(cands))
+	byDoc := make(map[record.DocNum]indexes.TokenMatrix, len(cands))
+	var keys [][]byte // the matrices the cache lacks
+	var missed []uint32
 	for i, d := range cands {
-		keys[i], docs[i] = docKey(d), record.DocNum(d)
+		docs[i] = record.DocNum(d)
+		if m, ok := sp.s.tokens.get(d); ok {
+			byDoc[docs[i]] = m
+			continue
+		}
+		keys, missed = append(keys, docKey(d)), append(missed, d)
 	}
-	vals, err := sp.s.eng.Values(ctx, cellar.FamE12LateInteraction, keys)
-	if err != nil {
-		return nil, fmt.Errorf("E12: load token matrices: %w", err)
-	}
-	byDoc := make(map[record.DocNum][]byte, len(cands))
-	for i, b := range vals {
-		if b != nil {
-			byDoc[docs[i]] = b
+	if len(keys) > 0 {
+		vals, err := sp.s.eng.Values(ctx, cellar.FamE12LateInteraction, keys)
+		if err != nil {
+			return nil, fmt.Errorf("E12: load token matrices: %w", err)
+		}
+		for i, b := range vals {
+			if b == nil {
+				continue
+			}
+			m, err := indexes.DecodeTokenMatrix(b)
+			if err != nil {
+				return nil, fmt.Errorf("E12: e12_late_interaction/%d: %w", missed[i], err)
+			}
+			byDoc[record.DocNum(missed[i])] = m
+			sp.s.tokens.put(missed[i], m)
 		}
 	}
 	load := func(d record.DocNum) (indexes.TokenMatrix, bool, error) {
-		b, ok := byDoc[d]
-		if !ok {
-			return indexes.TokenMatrix{}, false, nil
-		}
-		m, err := indexes.DecodeTokenMatrix(b)
-		if err != nil {
-			return m, false, fmt.Errorf("e12_late_interaction/%d: %w", d, err)
-		}
-		return m, true, nil
+		m, ok := byDoc[d]
+		return m, ok, nil
 	}
 	hs, _, err := indexes.MaxSim(q.Data, int(q.Dim), docs, load)
 	if err != nil {

@@ -52,6 +52,8 @@ type Engine struct {
 	catchMu sync.Mutex // one catch-up at a time (read-only stores)
 
 	views *viewCache // encoded query views; nil when turned off
+	// tokens caches decoded E12 matrices for S4; nil when read-only or off.
+	tokens *tokenCache
 }
 
 // Open opens (or with o.Create creates) the store in dir, checks the
@@ -71,6 +73,13 @@ func Open(dir string, o Options) (*Engine, error) {
 		s.views = newViewCache(DefaultViewCacheSize)
 	case o.ViewCacheSize > 0:
 		s.views = newViewCache(o.ViewCacheSize)
+	}
+	switch {
+	case o.ReadOnly:
+	case o.TokenCacheBytes == 0:
+		s.tokens = newTokenCache(DefaultTokenCacheBytes)
+	case o.TokenCacheBytes > 0:
+		s.tokens = newTokenCache(o.TokenCacheBytes)
 	}
 	eo := cellar.Options{ReadOnly: o.ReadOnly, Create: o.Create, MaxContentBytes: o.MaxContentBytes, Sync: o.Sync,
 		CreatedBy: Version}

@@ -234,6 +234,7 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 	}
 	if s.ix != nil { // nil when opened for records only
 		s.ix.remove(uint32(m.DocNum))
+		s.tokens.remove(uint32(m.DocNum))
 	}
 	return nil
 }
