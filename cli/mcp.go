@@ -44,7 +44,7 @@ names the writing process.`,
 				return err
 			}
 			if httpAddr == "" && !a.ReadOnly && tools == mcpserver.ToolsFull && os.Getenv("CGRAPH_NO_SERVER") == "" {
-				if info, ok := readServerFile(a.DBDir); ok && !info.Token {
+				if info, ok := readServerFile(a.DBDir); ok && (!info.Token || hasClientToken()) {
 					a.Warnf("store %s is served by cgraph serve at %s (pid %d): relaying this MCP session to it", a.DBDir, info.URL, info.PID)
 					return a.bridgeMCP(a.Context(), info.URL)
 				}

@@ -30,6 +30,9 @@ func (a *App) bridgeMCP(ctx context.Context, base string) error {
 			req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, endpoint, nil)
 			if err == nil {
 				req.Header.Set("Mcp-Session-Id", session)
+				if token, ok := clientToken(); ok {
+					req.Header.Set("Authorization", "Bearer "+token)
+				}
 				if resp, err := client.Do(req); err == nil {
 					resp.Body.Close()
 				}
@@ -45,6 +48,9 @@ func (a *App) bridgeMCP(ctx context.Context, base string) error {
 			}
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
+			if token, ok := clientToken(); ok {
+				req.Header.Set("Authorization", "Bearer "+token)
+			}
 			if session != "" {
 				req.Header.Set("Mcp-Session-Id", session)
 			}
@@ -76,6 +82,11 @@ func (a *App) bridgeMCP(ctx context.Context, base string) error {
 			return fmt.Errorf("mcp: read stdin: %w", err)
 		}
 	}
+}
+
+func hasClientToken() bool {
+	_, ok := clientToken()
+	return ok
 }
 
 // messageVersion is the protocol version a message names for itself: the

@@ -105,9 +105,10 @@ func (a *App) viaServer() (handled bool, err error) {
 		return false, nil
 	}
 	url := os.Getenv("CGRAPH_SERVER")
+	token, hasToken := clientToken()
 	if url == "" {
 		info, ok := readServerFile(a.DBDir)
-		if !ok || info.Token {
+		if !ok || (info.Token && !hasToken) {
 			return false, nil
 		}
 		url = info.URL
@@ -121,6 +122,9 @@ func (a *App) viaServer() (handled bool, err error) {
 		return false, nil
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if hasToken {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
 	if err != nil {
 		return false, nil // no server after all: run here
@@ -141,6 +145,20 @@ func (a *App) viaServer() (handled bool, err error) {
 		return true, &servedExit{env.Data.ExitCode}
 	}
 	return true, nil
+}
+
+// clientToken is the bearer token of $CGRAPH_TOKEN_FILE (the file the
+// server's --token-file names), for a server that wants one.
+func clientToken() (string, bool) {
+	path := os.Getenv("CGRAPH_TOKEN_FILE")
+	if path == "" {
+		return "", false
+	}
+	t, err := readToken(path)
+	if err != nil || t == "" {
+		return "", false
+	}
+	return t, true
 }
 
 // forwardable is the command line a server can run: a served command with

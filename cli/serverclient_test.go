@@ -113,3 +113,35 @@ func TestForwardable(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandsRunOnATokenServer: a server that wants a token runs the
+// command for a client that has it ($CGRAPH_TOKEN_FILE); without it the
+// command runs here.
+func TestCommandsRunOnATokenServer(t *testing.T) {
+	e, err := engine.Open(filepath.Join(t.TempDir(), "s"), engine.Options{Create: true, Embedders: modelFreeEmbedders(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Add(t.Context(), record.NewMemory{Content: "served behind a token"}); err != nil {
+		t.Fatal(err)
+	}
+	const token = "0123456789abcdef0123456789"
+	server := &App{}
+	hs := httptest.NewServer(httpapi.Handler(mcpserver.New(e, mcpserver.Options{}), httpapi.Options{Token: token,
+		Routes: map[string]http.Handler{"POST /v1/cli": server.cliHandler(e)}}))
+	defer hs.Close()
+	t.Setenv("CGRAPH_SERVER", hs.URL)
+	nowhere := filepath.Join(t.TempDir(), "no-store-here")
+	if r := run(t, "", "--db", nowhere, "search", "served token", "--profile", "fact_checking"); r.code == ExitOK {
+		t.Fatalf("ran on the server without the token: %s", r.stdout)
+	}
+	tf := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tf, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CGRAPH_TOKEN_FILE", tf)
+	if r := run(t, "", "--db", nowhere, "search", "served token", "--profile", "fact_checking"); r.code != ExitOK || !strings.Contains(r.stdout, "served behind a token") {
+		t.Fatalf("with the token: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}
