@@ -2,11 +2,14 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cgraph/cgraph/embedders/modelfree"
@@ -106,5 +109,77 @@ func TestStoreMemoryDuplicate(t *testing.T) {
 	}
 	if st, err := e.Stats(ctx); err != nil || st.Memories != 1 {
 		t.Fatalf("%d memories (%v), want 1", st.Memories, err)
+	}
+}
+
+// TestOutputSchemas: every tool that lists an output schema answers with
+// structured content that validates against it, with and without explain.
+func TestOutputSchemas(t *testing.T) {
+	cs, e := connect(t, mcpserver.Options{})
+	ctx := context.Background()
+	for _, c := range []string{"Decision: pin grocksdb v1.7.15 because Debian ships RocksDB 7.8.3", "The build fails because librocksdb-dev is missing"} {
+		if _, err := e.Add(ctx, record.NewMemory{Content: c, Session: "s1", Tags: []string{"build"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]map[string]any{
+		"store_memory":       {"content": "a new memory about RocksDB"},
+		"get_context":        {"query": "why does the build fail", "budget": 200},
+		"search_by_embedder": {"query": "RocksDB", "embedder": "E6"},
+		"search_connections": {"query": "engine/write.go"},
+		"search_recent":      {},
+	}
+	checked := 0
+	for _, tl := range lt.Tools {
+		if tl.OutputSchema == nil {
+			continue
+		}
+		b, err := json.Marshal(tl.OutputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sch jsonschema.Schema
+		if err := json.Unmarshal(b, &sch); err != nil {
+			t.Fatal(err)
+		}
+		resolved, err := sch.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: output schema: %v", tl.Name, err)
+		}
+		if tl.Name == "search_graph" { // the schema can fail: a wrong shape is refused
+			if err := resolved.Validate(map[string]any{"query": 7, "results": "none"}); err == nil {
+				t.Fatal("search_graph's output schema accepts anything")
+			}
+		}
+		for _, explain := range []bool{false, true} {
+			a, ok := args[tl.Name]
+			if !ok {
+				a = map[string]any{"query": "why does the build fail"}
+			}
+			a = maps.Clone(a)
+			if strings.HasPrefix(tl.Name, "search_") && explain {
+				a["explain"] = true
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tl.Name, Arguments: a})
+			if err != nil || res.IsError {
+				t.Fatalf("%s %v: %v %+v", tl.Name, a, err, res)
+			}
+			var v any
+			raw, _ := json.Marshal(res.StructuredContent)
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			if err := resolved.Validate(v); err != nil {
+				t.Errorf("%s (explain %v): the answer does not fit its output schema: %v\n%s", tl.Name, explain, err, raw)
+			}
+		}
+		checked++
+	}
+	if checked < 14 {
+		t.Fatalf("%d tools with an output schema checked, want 14", checked)
 	}
 }

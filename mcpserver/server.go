@@ -81,7 +81,7 @@ func New(store Store, o Options) *Server {
 		if o.Tools == ToolsCore && !slices.Contains(CoreTools, t.Name) {
 			continue // Call still reaches every tool: the HTTP API and the CLI use it
 		}
-		t.register(s, s.mcp)
+		t.register(s, s.mcp, t.output)
 	}
 	s.addResourcesAndPrompts()
 	return s
@@ -186,10 +186,58 @@ func Tools() []ToolInfo {
 // runs.
 type toolDef struct {
 	ToolInfo
-	register func(s *Server, m *mcp.Server)
+	register func(s *Server, m *mcp.Server, output func() *jsonschema.Schema)
 	// call runs the tool outside MCP (Server.Call): the same schema check,
 	// read-only refusal, panic recovery and handler.
 	call func(ctx context.Context, s *Server, args json.RawMessage) (any, error)
+	// output, when set, is the schema of the tool's structured output
+	// (withOutput), listed with the tool.
+	output func() *jsonschema.Schema
+}
+
+// withOutput declares d's structured output to be an Out, so tools/list
+// shows its schema (TestOutputSchemas validates real answers against it).
+func withOutput[Out any](d toolDef) toolDef {
+	d.output = outputSchema[Out]
+	return d
+}
+
+// outputSchema is Out's JSON schema as the answers are written: the types
+// with their own JSON form are given theirs.
+func outputSchema[Out any]() *jsonschema.Schema {
+	str := func(format string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Format: format} }
+	s, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[pipeline.SlotScores](): {Type: "object", Description: "per slot (E1 …): rank, score, contribution, level"},
+		reflect.TypeFor[pipeline.View]():       str(""),
+		reflect.TypeFor[record.ID]():           str("uuid"),
+		reflect.TypeFor[time.Time]():           str("date-time"),
+	}})
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: output schema of %T: %v", *new(Out), err)) // a programming error, caught by every test
+	}
+	singleTypes(s)
+	return s
+}
+
+// singleTypes gives every property one JSON type: the inference writes
+// ["null", T] for slices, maps and pointers, which hosts that map schemas
+// onto a single-type dialect reject. The answers never hold null there:
+// such fields are omitted when empty or always set (TestOutputSchemas).
+func singleTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	for _, p := range s.Properties {
+		singleTypes(p)
+	}
+	singleTypes(s.Items)
+	singleTypes(s.AdditionalProperties)
+	for _, d := range s.Defs {
+		singleTypes(d)
+	}
 }
 
 // define builds a toolDef from a typed handler. The wrapper refuses writes
@@ -198,7 +246,7 @@ type toolDef struct {
 // says what was wrong and how to fix it.
 func define[In any](name, kind string, write bool, desc string, h func(ctx context.Context, s *Server, in In) (any, error)) toolDef {
 	d := toolDef{ToolInfo: ToolInfo{Name: name, Kind: kind, Write: write, Description: desc, Input: reflect.TypeFor[In]()}}
-	d.register = func(s *Server, m *mcp.Server) {
+	d.register = func(s *Server, m *mcp.Server, output func() *jsonschema.Schema) {
 		destructive := write && name == "delete_memory"
 		open := false
 		// detect_topics runs on read-only servers too but saves a snapshot
@@ -206,6 +254,9 @@ func define[In any](name, kind string, write bool, desc string, h func(ctx conte
 		readOnly := !write && name != "detect_topics"
 		tool := &mcp.Tool{Name: name, Description: desc, InputSchema: inputSchema[In](name), Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint: readOnly, DestructiveHint: &destructive, IdempotentHint: readOnly, OpenWorldHint: &open}}
+		if output != nil {
+			tool.OutputSchema = output()
+		}
 		// The raw handler: arguments are checked by d.call, so an MCP call
 		// and Server.Call give the same answers, and an argument outside its
 		// enum or bounds is told in words (checkConstraints) rather than in

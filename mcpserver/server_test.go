@@ -27,7 +27,7 @@ func TestPanicBecomesToolError(t *testing.T) {
 		}
 		return map[string]string{"said": in.Say}, nil
 	})
-	d.register(s, s.mcp)
+	d.register(s, s.mcp, nil)
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := s.mcp.Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)

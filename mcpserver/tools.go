@@ -6,21 +6,21 @@ package mcpserver
 func toolDefs() []toolDef {
 	return []toolDef{
 		// memory
-		define("store_memory", "memory", true,
+		withOutput[storeMemoryOut](define("store_memory", "memory", true,
 			"Store a memory (fact, decision with its reason, error and its fix, code, conversation turn, note, preference). "+
 				"Fingerprints and indexes it in one atomic write; returns the id and which representations could be made "+
 				"(one without a model says unavailable). Storing a text the store already holds stores nothing and returns the "+
-				"earlier id with duplicate_of. Only the writing cgraph mcp server can store.", storeMemory),
+				"earlier id with duplicate_of. Only the writing cgraph mcp server can store.", storeMemory)),
 		define("get_memory", "memory", false,
 			"Read one memory by id: content, type, tags, source, session and sequence, times, importance; with fingerprint=true "+
 				"also each slot's representation (status, kind, dims, producer).", getMemory),
 		define("delete_memory", "memory", true,
 			"Delete one memory by id from the store and every index. Cannot be undone. Only the writing server can delete.", deleteMemory),
 		// embedder
-		define("search_by_embedder", "embedder", false,
+		withOutput[SearchOutput](define("search_by_embedder", "embedder", false,
 			"Search through ONE embedder's eyes (embedder_first mode): E1 semantic, E5 causal, E6 BM25 keywords, E7 code, "+
 				"E8 graph, E9 typo-robust, E10 intent, E11 entities, E13 SPLADE. Scores are that slot's raw similarity. "+
-				"Use it to see what a single representation finds; use search_graph for the fused answer.", searchByEmbedder),
+				"Use it to see what a single representation finds; use search_graph for the fused answer.", searchByEmbedder)),
 		define("list_embedder_indexes", "embedder", false,
 			"List the 13 embedder slots of this store: status (present/fallback/unavailable with the reason and the "+
 				"`cgraph models pull` that fixes it), model/producer, dims, index kind, documents indexed, RAM, and whether "+
@@ -32,45 +32,45 @@ func toolDefs() []toolDef {
 			"Rank the same query in several slots side by side: each slot's top results, the Jaccard overlap of "+
 				"every pair of slots, the consensus (memories every slot finds) and the disagreements (a slot's top-3 "+
 				"that another slot misses). Shows which representation sees what.", compareEmbedderViews),
-		define("get_context", "memory", false,
+		withOutput[ContextOutput](define("get_context", "memory", false,
 			"Get the memories that matter for a task, packed into a token budget as Markdown to put in your prompt: the best "+
 				"matches first, near-duplicates dropped, each item with a citation handle ([1], [2]), type, date and id. Use it "+
-				"at the start of a task instead of several searches.", getContext),
+				"at the start of a task instead of several searches.", getContext)),
 		// domain
-		define("search_graph", "domain", false,
+		withOutput[SearchOutput](define("search_graph", "domain", false,
 			"The main search: ranks memories by combining several views of meaning and exact keywords, weighted by a "+
 				"profile — semantic_search (default), causal_reasoning for why/what-caused questions, code_search for code. "+
 				"Also: mode (multi_space default, or the staged pipeline), direction for cause/effect questions, top_k, and "+
-				"explain: true to see how each result was ranked. Every result carries id, score and snippet.", searchGraph),
-		define("search_robust", "domain", false,
+				"explain: true to see how each result was ranked. Every result carries id, score and snippet.", searchGraph)),
+		withOutput[SearchOutput](define("search_robust", "domain", false,
 			"Search when the query may be misspelled or an identifier garbled: words the store does not know are corrected "+
-				"against its vocabulary and character-level matching finds near-spellings (the typo_tolerant profile).", searchRobust),
-		define("search_by_intent", "domain", false,
+				"against its vocabulary and character-level matching finds near-spellings (the typo_tolerant profile).", searchRobust)),
+		withOutput[SearchOutput](define("search_by_intent", "domain", false,
 			"Search by goal or intent (\"make the tests faster\"): favours memories whose stated goal or context matches "+
-				"the intent (intent_search; enhanced=true boosts that match more).", searchByIntent),
-		define("search_by_keywords", "domain", false,
+				"the intent (intent_search; enhanced=true boosts that match more).", searchByIntent)),
+		withOutput[SearchOutput](define("search_by_keywords", "domain", false,
 			"Exact-term search (BM25 over code-aware tokens: camelCase and snake_case split). Best for identifiers, "+
-				"error codes, flags and file names.", searchByKeywords),
-		define("search_code", "domain", false,
+				"error codes, flags and file names.", searchByKeywords)),
+		withOutput[SearchOutput](define("search_code", "domain", false,
 			"Search code and code-related memories (functions, APIs, snippets) with the code_search profile, which leans on "+
-				"meaning and exact identifiers; no code-trained model is installed here.", searchCode),
-		define("search_causes", "domain", false,
+				"meaning and exact identifiers; no code-trained model is installed here.", searchCode)),
+		withOutput[SearchOutput](define("search_causes", "domain", false,
 			"Find the CAUSES of something: give the effect or symptom (\"the build fails with SIGABRT\"); returns the "+
-				"memories most likely to describe its causes (causal_reasoning, looking from effect to cause).", searchCauses),
-		define("search_effects", "domain", false,
+				"memories most likely to describe its causes (causal_reasoning, looking from effect to cause).", searchCauses)),
+		withOutput[SearchOutput](define("search_effects", "domain", false,
 			"Find the EFFECTS or consequences of something: give the cause or change (\"we upgraded RocksDB\"); returns "+
-				"the memories most likely to describe what it led to (causal_reasoning, looking from cause to effect).", searchEffects),
-		define("search_connections", "domain", false,
+				"the memories most likely to describe what it led to (causal_reasoning, looking from cause to effect).", searchEffects)),
+		withOutput[SearchOutput](define("search_connections", "domain", false,
 			"Find memories connected through code structure (imports, calls, paths): direction targets (what the query "+
-				"uses), sources (what uses it) or both.", searchConnections),
-		define("search_by_entities", "domain", false,
-			"Find memories naming the same entities as the query: identifiers, libraries, tools, file names.", searchByEntities),
-		define("search_recent", "domain", false,
+				"uses), sources (what uses it) or both.", searchConnections)),
+		withOutput[SearchOutput](define("search_by_entities", "domain", false,
+			"Find memories naming the same entities as the query: identifiers, libraries, tools, file names.", searchByEntities)),
+		withOutput[SearchOutput](define("search_recent", "domain", false,
 			"Recent memories: without a query the newest ones; with a query its matches re-ordered newer first, with a "+
-				"'recent' badge on fresh ones.", searchRecent),
-		define("search_periodic", "domain", false,
+				"'recent' badge on fresh ones.", searchRecent)),
+		withOutput[SearchOutput](define("search_periodic", "domain", false,
 			"Memories made at a similar time of day and day of week as `at` (default now), among the query's matches: "+
-				"e.g. what usually happens on Monday mornings.", searchPeriodic),
+				"e.g. what usually happens on Monday mornings.", searchPeriodic)),
 		define("get_session_timeline", "domain", false,
 			"List a session's memories in order (sequence numbers 1, 2, …), paged with from_seq and limit: the "+
 				"conversation or work log of one session.", getSessionTimeline),
