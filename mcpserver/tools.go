@@ -11,11 +11,11 @@ func toolDefs() []toolDef {
 				"Fingerprints and indexes it in one atomic write; returns the id and which representations could be made "+
 				"(one without a model says unavailable). Storing a text the store already holds stores nothing and returns the "+
 				"earlier id with duplicate_of. Only the writing cgraph mcp server can store.", storeMemory)),
-		define("get_memory", "memory", false,
+		withOutput[MemoryOutput](define("get_memory", "memory", false,
 			"Read one memory by id: content, type, tags, source, session and sequence, times, importance; with fingerprint=true "+
-				"also each slot's representation (status, kind, dims, producer).", getMemory),
-		define("delete_memory", "memory", true,
-			"Delete one memory by id from the store and every index. Cannot be undone. Only the writing server can delete.", deleteMemory),
+				"also each slot's representation (status, kind, dims, producer).", getMemory)),
+		withOutput[deleteMemoryOut](define("delete_memory", "memory", true,
+			"Delete one memory by id from the store and every index. Cannot be undone. Only the writing server can delete.", deleteMemory)),
 		// embedder
 		withOutput[SearchOutput](define("search_by_embedder", "embedder", false,
 			"Search through ONE embedder's eyes (embedder_first mode): E1 semantic, E5 causal, E6 BM25 keywords, E7 code, "+
@@ -28,10 +28,10 @@ func toolDefs() []toolDef {
 		define("get_embedder_clusters", "embedder", false,
 			"Cluster all memories with HDBSCAN in one slot's space (e.g. E1 semantic or E7 code) and list each "+
 				"cluster's members; memories in no dense group are counted as noise.", getEmbedderClusters),
-		define("compare_embedder_views", "embedder", false,
+		withOutput[compareOut](define("compare_embedder_views", "embedder", false,
 			"Rank the same query in several slots side by side: each slot's top results, the Jaccard overlap of "+
 				"every pair of slots, the consensus (memories every slot finds) and the disagreements (a slot's top-3 "+
-				"that another slot misses). Shows which representation sees what.", compareEmbedderViews),
+				"that another slot misses). Shows which representation sees what.", compareEmbedderViews)),
 		withOutput[ContextOutput](define("get_context", "memory", false,
 			"Get the memories that matter for a task, packed into a token budget as Markdown to put in your prompt: the best "+
 				"matches first, near-duplicates dropped, each item with a citation handle ([1], [2]), type, date and id. Use it "+
@@ -71,9 +71,9 @@ func toolDefs() []toolDef {
 		withOutput[SearchOutput](define("search_periodic", "domain", false,
 			"Memories made at a similar time of day and day of week as `at` (default now), among the query's matches: "+
 				"e.g. what usually happens on Monday mornings.", searchPeriodic)),
-		define("get_session_timeline", "domain", false,
+		withOutput[timelineOut](define("get_session_timeline", "domain", false,
 			"List a session's memories in order (sequence numbers 1, 2, …), paged with from_seq and limit: the "+
-				"conversation or work log of one session.", getSessionTimeline),
+				"conversation or work log of one session.", getSessionTimeline)),
 		// analysis
 		define("detect_topics", "analysis", false,
 			"Detect topics: HDBSCAN in every slot's space, then groups of memories whose weighted agreement across slots "+
@@ -83,9 +83,9 @@ func toolDefs() []toolDef {
 		define("get_topic_stability", "analysis", false,
 			"Compare the current topics with the last saved snapshot (from detect_topics): per topic stable/changed/new "+
 				"by membership Jaccard on the memories present in both, an overall score and how many topics vanished.", getTopicStability),
-		define("get_divergence_alerts", "analysis", false,
+		withOutput[divergenceOut](define("get_divergence_alerts", "analysis", false,
 			"Check whether the newest memories diverge from the established topics, in the 7 semantic slots only: "+
 				"per slot the best similarity to any topic member; high alert below 0.10, medium below 0.20. Slots "+
-				"without a model are listed as unmeasured, never as alerts.", getDivergenceAlerts),
+				"without a model are listed as unmeasured, never as alerts.", getDivergenceAlerts)),
 	}
 }
