@@ -29,11 +29,11 @@ func TestTokenCacheLRU(t *testing.T) {
 		}
 	}
 	c.remove(2)
-	if _, ok := c.get(2); ok || c.bytes != 2*80 {
-		t.Fatalf("remove: bytes %d", c.bytes)
+	if _, ok := c.get(2); ok || c.used != 2*80 {
+		t.Fatalf("remove: bytes %d", c.used)
 	}
 	c.clear()
-	if _, ok := c.get(1); ok || c.bytes != 0 {
+	if _, ok := c.get(1); ok || c.used != 0 {
 		t.Fatal("clear kept entries")
 	}
 	var off *tokenCache // nil: every call is a no-op
@@ -71,7 +71,7 @@ func TestTokenCacheSameResults(t *testing.T) {
 		return out
 	}
 	first, second := search(s), search(s)
-	if len(s.tokens.byDoc) == 0 {
+	if n, _ := s.tokens.size(); n == 0 {
 		t.Fatal("S4 cached no matrix")
 	}
 	if err := s.Close(); err != nil {
