@@ -23,53 +23,87 @@ func (s *Engine) Check(ctx context.Context) error {
 // checkPostings is the posting half of Check. Cost: one pass over the
 // docnums family and one over each posting family.
 func (s *Engine) checkPostings(ctx context.Context) error {
-	live := map[uint32]bool{}
-	if err := s.eng.ScanDocs(ctx, func(d record.DocNum, _ record.ID) error {
-		live[uint32(d)] = true
-		return nil
-	}); err != nil {
+	live, err := s.liveDocs(ctx)
+	if err != nil {
 		return fmt.Errorf("check postings: %w", err)
 	}
 	var errs []error
 	for _, pf := range postingFamilies {
-		docs := map[uint32]bool{}
-		var statDocs uint64
-		orphans := 0
-		err := s.eng.Scan(ctx, pf.family, nil, func(k, v []byte) error {
-			if len(k) > 0 && k[0] == statPrefix {
-				if string(k) == string(statDocsKey) {
-					n, err := decodeU64(v)
-					if err != nil {
-						errs = append(errs, fmt.Errorf("%s/%s: %w", pf.family, k, err))
-					}
-					statDocs = n
-				}
-				return nil
-			}
-			_, doc, err := parsePostingKey(k)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s/%x: %w", pf.family, k, err))
-				return nil
-			}
-			docs[doc] = true
-			if !live[doc] {
-				if orphans++; orphans <= 5 {
-					errs = append(errs, fmt.Errorf("%s/%x: a posting of doc %d, which no stored memory has", pf.family, k, doc))
-				}
-			}
-			return nil
-		})
+		a, err := s.auditPostings(ctx, pf, live)
 		if err != nil {
 			return errors.Join(append(errs, fmt.Errorf("check %s: %w", pf.family, err))...)
 		}
-		if orphans > 5 {
-			errs = append(errs, fmt.Errorf("%s: %d postings name no stored memory in all (the first 5 are listed)", pf.family, orphans))
+		if a.stats.err != nil {
+			errs = append(errs, a.stats.err)
 		}
-		if uint64(len(docs)) != statDocs {
-			errs = append(errs, fmt.Errorf("%s: postings of %d documents, its statistics say %d", pf.family, len(docs), statDocs))
+		for _, o := range a.orphans[:min(5, len(a.orphans))] {
+			errs = append(errs, fmt.Errorf("%s/%x: %s", pf.family, o.key, o.why))
+		}
+		if len(a.orphans) > 5 {
+			errs = append(errs, fmt.Errorf("%s: %d postings name no stored memory or do not decode, in all (the first 5 are listed)", pf.family, len(a.orphans)))
+		}
+		if uint64(a.named) != a.stats.docs {
+			errs = append(errs, fmt.Errorf("%s: postings of %d documents, its statistics say %d", pf.family, a.named, a.stats.docs))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// liveDocs is the set of stored doc numbers.
+func (s *Engine) liveDocs(ctx context.Context) (map[uint32]bool, error) {
+	live := map[uint32]bool{}
+	err := s.eng.ScanDocs(ctx, func(d record.DocNum, _ record.ID) error {
+		live[uint32(d)] = true
+		return nil
+	})
+	return live, err
+}
+
+// postingAudit is what one pass over a posting family found against the
+// stored memories: what Check reports and RepairPostings mends.
+type postingAudit struct {
+	stats   postingStats
+	orphans []orphanPosting
+	named   int               // distinct docs the parseable postings name, orphans included
+	kept    map[uint32]uint64 // stored doc → its length (E6: Σ counts; E13: non-zero weights)
+}
+
+// orphanPosting is a posting that cannot stay: its key does not parse, its
+// doc is not stored, or (E6) its count does not decode.
+type orphanPosting struct {
+	key []byte
+	why string
+}
+
+func (s *Engine) auditPostings(ctx context.Context, pf postingFamily, live map[uint32]bool) (postingAudit, error) {
+	a := postingAudit{kept: map[uint32]uint64{}}
+	named := map[uint32]bool{}
+	var err error
+	a.stats, err = scanPostings(ctx, s.eng, pf, func(k, _ []byte, doc uint32, v []byte, keyErr error) error {
+		switch {
+		case keyErr != nil:
+			a.orphans = append(a.orphans, orphanPosting{slices.Clone(k), keyErr.Error()})
+			return nil
+		case !live[doc]:
+			named[doc] = true
+			a.orphans = append(a.orphans, orphanPosting{slices.Clone(k), fmt.Sprintf("a posting of doc %d, which no stored memory has", doc)})
+			return nil
+		}
+		named[doc] = true
+		length := uint64(1) // E13: one per non-zero weight
+		if pf.slot == fingerprint.E6 {
+			c, n := binary.Uvarint(v)
+			if n != len(v) || c == 0 {
+				a.orphans = append(a.orphans, orphanPosting{slices.Clone(k), fmt.Sprintf("count %x does not decode", v)})
+				return nil
+			}
+			length = c
+		}
+		a.kept[doc] += length
+		return nil
+	})
+	a.named = len(named)
+	return a, err
 }
 
 // PostingRepair is what RepairPostings did in one posting family.
@@ -92,11 +126,8 @@ type PostingRepair struct {
 // reopened (cgraph check --repair opens, repairs and closes). It reports one
 // PostingRepair per family it changed.
 func (s *Engine) RepairPostings(ctx context.Context) ([]PostingRepair, error) {
-	live := map[uint32]bool{}
-	if err := s.eng.ScanDocs(ctx, func(d record.DocNum, _ record.ID) error {
-		live[uint32(d)] = true
-		return nil
-	}); err != nil {
+	live, err := s.liveDocs(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("repair postings: %w", err)
 	}
 	b, err := s.eng.Begin(ctx)
@@ -106,55 +137,22 @@ func (s *Engine) RepairPostings(ctx context.Context) ([]PostingRepair, error) {
 	defer b.Abort()
 	var out []PostingRepair
 	for _, pf := range postingFamilies {
-		var orphans [][]byte
-		kept := map[uint32]uint64{} // live doc → its length
-		var statDocs, statLen uint64
-		err := s.eng.Scan(ctx, pf.family, nil, func(k, v []byte) error {
-			if len(k) > 0 && k[0] == statPrefix {
-				n, err := decodeU64(v)
-				if err != nil {
-					n = 1<<64 - 1 // unreadable: differs from any count, so it is rewritten
-				}
-				switch string(k) {
-				case string(statDocsKey):
-					statDocs = n
-				case string(statLengthKey):
-					statLen = n
-				}
-				return nil
-			}
-			_, doc, err := parsePostingKey(k)
-			if err != nil || !live[doc] {
-				orphans = append(orphans, slices.Clone(k))
-				return nil
-			}
-			length := uint64(1) // E13: one per non-zero weight
-			if pf.slot == fingerprint.E6 {
-				c, n := binary.Uvarint(v)
-				if n != len(v) || c == 0 {
-					orphans = append(orphans, slices.Clone(k)) // an unreadable count cannot be scored
-					return nil
-				}
-				length = c
-			}
-			kept[doc] += length
-			return nil
-		})
+		a, err := s.auditPostings(ctx, pf, live)
 		if err != nil {
 			return nil, fmt.Errorf("repair %s: %w", pf.family, err)
 		}
 		var docs, length uint64
-		for _, l := range kept {
+		for _, l := range a.kept {
 			docs++
 			length += l
 		}
-		r := PostingRepair{Family: pf.family.String(), Dropped: len(orphans), Docs: docs, Length: length,
-			StatsFixed: docs != statDocs || length != statLen}
+		r := PostingRepair{Family: pf.family.String(), Dropped: len(a.orphans), Docs: docs, Length: length,
+			StatsFixed: a.stats.err != nil || docs != a.stats.docs || length != a.stats.length}
 		if r.Dropped == 0 && !r.StatsFixed {
 			continue
 		}
-		for _, k := range orphans {
-			b.Del(pf.family, k)
+		for _, o := range a.orphans {
+			b.Del(pf.family, o.key)
 		}
 		b.Put(pf.family, statDocsKey, encodeU64(docs))
 		b.Put(pf.family, statLengthKey, encodeU64(length))

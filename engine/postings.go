@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -139,4 +141,41 @@ func sortedOrder(terms [][]byte) []int {
 
 func compareBytes(a, b []byte) int {
 	return slices.Compare(a, b)
+}
+
+// postingStats are a posting family's stored statistics: documents with
+// postings and Σ document lengths. err names a value that did not decode
+// (the count is then 0).
+type postingStats struct {
+	docs, length uint64
+	err          error
+}
+
+// scanPostings reads a posting family in one pass: the statistics into the
+// returned postingStats, every posting to fn with its parsed term and doc,
+// or keyErr when its key does not parse. The rebuild, Check and
+// RepairPostings all read the family through it.
+func scanPostings(ctx context.Context, eng *cellar.Store, pf postingFamily, fn func(k, term []byte, doc uint32, v []byte, keyErr error) error) (postingStats, error) {
+	var st postingStats
+	err := eng.Scan(ctx, pf.family, nil, func(k, v []byte) error {
+		if len(k) > 0 && k[0] == statPrefix {
+			n, err := decodeU64(v)
+			if err != nil {
+				st.err = errors.Join(st.err, fmt.Errorf("%s/%s: %w", pf.family, k, err))
+			}
+			switch string(k) {
+			case string(statDocsKey):
+				st.docs = n
+			case string(statLengthKey):
+				st.length = n
+			}
+			return nil
+		}
+		term, doc, err := parsePostingKey(k)
+		if err != nil {
+			return fn(k, nil, 0, v, err)
+		}
+		return fn(k, term, doc, v, nil)
+	})
+	return st, err
 }

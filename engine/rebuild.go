@@ -146,24 +146,9 @@ func (x *indexSet) loadM128(ctx context.Context, eng *cellar.Store) error {
 func (x *indexSet) loadPostings(ctx context.Context, eng *cellar.Store, pf postingFamily) error {
 	byDoc := map[uint32]*docPostings{}
 	var order []uint32
-	var statDocs, statLen uint64
-	err := eng.Scan(ctx, pf.family, nil, func(k, v []byte) error {
-		if len(k) > 0 && k[0] == statPrefix {
-			n, err := decodeU64(v)
-			if err != nil {
-				return fmt.Errorf("%s/%s: %w", pf.family, k, err)
-			}
-			switch string(k) {
-			case string(statDocsKey):
-				statDocs = n
-			case string(statLengthKey):
-				statLen = n
-			}
-			return nil
-		}
-		term, doc, err := parsePostingKey(k)
-		if err != nil {
-			return fmt.Errorf("%s: %w", pf.family, err)
+	st, err := scanPostings(ctx, eng, pf, func(_, term []byte, doc uint32, v []byte, keyErr error) error {
+		if keyErr != nil {
+			return fmt.Errorf("%s: %w", pf.family, keyErr)
 		}
 		p := byDoc[doc]
 		if p == nil {
@@ -175,11 +160,14 @@ func (x *indexSet) loadPostings(ctx context.Context, eng *cellar.Store, pf posti
 		p.vals = append(p.vals, v)
 		return nil
 	})
+	if err == nil {
+		err = st.err // a statistic that does not decode
+	}
 	if err != nil {
 		return fmt.Errorf("rebuild %s: %w", pf.family, err)
 	}
-	if uint64(len(byDoc)) != statDocs {
-		return fmt.Errorf("rebuild %s: postings of %d documents, statistics say %d: %w", pf.family, len(byDoc), statDocs, record.ErrCorrupt)
+	if uint64(len(byDoc)) != st.docs {
+		return fmt.Errorf("rebuild %s: postings of %d documents, statistics say %d: %w", pf.family, len(byDoc), st.docs, record.ErrCorrupt)
 	}
 	docs := make([]record.DocNum, 0, len(order))
 	var total uint64
@@ -214,8 +202,8 @@ func (x *indexSet) loadPostings(ctx context.Context, eng *cellar.Store, pf posti
 			return fmt.Errorf("rebuild %s: %w", pf.family, err)
 		}
 	}
-	if total != statLen {
-		return fmt.Errorf("rebuild %s: postings sum to length %d, statistics say %d: %w", pf.family, total, statLen, record.ErrCorrupt)
+	if total != st.length {
+		return fmt.Errorf("rebuild %s: postings sum to length %d, statistics say %d: %w", pf.family, total, st.length, record.ErrCorrupt)
 	}
 	return nil
 }
