@@ -30,10 +30,7 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Skip("builds the binary; skipped with -short")
 	}
 	bin := cgraphBinary(t)
-	db := filepath.Join(t.TempDir(), "store")
-	if out, err := exec.Command(bin, "--db", db, "init").CombinedOutput(); err != nil {
-		t.Fatalf("init: %v %s", err, out)
-	}
+	db := initStore(t, bin)
 	// Off loopback without a token is refused before anything is opened.
 	if out, err := exec.Command(bin, "--db", db, "serve", "--addr", "0.0.0.0:0").CombinedOutput(); err == nil || !strings.Contains(string(out), "--token-file") {
 		t.Fatalf("serve on 0.0.0.0 without a token: %v %s", err, out)
@@ -113,10 +110,7 @@ func TestSignalExitCodes(t *testing.T) {
 		code int
 	}{{syscall.SIGINT, ExitInterrupted}, {syscall.SIGTERM, ExitTerminated}} {
 		t.Run(c.sig.String(), func(t *testing.T) {
-			db := filepath.Join(t.TempDir(), "store")
-			if out, err := exec.Command(bin, "--db", db, "init").CombinedOutput(); err != nil {
-				t.Fatalf("init: %v %s", err, out)
-			}
+			db := initStore(t, bin)
 			cmd := exec.Command(bin, "--db", db, "add", "--jsonl", "-")
 			in, err := cmd.StdinPipe()
 			if err != nil {
@@ -196,10 +190,7 @@ func TestMCPRelaysToTheServer(t *testing.T) {
 		t.Skip("builds the binary; skipped with -short")
 	}
 	bin := cgraphBinary(t)
-	db := filepath.Join(t.TempDir(), "store")
-	if out, err := exec.Command(bin, "--db", db, "init").CombinedOutput(); err != nil {
-		t.Fatalf("init: %v %s", err, out)
-	}
+	db := initStore(t, bin)
 	base, srv := startServe(t, bin, db)
 	defer func() { _ = srv.Process.Signal(syscall.SIGTERM); _ = srv.Wait() }()
 	if _, ok := storeOverHTTP(base, "stored over HTTP: the CI image lacks librocksdb-dev"); !ok {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/httpapi"
 )
 
 // A running `cgraph serve` keeps the store open and the models loaded. The
@@ -195,11 +196,11 @@ func (a *App) cliHandler(s *engine.Engine) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var run servedRun
 		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<20)).Decode(&run); err != nil {
-			writeServedError(w, http.StatusBadRequest, "the body is not {\"args\": [...]}: "+err.Error())
+			httpapi.WriteError(w, http.StatusBadRequest, "bad_request", "the body is not {\"args\": [...]}: "+err.Error())
 			return
 		}
 		if args, ok := forwardable(run.Args); !ok || len(args) != len(run.Args) {
-			writeServedError(w, http.StatusBadRequest, fmt.Sprintf("the server runs only %s, without --db, %s",
+			httpapi.WriteError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("the server runs only %s, without --db, %s",
 				strings.Join(servedCommands, " and "), strings.Join(localOnlyFlags, ", ")))
 			return
 		}
@@ -212,13 +213,6 @@ func (a *App) cliHandler(s *engine.Engine) http.Handler {
 			}
 			return os.Getenv(k)
 		})
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"data": servedOutput{Stdout: out.String(), Stderr: errb.String(), ExitCode: code}}) // a client that left misses nothing
+		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"data": servedOutput{Stdout: out.String(), Stderr: errb.String(), ExitCode: code}})
 	})
-}
-
-func writeServedError(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": "bad_request", "message": msg}}) // a client that left misses nothing
 }

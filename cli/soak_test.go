@@ -37,10 +37,7 @@ func TestCrashSoak(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(seed, 0))
 	bin := cgraphBinary(t)
-	db := filepath.Join(t.TempDir(), "store")
-	if out, err := exec.Command(bin, "--db", db, "init").CombinedOutput(); err != nil {
-		t.Fatalf("init: %v %s", err, out)
-	}
+	db := initStore(t, bin)
 	stored, deleted, inDoubt := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	clean, lost := 0, 0
 	for round := range runs {
@@ -159,6 +156,16 @@ func TestCrashSoak(t *testing.T) {
 			round, len(ackedAdds), len(ackedDeletes), ck.Memories, doubtDone)
 	}
 	t.Logf("crash soak (seed %d): %d runs, %d clean, %d acknowledged operations lost", seed, runs, clean, lost)
+}
+
+// initStore creates an empty store with the binary and returns its path.
+func initStore(t testing.TB, bin string) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "store")
+	if out, err := exec.Command(bin, "--db", db, "init").CombinedOutput(); err != nil {
+		t.Fatalf("init: %v %s", err, out)
+	}
+	return db
 }
 
 // startServe starts `cgraph serve` on a random loopback port and returns

@@ -75,7 +75,7 @@ func Handler(c Caller, o Options) http.Handler {
 	h := &handler{c: c, o: o}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"ok": true, "version": o.Version}})
+		WriteJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"ok": true, "version": o.Version}})
 	})
 	mux.Handle("POST /v1/memories", h.auth(h.tool("store_memory", bodyArgs)))
 	mux.Handle("GET /v1/memories/{id}", h.auth(h.tool("get_memory", func(r *http.Request) (json.RawMessage, error) {
@@ -101,14 +101,14 @@ func Handler(c Caller, o Options) http.Handler {
 			st, err := o.Stats.Stats(r.Context())
 			if err != nil {
 				ae := classify(err)
-				writeError(w, ae.status, ae.code, ae.msg)
+				WriteError(w, ae.status, ae.code, ae.msg)
 				return
 			}
 			fams := map[string]any{}
 			for name, f := range st.Families {
 				fams[name] = map[string]uint64{"keys": f.Keys, "bytes": f.Bytes}
 			}
-			writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"memories": st.Memories, "next_doc_num": st.NextDocNum,
+			WriteJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"memories": st.Memories, "next_doc_num": st.NextDocNum,
 				"format_version": st.FormatVersion, "families": fams}})
 		})))
 	}
@@ -116,14 +116,14 @@ func Handler(c Caller, o Options) http.Handler {
 		mux.Handle(pattern, h.auth(rh))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s: the API is under /v1 (memories, search, embedders), MCP on /mcp", r.Method, r.URL.Path))
+		WriteError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s: the API is under /v1 (memories, search, embedders), MCP on /mcp", r.Method, r.URL.Path))
 	})
 	// A web page the user visits must not write to or read from the store
 	// through the user's browser: cross-origin requests that are not safe
 	// (POST, DELETE) are refused (Sec-Fetch-Site / Origin checks).
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeError(w, http.StatusForbidden, "forbidden", "cross-origin browser request refused: call the API from a program, not from a web page")
+		WriteError(w, http.StatusForbidden, "forbidden", "cross-origin browser request refused: call the API from a program, not from a web page")
 	}))
 	return cop.Handler(mux)
 }
@@ -142,7 +142,7 @@ func (h *handler) auth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cgraph"`)
-			writeError(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token: send Authorization: Bearer TOKEN with the token of the server's --token-file")
+			WriteError(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token: send Authorization: Bearer TOKEN with the token of the server's --token-file")
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -182,7 +182,7 @@ func (h *handler) tool(name string, args argsFunc) http.Handler {
 				if r.Method == http.MethodPost && name == "store_memory" {
 					status = http.StatusCreated
 				}
-				writeJSON(w, status, map[string]any{"data": out})
+				WriteJSON(w, status, map[string]any{"data": out})
 				return
 			}
 		}
@@ -190,7 +190,7 @@ func (h *handler) tool(name string, args argsFunc) http.Handler {
 		if !errors.As(err, &ae) {
 			ae = classify(err)
 		}
-		writeError(w, ae.status, ae.code, ae.msg)
+		WriteError(w, ae.status, ae.code, ae.msg)
 	})
 }
 
@@ -221,12 +221,16 @@ func classify(err error) *apiError {
 	return &apiError{http.StatusInternalServerError, "internal", err.Error()}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// WriteJSON writes v as the answer with status: the API's one way to answer,
+// for the routes of Options.Routes too.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v) // the client went away: nothing to tell it
 }
 
-func writeError(w http.ResponseWriter, status int, code, msg string) {
-	writeJSON(w, status, map[string]any{"error": map[string]any{"code": code, "message": msg}})
+// WriteError answers with the API's error envelope, {"error": {"code",
+// "message"}}.
+func WriteError(w http.ResponseWriter, status int, code, msg string) {
+	WriteJSON(w, status, map[string]any{"error": map[string]any{"code": code, "message": msg}})
 }
