@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
@@ -13,10 +15,15 @@ import (
 // length, so it ranks at or near the top.
 const dupCandidates = 20
 
+// dupTerms bounds the terms that query: the rarest ones, which an exact
+// copy shares and few other memories do, so a long memory's check stays
+// a short BM25 query on the write path.
+const dupTerms = 16
+
 // findDuplicate returns a stored memory whose content is the same as
 // content (record.SameContent), found through the new memory's E6 terms:
-// the BM25 index's top dupCandidates for those terms, each record compared
-// whole. A memory with no E6 terms (symbols only) is never deduplicated.
+// the BM25 index's top dupCandidates for its dupTerms rarest terms, each
+// record compared whole. A memory with no E6 terms (symbols only) is never deduplicated.
 // REQUIRES: s.writeMu held (the indexes then hold every committed memory).
 func (s *Engine) findDuplicate(ctx context.Context, content string, fp *fingerprint.Fingerprint) (record.Memory, bool, error) {
 	tf, ok := fp.Get(fingerprint.E6).Value.(fingerprint.TermFreqs)
@@ -26,7 +33,13 @@ func (s *Engine) findDuplicate(ctx context.Context, content string, fp *fingerpr
 	s.ix.mu.RLock()
 	var docs []record.DocNum
 	if s.ix.bm25 != nil {
-		hits, err := s.ix.bm25.Search(tf.Terms, dupCandidates, s.ix.live)
+		terms := tf.Terms
+		if len(terms) > dupTerms {
+			terms = slices.Clone(terms)
+			slices.SortStableFunc(terms, func(a, b string) int { return cmp.Compare(s.ix.bm25.DocFreq(a), s.ix.bm25.DocFreq(b)) })
+			terms = terms[:dupTerms]
+		}
+		hits, err := s.ix.bm25.Search(terms, dupCandidates, s.ix.live)
 		if err != nil {
 			s.ix.mu.RUnlock()
 			return record.Memory{}, false, fmt.Errorf("look for a duplicate: %w", err)

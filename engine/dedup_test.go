@@ -2,7 +2,10 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cgraph/cgraph/record"
@@ -68,5 +71,29 @@ func TestDuplicatesAreNotStoredTwice(t *testing.T) {
 	}
 	if m, err := s.Add(ctx, record.NewMemory{Content: "*** ---"}); err != nil || m.Duplicate {
 		t.Fatalf("symbol-only content has no keywords to find its copy with, so it is stored: %+v %v", m, err)
+	}
+}
+
+// TestLongDuplicateAmongNearCopies: a long memory (more terms than the
+// dedup query takes) is found again among near copies that share most of
+// its words.
+func TestLongDuplicateAmongNearCopies(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), modelFreeRegistry(t))
+	words := strings.Fields("compaction stalls writes when level zero fills because the flush thread cannot keep up with " +
+		"the memtable rotation so we raised max background jobs and split the column families by embedder slot to spread io")
+	for i := range 30 { // near copies: each drops one word and adds its own
+		near := slices.Delete(slices.Clone(words), i%len(words), i%len(words)+1)
+		if _, err := s.Add(ctx, record.NewMemory{Content: strings.Join(near, " ") + fmt.Sprintf(" variant%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	orig, err := s.Add(ctx, record.NewMemory{Content: strings.Join(words, " ")})
+	if err != nil || orig.Duplicate {
+		t.Fatal(err, orig.Duplicate)
+	}
+	again, err := s.Add(ctx, record.NewMemory{Content: strings.Join(words, "  ")})
+	if err != nil || !again.Duplicate || again.ID != orig.ID {
+		t.Fatalf("the long memory again: %+v %v", again, err)
 	}
 }
