@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"io"
 	"sync"
 
@@ -100,23 +100,12 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 func (s *syncWriter) Close() error { return nil }
 
 func (s *syncWriter) writeError(code int, msg string) error {
-	b, err := json.Marshal(struct {
-		JSONRPC string `json:"jsonrpc"`
-		ID      any    `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", Error: struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}{code, msg}})
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
 	if err != nil {
 		return err
 	}
-	_, err = s.Write(append(b, '\n'))
-	if err != nil {
-		return errors.Join(errors.New("mcpserver: answering a malformed line"), err)
+	if _, err := s.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("mcpserver: answering a malformed line: %w", err)
 	}
 	return nil
 }
