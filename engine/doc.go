@@ -1,6 +1,6 @@
 // Package engine is cgraph's front door: Open, Add, AddBatch, Get, Peek,
-// Delete, List, Stats, Search, Reembed, Check, SessionTimeline and topic
-// snapshots over one store. It composes its cellar (engine/internal/cellar:
+// Delete, List, Stats, Search, Reembed, Check, RepairPostings, Backup,
+// ResolveID, Warm, SessionTimeline and topic snapshots over one store. It composes its cellar (engine/internal/cellar:
 // RocksDB column families, keys, the record codec, the writer lock), an
 // *embedders.Registry (fingerprints, query views), in-memory structures of
 // package indexes rebuilt from the families on open, and pipeline.Run. The
@@ -16,8 +16,12 @@
 // AddBatch validates each memory once, fixes CreatedAt (so E2 and E3 see
 // it) and computes every slot but E4 with Registry.EmbedSlots (batched,
 // slots in parallel) before any lock. Then, holding writeMu, it begins one
-// cellar.Batch (the store's write lock): Batch.Add assigns each record its
-// id, doc number and session sequence; E4 is computed once from those
+// cellar.Batch (the store's write lock): a memory whose content the store
+// already holds (record.SameContent, found through the BM25 index's top
+// matches for its rarest terms) is returned as the earlier memory with
+// Duplicate set and nothing is written for it, unless AllowDuplicate;
+// Batch.Add assigns each other record its id (or keeps NewMemory.ID, an
+// import's), doc number and session sequence; E4 is computed once from those
 // sequences; the fingerprint, every per-doc slot family and the E6/E13
 // postings with their statistics go into the same batch through typed
 // cellar.Family handles, with the slot registry entry of a slot's first
@@ -44,7 +48,10 @@
 // families (dense ANN per dense space and pair side, the M128 flat scan,
 // BM25, SPLADE, the E9 hypervectors, the E11 name sets, the E2–E4 time
 // table); E12 token matrices stay in the store and are read per S4
-// candidate. Search asks pipeline.Plan which probes the request can make,
+// candidate, the recently used ones kept decoded in a writer's bounded LRU
+// (Options.TokenCacheBytes; the query views have one too,
+// Options.ViewCacheSize). Search refuses a query over MaxQueryBytes, asks
+// pipeline.Plan which probes the request can make,
 // encodes exactly those query views (in parallel; a view the query has none
 // for makes its slot unavailable for that search, with the reason — only a
 // failing E1 encoder fails it), runs pipeline.Run over a pipeline.Spaces
