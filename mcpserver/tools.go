@@ -21,13 +21,13 @@ func toolDefs() []toolDef {
 			"Search through ONE embedder's eyes (embedder_first mode): E1 semantic, E5 causal, E6 BM25 keywords, E7 code, "+
 				"E8 graph, E9 typo-robust, E10 intent, E11 entities, E13 SPLADE. Scores are that slot's raw similarity. "+
 				"Use it to see what a single representation finds; use search_graph for the fused answer.", searchByEmbedder)),
-		define("list_embedder_indexes", "embedder", false,
+		withOutput[indexesOut](define("list_embedder_indexes", "embedder", false,
 			"List the 13 embedder slots of this store: status (present/fallback/unavailable with the reason and the "+
 				"`cgraph models pull` that fixes it), model/producer, dims, index kind, documents indexed, RAM, and whether "+
-				"the slot can lead a search. Call it first to know which tools have models behind them.", listEmbedderIndexes),
-		define("get_embedder_clusters", "embedder", false,
+				"the slot can lead a search. Call it first to know which tools have models behind them.", listEmbedderIndexes)),
+		withOutput[clustersOut](define("get_embedder_clusters", "embedder", false,
 			"Cluster all memories with HDBSCAN in one slot's space (e.g. E1 semantic or E7 code) and list each "+
-				"cluster's members; memories in no dense group are counted as noise.", getEmbedderClusters),
+				"cluster's members; memories in no dense group are counted as noise.", getEmbedderClusters)),
 		withOutput[compareOut](define("compare_embedder_views", "embedder", false,
 			"Rank the same query in several slots side by side: each slot's top results, the Jaccard overlap of "+
 				"every pair of slots, the consensus (memories every slot finds) and the disagreements (a slot's top-3 "+
@@ -75,14 +75,14 @@ func toolDefs() []toolDef {
 			"List a session's memories in order (sequence numbers 1, 2, …), paged with from_seq and limit: the "+
 				"conversation or work log of one session.", getSessionTimeline)),
 		// analysis
-		define("detect_topics", "analysis", false,
+		withOutput[topicsOut](define("detect_topics", "analysis", false,
 			"Detect topics: HDBSCAN in every slot's space, then groups of memories whose weighted agreement across slots "+
 				"is at least 2.5 (semantic slots 1.0, relational and structural 0.5, temporal 0; max 8.5). Returns each "+
 				"topic's members, key terms, agreement and supporting slots, and stability against the last saved snapshot; "+
-				"saves a snapshot on the writing server.", detectTopics),
-		define("get_topic_stability", "analysis", false,
+				"saves a snapshot on the writing server.", detectTopics)),
+		withOutput[topicsOut](define("get_topic_stability", "analysis", false,
 			"Compare the current topics with the last saved snapshot (from detect_topics): per topic stable/changed/new "+
-				"by membership Jaccard on the memories present in both, an overall score and how many topics vanished.", getTopicStability),
+				"by membership Jaccard on the memories present in both, an overall score and how many topics vanished.", getTopicStability)),
 		withOutput[divergenceOut](define("get_divergence_alerts", "analysis", false,
 			"Check whether the newest memories diverge from the established topics, in the 7 semantic slots only: "+
 				"per slot the best similarity to any topic member; high alert below 0.10, medium below 0.20. Slots "+

@@ -104,6 +104,16 @@ type clusterOut struct {
 	Members []Member `json:"members"`
 }
 
+// clustersOut is get_embedder_clusters' result: one slot's clustering.
+type clustersOut struct {
+	Embedder  string       `json:"embedder"`
+	Memories  int          `json:"memories"`   // memories loaded
+	WithValue int          `json:"with_value"` // of those, the ones with a value in the slot
+	Noise     int          `json:"noise"`
+	Skipped   string       `json:"skipped,omitempty"` // why the slot was not clustered
+	Clusters  []clusterOut `json:"clusters"`
+}
+
 func getEmbedderClusters(ctx context.Context, s *Server, in clustersIn) (any, error) {
 	slot, err := parseSlot("embedder", in.Embedder)
 	if err != nil {
@@ -137,15 +147,11 @@ func getEmbedderClusters(ctx context.Context, s *Server, in clustersIn) (any, er
 			byCluster[l] = append(byCluster[l], i)
 		}
 	}
-	out := map[string]any{"embedder": slot.String(), "memories": len(a.Items), "with_value": sc.Items, "noise": sc.Noise}
-	if sc.Skipped != "" {
-		out["skipped"] = sc.Skipped
-	}
-	cl := []clusterOut{}
+	out := clustersOut{Embedder: slot.String(), Memories: len(a.Items), WithValue: sc.Items, Noise: sc.Noise, Skipped: sc.Skipped,
+		Clusters: []clusterOut{}}
 	for c, idx := range byCluster {
-		cl = append(cl, clusterOut{Cluster: c, Size: len(idx), Members: members(a, idx, shown)})
+		out.Clusters = append(out.Clusters, clusterOut{Cluster: c, Size: len(idx), Members: members(a, idx, shown)})
 	}
-	out["clusters"] = cl
 	return out, nil
 }
 

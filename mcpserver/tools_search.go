@@ -111,8 +111,15 @@ type SlotIndex struct {
 	CanLeadSearch  bool    `json:"can_lead_search"`
 }
 
+// indexesOut is list_embedder_indexes' result.
+type indexesOut struct {
+	Store    string      `json:"store"` // the store's directory
+	ReadOnly bool        `json:"read_only"`
+	Slots    []SlotIndex `json:"slots"`
+}
+
 func listEmbedderIndexes(_ context.Context, s *Server, _ noArgs) (any, error) {
-	var out []SlotIndex
+	out := indexesOut{Store: s.store.Dir(), ReadOnly: s.store.ReadOnly(), Slots: []SlotIndex{}}
 	for _, si := range s.store.Slots() {
 		info := si.Slot.Info()
 		x := SlotIndex{Slot: si.Slot.String(), Name: info.Name, Role: info.Role, Category: info.Category.String(),
@@ -125,9 +132,9 @@ func listEmbedderIndexes(_ context.Context, s *Server, _ noArgs) (any, error) {
 		if si.Stored != (fingerprint.Producer{}) {
 			x.StoredProducer = si.Stored.String()
 		}
-		out = append(out, x)
+		out.Slots = append(out.Slots, x)
 	}
-	return map[string]any{"store": s.store.Dir(), "read_only": s.store.ReadOnly(), "slots": out}, nil
+	return out, nil
 }
 
 type compareIn struct {
