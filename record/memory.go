@@ -64,6 +64,13 @@ type NewMemory struct {
 	Sequence   uint64
 	CreatedAt  time.Time
 	Importance float64
+	// Project is the namespace the memory belongs to ("" is the store's
+	// default project). Searches stay inside one project unless asked
+	// otherwise, and deduplication compares only memories of one project.
+	Project string
+	// Meta is arbitrary caller metadata, filterable by exact key=value
+	// (ValidateMeta says which keys and values are accepted).
+	Meta map[string]string
 	// AllowDuplicate stores the memory even when the store already holds
 	// the same content (SameContent): a benchmark corpus may repeat a text
 	// under two ids. By default Add returns the earlier memory instead.
@@ -93,6 +100,11 @@ type Memory struct {
 	AccessedAt  time.Time
 	AccessCount uint64
 	Importance  float64
+	Project     string
+	Meta        map[string]string
+	// Revision counts the memory's versions: 1 when stored, +1 for every
+	// Update that changed it. Earlier revisions are kept (Engine.History).
+	Revision uint32
 	// Duplicate is set only on a memory Add returned instead of storing a
 	// new one: the store already held the same content (SameContent), so
 	// nothing was written and this is that earlier memory, its access

@@ -16,6 +16,10 @@ const (
 	MaxTagBytes            = 128
 	MaxSourceBytes         = 4096
 	MaxSessionBytes        = 256
+	MaxProjectBytes        = 128
+	MaxMetaKeys            = 32
+	MaxMetaKeyBytes        = 64
+	MaxMetaValueBytes      = 1024
 )
 
 // Times a store can hold: after the epoch and before int64 nanoseconds
@@ -65,10 +69,78 @@ func (n NewMemory) Validate(maxBytes int) error {
 		return &ValidationError{"created_at", fmt.Sprintf("%s is outside the storable range", n.CreatedAt.Format(time.RFC3339)),
 			"give a time between 1970 and 2262, or leave it empty for now"}
 	}
-	if math.IsNaN(n.Importance) || n.Importance < 0 || n.Importance > 1 {
-		return &ValidationError{"importance", fmt.Sprintf("%v is outside [0, 1]", n.Importance), "give a number from 0 to 1"}
+	if err := CheckImportance(n.Importance); err != nil {
+		return err
+	}
+	if err := CheckProject(n.Project); err != nil {
+		return err
+	}
+	return ValidateMeta(n.Meta)
+}
+
+// CheckImportance refuses an importance outside [0, 1].
+func CheckImportance(v float64) error {
+	if math.IsNaN(v) || v < 0 || v > 1 {
+		return &ValidationError{"importance", fmt.Sprintf("%v is outside [0, 1]", v), "give a number from 0 to 1"}
 	}
 	return nil
+}
+
+// CheckProject checks a project name: short text without control
+// characters; "" is the default project.
+func CheckProject(p string) error {
+	return checkText("project", p, MaxProjectBytes, false)
+}
+
+// ValidateMeta checks caller metadata: at most MaxMetaKeys keys, each of
+// letters, digits and "_.-" (so that key=value filters parse without
+// quoting), values short text without control characters.
+func ValidateMeta(meta map[string]string) error {
+	if len(meta) > MaxMetaKeys {
+		return &ValidationError{"meta", fmt.Sprintf("%d keys, over the limit of %d", len(meta), MaxMetaKeys), "keep the keys you filter or read by"}
+	}
+	for k, v := range meta {
+		if err := CheckMetaKey(k); err != nil {
+			return err
+		}
+		if err := checkText("meta."+k, v, MaxMetaValueBytes, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckMetaKey checks one metadata key (see ValidateMeta).
+func CheckMetaKey(k string) error {
+	if k == "" || len(k) > MaxMetaKeyBytes {
+		return &ValidationError{"meta", fmt.Sprintf("key %q is empty or over %d bytes", k, MaxMetaKeyBytes), "use a short key such as ticket or file"}
+	}
+	for _, r := range k {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-') {
+			return &ValidationError{"meta", fmt.Sprintf("key %q contains %q", k, r), "use letters, digits, '_', '.' and '-' in metadata keys"}
+		}
+	}
+	return nil
+}
+
+// ParseMeta parses "key=value" pairs (CLI --meta, filters) into a map; a
+// later pair overrides an earlier one with the same key.
+func ParseMeta(pairs []string) (map[string]string, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			return nil, &ValidationError{"meta", fmt.Sprintf("%q has no '='", p), "write metadata as key=value"}
+		}
+		if err := CheckMetaKey(k); err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, ValidateMeta(out)
 }
 
 // checkText checks a short text field: UTF-8, length, no control characters,

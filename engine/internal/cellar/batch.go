@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"time"
 
@@ -107,6 +108,10 @@ func (b *Batch) Add(n record.NewMemory) (record.Memory, error) {
 		ID: id, DocNum: b.next, Content: n.Content, Type: n.Type,
 		Tags: append([]string(nil), n.Tags...), Source: n.Source, Session: n.Session,
 		Sequence: n.Sequence, CreatedAt: n.CreatedAt.UTC(), UpdatedAt: now, Importance: n.Importance,
+		Project: n.Project, Meta: maps.Clone(n.Meta), Revision: 1,
+	}
+	if len(m.Meta) == 0 {
+		m.Meta = nil
 	}
 	if m.Type == "" {
 		m.Type = record.TypeNote
@@ -179,6 +184,12 @@ func (b *Batch) Delete(id record.ID) (record.Memory, error) {
 		for _, k := range info.keys(ref) {
 			b.del(Family(f), k)
 		}
+	}
+	if err := b.deleteHistory(id); err != nil {
+		return record.Memory{}, err
+	}
+	if _, err := b.unlinkAll(id); err != nil {
+		return record.Memory{}, err
 	}
 	b.count--
 	return m, nil

@@ -3,7 +3,9 @@ package cellar
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/cgraph/cgraph/internal/decbuf"
@@ -16,6 +18,9 @@ import (
 const (
 	recordMagic    byte = 0xC6
 	recordVersion1 byte = 1
+	// recordVersion2 adds project, revision and metadata after the v1
+	// fields (FORMAT.md, "the record, version 2").
+	recordVersion2 byte = 2
 )
 
 // typeCodes are the on-disk numbers of memory types. They never shift: new
@@ -43,10 +48,25 @@ var typeByCode = func() map[byte]record.Type {
 // cannot make it allocate gigabytes.
 const maxDecodeLen = 1 << 30
 
-// encodeRecord appends the v1 encoding of m to dst. Cost: one allocation
-// when dst is too small.
+// encodeRecord appends the v2 encoding of m to dst: the v1 fields, then
+// the project, the revision and the metadata sorted by key. Cost: one
+// allocation when dst is too small.
 func encodeRecord(dst []byte, m *record.Memory) []byte {
-	dst = append(dst, recordMagic, recordVersion1)
+	dst = append(dst, recordMagic, recordVersion2)
+	dst = appendV1Fields(dst, m)
+	dst = appendString(dst, m.Project)
+	dst = binary.AppendUvarint(dst, uint64(max(m.Revision, 1)))
+	keys := slices.Sorted(maps.Keys(m.Meta))
+	dst = binary.AppendUvarint(dst, uint64(len(keys)))
+	for _, k := range keys {
+		dst = appendString(dst, k)
+		dst = appendString(dst, m.Meta[k])
+	}
+	return dst
+}
+
+// appendV1Fields appends the fields every record version starts with.
+func appendV1Fields(dst []byte, m *record.Memory) []byte {
 	dst = append(dst, m.ID[:]...)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(m.DocNum))
 	dst = append(dst, typeCodes[m.Type])
@@ -99,9 +119,10 @@ func decodeRecord(b []byte) (record.Memory, error) {
 	if magic := d.Byte(); d.Err() == nil && magic != recordMagic {
 		return m, fmt.Errorf("memory record: magic byte %#x, want %#x: %w", magic, recordMagic, record.ErrCorrupt)
 	}
-	if v := d.Byte(); d.Err() == nil && v != recordVersion1 {
-		return m, fmt.Errorf("memory record: version %d, this cgraph reads version %d (upgrade cgraph): %w",
-			v, recordVersion1, record.ErrCorrupt)
+	version := d.Byte()
+	if d.Err() == nil && version != recordVersion1 && version != recordVersion2 {
+		return m, fmt.Errorf("memory record: version %d, this cgraph reads versions up to %d (upgrade cgraph): %w",
+			version, recordVersion2, record.ErrCorrupt)
 	}
 	copy(m.ID[:], d.Bytes(16))
 	m.DocNum = record.DocNum(d.Be32())
@@ -125,6 +146,30 @@ func decodeRecord(b []byte) (record.Memory, error) {
 	m.AccessedAt = decodeTime(&d)
 	m.AccessCount = d.Uvarint()
 	m.Importance = d.BeFloat64()
+	m.Revision = 1
+	if version == recordVersion2 {
+		m.Project = d.UvarintStr(maxDecodeLen)
+		if r := d.UvarintMax(math.MaxUint32); r > 0 {
+			m.Revision = uint32(r)
+		} else if d.Err() == nil {
+			d.Fail("revision 0")
+		}
+		if n := d.UvarintMax(maxDecodeLen); d.Err() == nil && n > 0 {
+			if n > uint64(d.Len())/2 { // every pair takes at least two bytes
+				d.Fail("%d metadata pairs in %d bytes", n, d.Len())
+			} else {
+				m.Meta = make(map[string]string, n)
+				prev := ""
+				for i := range n {
+					k, v := d.UvarintStr(maxDecodeLen), d.UvarintStr(maxDecodeLen)
+					if d.Err() == nil && i > 0 && k <= prev {
+						d.Fail("metadata keys out of order (%q after %q)", k, prev)
+					}
+					m.Meta[k], prev = v, k
+				}
+			}
+		}
+	}
 	if err := d.Done(); err != nil {
 		return record.Memory{}, fmt.Errorf("memory record: %w: %w", err, record.ErrCorrupt)
 	}

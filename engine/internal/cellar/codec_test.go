@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -35,7 +36,16 @@ func fixtureMemory() record.Memory {
 		AccessedAt:  time.Date(2024, 12, 1, 8, 0, 0, 5, time.UTC),
 		AccessCount: 3,
 		Importance:  0.75,
+		Revision:    1, // what a v1 record decodes to
 	}
+}
+
+// fixtureMemoryV2 is fixtureMemory with the fields record version 2 added.
+func fixtureMemoryV2() record.Memory {
+	m := fixtureMemory()
+	m.Project, m.Revision = "cgraph", 3
+	m.Meta = map[string]string{"ticket": "ARCH-21", "file": "pipeline/wrrf.go"}
+	return m
 }
 
 // TestRecordFixtureV1 keeps format v1 records decoding forever: the fixture
@@ -59,18 +69,47 @@ func TestRecordFixtureV1(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("v1 fixture decodes to\n%+v\nwant\n%+v", got, want)
 	}
+	// Version 2 is the v1 fields followed by its own: the v1 layout must
+	// not have moved.
+	enc := encodeRecord(nil, &want)
+	if enc[1] != recordVersion2 || !bytes.Equal(enc[2:len(b)], b[2:]) {
+		t.Fatalf("the v1 fields changed place in the record: add a new record version instead\n got %x\nwant %x…", enc, b)
+	}
+}
+
+// TestRecordFixtureV2 pins the v2 layout of the fields it added.
+func TestRecordFixtureV2(t *testing.T) {
+	path := filepath.Join("testdata", "record_v2.bin")
+	want := fixtureMemoryV2()
+	if *update {
+		if err := os.WriteFile(path, encodeRecord(nil, &want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeRecord(b)
+	if err != nil {
+		t.Fatalf("decode the v2 fixture: %v", err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("v2 fixture decodes to\n%+v\nwant\n%+v", got, want)
+	}
 	if enc := encodeRecord(nil, &want); !bytes.Equal(enc, b) {
-		t.Fatalf("encoding changed for format v1: add a new record version instead\n got %x\nwant %x", enc, b)
+		t.Fatalf("encoding changed for record v2: add a new record version instead\n got %x\nwant %x", enc, b)
 	}
 }
 
 func TestRecordRoundTrip(t *testing.T) {
 	tests := []record.Memory{
 		fixtureMemory(),
-		{Content: "x", Type: record.TypeNote},
+		fixtureMemoryV2(),
+		{Content: "x", Type: record.TypeNote, Revision: 1},
 		{ID: record.NewID(), DocNum: math.MaxUint32, Content: "最大", Type: record.TypePreference, Tags: []string{""},
-			Sequence: math.MaxUint64, AccessCount: math.MaxUint64, Importance: 1,
-			CreatedAt: time.Unix(0, 1).UTC(), UpdatedAt: time.Unix(0, math.MaxInt64).UTC()},
+			Sequence: math.MaxUint64, AccessCount: math.MaxUint64, Importance: 1, Revision: math.MaxUint32,
+			Meta: map[string]string{"": ""}, CreatedAt: time.Unix(0, 1).UTC(), UpdatedAt: time.Unix(0, math.MaxInt64).UTC()},
 	}
 	for _, m := range tests {
 		got, err := decodeRecord(encodeRecord(nil, &m))
@@ -92,8 +131,18 @@ func TestDecodeRecordErrors(t *testing.T) {
 	}{
 		{"empty", "truncated", nil},
 		{"bad magic", "magic byte", append([]byte{0x00}, good[1:]...)},
-		{"newer version", "version 2", append([]byte{recordMagic, 2}, good[2:]...)},
-		{"truncated", "truncated", good[:len(good)-1]},
+		{"newer version", "version 3", append([]byte{recordMagic, 3}, good[2:]...)},
+		{"revision 0", "revision 0", func() []byte {
+			m := fixtureMemory()
+			b := encodeRecord(nil, &m)
+			return append(b[:len(b)-2], 0, 0) // revision 0, no metadata
+		}()},
+		{"meta out of order", "out of order", func() []byte {
+			m := fixtureMemory()
+			b := encodeRecord(nil, &m)
+			return append(b[:len(b)-1], 2, 1, 'b', 0, 1, 'a', 0)
+		}()},
+		{"truncated", "truncated", good[:len(good)-5]},
 		{"trailing", "trailing", append(append([]byte{}, good...), 0)},
 		{"bad type", "unknown type code", func() []byte { b := bytes.Clone(good); b[2+16+4] = 99; return b }()},
 		{"huge length", "over the limit", append(append([]byte{recordMagic, 1}, make([]byte, 21)...), 0xff, 0xff, 0xff, 0xff, 0x0f)},
@@ -115,8 +164,10 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add(encodeRecord(nil, &m))
 	f.Add(encodeRecord(nil, &record.Memory{Type: record.TypeNote}))
 	f.Add([]byte{recordMagic, recordVersion1})
-	if b, err := os.ReadFile(filepath.Join("testdata", "record_v1.bin")); err == nil {
-		f.Add(b)
+	for _, name := range []string{"record_v1.bin", "record_v2.bin"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
+			f.Add(b)
+		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := decodeRecord(b)
@@ -139,11 +190,20 @@ func FuzzDecodeRecord(f *testing.F) {
 
 // FuzzRecordRoundTrip: any memory the store can hold survives encoding.
 func FuzzRecordRoundTrip(f *testing.F) {
-	f.Add([]byte{1, 2}, uint32(7), "content", uint8(3), "a,b", "src", "sess", uint64(9), int64(1), int64(2), int64(0), uint64(4), 0.5)
+	f.Add([]byte{1, 2}, uint32(7), "content", uint8(3), "a,b", "src", "sess", uint64(9), int64(1), int64(2), int64(0), uint64(4), 0.5,
+		"proj", uint32(2), "k=v,j=w")
 	f.Fuzz(func(t *testing.T, id []byte, doc uint32, content string, typ uint8, tags, source, session string,
-		seq uint64, created, updated, accessed int64, count uint64, imp float64) {
+		seq uint64, created, updated, accessed int64, count uint64, imp float64, project string, revision uint32, meta string) {
 		m := record.Memory{DocNum: record.DocNum(doc), Content: content, Type: record.Types()[int(typ)%len(typeCodes)],
-			Source: source, Session: session, Sequence: seq, AccessCount: count, Importance: imp}
+			Source: source, Session: session, Sequence: seq, AccessCount: count, Importance: imp,
+			Project: project, Revision: max(revision, 1)}
+		if meta != "" {
+			m.Meta = map[string]string{}
+			for _, kv := range strings.Split(meta, ",") {
+				k, v, _ := strings.Cut(kv, "=")
+				m.Meta[k] = v
+			}
+		}
 		copy(m.ID[:], id)
 		if tags != "" {
 			m.Tags = strings.Split(tags, ",")
@@ -209,13 +269,22 @@ func FuzzKeys(f *testing.F) {
 	})
 }
 
-// TestFormatConstants pins every on-disk number and name of format v1.
+// TestFormatConstants pins every on-disk number and name of format v2.
 // If this fails you changed the format: restore the constant, or add a new
-// format version with a migration (FORMAT.md, "Migrations").
+// format version with a migration (FORMAT.md, "Versions").
 func TestFormatConstants(t *testing.T) {
-	if FormatVersion != 1 || recordMagic != 0xC6 || recordVersion1 != 1 || storeMagic != "cgraph-store" {
-		t.Fatalf("format constants changed: version %d, record magic %#x, record version %d, store magic %q",
-			FormatVersion, recordMagic, recordVersion1, storeMagic)
+	if FormatVersion != 2 || recordMagic != 0xC6 || recordVersion1 != 1 || recordVersion2 != 2 || storeMagic != "cgraph-store" {
+		t.Fatalf("format constants changed: version %d, record magic %#x, record versions %d %d, store magic %q",
+			FormatVersion, recordMagic, recordVersion1, recordVersion2, storeMagic)
+	}
+	wantRel := []string{"causes", "fixes", "supersedes", "contradicts", "informs", "example_of", "prerequisite_for", "led_to", "related_to"}
+	for i, name := range wantRel {
+		if got := record.RelationType(i + 1).String(); got != name {
+			t.Fatalf("relation type code %d is %q, want %q", i+1, got, name)
+		}
+	}
+	if relOutPrefix != 'o' || relInPrefix != 'i' {
+		t.Fatal("relation key prefixes changed")
 	}
 	wantTypes := map[record.Type]byte{"fact": 1, "decision": 2, "error": 3, "pattern": 4, "code": 5,
 		"conversation": 6, "note": 7, "preference": 8}
@@ -225,7 +294,7 @@ func TestFormatConstants(t *testing.T) {
 	wantFamilies := []string{"default", "memories", "fingerprints", "docnums", "created_index", "sequence",
 		"e1_matryoshka_128", "e1_semantic", "e5_cause", "e5_effect", "e7_code", "e8_source", "e8_target",
 		"e9_hdc", "e10_intent", "e10_context", "e11_entity", "e6_sparse_inverted", "e13_splade_inverted",
-		"e12_late_interaction", "topic_profiles", "synergy_matrix"}
+		"e12_late_interaction", "topic_profiles", "synergy_matrix", "history", "relations"}
 	if !reflect.DeepEqual(FamilyNames(), wantFamilies) {
 		t.Fatalf("families changed: %v", FamilyNames())
 	}
@@ -246,6 +315,8 @@ func TestFormatConstants(t *testing.T) {
 		{"docnumIDKey", string(docnumIDKey(id)), "i" + string(id[:])},
 		{"createdKey", string(createdKey(created, id)), "\x81\x02\x03\x04\x05\x06\x07\x08" + string(id[:])},
 		{"sequenceKey", string(sequenceKey("ab", 0x0102)), "\x00\x02ab\x00\x00\x00\x00\x00\x00\x01\x02"},
+		{"historyKey", string(historyKey(id, 0x0102)), string(id[:]) + "\x00\x00\x01\x02"},
+		{"relationKey", string(relationKey('o', id, record.RelFixes, record.ID{})), "o" + string(id[:]) + "\x02" + string(make([]byte, 16))},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -253,9 +324,11 @@ func TestFormatConstants(t *testing.T) {
 		}
 	}
 	// Every family says whether it holds per-memory keys that Delete must
-	// remove; a new family must make that choice explicitly here.
+	// remove; a new family must make that choice explicitly here. history
+	// and relations hold keys under a memory's prefix, which Delete scans
+	// (TestDeleteDropsHistoryAndRelations).
 	noPerMemoryKeys := map[string]bool{"default": true, "e6_sparse_inverted": true, "e13_splade_inverted": true,
-		"topic_profiles": true, "synergy_matrix": true}
+		"topic_profiles": true, "synergy_matrix": true, "history": true, "relations": true}
 	for _, info := range families {
 		if (info.keys == nil) != noPerMemoryKeys[info.name] {
 			t.Errorf("family %s: per-memory keys %v; decide whether Delete must clean it", info.name, info.keys != nil)
@@ -297,12 +370,12 @@ func TestNewerFormatRefused(t *testing.T) {
 	setMeta(t, dir, metaCreatedByKey, []byte("cgraph 9.9"))
 	for _, opts := range []Options{{}, {ReadOnly: true}, {Create: true}} {
 		_, err := Open(dir, opts)
-		if !errors.Is(err, record.ErrNewerFormat) || !strings.Contains(err.Error(), "format version 2") ||
-			!strings.Contains(err.Error(), "up to 1") || !strings.Contains(err.Error(), "cgraph 9.9") {
+		if !errors.Is(err, record.ErrNewerFormat) || !strings.Contains(err.Error(), fmt.Sprintf("format version %d", FormatVersion+1)) ||
+			!strings.Contains(err.Error(), fmt.Sprintf("up to %d", FormatVersion)) || !strings.Contains(err.Error(), "cgraph 9.9") {
 			t.Fatalf("Open(%+v) of a newer store: %v", opts, err)
 		}
 	}
-	// Refusing wrote nothing: back at version 1 the store opens with its memory.
+	// Refusing wrote nothing: back at this version the store opens with its memory.
 	setMeta(t, dir, metaFormatKey, binary.BigEndian.AppendUint32(nil, FormatVersion))
 	e = openTest(t, dir, Options{})
 	if _, err := e.Get(ctx, m.ID); err != nil {
@@ -386,7 +459,7 @@ func FuzzValidate(f *testing.F) {
 			return
 		}
 		m := record.Memory{Content: n.Content, Type: n.Type, Tags: n.Tags, Source: n.Source, Session: n.Session,
-			Sequence: n.Sequence, CreatedAt: n.CreatedAt.UTC(), Importance: n.Importance}
+			Sequence: n.Sequence, CreatedAt: n.CreatedAt.UTC(), Importance: n.Importance, Revision: 1}
 		if m.Type == "" {
 			m.Type = record.TypeNote
 		}

@@ -7,7 +7,8 @@ import (
 	"github.com/cgraph/cgraph/record"
 )
 
-// The column families of format version 1, in this build's table order.
+// The column families of format version 2, in this build's table order
+// (history and relations are new in version 2).
 // Names are on-disk format (FORMAT.md): never rename one without a migration.
 const (
 	FamDefault Family = iota
@@ -32,6 +33,8 @@ const (
 	FamE12LateInteraction
 	FamTopicProfiles
 	FamSynergyMatrix
+	FamHistory
+	FamRelations
 	numFamilies
 )
 
@@ -92,6 +95,10 @@ var families = [numFamilies]familyInfo{
 	FamE12LateInteraction: {name: "e12_late_interaction", keys: byDoc},
 	FamTopicProfiles:      {name: "topic_profiles"},
 	FamSynergyMatrix:      {name: "synergy_matrix"},
+	// history and relations hold a variable number of keys per memory
+	// (by prefix): Batch.Delete removes them by scanning.
+	FamHistory:   {name: "history"},
+	FamRelations: {name: "relations"},
 }
 
 // familyNames returns the names of all families in table order.

@@ -25,7 +25,7 @@ const storeFixture = "store_v1"
 func TestStoreFixtureV1(t *testing.T) {
 	ctx := context.Background()
 	src := filepath.Join("testdata", storeFixture)
-	if *update {
+	if *update && FormatVersion == 1 { // frozen: only a format-1 build may write it
 		writeStoreFixture(t, src)
 	}
 	raw, err := os.ReadFile(src + ".json")
@@ -36,10 +36,22 @@ func TestStoreFixtureV1(t *testing.T) {
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)
 	}
-	for _, opts := range []Options{{ReadOnly: true}, {}} {
-		dir := filepath.Join(t.TempDir(), "store")
-		copyDir(t, src, dir)
-		e := openTest(t, dir, opts)
+	for i := range want {
+		want[i].Revision = 1 // a v1 record reads as the first revision
+	}
+	dir := filepath.Join(t.TempDir(), "store")
+	copyDir(t, src, dir)
+
+	// A reader cannot open a v1 store: it lacks the families version 2
+	// added, and only a writer creates them.
+	if _, err := Open(dir, Options{ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "open it once for writing") {
+		t.Fatalf("read-only open of the v1 store: %v, want the advice to open it for writing", err)
+	}
+	for _, opts := range []Options{{}, {ReadOnly: true}} { // the writer upgrades; then a reader opens it
+		e, err := Open(dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
 		got, err := e.List(ctx, record.ListOptions{Oldest: true})
 		if err != nil {
 			t.Fatal(err)
@@ -51,25 +63,45 @@ func TestStoreFixtureV1(t *testing.T) {
 			t.Fatalf("fixture store fails Check: %v", err)
 		}
 		st, err := e.Stats(ctx)
-		if err != nil || st.FormatVersion != 1 || st.Memories != uint64(len(want)) || st.NextDocNum != 4 {
-			t.Fatalf("fixture stats %+v, %v", st, err)
+		if err != nil || st.FormatVersion != FormatVersion || st.Memories != uint64(len(want)) || st.NextDocNum != 4 {
+			t.Fatalf("fixture stats %+v, %v (want format %d after the writer's upgrade)", st, err, FormatVersion)
 		}
-		if opts.ReadOnly {
-			continue
-		}
-		m, err := e.Add(ctx, record.NewMemory{Content: "added by a later build", Session: "fixture"})
-		if err != nil {
+		if err := e.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if m.DocNum != 4 || m.Sequence != 3 {
-			t.Fatalf("new memory in the fixture: docnum %d seq %d, want 4 and 3", m.DocNum, m.Sequence)
-		}
-		if err := e.Delete(ctx, want[0].ID); err != nil {
-			t.Fatal(err)
-		}
-		if err := e.Check(ctx); err != nil {
-			t.Fatalf("fixture store after writes fails Check: %v", err)
-		}
+	}
+	e := openTest(t, dir, Options{})
+	m, err := e.Add(ctx, record.NewMemory{Content: "added by a later build", Session: "fixture", Project: "p", Meta: map[string]string{"k": "v"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.DocNum != 4 || m.Sequence != 3 || m.Revision != 1 {
+		t.Fatalf("new memory in the fixture: docnum %d seq %d revision %d, want 4, 3 and 1", m.DocNum, m.Sequence, m.Revision)
+	}
+	// An old record updated is written in the new version, its v1 form kept as history.
+	b, err := e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upd := want[1]
+	upd.Content, upd.Project = "func main() { run() }", "p"
+	if _, _, err := b.Replace(upd); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := e.History(ctx, upd.ID); err != nil || len(h) != 1 || !reflect.DeepEqual(h[0], want[1]) {
+		t.Fatalf("history of the updated v1 memory: %+v, %v; want its v1 record", h, err)
+	}
+	if got, err := e.Get(ctx, upd.ID); err != nil || got.Revision != 2 || got.Content != upd.Content || got.Project != "p" {
+		t.Fatalf("updated v1 memory reads %+v, %v", got, err)
+	}
+	if err := e.Delete(ctx, want[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("fixture store after writes fails Check: %v", err)
 	}
 }
 

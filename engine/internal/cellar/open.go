@@ -88,6 +88,9 @@ func openWriter(dir string, exists bool, createdBy string) (*rocksStore, error) 
 	if err := s.createMissing(); err != nil {
 		return nil, errors.Join(err, s.close())
 	}
+	if err := upgradeFormat(s); err != nil && !unfinished {
+		return nil, errors.Join(err, s.close())
+	}
 	if unfinished { // finish a creation that was killed before its metadata
 		if err := writeMeta(s, createdBy); err != nil {
 			return nil, errors.Join(err, s.close())
@@ -116,6 +119,26 @@ func writeMeta(s *rocksStore, createdBy string) error {
 	b.put(FamDefault, metaMemoryCountKey, binary.BigEndian.AppendUint64(nil, 0))
 	if err := s.write(b, true); err != nil {
 		return fmt.Errorf("write store metadata: %w", err)
+	}
+	return nil
+}
+
+// upgradeFormat records FormatVersion in a store of an older version once
+// its missing families exist. Version 2 only adds record fields and
+// families, which readers of version 2 read in old records as their
+// defaults (FORMAT.md, "Versions"), so nothing else is rewritten; builds
+// that read only version 1 then refuse the store instead of misreading
+// its new records.
+func upgradeFormat(s *rocksStore) error {
+	v, ok, err := s.get(FamDefault, metaFormatKey)
+	if err != nil || !ok || len(v) != 4 || binary.BigEndian.Uint32(v) >= FormatVersion {
+		return err
+	}
+	b := s.newBatch()
+	defer b.destroy()
+	b.put(FamDefault, metaFormatKey, binary.BigEndian.AppendUint32(nil, FormatVersion))
+	if err := s.write(b, true); err != nil {
+		return fmt.Errorf("upgrade the store's format version to %d: %w", FormatVersion, err)
 	}
 	return nil
 }

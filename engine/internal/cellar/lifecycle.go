@@ -1,0 +1,253 @@
+package cellar
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/cgraph/cgraph/record"
+)
+
+// historyKey is the memory id + the revision (uint32 BE) the value was:
+// the key of the history family.
+func historyKey(id record.ID, rev uint32) []byte {
+	return binary.BigEndian.AppendUint32(append(make([]byte, 0, 20), id[:]...), rev)
+}
+
+// Replace stores m as the new revision of the memory with m's id: the
+// record as it was goes to the history family under its revision, and m
+// is written with Revision one more and UpdatedAt now. The fields that
+// place a memory in the record indexes (doc number, session, sequence,
+// creation time) cannot change. It returns the memory as written and as
+// it was.
+func (b *Batch) Replace(m record.Memory) (updated, old record.Memory, err error) {
+	old, err = b.Memory(m.ID)
+	if err != nil {
+		return record.Memory{}, record.Memory{}, err
+	}
+	if m.DocNum != old.DocNum || m.Session != old.Session || m.Sequence != old.Sequence || !m.CreatedAt.Equal(old.CreatedAt) {
+		return record.Memory{}, record.Memory{}, fmt.Errorf("memory %s: an update cannot change the doc number, session, sequence or creation time", m.ID)
+	}
+	if old.Revision == math.MaxUint32 {
+		return record.Memory{}, record.Memory{}, &record.ValidationError{Field: "revision", Problem: fmt.Sprintf("memory %s has reached the last revision number", m.ID),
+			Fix: "store the new content as a new memory and link it with --type supersedes"}
+	}
+	m.Revision = old.Revision + 1
+	m.UpdatedAt = time.Now().UTC()
+	m.Duplicate = false
+	if len(m.Meta) == 0 {
+		m.Meta = nil
+	}
+	b.put(FamHistory, historyKey(old.ID, old.Revision), encodeRecord(nil, &old))
+	b.put(FamMemories, m.ID[:], encodeRecord(nil, &m))
+	return m, old, nil
+}
+
+// deleteHistory drops every earlier revision of id.
+func (b *Batch) deleteHistory(id record.ID) error {
+	return b.scan(FamHistory, id[:], func(k, _ []byte) error {
+		b.del(FamHistory, k)
+		return nil
+	})
+}
+
+// scan calls fn for the committed keys of f under prefix that this batch
+// has not deleted, then for the keys this batch put there, in key order
+// within each group. fn may write to the batch.
+func (b *Batch) scan(f Family, prefix []byte, fn func(key, value []byte) error) error {
+	it := b.e.kv.iter(f, prefix, prefixEnd(prefix))
+	var keys, vals [][]byte
+	for it.first(); it.valid(); it.next() {
+		k := it.key()
+		if !bytes.HasPrefix(k, prefix) {
+			break
+		}
+		if _, pending := b.pending[f][string(k)]; pending {
+			continue
+		}
+		keys, vals = append(keys, slices.Clone(k)), append(vals, slices.Clone(it.value()))
+	}
+	err := it.err()
+	it.close()
+	if err != nil {
+		return fmt.Errorf("scan %s: %w", families[f].name, err)
+	}
+	var pend []string
+	for k, v := range b.pending[f] {
+		if !v.deleted && bytes.HasPrefix([]byte(k), prefix) {
+			pend = append(pend, k)
+		}
+	}
+	slices.Sort(pend)
+	for _, k := range pend {
+		keys, vals = append(keys, []byte(k)), append(vals, slices.Clone(b.pending[f][k].value))
+	}
+	for i := range keys {
+		if err := fn(keys[i], vals[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// History returns the earlier revisions of the memory with id, oldest
+// first (the current one is Get's). A memory never updated has none.
+func (e *Store) History(ctx context.Context, id record.ID) ([]record.Memory, error) {
+	var out []record.Memory
+	err := e.Scan(ctx, FamHistory, id[:], func(k, v []byte) error {
+		m, err := decodeRecord(v)
+		if err != nil {
+			return fmt.Errorf("history/%x: %w", k, err)
+		}
+		out = append(out, m)
+		return nil
+	})
+	return out, err
+}
+
+// Relation keys: 'o' + from + type code + to holds the edge as its source
+// sees it, 'i' + to + type code + from the same edge seen from its target.
+// Both are written and deleted together.
+const (
+	relOutPrefix = 'o'
+	relInPrefix  = 'i'
+	relKeyLen    = 1 + 16 + 1 + 16
+)
+
+func relationKey(dir byte, a record.ID, t record.RelationType, b record.ID) []byte {
+	k := make([]byte, 0, relKeyLen)
+	k = append(k, dir)
+	k = append(k, a[:]...)
+	k = append(k, byte(t))
+	return append(k, b[:]...)
+}
+
+// relation value: weight (float64 BE) + creation time (Unix ns, int64 BE).
+func encodeRelation(r record.Relation) []byte {
+	v := binary.BigEndian.AppendUint64(make([]byte, 0, 16), math.Float64bits(r.Weight))
+	return appendTime(v, r.CreatedAt)
+}
+
+// decodeRelation reads one relations entry, as seen from the memory whose
+// id follows the direction byte.
+func decodeRelation(k, v []byte) (r record.Relation, outgoing bool, err error) {
+	if len(k) != relKeyLen || (k[0] != relOutPrefix && k[0] != relInPrefix) || len(v) != 16 {
+		return r, false, fmt.Errorf("relations entry %x = %x: %w", k, v, record.ErrCorrupt)
+	}
+	var a, b record.ID
+	copy(a[:], k[1:17])
+	copy(b[:], k[18:])
+	r.Type = record.RelationType(k[17])
+	if !r.Type.Known() {
+		return r, false, fmt.Errorf("relations entry %x: unknown relation type code %d: %w", k, k[17], record.ErrCorrupt)
+	}
+	r.Weight = math.Float64frombits(binary.BigEndian.Uint64(v))
+	if n := int64(binary.BigEndian.Uint64(v[8:])); n != 0 {
+		r.CreatedAt = time.Unix(0, n).UTC()
+	}
+	outgoing = k[0] == relOutPrefix
+	if outgoing {
+		r.From, r.To = a, b
+	} else {
+		r.From, r.To = b, a
+	}
+	return r, outgoing, nil
+}
+
+// Link stores the relation r (both directions). Both memories must exist;
+// linking the same pair with the same type again replaces the weight.
+func (b *Batch) Link(r record.Relation) error {
+	if r.From == r.To {
+		return &record.ValidationError{Field: "to", Problem: "a memory cannot be related to itself", Fix: "give two different memories"}
+	}
+	if !r.Type.Known() {
+		return &record.ValidationError{Field: "type", Problem: fmt.Sprintf("unknown relation type %d", r.Type), Fix: "use one of " + record.RelationTypeNames()}
+	}
+	for _, id := range []record.ID{r.From, r.To} {
+		if _, err := b.Memory(id); err != nil {
+			return err
+		}
+	}
+	if r.CreatedAt.IsZero() {
+		r.CreatedAt = time.Now().UTC()
+	}
+	v := encodeRelation(r)
+	b.put(FamRelations, relationKey(relOutPrefix, r.From, r.Type, r.To), v)
+	b.put(FamRelations, relationKey(relInPrefix, r.To, r.Type, r.From), v)
+	return nil
+}
+
+// Unlink removes the relation from → to of type t, and reports whether it
+// existed.
+func (b *Batch) Unlink(from, to record.ID, t record.RelationType) (bool, error) {
+	out := relationKey(relOutPrefix, from, t, to)
+	_, ok, err := b.Get(FamRelations, out)
+	if err != nil || !ok {
+		return false, err
+	}
+	b.del(FamRelations, out)
+	b.del(FamRelations, relationKey(relInPrefix, to, t, from))
+	return true, nil
+}
+
+// unlinkAll removes every relation of id, both directions, and returns
+// them.
+func (b *Batch) unlinkAll(id record.ID) ([]record.Relation, error) {
+	var gone []record.Relation
+	for _, dir := range []byte{relOutPrefix, relInPrefix} {
+		err := b.scan(FamRelations, append([]byte{dir}, id[:]...), func(k, v []byte) error {
+			r, out, err := decodeRelation(k, v)
+			if err != nil {
+				return err
+			}
+			b.del(FamRelations, k)
+			if out {
+				b.del(FamRelations, relationKey(relInPrefix, r.To, r.Type, r.From))
+			} else {
+				b.del(FamRelations, relationKey(relOutPrefix, r.From, r.Type, r.To))
+			}
+			gone = append(gone, r)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return gone, nil
+}
+
+// Relations returns the relations of id: outgoing (id is From) then
+// incoming (id is To), each in key order.
+func (e *Store) Relations(ctx context.Context, id record.ID) ([]record.Relation, error) {
+	var out []record.Relation
+	for _, dir := range []byte{relOutPrefix, relInPrefix} {
+		err := e.Scan(ctx, FamRelations, append([]byte{dir}, id[:]...), func(k, v []byte) error {
+			r, _, err := decodeRelation(k, v)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// EachRelation calls fn for every relation of the store once (from its
+// outgoing key), for building the in-memory relation state on open.
+func (e *Store) EachRelation(ctx context.Context, fn func(r record.Relation) error) error {
+	return e.Scan(ctx, FamRelations, []byte{relOutPrefix}, func(k, v []byte) error {
+		r, _, err := decodeRelation(k, v)
+		if err != nil {
+			return err
+		}
+		return fn(r)
+	})
+}

@@ -1,0 +1,135 @@
+package cellar
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/cgraph/cgraph/record"
+)
+
+// TestDeleteDropsHistoryAndRelations: a memory's earlier revisions and its
+// relations (both directions, both keys of each) go with it, in its batch,
+// and the other end keeps none of them.
+func TestDeleteDropsHistoryAndRelations(t *testing.T) {
+	ctx := context.Background()
+	e := openTest(t, filepath.Join(t.TempDir(), "store"), Options{Create: true})
+	var ids []record.ID
+	for _, c := range []string{"a", "b", "c"} {
+		m, err := e.Add(ctx, record.NewMemory{Content: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	a, bID, c := ids[0], ids[1], ids[2]
+	b, err := e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ma, _ := b.Memory(a)
+	ma.Content = "a, revised"
+	if _, _, err := b.Replace(ma); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []record.Relation{{From: a, To: bID, Type: record.RelFixes, Weight: 1}, {From: c, To: a, Type: record.RelCauses, Weight: 0.5},
+		{From: bID, To: c, Type: record.RelInforms, Weight: 1}} {
+		if err := b.Link(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	rels, err := e.Relations(ctx, a)
+	if err != nil || len(rels) != 2 || rels[0].To != bID || rels[0].Type != record.RelFixes || rels[1].From != c || rels[1].Weight != 0.5 {
+		t.Fatalf("relations of a: %+v, %v", rels, err)
+	}
+	if h, err := e.History(ctx, a); err != nil || len(h) != 1 || h[0].Content != "a" || h[0].Revision != 1 {
+		t.Fatalf("history of a: %+v, %v", h, err)
+	}
+	if err := e.Delete(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := e.History(ctx, a); err != nil || len(h) != 0 {
+		t.Fatalf("history after delete: %+v, %v", h, err)
+	}
+	for _, id := range []record.ID{bID, c} {
+		rels, err := e.Relations(ctx, id)
+		if err != nil || len(rels) != 1 || rels[0].Type != record.RelInforms {
+			t.Fatalf("relations of %s after deleting a: %+v, %v; want only b informs c", id, rels, err)
+		}
+	}
+	n := 0
+	if err := e.Scan(ctx, FamRelations, nil, func(_, _ []byte) error { n++; return nil }); err != nil || n != 2 {
+		t.Fatalf("relations family holds %d keys, want 2 (one edge, two directions): %v", n, err)
+	}
+}
+
+// TestLinkRefusals: a link needs two different stored memories and a known
+// type; Unlink of a missing edge reports false and writes nothing.
+func TestLinkRefusals(t *testing.T) {
+	ctx := context.Background()
+	e := openTest(t, filepath.Join(t.TempDir(), "store"), Options{Create: true})
+	m, err := e.Add(ctx, record.NewMemory{Content: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Abort()
+	var ve *record.ValidationError
+	if err := b.Link(record.Relation{From: m.ID, To: m.ID, Type: record.RelFixes}); !errors.As(err, &ve) {
+		t.Fatalf("self link: %v", err)
+	}
+	if err := b.Link(record.Relation{From: m.ID, To: record.NewID(), Type: record.RelFixes}); !errors.Is(err, record.ErrNotFound) {
+		t.Fatalf("link to a missing memory: %v", err)
+	}
+	if err := b.Link(record.Relation{From: m.ID, To: record.NewID(), Type: 0}); !errors.As(err, &ve) {
+		t.Fatalf("link of type 0: %v", err)
+	}
+	if ok, err := b.Unlink(m.ID, record.NewID(), record.RelFixes); ok || err != nil {
+		t.Fatalf("unlink of nothing: %v %v", ok, err)
+	}
+}
+
+// TestReplaceKeepsPlace: Replace refuses to move a memory in the record
+// indexes and counts revisions.
+func TestReplaceKeepsPlace(t *testing.T) {
+	ctx := context.Background()
+	e := openTest(t, filepath.Join(t.TempDir(), "store"), Options{Create: true})
+	m, err := e.Add(ctx, record.NewMemory{Content: "x", Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := m
+	moved.Sequence = 9
+	if _, _, err := b.Replace(moved); err == nil {
+		t.Fatal("Replace moved a memory to another sequence number")
+	}
+	m2 := m
+	m2.Meta = map[string]string{"k": "v"}
+	got, old, err := b.Replace(m2)
+	if err != nil || got.Revision != 2 || old.Revision != 1 || !reflect.DeepEqual(got.Meta, m2.Meta) {
+		t.Fatalf("Replace: %+v (old %+v), %v", got, old, err)
+	}
+	got.Importance = 0.9
+	if got, _, err = b.Replace(got); err != nil || got.Revision != 3 {
+		t.Fatalf("second Replace in one batch: %+v, %v", got, err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := e.History(ctx, m.ID)
+	if err != nil || len(h) != 2 || h[0].Revision != 1 || h[1].Revision != 2 || h[1].Meta["k"] != "v" {
+		t.Fatalf("history: %+v, %v", h, err)
+	}
+}
