@@ -146,6 +146,13 @@ type SearchRequest struct {
 	NoThresholds bool
 	// Partial records a failing index as failed and goes on; see pipeline.
 	Partial bool
+	// Filter restricts every index search to the memories that match it
+	// (before fusion, so top-k stays full). The zero Filter searches the
+	// default project without superseded memories.
+	Filter record.Filter
+	// Expand adds, after ranking, the memories linked to the top hits by
+	// relations of these types (one hop; SearchResult.Expanded).
+	Expand []record.RelationType
 }
 
 // SearchResult is a pipeline result with the memories resolved.
@@ -153,6 +160,12 @@ type SearchResult struct {
 	pipeline.Result
 	// Memories[i] is the memory of Result.Hits[i].
 	Memories []record.Memory
+	// Expanded are the memories Expand reached from the hits, each once,
+	// in hit order, that are not hits themselves and pass the filter.
+	Expanded []Expansion
+	// Filtered is how many memories the filter let the indexes search;
+	// -1 when the filter kept every memory.
+	Filtered int
 	// Corrections are the query words replaced before encoding (none with
 	// NoCorrect); Corrected is the query as searched.
 	Corrections []Correction
@@ -168,4 +181,12 @@ type SearchResult struct {
 type Correction struct {
 	From string `json:"from"`
 	To   string `json:"to"`
+}
+
+// Expansion is a memory added to a search result by a relation of a hit.
+type Expansion struct {
+	Memory   record.Memory
+	Relation record.Relation
+	// From is the hit whose relation reached the memory.
+	From record.ID
 }

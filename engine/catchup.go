@@ -15,6 +15,10 @@ const maxIncremental = 5000
 //
 //   - slot/generation changed (the writer re-embedded): full rebuild, and
 //     the slot records are read again;
+//   - meta/edit_count changed (the writer updated memories or changed
+//     relations in place): full rebuild too. Edits are rare next to
+//     searches, and a reader beside a `cgraph serve` is rare (the CLI asks
+//     the server); a per-memory edit log would make this incremental;
 //   - meta/next_docnum moved past the last doc number seen: the memories
 //     with the new numbers are read (record + fingerprint) and indexed, like
 //     the writer does after its commit; a gap of more than maxIncremental
@@ -38,9 +42,9 @@ func (s *Engine) catchUp(ctx context.Context) error {
 		return err
 	}
 	s.mu.RLock()
-	seen, curGen := s.seenNext, s.generation
+	seen, curGen, edits := s.seenNext, s.generation, s.edits
 	s.mu.RUnlock()
-	if gen != curGen || uint32(c.NextDocNum)-seen > maxIncremental {
+	if gen != curGen || c.Edits != edits || uint32(c.NextDocNum)-seen > maxIncremental {
 		// The writer may have re-embedded slots: what is stale now follows
 		// the new records.
 		mism, _ := mismatches(&recs, have, c.Memories, s.reg.Statuses())
@@ -54,7 +58,7 @@ func (s *Engine) catchUp(ctx context.Context) error {
 			return err
 		}
 		s.mu.Lock()
-		s.ix, s.seenNext, s.generation, s.stored = ix, uint32(c.NextDocNum), gen, recs
+		s.ix, s.seenNext, s.generation, s.stored, s.edits = ix, uint32(c.NextDocNum), gen, recs, c.Edits
 		s.mu.Unlock()
 		return nil
 	}

@@ -20,12 +20,12 @@ const dupCandidates = 20
 // a short BM25 query on the write path.
 const dupTerms = 16
 
-// findDuplicate returns a stored memory whose content is the same as
-// content (record.SameContent), found through the new memory's E6 terms:
+// findDuplicate returns a stored memory of project whose content is the
+// same as content (record.SameContent), found through the new memory's E6 terms:
 // the BM25 index's top dupCandidates for its dupTerms rarest terms, each
 // record compared whole. A memory with no E6 terms (symbols only) is never deduplicated.
 // REQUIRES: s.writeMu held (the indexes then hold every committed memory).
-func (s *Engine) findDuplicate(ctx context.Context, content string, fp *fingerprint.Fingerprint) (record.Memory, bool, error) {
+func (s *Engine) findDuplicate(ctx context.Context, project, content string, fp *fingerprint.Fingerprint) (record.Memory, bool, error) {
 	tf, ok := fp.Get(fingerprint.E6).Value.(fingerprint.TermFreqs)
 	if !ok || len(tf.Terms) == 0 {
 		return record.Memory{}, false, nil
@@ -39,7 +39,11 @@ func (s *Engine) findDuplicate(ctx context.Context, content string, fp *fingerpr
 			slices.SortStableFunc(terms, func(a, b string) int { return cmp.Compare(s.ix.bm25.DocFreq(a), s.ix.bm25.DocFreq(b)) })
 			terms = terms[:dupTerms]
 		}
-		hits, err := s.ix.bm25.Search(terms, dupCandidates, s.ix.live)
+		within := s.ix.live
+		if b := s.ix.attrs.byProject[project]; b != nil {
+			within = b
+		}
+		hits, err := s.ix.bm25.Search(terms, dupCandidates, within)
 		if err != nil {
 			s.ix.mu.RUnlock()
 			return record.Memory{}, false, fmt.Errorf("look for a duplicate: %w", err)
@@ -58,7 +62,7 @@ func (s *Engine) findDuplicate(ctx context.Context, content string, fp *fingerpr
 	}
 	want := record.NormalizeContent(content)
 	for i, m := range ms {
-		if found[i] && record.NormalizeContent(m.Content) == want {
+		if found[i] && m.Project == project && record.NormalizeContent(m.Content) == want {
 			return m, true, nil
 		}
 	}

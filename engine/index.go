@@ -54,6 +54,8 @@ type indexSet struct {
 	speller *indexes.Speller
 	// times is what the temporal slots score from after retrieval.
 	times *indexes.DocTimes
+	// attrs is what search filters select from.
+	attrs *attrs
 }
 
 func newIndexSet() (*indexSet, error) {
@@ -67,7 +69,7 @@ func newIndexSet() (*indexSet, error) {
 	}
 	x := &indexSet{dense: map[spaceKey]*indexes.Dense{}, m128: m128, bm25: bm25,
 		splade: indexes.NewSplade("E13 SPLADE"), live: roaring.New(),
-		names: indexes.NewNameSets(), times: indexes.NewDocTimes(), speller: indexes.NewSpeller()}
+		names: indexes.NewNameSets(), times: indexes.NewDocTimes(), speller: indexes.NewSpeller(), attrs: newAttrs()}
 	for i := range x.has {
 		x.has[i] = roaring.New()
 	}
@@ -227,10 +229,28 @@ func (x *indexSet) remove(doc uint32) {
 	}
 	x.live.Remove(doc)
 	x.times.Remove(record.DocNum(doc))
+	x.attrs.remove(doc)
 }
 
+// setMetaLocked records m's record fields (times, filterable attributes).
+// REQUIRES: x.mu held for writing.
 func (x *indexSet) setMetaLocked(m record.Memory) {
 	x.times.Set(m.DocNum, m.CreatedAt, m.Session, m.Sequence)
+	x.attrs.set(m)
+}
+
+// setMeta is setMetaLocked for a memory whose record alone changed.
+func (x *indexSet) setMeta(m record.Memory) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.setMetaLocked(m)
+}
+
+// allow returns the docs that pass f (nil: every live doc does).
+func (x *indexSet) allow(f record.Filter) *roaring.Bitmap {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.attrs.allow(f, x.live)
 }
 
 // ramBytes estimates the heap bytes of the in-memory indexes per slot.
@@ -249,7 +269,8 @@ func (x *indexSet) ramBytes() [fingerprint.NumSlots]int64 {
 		out[i] += int64(x.has[i].GetSizeInBytes())
 	}
 	out[fingerprint.E11.Index()] += x.names.Bytes()
-	// The temporal table serves E2, E3 and E4; it is counted once, under E2.
-	out[fingerprint.E2.Index()] += x.times.Bytes() + int64(x.live.GetSizeInBytes())
+	// The temporal table serves E2, E3 and E4; it is counted once, under E2,
+	// with the record attributes filters use.
+	out[fingerprint.E2.Index()] += x.times.Bytes() + int64(x.live.GetSizeInBytes()) + x.attrs.bytes()
 	return out
 }

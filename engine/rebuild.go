@@ -26,6 +26,9 @@ func rebuild(ctx context.Context, eng *cellar.Store, stale [fingerprint.NumSlots
 	if err := x.loadRecords(ctx, eng); err != nil {
 		return nil, err
 	}
+	if err := x.loadSupersedes(ctx, eng); err != nil {
+		return nil, err
+	}
 	for _, c := range denseColumns() {
 		if err := x.loadDense(ctx, eng, c, stale[c.slot.Index()], want[c.slot.Index()]); err != nil {
 			return nil, err
@@ -69,6 +72,27 @@ func (x *indexSet) loadRecords(ctx context.Context, eng *cellar.Store) error {
 		}
 		after = page[len(page)-1].ID
 	}
+}
+
+// loadSupersedes marks the targets of supersedes relations.
+func (x *indexSet) loadSupersedes(ctx context.Context, eng *cellar.Store) error {
+	var sup []record.Relation
+	if err := eng.EachRelation(ctx, func(r record.Relation) error {
+		if r.Type == record.RelSupersedes {
+			sup = append(sup, r)
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("rebuild indexes: read relations: %w", err)
+	}
+	for _, r := range sup {
+		doc, err := eng.DocNumOf(ctx, r.To)
+		if err != nil {
+			return fmt.Errorf("rebuild indexes: relation %s supersedes %s: %w", r.From, r.To, err)
+		}
+		x.attrs.supersede(uint32(doc), r.From, true)
+	}
+	return nil
 }
 
 func parseDocKey(family cellar.Family, k []byte) (uint32, error) {

@@ -35,6 +35,14 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, &record.ValidationError{Field: "query", Problem: fmt.Sprintf("is %d bytes, over the limit of %d", n, MaxQueryBytes),
 			Fix: "search with the few sentences that matter; to find what resembles a long text, store it as a memory and search with its opening"}
 	}
+	if err := req.Filter.Validate(); err != nil {
+		return SearchResult{}, err
+	}
+	for _, t := range req.Expand {
+		if !t.Known() {
+			return SearchResult{}, &record.ValidationError{Field: "expand", Problem: fmt.Sprintf("unknown relation type %d", t), Fix: "use one of " + record.RelationTypeNames()}
+		}
+	}
 	start := time.Now()
 	if req.Profile.Name == "" && req.Profile.Weights == (profiles.Weights{}) {
 		p, err := profiles.Lookup(DefaultProfile)
@@ -72,13 +80,23 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	res, err := pipeline.Run(ctx, &spaces{s: s, ix: s.ix, q: q}, preq)
+	allow := s.ix.allow(req.Filter)
+	res, err := pipeline.Run(ctx, &spaces{s: s, ix: s.ix, q: q, allow: allow}, preq)
 	if err != nil {
 		return SearchResult{}, err
 	}
 	out, err := s.resolve(ctx, res)
 	if err != nil {
 		return SearchResult{}, err
+	}
+	out.Filtered = -1
+	if allow != nil {
+		out.Filtered = int(allow.GetCardinality())
+	}
+	if len(req.Expand) > 0 {
+		if out.Expanded, err = s.expand(ctx, out.Memories, req.Expand, req.Filter); err != nil {
+			return SearchResult{}, err
+		}
 	}
 	out.Encode, out.Total = encode, time.Since(start)
 	out.Corrections, out.Corrected = fixes, req.Query
@@ -120,6 +138,7 @@ func (s *Engine) resolve(ctx context.Context, res pipeline.Result) (SearchResult
 			continue
 		}
 		hits = append(hits, h)
+		ms[i].SupersededBy = s.supersededBy(ms[i].DocNum)
 		out.Memories = append(out.Memories, ms[i])
 	}
 	if n := len(res.Hits) - len(hits); n > 0 && len(res.Trace) > 0 {
@@ -208,4 +227,41 @@ func (s *Engine) encodeOne(ctx context.Context, req SearchRequest, k viewKey) (f
 		return nil, fmt.Errorf("%s query view has no value (broken embedder)", k.slot)
 	}
 	return qv.Value, nil
+}
+
+// expand returns the memories one relation of a type in types away from
+// the hits, each once, that are not hits and pass f.
+// REQUIRES: s.mu held shared.
+func (s *Engine) expand(ctx context.Context, hits []record.Memory, types []record.RelationType, f record.Filter) ([]Expansion, error) {
+	seen := make(map[record.ID]bool, len(hits))
+	for _, m := range hits {
+		seen[m.ID] = true
+	}
+	var out []Expansion
+	for _, h := range hits {
+		rels, err := s.eng.Relations(ctx, h.ID)
+		if err != nil {
+			return nil, fmt.Errorf("expand hit %s: %w", h.ID, err)
+		}
+		for _, r := range rels {
+			other := r.To
+			if other == h.ID {
+				other = r.From
+			}
+			if seen[other] || !slices.Contains(types, r.Type) {
+				continue
+			}
+			seen[other] = true
+			m, err := s.peek(ctx, other)
+			if err != nil {
+				return nil, fmt.Errorf("expand hit %s: %w", h.ID, err)
+			}
+			m.SupersededBy = s.supersededBy(m.DocNum)
+			if !f.Match(m, len(m.SupersededBy) > 0) {
+				continue
+			}
+			out = append(out, Expansion{Memory: m, Relation: r, From: h.ID})
+		}
+	}
+	return out, nil
 }

@@ -39,6 +39,9 @@ type spaces struct {
 	// exact makes every index scan exhaustively (dense brute force,
 	// exhaustive inverted scoring): the baseline benchmarks compare with.
 	exact bool
+	// allow, when non-nil, is the search filter's docs: every probe
+	// searches inside it, so filtering happens before fusion.
+	allow *roaring.Bitmap
 }
 
 var _ pipeline.Spaces = (*spaces)(nil)
@@ -61,6 +64,13 @@ func (sp *spaces) Search(ctx context.Context, p pipeline.Probe, k int, within *r
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if sp.allow != nil {
+		if within == nil {
+			within = sp.allow
+		} else {
+			within = roaring.And(within, sp.allow)
+		}
 	}
 	h := probeHandlers[p.Slot.Index()]
 	return h(ctx, sp, p, k, within)

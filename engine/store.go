@@ -45,9 +45,11 @@ type Engine struct {
 	stale [fingerprint.NumSlots]string
 	// seenNext and generation are a read-only store's position in the
 	// writer's history: docs below seenNext are indexed, generation is the
-	// slot/generation the indexes were built at.
+	// slot/generation the indexes were built at, and edits the writer's
+	// meta/edit_count they include.
 	seenNext   uint32
 	generation uint64
+	edits      uint64
 
 	catchMu sync.Mutex // one catch-up at a time (read-only stores)
 
@@ -121,7 +123,7 @@ func (s *Engine) open(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("open %s: %w", s.dir, err)
 	}
-	s.ix, s.seenNext, s.generation = ix, uint32(c.NextDocNum), gen
+	s.ix, s.seenNext, s.generation, s.edits = ix, uint32(c.NextDocNum), gen, c.Edits
 	return nil
 }
 
@@ -151,7 +153,11 @@ func (s *Engine) Warm(ctx context.Context) error {
 // Get returns a memory (records the access on a writable store, like
 // cellar.Get).
 func (s *Engine) Get(ctx context.Context, id record.ID) (record.Memory, error) {
-	return s.eng.Get(ctx, id)
+	m, err := s.eng.Get(ctx, id)
+	if err == nil {
+		m.SupersededBy = s.supersededBy(m.DocNum)
+	}
+	return m, err
 }
 
 // Fingerprint returns the stored fingerprint of a memory.

@@ -82,13 +82,13 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 	inBatch := map[string]int{}     // normalized content → first new memory of this batch
 	for i, n := range ns {
 		if !n.AllowDuplicate {
-			key := record.NormalizeContent(n.Content)
+			key := n.Project + "\x00" + record.NormalizeContent(n.Content)
 			if j, ok := inBatch[key]; ok {
 				ms[i], dup[i] = ms[j], true
 				ms[i].Duplicate = true
 				continue
 			}
-			old, found, err := s.findDuplicate(ctx, n.Content, &fps[i])
+			old, found, err := s.findDuplicate(ctx, n.Project, n.Content, &fps[i])
 			if err != nil {
 				return nil, cellar.BatchErr(len(ns), i, err)
 			}
@@ -211,7 +211,11 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 	if err != nil {
 		return err
 	}
-	m, err := b.Delete(id) // every key keyed per memory, the fingerprint's among them
+	rels, err := s.eng.Relations(ctx, id) // writeMu held: they stay as read
+	if err != nil {
+		return err
+	}
+	m, err := b.Delete(id) // every key keyed per memory, its history and relations among them
 	if err != nil {
 		return err
 	}
@@ -235,6 +239,16 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 	if s.ix != nil { // nil when opened for records only
 		s.ix.remove(uint32(m.DocNum))
 		s.tokens.remove(uint32(m.DocNum))
+		for _, r := range rels { // what it superseded is no longer superseded by it
+			if r.Type != record.RelSupersedes || r.From != id {
+				continue
+			}
+			if to, err := s.peek(ctx, r.To); err == nil {
+				s.ix.mu.Lock()
+				s.ix.attrs.supersede(uint32(to.DocNum), id, false)
+				s.ix.mu.Unlock()
+			}
+		}
 	}
 	return nil
 }

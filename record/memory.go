@@ -105,11 +105,85 @@ type Memory struct {
 	// Revision counts the memory's versions: 1 when stored, +1 for every
 	// Update that changed it. Earlier revisions are kept (Engine.History).
 	Revision uint32
+	// SupersededBy lists the memories that supersede this one (relation
+	// "supersedes"), oldest link first. The engine fills it on what it
+	// returns; it is never stored in the record.
+	SupersededBy []ID
 	// Duplicate is set only on a memory Add returned instead of storing a
 	// new one: the store already held the same content (SameContent), so
 	// nothing was written and this is that earlier memory, its access
 	// recorded. It is never stored.
 	Duplicate bool
+}
+
+// Change is an update of a stored memory: nil and empty fields are left as
+// they are. A content change re-computes the fingerprint; the others touch
+// the record only.
+type Change struct {
+	Content    *string
+	Type       *Type
+	Project    *string
+	Importance *float64
+	// AddTags are added (if absent) after RemoveTags are removed.
+	AddTags, RemoveTags []string
+	// SetMeta sets keys (a value replaces the old one) after UnsetMeta
+	// removes keys.
+	SetMeta   map[string]string
+	UnsetMeta []string
+}
+
+// Empty reports whether c changes nothing.
+func (c Change) Empty() bool {
+	return c.Content == nil && c.Type == nil && c.Project == nil && c.Importance == nil &&
+		len(c.AddTags)+len(c.RemoveTags)+len(c.SetMeta)+len(c.UnsetMeta) == 0
+}
+
+// Apply returns m with c applied (m itself is not modified). The result
+// still needs validating (AsNew().Validate).
+func (c Change) Apply(m Memory) Memory {
+	out := m
+	out.Tags = slices.Clone(m.Tags)
+	if c.Content != nil {
+		out.Content = *c.Content
+	}
+	if c.Type != nil {
+		out.Type = *c.Type
+	}
+	if c.Project != nil {
+		out.Project = *c.Project
+	}
+	if c.Importance != nil {
+		out.Importance = *c.Importance
+	}
+	out.Tags = slices.DeleteFunc(out.Tags, func(t string) bool { return slices.Contains(c.RemoveTags, t) })
+	for _, t := range c.AddTags {
+		if !slices.Contains(out.Tags, t) {
+			out.Tags = append(out.Tags, t)
+		}
+	}
+	if len(c.SetMeta)+len(c.UnsetMeta) > 0 {
+		meta := make(map[string]string, len(m.Meta)+len(c.SetMeta))
+		for k, v := range m.Meta {
+			if !slices.Contains(c.UnsetMeta, k) {
+				meta[k] = v
+			}
+		}
+		for k, v := range c.SetMeta {
+			meta[k] = v
+		}
+		out.Meta = meta
+	}
+	if len(out.Meta) == 0 {
+		out.Meta = nil
+	}
+	return out
+}
+
+// AsNew is m's caller-given fields as a NewMemory, to validate an edited
+// memory with the rules of a new one.
+func (m Memory) AsNew() NewMemory {
+	return NewMemory{ID: m.ID, Content: m.Content, Type: m.Type, Tags: m.Tags, Source: m.Source, Session: m.Session, Sequence: m.Sequence,
+		CreatedAt: m.CreatedAt, Importance: m.Importance, Project: m.Project, Meta: m.Meta}
 }
 
 // ListOptions page through memories in creation order (newest first unless

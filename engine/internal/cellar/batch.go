@@ -32,6 +32,7 @@ type Batch struct {
 	count   uint64
 	bad     error // a refused Put or Del, reported by Commit
 	done    bool
+	edited  bool // an update or relation change: Commit bumps meta/edit_count
 }
 
 type pendingValue struct {
@@ -76,6 +77,13 @@ func (b *Batch) Commit() error {
 	}
 	b.b.put(FamDefault, metaNextDocNumKey, binary.BigEndian.AppendUint32(nil, uint32(b.next)))
 	b.b.put(FamDefault, metaMemoryCountKey, binary.BigEndian.AppendUint64(nil, b.count))
+	if b.edited {
+		n, err := readEdits(b.e.kv)
+		if err != nil {
+			return err
+		}
+		b.b.put(FamDefault, metaEditCountKey, binary.BigEndian.AppendUint64(nil, n+1))
+	}
 	if err := b.e.kv.write(b.b, b.e.opts.Sync); err != nil {
 		return fmt.Errorf("write batch: %w", err)
 	}

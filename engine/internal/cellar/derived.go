@@ -104,6 +104,10 @@ func (e *Store) Values(ctx context.Context, f Family, keys [][]byte) ([][]byte, 
 type Counters struct {
 	NextDocNum record.DocNum
 	Memories   uint64
+	// Edits counts the committed batches that changed stored memories in
+	// place (updates, links, unlinks): a reader that saw another count
+	// re-reads them (meta/edit_count, absent = 0).
+	Edits uint64
 }
 
 // Counters reads meta/next_docnum and meta/memory_count on one view: how a
@@ -124,7 +128,23 @@ func (e *Store) Counters(ctx context.Context) (Counters, error) {
 	if err != nil {
 		return Counters{}, err
 	}
-	return Counters{NextDocNum: record.DocNum(next), Memories: count}, nil
+	edits, err := readEdits(snap)
+	if err != nil {
+		return Counters{}, err
+	}
+	return Counters{NextDocNum: record.DocNum(next), Memories: count, Edits: edits}, nil
+}
+
+// readEdits reads meta/edit_count; a store no edit reached has none.
+func readEdits(r kvReader) (uint64, error) {
+	v, ok, err := r.get(FamDefault, metaEditCountKey)
+	if err != nil || !ok {
+		return 0, err
+	}
+	if len(v) != 8 {
+		return 0, fmt.Errorf("default/%s is %x, want 8 bytes: %w", metaEditCountKey, v, record.ErrCorrupt)
+	}
+	return binary.BigEndian.Uint64(v), nil
 }
 
 // SlotKeyPrefix is the prefix of the default family's keys that a Batch

@@ -15,6 +15,7 @@ var (
 	metaCreatedByKey   = []byte("meta/created_by")
 	metaNextDocNumKey  = []byte("meta/next_docnum")
 	metaMemoryCountKey = []byte("meta/memory_count")
+	metaEditCountKey   = []byte("meta/edit_count")
 )
 
 // storeMagic is the value of meta/magic: it tells a cgraph store from any

@@ -42,6 +42,7 @@ func (b *Batch) Replace(m record.Memory) (updated, old record.Memory, err error)
 	if len(m.Meta) == 0 {
 		m.Meta = nil
 	}
+	b.edited = true
 	b.put(FamHistory, historyKey(old.ID, old.Revision), encodeRecord(nil, &old))
 	b.put(FamMemories, m.ID[:], encodeRecord(nil, &m))
 	return m, old, nil
@@ -176,6 +177,7 @@ func (b *Batch) Link(r record.Relation) error {
 		r.CreatedAt = time.Now().UTC()
 	}
 	v := encodeRelation(r)
+	b.edited = true
 	b.put(FamRelations, relationKey(relOutPrefix, r.From, r.Type, r.To), v)
 	b.put(FamRelations, relationKey(relInPrefix, r.To, r.Type, r.From), v)
 	return nil
@@ -189,6 +191,7 @@ func (b *Batch) Unlink(from, to record.ID, t record.RelationType) (bool, error) 
 	if err != nil || !ok {
 		return false, err
 	}
+	b.edited = true
 	b.del(FamRelations, out)
 	b.del(FamRelations, relationKey(relInPrefix, to, t, from))
 	return true, nil
@@ -204,6 +207,7 @@ func (b *Batch) unlinkAll(id record.ID) ([]record.Relation, error) {
 			if err != nil {
 				return err
 			}
+			b.edited = true
 			b.del(FamRelations, k)
 			if out {
 				b.del(FamRelations, relationKey(relInPrefix, r.To, r.Type, r.From))

@@ -1,0 +1,253 @@
+package engine
+
+import (
+	"slices"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/cgraph/cgraph/record"
+)
+
+// attrs is the in-memory table of the record fields searches filter on: a
+// bitmap per value of the categorical fields (type, tag, project, session,
+// source, metadata pair) and a row per doc for the ordered ones (times,
+// importance). It is what lets every index search take the filter as its
+// candidate set, so a filter never empties a top-k that matching memories
+// could fill. Not safe for concurrent use: indexSet.mu guards it.
+type attrs struct {
+	byType    map[record.Type]*roaring.Bitmap
+	byTag     map[string]*roaring.Bitmap
+	byProject map[string]*roaring.Bitmap
+	bySession map[string]*roaring.Bitmap
+	bySource  map[string]*roaring.Bitmap
+	byMeta    map[string]*roaring.Bitmap // "key\x00value"
+	rows      []attrRow                  // by doc number
+	// superseded holds the docs that are the target of a supersedes
+	// relation, and supersededBy the sources of each, oldest link first.
+	superseded   *roaring.Bitmap
+	supersededBy map[uint32][]record.ID
+}
+
+// attrRow is what attrs keeps of one memory, to filter on ordered fields
+// and to undo its bitmap entries when the memory changes or goes.
+type attrRow struct {
+	set               bool
+	typ               record.Type
+	tags              []string
+	project           string
+	session, source   string
+	meta              map[string]string
+	created, updated  int64
+	importance        float64
+	accessed          int64
+	accessCount       uint64
+	supersededByCount int
+}
+
+func newAttrs() *attrs {
+	return &attrs{byType: map[record.Type]*roaring.Bitmap{}, byTag: map[string]*roaring.Bitmap{}, byProject: map[string]*roaring.Bitmap{},
+		bySession: map[string]*roaring.Bitmap{}, bySource: map[string]*roaring.Bitmap{}, byMeta: map[string]*roaring.Bitmap{},
+		superseded: roaring.New(), supersededBy: map[uint32][]record.ID{}}
+}
+
+func metaKey(k, v string) string { return k + "\x00" + v }
+
+func bitmapOf[K comparable](m map[K]*roaring.Bitmap, k K, create bool) *roaring.Bitmap {
+	b := m[k]
+	if b == nil && create {
+		b = roaring.New()
+		m[k] = b
+	}
+	return b
+}
+
+func unset[K comparable](m map[K]*roaring.Bitmap, k K, doc uint32) {
+	if b := m[k]; b != nil {
+		b.Remove(doc)
+		if b.IsEmpty() {
+			delete(m, k)
+		}
+	}
+}
+
+// set records m's fields, replacing what was recorded for its doc.
+func (a *attrs) set(m record.Memory) {
+	doc := uint32(m.DocNum)
+	a.unsetRow(doc)
+	for int(doc) >= len(a.rows) {
+		a.rows = append(a.rows, attrRow{})
+	}
+	r := attrRow{set: true, typ: m.Type, tags: m.Tags, project: m.Project, session: m.Session, source: m.Source, meta: m.Meta,
+		created: unixNano(m.CreatedAt), updated: unixNano(m.UpdatedAt), importance: m.Importance}
+	a.rows[doc] = r
+	bitmapOf(a.byType, r.typ, true).Add(doc)
+	for _, t := range r.tags {
+		bitmapOf(a.byTag, t, true).Add(doc)
+	}
+	bitmapOf(a.byProject, r.project, true).Add(doc)
+	if r.session != "" {
+		bitmapOf(a.bySession, r.session, true).Add(doc)
+	}
+	if r.source != "" {
+		bitmapOf(a.bySource, r.source, true).Add(doc)
+	}
+	for k, v := range r.meta {
+		bitmapOf(a.byMeta, metaKey(k, v), true).Add(doc)
+	}
+}
+
+// remove forgets a deleted doc: its fields and its supersede marks (its
+// relations went with it).
+func (a *attrs) remove(doc uint32) {
+	a.unsetRow(doc)
+	a.superseded.Remove(doc)
+	delete(a.supersededBy, doc)
+}
+
+// unsetRow forgets doc's fields.
+func (a *attrs) unsetRow(doc uint32) {
+	if int(doc) >= len(a.rows) || !a.rows[doc].set {
+		return
+	}
+	r := a.rows[doc]
+	unset(a.byType, r.typ, doc)
+	for _, t := range r.tags {
+		unset(a.byTag, t, doc)
+	}
+	unset(a.byProject, r.project, doc)
+	unset(a.bySession, r.session, doc)
+	unset(a.bySource, r.source, doc)
+	for k, v := range r.meta {
+		unset(a.byMeta, metaKey(k, v), doc)
+	}
+	a.rows[doc] = attrRow{}
+}
+
+// supersede records (on) or removes (!on) the relation "by supersedes doc".
+func (a *attrs) supersede(doc uint32, by record.ID, on bool) {
+	list := a.supersededBy[doc]
+	i := slices.Index(list, by)
+	switch {
+	case on && i < 0:
+		list = append(list, by)
+	case !on && i >= 0:
+		list = slices.Delete(list, i, i+1)
+	}
+	if len(list) == 0 {
+		delete(a.supersededBy, doc)
+		a.superseded.Remove(doc)
+		return
+	}
+	a.supersededBy[doc] = list
+	a.superseded.Add(doc)
+}
+
+// supersededByOf returns the memories that supersede doc (none: nil).
+func (a *attrs) supersededByOf(doc uint32) []record.ID { return slices.Clone(a.supersededBy[doc]) }
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// allow returns the docs of live that pass f, or nil when f keeps every
+// live doc (no restriction: the indexes search as before).
+func (a *attrs) allow(f record.Filter, live *roaring.Bitmap) *roaring.Bitmap {
+	out := live.Clone()
+	restricted := false
+	and := func(b *roaring.Bitmap) {
+		restricted = true
+		if b == nil {
+			out.Clear()
+			return
+		}
+		out.And(b)
+	}
+	union := func(bs []*roaring.Bitmap) *roaring.Bitmap {
+		u := roaring.New()
+		for _, b := range bs {
+			if b != nil {
+				u.Or(b)
+			}
+		}
+		return u
+	}
+	if !f.AllProjects {
+		and(a.byProject[f.Project])
+	}
+	if len(f.Types) > 0 {
+		var bs []*roaring.Bitmap
+		for _, t := range f.Types {
+			bs = append(bs, a.byType[t])
+		}
+		and(union(bs))
+	}
+	if len(f.TagsAny) > 0 {
+		var bs []*roaring.Bitmap
+		for _, t := range f.TagsAny {
+			bs = append(bs, a.byTag[t])
+		}
+		and(union(bs))
+	}
+	for _, t := range f.TagsAll {
+		and(a.byTag[t])
+	}
+	if f.Session != "" {
+		and(a.bySession[f.Session])
+	}
+	if f.Source != "" {
+		and(a.bySource[f.Source])
+	}
+	for k, v := range f.Meta {
+		and(a.byMeta[metaKey(k, v)])
+	}
+	switch f.Superseded {
+	case record.ExcludeSuperseded:
+		if !a.superseded.IsEmpty() {
+			restricted = true
+			out.AndNot(a.superseded)
+		}
+	case record.OnlySuperseded:
+		and(a.superseded)
+	}
+	ca, cb, ua, ub := unixNano(f.CreatedAfter), unixNano(f.CreatedBefore), unixNano(f.UpdatedAfter), unixNano(f.UpdatedBefore)
+	if ca != 0 || cb != 0 || ua != 0 || ub != 0 || f.MinImportance > 0 {
+		restricted = true
+		drop := roaring.New()
+		it := out.Iterator()
+		for it.HasNext() {
+			d := it.Next()
+			if int(d) >= len(a.rows) {
+				drop.Add(d)
+				continue
+			}
+			r := a.rows[d]
+			if (ca != 0 && r.created < ca) || (cb != 0 && r.created >= cb) || (ua != 0 && r.updated < ua) || (ub != 0 && r.updated >= ub) ||
+				r.importance < f.MinImportance {
+				drop.Add(d)
+			}
+		}
+		out.AndNot(drop)
+	}
+	if !restricted || out.GetCardinality() == live.GetCardinality() {
+		return nil
+	}
+	return out
+}
+
+// bytes estimates the table's heap size.
+func (a *attrs) bytes() int64 {
+	n := int64(len(a.rows)) * 128
+	for _, m := range []map[string]*roaring.Bitmap{a.byTag, a.byProject, a.bySession, a.bySource, a.byMeta} {
+		for k, b := range m {
+			n += int64(len(k)) + int64(b.GetSizeInBytes()) + 48
+		}
+	}
+	for _, b := range a.byType {
+		n += int64(b.GetSizeInBytes()) + 48
+	}
+	return n + int64(a.superseded.GetSizeInBytes()) + int64(len(a.supersededBy))*40
+}

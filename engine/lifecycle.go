@@ -1,0 +1,355 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/engine/internal/cellar"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
+)
+
+// UpdateResult is what Update did.
+type UpdateResult struct {
+	Memory record.Memory
+	// Changed is false when the change left the memory as it was: nothing
+	// was written and the revision did not move.
+	Changed bool
+	// Reembedded is true when the content changed, so the fingerprint was
+	// computed again (every slot); otherwise only the record was written.
+	Reembedded bool
+}
+
+// Update applies c to the memory with id in one batch: the record is
+// written as the next revision and the one it replaces is kept (History).
+// A content change re-computes the fingerprint, before the write lock like
+// Add, and replaces every slot's stored values and postings; a change of
+// type, tags, importance, project or metadata writes the record alone. The
+// changed memory must pass the rules of a new one. A change that changes
+// nothing writes nothing.
+func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (UpdateResult, error) {
+	if s.ro {
+		return UpdateResult{}, fmt.Errorf("store %s: %w: open it without --read-only to change it", s.dir, record.ErrReadOnly)
+	}
+	if c.Empty() {
+		return UpdateResult{}, &record.ValidationError{Field: "change", Problem: "names nothing to change",
+			Fix: "give new content, a type, tags to add or remove, an importance, a project or metadata"}
+	}
+	cur, err := s.peek(ctx, id)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	next := c.Apply(cur)
+	if err := next.AsNew().Validate(s.maxBytes); err != nil {
+		return UpdateResult{}, err
+	}
+	content := next.Content != cur.Content
+	var fp fingerprint.Fingerprint
+	if content {
+		if err := s.needEmbedders("update a memory's content"); err != nil {
+			return UpdateResult{}, err
+		}
+		if err := s.writable(); err != nil {
+			return UpdateResult{}, err
+		}
+		in := []embedders.Input{{Text: next.Content, Created: next.CreatedAt, Session: next.Session, Seq: next.Sequence}}
+		fps := []fingerprint.Fingerprint{{}}
+		if err := s.reg.EmbedSlots(ctx, in, fingerprint.Slots(), fps); err != nil {
+			return UpdateResult{}, fmt.Errorf("fingerprint the new content of %s: %w", id, err)
+		}
+		fp = fps[0]
+	}
+
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	b, err := s.eng.Begin(ctx)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	defer b.Abort()
+	stored, err := b.Memory(id)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	next = c.Apply(stored) // what is stored now: a concurrent update may have landed
+	if sameRecord(stored, next) {
+		stored.SupersededBy = s.supersededBy(stored.DocNum)
+		return UpdateResult{Memory: stored}, nil
+	}
+	computed := content
+	if content = next.Content != stored.Content; content && !computed {
+		return UpdateResult{}, fmt.Errorf("memory %s changed while updating it: try again", id)
+	}
+	if content {
+		old, found, err := b.Get(cellar.FamFingerprints, id[:])
+		if err != nil {
+			return UpdateResult{}, err
+		}
+		var oldFP *fingerprint.Fingerprint
+		if found {
+			if oldFP, err = fingerprint.Decode(old); err != nil {
+				return UpdateResult{}, fmt.Errorf("fingerprints/%s: %w", id, err)
+			}
+		}
+		if err := s.ix.check(&fp); err != nil {
+			return UpdateResult{}, err
+		}
+		enc, err := encodeStored(&fp)
+		if err != nil {
+			return UpdateResult{}, fmt.Errorf("encode fingerprint: %w", err)
+		}
+		b.Put(cellar.FamFingerprints, id[:], enc)
+		for _, slot := range fingerprint.Slots() {
+			var was fingerprint.Value
+			if oldFP != nil {
+				was = oldFP.Get(slot).Value
+			}
+			if err := writeSlot(b, uint32(stored.DocNum), slot, was, fp.Get(slot).Value); err != nil {
+				return UpdateResult{}, fmt.Errorf("memory %s %s: %w", id, slot, err)
+			}
+		}
+	}
+	m, _, err := b.Replace(next)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	if err := b.Commit(); err != nil {
+		return UpdateResult{}, fmt.Errorf("update memory %s: %w", id, err)
+	}
+	if content {
+		s.tokens.remove(uint32(m.DocNum))
+		if err := s.ix.apply(m, &fp, nil); err != nil {
+			return UpdateResult{}, fmt.Errorf("memory %s was updated but not indexed (reopen the store to rebuild its indexes): %w", id, err)
+		}
+	} else {
+		s.ix.setMeta(m)
+	}
+	m.SupersededBy = s.supersededBy(m.DocNum)
+	return UpdateResult{Memory: m, Changed: true, Reembedded: content}, nil
+}
+
+// sameRecord reports whether an update left the caller-given fields as
+// they were.
+func sameRecord(a, b record.Memory) bool {
+	return reflect.DeepEqual(a.AsNew(), b.AsNew())
+}
+
+// History returns the earlier revisions of a memory, oldest first; the
+// current one is Get's. A memory never updated has none.
+func (s *Engine) History(ctx context.Context, id record.ID) ([]record.Memory, error) {
+	if _, err := s.peek(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.eng.History(ctx, id)
+}
+
+// supersededBy returns the memories that supersede doc.
+func (s *Engine) supersededBy(doc record.DocNum) []record.ID {
+	if s.ix == nil {
+		return nil
+	}
+	s.ix.mu.RLock()
+	defer s.ix.mu.RUnlock()
+	return s.ix.attrs.supersededByOf(uint32(doc))
+}
+
+// Link stores the relation r (both directions, one batch). Linking a pair
+// again with the same type replaces its weight. A "supersedes" link hides
+// its target from default searches (record.Filter.Superseded).
+func (s *Engine) Link(ctx context.Context, r record.Relation) (record.Relation, error) {
+	if s.ro {
+		return r, fmt.Errorf("store %s: %w: open it without --read-only to change it", s.dir, record.ErrReadOnly)
+	}
+	if r.Weight == 0 {
+		r.Weight = record.DefaultRelationWeight
+	}
+	if err := record.CheckWeight(r.Weight); err != nil {
+		return r, err
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	b, err := s.eng.Begin(ctx)
+	if err != nil {
+		return r, err
+	}
+	defer b.Abort()
+	if err := b.Link(r); err != nil {
+		return r, err
+	}
+	to, err := b.Memory(r.To)
+	if err != nil {
+		return r, err
+	}
+	if err := b.Commit(); err != nil {
+		return r, fmt.Errorf("link %s %s %s: %w", r.From, r.Type, r.To, err)
+	}
+	if r.Type == record.RelSupersedes && s.ix != nil {
+		s.ix.mu.Lock()
+		s.ix.attrs.supersede(uint32(to.DocNum), r.From, true)
+		s.ix.mu.Unlock()
+	}
+	rels, err := s.eng.Relations(ctx, r.From)
+	if err != nil {
+		return r, err
+	}
+	for _, got := range rels {
+		if got.From == r.From && got.To == r.To && got.Type == r.Type {
+			return got, nil
+		}
+	}
+	return r, errors.New("the link was committed but does not read back (broken invariant)")
+}
+
+// Unlink removes the relation from → to of type t; it reports whether one
+// existed (removing nothing is not an error).
+func (s *Engine) Unlink(ctx context.Context, from, to record.ID, t record.RelationType) (bool, error) {
+	if s.ro {
+		return false, fmt.Errorf("store %s: %w: open it without --read-only to change it", s.dir, record.ErrReadOnly)
+	}
+	if !t.Known() {
+		return false, &record.ValidationError{Field: "type", Problem: fmt.Sprintf("unknown relation type %d", t), Fix: "use one of " + record.RelationTypeNames()}
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	b, err := s.eng.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer b.Abort()
+	ok, err := b.Unlink(from, to, t)
+	if err != nil || !ok {
+		return false, err
+	}
+	target, err := b.Memory(to)
+	if err != nil {
+		return false, err
+	}
+	if err := b.Commit(); err != nil {
+		return false, fmt.Errorf("unlink %s %s %s: %w", from, t, to, err)
+	}
+	if t == record.RelSupersedes && s.ix != nil {
+		s.ix.mu.Lock()
+		s.ix.attrs.supersede(uint32(target.DocNum), from, false)
+		s.ix.mu.Unlock()
+	}
+	return true, nil
+}
+
+// RelatedOptions select what Related follows.
+type RelatedOptions struct {
+	// Types keeps relations of these types (none: every type).
+	Types []record.RelationType
+	// Depth is how many hops to follow, 1 to MaxRelatedDepth (0 means 1).
+	Depth int
+	// Limit bounds the memories returned (0 means DefaultRelatedLimit).
+	Limit int
+}
+
+// Related memory limits.
+const (
+	MaxRelatedDepth     = 3
+	DefaultRelatedLimit = 50
+)
+
+// RelatedMemory is one memory reached from the start by relations.
+type RelatedMemory struct {
+	Memory record.Memory
+	// Relation is the edge that reached it, as stored (From → To); the
+	// memory is whichever end is not Via.
+	Relation record.Relation
+	// Via is the memory the edge was followed from (the start at depth 1).
+	Via   record.ID
+	Depth int
+}
+
+// Related walks the relations of id breadth first, both directions, up to
+// o.Depth hops, and returns each memory reached once (at its smallest
+// depth), nearest first, in the order relations are stored within a
+// depth. Reading does not record accesses.
+func (s *Engine) Related(ctx context.Context, id record.ID, o RelatedOptions) ([]RelatedMemory, error) {
+	if o.Depth == 0 {
+		o.Depth = 1
+	}
+	if o.Depth < 1 || o.Depth > MaxRelatedDepth {
+		return nil, &record.ValidationError{Field: "depth", Problem: fmt.Sprintf("%d is outside 1..%d", o.Depth, MaxRelatedDepth), Fix: fmt.Sprintf("give a depth from 1 to %d", MaxRelatedDepth)}
+	}
+	if o.Limit == 0 {
+		o.Limit = DefaultRelatedLimit
+	}
+	if o.Limit < 0 {
+		return nil, &record.ValidationError{Field: "limit", Problem: fmt.Sprintf("%d is negative", o.Limit), Fix: "give a positive limit, or 0 for the default"}
+	}
+	for _, t := range o.Types {
+		if !t.Known() {
+			return nil, &record.ValidationError{Field: "type", Problem: fmt.Sprintf("unknown relation type %d", t), Fix: "use one of " + record.RelationTypeNames()}
+		}
+	}
+	if s.ro {
+		if err := s.catchUp(ctx); err != nil {
+			return nil, fmt.Errorf("related: catch up with the writer: %w", err)
+		}
+	}
+	if _, err := s.peek(ctx, id); err != nil {
+		return nil, err
+	}
+	want := func(t record.RelationType) bool {
+		if len(o.Types) == 0 {
+			return true
+		}
+		for _, w := range o.Types {
+			if w == t {
+				return true
+			}
+		}
+		return false
+	}
+	seen := map[record.ID]bool{id: true}
+	frontier := []record.ID{id}
+	var out []RelatedMemory
+	for depth := 1; depth <= o.Depth && len(frontier) > 0 && len(out) < o.Limit; depth++ {
+		var next []record.ID
+		for _, from := range frontier {
+			rels, err := s.eng.Relations(ctx, from)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rels {
+				other := r.To
+				if other == from {
+					other = r.From
+				}
+				if !want(r.Type) || seen[other] {
+					continue
+				}
+				seen[other] = true
+				m, err := s.peek(ctx, other)
+				if err != nil {
+					return nil, fmt.Errorf("related memory %s of %s: %w", other, from, err)
+				}
+				m.SupersededBy = s.supersededBy(m.DocNum)
+				out = append(out, RelatedMemory{Memory: m, Relation: r, Via: from, Depth: depth})
+				next = append(next, other)
+				if len(out) == o.Limit {
+					return out, nil
+				}
+			}
+		}
+		frontier = next
+	}
+	return out, nil
+}
+
+// peek reads one memory without recording an access.
+func (s *Engine) peek(ctx context.Context, id record.ID) (record.Memory, error) {
+	ms, found, err := s.eng.Peek(ctx, []record.ID{id})
+	if err != nil {
+		return record.Memory{}, err
+	}
+	if !found[0] {
+		return record.Memory{}, fmt.Errorf("%w: no memory with id %s in store %s", record.ErrNotFound, id, s.dir)
+	}
+	return ms[0], nil
+}

@@ -1,0 +1,151 @@
+package record
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Superseded says what a search does with superseded memories (the target
+// of a "supersedes" relation).
+type Superseded uint8
+
+// The superseded modes.
+const (
+	// ExcludeSuperseded leaves superseded memories out (the default: a
+	// replaced decision should not come back as the answer).
+	ExcludeSuperseded Superseded = iota
+	// IncludeSuperseded keeps them, marked with SupersededBy.
+	IncludeSuperseded
+	// OnlySuperseded finds only superseded memories.
+	OnlySuperseded
+)
+
+var supersededNames = [...]string{"exclude", "include", "only"}
+
+// SupersededNames lists the mode names.
+func SupersededNames() []string { return slices.Clone(supersededNames[:]) }
+
+func (s Superseded) String() string {
+	if int(s) < len(supersededNames) {
+		return supersededNames[s]
+	}
+	return fmt.Sprintf("superseded(%d)", uint8(s))
+}
+
+// ParseSuperseded parses a mode name ("" is exclude).
+func ParseSuperseded(s string) (Superseded, error) {
+	if s == "" {
+		return ExcludeSuperseded, nil
+	}
+	for i, n := range supersededNames {
+		if n == s {
+			return Superseded(i), nil
+		}
+	}
+	return 0, &ValidationError{Field: "superseded", Problem: fmt.Sprintf("unknown mode %q", s), Fix: "use exclude, include or only"}
+}
+
+// Filter restricts a search (or a listing) to the memories that match every
+// field set. The zero Filter keeps the default project's memories that are
+// not superseded. Searches apply it inside every index, before fusion, so
+// that top-k stays full however few memories match.
+type Filter struct {
+	// Project is the project searched; "" is the default project.
+	// AllProjects searches every project and ignores Project.
+	Project     string
+	AllProjects bool
+	// Types keeps memories of any of these types.
+	Types []Type
+	// TagsAny keeps memories with at least one of these tags; TagsAll
+	// those with every one.
+	TagsAny, TagsAll []string
+	// Session and Source keep memories of exactly that session or source.
+	Session, Source string
+	// Time bounds: After is inclusive, Before exclusive; zero is open.
+	CreatedAfter, CreatedBefore time.Time
+	UpdatedAfter, UpdatedBefore time.Time
+	// MinImportance keeps memories with importance ≥ it.
+	MinImportance float64
+	// Meta keeps memories whose metadata has every key with that value.
+	Meta map[string]string
+	// Superseded says whether superseded memories are left out (default),
+	// kept or the only ones kept.
+	Superseded Superseded
+}
+
+// Validate checks the filter's values.
+func (f Filter) Validate() error {
+	if err := CheckProject(f.Project); err != nil {
+		return err
+	}
+	for _, t := range f.Types {
+		if !t.Known() {
+			return &ValidationError{Field: "filter.types", Problem: fmt.Sprintf("unknown type %q", t), Fix: "use one of " + typeNames()}
+		}
+	}
+	if math.IsNaN(f.MinImportance) || f.MinImportance < 0 || f.MinImportance > 1 {
+		return &ValidationError{Field: "filter.min_importance", Problem: fmt.Sprintf("%v is outside [0, 1]", f.MinImportance), Fix: "give a number from 0 to 1"}
+	}
+	for _, p := range []struct {
+		name          string
+		after, before time.Time
+	}{{"created", f.CreatedAfter, f.CreatedBefore}, {"updated", f.UpdatedAfter, f.UpdatedBefore}} {
+		if !p.after.IsZero() && !p.before.IsZero() && !p.after.Before(p.before) {
+			return &ValidationError{Field: "filter." + p.name + "_after", Problem: fmt.Sprintf("%s is not before %s_before %s", p.after.Format(time.RFC3339), p.name, p.before.Format(time.RFC3339)),
+				Fix: "give an after time earlier than the before time"}
+		}
+	}
+	for k := range f.Meta {
+		if err := CheckMetaKey(k); err != nil {
+			return err
+		}
+	}
+	if int(f.Superseded) >= len(supersededNames) {
+		return &ValidationError{Field: "filter.superseded", Problem: fmt.Sprintf("unknown mode %d", f.Superseded), Fix: "use exclude, include or only"}
+	}
+	return nil
+}
+
+// Match reports whether m passes the filter; superseded says whether m is
+// the target of a "supersedes" relation. It is the definition the
+// engine's index-side filtering must agree with.
+func (f Filter) Match(m Memory, superseded bool) bool {
+	switch {
+	case !f.AllProjects && m.Project != f.Project:
+		return false
+	case len(f.Types) > 0 && !slices.Contains(f.Types, m.Type):
+		return false
+	case f.Session != "" && m.Session != f.Session:
+		return false
+	case f.Source != "" && m.Source != f.Source:
+		return false
+	case !f.CreatedAfter.IsZero() && m.CreatedAt.Before(f.CreatedAfter):
+		return false
+	case !f.CreatedBefore.IsZero() && !m.CreatedAt.Before(f.CreatedBefore):
+		return false
+	case !f.UpdatedAfter.IsZero() && m.UpdatedAt.Before(f.UpdatedAfter):
+		return false
+	case !f.UpdatedBefore.IsZero() && !m.UpdatedAt.Before(f.UpdatedBefore):
+		return false
+	case m.Importance < f.MinImportance:
+		return false
+	case f.Superseded == ExcludeSuperseded && superseded, f.Superseded == OnlySuperseded && !superseded:
+		return false
+	}
+	if len(f.TagsAny) > 0 && !slices.ContainsFunc(f.TagsAny, func(t string) bool { return slices.Contains(m.Tags, t) }) {
+		return false
+	}
+	for _, t := range f.TagsAll {
+		if !slices.Contains(m.Tags, t) {
+			return false
+		}
+	}
+	for k, v := range f.Meta {
+		if got, ok := m.Meta[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
