@@ -34,6 +34,21 @@ func (s Superseded) String() string {
 	return fmt.Sprintf("superseded(%d)", uint8(s))
 }
 
+// MarshalText writes the mode's name.
+func (s Superseded) MarshalText() ([]byte, error) {
+	if int(s) >= len(supersededNames) {
+		return nil, fmt.Errorf("unknown superseded mode %d", uint8(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText reads a mode name (ParseSuperseded).
+func (s *Superseded) UnmarshalText(b []byte) error {
+	v, err := ParseSuperseded(string(b))
+	*s = v
+	return err
+}
+
 // ParseSuperseded parses a mode name ("" is exclude).
 func ParseSuperseded(s string) (Superseded, error) {
 	if s == "" {
@@ -48,31 +63,36 @@ func ParseSuperseded(s string) (Superseded, error) {
 }
 
 // Filter restricts a search (or a listing) to the memories that match every
-// field set. The zero Filter keeps the default project's memories that are
+// field set. Its JSON form is the "filter" object of the HTTP API and the
+// MCP tools. The zero Filter keeps the default project's memories that are
 // not superseded. Searches apply it inside every index, before fusion, so
 // that top-k stays full however few memories match.
 type Filter struct {
 	// Project is the project searched; "" is the default project.
 	// AllProjects searches every project and ignores Project.
-	Project     string
-	AllProjects bool
+	Project     string `json:"project,omitempty"`
+	AllProjects bool   `json:"all_projects,omitempty"`
 	// Types keeps memories of any of these types.
-	Types []Type
+	Types []Type `json:"types,omitempty"`
 	// TagsAny keeps memories with at least one of these tags; TagsAll
 	// those with every one.
-	TagsAny, TagsAll []string
+	TagsAny []string `json:"tags_any,omitempty"`
+	TagsAll []string `json:"tags_all,omitempty"`
 	// Session and Source keep memories of exactly that session or source.
-	Session, Source string
+	Session string `json:"session,omitempty"`
+	Source  string `json:"source,omitempty"`
 	// Time bounds: After is inclusive, Before exclusive; zero is open.
-	CreatedAfter, CreatedBefore time.Time
-	UpdatedAfter, UpdatedBefore time.Time
+	CreatedAfter  time.Time `json:"created_after,omitzero"`
+	CreatedBefore time.Time `json:"created_before,omitzero"`
+	UpdatedAfter  time.Time `json:"updated_after,omitzero"`
+	UpdatedBefore time.Time `json:"updated_before,omitzero"`
 	// MinImportance keeps memories with importance ≥ it.
-	MinImportance float64
+	MinImportance float64 `json:"min_importance,omitempty"`
 	// Meta keeps memories whose metadata has every key with that value.
-	Meta map[string]string
+	Meta map[string]string `json:"meta,omitempty"`
 	// Superseded says whether superseded memories are left out (default),
 	// kept or the only ones kept.
-	Superseded Superseded
+	Superseded Superseded `json:"superseded,omitzero"`
 }
 
 // Validate checks the filter's values.

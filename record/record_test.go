@@ -1,7 +1,9 @@
 package record
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -81,5 +83,53 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("Validate: %v, want a ValidationError on %s with a fix", err, tt.field)
 			}
 		})
+	}
+}
+
+// TestFilterJSON: the wire form of a filter round-trips, names modes by
+// word and refuses an unknown one.
+func TestFilterJSON(t *testing.T) {
+	f := Filter{Project: "p", Types: []Type{TypeDecision}, TagsAll: []string{"a"}, MinImportance: 0.5,
+		CreatedAfter: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Meta: map[string]string{"k": "v"}, Superseded: IncludeSuperseded}
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"project":"p","types":["decision"],"tags_all":["a"],"created_after":"2026-01-02T03:04:05Z","min_importance":0.5,"meta":{"k":"v"},"superseded":"include"}`
+	if string(b) != want {
+		t.Fatalf("filter JSON\n got %s\nwant %s", b, want)
+	}
+	var back Filter
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, f) {
+		t.Fatalf("round trip: %+v, %v", back, err)
+	}
+	if err := json.Unmarshal([]byte(`{"superseded":"never"}`), &back); err == nil {
+		t.Fatal("unknown superseded mode accepted")
+	}
+	if b, _ := json.Marshal(Filter{}); string(b) != "{}" {
+		t.Fatalf("zero filter JSON %s, want {}", b)
+	}
+}
+
+// TestChangeApply: tags are removed then added without duplicates,
+// metadata keys unset then set, and the input memory is not modified.
+func TestChangeApply(t *testing.T) {
+	m := Memory{Tags: []string{"a", "b"}, Meta: map[string]string{"x": "1", "y": "2"}}
+	c := Change{AddTags: []string{"b", "c"}, RemoveTags: []string{"a"}, UnsetMeta: []string{"x"}, SetMeta: map[string]string{"z": "3"}}
+	got := c.Apply(m)
+	if !reflect.DeepEqual(got.Tags, []string{"b", "c"}) || !reflect.DeepEqual(got.Meta, map[string]string{"y": "2", "z": "3"}) {
+		t.Fatalf("applied: %+v", got)
+	}
+	if !reflect.DeepEqual(m.Tags, []string{"a", "b"}) || len(m.Meta) != 2 {
+		t.Fatalf("input modified: %+v", m)
+	}
+	if !(Change{}).Empty() || c.Empty() {
+		t.Fatal("Empty is wrong")
+	}
+	if _, err := ParseMeta([]string{"bad key=v"}); err == nil {
+		t.Fatal("ParseMeta accepted a key with a space")
+	}
+	if m, err := ParseMeta([]string{"a=1", "a=2", "b="}); err != nil || m["a"] != "2" || m["b"] != "" {
+		t.Fatalf("ParseMeta: %v %v", m, err)
 	}
 }
