@@ -124,7 +124,7 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 		if err := s.ix.apply(m, &fp, nil); err != nil {
 			return UpdateResult{}, fmt.Errorf("memory %s was updated but not indexed (reopen the store to rebuild its indexes): %w", id, err)
 		}
-	} else {
+	} else if s.ix != nil { // nil when opened for records only
 		s.ix.setMeta(m)
 	}
 	m.SupersededBy = s.supersededBy(m.DocNum)
@@ -287,7 +287,7 @@ func (s *Engine) Related(ctx context.Context, id record.ID, o RelatedOptions) ([
 			return nil, &record.ValidationError{Field: "type", Problem: fmt.Sprintf("unknown relation type %d", t), Fix: "use one of " + record.RelationTypeNames()}
 		}
 	}
-	if s.ro {
+	if s.ro && s.ix != nil {
 		if err := s.catchUp(ctx); err != nil {
 			return nil, fmt.Errorf("related: catch up with the writer: %w", err)
 		}
