@@ -1,11 +1,14 @@
 // Package contextpack packs ranked memories into a token budget, for a
 // prompt: the best memories first, each whole where it fits, near-duplicates
 // of a memory already packed dropped, every item with a citation handle
-// ([1], [2], …) the model can cite back. The budget is counted with a real
-// tokenizer (a Counter) over exactly the text Markdown renders, so the
-// rendered context never exceeds it.
+// ([1], [2], …) the model can cite back. When room is left, memories one
+// relation away from the packed ones are attached after them, each marked
+// with its relation to the packed item it came from ("fixes [1]"). The
+// budget is counted with a real tokenizer (a Counter) over exactly the text
+// Markdown renders, so the rendered context never exceeds it.
 //
-// It must not search or read the store: the caller ranks the candidates.
+// It must not search or read the store: the caller ranks the candidates and
+// says, through Options.Related, which memories a packed one is related to.
 package contextpack
 
 import (
@@ -41,6 +44,29 @@ type Item struct {
 	Content   string    `json:"content"` // cut at a word boundary when Truncated
 	Truncated bool      `json:"truncated,omitempty"`
 	Tokens    int       `json:"tokens"` // of the item as rendered, header line included
+	// RelatedTo is set on a memory attached for its relation to a packed
+	// item (Options.Related); such an item has no score.
+	RelatedTo *RelatedTo `json:"related_to,omitempty"`
+}
+
+// RelatedTo says how an attached memory relates to the packed item it was
+// reached from.
+type RelatedTo struct {
+	Cite     string `json:"cite"` // the packed item's handle, "[1]"
+	ID       string `json:"id"`
+	Relation string `json:"relation"` // e.g. "fixes"
+	// Direction is "out" when the relation runs from the packed item to
+	// this memory ("[1] causes this"), "in" when it runs from this memory
+	// to the packed item ("fixes [1]").
+	Direction string `json:"direction"`
+}
+
+// Link is a memory one relation away from a packed item, as Options.Related
+// gives it.
+type Link struct {
+	Relation  string // the relation type's name
+	Direction string // "out" (packed item → Memory) or "in" (Memory → packed item)
+	Memory    Candidate
 }
 
 // Drop is a candidate left out, and why.
@@ -57,6 +83,9 @@ type Packed struct {
 	Counter string `json:"counter"`
 	Items   []Item `json:"items"`
 	Dropped []Drop `json:"dropped"`
+	// RelatedLeftOut counts the related memories offered by
+	// Options.Related that did not fit whole in what was left.
+	RelatedLeftOut int `json:"related_left_out,omitempty"`
 }
 
 // Options tune Pack.
@@ -69,12 +98,23 @@ type Options struct {
 	// MinTruncated is the fewest tokens left for which the first candidate
 	// that does not fit is cut to fit instead of dropped (0 means 32).
 	MinTruncated int
+	// Related, when set, is asked for the memories related to each packed
+	// item (by its ID), in packing order, once the candidates are packed;
+	// those that fit whole in what is left are attached (see Pack). Its
+	// error ends Pack.
+	Related func(id string) ([]Link, error)
 }
 
 // Pack fills the budget with cands in order. A candidate that does not fit
 // whole is cut at a word boundary to fill the rest when at least
 // MinTruncated tokens remain (then packing stops); otherwise it is dropped
 // and smaller ones after it may still fit.
+//
+// Then, with Options.Related, the memories related to the packed items are
+// attached after them, in packing order and in the order Related gives
+// them: each at most once, never one that was a candidate or a
+// near-duplicate of an item, only whole and only while it fits (those that
+// do not are counted in RelatedLeftOut).
 func Pack(query string, cands []Candidate, c Counter, o Options) (Packed, error) {
 	if o.Budget <= 0 {
 		return Packed{}, fmt.Errorf("contextpack: budget %d: give a positive number of tokens", o.Budget)
@@ -121,11 +161,56 @@ func Pack(query string, cands []Candidate, c Counter, o Options) (Packed, error)
 		p.Items = append(p.Items, it)
 		shingles = append(shingles, sh)
 	}
+	if o.Related != nil {
+		var err error
+		if used, err = attach(&p, cands, c, o, used, shingles); err != nil {
+			return Packed{}, err
+		}
+	}
 	p.Tokens = c.Count(p.Markdown())
 	if p.Tokens > o.Budget { // the parts were counted apart; never hand out more than asked
 		return Packed{}, fmt.Errorf("contextpack: rendered context counts %d tokens, over the budget %d (a tokenizer that is not additive over lines)", p.Tokens, o.Budget)
 	}
 	return p, nil
+}
+
+// attach adds the memories related to the packed items while they fit;
+// used is the tokens taken so far, and what attach returns.
+func attach(p *Packed, cands []Candidate, c Counter, o Options, used int, shingles []map[string]bool) (int, error) {
+	seen := make(map[string]bool, len(cands))
+	for _, cand := range cands {
+		seen[cand.ID] = true
+	}
+	packed := len(p.Items) // the items attached are not followed further
+	for k := range packed {
+		from := p.Items[k]
+		links, err := o.Related(from.ID)
+		if err != nil {
+			return used, fmt.Errorf("contextpack: memories related to %s: %w", from.ID, err)
+		}
+		for _, l := range links {
+			m := l.Memory
+			if seen[m.ID] {
+				continue
+			}
+			seen[m.ID] = true
+			sh := trigrams(m.Content)
+			if duplicateOf(sh, shingles, o.DuplicateJaccard) >= 0 {
+				continue
+			}
+			it := Item{Cite: fmt.Sprintf("[%d]", len(p.Items)+1), ID: m.ID, Type: m.Type, CreatedAt: m.CreatedAt, Content: m.Content,
+				RelatedTo: &RelatedTo{Cite: from.Cite, ID: from.ID, Relation: l.Relation, Direction: l.Direction}}
+			it.Tokens = c.Count(it.render())
+			if it.Tokens > o.Budget-used {
+				p.RelatedLeftOut++
+				continue
+			}
+			used += it.Tokens
+			p.Items = append(p.Items, it)
+			shingles = append(shingles, sh)
+		}
+	}
+	return used, nil
 }
 
 // Markdown renders the packed context for a prompt.
@@ -143,13 +228,22 @@ func header(query string) string {
 }
 
 // render is an item as Markdown: a header line with its citation handle,
-// type, date and id, then its content, then a blank line.
+// type, date and id (and for an attached memory its relation: "fixes [1]"
+// or "[1] causes this"), then its content, then a blank line.
 func (it Item) render() string {
 	content := strings.TrimSpace(it.Content)
 	if it.Truncated {
 		content += " …"
 	}
-	return fmt.Sprintf("%s %s · %s · %s\n%s\n\n", it.Cite, it.Type, it.CreatedAt.UTC().Format("2006-01-02"), it.ID, content)
+	rel := ""
+	if r := it.RelatedTo; r != nil {
+		if r.Direction == "out" {
+			rel = fmt.Sprintf(" · %s %s this", r.Cite, r.Relation)
+		} else {
+			rel = fmt.Sprintf(" · %s %s", r.Relation, r.Cite)
+		}
+	}
+	return fmt.Sprintf("%s %s · %s · %s%s\n%s\n\n", it.Cite, it.Type, it.CreatedAt.UTC().Format("2006-01-02"), it.ID, rel, content)
 }
 
 // fit cuts it's content at a word boundary to the longest prefix whose

@@ -158,15 +158,114 @@ func FuzzPack(f *testing.F) {
 	f.Add("q", "dup dup dup", "dup dup dup", 1000)
 	f.Fuzz(func(t *testing.T, q, a, b string, budget int) {
 		c := Approx{}
-		p, err := Pack(q, cands(a, b, a+" "+b), c, Options{Budget: budget})
+		rel := related(map[string][]Link{"id-1": {link("fixes", "in", "r-1", b+" "+a)}, "id-2": {link("causes", "out", "r-2", b)}})
+		p, err := Pack(q, cands(a, b, a+" "+b), c, Options{Budget: budget, Related: rel})
 		if err != nil {
 			return // a budget below the header, or not positive
 		}
 		if got := c.Count(p.Markdown()); got > budget || got != p.Tokens {
 			t.Fatalf("budget %d: markdown counts %d (reported %d)", budget, got, p.Tokens)
 		}
-		if len(p.Items)+len(p.Dropped) != 3 {
-			t.Fatalf("%d packed + %d dropped of 3", len(p.Items), len(p.Dropped))
+		attached := 0
+		for _, it := range p.Items {
+			if it.RelatedTo != nil {
+				attached++
+			}
+		}
+		if len(p.Items)-attached+len(p.Dropped) != 3 || attached > 2 {
+			t.Fatalf("%d packed (%d attached) + %d dropped of 3", len(p.Items), attached, len(p.Dropped))
 		}
 	})
+}
+
+// related builds an Options.Related from a table: packed id → its links.
+func related(links map[string][]Link) func(string) ([]Link, error) {
+	return func(id string) ([]Link, error) { return links[id], nil }
+}
+
+func link(rel, dir, id, content string) Link {
+	return Link{Relation: rel, Direction: dir, Memory: Candidate{ID: id, Type: "fact", CreatedAt: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), Content: content}}
+}
+
+// TestRelatedAttached: memories related to the packed ones are attached
+// after them, marked with the relation and the item they relate to, each
+// once, never one that was a candidate or repeats a packed item.
+func TestRelatedAttached(t *testing.T) {
+	c := e5(t)
+	cs := cands("Error: the store tests abort with SIGABRT when the process exits.", "CI images are rebuilt every Monday.")
+	fix := link("fixes", "in", "fix-1", "Fix: close every RocksDB handle before the test binary exits.")
+	p, err := Pack("why do the tests abort", cs, c, Options{Budget: 1000, Related: related(map[string][]Link{
+		"id-1": {fix, link("related_to", "out", "id-2", "CI images are rebuilt every Monday."), // a candidate: packed already
+			link("causes", "out", "dup-1", "Error: the store tests abort with SIGABRT when the process exits!")}, // a near-duplicate of [1]
+		"id-2": {fix, link("led_to", "out", "new-2", "Decision: the CI image pins librocksdb-dev 7.8.3.")}, // fix-1 again: once
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Items) != 4 || p.Items[2].ID != "fix-1" || p.Items[3].ID != "new-2" || p.RelatedLeftOut != 0 {
+		t.Fatalf("items %+v", p.Items)
+	}
+	if r := p.Items[2].RelatedTo; r == nil || *r != (RelatedTo{Cite: "[1]", ID: "id-1", Relation: "fixes", Direction: "in"}) || p.Items[0].RelatedTo != nil {
+		t.Fatalf("related_to of [3]: %+v", p.Items[2].RelatedTo)
+	}
+	md := p.Markdown()
+	for _, want := range []string{"[3] fact · 2026-04-01 · fix-1 · fixes [1]\n", "[4] fact · 2026-04-01 · new-2 · [2] led_to this\n"} {
+		if !strings.Contains(md, want) {
+			t.Fatalf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if got := c.Count(md); got != p.Tokens || got > p.Budget {
+		t.Fatalf("markdown counts %d tokens, reported %d, budget %d", got, p.Tokens, p.Budget)
+	}
+}
+
+// TestRelatedNeverExceedsBudget: for every budget the related memories are
+// attached only while they fit whole, the rest counted as left out, and the
+// rendered context counted again with the tokenizer stays within budget.
+func TestRelatedNeverExceedsBudget(t *testing.T) {
+	c := e5(t)
+	cs := cands(
+		"Decision: keep every memory's writes in one RocksDB WriteBatch across all column families.",
+		"Error: context deadline exceeded from the embedding batch job after 30s, only on large files.",
+	)
+	links := map[string][]Link{
+		"id-1": {link("informs", "out", "r-1", "Note: a crash between families once left fingerprints without records."),
+			link("example_of", "in", "r-2", strings.Repeat("A long example of a batch that spans many column families and keys. ", 20))},
+		"id-2": {link("fixes", "in", "r-3", "Fix: split text into chunks of 2 KB before tokenizing.")},
+	}
+	attachedAt := map[int]int{}
+	for _, budget := range []int{40, 64, 80, 100, 120, 160, 200, 400, 2000} {
+		p, err := Pack("why does the batch job fail", cs, c, Options{Budget: budget, Related: related(links)})
+		if err != nil {
+			t.Fatalf("budget %d: %v", budget, err)
+		}
+		if got := c.Count(p.Markdown()); got > budget || got != p.Tokens {
+			t.Fatalf("budget %d: markdown counts %d tokens (reported %d)", budget, got, p.Tokens)
+		}
+		n := 0
+		for _, it := range p.Items {
+			if it.RelatedTo != nil {
+				n++
+				if it.Truncated {
+					t.Fatalf("budget %d: related memory %s cut", budget, it.ID)
+				}
+			}
+		}
+		packed := len(p.Items) - n
+		if offered := len(links["id-1"])*min(packed, 1) + len(links["id-2"])*max(packed-1, 0); n+p.RelatedLeftOut != offered {
+			t.Fatalf("budget %d: %d attached + %d left out of %d offered", budget, n, p.RelatedLeftOut, offered)
+		}
+		attachedAt[budget] = n
+	}
+	if attachedAt[2000] != 3 || attachedAt[40] != 0 {
+		t.Fatalf("attached per budget: %v", attachedAt)
+	}
+}
+
+// TestRelatedError: an error of Options.Related ends Pack.
+func TestRelatedError(t *testing.T) {
+	_, err := Pack("q", cands("first"), e5(t), Options{Budget: 200, Related: func(string) ([]Link, error) { return nil, fmt.Errorf("store closed") }})
+	if err == nil || !strings.Contains(err.Error(), "store closed") {
+		t.Fatalf("err %v", err)
+	}
 }
