@@ -17,7 +17,7 @@ func init() { register(newAddCmd) }
 // addFlags are add's per-memory flags and input choices.
 type addFlags struct {
 	typ, source, session, createdAt string
-	tags                            []string
+	tags, meta                      []string
 	importance                      float64
 	file, jsonl                     string
 	skipLines                       int
@@ -58,6 +58,7 @@ resume with --skip-lines N.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.typ, "type", "", "memory type: "+typeList()+" (default note)")
 	fl.StringArrayVar(&f.tags, "tag", nil, "a tag (repeat for several)")
+	fl.StringArrayVar(&f.meta, "meta", nil, "metadata key=value, filterable with search --meta (repeat for several)")
 	fl.StringVar(&f.source, "source", "", "where the memory came from (file, URL, tool)")
 	fl.StringVar(&f.session, "session", "", "session id; the memory gets the next sequence number in it")
 	fl.Float64Var(&f.importance, "importance", 0.5, "importance from 0 to 1")
@@ -95,6 +96,7 @@ func (a *App) runAddOne(cmd *cobra.Command, f addFlags, args []string) (err erro
 	if err != nil {
 		return err
 	}
+	n.Project = a.Project
 	if err := n.Validate(a.MaxContentBytes); err != nil {
 		return err
 	}
@@ -193,6 +195,9 @@ func newMemoryFromFlags(cmd *cobra.Command, f addFlags, content string) (record.
 		return n, usagef(ve.Fix, "--created-at: %s", ve.Problem)
 	}
 	n.CreatedAt = t
+	if n.Meta, err = record.ParseMeta(f.meta); err != nil {
+		return n, &UsageError{Problem: "--meta: " + err.Error(), Fix: "write --meta key=value"}
+	}
 	if cmd.Flags().Changed("importance") && f.importance == 0 {
 		return n, usagef("give a small positive number such as 0.01; 0 means the default 0.5 in this store version", "--importance 0 cannot be stored")
 	}

@@ -29,23 +29,38 @@ const bulkBatch = 64
 type adder interface {
 	Add(ctx context.Context, m record.NewMemory) (record.Memory, error)
 	AddBatch(ctx context.Context, ms []record.NewMemory) ([]record.Memory, error)
+	Link(ctx context.Context, r record.Relation) (record.Relation, error)
 }
 
 // jsonlMemory is one line of add --jsonl. Fields not listed here are
 // refused, so a misspelt field is not silently dropped.
 type jsonlMemory struct {
-	ID         string   `json:"id"`       // an export's id, kept on import
-	Sequence   uint64   `json:"sequence"` // an export's position in its session
-	Content    *string  `json:"content"`
-	Type       string   `json:"type"`
-	Tags       []string `json:"tags"`
-	Session    string   `json:"session"`
-	Source     string   `json:"source"`
-	CreatedAt  string   `json:"created_at"`
-	Importance *float64 `json:"importance"`
+	ID         string            `json:"id"`       // an export's id, kept on import
+	Sequence   uint64            `json:"sequence"` // an export's position in its session
+	Content    *string           `json:"content"`
+	Type       string            `json:"type"`
+	Tags       []string          `json:"tags"`
+	Session    string            `json:"session"`
+	Source     string            `json:"source"`
+	CreatedAt  string            `json:"created_at"`
+	Importance *float64          `json:"importance"`
+	Project    string            `json:"project"`
+	Meta       map[string]string `json:"meta"`
+	// Relation makes the line a relation between two memories of the
+	// file or the store (export writes them after every memory).
+	Relation *relationLine `json:"relation"`
 }
 
-const jsonlFields = "content, type, tags, session, source, created_at, importance (and id, sequence as export writes them)"
+// relationLine is the "relation" object of a JSONL line.
+type relationLine struct {
+	From      string              `json:"from"`
+	To        string              `json:"to"`
+	Type      record.RelationType `json:"type"`
+	Weight    float64             `json:"weight"`
+	CreatedAt string              `json:"created_at"`
+}
+
+const jsonlFields = "content, type, tags, session, source, created_at, importance, project, meta (and id, sequence, relation as export writes them)"
 
 // bulkResult is the summary of a bulk add, and its --json form.
 type bulkResult struct {
@@ -55,6 +70,15 @@ type bulkResult struct {
 	Duplicates []duplicateLine `json:"duplicates"`
 	Failed     int             `json:"failed"`
 	Errors     []lineError     `json:"errors"`
+	// Linked counts the relation lines stored (after every memory line).
+	Linked int `json:"linked"`
+	// relations are the valid relation lines, linked at the end.
+	relations []pendingRelation
+}
+
+type pendingRelation struct {
+	line int
+	rel  record.Relation
 }
 
 // duplicateLine is one line that was already stored.
@@ -127,7 +151,11 @@ func (a *App) reportBulk(res bulkResult, runErr error) error {
 		for _, le := range res.Errors {
 			a.Warnf("line %d: %s", le.Line, le.Error)
 		}
-		a.Printf("added %d, already stored %d, failed %d\n", res.Added, len(res.Duplicates), res.Failed)
+		a.Printf("added %d, already stored %d, failed %d", res.Added, len(res.Duplicates), res.Failed)
+		if res.Linked > 0 {
+			a.Printf(", relations %d", res.Linked)
+		}
+		a.Printf("\n")
 	}
 	if runErr != nil {
 		return runErr
@@ -251,6 +279,18 @@ func (a *App) addJSONL(e adder, r io.Reader, size int64) (bulkResult, error) {
 	if err := flush(); err != nil {
 		return res, err
 	}
+	// Relations last: both ends are stored by now (or were before).
+	for _, p := range res.relations {
+		if _, err := e.Link(context.WithoutCancel(ctx), p.rel); err != nil {
+			var ve *record.ValidationError
+			if !errors.As(err, &ve) && !errors.Is(err, record.ErrNotFound) {
+				return res, fmt.Errorf("link line %d: %w", p.line, err)
+			}
+			res.fail(p.line, err.Error())
+			continue
+		}
+		res.Linked++
+	}
 	if bar != nil {
 		_ = bar.Finish() // only draws on the terminal
 	}
@@ -264,13 +304,20 @@ func (a *App) takeLine(rr readResult, lineNo, maxLine int, res *bulkResult, pend
 	case rr.tooLong:
 		res.fail(lineNo, fmt.Sprintf("line is longer than %d bytes: split the content into smaller memories", maxLine))
 	case len(bytes.TrimSpace(rr.line)) > 0:
-		n, err := parseJSONLine(rr.line)
-		if err == nil {
+		n, rel, err := parseLine(rr.line)
+		if err == nil && rel == nil {
 			err = n.Validate(a.maxContent())
 		}
 		if err != nil {
 			res.fail(lineNo, err.Error())
 			return
+		}
+		if rel != nil {
+			res.relations = append(res.relations, pendingRelation{lineNo, *rel})
+			return
+		}
+		if n.Project == "" {
+			n.Project = a.Project
 		}
 		n.AllowDuplicate = a.allowDuplicate
 		*pending, *lines = append(*pending, n), append(*lines, lineNo)
@@ -395,26 +442,75 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// parseJSONLine decodes one JSONL line into a memory; errors name the field
-// and say how to fix the line.
+// parseJSONLine decodes one JSONL memory line; errors name the field and
+// say how to fix the line. A relation line is refused.
 func parseJSONLine(line []byte) (record.NewMemory, error) {
+	n, rel, err := parseLine(line)
+	if err == nil && rel != nil {
+		return n, errors.New("a relation line where a memory was expected")
+	}
+	return n, err
+}
+
+// parseLine decodes one JSONL line: a memory, or (with "relation") a
+// relation between two memories.
+func parseLine(line []byte) (record.NewMemory, *record.Relation, error) {
 	if !utf8.Valid(line) {
 		// encoding/json would silently turn bad bytes into U+FFFD.
-		return record.NewMemory{}, errors.New("the line is not valid UTF-8: convert the file to UTF-8 (e.g. iconv -t UTF-8)")
+		return record.NewMemory{}, nil, errors.New("the line is not valid UTF-8: convert the file to UTF-8 (e.g. iconv -t UTF-8)")
 	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	var j jsonlMemory
 	if err := dec.Decode(&j); err != nil {
-		return record.NewMemory{}, jsonLineError(err)
+		return record.NewMemory{}, nil, jsonLineError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return record.NewMemory{}, errors.New("text after the JSON object: put one object per line")
+		return record.NewMemory{}, nil, errors.New("text after the JSON object: put one object per line")
 	}
+	if j.Relation != nil {
+		if j.Content != nil {
+			return record.NewMemory{}, nil, errors.New(`a line is a memory ("content") or a relation ("relation"), not both`)
+		}
+		r, err := j.Relation.parse()
+		return record.NewMemory{}, &r, err
+	}
+	n, err := j.memory()
+	return n, nil, err
+}
+
+func (l relationLine) parse() (record.Relation, error) {
+	r := record.Relation{Type: l.Type, Weight: l.Weight}
+	var err error
+	if r.From, err = record.ParseID(l.From); err != nil {
+		return r, fmt.Errorf("relation.from: %w", err)
+	}
+	if r.To, err = record.ParseID(l.To); err != nil {
+		return r, fmt.Errorf("relation.to: %w", err)
+	}
+	if !r.Type.Known() {
+		return r, &record.ValidationError{Field: "relation.type", Problem: "is missing", Fix: "use one of " + record.RelationTypeNames()}
+	}
+	if r.Weight == 0 {
+		r.Weight = record.DefaultRelationWeight
+	}
+	if err := record.CheckWeight(r.Weight); err != nil {
+		return r, err
+	}
+	if l.CreatedAt != "" {
+		if r.CreatedAt, err = record.ParseCreatedAt(l.CreatedAt); err != nil {
+			return r, fmt.Errorf("relation.created_at: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// memory is the memory a JSONL memory line describes.
+func (j jsonlMemory) memory() (record.NewMemory, error) {
 	if j.Content == nil {
 		return record.NewMemory{}, &record.ValidationError{Field: "content", Problem: "is missing", Fix: `every line needs a "content" field`}
 	}
-	n := record.NewMemory{Content: *j.Content, Tags: j.Tags, Session: j.Session, Source: j.Source, Sequence: j.Sequence}
+	n := record.NewMemory{Content: *j.Content, Tags: j.Tags, Session: j.Session, Source: j.Source, Sequence: j.Sequence, Project: j.Project, Meta: j.Meta}
 	if j.ID != "" {
 		id, err := record.ParseID(j.ID)
 		if err != nil {

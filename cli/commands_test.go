@@ -176,7 +176,7 @@ func TestJSONShapes(t *testing.T) {
 	if got := keysOf(mustRun(t, "", "--db", db, "--json", "add", "x").stdout); got != "id" {
 		t.Errorf("add keys %s", got)
 	}
-	if got := keysOf(mustRun(t, `{"content":"y"}`, "--db", db, "--json", "add", "--jsonl", "-").stdout); got != "added,duplicates,errors,failed" {
+	if got := keysOf(mustRun(t, `{"content":"y"}`, "--db", db, "--json", "add", "--jsonl", "-").stdout); got != "added,duplicates,errors,failed,linked" {
 		t.Errorf("bulk keys %s", got)
 	}
 	var ms []map[string]json.RawMessage
@@ -185,7 +185,7 @@ func TestJSONShapes(t *testing.T) {
 	for k := range ms[0] {
 		ks = append(ks, k)
 	}
-	if got := strings.Join(sorted(ks), ","); got != "access_count,accessed_at,content,created_at,doc_num,id,importance,sequence,session,source,tags,type,updated_at" {
+	if got := strings.Join(sorted(ks), ","); got != "access_count,accessed_at,content,created_at,doc_num,id,importance,project,revision,sequence,session,source,tags,type,updated_at" {
 		t.Errorf("memory keys %s", got)
 	}
 	if string(ms[0]["tags"]) != "[]" || string(ms[0]["accessed_at"]) != "null" {

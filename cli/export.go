@@ -19,15 +19,23 @@ func init() {
 // exportRecord is one line of an export: the fields `add --jsonl` and
 // `import` read, so an export imports back as it was.
 type exportRecord struct {
-	ID         record.ID   `json:"id"`
-	Content    string      `json:"content"`
-	Type       record.Type `json:"type"`
-	Tags       []string    `json:"tags,omitempty"`
-	Source     string      `json:"source,omitempty"`
-	Session    string      `json:"session,omitempty"`
-	Sequence   uint64      `json:"sequence,omitempty"`
-	CreatedAt  string      `json:"created_at"`
-	Importance float64     `json:"importance"`
+	ID         record.ID         `json:"id"`
+	Content    string            `json:"content"`
+	Type       record.Type       `json:"type"`
+	Tags       []string          `json:"tags,omitempty"`
+	Source     string            `json:"source,omitempty"`
+	Session    string            `json:"session,omitempty"`
+	Sequence   uint64            `json:"sequence,omitempty"`
+	CreatedAt  string            `json:"created_at"`
+	Importance float64           `json:"importance"`
+	Project    string            `json:"project,omitempty"`
+	Meta       map[string]string `json:"meta,omitempty"`
+}
+
+// exportRelation is a relation line of an export, written after every
+// memory line so that import links memories it has stored.
+type exportRelation struct {
+	Relation relationLine `json:"relation"`
 }
 
 func newExportCmd(a *App) *cobra.Command {
@@ -35,10 +43,13 @@ func newExportCmd(a *App) *cobra.Command {
 		Use:   "export",
 		Short: "Write every memory as JSON Lines, oldest first, for import into another store",
 		Long: `export writes one JSON object per memory on stdout, oldest first: id, content, type,
-tags, source, session, sequence, created_at and importance — what cgraph import (or add
---jsonl) reads back, ids, sessions and times kept. Fingerprints are not exported: the
-importing store computes them with its own models. Access counts and update times are
-not exported either. It opens the store read-only and loads no model.`,
+tags, source, session, sequence, created_at, importance, project and meta — what cgraph
+import (or add --jsonl) reads back, ids, sessions and times kept — then one line per
+relation between exported memories ({"relation": {"from", "to", "type", "weight",
+"created_at"}}). Fingerprints are not exported: the importing store computes them with
+its own models. Access counts, update times and earlier revisions are not exported
+either. With --project P (or $CGRAPH_PROJECT) only that project's memories are
+exported. It opens the store read-only and loads no model.`,
 		Example: `  cgraph export > memories.jsonl
   cgraph --db new-store init && cgraph --db new-store import memories.jsonl`,
 		Args: noArgs,
@@ -53,14 +64,20 @@ not exported either. It opens the store read-only and loads no model.`,
 			enc.SetEscapeHTML(false)
 			var after record.ID
 			n := 0
+			var exported []record.ID
 			for {
 				ms, err := s.List(a.Context(), record.ListOptions{Limit: 1000, After: after, Oldest: true})
 				if err != nil {
 					return err
 				}
 				for _, m := range ms {
+					if a.Project != "" && m.Project != a.Project {
+						continue
+					}
+					exported = append(exported, m.ID)
 					r := exportRecord{ID: m.ID, Content: m.Content, Type: m.Type, Tags: m.Tags, Source: m.Source, Session: m.Session,
-						Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano), Importance: m.Importance}
+						Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano), Importance: m.Importance,
+						Project: m.Project, Meta: m.Meta}
 					if err := enc.Encode(r); err != nil {
 						return fmt.Errorf("export: %w", err)
 					}
@@ -71,10 +88,31 @@ not exported either. It opens the store read-only and loads no model.`,
 				}
 				after = ms[len(ms)-1].ID
 			}
+			in := make(map[record.ID]bool, len(exported))
+			for _, id := range exported {
+				in[id] = true
+			}
+			rels := 0
+			for _, id := range exported {
+				rs, err := s.Relations(a.Context(), id)
+				if err != nil {
+					return fmt.Errorf("export: %w", err)
+				}
+				for _, r := range rs {
+					if r.From != id || !in[r.To] { // each relation once, from its source; both ends exported
+						continue
+					}
+					l := relationLine{From: r.From.String(), To: r.To.String(), Type: r.Type, Weight: r.Weight, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano)}
+					if err := enc.Encode(exportRelation{l}); err != nil {
+						return fmt.Errorf("export: %w", err)
+					}
+					rels++
+				}
+			}
 			if err := w.Flush(); err != nil {
 				return fmt.Errorf("export: %w", err)
 			}
-			a.Warnf("exported %d memories", n)
+			a.Warnf("exported %d memories, %d relations", n, rels)
 			return nil
 		},
 	}

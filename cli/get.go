@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,10 +15,10 @@ import (
 func init() { register(newGetCmd) }
 
 func newGetCmd(a *App) *cobra.Command {
-	var withFP bool
+	var withFP, history bool
 	cmd := &cobra.Command{
 		Use:   "get ID",
-		Short: "Show one memory (--fingerprint: and its per-slot fingerprint)",
+		Short: "Show one memory (--fingerprint: and its per-slot fingerprint; --history: its earlier revisions)",
 		Long: `Show the memory with this id (as add and list print it). The store records
 the access (time and count) unless it is opened --read-only or another process
 is writing to it, in which case the memory is read without recording.
@@ -27,7 +28,10 @@ is writing to it, in which case the memory is read without recording.
 sha256 prefix), representation, dims, norms, non-zeros and token count. It
 loads the models (to open the store as search does), so it is slower; it also
 works on a store built with other models than the installed ones, and then
-shows which producer made each stored value.`,
+shows which producer made each stored value.
+
+--history adds the memory's earlier revisions (what cgraph update replaced),
+oldest first; --json then prints {"memory": …, "history": [...]}.`,
 		Args:              exactArgs(1, "one memory id"),
 		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
@@ -47,15 +51,48 @@ shows which producer made each stored value.`,
 			if err != nil {
 				return err
 			}
+			if !history {
+				if a.JSON {
+					return a.PrintJSON(toJSON(m))
+				}
+				a.printMemory(m)
+				return nil
+			}
+			h, err := e.History(a.Context(), id)
+			if err != nil {
+				return err
+			}
 			if a.JSON {
-				return a.PrintJSON(toJSON(m))
+				out := struct {
+					Memory  memoryJSON   `json:"memory"`
+					History []memoryJSON `json:"history"`
+				}{toJSON(m), make([]memoryJSON, len(h))}
+				for i, r := range h {
+					out.History[i] = toJSON(r)
+				}
+				return a.PrintJSON(out)
 			}
 			a.printMemory(m)
+			for i := len(h) - 1; i >= 0; i-- {
+				a.Printf("\n--- revision %d (replaced %s) ---\n", h[i].Revision, nextUpdate(h, i, m).UTC().Format(humanTime))
+				a.printMemory(h[i])
+			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&withFP, "fingerprint", false, "also show the memory's per-slot fingerprint summary")
+	cmd.Flags().BoolVar(&history, "history", false, "also show the earlier revisions, newest first")
+	cmd.MarkFlagsMutuallyExclusive("fingerprint", "history")
 	return cmd
+}
+
+// nextUpdate is when revision h[i] was replaced: the update time of the
+// revision after it.
+func nextUpdate(h []record.Memory, i int, cur record.Memory) time.Time {
+	if i+1 < len(h) {
+		return h[i+1].UpdatedAt
+	}
+	return cur.UpdatedAt
 }
 
 // fingerprintSlotJSON is one slot of `get --fingerprint --json`, from

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,19 +17,24 @@ import (
 // that print memories). Field names are snake_case and stable: scripts read
 // them. Times are RFC 3339 with nanoseconds, in UTC.
 type memoryJSON struct {
-	ID          record.ID     `json:"id"`
-	DocNum      record.DocNum `json:"doc_num"`
-	Content     string        `json:"content"`
-	Type        record.Type   `json:"type"`
-	Tags        []string      `json:"tags"`
-	Source      string        `json:"source"`
-	Session     string        `json:"session"`
-	Sequence    uint64        `json:"sequence"`
-	CreatedAt   time.Time     `json:"created_at"`
-	UpdatedAt   time.Time     `json:"updated_at"`
-	AccessedAt  *time.Time    `json:"accessed_at"` // null until first read
-	AccessCount uint64        `json:"access_count"`
-	Importance  float64       `json:"importance"`
+	ID          record.ID         `json:"id"`
+	DocNum      record.DocNum     `json:"doc_num"`
+	Content     string            `json:"content"`
+	Type        record.Type       `json:"type"`
+	Tags        []string          `json:"tags"`
+	Source      string            `json:"source"`
+	Session     string            `json:"session"`
+	Sequence    uint64            `json:"sequence"`
+	CreatedAt   time.Time         `json:"created_at"`
+	UpdatedAt   time.Time         `json:"updated_at"`
+	AccessedAt  *time.Time        `json:"accessed_at"` // null until first read
+	AccessCount uint64            `json:"access_count"`
+	Importance  float64           `json:"importance"`
+	Project     string            `json:"project"`
+	Meta        map[string]string `json:"meta,omitempty"`
+	Revision    uint32            `json:"revision"`
+	// SupersededBy lists the memories that supersede this one.
+	SupersededBy []record.ID `json:"superseded_by,omitempty"`
 }
 
 // toJSON converts a stored memory to its --json form.
@@ -37,6 +44,7 @@ func toJSON(m record.Memory) memoryJSON {
 		Source: m.Source, Session: m.Session, Sequence: m.Sequence,
 		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 		AccessCount: m.AccessCount, Importance: m.Importance,
+		Project: m.Project, Meta: m.Meta, Revision: m.Revision, SupersededBy: m.SupersededBy,
 	}
 	if j.Tags == nil {
 		j.Tags = []string{}
@@ -71,6 +79,18 @@ func (a *App) printMemory(m record.Memory) {
 		a.Printf("accessed:   %s (accesses: %d)\n", m.AccessedAt.UTC().Format(humanTime), m.AccessCount)
 	}
 	a.Printf("importance: %g\n", m.Importance)
+	if m.Project != "" {
+		a.Printf("project:    %s\n", m.Project)
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.Meta)) {
+		a.Printf("meta:       %s=%s\n", k, m.Meta[k])
+	}
+	if m.Revision > 1 {
+		a.Printf("revision:   %d (cgraph get %s --history shows the earlier ones)\n", m.Revision, m.ID)
+	}
+	for _, by := range m.SupersededBy {
+		a.Printf("superseded: by %s\n", by)
+	}
 	a.Printf("doc:        %d\n\n", m.DocNum)
 	a.Printf("%s\n", strings.TrimRight(m.Content, "\n"))
 }

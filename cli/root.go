@@ -44,6 +44,7 @@ type App struct {
 	ReadOnly  bool   // --read-only: open the store beside a writer; writes are refused
 	ModelsDir string // --models-dir, default $CGRAPH_MODELS, else $XDG_CACHE_HOME/cgraph/models
 	Device    string // --device cpu|cuda (default cpu)
+	Project   string // --project, default $CGRAPH_PROJECT, else "" (the default project)
 
 	// MaxContentBytes bounds a memory's content (add --max-content-bytes);
 	// 0 means record.DefaultMaxContentBytes.
@@ -373,6 +374,7 @@ Create it with "cgraph init" (--samples adds bundled example memories).
 	pf.BoolVar(&a.ReadOnly, "read-only", false, "open the store read-only, beside a running writer")
 	pf.StringVar(&a.ModelsDir, "models-dir", defaultModelsDir(getenv), "model directory ($CGRAPH_MODELS, else $XDG_CACHE_HOME/cgraph/models)")
 	pf.StringVar(&a.Device, "device", "cpu", "where models run: cpu or cuda")
+	pf.StringVar(&a.Project, "project", getenv("CGRAPH_PROJECT"), "the project (namespace) memories are stored in and searched ($CGRAPH_PROJECT, else the default project)")
 	_ = root.RegisterFlagCompletionFunc("device", cobra.FixedCompletions([]string{"cpu", "cuda"}, cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
 	_ = root.MarkPersistentFlagDirname("db")                                                                                           // fails only for an unknown flag
 	_ = root.MarkPersistentFlagDirname("models-dir")                                                                                   // fails only for an unknown flag

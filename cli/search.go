@@ -13,6 +13,7 @@ import (
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newSearchCmd) }
@@ -48,6 +49,8 @@ type searchFlags struct {
 	noThresholds         bool
 	noCorrect            bool
 	now                  string
+	filter               filterFlags
+	expand               string
 }
 
 func newSearchCmd(a *App) *cobra.Command {
@@ -97,6 +100,12 @@ whose model is not installed are reported as unavailable, never replaced.`,
 			if err != nil {
 				return err
 			}
+			if req.Filter, err = f.filter.filter(a.Project, time.Now()); err != nil {
+				return err
+			}
+			if req.Expand, err = record.ParseRelationTypes(f.expand); err != nil {
+				return &UsageError{Problem: "--expand: " + err.Error(), Fix: "give relation types from " + record.RelationTypeNames() + ", comma separated"}
+			}
 			s, closeStore, err := a.openSearcher()
 			if err != nil {
 				return err
@@ -142,6 +151,8 @@ func bindSearchFlags(cmd *cobra.Command, f *searchFlags) {
 	fl.BoolVar(&f.explain, "explain", false, "show per-slot scores, the spaces searched and the stage trace")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low threshold")
 	fl.BoolVar(&f.noCorrect, "no-correct", false, "search the words as typed: no correction of words absent from the store's vocabulary")
+	f.filter.bind(fl)
+	fl.StringVar(&f.expand, "expand", "", "also list the memories these relation types link to the results, comma separated (e.g. fixes,causes)")
 	comp := func(name string, values []cobra.Completion) {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
 	}

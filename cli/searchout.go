@@ -34,8 +34,13 @@ type searchJSON struct {
 	Results     []searchHitJSON        `json:"results"`
 	Spaces      []pipeline.SpaceReport `json:"spaces"`
 	Trace       []pipeline.StageTrace  `json:"trace"`
-	EncodeMS    float64                `json:"encode_ms"`
-	TotalMS     float64                `json:"total_ms"`
+	// Expanded are the memories --expand linked to the results.
+	Expanded []expandedJSON `json:"expanded,omitempty"`
+	// Filtered is how many memories the filter let the search see (-1:
+	// every memory).
+	Filtered int     `json:"filtered"`
+	EncodeMS float64 `json:"encode_ms"`
+	TotalMS  float64 `json:"total_ms"`
 }
 
 // searchHitJSON is one result: the memory's id and content, the pipeline's
@@ -54,20 +59,44 @@ type searchHitJSON struct {
 // hitMemoryJSON is the metadata of a result's memory (content and id are
 // beside it).
 type hitMemoryJSON struct {
-	Type       record.Type `json:"type"`
-	Tags       []string    `json:"tags"`
-	Source     string      `json:"source"`
-	Session    string      `json:"session"`
-	Sequence   uint64      `json:"sequence"`
-	CreatedAt  time.Time   `json:"created_at"`
-	Importance float64     `json:"importance"`
+	Type         record.Type `json:"type"`
+	Tags         []string    `json:"tags"`
+	Source       string      `json:"source"`
+	Session      string      `json:"session"`
+	Sequence     uint64      `json:"sequence"`
+	CreatedAt    time.Time   `json:"created_at"`
+	Importance   float64     `json:"importance"`
+	Project      string      `json:"project"`
+	SupersededBy []record.ID `json:"superseded_by,omitempty"`
+}
+
+// expandedJSON is one memory --expand added: the relation and the result
+// it came from.
+type expandedJSON struct {
+	ID       record.ID           `json:"id"`
+	Content  string              `json:"content"`
+	Relation record.RelationType `json:"relation"`
+	From     record.ID           `json:"from"` // the result it is related to
+	Memory   hitMemoryJSON       `json:"memory"`
+}
+
+func toHitMemory(m record.Memory) hitMemoryJSON {
+	j := hitMemoryJSON{Type: m.Type, Tags: m.Tags, Source: m.Source, Session: m.Session,
+		Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(), Importance: m.Importance, Project: m.Project, SupersededBy: m.SupersededBy}
+	if j.Tags == nil {
+		j.Tags = []string{}
+	}
+	return j
 }
 
 func toSearchJSON(res engine.SearchResult, req engine.SearchRequest) searchJSON {
 	out := searchJSON{
 		Query: res.Query, Corrections: res.Corrections, Corrected: res.Corrected, Profile: res.Profile, Mode: res.Mode, Direction: req.Direction.String(), TopK: req.TopK,
 		Weights: req.Profile.Weights, Overrides: []string{}, Results: make([]searchHitJSON, 0, len(res.Hits)),
-		Spaces: res.Spaces, Trace: res.Trace, EncodeMS: ms(res.Encode), TotalMS: ms(res.Total),
+		Spaces: res.Spaces, Trace: res.Trace, EncodeMS: ms(res.Encode), TotalMS: ms(res.Total), Filtered: res.Filtered,
+	}
+	for _, x := range res.Expanded {
+		out.Expanded = append(out.Expanded, expandedJSON{ID: x.Memory.ID, Content: x.Memory.Content, Relation: x.Relation.Type, From: x.From, Memory: toHitMemory(x.Memory)})
 	}
 	if out.Spaces == nil {
 		out.Spaces = []pipeline.SpaceReport{}
@@ -92,11 +121,7 @@ func toSearchJSON(res engine.SearchResult, req engine.SearchRequest) searchJSON 
 		if i < len(res.Memories) {
 			m := res.Memories[i]
 			j.ID, j.Content = m.ID, m.Content
-			j.Memory = hitMemoryJSON{Type: m.Type, Tags: m.Tags, Source: m.Source, Session: m.Session,
-				Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(), Importance: m.Importance}
-			if j.Memory.Tags == nil {
-				j.Memory.Tags = []string{}
-			}
+			j.Memory = toHitMemory(m)
 		}
 		out.Results = append(out.Results, j)
 	}
@@ -156,12 +181,21 @@ func printSearch(w io.Writer, res engine.SearchResult, req engine.SearchRequest,
 		if len(h.Badges) > 0 {
 			line += "  [" + strings.Join(h.Badges, "] [") + "]"
 		}
+		if len(m.SupersededBy) > 0 {
+			line += fmt.Sprintf("  [superseded by %s]", m.SupersededBy[len(m.SupersededBy)-1])
+		}
 		ew.printf("%s\n", line)
 		if v.explain {
 			ew.slotTable(h)
 		}
 	}
+	for _, x := range res.Expanded {
+		ew.printf("   + %-16s of %s: %s  %-12s %s\n", x.Relation.Type, x.From, x.Memory.ID, x.Memory.Type, snippet(x.Memory.Content, snippetWidth))
+	}
 	if v.explain {
+		if res.Filtered >= 0 {
+			ew.printf("\nfilter: %d memories searched\n", res.Filtered)
+		}
 		ew.printf("\nspaces (every slot the profile weighs):\n")
 		ew.spaceTable(res.Spaces)
 		ew.printf("\ntrace:\n")

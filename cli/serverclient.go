@@ -105,6 +105,9 @@ func (a *App) viaServer() (handled bool, err error) {
 	if !ok {
 		return false, nil
 	}
+	if a.Project != "" && !slices.ContainsFunc(args, func(s string) bool { return s == "--project" || strings.HasPrefix(s, "--project=") }) {
+		args = append(args, "--project="+a.Project) // $CGRAPH_PROJECT is the client's, not the server's
+	}
 	url := os.Getenv("CGRAPH_SERVER")
 	token, hasToken := clientToken()
 	if url == "" {

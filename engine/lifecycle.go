@@ -353,3 +353,9 @@ func (s *Engine) peek(ctx context.Context, id record.ID) (record.Memory, error) 
 	}
 	return ms[0], nil
 }
+
+// Relations returns the relations of id as stored: those it is the source
+// of, then those it is the target of.
+func (s *Engine) Relations(ctx context.Context, id record.ID) ([]record.Relation, error) {
+	return s.eng.Relations(ctx, id)
+}
