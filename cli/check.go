@@ -30,6 +30,9 @@ type repairJSON struct {
 	// Postings is what was done to the posting families (orphans dropped,
 	// statistics reset); empty when they agreed with the records.
 	Postings []engine.PostingRepair `json:"postings"`
+	// Links is what was done to history and relations (entries of missing
+	// memories dropped, missing mirror keys written back).
+	Links engine.LinkRepair `json:"links"`
 }
 
 // repairPostings drops orphan postings and resets the posting statistics
@@ -48,6 +51,11 @@ func (a *App) repairPostings(r *repairJSON) (err error) {
 		return fmt.Errorf("repair: %w", err)
 	}
 	r.Postings = append(r.Postings, rep...)
+	links, err := e.RepairLinks(a.Context())
+	if err != nil {
+		return fmt.Errorf("repair: %w", err)
+	}
+	r.Links = links
 	return nil
 }
 
@@ -69,7 +77,8 @@ points CURRENT at the newest manifest that RocksDB reads and that holds
 cgraph metadata, and checks the result. It only rewrites CURRENT, and puts it
 back when no manifest serves. It then drops postings (E6, E13) of memories that no longer
 exist and resets the posting statistics from the postings, reporting each family it
-changed.`,
+changed, and drops earlier revisions and relations of memories that no longer exist and
+writes back a relation's missing mirror key.`,
 		Example: `  cgraph check
   cgraph check --repair --db ~/.local/share/cgraph/default`,
 		Args: noArgs,
@@ -126,6 +135,10 @@ changed.`,
 					for _, p := range r.Postings {
 						a.Printf("repair: %s: dropped %d postings of memories that no longer exist; statistics set to %d documents, length %d\n",
 							p.Family, p.Dropped, p.Docs, p.Length)
+					}
+					if l := r.Links; l.Changed() {
+						a.Printf("repair: dropped %d earlier revisions and %d relation keys of memories that no longer exist; wrote back %d missing relation mirrors\n",
+							l.DroppedHistory, l.DroppedRelations, l.Mirrored)
 					}
 				}
 				if out.OK {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 )
@@ -104,6 +105,17 @@ func (s *Engine) auditPostings(ctx context.Context, pf postingFamily, live map[u
 	})
 	a.named = len(named)
 	return a, err
+}
+
+// LinkRepair is what RepairLinks did (cellar.LinkRepair).
+type LinkRepair = cellar.LinkRepair
+
+// RepairLinks makes the history and relations families agree with the
+// records: entries of memories that are not stored are dropped and a
+// relation's missing mirror key is written back, in one batch. Like
+// RepairPostings, an open engine's in-RAM state sees it after a reopen.
+func (s *Engine) RepairLinks(ctx context.Context) (LinkRepair, error) {
+	return s.eng.RepairLinks(ctx)
 }
 
 // PostingRepair is what RepairPostings did in one posting family.

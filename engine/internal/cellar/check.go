@@ -113,7 +113,64 @@ func checkStore(ctx context.Context, r kvReader) error {
 			bad("%s holds %d of the %d keys its memories need", info.name, seen, len(owned[f]))
 		}
 	}
+	for _, p := range checkPrefixFamilies(r, mems) {
+		bad("%s", p)
+	}
 	return errors.Join(errs...)
+}
+
+// checkPrefixFamilies checks the families keyed by a memory's prefix
+// (version 2): every history entry is an earlier revision of a stored
+// memory, and every relation names two stored memories and has its mirror
+// key with the same value. It returns the problems found, as text.
+func checkPrefixFamilies(r kvReader, mems map[record.ID]record.Memory) []string {
+	var out []string
+	it := r.iter(FamHistory, nil, nil)
+	for it.first(); it.valid(); it.next() {
+		k := it.key()
+		var id record.ID
+		copy(id[:], k)
+		m, ok := mems[id]
+		if len(k) != 20 || !ok {
+			out = append(out, fmt.Sprintf("history/%x belongs to no stored memory", k))
+			continue
+		}
+		h, err := decodeRecord(it.value())
+		if rev := binary.BigEndian.Uint32(k[16:]); err != nil || h.ID != id || h.Revision != rev || rev >= m.Revision {
+			out = append(out, fmt.Sprintf("history/%x is not an earlier revision of memory %s (%v)", k, id, err))
+		}
+	}
+	if err := it.err(); err != nil {
+		out = append(out, fmt.Sprintf("scan history: %v", err))
+	}
+	it.close()
+	it = r.iter(FamRelations, nil, nil)
+	for it.first(); it.valid(); it.next() {
+		k, v := it.key(), it.value()
+		rel, outgoing, err := decodeRelation(k, v)
+		if err != nil {
+			out = append(out, err.Error())
+			continue
+		}
+		_, fromOK := mems[rel.From]
+		_, toOK := mems[rel.To]
+		if !fromOK || !toOK {
+			out = append(out, fmt.Sprintf("relations/%x: %s %s %s names a memory that is not stored", k, rel.From, rel.Type, rel.To))
+			continue
+		}
+		mirror := relationKey(relInPrefix, rel.To, rel.Type, rel.From)
+		if !outgoing {
+			mirror = relationKey(relOutPrefix, rel.From, rel.Type, rel.To)
+		}
+		if mv, ok, err := r.get(FamRelations, mirror); err != nil || !ok || !bytes.Equal(mv, v) {
+			out = append(out, fmt.Sprintf("relations/%x: its mirror key %x is missing or differs", k, mirror))
+		}
+	}
+	if err := it.err(); err != nil {
+		out = append(out, fmt.Sprintf("scan relations: %v", err))
+	}
+	it.close()
+	return out
 }
 
 // checkValue checks the value of an engine-written index key.

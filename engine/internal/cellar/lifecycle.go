@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -254,4 +255,101 @@ func (e *Store) EachRelation(ctx context.Context, fn func(r record.Relation) err
 		}
 		return fn(r)
 	})
+}
+
+// LinkRepair is what RepairLinks did.
+type LinkRepair struct {
+	// DroppedHistory are history entries of memories that are not stored.
+	DroppedHistory int `json:"dropped_history"`
+	// DroppedRelations are relation keys naming a memory that is not
+	// stored (both keys of such an edge count).
+	DroppedRelations int `json:"dropped_relations"`
+	// Mirrored are relation keys whose mirror was missing or differed,
+	// rewritten from them (the outgoing key wins when both exist).
+	Mirrored int `json:"mirrored"`
+}
+
+// Changed reports whether the repair wrote anything.
+func (r LinkRepair) Changed() bool { return r.DroppedHistory+r.DroppedRelations+r.Mirrored > 0 }
+
+// RepairLinks makes the history and relations families agree with the
+// records, in one batch: entries of memories that are not stored are
+// dropped, and a relation key whose mirror is missing or differs gets it
+// back. A second run changes nothing.
+func (e *Store) RepairLinks(ctx context.Context) (LinkRepair, error) {
+	var rep LinkRepair
+	b, err := e.Begin(ctx)
+	if err != nil {
+		return rep, err
+	}
+	defer b.Abort()
+	stored := func(id record.ID) (bool, error) {
+		_, ok, err := b.Get(FamMemories, id[:])
+		return ok, err
+	}
+	type entry struct{ k, v []byte }
+	var hist, rels []entry
+	for _, f := range []Family{FamHistory, FamRelations} {
+		it := e.kv.iter(f, nil, nil)
+		for it.first(); it.valid(); it.next() {
+			en := entry{slices.Clone(it.key()), slices.Clone(it.value())}
+			if f == FamHistory {
+				hist = append(hist, en)
+			} else {
+				rels = append(rels, en)
+			}
+		}
+		err := it.err()
+		it.close()
+		if err != nil {
+			return rep, fmt.Errorf("repair: scan %s: %w", families[f].name, err)
+		}
+	}
+	for _, h := range hist {
+		var id record.ID
+		copy(id[:], h.k)
+		ok, err := stored(id)
+		if err != nil {
+			return rep, err
+		}
+		if !ok || len(h.k) != 20 {
+			b.del(FamHistory, h.k)
+			rep.DroppedHistory++
+		}
+	}
+	for _, r := range rels {
+		rel, outgoing, err := decodeRelation(r.k, r.v)
+		okFrom, err1 := stored(rel.From)
+		okTo, err2 := stored(rel.To)
+		if err1 != nil || err2 != nil {
+			return rep, errors.Join(err1, err2)
+		}
+		if err != nil || !okFrom || !okTo {
+			b.del(FamRelations, r.k)
+			rep.DroppedRelations++
+			continue
+		}
+		mirror := relationKey(relInPrefix, rel.To, rel.Type, rel.From)
+		if !outgoing {
+			mirror = relationKey(relOutPrefix, rel.From, rel.Type, rel.To)
+		}
+		mv, ok, err := b.Get(FamRelations, mirror)
+		if err != nil {
+			return rep, err
+		}
+		switch {
+		case ok && bytes.Equal(mv, r.v):
+		case !ok || outgoing: // the outgoing key wins a disagreement
+			b.put(FamRelations, mirror, r.v)
+			rep.Mirrored++
+		}
+	}
+	if !rep.Changed() {
+		return rep, nil
+	}
+	b.edited = true
+	if err := b.Commit(); err != nil {
+		return rep, fmt.Errorf("repair history and relations: %w", err)
+	}
+	return rep, nil
 }

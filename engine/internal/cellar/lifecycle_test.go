@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cgraph/cgraph/record"
@@ -131,5 +132,62 @@ func TestReplaceKeepsPlace(t *testing.T) {
 	h, err := e.History(ctx, m.ID)
 	if err != nil || len(h) != 2 || h[0].Revision != 1 || h[1].Revision != 2 || h[1].Meta["k"] != "v" {
 		t.Fatalf("history: %+v, %v", h, err)
+	}
+}
+
+// TestCheckFindsBrokenRelationsAndHistory: a relation without its mirror,
+// a relation to a memory that is not stored and a history entry of no
+// memory are each named by Check.
+func TestCheckFindsBrokenRelationsAndHistory(t *testing.T) {
+	ctx := context.Background()
+	e := openTest(t, filepath.Join(t.TempDir(), "store"), Options{Create: true})
+	a, err := e.Add(ctx, record.NewMemory{Content: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.Add(ctx, record.NewMemory{Content: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bt, err := e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.Link(record.Relation{From: a.ID, To: b.ID, Type: record.RelFixes, Weight: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("a clean store with a relation fails Check: %v", err)
+	}
+	ghost := record.NewID()
+	kb := e.kv.newBatch()
+	kb.del(FamRelations, relationKey(relInPrefix, b.ID, record.RelFixes, a.ID))
+	kb.put(FamRelations, relationKey(relOutPrefix, a.ID, record.RelCauses, ghost), encodeRelation(record.Relation{Weight: 1}))
+	kb.put(FamHistory, historyKey(ghost, 1), encodeRecord(nil, &a))
+	if err := e.kv.write(kb, true); err != nil {
+		t.Fatal(err)
+	}
+	kb.destroy()
+	err = e.Check(ctx)
+	for _, want := range []string{"mirror key", "names a memory that is not stored", "history/"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Check: %v; want a problem mentioning %q", err, want)
+		}
+	}
+	rep, err := e.RepairLinks(ctx)
+	if err != nil || rep.DroppedHistory != 1 || rep.DroppedRelations != 1 || rep.Mirrored != 1 {
+		t.Fatalf("RepairLinks: %+v, %v", rep, err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("Check after RepairLinks: %v", err)
+	}
+	if rels, err := e.Relations(ctx, b.ID); err != nil || len(rels) != 1 || rels[0].From != a.ID {
+		t.Fatalf("the repaired relation: %+v, %v", rels, err)
+	}
+	if rep, err := e.RepairLinks(ctx); err != nil || rep.Changed() {
+		t.Fatalf("a second RepairLinks changed %+v, %v", rep, err)
 	}
 }
