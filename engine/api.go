@@ -34,6 +34,10 @@ type Options struct {
 	// in RAM for S4; 0 means DefaultTokenCacheBytes, a negative value turns
 	// the cache off. A read-only engine keeps none.
 	TokenCacheBytes int
+	// NearDuplicate are the thresholds at which Add reports a stored memory
+	// as a near-duplicate of a new one (record.Memory.Similar); the zero
+	// value means DefaultNearDuplicate, an E1 below 0 turns it off.
+	NearDuplicate NearDuplicate
 	// Sync fsyncs the write-ahead log before a write returns, so that an
 	// acknowledged write survives a power loss, at the cost of an fsync per
 	// call. Without it a write survives a crash of the process but not of

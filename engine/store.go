@@ -26,6 +26,7 @@ type Engine struct {
 	ro  bool
 	// maxBytes is the content limit (cellar.Options.MaxContentBytes).
 	maxBytes int
+	nearDup  NearDuplicate
 
 	// writeMu serialises Add, AddBatch, Delete and Reembed from the batch
 	// to the index update, so indexes follow the store's commit order.
@@ -69,7 +70,10 @@ type Engine struct {
 // building no index, the way commands that only read records stay fast;
 // Add, Search and Reembed then return ErrNoEmbedders.
 func Open(dir string, o Options) (*Engine, error) {
-	s := &Engine{dir: dir, reg: o.Embedders, ro: o.ReadOnly, maxBytes: o.MaxContentBytes}
+	s := &Engine{dir: dir, reg: o.Embedders, ro: o.ReadOnly, maxBytes: o.MaxContentBytes, nearDup: o.NearDuplicate}
+	if s.nearDup == (NearDuplicate{}) {
+		s.nearDup = DefaultNearDuplicate
+	}
 	switch {
 	case o.ViewCacheSize == 0:
 		s.views = newViewCache(DefaultViewCacheSize)

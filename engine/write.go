@@ -99,10 +99,27 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 			}
 			inBatch[key] = i
 		}
+		var similar []record.Similar
+		if !n.AllowDuplicate { // a corpus loaded with duplicates allowed is not a memory to tidy
+			if similar, err = s.findSimilar(ctx, n.Project, &fps[i]); err != nil {
+				return nil, cellar.BatchErr(len(ns), i, err)
+			}
+		}
 		if ms[i], err = b.Add(n); err != nil {
 			return nil, cellar.BatchErr(len(ns), i, err)
 		}
 		inputs[i].Seq = ms[i].Sequence
+		for j := range similar {
+			if !n.Supersede || !similar[j].Near {
+				continue
+			}
+			if err := b.Link(record.Relation{From: ms[i].ID, To: similar[j].ID, Type: record.RelSupersedes, Weight: similar[j].E1}); err != nil {
+				return nil, cellar.BatchErr(len(ns), i, err)
+			}
+			similar[j].Superseded = true
+			similar[j].Decision += "; marked superseded by this memory"
+		}
+		ms[i].Similar = similar
 	}
 	if err := s.reg.EmbedSlots(ctx, inputs, []fingerprint.SlotID{fingerprint.E4}, fps); err != nil {
 		return nil, fmt.Errorf("fingerprint %d memories: %w", len(ns), err)
@@ -142,6 +159,15 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 		}
 		if err := s.ix.apply(ms[i], &fps[i], nil); err != nil {
 			errs = append(errs, fmt.Errorf("memory %s was stored but not indexed (reopen the store to rebuild its indexes): %w", ms[i].ID, err))
+		}
+		for _, sim := range ms[i].Similar {
+			if sim.Superseded {
+				if old, err := s.peek(ctx, sim.ID); err == nil {
+					s.ix.mu.Lock()
+					s.ix.attrs.supersede(uint32(old.DocNum), ms[i].ID, true)
+					s.ix.mu.Unlock()
+				}
+			}
 		}
 	}
 	return ms, errors.Join(errs...)

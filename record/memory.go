@@ -75,6 +75,29 @@ type NewMemory struct {
 	// the same content (SameContent): a benchmark corpus may repeat a text
 	// under two ids. By default Add returns the earlier memory instead.
 	AllowDuplicate bool
+	// Supersede marks every near-duplicate found on write (Memory.Similar
+	// with Near set) as superseded by the new memory, in the same batch.
+	Supersede bool
+}
+
+// Similar is a stored memory found close to a new one on write, with the
+// evidence of each space. Near is set only when every space agrees (E1
+// cosine, E6 term overlap and E11 entity overlap at or above their
+// thresholds), never on one signal.
+type Similar struct {
+	ID ID `json:"id"`
+	// E1 is the cosine of the dense vectors; E6 the Jaccard overlap of the
+	// keyword terms; E11 the Jaccard overlap of the entity names (1 when
+	// neither memory names an entity: no evidence against).
+	E1  float64 `json:"e1"`
+	E6  float64 `json:"e6"`
+	E11 float64 `json:"e11"`
+	// Near says every space agreed; Superseded that this write marked the
+	// memory superseded (NewMemory.Supersede).
+	Near       bool `json:"near_duplicate"`
+	Superseded bool `json:"superseded"`
+	// Decision says in words why it is or is not a near-duplicate.
+	Decision string `json:"decision"`
 }
 
 // SameContent reports whether two contents are the same memory for
@@ -105,6 +128,10 @@ type Memory struct {
 	// Revision counts the memory's versions: 1 when stored, +1 for every
 	// Update that changed it. Earlier revisions are kept (Engine.History).
 	Revision uint32
+	// Similar lists, on a memory Add just stored, the stored memories of
+	// its project that came close (near-duplicates and candidates that one
+	// space rejected), each with its evidence. It is never stored.
+	Similar []Similar
 	// SupersededBy lists the memories that supersede this one (relation
 	// "supersedes"), oldest link first. The engine fills it on what it
 	// returns; it is never stored in the record.

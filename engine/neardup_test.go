@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cgraph/cgraph/record"
+)
+
+// TestNearDuplicates: a rewording is reported with every space's evidence
+// and, with Supersede, hides the older memory; a memory on the same topic
+// with other terms is reported as not a near-duplicate (one space
+// disagrees) and retires nothing; another project is never compared.
+func TestNearDuplicates(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), hashRegistry(t, ""))
+	old, err := s.Add(ctx, record.NewMemory{Content: "Decision: pin github.com/linxGnu/grocksdb at v1.7.15 because librocksdb-dev 7.8.3 lacks newer C functions"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addAll(t, s, texts[1:])
+	other, err := s.Add(ctx, record.NewMemory{Project: "p", Content: "Decision: pin github.com/linxGnu/grocksdb at v1.7.15 as librocksdb-dev 7.8.3 lacks newer C functions"})
+	if err != nil || len(other.Similar) != 0 {
+		t.Fatalf("a memory of another project was compared: %+v, %v", other.Similar, err)
+	}
+	re, err := s.Add(ctx, record.NewMemory{Supersede: true, Content: "Decision: pin github.com/linxGnu/grocksdb at v1.7.15 since librocksdb-dev 7.8.3 lacks the newer C functions"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(re.Similar) != 1 || re.Similar[0].ID != old.ID || !re.Similar[0].Near || !re.Similar[0].Superseded {
+		t.Fatalf("rewording: similar %+v", re.Similar)
+	}
+	t.Logf("rewording evidence: %s", re.Similar[0].Decision)
+	if m, err := s.Get(ctx, old.ID); err != nil || len(m.SupersededBy) != 1 || m.SupersededBy[0] != re.ID {
+		t.Fatalf("the older memory is not superseded by the rewording: %+v, %v", m.SupersededBy, err)
+	}
+	// Same opening, other substance: E1 may come close, the terms do not.
+	topic, err := s.Add(ctx, record.NewMemory{Supersede: true, Content: "Decision: pin github.com/linxGnu/grocksdb at v1.7.15 because the benchmark harness reads RocksDB statistics through it"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sim := range topic.Similar {
+		if sim.Near || sim.Superseded {
+			t.Fatalf("a memory with other substance was taken for a near-duplicate: %+v", sim)
+		}
+		t.Logf("same topic: %s", sim.Decision)
+	}
+	if m, err := s.Get(ctx, re.ID); err != nil || len(m.SupersededBy) != 0 {
+		t.Fatalf("the rewording got superseded by a different memory: %+v, %v", m.SupersededBy, err)
+	}
+	// One space short of its threshold (E6 here) decides against, whatever
+	// E1 says, and retires nothing.
+	s3, err := Open(filepath.Join(t.TempDir(), "strict"), Options{Create: true, Embedders: hashRegistry(t, ""), NearDuplicate: NearDuplicate{E1: 0.5, E6: 0.95, E11: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s3.Close()
+	first, err := s3.Add(ctx, record.NewMemory{Content: old.Content})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s3.Add(ctx, record.NewMemory{Content: re.Content, Supersede: true})
+	if err != nil || len(m.Similar) != 1 || m.Similar[0].Near || m.Similar[0].Superseded || !strings.Contains(m.Similar[0].Decision, "E6") {
+		t.Fatalf("E6 below its threshold: %+v, %v", m.Similar, err)
+	}
+	if got, err := s3.Get(ctx, first.ID); err != nil || len(got.SupersededBy) != 0 {
+		t.Fatalf("retired on E1 alone: %+v, %v", got.SupersededBy, err)
+	}
+	// Turned off.
+	s2, err := Open(filepath.Join(t.TempDir(), "off"), Options{Create: true, Embedders: hashRegistry(t, ""), NearDuplicate: NearDuplicate{E1: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if _, err := s2.Add(ctx, record.NewMemory{Content: old.Content}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := s2.Add(ctx, record.NewMemory{Content: re.Content}); err != nil || len(m.Similar) != 0 {
+		t.Fatalf("near-duplicate check ran while off: %+v, %v", m.Similar, err)
+	}
+}
