@@ -117,7 +117,7 @@ type Options struct {
 // do not are counted in RelatedLeftOut).
 func Pack(query string, cands []Candidate, c Counter, o Options) (Packed, error) {
 	if o.Budget <= 0 {
-		return Packed{}, fmt.Errorf("contextpack: budget %d: give a positive number of tokens", o.Budget)
+		return Packed{}, &BudgetError{Budget: o.Budget}
 	}
 	if o.DuplicateJaccard == 0 {
 		o.DuplicateJaccard = 0.8
@@ -128,7 +128,7 @@ func Pack(query string, cands []Candidate, c Counter, o Options) (Packed, error)
 	p := Packed{Query: query, Budget: o.Budget, Counter: c.Name(), Items: []Item{}, Dropped: []Drop{}}
 	used := c.Count(header(query))
 	if used > o.Budget {
-		return Packed{}, fmt.Errorf("contextpack: budget %d is smaller than the context's own header (%d tokens): give a larger budget", o.Budget, used)
+		return Packed{}, &BudgetError{Budget: o.Budget, Header: used}
 	}
 	var shingles []map[string]bool
 	full := false
@@ -211,6 +211,20 @@ func attach(p *Packed, cands []Candidate, c Counter, o Options, used int, shingl
 		}
 	}
 	return used, nil
+}
+
+// BudgetError is a budget Pack cannot work with: not positive, or smaller
+// than the context's own header. It is the caller's to fix.
+type BudgetError struct {
+	Budget int
+	Header int // tokens of the header when it does not fit, else 0
+}
+
+func (e *BudgetError) Error() string {
+	if e.Header > 0 {
+		return fmt.Sprintf("contextpack: budget %d is smaller than the context's own header (%d tokens): give a larger budget", e.Budget, e.Header)
+	}
+	return fmt.Sprintf("contextpack: budget %d: give a positive number of tokens", e.Budget)
 }
 
 // Markdown renders the packed context for a prompt.

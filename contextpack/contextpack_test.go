@@ -2,6 +2,7 @@ package contextpack
 
 import (
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -136,8 +137,9 @@ func TestCitations(t *testing.T) {
 
 func TestBadBudget(t *testing.T) {
 	for _, b := range []int{0, -5, 3} {
-		if _, err := Pack("a query of several words", cands("x"), e5(t), Options{Budget: b}); err == nil {
-			t.Errorf("budget %d accepted", b)
+		var be *BudgetError
+		if _, err := Pack("a query of several words", cands("x"), e5(t), Options{Budget: b}); !errors.As(err, &be) {
+			t.Errorf("budget %d: %v, want a *BudgetError", b, err)
 		}
 	}
 }
