@@ -89,6 +89,11 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err != nil {
 		return SearchResult{}, err
 	}
+	for i, m := range out.Memories { // decay is shown, never ranked by
+		if b := DecayOf(m, req.Now).Badge(); b != "" {
+			out.Hits[i].Badges = append(out.Hits[i].Badges, b)
+		}
+	}
 	out.Filtered = -1
 	if allow != nil {
 		out.Filtered = int(allow.GetCardinality())

@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/cgraph/cgraph/record"
+)
+
+// DecayHalfLife is the half-life of a memory that was never read again:
+// its effective importance halves every 30 days since it was last touched.
+const DecayHalfLife = 30 * 24 * time.Hour
+
+// Decay is a memory's effective importance at a time: its importance,
+// halved for every half-life since it was last touched (created, updated
+// by cgraph update, or read), the half-life growing with how often it was read (×(1 +
+// log2(1 + reads))), so a memory an agent keeps using fades slowly. It is
+// shown (a badge, an explain line, cgraph maintain), never applied as a
+// hidden multiplier: no built-in profile ranks by it.
+type Decay struct {
+	Importance float64       `json:"importance"`
+	Effective  float64       `json:"effective"`
+	Idle       time.Duration `json:"-"`
+	IdleDays   float64       `json:"idle_days"`
+	HalfLife   float64       `json:"half_life_days"`
+}
+
+// DecayOf computes m's Decay at now.
+func DecayOf(m record.Memory, now time.Time) Decay {
+	last := m.CreatedAt
+	touched := []time.Time{m.AccessedAt}
+	if m.Revision > 1 { // a first revision's updated_at is when it was stored (an import's is today)
+		touched = append(touched, m.UpdatedAt)
+	}
+	for _, t := range touched {
+		if t.After(last) {
+			last = t
+		}
+	}
+	idle := max(now.Sub(last), 0)
+	half := time.Duration(float64(DecayHalfLife) * (1 + math.Log2(1+float64(m.AccessCount))))
+	eff := m.Importance * math.Exp2(-float64(idle)/float64(half))
+	return Decay{Importance: m.Importance, Effective: eff, Idle: idle, IdleDays: idle.Hours() / 24, HalfLife: half.Hours() / 24}
+}
+
+// Badge is the decay in a few words for a result line, or "" when the
+// memory has lost less than a tenth of its importance.
+func (d Decay) Badge() string {
+	if d.Effective >= 0.9*d.Importance {
+		return ""
+	}
+	return fmt.Sprintf("faded %.2f→%.2f (%.0f d idle)", d.Importance, d.Effective, d.IdleDays)
+}
+
+// MaintainOptions say what Maintain looks for and whether it acts.
+type MaintainOptions struct {
+	// PruneBelow lists memories whose effective importance is below it
+	// (0: none). Superseded memories are listed whatever their decay.
+	PruneBelow float64
+	// Apply deletes what is listed for pruning and consolidates
+	// duplicates; without it Maintain only reports.
+	Apply bool
+	// Now is the time decay is computed at (zero: now).
+	Now time.Time
+}
+
+// MaintainAction is one thing Maintain found (and did, with Apply).
+type MaintainAction struct {
+	// Action is "prune" (delete a faded or superseded memory) or
+	// "merge_duplicate" (delete a copy of an older memory with the same
+	// content in the same project, stored with AllowDuplicate).
+	Action string    `json:"action"`
+	ID     record.ID `json:"id"`
+	// Keep is, for merge_duplicate, the older memory that stays.
+	Keep    record.ID `json:"keep,omitzero"`
+	Reason  string    `json:"reason"`
+	Applied bool      `json:"applied"`
+}
+
+// Maintain walks every memory and lists those to prune (effective
+// importance below PruneBelow, or superseded by a newer memory) and the
+// exact duplicates to merge into their oldest copy. With Apply it deletes
+// them, one memory per batch (each delete is atomic and drops the
+// memory's relations and history); without it nothing is written. Every
+// action is reported.
+func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAction, error) {
+	if o.Apply && s.ro {
+		return nil, fmt.Errorf("store %s: %w: open it without --read-only to change it", s.dir, record.ErrReadOnly)
+	}
+	if math.IsNaN(o.PruneBelow) || o.PruneBelow < 0 || o.PruneBelow > 1 {
+		return nil, &record.ValidationError{Field: "prune_below", Problem: fmt.Sprintf("%v is outside [0, 1]", o.PruneBelow), Fix: "give an effective importance from 0 to 1, such as 0.05"}
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	superseded, err := s.supersededIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var acts []MaintainAction
+	first := map[string]record.ID{} // project + normalized content → oldest memory
+	var after record.ID
+	for {
+		page, err := s.eng.List(ctx, record.ListOptions{Limit: 1000, After: after, Oldest: true})
+		if err != nil {
+			return nil, fmt.Errorf("maintain: %w", err)
+		}
+		for _, m := range page {
+			key := m.Project + "\x00" + record.NormalizeContent(m.Content)
+			if keep, ok := first[key]; ok {
+				acts = append(acts, MaintainAction{Action: "merge_duplicate", ID: m.ID, Keep: keep, Reason: "the same content as the older memory, in the same project"})
+				continue
+			}
+			first[key] = m.ID
+			if by, ok := superseded[m.ID]; ok {
+				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID, Reason: fmt.Sprintf("superseded by %s", by)})
+				continue
+			}
+			if d := DecayOf(m, o.Now); d.Effective < o.PruneBelow {
+				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID,
+					Reason: fmt.Sprintf("effective importance %.3f < %.3f (importance %.2f, %.0f days idle, half-life %.0f days)", d.Effective, o.PruneBelow, d.Importance, d.IdleDays, d.HalfLife)})
+			}
+		}
+		if len(page) < 1000 {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	if !o.Apply {
+		return acts, nil
+	}
+	for i := range acts {
+		if err := s.Delete(ctx, acts[i].ID); err != nil {
+			return acts, fmt.Errorf("maintain: delete %s (%d of %d actions applied): %w", acts[i].ID, i, len(acts), err)
+		}
+		acts[i].Applied = true
+	}
+	return acts, nil
+}
+
+// supersededIDs maps every superseded memory to a memory that supersedes
+// it, from the relations family (it works without indexes).
+func (s *Engine) supersededIDs(ctx context.Context) (map[record.ID]record.ID, error) {
+	out := map[record.ID]record.ID{}
+	err := s.eng.EachRelation(ctx, func(r record.Relation) error {
+		if r.Type == record.RelSupersedes {
+			out[r.To] = r.From
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("maintain: read relations: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cgraph/cgraph/record"
+)
+
+// TestDecayOf checks effective importance against hand-computed values:
+// importance × 2^(-idle / (30 d × (1 + log2(1 + reads)))).
+func TestDecayOf(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	tests := []struct {
+		name  string
+		m     record.Memory
+		want  float64
+		badge bool
+	}{
+		{"fresh", record.Memory{Importance: 0.8, CreatedAt: now}, 0.8, false},
+		{"60 days, never read", record.Memory{Importance: 0.8, CreatedAt: now.Add(-60 * day)}, 0.2, true},
+		{"60 days, read once", record.Memory{Importance: 0.8, CreatedAt: now.Add(-90 * day), AccessedAt: now.Add(-60 * day), AccessCount: 1}, 0.4, true},
+		{"60 days, read three times", record.Memory{Importance: 0.8, CreatedAt: now.Add(-60 * day), AccessCount: 3}, 0.8 * math.Pow(2, -60.0/90), true},
+		{"updated yesterday", record.Memory{Importance: 0.5, CreatedAt: now.Add(-400 * day), UpdatedAt: now.Add(-day), Revision: 2}, 0.5 * math.Pow(2, -1.0/30), false},
+		{"stored yesterday, created long ago", record.Memory{Importance: 0.5, CreatedAt: now.Add(-30 * day), UpdatedAt: now.Add(-day), Revision: 1}, 0.25, true},
+	}
+	for _, tt := range tests {
+		d := DecayOf(tt.m, now)
+		if math.Abs(d.Effective-tt.want) > 1e-9 {
+			t.Errorf("%s: effective %v, want %v", tt.name, d.Effective, tt.want)
+		}
+		if (d.Badge() != "") != tt.badge {
+			t.Errorf("%s: badge %q, want one: %v", tt.name, d.Badge(), tt.badge)
+		}
+	}
+}
+
+// TestMaintain: a dry run lists faded, superseded and duplicate memories
+// and writes nothing; --apply deletes exactly those; a search badges a
+// faded memory without dropping it.
+func TestMaintain(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), hashRegistry(t, ""))
+	now := time.Now()
+	old, err := s.Add(ctx, record.NewMemory{Content: texts[0], CreatedAt: now.Add(-200 * 24 * time.Hour), Importance: 0.6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep, err := s.Add(ctx, record.NewMemory{Content: texts[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup, err := s.Add(ctx, record.NewMemory{Content: texts[1], AllowDuplicate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := s.Add(ctx, record.NewMemory{Content: texts[2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer, err := s.Add(ctx, record.NewMemory{Content: texts[3]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Link(ctx, record.Relation{From: newer.ID, To: gone.ID, Type: record.RelSupersedes}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Search(ctx, SearchRequest{Query: texts[0], TopK: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Memories) == 0 || res.Memories[0].ID != old.ID || !strings.Contains(strings.Join(res.Hits[0].Badges, " "), "faded 0.60→") {
+		t.Fatalf("faded memory: hits %v badges %v", hitIDs(res), res.Hits[0].Badges)
+	}
+	acts, err := s.Maintain(ctx, MaintainOptions{PruneBelow: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[record.ID]string{old.ID: "prune", dup.ID: "merge_duplicate", gone.ID: "prune"}
+	if len(acts) != len(want) {
+		t.Fatalf("dry run: %+v", acts)
+	}
+	for _, a := range acts {
+		if want[a.ID] != a.Action || a.Applied {
+			t.Fatalf("dry run action %+v", a)
+		}
+		if a.Action == "merge_duplicate" && a.Keep != keep.ID {
+			t.Fatalf("duplicate kept %s, want the older %s", a.Keep, keep.ID)
+		}
+	}
+	if st, _ := s.Stats(ctx); st.Memories != 5 {
+		t.Fatalf("a dry run deleted: %d memories", st.Memories)
+	}
+	if _, err := s.Maintain(ctx, MaintainOptions{PruneBelow: 0.05, Apply: true}); err != nil {
+		t.Fatal(err)
+	}
+	for id := range want {
+		if _, err := s.Get(ctx, id); err == nil {
+			t.Fatalf("%s survived --apply", id)
+		}
+	}
+	for _, id := range []record.ID{keep.ID, newer.ID} {
+		if _, err := s.Get(ctx, id); err != nil {
+			t.Fatalf("%s was removed: %v", id, err)
+		}
+	}
+	if _, err := s.Maintain(ctx, MaintainOptions{PruneBelow: 2}); err == nil {
+		t.Fatal("prune-below 2 accepted")
+	}
+}
