@@ -21,7 +21,7 @@ type addFlags struct {
 	importance                      float64
 	file, jsonl                     string
 	skipLines                       int
-	allowDuplicate                  bool
+	allowDuplicate, supersede       bool
 }
 
 func newAddCmd(a *App) *cobra.Command {
@@ -65,6 +65,7 @@ resume with --skip-lines N.`,
 	fl.StringVar(&f.createdAt, "created-at", "", "creation time, RFC 3339 (default now)")
 	fl.StringVar(&f.file, "file", "", "read the content from this file")
 	fl.StringVar(&f.jsonl, "jsonl", "", "store one memory per line of this JSONL file (- for stdin)")
+	fl.BoolVar(&f.supersede, "supersede", false, "mark the near-duplicates found (every space agreeing) as superseded by the new memory")
 	fl.BoolVar(&f.allowDuplicate, "allow-duplicate", false, "store the memory even if the store already holds the same content (by default its id is returned instead)")
 	fl.IntVar(&f.skipLines, "skip-lines", 0, "with --jsonl: skip the first N lines (resume an interrupted run)")
 	fl.IntVar(&a.MaxContentBytes, "max-content-bytes", record.DefaultMaxContentBytes, "refuse content longer than this many bytes")
@@ -112,10 +113,20 @@ func (a *App) runAddOne(cmd *cobra.Command, f addFlags, args []string) (err erro
 	if m.Duplicate {
 		a.Warnf("already stored as %s (the same content): nothing added; --allow-duplicate stores a second copy", m.ID)
 	}
+	for _, sim := range m.Similar {
+		if sim.Superseded {
+			a.Warnf("%s: %s", sim.ID, sim.Decision)
+		} else if sim.Near {
+			a.Warnf("%s: %s (--supersede would mark it superseded by this one)", sim.ID, sim.Decision)
+		}
+	}
 	if a.JSON {
 		out := map[string]any{"id": m.ID}
 		if m.Duplicate {
 			out["duplicate_of"] = m.ID
+		}
+		if len(m.Similar) > 0 {
+			out["similar"] = m.Similar
 		}
 		return a.PrintJSON(out)
 	}
@@ -180,7 +191,7 @@ func (a *App) readLimited(r io.Reader, what string) (string, error) {
 
 // newMemoryFromFlags builds the memory add's flags describe.
 func newMemoryFromFlags(cmd *cobra.Command, f addFlags, content string) (record.NewMemory, error) {
-	n := record.NewMemory{Content: content, Tags: f.tags, Source: f.source, Session: f.session, Importance: f.importance, AllowDuplicate: f.allowDuplicate}
+	n := record.NewMemory{Content: content, Tags: f.tags, Source: f.source, Session: f.session, Importance: f.importance, AllowDuplicate: f.allowDuplicate, Supersede: f.supersede}
 	if f.typ != "" {
 		t, err := record.ParseType(f.typ)
 		if err != nil {

@@ -149,3 +149,34 @@ type searchIDs struct {
 		ID record.ID `json:"id"`
 	} `json:"expanded"`
 }
+
+// TestMaintainCommand: maintain lists a superseded memory without --apply
+// and deletes it with --apply; add --supersede is accepted where no space
+// can find a near-duplicate (these tests run without the E1 model: the
+// engine tests cover the detection with every space).
+func TestMaintainCommand(t *testing.T) {
+	db := newStore(t)
+	var first, second struct {
+		ID      record.ID        `json:"id"`
+		Similar []record.Similar `json:"similar"`
+	}
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "add", "Decision: pin grocksdb at v1.7.15").stdout, &first)
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "add", "--supersede", "Decision: pin grocksdb at v1.8.0").stdout, &second)
+	if len(second.Similar) != 0 {
+		t.Fatalf("near-duplicates found without E1: %+v", second.Similar)
+	}
+	mustRun(t, "", "--db", db, "link", second.ID.String(), first.ID.String(), "--type", "supersedes")
+	dry := mustRun(t, "", "--db", db, "maintain")
+	if !strings.Contains(dry.stdout, "would prune") || !strings.Contains(dry.stdout, first.ID.String()) || !strings.Contains(dry.stderr, "--apply") {
+		t.Fatalf("maintain dry run: %s %s", dry.stdout, dry.stderr)
+	}
+	mustRun(t, "", "--db", db, "get", first.ID.String())
+	mustRun(t, "", "--db", db, "maintain", "--apply")
+	if r := run(t, "", "--db", db, "get", first.ID.String()); r.code == ExitOK {
+		t.Fatal("maintain --apply left the superseded memory")
+	}
+	mustRun(t, "", "--db", db, "get", second.ID.String())
+	if r := run(t, "", "--db", db, "maintain", "--prune-below", "1.5"); r.code != ExitUsage {
+		t.Fatalf("--prune-below 1.5: %d %s", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/engine"
+)
+
+func init() { register(newMaintainCmd) }
+
+func newMaintainCmd(a *App) *cobra.Command {
+	var o engine.MaintainOptions
+	cmd := &cobra.Command{
+		Use:   "maintain",
+		Short: "List (and with --apply remove) faded, superseded and duplicate memories",
+		Long: `maintain walks every memory and lists what could go, each with its reason:
+  prune            a memory superseded by a newer one (cgraph link NEW OLD --type
+                   supersedes, or add --supersede), or one whose effective importance has
+                   faded below --prune-below: importance × 2^(-idle days / half-life), the
+                   half-life 30 days × (1 + log2(1 + reads))
+  merge_duplicate  a copy of an older memory with the same content in the same project
+                   (stored with --allow-duplicate); the older one stays
+Nothing is removed without --apply; then each memory is deleted in its own atomic
+write, with its relations and earlier revisions.`,
+		Example: `  cgraph maintain --prune-below 0.05
+  cgraph maintain --prune-below 0.05 --apply`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			if o.PruneBelow < 0 || o.PruneBelow > 1 {
+				return usagef("give an effective importance from 0 to 1, such as 0.05", "--prune-below %v is outside [0, 1]", o.PruneBelow)
+			}
+			e, err := a.OpenRecords(o.Apply)
+			if err != nil {
+				return err
+			}
+			defer closeEngine(e, &err)
+			acts, err := e.Maintain(a.Context(), o)
+			if a.JSON {
+				if acts == nil {
+					acts = []engine.MaintainAction{}
+				}
+				return errors.Join(a.PrintJSON(acts), err)
+			}
+			for _, x := range acts {
+				verb := "would " + x.Action
+				if x.Applied {
+					verb = "did " + x.Action
+				}
+				a.Printf("%-22s %s  %s\n", verb, x.ID, x.Reason)
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case len(acts) == 0:
+				a.Warnf("nothing to prune or merge")
+			case !o.Apply:
+				a.Warnf("%d actions listed, nothing changed: run again with --apply to carry them out", len(acts))
+			default:
+				a.Warnf("%d actions applied", len(acts))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().Float64Var(&o.PruneBelow, "prune-below", 0, "list memories whose effective importance is below this (0: only superseded ones and duplicates)")
+	cmd.Flags().BoolVar(&o.Apply, "apply", false, "carry out the actions (default: list them only)")
+	return cmd
+}
