@@ -1,5 +1,6 @@
 // Package engine is cgraph's front door: Open, Add, AddBatch, Get, Peek,
-// Delete, List, Stats, Search, Reembed, Check, RepairPostings, Backup,
+// Update, History, Delete, Link, Unlink, Related, Relations, List, Stats,
+// Search, Maintain, Reembed, Check, RepairPostings, RepairLinks, Backup,
 // ResolveID, Warm, SessionTimeline and topic snapshots over one store. It composes its cellar (engine/internal/cellar:
 // RocksDB column families, keys, the record codec, the writer lock), an
 // *embedders.Registry (fingerprints, query views), in-memory structures of
@@ -30,6 +31,27 @@
 // index. Only then are the in-memory indexes updated, in commit order.
 // Delete reads the stored fingerprint in its batch to remove the postings
 // (the cellar removes every per-memory key).
+//
+// # Lifecycle
+//
+// Update applies a record.Change as the next revision (Batch.Replace keeps
+// the one it replaces in the history family); new content is fingerprinted
+// before the lock, like Add, and replaces every slot's values and postings
+// in the same batch; other changes write the record alone. Link and Unlink
+// write both keys of a relation; a memory's relations and history go with
+// it in Delete's batch. Write batches that change memories in place bump
+// meta/edit_count, and a read-only engine that sees it move rebuilds.
+//
+// The index set keeps an attribute table (attrs: a bitmap per type, tag,
+// project, session, source and metadata pair; a row per doc for times and
+// importance; the superseded docs). Search turns record.Filter into a
+// bitmap there and every probe searches inside it (spaces.allow), so a
+// filter is applied before fusion and never empties a top-k that matching
+// memories could fill. AddBatch compares each new memory with its E1
+// neighbours in its project (findSimilar) and reports near-duplicates only
+// when E1, E6 and E11 all agree (DefaultNearDuplicate); NewMemory.Supersede
+// links them in the memory's batch. Decay (DecayOf) is shown as a badge and
+// used by Maintain; it never changes a ranking.
 //
 // # Slot registry and re-embedding
 //
