@@ -33,6 +33,9 @@ type repairJSON struct {
 	// Links is what was done to history and relations (entries of missing
 	// memories dropped, missing mirror keys written back).
 	Links engine.LinkRepair `json:"links"`
+	// Derived is what was rewritten in the per-doc derived families from
+	// the fingerprints, and the memories whose E12 matrix was dropped.
+	Derived engine.DerivedRepair `json:"derived"`
 }
 
 // repairPostings drops orphan postings and resets the posting statistics
@@ -56,6 +59,12 @@ func (a *App) repairPostings(r *repairJSON) (err error) {
 		return fmt.Errorf("repair: %w", err)
 	}
 	r.Links = links
+	if r.Derived, err = e.RepairDerived(a.Context()); err != nil {
+		return fmt.Errorf("repair: %w", err)
+	}
+	if r.Derived.E12Dropped == nil {
+		r.Derived.E12Dropped = []record.ID{}
+	}
 	return nil
 }
 
@@ -77,8 +86,10 @@ points CURRENT at the newest manifest that RocksDB reads and that holds
 cgraph metadata, and checks the result. It only rewrites CURRENT, and puts it
 back when no manifest serves. It then drops postings (E6, E13) of memories that no longer
 exist and resets the posting statistics from the postings, reporting each family it
-changed, and drops earlier revisions and relations of memories that no longer exist and
-writes back a relation's missing mirror key.`,
+changed; drops earlier revisions and relations of memories that no longer exist and
+writes back a relation's missing mirror key; and rewrites every per-memory derived value
+(vectors, hypervectors, entity sets) that differs from the memory's stored fingerprint,
+dropping an unreadable E12 matrix for ` + "`cgraph reembed --slot E12`" + ` to compute again.`,
 		Example: `  cgraph check
   cgraph check --repair --db ~/.local/share/cgraph/default`,
 		Args: noArgs,
@@ -135,6 +146,13 @@ writes back a relation's missing mirror key.`,
 					for _, p := range r.Postings {
 						a.Printf("repair: %s: dropped %d postings of memories that no longer exist; statistics set to %d documents, length %d\n",
 							p.Family, p.Dropped, p.Docs, p.Length)
+					}
+					if d := r.Derived; d.Rewritten > 0 || len(d.E12Dropped) > 0 {
+						a.Printf("repair: rewrote %d derived values from the fingerprints", d.Rewritten)
+						if n := len(d.E12Dropped); n > 0 {
+							a.Printf("; dropped %d unreadable E12 matrices: run `cgraph reembed --slot E12` to compute them again", n)
+						}
+						a.Printf("\n")
 					}
 					if l := r.Links; l.Changed() {
 						a.Printf("repair: dropped %d earlier revisions and %d relation keys of memories that no longer exist; wrote back %d missing relation mirrors\n",

@@ -18,7 +18,7 @@ import (
 // memory, every key parses, and the document statistics match the postings.
 // Each problem is one line of the returned error, naming family and key.
 func (s *Engine) Check(ctx context.Context) error {
-	return errors.Join(s.eng.Check(ctx), s.checkPostings(ctx))
+	return errors.Join(s.eng.Check(ctx), s.checkPostings(ctx), s.checkDerived(ctx))
 }
 
 // checkPostings is the posting half of Check. Cost: one pass over the

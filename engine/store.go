@@ -124,6 +124,9 @@ func (s *Engine) open(ctx context.Context, o Options) error {
 	}
 	s.stored = recs
 	ix, err := rebuild(ctx, s.eng, s.staleFlags(), s.wantDims())
+	if errors.Is(err, record.ErrCorrupt) {
+		return fmt.Errorf("open %s: %w: `cgraph check` names what is damaged, `cgraph check --repair` rewrites derived families from the fingerprints", s.dir, err)
+	}
 	if err != nil {
 		return fmt.Errorf("open %s: %w", s.dir, err)
 	}

@@ -245,11 +245,13 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 	if err != nil {
 		return err
 	}
+	var fp *fingerprint.Fingerprint
 	if found {
-		fp, err := fingerprint.Decode(v)
-		if err != nil {
-			return fmt.Errorf("fingerprints/%s: %w", id, err)
-		}
+		// An unreadable fingerprint must not make its memory undeletable: its
+		// postings stay behind as orphans, which check --repair drops.
+		fp, _ = fingerprint.Decode(v)
+	}
+	if fp != nil {
 		// Postings are shared between memories: the batch's writer keeps them.
 		for _, pf := range postingFamilies {
 			if old := fp.Get(pf.slot).Value; old != nil {

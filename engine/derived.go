@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/cgraph/cgraph/engine/internal/cellar"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/indexes"
+	"github.com/cgraph/cgraph/record"
+)
+
+// derivedFix is one repair of a per-doc derived family: put value at key,
+// or delete key when value is nil.
+type derivedFix struct {
+	family cellar.Family
+	key    []byte
+	value  []byte
+}
+
+// derivedAudit is what one pass over the fingerprints and the per-doc
+// derived families found: problems for Check, fixes for RepairDerived.
+type derivedAudit struct {
+	problems []string
+	fixes    []derivedFix
+	// e12Lost are memories whose E12 matrix is unreadable or missing: the
+	// repair drops it and marks the slot missing in the fingerprint, so
+	// `cgraph reembed --slot E12` computes it again (E12 rows are stored
+	// only in their family).
+	e12Lost map[record.ID]*fingerprint.Fingerprint
+}
+
+// auditDerived compares every per-doc derived value with what the memory's
+// stored fingerprint gives (E12, whose rows live only in its family, must
+// decode), and finds keys of docs that are not stored. Cost: one pass over
+// the docnums, fingerprints and each per-doc family.
+func (s *Engine) auditDerived(ctx context.Context) (derivedAudit, error) {
+	a := derivedAudit{e12Lost: map[record.ID]*fingerprint.Fingerprint{}}
+	ids := map[uint32]record.ID{}
+	if err := s.eng.ScanDocs(ctx, func(d record.DocNum, id record.ID) error {
+		ids[uint32(d)] = id
+		return nil
+	}); err != nil {
+		return a, err
+	}
+	fps := map[record.ID]*fingerprint.Fingerprint{}
+	if err := s.eng.Scan(ctx, cellar.FamFingerprints, nil, func(k, v []byte) error {
+		var id record.ID
+		copy(id[:], k)
+		fp, err := fingerprint.Decode(v)
+		if err != nil {
+			a.problems = append(a.problems, fmt.Sprintf("fingerprints/%x: %v: the memory cannot be re-derived; delete it (cgraph delete) and add its content again", k, err))
+			return nil
+		}
+		fps[id] = fp
+		return nil
+	}); err != nil {
+		return a, err
+	}
+	for _, c := range columns {
+		seen := map[uint32]bool{}
+		err := s.eng.Scan(ctx, c.family, nil, func(k, v []byte) error {
+			doc, err := parseDocKey(c.family, k)
+			if err != nil {
+				a.problems = append(a.problems, err.Error())
+				a.fixes = append(a.fixes, derivedFix{c.family, append([]byte(nil), k...), nil})
+				return nil
+			}
+			seen[doc] = true
+			id, live := ids[doc]
+			if !live {
+				a.fixes = append(a.fixes, derivedFix{c.family, append([]byte(nil), k...), nil}) // Check reports it already
+				return nil
+			}
+			fp := fps[id]
+			if fp == nil {
+				return nil // reported with its fingerprint
+			}
+			if c.slot == fingerprint.E12 {
+				if _, err := indexes.DecodeTokenMatrix(v); err != nil {
+					a.problems = append(a.problems, fmt.Sprintf("%s/%d: %v", c.family, doc, err))
+					a.fixes = append(a.fixes, derivedFix{c.family, docKey(doc), nil})
+					a.e12Lost[id] = fp
+				}
+				return nil
+			}
+			want, err := c.encode(fp.Get(c.slot).Value)
+			if err != nil {
+				return fmt.Errorf("%s/%d: encode from the fingerprint: %w", c.family, doc, err)
+			}
+			if !bytes.Equal(v, want) {
+				a.problems = append(a.problems, fmt.Sprintf("%s/%d differs from memory %s's fingerprint", c.family, doc, id))
+				a.fixes = append(a.fixes, derivedFix{c.family, docKey(doc), want})
+			}
+			return nil
+		})
+		if err != nil {
+			return a, err
+		}
+		for doc, id := range ids {
+			fp := fps[id]
+			if seen[doc] || fp == nil {
+				continue
+			}
+			if c.slot == fingerprint.E12 {
+				if t, ok := fp.Get(fingerprint.E12).Value.(fingerprint.Tokens); ok && t.Dim > 0 {
+					a.problems = append(a.problems, fmt.Sprintf("%s/%d is missing: memory %s's fingerprint has an E12 value", c.family, doc, id))
+					a.e12Lost[id] = fp
+				}
+				continue
+			}
+			want, err := c.encode(fp.Get(c.slot).Value)
+			if err != nil {
+				return a, fmt.Errorf("%s/%d: encode from the fingerprint: %w", c.family, doc, err)
+			}
+			if want != nil {
+				a.problems = append(a.problems, fmt.Sprintf("%s/%d is missing: memory %s's fingerprint has a value", c.family, doc, id))
+				a.fixes = append(a.fixes, derivedFix{c.family, docKey(doc), want})
+			}
+		}
+	}
+	return a, nil
+}
+
+// checkDerived is the derived-family half of Check.
+func (s *Engine) checkDerived(ctx context.Context) error {
+	a, err := s.auditDerived(ctx)
+	if err != nil {
+		return fmt.Errorf("check derived families: %w", err)
+	}
+	if len(a.problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d derived-family problems (cgraph check --repair rewrites them from the fingerprints): %s", len(a.problems), joinFirst(a.problems, 20))
+}
+
+func joinFirst(xs []string, n int) string {
+	var b bytes.Buffer
+	for i, x := range xs {
+		if i == n {
+			fmt.Fprintf(&b, "; and %d more", len(xs)-n)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(x)
+	}
+	return b.String()
+}
+
+// DerivedRepair is what RepairDerived did.
+type DerivedRepair struct {
+	// Rewritten are per-doc values put back from the memories'
+	// fingerprints or deleted (keys of docs that are not stored).
+	Rewritten int `json:"rewritten"`
+	// E12Dropped are memories whose E12 token matrix was unreadable or
+	// missing: dropped and marked missing, for `cgraph reembed --slot E12`.
+	E12Dropped []record.ID `json:"e12_dropped"`
+}
+
+// RepairDerived rewrites every per-doc derived value that differs from the
+// memory's fingerprint (or is missing) from the fingerprint, deletes values
+// of docs that are not stored, and drops unreadable E12 matrices, marking
+// E12 missing in those fingerprints so that Reembed recomputes it — in one
+// batch. A fingerprint that does not decode is left for the user (Check
+// says what to do). Like RepairPostings, an open engine's indexes see the
+// change after a reopen.
+func (s *Engine) RepairDerived(ctx context.Context) (DerivedRepair, error) {
+	var rep DerivedRepair
+	a, err := s.auditDerived(ctx)
+	if err != nil {
+		return rep, fmt.Errorf("repair derived families: %w", err)
+	}
+	if len(a.fixes) == 0 && len(a.e12Lost) == 0 {
+		return rep, nil
+	}
+	b, err := s.eng.Begin(ctx)
+	if err != nil {
+		return rep, err
+	}
+	defer b.Abort()
+	for _, f := range a.fixes {
+		if f.value == nil {
+			b.Del(f.family, f.key)
+		} else {
+			b.Put(f.family, f.key, f.value)
+		}
+		rep.Rewritten++
+	}
+	for id, fp := range a.e12Lost {
+		if err := fp.Set(fingerprint.E12, fingerprint.Entry{Status: fingerprint.StatusMissing}); err != nil {
+			return rep, fmt.Errorf("memory %s: mark E12 missing: %w", id, err)
+		}
+		enc, err := encodeStored(fp)
+		if err != nil {
+			return rep, fmt.Errorf("memory %s: encode fingerprint: %w", id, err)
+		}
+		b.Put(cellar.FamFingerprints, id[:], enc)
+		rep.E12Dropped = append(rep.E12Dropped, id)
+	}
+	if err := b.Commit(); err != nil {
+		return rep, fmt.Errorf("repair derived families: %w", err)
+	}
+	return rep, nil
+}
