@@ -191,3 +191,51 @@ func TestCheckFindsBrokenRelationsAndHistory(t *testing.T) {
 		t.Fatalf("a second RepairLinks changed %+v, %v", rep, err)
 	}
 }
+
+// TestAbortLeavesNoHalfState: a batch that replaced a record, linked two
+// memories and deleted a third, then never committed (a crash between
+// prepare and commit), leaves the store exactly as it was.
+func TestAbortLeavesNoHalfState(t *testing.T) {
+	ctx := context.Background()
+	e := openTest(t, filepath.Join(t.TempDir(), "store"), Options{Create: true})
+	var ms []record.Memory
+	for _, c := range []string{"a", "b", "c"} {
+		m, err := e.Add(ctx, record.NewMemory{Content: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	snapshot := func() map[string]string {
+		out := map[string]string{}
+		for f := Family(0); f < numFamilies; f++ {
+			if err := e.Scan(ctx, f, nil, func(k, v []byte) error { out[f.String()+"/"+string(k)] = string(v); return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	before := snapshot()
+	b, err := e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ms[0]
+	m.Content = "a, revised"
+	if _, _, err := b.Replace(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Link(record.Relation{From: ms[0].ID, To: ms[1].ID, Type: record.RelSupersedes, Weight: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Delete(ms[2].ID); err != nil {
+		t.Fatal(err)
+	}
+	b.Abort()
+	if after := snapshot(); !reflect.DeepEqual(before, after) {
+		t.Fatalf("an aborted batch changed the store: %d keys before, %d after", len(before), len(after))
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
