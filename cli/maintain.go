@@ -22,6 +22,9 @@ func newMaintainCmd(a *App) *cobra.Command {
                    half-life 30 days × (1 + log2(1 + reads))
   merge_duplicate  a copy of an older memory with the same content in the same project
                    (stored with --allow-duplicate); the older one stays
+  supersede        with --near: an older near-duplicate of a newer memory (E1 cosine,
+                   E6 and E11 overlap all agreeing, as add reports); the newer one is
+                   linked as superseding it, nothing is deleted (loads the models)
 Nothing is removed without --apply; then each memory is deleted in its own atomic
 write, with its relations and earlier revisions.`,
 		Example: `  cgraph maintain --prune-below 0.05
@@ -31,7 +34,12 @@ write, with its relations and earlier revisions.`,
 			if o.PruneBelow < 0 || o.PruneBelow > 1 {
 				return usagef("give an effective importance from 0 to 1, such as 0.05", "--prune-below %v is outside [0, 1]", o.PruneBelow)
 			}
-			e, err := a.OpenRecords(o.Apply)
+			var e *engine.Engine
+			if o.Near {
+				e, err = a.OpenStore(o.Apply)
+			} else {
+				e, err = a.OpenRecords(o.Apply)
+			}
 			if err != nil {
 				return err
 			}
@@ -66,5 +74,6 @@ write, with its relations and earlier revisions.`,
 	}
 	cmd.Flags().Float64Var(&o.PruneBelow, "prune-below", 0, "list memories whose effective importance is below this (0: only superseded ones and duplicates)")
 	cmd.Flags().BoolVar(&o.Apply, "apply", false, "carry out the actions (default: list them only)")
+	cmd.Flags().BoolVar(&o.Near, "near", false, "also find near-duplicates and propose that the newer supersedes the older")
 	return cmd
 }

@@ -64,16 +64,23 @@ type MaintainOptions struct {
 	Apply bool
 	// Now is the time decay is computed at (zero: now).
 	Now time.Time
+	// Near also looks for near-duplicates (every space agreeing, as on
+	// write) and proposes that the newer of each pair supersedes the older.
+	// It needs the embedders' indexes (an engine opened with Embedders).
+	Near bool
 }
 
 // MaintainAction is one thing Maintain found (and did, with Apply).
 type MaintainAction struct {
-	// Action is "prune" (delete a faded or superseded memory) or
+	// Action is "prune" (delete a faded or superseded memory),
 	// "merge_duplicate" (delete a copy of an older memory with the same
-	// content in the same project, stored with AllowDuplicate).
+	// content in the same project, stored with AllowDuplicate) or
+	// "supersede" (with Near: Keep, the newer near-duplicate, supersedes
+	// ID; nothing is deleted).
 	Action string    `json:"action"`
 	ID     record.ID `json:"id"`
-	// Keep is, for merge_duplicate, the older memory that stays.
+	// Keep is, for merge_duplicate, the older memory that stays; for
+	// supersede, the newer memory that supersedes ID.
 	Keep    record.ID `json:"keep,omitzero"`
 	Reason  string    `json:"reason"`
 	Applied bool      `json:"applied"`
@@ -95,10 +102,14 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
+	if o.Near && s.ix == nil {
+		return nil, fmt.Errorf("maintain: looking for near-duplicates needs the store opened with its models")
+	}
 	superseded, err := s.supersededIDs(ctx)
 	if err != nil {
 		return nil, err
 	}
+	var nearActs []MaintainAction
 	var acts []MaintainAction
 	first := map[string]record.ID{} // project + normalized content → oldest memory
 	var after record.ID
@@ -118,6 +129,13 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID, Reason: fmt.Sprintf("superseded by %s", by)})
 				continue
 			}
+			if o.Near {
+				acts, err := s.nearOlder(ctx, m, superseded)
+				if err != nil {
+					return nil, err
+				}
+				nearActs = append(nearActs, acts...)
+			}
 			if d := DecayOf(m, o.Now); d.Effective < o.PruneBelow {
 				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID,
 					Reason: fmt.Sprintf("effective importance %.3f < %.3f (importance %.2f, %.0f days idle, half-life %.0f days)", d.Effective, o.PruneBelow, d.Importance, d.IdleDays, d.HalfLife)})
@@ -128,10 +146,18 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 		}
 		after = page[len(page)-1].ID
 	}
+	acts = append(acts, nearActs...)
 	if !o.Apply {
 		return acts, nil
 	}
 	for i := range acts {
+		if acts[i].Action == "supersede" {
+			if _, err := s.Link(ctx, record.Relation{From: acts[i].Keep, To: acts[i].ID, Type: record.RelSupersedes}); err != nil {
+				return acts, fmt.Errorf("maintain: %s supersedes %s (%d of %d actions applied): %w", acts[i].Keep, acts[i].ID, i, len(acts), err)
+			}
+			acts[i].Applied = true
+			continue
+		}
 		if err := s.Delete(ctx, acts[i].ID); err != nil {
 			return acts, fmt.Errorf("maintain: delete %s (%d of %d actions applied): %w", acts[i].ID, i, len(acts), err)
 		}
@@ -152,6 +178,35 @@ func (s *Engine) supersededIDs(ctx context.Context) (map[record.ID]record.ID, er
 	})
 	if err != nil {
 		return nil, fmt.Errorf("maintain: read relations: %w", err)
+	}
+	return out, nil
+}
+
+// nearOlder returns a supersede action for each stored memory created
+// before m that is a near-duplicate of it and not superseded yet.
+func (s *Engine) nearOlder(ctx context.Context, m record.Memory, superseded map[record.ID]record.ID) ([]MaintainAction, error) {
+	_, fps, err := s.readMemories(ctx, []record.ID{m.ID})
+	if err != nil || fps[0] == nil {
+		return nil, err
+	}
+	sims, err := s.findSimilar(ctx, m.Project, fps[0])
+	if err != nil {
+		return nil, err
+	}
+	var out []MaintainAction
+	for _, sim := range sims {
+		if sim.ID == m.ID || !sim.Near {
+			continue
+		}
+		if _, done := superseded[sim.ID]; done {
+			continue
+		}
+		older, err := s.peek(ctx, sim.ID)
+		if err != nil || !older.CreatedAt.Before(m.CreatedAt) {
+			continue
+		}
+		superseded[sim.ID] = m.ID
+		out = append(out, MaintainAction{Action: "supersede", ID: sim.ID, Keep: m.ID, Reason: sim.Decision})
 	}
 	return out, nil
 }

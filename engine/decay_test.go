@@ -113,3 +113,37 @@ func TestMaintain(t *testing.T) {
 		t.Fatal("prune-below 2 accepted")
 	}
 }
+
+// TestMaintainNear: with Near, the newer of two near-duplicates is
+// proposed to supersede the older (E1, E6 and E11 agreeing), and --apply
+// links them; a memory on another subject is left alone.
+func TestMaintainNear(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), hashRegistry(t, ""))
+	base := time.Now().Add(-time.Hour)
+	older, err := s.Add(ctx, record.NewMemory{CreatedAt: base, Content: "Decision: pin github.com/linxGnu/grocksdb at v1.7.15 because librocksdb-dev 7.8.3 lacks newer C functions"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addAll(t, s, texts[1:])
+	newer, err := s.Add(ctx, record.NewMemory{CreatedAt: base.Add(time.Minute), Content: "Decision: pin github.com/linxGnu/grocksdb at v1.7.15 since librocksdb-dev 7.8.3 lacks the newer C functions"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acts, err := s.Maintain(ctx, MaintainOptions{Near: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acts) != 1 || acts[0].Action != "supersede" || acts[0].ID != older.ID || acts[0].Keep != newer.ID || acts[0].Applied {
+		t.Fatalf("near dry run: %+v", acts)
+	}
+	if _, err := s.Maintain(ctx, MaintainOptions{Near: true, Apply: true}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := s.Get(ctx, older.ID); err != nil || len(m.SupersededBy) != 1 || m.SupersededBy[0] != newer.ID {
+		t.Fatalf("after --apply: %+v, %v", m.SupersededBy, err)
+	}
+	if acts, err := s.Maintain(ctx, MaintainOptions{Near: true}); err != nil || len(acts) != 1 || acts[0].Action != "prune" {
+		t.Fatalf("second run: %+v, %v; want only the prune of the superseded memory", acts, err)
+	}
+}
