@@ -28,22 +28,34 @@ func newMCPCmd(a *App) *cobra.Command {
 on stdin/stdout by default (what Claude Code, Cursor and other MCP hosts start), or on
 streamable HTTP with --http 127.0.0.1:PORT.
 
+--project P (default $CGRAPH_PROJECT) pins the server to one project: memories are stored
+there, searches, get_context and get_related stay inside it, and a tool call that names another
+project (filter.project, filter.all_projects, store_memory's or update_memory's project) or the id
+of another project's memory is refused with an error naming both projects.
+
 When a cgraph serve serves the store (it announces itself in the store directory), cgraph mcp
 relays the session to it: every agent shares its one writer and warm models
-(CGRAPH_NO_SERVER=1, --read-only, --http or --tools core serve locally instead).
+(CGRAPH_NO_SERVER=1, --read-only, --http, --tools core or --project serve locally instead; an
+MCP host can reach the server's /mcp?project=P directly for a pinned session).
 
 Otherwise the first cgraph mcp on a store takes its writer lock. Later ones (or any beside another
 writing cgraph command) open the store read-only: their read tools see the writer's
-memories, and their write tools (store_memory, delete_memory) answer with an error that
-names the writing process.`,
+memories, and their write tools (store_memory, update_memory, link_memories, delete_memory)
+answer with an error that names the writing process.`,
 		Example: `  claude mcp add cgraph -- cgraph mcp --db ~/.local/share/cgraph/default
+  claude mcp add cgraph -- cgraph mcp --project myrepo --tools core
   cgraph mcp --http 127.0.0.1:8765`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if err := checkTools(tools); err != nil {
 				return err
 			}
-			if httpAddr == "" && !a.ReadOnly && tools == mcpserver.ToolsFull && os.Getenv("CGRAPH_NO_SERVER") == "" {
+			if err := record.CheckProject(a.Project); err != nil {
+				return err // a *record.ValidationError: exit 2
+			}
+			// The relay cannot pin its session to a project: a pinned server
+			// serves locally.
+			if httpAddr == "" && !a.ReadOnly && tools == mcpserver.ToolsFull && a.Project == "" && os.Getenv("CGRAPH_NO_SERVER") == "" {
 				if info, ok := readServerFile(a.DBDir); ok && (!info.Token || hasClientToken()) {
 					a.Warnf("store %s is served by cgraph serve at %s (pid %d): relaying this MCP session to it", a.DBDir, info.URL, info.PID)
 					return a.bridgeMCP(a.Context(), info.URL)
@@ -64,7 +76,7 @@ names the writing process.`,
 			if err := s.Warm(a.Context()); err != nil {
 				return err
 			}
-			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer, Tokens: a.tokenCounter(), Tools: tools})
+			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project})
 			if ln == nil {
 				return srv.Serve(a.Context(), a.Stdin, a.Stdout)
 			}
@@ -72,7 +84,7 @@ names the writing process.`,
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this address (host:port, loopback unless --allow-remote) instead of stdio")
-	cmd.Flags().StringVar(&tools, "tools", mcpserver.ToolsFull, "tool set: full (every tool) or core (8 tools: store, get, delete, context, search, keywords, causes, timeline)")
+	cmd.Flags().StringVar(&tools, "tools", mcpserver.ToolsFull, "tool set: full (every tool) or core (8 tools: store, update, search, context, related, get, delete, timeline)")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --http on a non-loopback address (the tools read and write the store without authentication)")
 	return cmd
 }
@@ -98,7 +110,7 @@ func (a *App) openStoreForMCP() (s *engine.Engine, writer int, err error) {
 	if !errors.As(err, &inUse) {
 		return s, 0, err
 	}
-	a.Warnf("store %s is in use by process %d: serving read-only; store_memory and delete_memory will be refused", a.DBDir, inUse.PID)
+	a.Warnf("store %s is in use by process %d: serving read-only; store_memory, update_memory, link_memories and delete_memory will be refused", a.DBDir, inUse.PID)
 	s, err = a.OpenStore(false)
 	return s, inUse.PID, err
 }

@@ -1,12 +1,16 @@
 package mcpserver
 
 import (
+	"context"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
@@ -32,12 +36,59 @@ func badArg(arg, fix, format string, a ...any) error {
 	return &argError{Arg: arg, Problem: fmt.Sprintf(format, a...), Fix: fix}
 }
 
-func parseID(arg, s string) (record.ID, error) {
-	id, err := record.ParseID(strings.TrimSpace(s))
-	if err != nil {
-		return id, badArg(arg, "give the 36-character UUID returned by store_memory or a search result, e.g. 0191e0a2-7c3b-7d4e-9f00-1234567890ab", "%q is not a memory id", s)
+// idPattern is the schema pattern of an id argument: a full id or a prefix
+// of at least engine.MinIDPrefix hex digits, dashes optional.
+const idPattern = `^[0-9a-fA-F-]{8,36}$`
+
+const idFix = "give the 36-character UUID returned by store_memory or a search result (e.g. 0191e0a2-7c3b-7d4e-9f00-1234567890ab), or its first 8 or more hex digits"
+
+// memoryID resolves an id argument — a full id or a unique prefix of one of
+// at least 8 hex digits — to a stored memory's id. On a server pinned to a
+// project the memory must belong to it.
+func (s *Server) memoryID(ctx context.Context, arg, text string) (record.ID, error) {
+	text = strings.TrimSpace(text)
+	if _, err := record.ParseID(text); err != nil {
+		digits := strings.ReplaceAll(text, "-", "")
+		if _, herr := hex.DecodeString(digits + strings.Repeat("0", len(digits)%2)); herr != nil || len(digits) < engine.MinIDPrefix || len(digits) > 32 {
+			return record.ID{}, badArg(arg, idFix, "%q is not a memory id", text)
+		}
+	}
+	id, err := s.store.ResolveID(ctx, text)
+	var ve *record.ValidationError
+	switch {
+	case errors.As(err, &ve): // a prefix several memories share
+		return id, badArg(arg, ve.Fix, "%s", ve.Problem)
+	case errors.Is(err, record.ErrNotFound):
+		return id, fmt.Errorf("argument %q: %w", arg, err)
+	case err != nil:
+		return id, err
+	}
+	// A full id is parsed, not looked up: read the memory (without
+	// recording an access) so that an unknown one is named by its argument.
+	ms, found, err := s.store.Peek(ctx, []record.ID{id})
+	switch p := s.opts.Project; {
+	case err != nil:
+		return id, err
+	case !found[0]:
+		return id, fmt.Errorf("argument %q: %w: no memory with id %s", arg, record.ErrNotFound, id)
+	case p != "" && ms[0].Project != p:
+		return id, badArg(arg, fmt.Sprintf("use a memory of project %q, or a cgraph mcp server started with --project %q for this one", p, ms[0].Project),
+			"memory %s belongs to project %q, and this server is pinned to project %q", id, ms[0].Project, p)
 	}
 	return id, nil
+}
+
+// project is the project a memory is stored in or moved to: the pinned
+// one when the argument is empty, and a different one refused there.
+func (s *Server) project(arg, given string) (string, error) {
+	p := s.opts.Project
+	switch {
+	case p == "" || given == p:
+		return given, record.CheckProject(given)
+	case given == "":
+		return p, nil
+	}
+	return "", badArg(arg, fmt.Sprintf("leave it out or give %q: this server is pinned to that project (cgraph mcp --project)", p), "%q is another project", given)
 }
 
 func topK(k int) (int, error) {

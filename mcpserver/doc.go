@@ -1,6 +1,7 @@
 // Package mcpserver serves cgraph's tools over the Model Context Protocol
 // (github.com/modelcontextprotocol/go-sdk): memory tools (store_memory,
-// get_memory, delete_memory, get_context), embedder tools (search_by_embedder,
+// update_memory, link_memories, get_related, get_memory, delete_memory,
+// get_context), embedder tools (search_by_embedder,
 // list_embedder_indexes, get_embedder_clusters, compare_embedder_views),
 // domain tools (search_graph, search_robust, search_by_intent,
 // search_by_keywords, search_code, search_causes, search_effects,
@@ -24,8 +25,28 @@
 // compact (id, score, snippet, type, tags, time); explain: true adds the
 // per-slot detail (rank, raw score, WRRF contribution, threshold level),
 // boosts and the status of every space searched. Options.Tools = ToolsCore
-// lists eight tools only. Memories are resources (memory://ID) and the
-// recall_context prompt packs the memories for a task.
+// lists eight tools only (CoreTools). Memories are resources (memory://ID)
+// and the recall_context prompt packs the memories for a task.
+//
+// # Ids, filters, projects, links
+//
+// Every id argument (id, from, to) takes a full id or a unique prefix of at
+// least 8 hex digits; an ambiguous prefix is refused listing the memories
+// it matches. Every search tool and get_context take a filter object —
+// record.Filter's JSON form, the HTTP API's too — applied inside every
+// index before fusion; without one a search covers the default project
+// without superseded memories. search_graph's expand and get_context
+// follow links (link_memories) one step from what they found: expansions
+// come in a separate expanded list with the relation and the result they
+// came from; get_context attaches the linked memories that fit the budget,
+// marked with the relation to the item they relate to.
+//
+// Options.Project pins a server to one project (cgraph mcp --project P):
+// stores go there, searches and get_related stay inside it, and a call that
+// names another project (filter.project, filter.all_projects, a project
+// argument) or the id of another project's memory is refused — not
+// silently narrowed — with an error naming both projects. Over HTTP a
+// session opened on /mcp?project=P is served pinned to P.
 //
 // # Errors
 //
@@ -39,9 +60,9 @@
 // The store has one writer (engine's lock). The first `cgraph mcp` on a store
 // takes the writer lock; a later one (or one started beside another writing
 // cgraph command) opens the store read-only and serves every read tool —
-// searches catch up with the writer's writes before they run — while
-// store_memory and delete_memory answer with a tool error naming the writing
-// process. When a `cgraph serve` serves the store, `cgraph mcp` relays the
+// searches catch up with the writer's writes before they run — while the
+// write tools (store_memory, update_memory, link_memories, delete_memory)
+// answer with a tool error naming the writing process. When a `cgraph serve` serves the store, `cgraph mcp` relays the
 // whole session to its /mcp endpoint instead (package cli), so every agent
 // writes through the one writer. detect_topics on a
 // read-only server computes topics but does not save a snapshot (it says so).

@@ -201,7 +201,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	}
 	slices.Sort(names) // the SDK lists tools by name
 	slices.Sort(want)
-	if !slices.Equal(names, want) || len(names) != 23 {
+	if !slices.Equal(names, want) || len(names) != 26 {
 		t.Fatalf("tools/list: %v, want %v", names, want)
 	}
 
@@ -221,6 +221,36 @@ func TestMCPEndToEnd(t *testing.T) {
 	got := use("get_memory", map[string]any{"id": id, "fingerprint": true})
 	if got["content"] != "Decision: the MCP e2e test stores this note about zebra-striped caches." || got["type"] != "decision" {
 		t.Fatalf("get_memory: %v", got)
+	}
+
+	// lifecycle: correct a memory in place, link it, follow the link
+	up := use("update_memory", map[string]any{"id": id, "content": "Decision: the MCP e2e test stores this note about zebra-striped caches of 512 entries.",
+		"add_tags": []string{"cache"}, "meta": map[string]any{"ticket": "E2E-1"}})
+	if up["id"] != id || up["revision"] != float64(2) || up["changed"] != true || up["reembedded"] != true {
+		t.Fatalf("update_memory: %v", up)
+	}
+	if h := use("get_memory", map[string]any{"id": id[:28], "history": true}); len(h["history"].([]any)) != 1 {
+		t.Fatalf("get_memory history after one update: %v", h["history"])
+	}
+	fix := use("store_memory", map[string]any{"content": "Fix: the zebra-striped cache evicts the oldest stripe first.", "type": "pattern", "meta": map[string]any{"ticket": "E2E-1"}})
+	fixID := fix["id"].(string)
+	if fix["meta"].(map[string]any)["ticket"] != "E2E-1" || fix["revision"] != float64(1) {
+		t.Fatalf("store_memory with meta: %v", fix)
+	}
+	if l := use("link_memories", map[string]any{"from": fixID, "to": id, "type": "fixes", "weight": 0.8}); l["linked"] != true || l["weight"] != 0.8 {
+		t.Fatalf("link_memories: %v", l)
+	}
+	rel := use("get_related", map[string]any{"id": id, "types": []string{"fixes"}})
+	if rs := rel["related"].([]any); len(rs) != 1 || rs[0].(map[string]any)["memory"].(map[string]any)["id"] != fixID || rs[0].(map[string]any)["direction"] != "in" {
+		t.Fatalf("get_related: %v", rel)
+	}
+	ex := use("search_graph", map[string]any{"query": "zebra-striped caches of 512 entries", "top_k": 1, "expand": []string{"fixes"},
+		"filter": map[string]any{"types": []string{"decision", "pattern"}, "meta": map[string]any{"ticket": "E2E-1"}}})
+	if hs := checkHits(t, "search_graph (filter, expand)", ex); len(hs) != 1 || hs[0]["id"] != id {
+		t.Fatalf("search_graph with a filter: %v", ex["results"])
+	}
+	if xs, _ := ex["expanded"].([]any); len(xs) != 1 || xs[0].(map[string]any)["from"] != id {
+		t.Fatalf("search_graph expand: %v", ex["expanded"])
 	}
 
 	// embedder tools
@@ -246,7 +276,7 @@ func TestMCPEndToEnd(t *testing.T) {
 		t.Fatalf("search_by_embedder E6: top %q", s)
 	}
 	cl := use("get_embedder_clusters", map[string]any{"embedder": "E6", "min_cluster_size": 2})
-	if cl["memories"] != float64(33) || cl["embedder"] != "E6" {
+	if cl["memories"] != float64(34) || cl["embedder"] != "E6" {
 		t.Fatalf("get_embedder_clusters: %v", cl)
 	}
 	cmp := use("compare_embedder_views", map[string]any{"query": "RocksDB column family handles", "embedders": []string{"E6", "E9"}, "top_k": 5})
@@ -292,7 +322,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	checkHits(t, "search_connections", use("search_connections", map[string]any{"query": "engine/write.go AddBatch", "direction": "targets"}))
 	checkHits(t, "search_by_entities", use("search_by_entities", map[string]any{"query": "grocksdb and librocksdb-dev"}))
 	rec := use("search_recent", map[string]any{"top_k": 1})
-	if hs := results(t, rec); len(hs) != 1 || hs[0]["id"] != id {
+	if hs := results(t, rec); len(hs) != 1 || hs[0]["id"] != fixID {
 		t.Fatalf("search_recent without a query: %v, want the memory just stored", rec)
 	}
 	checkHits(t, "search_recent", use("search_recent", map[string]any{"query": "RocksDB"}))
@@ -310,7 +340,7 @@ func TestMCPEndToEnd(t *testing.T) {
 
 	// analysis tools
 	dt := use("detect_topics", map[string]any{})
-	if dt["saved"] != true || dt["memories"] != float64(33) {
+	if dt["saved"] != true || dt["memories"] != float64(34) {
 		t.Fatalf("detect_topics: %v", dt)
 	}
 	stab := use("get_topic_stability", map[string]any{})
@@ -328,6 +358,9 @@ func TestMCPEndToEnd(t *testing.T) {
 	}
 
 	use("delete_memory", map[string]any{"id": id})
+	if rel := ok(t, cs, "get_related", map[string]any{"id": fixID}); len(rel["related"].([]any)) != 0 {
+		t.Fatalf("a link outlived the memory it pointed to: %v", rel)
+	}
 	if r := call(t, cs, "get_memory", map[string]any{"id": id}); !r.isError || !strings.Contains(r.text, "not found") {
 		t.Fatalf("get_memory after delete: %v %s", r.isError, r.text)
 	}
@@ -357,6 +390,15 @@ func TestMCPEndToEnd(t *testing.T) {
 		{"get_session_timeline", map[string]any{"session": "no-such-session"}, []string{"no memory has session"}},
 		{"detect_topics", map[string]any{"min_cluster_size": 1}, []string{`"min_cluster_size"`, "2 to 1000"}},
 		{"get_embedder_clusters", map[string]any{"embedder": "E3"}, []string{"temporal"}},
+		{"link_memories", map[string]any{"from": fixID, "to": fixID[:28], "type": "fixes"}, []string{`"to"`, "two different memories"}},
+		{"link_memories", map[string]any{"from": fixID, "to": "0191e0a2-7c3b-7d4e-9f00-1234567890ab", "type": "blames"}, []string{`"type"`, "supersedes"}},
+		{"get_related", map[string]any{"id": fixID, "depth": 4}, []string{`"depth"`, "1 to 3"}},
+		{"update_memory", map[string]any{"content": "no id"}, []string{`"id"`, "is missing"}},
+		{"update_memory", map[string]any{"id": fixID, "importance": 2}, []string{`"importance"`, "at most 1"}},
+		{"update_memory", map[string]any{"id": fixID, "meta": map[string]any{"bad key": "x"}}, []string{"meta", "letters, digits"}},
+		{"store_memory", map[string]any{"content": "x", "meta": map[string]any{"bad key": "x"}}, []string{"meta", "letters, digits"}},
+		{"get_related", map[string]any{"id": "0191e0a2-7c3b-7d4e-9f00-1234567890ab"}, []string{`"id"`, "not found"}},
+		{"search_graph", map[string]any{"query": "q", "filter": map[string]any{"superseded": "hide"}}, []string{`"filter.superseded"`, "exclude"}},
 	}
 	for _, b := range bad {
 		r := call(t, cs, b.tool, b.args)
@@ -386,6 +428,34 @@ func TestMCPEndToEnd(t *testing.T) {
 	late := ok(t, cs2, "search_by_keywords", map[string]any{"query": "quokka"})
 	if s := topSnippet(t, "search_by_keywords (reader)", late); !strings.Contains(s, "quokka") {
 		t.Fatalf("reader did not see the writer's new memory: %q", s)
+	}
+
+	// A server started with --project stays inside that project: the
+	// writer's memories of the default project are out of its reach.
+	use("store_memory", map[string]any{"content": "Fact: okapi tokens live in project alpha.", "project": "alpha"})
+	pinned, _ := e.start("--project", "alpha")
+	if hs := checkHits(t, "search_by_keywords (pinned)", ok(t, pinned, "search_by_keywords", map[string]any{"query": "okapi quokka tokens"})); len(hs) != 1 || !strings.Contains(hs[0]["snippet"].(string), "okapi") {
+		t.Fatalf("pinned search: %v", hs)
+	}
+	for _, b := range []struct {
+		tool string
+		args map[string]any
+		want []string
+	}{
+		{"search_graph", map[string]any{"query": "q", "filter": map[string]any{"project": "beta"}}, []string{`"filter.project"`, `"alpha"`}},
+		{"search_graph", map[string]any{"query": "q", "filter": map[string]any{"all_projects": true}}, []string{`"filter.all_projects"`, `"alpha"`}},
+		{"get_memory", map[string]any{"id": fixID}, []string{`"id"`, `project ""`, `"alpha"`}},
+	} {
+		r := call(t, pinned, b.tool, b.args)
+		if !r.isError {
+			t.Errorf("pinned %s(%v) succeeded: %s", b.tool, b.args, r.text)
+			continue
+		}
+		for _, w := range b.want {
+			if !strings.Contains(r.text, w) {
+				t.Errorf("pinned %s(%v): error %q does not mention %q", b.tool, b.args, r.text, w)
+			}
+		}
 	}
 }
 
@@ -507,7 +577,7 @@ func TestMCPHTTP(t *testing.T) {
 	}
 	defer cs.Close()
 	lt, err := cs.ListTools(ctx, nil)
-	if err != nil || len(lt.Tools) != 23 {
+	if err != nil || len(lt.Tools) != 26 {
 		t.Fatalf("tools/list over HTTP: %v, %d tools", err, len(lt.Tools))
 	}
 	d := ok(t, cs, "search_by_keywords", map[string]any{"query": "WriteBatch"})

@@ -31,7 +31,7 @@ func (s *Server) readMemory(ctx context.Context, req *mcp.ReadResourceRequest) (
 	if !strings.HasPrefix(uri, memoryURI) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	id, err := parseID("uri", strings.TrimPrefix(uri, memoryURI))
+	id, err := s.memoryID(ctx, "uri", strings.TrimPrefix(uri, memoryURI))
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}

@@ -125,12 +125,27 @@ func TestOutputSchemas(t *testing.T) {
 		}
 		ids = append(ids, m.ID.String())
 	}
+	// A link and an earlier revision, so that expansions, get_related and
+	// history have something to show.
+	from, _ := record.ParseID(ids[0])
+	to, _ := record.ParseID(ids[1])
+	if _, err := e.Link(ctx, record.Relation{From: from, To: to, Type: record.RelFixes}); err != nil {
+		t.Fatal(err)
+	}
+	imp := 0.9
+	if _, err := e.Update(ctx, from, record.Change{Importance: &imp, SetMeta: map[string]string{"ticket": "CG-12"}}); err != nil {
+		t.Fatal(err)
+	}
 	lt, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	args := map[string]map[string]any{
-		"store_memory":           {"content": "a new memory about RocksDB"},
+		"store_memory":           {"content": "a new memory about RocksDB", "meta": map[string]any{"file": "engine/write.go"}},
+		"update_memory":          {"id": ids[1][:28], "add_tags": []string{"ci"}, "meta": map[string]any{"status": "open"}},
+		"link_memories":          {"from": ids[1], "to": ids[0], "type": "informs", "weight": 0.5},
+		"get_related":            {"id": ids[0], "depth": 2},
+		"search_graph":           {"query": "why does the build fail", "expand": []string{"fixes"}, "filter": map[string]any{"tags_any": []string{"build"}}},
 		"get_context":            {"query": "why does the build fail", "budget": 200},
 		"search_by_embedder":     {"query": "RocksDB", "embedder": "E6"},
 		"search_connections":     {"query": "engine/write.go"},
@@ -138,7 +153,7 @@ func TestOutputSchemas(t *testing.T) {
 		"compare_embedder_views": {"query": "RocksDB", "embedders": []string{"E6", "E9"}},
 		"get_session_timeline":   {"session": "s1"},
 		"get_divergence_alerts":  {},
-		"get_memory":             {"id": ids[0], "fingerprint": true},
+		"get_memory":             {"id": ids[0], "fingerprint": true, "history": true},
 		"delete_memory":          {"id": ids[2]},
 		"list_embedder_indexes":  {},
 		"get_embedder_clusters":  {"embedder": "E6", "min_cluster_size": 2},
@@ -195,7 +210,7 @@ func TestOutputSchemas(t *testing.T) {
 		}
 		checked++
 	}
-	if checked != 23 {
-		t.Fatalf("%d tools with an output schema checked, want 23", checked)
+	if checked != 26 {
+		t.Fatalf("%d tools with an output schema checked, want 26", checked)
 	}
 }

@@ -26,6 +26,12 @@ type Hit struct {
 	Session   string      `json:"session,omitempty"`
 	Sequence  uint64      `json:"sequence,omitempty"`
 	CreatedAt time.Time   `json:"created_at"`
+	// Project is omitted for the default project, Meta when empty.
+	Project string            `json:"project,omitempty"`
+	Meta    map[string]string `json:"meta,omitempty"`
+	// SupersededBy lists the newer memories that supersede this one (only
+	// found with filter.superseded include or only).
+	SupersededBy []record.ID `json:"superseded_by,omitempty"`
 	// Slots explains the score: each slot's rank, raw score, WRRF
 	// contribution and threshold level.
 	Slots  pipeline.SlotScores `json:"slots,omitempty"`
@@ -47,6 +53,10 @@ type SearchOutput struct {
 	Embedder    string              `json:"embedder,omitempty"`
 	Direction   string              `json:"direction,omitempty"`
 	Results     []Hit               `json:"results"`
+	// Expanded are the memories linked to the results by the relation
+	// types of expand (search_graph), each once, with the result it was
+	// reached from.
+	Expanded []Expansion `json:"expanded,omitempty"`
 	// Spaces says what happened in each slot searched: ok, empty,
 	// unavailable (no model: fallback applied), skipped or failed.
 	Spaces []pipeline.SpaceReport `json:"spaces,omitempty"`
@@ -57,7 +67,47 @@ type SearchOutput struct {
 func toHit(rank int, h pipeline.ResultHit, m record.Memory) Hit {
 	return Hit{Rank: rank, ID: m.ID, Score: h.Score, Snippet: topicstore.Snippet(m.Content, snippetRunes), Type: m.Type,
 		Tags: m.Tags, Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(),
+		Project: m.Project, Meta: m.Meta, SupersededBy: m.SupersededBy,
 		Slots: h.Slots, Boosts: h.Boosts, Badges: h.Badges}
+}
+
+// Brief is a memory in a few fields: what expansions and get_related
+// return for each memory they reach.
+type Brief struct {
+	ID           record.ID         `json:"id"`
+	Snippet      string            `json:"snippet"`
+	Type         record.Type       `json:"type"`
+	Tags         []string          `json:"tags,omitempty"`
+	CreatedAt    time.Time         `json:"created_at"`
+	Project      string            `json:"project,omitempty"`
+	Meta         map[string]string `json:"meta,omitempty"`
+	SupersededBy []record.ID       `json:"superseded_by,omitempty"`
+}
+
+func toBrief(m record.Memory) Brief {
+	return Brief{ID: m.ID, Snippet: topicstore.Snippet(m.Content, snippetRunes), Type: m.Type, Tags: m.Tags, CreatedAt: m.CreatedAt.UTC(),
+		Project: m.Project, Meta: m.Meta, SupersededBy: m.SupersededBy}
+}
+
+// Expansion is a memory a search added because a result links to it.
+type Expansion struct {
+	Memory Brief `json:"memory"`
+	// Relation is the link's type; Direction is "out" when it runs from
+	// the result to this memory (the result causes it), "in" when it runs
+	// from this memory to the result (it fixes the result).
+	Relation  string  `json:"relation"`
+	Direction string  `json:"direction"`
+	Weight    float64 `json:"weight"`
+	// From is the result the link was followed from.
+	From record.ID `json:"from"`
+}
+
+// direction is "out" when r runs from via, else "in".
+func direction(r record.Relation, via record.ID) string {
+	if r.From == via {
+		return "out"
+	}
+	return "in"
 }
 
 func toOutput(res engine.SearchResult, req engine.SearchRequest) SearchOutput {
@@ -73,6 +123,10 @@ func toOutput(res engine.SearchResult, req engine.SearchRequest) SearchOutput {
 	for i, h := range res.Hits {
 		out.Results = append(out.Results, toHit(i+1, h, res.Memories[i]))
 	}
+	for _, x := range res.Expanded {
+		out.Expanded = append(out.Expanded, Expansion{Memory: toBrief(x.Memory), Relation: x.Relation.Type.String(),
+			Direction: direction(x.Relation, x.From), Weight: x.Relation.Weight, From: x.From})
+	}
 	for _, sp := range res.Spaces {
 		// A weighted slot without a model, or any failure, is worth a note;
 		// an unweighted badge slot (E4 without a session) is only in spaces.
@@ -84,7 +138,11 @@ func toOutput(res engine.SearchResult, req engine.SearchRequest) SearchOutput {
 			out.Notes = append(out.Notes, note)
 		}
 	}
-	if len(out.Results) == 0 {
+	switch {
+	case len(out.Results) > 0:
+	case res.Filtered == 0:
+		out.Notes = append(out.Notes, "the filter (or the project searched) matches no memory: widen it — another project, fewer types or tags, a wider time range, superseded include")
+	default:
 		out.Notes = append(out.Notes, "no memory matched above the slots' low thresholds; try other words, search_by_keywords for exact terms, or search_robust for misspellings")
 	}
 	return out
@@ -142,7 +200,29 @@ type MemoryOutput struct {
 	UpdatedAt   time.Time     `json:"updated_at"`
 	AccessCount uint64        `json:"access_count"`
 	Importance  float64       `json:"importance"`
-	Fingerprint []SlotEntry   `json:"fingerprint,omitempty"`
+	// Project is omitted for the default project, Meta when empty.
+	Project string            `json:"project,omitempty"`
+	Meta    map[string]string `json:"meta,omitempty"`
+	// Revision counts the memory's versions: 1 when stored, +1 per change
+	// (update_memory); History lists the earlier ones when asked.
+	Revision uint32 `json:"revision"`
+	// SupersededBy lists the newer memories that supersede this one.
+	SupersededBy []record.ID  `json:"superseded_by,omitempty"`
+	Fingerprint  []SlotEntry  `json:"fingerprint,omitempty"`
+	History      []RevisionOf `json:"history,omitzero"`
+}
+
+// RevisionOf is an earlier revision of a memory, as it was before a
+// change replaced it.
+type RevisionOf struct {
+	Revision   uint32            `json:"revision"`
+	Content    string            `json:"content"`
+	Type       record.Type       `json:"type"`
+	Tags       []string          `json:"tags,omitempty"`
+	Importance float64           `json:"importance"`
+	Project    string            `json:"project,omitempty"`
+	Meta       map[string]string `json:"meta,omitempty"`
+	UpdatedAt  time.Time         `json:"updated_at"` // when this revision was written
 }
 
 func toMemoryOutput(m record.Memory) MemoryOutput {
@@ -152,7 +232,8 @@ func toMemoryOutput(m record.Memory) MemoryOutput {
 	}
 	return MemoryOutput{ID: m.ID, DocNum: m.DocNum, Content: m.Content, Type: m.Type, Tags: tags, Source: m.Source,
 		Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
-		AccessCount: m.AccessCount, Importance: m.Importance}
+		AccessCount: m.AccessCount, Importance: m.Importance, Project: m.Project, Meta: m.Meta, Revision: m.Revision,
+		SupersededBy: m.SupersededBy}
 }
 
 // maxQueryEcho is how much of the query a search answer echoes.

@@ -11,39 +11,53 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // sampleArgs gives every tool arguments that set every field its handler
 // reads. TestSchemasMatchHandlers checks that the samples cover every field.
 var sampleArgs = map[string]map[string]any{
 	"store_memory": {"content": "Decision: pin grocksdb v1.7.15", "type": "decision", "tags": []string{"go"}, "source": "go.mod",
-		"session": "s1", "importance": 0.8, "created_at": "2026-02-20T10:40:00Z"},
-	"get_memory":             {"id": "0191e0a2-7c3b-7d4e-9f00-1234567890ab", "fingerprint": true},
+		"session": "s1", "importance": 0.8, "created_at": "2026-02-20T10:40:00Z", "project": "cgraph", "meta": map[string]string{"ticket": "CG-12"}, "supersede": true},
+	"update_memory": {"id": "0191e0a2", "content": "Decision: pin grocksdb v1.7.16", "type": "decision", "add_tags": []string{"deps"},
+		"remove_tags": []string{"go"}, "importance": 0.9, "meta": map[string]string{"status": "done"}, "unset_meta": []string{"ticket"}, "project": "cgraph"},
+	"link_memories":          {"from": "0191e0a2-7c3b-7d4e-9f00-1234567890ab", "to": "0191e0a2-7c3b-7d4e-9f00-1234567890ac", "type": "fixes", "weight": 0.8, "unlink": false},
+	"get_related":            {"id": "0191e0a2-7c3b-7d4e-9f00-1234567890ab", "types": []string{"fixes", "causes"}, "depth": 2, "limit": 20},
+	"get_memory":             {"id": "0191e0a2-7c3b-7d4e-9f00-1234567890ab", "fingerprint": true, "history": true},
 	"delete_memory":          {"id": "0191e0a2-7c3b-7d4e-9f00-1234567890ab"},
-	"search_by_embedder":     {"explain": true, "query": "q", "embedder": "E1", "top_k": 5, "direction": "causes"},
+	"search_by_embedder":     {"explain": true, "query": "q", "embedder": "E1", "top_k": 5, "direction": "causes", "filter": sampleFilter},
 	"list_embedder_indexes":  {},
 	"get_embedder_clusters":  {"embedder": "E1", "min_cluster_size": 3, "min_samples": 2, "members_shown": 5},
-	"compare_embedder_views": {"query": "q", "embedders": []string{"E1", "E6"}, "top_k": 5},
-	"search_graph":           {"explain": true, "query": "q", "profile": "causal_reasoning", "weights": map[string]float64{"E5": 0.6}, "mode": "multi_space", "top_k": 5, "direction": "effects"},
-	"get_context":            {"query": "q", "budget": 500, "profile": "semantic_search", "candidates": 10},
-	"search_robust":          {"explain": true, "query": "q", "top_k": 5},
-	"search_by_intent":       {"explain": true, "query": "q", "top_k": 5, "enhanced": true},
-	"search_by_keywords":     {"explain": true, "query": "q", "top_k": 5},
-	"search_code":            {"explain": true, "query": "q", "top_k": 5},
-	"search_causes":          {"explain": true, "query": "q", "top_k": 5},
-	"search_effects":         {"explain": true, "query": "q", "top_k": 5},
-	"search_connections":     {"explain": true, "query": "q", "top_k": 5, "direction": "targets"},
-	"search_by_entities":     {"explain": true, "query": "q", "top_k": 5},
-	"search_recent":          {"explain": true, "query": "q", "top_k": 5},
-	"search_periodic":        {"explain": true, "query": "q", "at": "2026-03-02T09:00:00Z", "top_k": 5},
-	"get_session_timeline":   {"session": "s1", "from_seq": 1, "limit": 5},
-	"detect_topics":          {"min_cluster_size": 3, "min_samples": 2, "save": false, "members_shown": 5},
-	"get_topic_stability":    {"min_cluster_size": 3, "min_samples": 2},
-	"get_divergence_alerts":  {"recent": 5, "min_cluster_size": 3, "min_samples": 2, "all_checks": true},
+	"compare_embedder_views": {"query": "q", "embedders": []string{"E1", "E6"}, "top_k": 5, "filter": sampleFilter},
+	"search_graph": {"explain": true, "query": "q", "profile": "causal_reasoning", "weights": map[string]float64{"E5": 0.6}, "mode": "multi_space", "top_k": 5, "direction": "effects",
+		"filter": sampleFilter, "expand": []string{"fixes"}},
+	"get_context":           {"query": "q", "budget": 500, "profile": "semantic_search", "candidates": 10, "filter": sampleFilter, "expand": []string{"fixes", "causes"}},
+	"search_robust":         {"explain": true, "query": "q", "top_k": 5, "filter": sampleFilter},
+	"search_by_intent":      {"explain": true, "query": "q", "top_k": 5, "enhanced": true, "filter": sampleFilter},
+	"search_by_keywords":    {"explain": true, "query": "q", "top_k": 5, "filter": sampleFilter},
+	"search_code":           {"explain": true, "query": "q", "top_k": 5, "filter": sampleFilter},
+	"search_causes":         {"explain": true, "query": "q", "top_k": 5, "filter": sampleFilter},
+	"search_effects":        {"explain": true, "query": "q", "top_k": 5, "filter": sampleFilter},
+	"search_connections":    {"explain": true, "query": "q", "top_k": 5, "direction": "targets", "filter": sampleFilter},
+	"search_by_entities":    {"explain": true, "query": "q", "top_k": 5, "filter": sampleFilter},
+	"search_recent":         {"explain": true, "query": "q", "top_k": 5, "filter": sampleFilter},
+	"search_periodic":       {"explain": true, "query": "q", "at": "2026-03-02T09:00:00Z", "top_k": 5, "filter": sampleFilter},
+	"get_session_timeline":  {"session": "s1", "from_seq": 1, "limit": 5},
+	"detect_topics":         {"min_cluster_size": 3, "min_samples": 2, "save": false, "members_shown": 5},
+	"get_topic_stability":   {"min_cluster_size": 3, "min_samples": 2},
+	"get_divergence_alerts": {"recent": 5, "min_cluster_size": 3, "min_samples": 2, "all_checks": true},
 }
 
-// wantTools is DESIGN.md's tool list ("Interfaces"), exactly.
-var wantTools = []string{"store_memory", "get_memory", "delete_memory",
+// sampleFilter sets every field of the filter argument.
+var sampleFilter = map[string]any{"project": "cgraph", "all_projects": false, "types": []string{"decision", "error"}, "tags_any": []string{"ci"},
+	"tags_all": []string{"build"}, "session": "s1", "source": "go.mod", "created_after": "2026-01-01T00:00:00Z", "created_before": "2026-06-01T00:00:00Z",
+	"updated_after": "2026-01-01T00:00:00Z", "updated_before": "2026-06-01T00:00:00Z", "min_importance": 0.5, "meta": map[string]string{"ticket": "CG-12"},
+	"superseded": "include"}
+
+// wantTools is DESIGN.md's tool list ("Interfaces") with the lifecycle
+// tools of issue 17 (update_memory, link_memories, get_related), exactly.
+var wantTools = []string{"store_memory", "update_memory", "link_memories", "get_related", "get_memory", "delete_memory",
 	"search_by_embedder", "list_embedder_indexes", "get_embedder_clusters", "compare_embedder_views", "get_context",
 	"search_graph", "search_robust", "search_by_intent", "search_by_keywords", "search_code", "search_causes",
 	"search_effects", "search_connections", "search_by_entities", "search_recent", "search_periodic", "get_session_timeline",
@@ -240,7 +254,9 @@ func text(res *mcp.CallToolResult) string {
 func TestSchemaConstraints(t *testing.T) {
 	cs, tools := listedTools(t)
 	enums := map[string]bool{"profile": true, "mode": true, "direction": true, "type": true}
-	formats := map[string]string{"created_at": "date-time", "at": "date-time", "id": "uuid"}
+	arrayEnums := map[string]bool{"types": true, "expand": true}
+	formats := map[string]string{"created_at": "date-time", "at": "date-time"}
+	patterns := map[string]bool{"id": true, "from": true, "to": true} // a full id or a prefix of 8 or more
 	for name, tl := range tools {
 		b, err := json.Marshal(tl.InputSchema)
 		if err != nil {
@@ -265,10 +281,20 @@ func TestSchemaConstraints(t *testing.T) {
 						t.Errorf("%s.%s: enum value %v is not a string", name, arg, v)
 					}
 				}
+			case arrayEnums[arg]:
+				if p.Items == nil || len(p.Items.Enum) == 0 {
+					t.Errorf("%s.%s: a list of an enumeration without its values", name, arg)
+				}
 			case formats[arg] != "":
 				if p.Format != formats[arg] {
 					t.Errorf("%s.%s: format %q, want %q", name, arg, p.Format, formats[arg])
 				}
+			case patterns[arg]:
+				if p.Pattern == "" {
+					t.Errorf("%s.%s: an id without its pattern", name, arg)
+				}
+			case arg == "filter":
+				checkFilterSchema(t, name, p)
 			}
 		}
 	}
@@ -285,6 +311,17 @@ func TestSchemaConstraints(t *testing.T) {
 		{"store_memory", map[string]any{"content": "x", "type": "gossip"}, "type"},
 		{"store_memory", map[string]any{"content": "x", "importance": 0}, "importance"},
 		{"get_session_timeline", map[string]any{"session": "s", "limit": 1000}, "limit"},
+		{"link_memories", map[string]any{"from": "0191e0a2", "to": "0191e0a3", "type": "blames"}, `"type"`},
+		{"link_memories", map[string]any{"from": "0191e0a2", "to": "0191e0a3", "type": "fixes", "weight": 0}, `"weight"`},
+		{"get_related", map[string]any{"id": "0191e0a2", "depth": 4}, `"depth"`},
+		{"get_related", map[string]any{"id": "0191e0a2", "types": []string{"fixes", "blames"}}, `"types"`},
+		{"update_memory", map[string]any{"id": "0191e0a2", "importance": 2}, `"importance"`},
+		{"update_memory", map[string]any{"content": "x"}, `"id": is missing`},
+		{"search_graph", map[string]any{"query": "q", "expand": []string{"because"}}, `"expand"`},
+		{"search_graph", map[string]any{"query": "q", "filter": map[string]any{"types": []string{"gossip"}}}, `"filter.types"`},
+		{"search_graph", map[string]any{"query": "q", "filter": map[string]any{"superseded": "hide"}}, `"filter.superseded"`},
+		{"get_context", map[string]any{"query": "q", "filter": map[string]any{"min_importance": 1.5}}, `"filter.min_importance"`},
+		{"search_code", map[string]any{"query": "q", "filter": map[string]any{"colour": "red"}}, "colour"},
 	} {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 		if err == nil && (res == nil || !res.IsError) {
@@ -315,5 +352,45 @@ func TestDescriptionsInTheUsersWords(t *testing.T) {
 		if m := slot.FindString(ti.Description); m != "" {
 			t.Errorf("%s: the description names slot %s: %q", ti.Name, m, ti.Description)
 		}
+	}
+}
+
+// checkFilterSchema: the filter object lists the memory types and the
+// superseded modes, bounds min_importance and names the time formats.
+func checkFilterSchema(t *testing.T, tool string, p *jsonschema.Schema) {
+	t.Helper()
+	f := p.Properties
+	if p.Type != "object" || p.AdditionalProperties == nil || p.Description == "" {
+		t.Errorf("%s.filter: type %q, additionalProperties %v, description %q", tool, p.Type, p.AdditionalProperties, p.Description)
+	}
+	if f["types"] == nil || len(f["types"].Items.Enum) != len(record.Types()) {
+		t.Errorf("%s.filter.types: no enumeration of the memory types", tool)
+	}
+	if f["superseded"] == nil || len(f["superseded"].Enum) != 3 {
+		t.Errorf("%s.filter.superseded: no enumeration", tool)
+	}
+	if m := f["min_importance"]; m == nil || m.Minimum == nil || m.Maximum == nil || *m.Maximum != 1 {
+		t.Errorf("%s.filter.min_importance: no bounds", tool)
+	}
+	for _, k := range []string{"created_after", "created_before", "updated_after", "updated_before"} {
+		if f[k] == nil || f[k].Format != "date-time" {
+			t.Errorf("%s.filter.%s: format is not date-time", tool, k)
+		}
+	}
+	for k, q := range f {
+		if q.Description == "" || q.Type == "" {
+			t.Errorf("%s.filter.%s: description %q, type %q (one type each)", tool, k, q.Description, q.Type)
+		}
+	}
+}
+
+// TestFilterArgMatchesRecord: the filter argument has exactly the JSON
+// names of record.Filter's wire form, which the HTTP API shares.
+func TestFilterArgMatchesRecord(t *testing.T) {
+	got, want := jsonFields(reflect.TypeFor[filterArg]()), jsonFields(reflect.TypeFor[record.Filter]())
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("filter argument fields %v, record.Filter's JSON %v", got, want)
 	}
 }

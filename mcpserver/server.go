@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"reflect"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -28,10 +29,20 @@ import (
 )
 
 // Store is what the tools need from an open memory store; *engine.Engine
-// implements it. Writes go through Add and Delete only (never the engine).
+// implements it. Writes go through Add, Update, Link, Unlink and Delete
+// only (never the engine).
 type Store interface {
 	Add(ctx context.Context, m record.NewMemory) (record.Memory, error)
 	Get(ctx context.Context, id record.ID) (record.Memory, error)
+	// Peek reads memories without recording an access.
+	Peek(ctx context.Context, ids []record.ID) ([]record.Memory, []bool, error)
+	// ResolveID turns a full id or a unique prefix of one into the id.
+	ResolveID(ctx context.Context, text string) (record.ID, error)
+	Update(ctx context.Context, id record.ID, c record.Change) (engine.UpdateResult, error)
+	History(ctx context.Context, id record.ID) ([]record.Memory, error)
+	Link(ctx context.Context, r record.Relation) (record.Relation, error)
+	Unlink(ctx context.Context, from, to record.ID, t record.RelationType) (bool, error)
+	Related(ctx context.Context, id record.ID, o engine.RelatedOptions) ([]engine.RelatedMemory, error)
 	Delete(ctx context.Context, id record.ID) error
 	Fingerprint(ctx context.Context, id record.ID) (*fingerprint.Fingerprint, error)
 	EachFingerprint(ctx context.Context, fn func(m record.Memory, fp *fingerprint.Fingerprint) error) error
@@ -58,6 +69,14 @@ type Options struct {
 	// server opened the store read-only because of it (0: unknown or not
 	// applicable). Write tools name it in their refusal.
 	WriterPID int
+	// Project pins the server to one project (cgraph mcp --project): memories
+	// are stored there, searches, get_context and get_related stay inside
+	// it, and a tool given another project (filter.project, all_projects,
+	// store_memory's or update_memory's project) or the id of another
+	// project's memory is refused with an error naming both projects. ""
+	// leaves the server unpinned: the default project unless a call names
+	// another.
+	Project string
 }
 
 // Server serves the cgraph tools over MCP for one open store. It is safe for
@@ -67,6 +86,11 @@ type Server struct {
 	opts  Options
 	mcp   *mcp.Server
 	defs  []toolDef
+
+	// pinned are the servers pinned to a project that HTTPHandler made for
+	// sessions asking for one (?project=P), by project; guarded by pinMu.
+	pinMu  sync.Mutex
+	pinned map[string]*Server
 }
 
 // New builds the MCP server with every tool of Tools registered.
@@ -93,15 +117,19 @@ const (
 	ToolsCore = "core" // CoreTools only: a small surface that costs an agent little context
 )
 
-// CoreTools are the tools of the core set: store, find, read, forget.
-var CoreTools = []string{"store_memory", "get_memory", "delete_memory", "get_context", "search_graph",
-	"search_by_keywords", "search_causes", "get_session_timeline"}
+// CoreTools are the tools of the core set: store, correct, find, follow
+// links, read, forget, replay a session.
+var CoreTools = []string{"store_memory", "update_memory", "search_graph", "get_context", "get_related",
+	"get_memory", "delete_memory", "get_session_timeline"}
 
 const instructions = `cgraph is a memory store for coding agents: store what you learn (facts, decisions, errors and
 their fixes, code, preferences) with store_memory, and get it back when it matters. At the start of a task call
 get_context with the task: it returns the relevant memories packed into a token budget, ready to read. Use
-search_graph for a ranked search, search_by_keywords for exact identifiers and error codes, search_causes to find
-why something happened. Answers are compact; pass explain: true to see how each result was ranked.`
+search_graph for a ranked search (filter narrows it to a project, types, tags, dates or metadata), search_by_keywords
+for exact identifiers and error codes, search_causes to find why something happened. Correct a memory with
+update_memory instead of storing a second one; link an error to its fix or a new decision to the one it replaces
+with link_memories, and follow such links with get_related. Answers are compact; pass explain: true to see how each
+result was ranked.`
 
 // Call runs the tool name with JSON arguments outside MCP (the HTTP API
 // uses it), through the same definition an MCP call goes through: the
@@ -155,9 +183,65 @@ func (readCloser) Close() error { return nil }
 // It refuses what a web page could send: a request that reached a loopback
 // address under another host name (DNS rebinding, the SDK's localhost
 // protection) and a cross-origin browser request (http.CrossOriginProtection).
+//
+// A session opened with the query parameter project (/mcp?project=P) is
+// served pinned to P (Options.Project), so agents of several projects can
+// share one server; on a server pinned to a project only that one is
+// accepted.
 func (s *Server) HTTPHandler() http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
-	return http.NewCrossOriginProtection().Handler(h)
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		p := r.URL.Query().Get("project")
+		if p == "" || p == s.opts.Project {
+			return s.mcp
+		}
+		if ps := s.pinnedTo(p); ps != nil {
+			return ps.mcp
+		}
+		return nil // refused below before it gets here
+	}, nil)
+	check := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Query().Get("project"); p != "" && p != s.opts.Project {
+			var msg string
+			switch err := record.CheckProject(p); {
+			case s.opts.Project != "":
+				msg = fmt.Sprintf("project %q: this server is pinned to project %q: connect without ?project= or with ?project=%s", p, s.opts.Project, s.opts.Project)
+			case err != nil:
+				msg = fmt.Sprintf("?project=: %v", err)
+			case s.pinnedTo(p) == nil:
+				msg = fmt.Sprintf("project %q: this server already serves %d projects, its most: restart it, or use cgraph mcp --project", p, maxPinned)
+			}
+			if msg != "" {
+				http.Error(w, msg, http.StatusBadRequest)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+	return http.NewCrossOriginProtection().Handler(check)
+}
+
+// maxPinned bounds the projects one HTTP server makes pinned servers for.
+const maxPinned = 256
+
+// pinnedTo returns the server pinned to project p, made on first use (nil
+// once maxPinned projects have one).
+func (s *Server) pinnedTo(p string) *Server {
+	s.pinMu.Lock()
+	defer s.pinMu.Unlock()
+	if ps, ok := s.pinned[p]; ok {
+		return ps
+	}
+	if len(s.pinned) >= maxPinned {
+		return nil
+	}
+	if s.pinned == nil {
+		s.pinned = map[string]*Server{}
+	}
+	o := s.opts
+	o.Project = p
+	ps := New(s.store, o)
+	s.pinned[p] = ps
+	return ps
 }
 
 // ToolInfo describes one tool: its name, group, whether it writes, and the
@@ -375,6 +459,16 @@ func constrain(tool, name string, p *jsonschema.Schema) {
 	switch name {
 	case "top_k", "limit", "members_shown", "recent", "candidates":
 		bounds(1, maxTopK)
+	case "depth":
+		bounds(1, engine.MaxRelatedDepth)
+	case "weight":
+		zero, one := 0.0, 1.0
+		p.ExclusiveMinimum, p.Maximum = &zero, &one
+	case "types", "expand": // relation types (the memory types of a filter are filter.types)
+		p.Items.Enum = enum(relationNames())
+	case "filter":
+		p.Description = filterDesc
+		constrainFilter(p)
 	case "budget":
 		bounds(64, 32000)
 	case "from_seq":
@@ -397,60 +491,103 @@ func constrain(tool, name string, p *jsonschema.Schema) {
 		}
 		p.Enum = enum([]string{pipeline.DirectionAny.String(), pipeline.DirectionCauses.String(), pipeline.DirectionEffects.String()})
 	case "type":
-		var ts []string
-		for _, t := range record.Types() {
-			ts = append(ts, string(t))
+		if tool == "link_memories" {
+			p.Enum = enum(relationNames())
+			return
 		}
-		p.Enum = enum(ts)
+		p.Enum = enum(strings.Split(typeNames(), ", "))
 	case "created_at", "at":
 		p.Format = "date-time"
-	case "id":
-		p.Format = "uuid"
+	case "id", "from", "to":
+		// A full id or a unique prefix (memoryID), so no uuid format.
+		p.Pattern = idPattern
 	}
 }
 
-// checkConstraints checks the enums and bounds constrain gave, naming the
-// argument and the fix; the schema validator then checks the rest (types,
-// unknown and missing arguments).
+// checkConstraints checks the enums and bounds constrain gave, and that
+// the required arguments are there, naming the argument and the fix; the
+// schema validator then checks the rest (types, unknown arguments). Objects
+// (the filter) are checked field by field, arrays of an enumeration item by
+// item.
 func checkConstraints(schema *jsonschema.Schema, instance any) error {
+	return checkObject("", schema, instance)
+}
+
+func checkObject(prefix string, schema *jsonschema.Schema, instance any) error {
 	args, ok := instance.(map[string]any)
 	if !ok {
 		return nil // not an object: the validator says so
+	}
+	for _, name := range schema.Required {
+		if _, ok := args[name]; !ok {
+			fix := "give it"
+			if p := schema.Properties[name]; p != nil && p.Description != "" {
+				fix = "give " + p.Description
+			}
+			return badArg(prefix+name, fix, "is missing")
+		}
 	}
 	for name, p := range schema.Properties {
 		v, ok := args[name]
 		if !ok {
 			continue
 		}
-		if len(p.Enum) > 0 && !slices.Contains(p.Enum, v) {
-			vs := make([]string, len(p.Enum))
-			for i, e := range p.Enum {
-				vs[i] = fmt.Sprint(e)
+		if err := checkValue(prefix+name, p, v); err != nil {
+			return err
+		}
+		if vs, ok := v.([]any); ok && p.Items != nil {
+			for _, x := range vs {
+				if err := checkValue(prefix+name, p.Items, x); err != nil {
+					return err
+				}
 			}
-			return badArg(name, "give one of "+strings.Join(vs, ", ")+", or leave it out", "%s is not a valid value", jsonText(v))
 		}
-		x, isNum := v.(float64)
-		if !isNum {
-			continue
-		}
-		lo, hi := math.Inf(-1), math.Inf(1)
-		if p.Minimum != nil {
-			lo = *p.Minimum
-		}
-		if p.Maximum != nil {
-			hi = *p.Maximum
-		}
-		above := p.ExclusiveMinimum == nil || x > *p.ExclusiveMinimum
-		if x < lo || x > hi || !above {
-			fix := fmt.Sprintf("give a number from %g to %g, or leave it out for the default", lo, hi)
-			switch {
-			case p.ExclusiveMinimum != nil:
-				fix = fmt.Sprintf("give a number above %g and at most %g, or leave it out for the default", *p.ExclusiveMinimum, hi)
-			case math.IsInf(hi, 1):
-				fix = fmt.Sprintf("give a number of %g or more, or leave it out for the default", lo)
+		if len(p.Properties) > 0 {
+			if err := checkObject(prefix+name+".", p, v); err != nil {
+				return err
 			}
-			return badArg(name, fix, "%s is out of range", jsonText(v))
 		}
+	}
+	return nil
+}
+
+// idRE is idPattern compiled.
+var idRE = regexp.MustCompile(idPattern)
+
+// checkValue checks one value against its schema's enum, id pattern and
+// bounds.
+func checkValue(name string, p *jsonschema.Schema, v any) error {
+	if str, ok := v.(string); ok && p.Pattern == idPattern && !idRE.MatchString(str) {
+		return badArg(name, idFix, "%s is not a memory id", jsonText(v))
+	}
+	if len(p.Enum) > 0 && !slices.Contains(p.Enum, v) {
+		vs := make([]string, len(p.Enum))
+		for i, e := range p.Enum {
+			vs[i] = fmt.Sprint(e)
+		}
+		return badArg(name, "give one of "+strings.Join(vs, ", ")+", or leave it out", "%s is not a valid value", jsonText(v))
+	}
+	x, isNum := v.(float64)
+	if !isNum {
+		return nil
+	}
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if p.Minimum != nil {
+		lo = *p.Minimum
+	}
+	if p.Maximum != nil {
+		hi = *p.Maximum
+	}
+	above := p.ExclusiveMinimum == nil || x > *p.ExclusiveMinimum
+	if x < lo || x > hi || !above {
+		fix := fmt.Sprintf("give a number from %g to %g, or leave it out for the default", lo, hi)
+		switch {
+		case p.ExclusiveMinimum != nil:
+			fix = fmt.Sprintf("give a number above %g and at most %g, or leave it out for the default", *p.ExclusiveMinimum, hi)
+		case math.IsInf(hi, 1):
+			fix = fmt.Sprintf("give a number of %g or more, or leave it out for the default", lo)
+		}
+		return badArg(name, fix, "%s is out of range", jsonText(v))
 	}
 	return nil
 }

@@ -7,15 +7,36 @@ func toolDefs() []toolDef {
 	return []toolDef{
 		// memory
 		withOutput[storeMemoryOut](define("store_memory", "memory", true,
-			"Store a memory (fact, decision with its reason, error and its fix, code, conversation turn, note, preference). "+
+			"Store a memory (fact, decision with its reason, error and its fix, code, conversation turn, note, preference), "+
+				"optionally in a project and with your own key: value metadata to filter by later. "+
 				"Fingerprints and indexes it in one atomic write; returns the id and which representations could be made "+
-				"(one without a model says unavailable). Storing a text the store already holds stores nothing and returns the "+
-				"earlier id with duplicate_of. Only the writing cgraph mcp server can store.", storeMemory)),
+				"(one without a model says unavailable). Storing a text the project already holds stores nothing and returns the "+
+				"earlier id with duplicate_of; a text close to stored ones lists them in similar with the evidence (supersede: true "+
+				"retires the near-duplicates in favour of the new memory); to correct a memory use update_memory. Only the writing "+
+				"cgraph mcp server can store.", storeMemory)),
+		withOutput[updateMemoryOut](define("update_memory", "memory", true,
+			"Correct or extend a stored memory in place instead of storing a second one: new content (indexed again, same id), "+
+				"type, tags to add or remove, importance, metadata to set or remove, or another project. The earlier version is kept "+
+				"(get_memory with history: true) and the revision counts up; returns the memory with changed (false when nothing "+
+				"differed) and reembedded.", updateMemory)),
+		withOutput[linkOut](define("link_memories", "memory", true,
+			"Link two memories with what one says about the other, read 'from TYPE to': an error causes a failure, a commit fixes "+
+				"an error, a new decision supersedes an old one (which then drops out of default searches), a note contradicts or "+
+				"informs another, an example_of, a prerequisite_for, led_to, related_to. Linking the pair again with the same type "+
+				"replaces its weight; unlink: true removes the link and answers removed: true or false (was there one). Follow "+
+				"links with get_related, or with expand in search_graph.", linkMemories)),
+		withOutput[relatedOut](define("get_related", "memory", false,
+			"Follow the links of a memory (made with link_memories): what caused it, what fixes it, what it supersedes or is "+
+				"superseded by, up to 3 links away. Each memory reached comes with the link type, its direction as seen from the "+
+				"memory it was reached from (out: that one causes/fixes/… this; in: this causes/fixes/… that one), via and depth. "+
+				"Use it after a search to pull in an error's fix or a decision's history.", getRelated)),
 		withOutput[MemoryOutput](define("get_memory", "memory", false,
-			"Read one memory by id: content, type, tags, source, session and sequence, times, importance; with fingerprint=true "+
-				"also each slot's representation (status, kind, dims, producer).", getMemory)),
+			"Read one memory by id (or its first 8 or more characters): content, type, tags, source, session and sequence, "+
+				"project, metadata, times, importance, revision and what supersedes it; history: true adds its earlier versions; "+
+				"fingerprint: true adds each slot's representation (status, kind, dims, producer).", getMemory)),
 		withOutput[deleteMemoryOut](define("delete_memory", "memory", true,
-			"Delete one memory by id from the store and every index. Cannot be undone. Only the writing server can delete.", deleteMemory)),
+			"Delete one memory by id from the store and every index, with its links. Cannot be undone (to retire an outdated "+
+				"memory but keep it, link the newer one to it with supersedes). Only the writing server can delete.", deleteMemory)),
 		// embedder
 		withOutput[SearchOutput](define("search_by_embedder", "embedder", false,
 			"Search through ONE embedder's eyes (embedder_first mode): E1 semantic, E5 causal, E6 BM25 keywords, E7 code, "+
@@ -34,14 +55,17 @@ func toolDefs() []toolDef {
 				"that another slot misses). Shows which representation sees what.", compareEmbedderViews)),
 		withOutput[ContextOutput](define("get_context", "memory", false,
 			"Get the memories that matter for a task, packed into a token budget as Markdown to put in your prompt: the best "+
-				"matches first, near-duplicates dropped, each item with a citation handle ([1], [2]), type, date and id. Use it "+
-				"at the start of a task instead of several searches.", getContext)),
+				"matches first, near-duplicates dropped, each item with a citation handle ([1], [2]), type, date and id; when room "+
+				"is left, memories linked to them (an error's fix, what a decision replaced) are attached, marked with the link. "+
+				"filter narrows it to a project, types, tags or dates. Use it at the start of a task instead of several searches.", getContext)),
 		// domain
 		withOutput[SearchOutput](define("search_graph", "domain", false,
 			"The main search: ranks memories by combining several views of meaning and exact keywords, weighted by a "+
 				"profile — semantic_search (default), causal_reasoning for why/what-caused questions, code_search for code. "+
-				"Also: mode (multi_space default, or the staged pipeline), direction for cause/effect questions, top_k, and "+
-				"explain: true to see how each result was ranked. Every result carries id, score and snippet.", searchGraph)),
+				"Also: filter (project, types, tags, session, dates, importance, metadata, superseded), expand to bring along "+
+				"the memories linked to the results (e.g. fixes, causes) in a separate expanded list, mode (multi_space default, "+
+				"or the staged pipeline), direction for cause/effect questions, top_k, and explain: true to see how each result "+
+				"was ranked. Every result carries id, score and snippet.", searchGraph)),
 		withOutput[SearchOutput](define("search_robust", "domain", false,
 			"Search when the query may be misspelled or an identifier garbled: words the store does not know are corrected "+
 				"against its vocabulary and character-level matching finds near-spellings (the typo_tolerant profile).", searchRobust)),

@@ -8,13 +8,16 @@ import (
 )
 
 type storeMemoryIn struct {
-	Content    string   `json:"content" jsonschema:"the memory's text: a fact, a decision and its reason, an error and its fix, a code snippet, a conversation turn (at most 1 MiB)"`
-	Type       string   `json:"type,omitempty" jsonschema:"one of fact, decision, error, pattern, code, conversation, note, preference; default note"`
-	Tags       []string `json:"tags,omitempty" jsonschema:"short labels such as rocksdb or ci (at most 64, each at most 128 bytes)"`
-	Source     string   `json:"source,omitempty" jsonschema:"where it came from: a file path, URL, ADR or tool name"`
-	Session    string   `json:"session,omitempty" jsonschema:"conversation or work session id; memories of one session get sequence numbers 1, 2, … (see get_session_timeline)"`
-	Importance *float64 `json:"importance,omitempty" jsonschema:"0 to 1; default 0.5"`
-	CreatedAt  string   `json:"created_at,omitempty" jsonschema:"RFC 3339 creation time; default now"`
+	Content    string            `json:"content" jsonschema:"the memory's text: a fact, a decision and its reason, an error and its fix, a code snippet, a conversation turn (at most 1 MiB)"`
+	Type       string            `json:"type,omitempty" jsonschema:"one of fact, decision, error, pattern, code, conversation, note, preference; default note"`
+	Tags       []string          `json:"tags,omitempty" jsonschema:"short labels such as rocksdb or ci (at most 64, each at most 128 bytes)"`
+	Source     string            `json:"source,omitempty" jsonschema:"where it came from: a file path, URL, ADR or tool name"`
+	Session    string            `json:"session,omitempty" jsonschema:"conversation or work session id; memories of one session get sequence numbers 1, 2, … (see get_session_timeline)"`
+	Importance *float64          `json:"importance,omitempty" jsonschema:"0 to 1; default 0.5"`
+	CreatedAt  string            `json:"created_at,omitempty" jsonschema:"RFC 3339 creation time; default now"`
+	Project    string            `json:"project,omitempty" jsonschema:"the project (namespace) it belongs to; searches stay inside one project. Default: the default project, or the one this server is pinned to"`
+	Supersede  bool              `json:"supersede,omitempty" jsonschema:"this memory replaces what it nearly repeats: mark the near-duplicates found (see similar) as superseded by it, which hides them from default searches"`
+	Meta       map[string]string `json:"meta,omitempty" jsonschema:"your own key: value metadata to filter by later, e.g. {\"ticket\": \"CG-12\", \"file\": \"engine/write.go\"} (keys of letters, digits, '_', '.', '-'; at most 32)"`
 }
 
 type storeMemoryOut struct {
@@ -26,6 +29,15 @@ type storeMemoryOut struct {
 	Session     string        `json:"session,omitempty"`
 	Sequence    uint64        `json:"sequence,omitempty"`
 	CreatedAt   string        `json:"created_at"`
+	// Project is omitted for the default project, Meta when empty.
+	Project  string            `json:"project,omitempty"`
+	Meta     map[string]string `json:"meta,omitempty"`
+	Revision uint32            `json:"revision"`
+	// Similar are the memories of the project found close to this one on
+	// write, each with the evidence of every space and the decision taken
+	// (near_duplicate only when every space agrees; superseded when
+	// supersede marked it).
+	Similar []record.Similar `json:"similar,omitempty"`
 	// Fingerprint lists each slot's status, so the agent sees which
 	// embedders could represent the memory.
 	Fingerprint []SlotEntry `json:"fingerprint"`
@@ -35,7 +47,14 @@ func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) 
 	if strings.TrimSpace(in.Content) == "" {
 		return nil, badArg("content", "give the text to remember", "is empty")
 	}
-	n := record.NewMemory{Content: in.Content, Tags: in.Tags, Source: in.Source, Session: in.Session}
+	n := record.NewMemory{Content: in.Content, Tags: in.Tags, Source: in.Source, Session: in.Session, Meta: in.Meta, Supersede: in.Supersede}
+	var err error
+	if n.Project, err = s.project("project", in.Project); err != nil {
+		return nil, err
+	}
+	if err := record.ValidateMeta(in.Meta); err != nil {
+		return nil, err
+	}
 	if in.Type != "" {
 		t, err := record.ParseType(in.Type)
 		if err != nil {
@@ -49,7 +68,6 @@ func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) 
 		}
 		n.Importance = *in.Importance
 	}
-	var err error
 	if n.CreatedAt, err = record.ParseCreatedAt(in.CreatedAt); err != nil {
 		return nil, err
 	}
@@ -57,7 +75,8 @@ func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := storeMemoryOut{ID: m.ID, DocNum: m.DocNum, Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC().Format("2006-01-02T15:04:05.999999999Z07:00")}
+	out := storeMemoryOut{ID: m.ID, DocNum: m.DocNum, Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC().Format("2006-01-02T15:04:05.999999999Z07:00"),
+		Project: m.Project, Meta: m.Meta, Revision: m.Revision, Similar: m.Similar}
 	if m.Duplicate {
 		out.DuplicateOf = &m.ID
 	}
@@ -70,12 +89,13 @@ func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) 
 }
 
 type getMemoryIn struct {
-	ID          string `json:"id" jsonschema:"the memory id (UUID) from store_memory or a search result"`
+	ID          string `json:"id" jsonschema:"the memory id from store_memory or a search result (or its first 8 or more characters)"`
 	Fingerprint bool   `json:"fingerprint,omitempty" jsonschema:"also list the memory's 13 slot representations (status, kind, dims, producer)"`
+	History     bool   `json:"history,omitempty" jsonschema:"also list the memory's earlier revisions, oldest first, as update_memory replaced them"`
 }
 
 func getMemory(ctx context.Context, s *Server, in getMemoryIn) (any, error) {
-	id, err := parseID("id", in.ID)
+	id, err := s.memoryID(ctx, "id", in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -91,11 +111,22 @@ func getMemory(ctx context.Context, s *Server, in getMemoryIn) (any, error) {
 		}
 		out.Fingerprint = fingerprintEntries(fp)
 	}
+	if in.History {
+		revs, err := s.store.History(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out.History = []RevisionOf{}
+		for _, r := range revs {
+			out.History = append(out.History, RevisionOf{Revision: r.Revision, Content: r.Content, Type: r.Type, Tags: r.Tags,
+				Importance: r.Importance, Project: r.Project, Meta: r.Meta, UpdatedAt: r.UpdatedAt.UTC()})
+		}
+	}
 	return out, nil
 }
 
 type deleteMemoryIn struct {
-	ID string `json:"id" jsonschema:"the id (UUID) of the memory to delete from every index and column family; this cannot be undone"`
+	ID string `json:"id" jsonschema:"the id of the memory to delete (or its first 8 or more characters); it goes from every index with its links, and cannot be undone"`
 }
 
 type deleteMemoryOut struct {
@@ -103,7 +134,7 @@ type deleteMemoryOut struct {
 }
 
 func deleteMemory(ctx context.Context, s *Server, in deleteMemoryIn) (any, error) {
-	id, err := parseID("id", in.ID)
+	id, err := s.memoryID(ctx, "id", in.ID)
 	if err != nil {
 		return nil, err
 	}

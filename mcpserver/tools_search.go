@@ -33,49 +33,56 @@ func searchError(err error) error {
 	return err
 }
 
-// profileSearch is a profile-driven search in multi_space mode (every
-// weighted space searched over the whole store, fused by WRRF).
-func (s *Server) profileSearch(ctx context.Context, query, profile string, k int, dir pipeline.Direction, notes ...string) (SearchOutput, error) {
+// request is what every search tool's request shares: the query, top_k
+// (default 10) and the filter, scoped to the server's project.
+func (s *Server) request(query string, k int, f *filterArg) (engine.SearchRequest, error) {
 	if err := requireQuery(query); err != nil {
-		return SearchOutput{}, err
+		return engine.SearchRequest{}, err
 	}
 	k, err := topK(k)
 	if err != nil {
-		return SearchOutput{}, err
+		return engine.SearchRequest{}, err
 	}
+	filter, err := s.toFilter(f)
+	if err != nil {
+		return engine.SearchRequest{}, err
+	}
+	return engine.SearchRequest{Query: query, TopK: k, Filter: filter}, nil
+}
+
+// profileSearch is a profile-driven search in multi_space mode (every
+// weighted space searched over the whole store, fused by WRRF).
+func (s *Server) profileSearch(ctx context.Context, req engine.SearchRequest, profile string, dir pipeline.Direction, notes ...string) (SearchOutput, error) {
 	p, err := profiles.Lookup(profile)
 	if err != nil {
 		return SearchOutput{}, err // built-in names only: a bug if it fails
 	}
-	return s.search(ctx, engine.SearchRequest{Query: query, Profile: p, Mode: pipeline.ModeMultiSpace, TopK: k, Direction: dir}, notes...)
+	req.Profile, req.Mode, req.Direction = p, pipeline.ModeMultiSpace, dir
+	return s.search(ctx, req, notes...)
 }
 
 // slotSearch is a single-embedder search (embedder_first).
-func (s *Server) slotSearch(ctx context.Context, query string, slot fingerprint.SlotID, k int, dir pipeline.Direction, notes ...string) (SearchOutput, error) {
-	if err := requireQuery(query); err != nil {
-		return SearchOutput{}, err
-	}
-	k, err := topK(k)
-	if err != nil {
-		return SearchOutput{}, err
-	}
-	return s.search(ctx, engine.SearchRequest{Query: query, Mode: pipeline.ModeEmbedderFirst, Embedder: slot, TopK: k, Direction: dir}, notes...)
+func (s *Server) slotSearch(ctx context.Context, req engine.SearchRequest, slot fingerprint.SlotID, dir pipeline.Direction, notes ...string) (SearchOutput, error) {
+	req.Mode, req.Embedder, req.Direction = pipeline.ModeEmbedderFirst, slot, dir
+	return s.search(ctx, req, notes...)
 }
 
 type queryIn struct {
-	Query   string `json:"query" jsonschema:"what to look for, in natural language or code"`
-	TopK    int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
-	Explain bool   `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Query   string     `json:"query" jsonschema:"what to look for, in natural language or code"`
+	TopK    int        `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Filter  *filterArg `json:"filter,omitempty"`
+	Explain bool       `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 // ---- embedder tools
 
 type searchByEmbedderIn struct {
-	Query     string `json:"query" jsonschema:"what to look for"`
-	Embedder  string `json:"embedder" jsonschema:"the one slot to search: E1 semantic, E5 causal, E6 keywords (BM25), E7 code, E8 graph, E9 typo-robust, E10 intent, E11 entities, E13 SPLADE (or their names); E2-E4 and E12 cannot lead a search"`
-	TopK      int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
-	Direction string `json:"direction,omitempty" jsonschema:"for E5/E8: causes (the query describes an effect), effects (it describes a cause); default both"`
-	Explain   bool   `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Query     string     `json:"query" jsonschema:"what to look for"`
+	Embedder  string     `json:"embedder" jsonschema:"the one slot to search: E1 semantic, E5 causal, E6 keywords (BM25), E7 code, E8 graph, E9 typo-robust, E10 intent, E11 entities, E13 SPLADE (or their names); E2-E4 and E12 cannot lead a search"`
+	TopK      int        `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Direction string     `json:"direction,omitempty" jsonschema:"for E5/E8: causes (the query describes an effect), effects (it describes a cause); default both"`
+	Filter    *filterArg `json:"filter,omitempty"`
+	Explain   bool       `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 func searchByEmbedder(ctx context.Context, s *Server, in searchByEmbedderIn) (any, error) {
@@ -87,7 +94,11 @@ func searchByEmbedder(ctx context.Context, s *Server, in searchByEmbedderIn) (an
 	if err != nil {
 		return nil, err
 	}
-	return s.slotSearch(ctx, in.Query, slot, in.TopK, dir)
+	req, err := s.request(in.Query, in.TopK, in.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return s.slotSearch(ctx, req, slot, dir)
 }
 
 type noArgs struct{}
@@ -138,9 +149,10 @@ func listEmbedderIndexes(_ context.Context, s *Server, _ noArgs) (any, error) {
 }
 
 type compareIn struct {
-	Query     string   `json:"query" jsonschema:"the query every slot ranks"`
-	Embedders []string `json:"embedders,omitempty" jsonschema:"slots to compare (e.g. [\"E1\", \"E6\", \"E7\"]); default every slot that can lead a search and has a model"`
-	TopK      int      `json:"top_k,omitempty" jsonschema:"list length per slot, 1 to 100; default 10"`
+	Query     string     `json:"query" jsonschema:"the query every slot ranks"`
+	Embedders []string   `json:"embedders,omitempty" jsonschema:"slots to compare (e.g. [\"E1\", \"E6\", \"E7\"]); default every slot that can lead a search and has a model"`
+	TopK      int        `json:"top_k,omitempty" jsonschema:"list length per slot, 1 to 100; default 10"`
+	Filter    *filterArg `json:"filter,omitempty"`
 }
 
 // SlotRanking is one slot's view of the query.
@@ -169,13 +181,11 @@ type compareOut struct {
 }
 
 func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, error) {
-	if err := requireQuery(in.Query); err != nil {
-		return nil, err
-	}
-	k, err := topK(in.TopK)
+	req, err := s.request(in.Query, in.TopK, in.Filter)
 	if err != nil {
 		return nil, err
 	}
+	k := req.TopK
 	var slots []fingerprint.SlotID
 	if len(in.Embedders) == 0 {
 		for _, si := range s.store.Slots() {
@@ -199,7 +209,7 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 	snippets := map[record.ID]string{}
 	for i, slot := range slots {
 		r := SlotRanking{Slot: slot.String(), Status: pipeline.StatusOK, Results: []Hit{}}
-		res, err := s.slotSearch(ctx, in.Query, slot, k, pipeline.DirectionAny)
+		res, err := s.slotSearch(ctx, req, slot, pipeline.DirectionAny)
 		if err != nil {
 			r.Status, r.Note = pipeline.StatusUnavailable, err.Error()
 			if !errors.Is(err, pipeline.ErrUnavailable) {
@@ -302,15 +312,17 @@ type searchGraphIn struct {
 	Mode      string             `json:"mode,omitempty" jsonschema:"multi_space (default: every weighted slot searched over the whole store, fused by weighted RRF), pipeline (five stages from a keyword/SPLADE recall set), e1_only"`
 	TopK      int                `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
 	Direction string             `json:"direction,omitempty" jsonschema:"for E5/E8: causes (the query describes an effect), effects (it describes a cause); default both"`
+	Filter    *filterArg         `json:"filter,omitempty"`
+	Expand    []string           `json:"expand,omitempty" jsonschema:"also return, in expanded, the memories linked to the results by these relation types (one link away), e.g. [\"fixes\", \"causes\"] to bring each error's fix and cause along"`
 	Explain   bool               `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 func searchGraph(ctx context.Context, s *Server, in searchGraphIn) (any, error) {
-	if err := requireQuery(in.Query); err != nil {
+	req, err := s.request(in.Query, in.TopK, in.Filter)
+	if err != nil {
 		return nil, err
 	}
-	k, err := topK(in.TopK)
-	if err != nil {
+	if req.Expand, err = relationTypes("expand", in.Expand); err != nil {
 		return nil, err
 	}
 	p, err := resolveProfile(in.Profile, in.Weights)
@@ -330,18 +342,24 @@ func searchGraph(ctx context.Context, s *Server, in searchGraphIn) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return s.search(ctx, engine.SearchRequest{Query: in.Query, Profile: p, Mode: mode, TopK: k, Direction: dir})
+	req.Profile, req.Mode, req.Direction = p, mode, dir
+	return s.search(ctx, req)
 }
 
 func searchRobust(ctx context.Context, s *Server, in queryIn) (any, error) {
-	return s.profileSearch(ctx, in.Query, "typo_tolerant", in.TopK, pipeline.DirectionAny)
+	req, err := s.request(in.Query, in.TopK, in.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return s.profileSearch(ctx, req, "typo_tolerant", pipeline.DirectionAny)
 }
 
 type intentIn struct {
-	Query    string `json:"query" jsonschema:"the goal or intent, e.g. \"make startup faster\""`
-	TopK     int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
-	Enhanced bool   `json:"enhanced,omitempty" jsonschema:"use intent_enhanced (a stronger E10 boost on E1) instead of intent_search"`
-	Explain  bool   `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Query    string     `json:"query" jsonschema:"the goal or intent, e.g. \"make startup faster\""`
+	TopK     int        `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Enhanced bool       `json:"enhanced,omitempty" jsonschema:"use intent_enhanced (a stronger E10 boost on E1) instead of intent_search"`
+	Filter   *filterArg `json:"filter,omitempty"`
+	Explain  bool       `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 func searchByIntent(ctx context.Context, s *Server, in intentIn) (any, error) {
@@ -349,32 +367,53 @@ func searchByIntent(ctx context.Context, s *Server, in intentIn) (any, error) {
 	if in.Enhanced {
 		p = "intent_enhanced"
 	}
-	return s.profileSearch(ctx, in.Query, p, in.TopK, pipeline.DirectionAny)
+	req, err := s.request(in.Query, in.TopK, in.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return s.profileSearch(ctx, req, p, pipeline.DirectionAny)
 }
 
 func searchByKeywords(ctx context.Context, s *Server, in queryIn) (any, error) {
-	return s.slotSearch(ctx, in.Query, fingerprint.E6, in.TopK, pipeline.DirectionAny)
+	req, err := s.request(in.Query, in.TopK, in.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return s.slotSearch(ctx, req, fingerprint.E6, pipeline.DirectionAny)
 }
 
 func searchCode(ctx context.Context, s *Server, in queryIn) (any, error) {
-	return s.profileSearch(ctx, in.Query, "code_search", in.TopK, pipeline.DirectionAny)
+	req, err := s.request(in.Query, in.TopK, in.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return s.profileSearch(ctx, req, "code_search", pipeline.DirectionAny)
 }
 
 func searchCauses(ctx context.Context, s *Server, in queryIn) (any, error) {
-	return s.profileSearch(ctx, in.Query, "causal_reasoning", in.TopK, pipeline.DirectionCauses,
+	req, err := s.request(in.Query, in.TopK, in.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return s.profileSearch(ctx, req, "causal_reasoning", pipeline.DirectionCauses,
 		"direction causes: the query is read as an effect; E5 compares its effect view with the memories' cause vectors (×0.8, AP-77)")
 }
 
 func searchEffects(ctx context.Context, s *Server, in queryIn) (any, error) {
-	return s.profileSearch(ctx, in.Query, "causal_reasoning", in.TopK, pipeline.DirectionEffects,
+	req, err := s.request(in.Query, in.TopK, in.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return s.profileSearch(ctx, req, "causal_reasoning", pipeline.DirectionEffects,
 		"direction effects: the query is read as a cause; E5 compares its cause view with the memories' effect vectors (×1.2, AP-77)")
 }
 
 type connectionsIn struct {
-	Query     string `json:"query" jsonschema:"a module, file, function or path, e.g. \"engine/write.go AddBatch\""`
-	TopK      int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
-	Direction string `json:"direction,omitempty" jsonschema:"targets (what the query imports or calls), sources (what imports or calls it); default both"`
-	Explain   bool   `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Query     string     `json:"query" jsonschema:"a module, file, function or path, e.g. \"engine/write.go AddBatch\""`
+	TopK      int        `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Direction string     `json:"direction,omitempty" jsonschema:"targets (what the query imports or calls), sources (what imports or calls it); default both"`
+	Filter    *filterArg `json:"filter,omitempty"`
+	Explain   bool       `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 func searchConnections(ctx context.Context, s *Server, in connectionsIn) (any, error) {
@@ -388,11 +427,19 @@ func searchConnections(ctx context.Context, s *Server, in connectionsIn) (any, e
 	default:
 		return nil, badArg("direction", `give "targets", "sources" or leave it out`, "%q is not a direction", in.Direction)
 	}
-	return s.slotSearch(ctx, in.Query, fingerprint.E8, in.TopK, dir)
+	req, err := s.request(in.Query, in.TopK, in.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return s.slotSearch(ctx, req, fingerprint.E8, dir)
 }
 
 func searchByEntities(ctx context.Context, s *Server, in queryIn) (any, error) {
-	return s.slotSearch(ctx, in.Query, fingerprint.E11, in.TopK, pipeline.DirectionAny)
+	req, err := s.request(in.Query, in.TopK, in.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return s.slotSearch(ctx, req, fingerprint.E11, pipeline.DirectionAny)
 }
 
 // timeProfile is semantic_search with one temporal slot pinned at half the
@@ -412,51 +459,112 @@ func timeProfile(name string, slot fingerprint.SlotID) (profiles.Profile, error)
 }
 
 type recentIn struct {
-	Query   string `json:"query,omitempty" jsonschema:"what to look for; leave out to list the newest memories"`
-	TopK    int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
-	Explain bool   `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Query   string     `json:"query,omitempty" jsonschema:"what to look for; leave out to list the newest memories"`
+	TopK    int        `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Filter  *filterArg `json:"filter,omitempty"`
+	Explain bool       `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 func searchRecent(ctx context.Context, s *Server, in recentIn) (any, error) {
-	k, err := topK(in.TopK)
-	if err != nil {
-		return nil, err
-	}
 	if in.Query == "" {
-		ms, err := s.store.List(ctx, record.ListOptions{Limit: k})
+		k, err := topK(in.TopK)
+		if err != nil {
+			return nil, err
+		}
+		f, err := s.toFilter(in.Filter)
+		if err != nil {
+			return nil, err
+		}
+		ms, notes, err := s.newest(ctx, f, k)
 		if err != nil {
 			return nil, err
 		}
 		out := SearchOutput{Mode: "newest", Results: []Hit{}, Spaces: []pipeline.SpaceReport{},
-			Notes: []string{"no query: the newest memories by creation time (E2 recency order)"}}
+			Notes: append([]string{"no query: the newest memories by creation time (E2 recency order) that pass the filter"}, notes...)}
 		for i, m := range ms {
 			out.Results = append(out.Results, toHit(i+1, pipeline.ResultHit{Slots: pipeline.SlotScores{}}, m))
 		}
 		return out, nil
 	}
-	if err := requireQuery(in.Query); err != nil {
-		return nil, err
-	}
-	p, err := timeProfile("recent", fingerprint.E2)
+	req, err := s.request(in.Query, in.TopK, in.Filter)
 	if err != nil {
 		return nil, err
 	}
-	return s.search(ctx, engine.SearchRequest{Query: in.Query, Profile: p, Mode: pipeline.ModeMultiSpace, TopK: k},
-		"E2 recency at weight 0.5 re-orders the semantic matches (newer first); a 'recent' badge marks a high E2 score")
+	if req.Profile, err = timeProfile("recent", fingerprint.E2); err != nil {
+		return nil, err
+	}
+	req.Mode = pipeline.ModeMultiSpace
+	return s.search(ctx, req, "E2 recency at weight 0.5 re-orders the semantic matches (newer first); a 'recent' badge marks a high E2 score")
+}
+
+// maxNewestScan bounds how many memories search_recent without a query
+// reads, newest first, looking for k that pass the filter.
+const maxNewestScan = 20000
+
+// newest returns the k newest memories that pass f, reading the store
+// newest first page by page (at most maxNewestScan memories), with their
+// supersession read for those that pass the rest of the filter.
+func (s *Server) newest(ctx context.Context, f record.Filter, k int) ([]record.Memory, []string, error) {
+	var out []record.Memory
+	o := record.ListOptions{Limit: 256}
+	for scanned := 0; len(out) < k; {
+		if scanned >= maxNewestScan {
+			return out, []string{fmt.Sprintf("read the newest %d memories only: give a query to search the whole store", maxNewestScan)}, nil
+		}
+		page, err := s.store.List(ctx, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, m := range page {
+			// Match with the supersession the filter wants first, so only
+			// the memories that pass the rest pay for reading their links.
+			if !f.Match(m, f.Superseded == record.OnlySuperseded) {
+				continue
+			}
+			if m.SupersededBy, err = s.supersededBy(ctx, m.ID); err != nil {
+				return nil, nil, err
+			}
+			if !f.Match(m, len(m.SupersededBy) > 0) {
+				continue
+			}
+			if out = append(out, m); len(out) == k {
+				break
+			}
+		}
+		scanned += len(page)
+		if len(page) < o.Limit {
+			break
+		}
+		o.After = page[len(page)-1].ID
+	}
+	return out, nil, nil
+}
+
+// supersededBy lists the memories linked to id by "X supersedes id".
+func (s *Server) supersededBy(ctx context.Context, id record.ID) ([]record.ID, error) {
+	rel, err := s.store.Related(ctx, id, engine.RelatedOptions{Types: []record.RelationType{record.RelSupersedes}, Limit: engine.DefaultRelatedLimit})
+	if err != nil {
+		return nil, err
+	}
+	var out []record.ID
+	for _, r := range rel {
+		if r.Relation.To == id {
+			out = append(out, r.Relation.From)
+		}
+	}
+	return out, nil
 }
 
 type periodicIn struct {
-	Query   string `json:"query" jsonschema:"what to look for"`
-	At      string `json:"at,omitempty" jsonschema:"RFC 3339 time whose hour of day and day of week to match, e.g. 2026-03-02T09:00:00Z (a Monday morning); default now"`
-	TopK    int    `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
-	Explain bool   `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Query   string     `json:"query" jsonschema:"what to look for"`
+	At      string     `json:"at,omitempty" jsonschema:"RFC 3339 time whose hour of day and day of week to match, e.g. 2026-03-02T09:00:00Z (a Monday morning); default now"`
+	TopK    int        `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Filter  *filterArg `json:"filter,omitempty"`
+	Explain bool       `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
 }
 
 func searchPeriodic(ctx context.Context, s *Server, in periodicIn) (any, error) {
-	if err := requireQuery(in.Query); err != nil {
-		return nil, err
-	}
-	k, err := topK(in.TopK)
+	req, err := s.request(in.Query, in.TopK, in.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -471,6 +579,7 @@ func searchPeriodic(ctx context.Context, s *Server, in periodicIn) (any, error) 
 	if at.IsZero() {
 		at = time.Now()
 	}
-	return s.search(ctx, engine.SearchRequest{Query: in.Query, Profile: p, Mode: pipeline.ModeMultiSpace, TopK: k, Now: at},
+	req.Profile, req.Mode, req.Now = p, pipeline.ModeMultiSpace, at
+	return s.search(ctx, req,
 		"E3 periodicity at weight 0.5 favours memories made at the same hour of day and day of week as "+at.UTC().Format(time.RFC3339))
 }

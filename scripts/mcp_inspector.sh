@@ -46,25 +46,26 @@ run() {
 	(cd "$tmp" && "$INSPECTOR" --cli -e "CGRAPH_ORT_LIB=$ort" "$BIN" --db "$db" --models-dir "$models" mcp "$@")
 }
 
-# check JSON EXPR: evaluates a JavaScript expression over the JSON on stdin
-# (bound to d); fails with the expression when it is not true.
+# check WHAT EXPR: evaluates a JavaScript expression over the JSON on stdin
+# (bound to d); fails with the expression when it is not true. The JSON is
+# read from stdin, not passed as an argument: tools/list outgrows the
+# kernel's 128 KiB limit on one argument.
 check() {
-	local what=$1 expr=$2 json
-	json=$(cat)
+	local what=$1 expr=$2
 	node -e '
-		const d = JSON.parse(process.argv[1]);
-		if (!(eval(process.argv[2]))) { console.error(JSON.stringify(d).slice(0, 800)); process.exit(1); }
-	' "$json" "$expr" || fail "$what: expected $expr"
+		const d = JSON.parse(require("fs").readFileSync(0, "utf8"));
+		if (!(eval(process.argv[1]))) { console.error(JSON.stringify(d).slice(0, 800)); process.exit(1); }
+	' "$expr" || fail "$what: expected $expr"
 	log "ok: $what"
 }
 
-run --method tools/list 2>"$tmp/list.err" | check "tools/list lists the 23 tools" \
-	'd.tools.length === 23 && ["store_memory","search_graph","search_causes","get_session_timeline","get_divergence_alerts"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
+run --method tools/list 2>"$tmp/list.err" | check "tools/list lists the 26 tools" \
+	'd.tools.length === 26 && ["store_memory","update_memory","link_memories","get_related","search_graph","search_causes","get_session_timeline","get_divergence_alerts"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
 
 # The core set (cgraph mcp --tools core): eight tools, the same portable schemas.
 (cd "$tmp" && "$INSPECTOR" --cli -e "CGRAPH_ORT_LIB=$ort" "$BIN" --db "$db" --models-dir "$models" mcp --tools=core --method tools/list) |
 	check "tools/list --tools core lists the 8 core tools" \
-	'd.tools.length === 8 && ["store_memory","get_context","search_graph","get_session_timeline"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
+	'd.tools.length === 8 && ["store_memory","update_memory","get_context","search_graph","get_related","get_session_timeline"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
 
 if grep -qi "warning" "$tmp/list.err"; then
 	cat "$tmp/list.err" >&2
