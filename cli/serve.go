@@ -13,6 +13,7 @@ import (
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/httpapi"
 	"github.com/cgraph/cgraph/mcpserver"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newServeCmd) }
@@ -28,16 +29,27 @@ func newServeCmd(a *App) *cobra.Command {
 		Long: `serve opens the store for writing, loads the models once and serves until SIGINT or
 SIGTERM:
 
-  GET    /healthz             liveness and version (never needs the token)
-  POST   /v1/memories         store a memory: {"content", "type", "tags", "session", "source", "importance", "created_at"}
-  GET    /v1/memories/{id}    one memory (?fingerprint=true adds its slots)
-  DELETE /v1/memories/{id}    delete a memory
-  POST   /v1/search           {"query", "profile", "mode", "top_k", "direction", "weights"}
-  GET    /v1/embedders        the slots, their models and indexes
-  /mcp                        MCP over streamable HTTP (the same tools as cgraph mcp)
+  GET    /healthz                    liveness and version (never needs the token)
+  POST   /v1/memories                store a memory: {"content", "type", "tags", "session", "source", "importance", "created_at", "project", "meta"}
+  GET    /v1/memories/{id}           one memory (?fingerprint=true adds its slots)
+  PATCH  /v1/memories/{id}           change it: {"content", "type", "add_tags", "remove_tags", "importance", "meta", "unset_meta", "project"}
+  GET    /v1/memories/{id}/history   the memory with its earlier revisions
+  DELETE /v1/memories/{id}           delete a memory
+  POST   /v1/relations               link two memories: {"from", "to", "type", "weight"}
+  DELETE /v1/relations               unlink them (the same body, or ?from=&to=&type=)
+  GET    /v1/related/{id}            linked memories (?type=fixes,causes&depth=2&limit=20)
+  POST   /v1/search                  {"query", "profile", "mode", "top_k", "direction", "weights", "filter", "expand"}
+  POST   /v1/context                 {"query", "budget", "profile", "candidates", "filter", "expand"}
+  GET    /v1/embedders               the slots, their models and indexes
+  GET    /v1/stats                   memory count, format version, per-family sizes
+  /mcp                               MCP over streamable HTTP (the same tools as cgraph mcp;
+                                     /mcp?project=P serves the session pinned to project P)
 
 Answers are {"data": …} or {"error": {"code", "message"}} (docs: package httpapi). The
-API and the MCP tools share one definition per operation. Loopback by default; any
+API and the MCP tools share one definition per operation. --project P (default
+$CGRAPH_PROJECT) pins the API and /mcp to one project, as cgraph mcp --project does;
+without it every project is reachable and searches default to the default project
+(give "filter": {"project": …}). Loopback by default; any
 other address needs --token-file, whose token every request but /healthz must send as
 "Authorization: Bearer TOKEN". Cross-origin browser requests are refused (403).
 On SIGTERM the listener closes, requests in flight finish (up to 30 s) and the store
@@ -49,6 +61,9 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if err := checkTools(tools); err != nil {
 				return err
+			}
+			if err := record.CheckProject(a.Project); err != nil {
+				return err // a *record.ValidationError: exit 2
 			}
 			token, err := readToken(tokenFile)
 			if err != nil {
@@ -75,7 +90,7 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			if err := s.Warm(a.Context()); err != nil {
 				return err
 			}
-			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools})
+			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project})
 			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler(), Stats: s,
 				Routes: map[string]http.Handler{"POST /v1/cli": a.cliHandler(s)}})
 			remove, err := writeServerFile(a.DBDir, serverInfo{URL: "http://" + ln.Addr().String(), PID: os.Getpid(),

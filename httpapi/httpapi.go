@@ -6,14 +6,29 @@
 //
 // Routes (all JSON; a request body is the tool's arguments):
 //
-//	GET    /healthz             liveness and version, never authenticated
-//	POST   /v1/memories         store_memory
-//	GET    /v1/memories/{id}    get_memory (?fingerprint=true)
-//	DELETE /v1/memories/{id}    delete_memory
-//	POST   /v1/search           search_graph
-//	POST   /v1/context          get_context (memories packed into a token budget)
-//	GET    /v1/embedders        list_embedder_indexes
-//	GET    /v1/stats            memory count, format version, per-family sizes (the engine's Stats)
+//	GET    /healthz                   liveness and version, never authenticated
+//	POST   /v1/memories               store_memory (201; "project" and "meta" too)
+//	GET    /v1/memories/{id}          get_memory (?fingerprint=true)
+//	PATCH  /v1/memories/{id}          update_memory: the body is the change (content, type,
+//	                                  add_tags, remove_tags, importance, meta, unset_meta, project)
+//	GET    /v1/memories/{id}/history  get_memory with history: the memory and its earlier revisions
+//	DELETE /v1/memories/{id}          delete_memory
+//	POST   /v1/relations              link_memories {"from", "to", "type", "weight"} (201)
+//	DELETE /v1/relations              link_memories with unlink: the same body, or ?from=&to=&type=;
+//	                                  answers {"removed": true|false, …}
+//	GET    /v1/related/{id}           get_related (?type=fixes,causes&depth=1..3&limit=1..100)
+//	POST   /v1/search                 search_graph ("filter" and "expand" too)
+//	POST   /v1/context                get_context: memories packed into a token budget ("filter", "expand")
+//	GET    /v1/embedders              list_embedder_indexes
+//	GET    /v1/stats                  memory count, format version, per-family sizes (the engine's Stats)
+//
+// An {id} is a full memory id or a unique prefix of 8 or more hex digits. A
+// "filter" is record.Filter's JSON form: {"project", "all_projects",
+// "types", "tags_any", "tags_all", "session", "source", "created_after",
+// "created_before", "updated_after", "updated_before" (RFC 3339),
+// "min_importance", "meta" {key: value}, "superseded" exclude|include|only};
+// without one a search covers the default project (or the server's pinned
+// project) without superseded memories.
 //
 // A success is {"data": …}; a failure is {"error": {"code", "message"}}
 // with the HTTP status of its code: bad_request 400, unauthorized 401,
@@ -32,6 +47,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/cgraph/cgraph/mcpserver"
 	"github.com/cgraph/cgraph/record"
@@ -88,6 +105,17 @@ func Handler(c Caller, o Options) http.Handler {
 	mux.Handle("DELETE /v1/memories/{id}", h.auth(h.tool("delete_memory", func(r *http.Request) (json.RawMessage, error) {
 		return json.Marshal(map[string]any{"id": r.PathValue("id")})
 	})))
+	mux.Handle("PATCH /v1/memories/{id}", h.auth(h.tool("update_memory", func(r *http.Request) (json.RawMessage, error) {
+		return withBody(r, map[string]any{"id": r.PathValue("id")})
+	})))
+	mux.Handle("GET /v1/memories/{id}/history", h.auth(h.tool("get_memory", func(r *http.Request) (json.RawMessage, error) {
+		return json.Marshal(map[string]any{"id": r.PathValue("id"), "history": true})
+	})))
+	mux.Handle("POST /v1/relations", h.auth(h.tool("link_memories", func(r *http.Request) (json.RawMessage, error) {
+		return withBody(r, map[string]any{"unlink": false})
+	})))
+	mux.Handle("DELETE /v1/relations", h.auth(h.tool("link_memories", unlinkArgs)))
+	mux.Handle("GET /v1/related/{id}", h.auth(h.tool("get_related", relatedArgs)))
 	mux.Handle("POST /v1/search", h.auth(h.tool("search_graph", bodyArgs)))
 	mux.Handle("POST /v1/context", h.auth(h.tool("get_context", bodyArgs)))
 	mux.Handle("GET /v1/embedders", h.auth(h.tool("list_embedder_indexes", func(*http.Request) (json.RawMessage, error) {
@@ -116,7 +144,7 @@ func Handler(c Caller, o Options) http.Handler {
 		mux.Handle(pattern, h.auth(rh))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s: the API is under /v1 (memories, search, embedders), MCP on /mcp", r.Method, r.URL.Path))
+		WriteError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s: the API is under /v1 (memories, relations, related, search, context, embedders, stats), MCP on /mcp", r.Method, r.URL.Path))
 	})
 	// A web page the user visits must not write to or read from the store
 	// through the user's browser: cross-origin requests that are not safe
@@ -171,6 +199,89 @@ func bodyArgs(r *http.Request) (json.RawMessage, error) {
 	return b, nil
 }
 
+// withBody is the body's JSON object with set's fields set; a field the
+// body gives another value is refused (the path names the memory, the
+// method what to do).
+func withBody(r *http.Request, set map[string]any) (json.RawMessage, error) {
+	raw, err := bodyArgs(r)
+	if err != nil {
+		return nil, err
+	}
+	var args map[string]any
+	if err := json.Unmarshal(raw, &args); err != nil || args == nil {
+		return nil, badRequest("the body is not a JSON object: send the arguments as one JSON object")
+	}
+	for k, v := range set {
+		if got, ok := args[k]; ok && got != v {
+			return nil, badRequest("%q is %v in the body and %v by the request's path or method: leave it out of the body", k, jsonText(got), jsonText(v))
+		}
+		args[k] = v
+	}
+	return json.Marshal(args)
+}
+
+// unlinkArgs are DELETE /v1/relations' arguments: the body, or the query
+// parameters from, to and type when there is no body.
+func unlinkArgs(r *http.Request) (json.RawMessage, error) {
+	q := r.URL.Query()
+	if r.ContentLength == 0 && q.Get("from")+q.Get("to")+q.Get("type") != "" {
+		for k := range q {
+			if k != "from" && k != "to" && k != "type" {
+				return nil, badRequest("unknown query parameter %q: give from, to and type", k)
+			}
+		}
+		return json.Marshal(map[string]any{"from": q.Get("from"), "to": q.Get("to"), "type": q.Get("type"), "unlink": true})
+	}
+	args, err := withBody(r, map[string]any{"unlink": true})
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(args, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "weight") // the body of the link it removes may carry its weight
+	return json.Marshal(m)
+}
+
+// relatedArgs are GET /v1/related/{id}'s: ?type=a,b (or type repeated),
+// depth and limit.
+func relatedArgs(r *http.Request) (json.RawMessage, error) {
+	args := map[string]any{"id": r.PathValue("id")}
+	q := r.URL.Query()
+	for k, vs := range q {
+		switch k {
+		case "type", "types":
+			var types []string
+			for _, v := range vs {
+				for _, t := range strings.Split(v, ",") {
+					if t = strings.TrimSpace(t); t != "" {
+						types = append(types, t)
+					}
+				}
+			}
+			args["types"] = types
+		case "depth", "limit":
+			n, err := strconv.Atoi(q.Get(k))
+			if err != nil {
+				return nil, badRequest("%s=%q: give a whole number", k, q.Get(k))
+			}
+			args[k] = n
+		default:
+			return nil, badRequest("unknown query parameter %q: give type, depth or limit", k)
+		}
+	}
+	return json.Marshal(args)
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
 func (h *handler) tool(name string, args argsFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, h.o.MaxBody)
@@ -179,7 +290,7 @@ func (h *handler) tool(name string, args argsFunc) http.Handler {
 			var out any
 			if out, err = h.c.Call(r.Context(), name, a); err == nil {
 				status := http.StatusOK
-				if r.Method == http.MethodPost && name == "store_memory" {
+				if r.Method == http.MethodPost && (name == "store_memory" || name == "link_memories") {
 					status = http.StatusCreated
 				}
 				WriteJSON(w, status, map[string]any{"data": out})
