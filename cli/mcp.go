@@ -35,8 +35,8 @@ of another project's memory is refused with an error naming both projects.
 
 When a cgraph serve serves the store (it announces itself in the store directory), cgraph mcp
 relays the session to it: every agent shares its one writer and warm models
-(CGRAPH_NO_SERVER=1, --read-only, --http, --tools core or --project serve locally instead; an
-MCP host can reach the server's /mcp?project=P directly for a pinned session).
+(CGRAPH_NO_SERVER=1, --read-only, --http or --tools core serve locally instead; with
+--project the relayed session is pinned to the project by the server, /mcp?project=P).
 
 Otherwise the first cgraph mcp on a store takes its writer lock. Later ones (or any beside another
 writing cgraph command) open the store read-only: their read tools see the writer's
@@ -53,9 +53,9 @@ answer with an error that names the writing process.`,
 			if err := record.CheckProject(a.Project); err != nil {
 				return err // a *record.ValidationError: exit 2
 			}
-			// The relay cannot pin its session to a project: a pinned server
-			// serves locally.
-			if httpAddr == "" && !a.ReadOnly && tools == mcpserver.ToolsFull && a.Project == "" && os.Getenv("CGRAPH_NO_SERVER") == "" {
+			// A relayed session with a project is pinned to it by the server
+			// (/mcp?project=P).
+			if httpAddr == "" && !a.ReadOnly && tools == mcpserver.ToolsFull && os.Getenv("CGRAPH_NO_SERVER") == "" {
 				if info, ok := readServerFile(a.DBDir); ok && (!info.Token || hasClientToken()) {
 					a.Warnf("store %s is served by cgraph serve at %s (pid %d): relaying this MCP session to it", a.DBDir, info.URL, info.PID)
 					return a.bridgeMCP(a.Context(), info.URL)

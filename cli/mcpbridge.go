@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -18,9 +19,13 @@ import (
 // is POSTed as it arrives; the answer (JSON, or an event stream whose events
 // are each one message) is written back line by line. The session id and
 // protocol version the server assigns are sent with every later request;
-// at the end of stdin the session is deleted.
+// at the end of stdin the session is deleted. With --project the session
+// is opened pinned to that project.
 func (a *App) bridgeMCP(ctx context.Context, base string) error {
 	endpoint := strings.TrimSuffix(base, "/") + "/mcp"
+	if a.Project != "" { // the server pins this session to the project (mcpserver, ?project=P)
+		endpoint += "?project=" + url.QueryEscape(a.Project)
+	}
 	client := &http.Client{} // no timeout: a tool call may take as long as it takes
 	var session, version string
 	in := bufio.NewReader(a.Stdin)

@@ -230,4 +230,27 @@ func TestMCPRelaysToTheServer(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil || st.Data.Memories != 2 {
 		t.Fatalf("the server holds %d memories (%v), want 2", st.Data.Memories, err)
 	}
+
+	// With --project the relayed session is pinned to it by the server: its
+	// store lands there and its searches stay there.
+	pcmd := exec.Command(bin, "--db", db, "mcp", "--project", "alpha")
+	var pstderr strings.Builder
+	pcmd.Stderr = &pstderr
+	ps, err := mcp.NewClient(&mcp.Implementation{Name: "relay-project-test"}, nil).Connect(ctx, &mcp.CommandTransport{Command: pcmd}, nil)
+	if err != nil {
+		t.Fatalf("%v; cgraph mcp --project said: %s", err, pstderr.String())
+	}
+	defer ps.Close()
+	res, err = ps.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": "alpha note through the relay"}})
+	if err != nil || res.IsError {
+		t.Fatalf("store_memory through the pinned relay: %v %+v; stderr %s", err, res, pstderr.String())
+	}
+	res, err = ps.CallTool(ctx, &mcp.CallToolParams{Name: "search_by_keywords", Arguments: map[string]any{"query": "relay"}})
+	got := fmt.Sprint(res.StructuredContent)
+	if err != nil || res.IsError || !strings.Contains(got, "alpha note") || strings.Contains(got, "stored over MCP") {
+		t.Fatalf("search through the pinned relay: %v %s", err, got)
+	}
+	if !strings.Contains(pstderr.String(), "relaying") {
+		t.Fatalf("cgraph mcp --project served locally: %s", pstderr.String())
+	}
 }
