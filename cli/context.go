@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,7 @@ func init() { register(newContextCmd) }
 func newContextCmd(a *App) *cobra.Command {
 	var budget, candidates int
 	var profile string
+	var ff filterFlags
 	cmd := &cobra.Command{
 		Use:   "context QUERY",
 		Short: "Pack the memories that matter for a task into a token budget, as Markdown for a prompt",
@@ -43,13 +45,17 @@ POST /v1/context of cgraph serve.`,
 			if handled, err := a.viaServer(); handled { // a cgraph serve on this store has the models loaded
 				return err
 			}
+			filter, err := ff.filter(a.Project, time.Now())
+			if err != nil {
+				return err
+			}
 			s, err := a.OpenStore(false)
 			if err != nil {
 				return err
 			}
 			defer a.closeStore(s, &err)
 			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter()})
-			in, err := json.Marshal(map[string]any{"query": args[0], "budget": budget, "profile": profile, "candidates": candidates})
+			in, err := json.Marshal(map[string]any{"query": args[0], "budget": budget, "profile": profile, "candidates": candidates, "filter": filter})
 			if err != nil {
 				return err
 			}
@@ -76,6 +82,7 @@ POST /v1/context of cgraph serve.`,
 	fl.IntVar(&budget, "budget", 2000, "the most tokens the context may take (64 to 32000)")
 	fl.IntVar(&candidates, "candidates", 30, "search results to pack from, best first (1 to 100)")
 	fl.StringVar(&profile, "profile", "semantic_search", "weight profile of the search")
+	ff.bind(fl)
 	return cmd
 }
 

@@ -33,7 +33,18 @@ func TestContextCommand(t *testing.T) {
 	if !strings.HasPrefix(human.stdout, "## Memories for: librocksdb-dev") || !strings.Contains(human.stderr, "of 100 tokens") {
 		t.Fatalf("markdown output: %q / %q", human.stdout, human.stderr)
 	}
-	for _, args := range [][]string{{"context", "q", "--budget", "10"}, {"context", "q", "--candidates", "0"}, {"context"}, {"context", "q", "--profile", "nope"}} {
+	// A filter keeps the context to the memories that match it.
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "context", "librocksdb-dev CI build", "--budget", "300", "--tag", "nowhere").stdout, &out)
+	if len(out.Items) != 0 {
+		t.Fatalf("--tag nowhere packed %+v", out.Items)
+	}
+	mustRun(t, `{"content": "CI build note in project side about librocksdb-dev", "project": "side"}`+"\n", "--db", db, "add", "--jsonl", "-")
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "--project", "side", "context", "librocksdb-dev CI build", "--budget", "300").stdout, &out)
+	if len(out.Items) != 1 || !strings.Contains(out.Items[0].Content, "project side") {
+		t.Fatalf("--project side: %+v", out.Items)
+	}
+	for _, args := range [][]string{{"context", "q", "--budget", "10"}, {"context", "q", "--candidates", "0"}, {"context"}, {"context", "q", "--profile", "nope"},
+		{"context", "q", "--superseded", "sometimes"}, {"context", "q", "--created-after", "soon"}} {
 		if r := run(t, "", append([]string{"--db", db}, args...)...); r.code != ExitUsage {
 			t.Errorf("%v: exit %d: %s", args, r.code, r.stderr)
 		}
