@@ -310,8 +310,8 @@ func errorMessage(err error) string {
 		return msg + ": see the store's ids with `cgraph list`"
 	case errors.Is(err, record.ErrReadOnly):
 		return msg + ": drop --read-only to write"
-	case errors.Is(err, record.ErrCorrupt):
-		return msg + ": run `cgraph stats` to see which families hold data, and restore the store from a copy"
+	case errors.Is(err, record.ErrCorrupt) && !strings.Contains(msg, "cgraph "):
+		return msg + ": run `cgraph check` to see what is damaged; `cgraph check --repair` rebuilds what can be derived again, else restore the store from a copy (cgraph backup)"
 	}
 	return msg
 }

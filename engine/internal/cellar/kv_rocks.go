@@ -112,6 +112,11 @@ func (s *rocksStore) openDB(create bool) error {
 		if s.manifest, err = manifestState(s.dir); err != nil {
 			return err
 		}
+		if s.db == nil { // the first open, not a catch-up's reopen
+			if err := verifyForReader(s.dir, names); err != nil {
+				return err
+			}
+		}
 		// Each instance gets its own directory for its info log: a reopen
 		// runs beside the instance it replaces.
 		if s.instance, err = os.MkdirTemp(s.secondary, "instance-"); err != nil {
@@ -131,6 +136,11 @@ func (s *rocksStore) openDB(create bool) error {
 		} else {
 			s.extra = append(s.extra, h)
 		}
+	}
+	if err := s.verifyTables(); err != nil {
+		closeDB(s.db, s.handles[:], s.extra)
+		s.db, s.handles, s.extra = nil, [numFamilies]*grocksdb.ColumnFamilyHandle{}, nil
+		return err
 	}
 	return nil
 }

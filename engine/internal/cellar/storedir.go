@@ -213,6 +213,10 @@ func diagnose(dir string, err error) error {
 		return errors.Join(err, derr)
 	}
 	switch {
+	case errors.Is(err, errTableDamaged):
+		return err
+	case isTableError(err):
+		return fmt.Errorf("store %s: %w: %w", dir, rewriteRocks(err), errTableDamaged)
 	case errors.Is(err, errUnfinished) && d.holdsData(),
 		errors.Is(err, errNotCgraph) && (d.marker || len(d.manifests) > 1):
 		return d.damaged(dir, "the manifest its CURRENT file names records no cgraph metadata")
