@@ -18,10 +18,13 @@ import (
 )
 
 // TestCrashSoak kills a writing `cgraph serve` with SIGKILL at a random
-// moment (seeded) while two clients store memories and one deletes them,
-// then checks the store: it opens, `check` is clean, every memory whose
-// store was acknowledged (201) is there and every acknowledged delete (200)
-// is gone. Rounds reuse one store, so each round also recovers from the
+// moment (seeded) while two clients store memories, one deletes them and
+// one updates and links them, then checks the store: it opens, `check` is
+// clean, every memory whose store was acknowledged (201) is there and every
+// acknowledged delete (200) is gone, every acknowledged update (200) holds
+// (the memory shows that revision's metadata, or a later one sent before
+// the kill), and every acknowledged link (201) between memories still
+// stored is there. Rounds reuse one store, so each round also recovers from the
 // previous kill. CGRAPH_SOAK_RUNS sets the rounds (default 3; the long form
 // is scripts/soak.sh with 100) and CGRAPH_SOAK_SEED the seed.
 func TestCrashSoak(t *testing.T) {
@@ -44,6 +47,9 @@ func TestCrashSoak(t *testing.T) {
 		base, srv := startServe(t, bin, db)
 		var mu sync.Mutex
 		var ackedAdds, ackedDeletes, sentDeletes []string
+		ackedRev := map[string]int{} // id → the last update acknowledged (meta soak_rev)
+		sentRev := map[string]int{}  // id → the last update sent
+		var ackedLinks [][2]string   // from, to
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		for w := range 2 {
@@ -97,6 +103,46 @@ func TestCrashSoak(t *testing.T) {
 				}
 			}
 		})
+		wg.Go(func() { // updates and links acknowledged memories
+			for i := 1; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				mu.Lock()
+				var a, b string
+				if n := len(ackedAdds); n >= 2 {
+					a, b = ackedAdds[(i*7)%n], ackedAdds[(i*13+1)%n]
+				}
+				mu.Unlock()
+				if a == "" || a == b {
+					time.Sleep(5 * time.Millisecond)
+					continue
+				}
+				mu.Lock()
+				sentRev[a] = i
+				mu.Unlock()
+				code, ok := sendJSON(http.MethodPatch, base+"/v1/memories/"+a, fmt.Sprintf(`{"meta":{"soak_rev":"%d"}}`, i))
+				if !ok {
+					return
+				}
+				if code == http.StatusOK {
+					mu.Lock()
+					ackedRev[a] = i
+					mu.Unlock()
+				}
+				code, ok = sendJSON(http.MethodPost, base+"/v1/relations", fmt.Sprintf(`{"from":%q,"to":%q,"type":"related_to"}`, a, b))
+				if !ok {
+					return
+				}
+				if code == http.StatusCreated {
+					mu.Lock()
+					ackedLinks = append(ackedLinks, [2]string{a, b})
+					mu.Unlock()
+				}
+			}
+		})
 		time.Sleep(time.Duration(50+rng.IntN(450)) * time.Millisecond) // the random kill moment
 		if err := srv.Process.Kill(); err != nil {
 			t.Fatal(err)
@@ -124,14 +170,17 @@ func TestCrashSoak(t *testing.T) {
 		}
 		out, err = exec.Command(bin, "--db", db, "--json", "list", "--limit", "1000000").Output()
 		var listed []struct {
-			ID string `json:"id"`
+			ID   string            `json:"id"`
+			Meta map[string]string `json:"meta"`
 		}
 		if jerr := json.Unmarshal(out, &listed); err != nil || jerr != nil {
 			t.Fatalf("round %d: list: %v %v", round, err, jerr)
 		}
 		have := map[string]bool{}
+		rev := map[string]int{}
 		for _, m := range listed {
 			have[m.ID] = true
+			rev[m.ID], _ = strconv.Atoi(m.Meta["soak_rev"])
 		}
 		roundLost := 0
 		doubtDone := 0
@@ -148,12 +197,34 @@ func TestCrashSoak(t *testing.T) {
 					map[bool]string{true: "delete", false: "store"}[deleted[id]], map[bool]string{true: "has", false: "lacks"}[have[id]])
 			}
 		}
+		gone := func(id string) bool { return deleted[id] || inDoubt[id] || !have[id] }
+		for id, r := range ackedRev {
+			if gone(id) {
+				continue
+			}
+			if got := rev[id]; got < r || got > sentRev[id] {
+				roundLost++
+				t.Errorf("round %d: memory %s: update %d acknowledged (last sent %d), but the store shows update %d", round, id, r, sentRev[id], got)
+			}
+		}
+		linksChecked := 0
+		for _, l := range ackedLinks {
+			if gone(l[0]) || gone(l[1]) || linksChecked == 20 { // each check is a process: 20 per round
+				continue
+			}
+			linksChecked++
+			out, err := exec.Command(bin, "--db", db, "--json", "related", l[0], "--type", "related_to", "--limit", "1000").Output()
+			if err != nil || !strings.Contains(string(out), l[1]) {
+				roundLost++
+				t.Errorf("round %d: link %s related_to %s acknowledged, but related does not list it: %v", round, l[0], l[1], err)
+			}
+		}
 		lost += roundLost
 		if roundLost == 0 {
 			clean++
 		}
-		t.Logf("round %d: %d stores and %d deletes acknowledged before the kill; %d memories in the store; %d deletes sent but not acknowledged took effect",
-			round, len(ackedAdds), len(ackedDeletes), ck.Memories, doubtDone)
+		t.Logf("round %d: %d stores, %d deletes, %d updates and %d links acknowledged before the kill (%d links checked); %d memories in the store; %d deletes sent but not acknowledged took effect",
+			round, len(ackedAdds), len(ackedDeletes), len(ackedRev), len(ackedLinks), linksChecked, ck.Memories, doubtDone)
 	}
 	t.Logf("crash soak (seed %d): %d runs, %d clean, %d acknowledged operations lost", seed, runs, clean, lost)
 }
@@ -204,6 +275,22 @@ func startServeArgs(t testing.TB, bin string, args ...string) (string, *exec.Cmd
 
 // storeOverHTTP stores one memory and returns its id when the server
 // acknowledged it (201).
+// sendJSON sends body with method and returns the status; ok is false when
+// the server did not answer (it was killed).
+func sendJSON(method, url, body string) (int, bool) {
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		return 0, false
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, false
+	}
+	resp.Body.Close()
+	return resp.StatusCode, true
+}
+
 func storeOverHTTP(base, content string) (string, bool) {
 	body, _ := json.Marshal(map[string]string{"content": content})
 	resp, err := http.Post(base+"/v1/memories", "application/json", strings.NewReader(string(body)))
