@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -178,5 +179,32 @@ func TestMaintainCommand(t *testing.T) {
 	mustRun(t, "", "--db", db, "get", second.ID.String())
 	if r := run(t, "", "--db", db, "maintain", "--prune-below", "1.5"); r.code != ExitUsage {
 		t.Fatalf("--prune-below 1.5: %d %s", r.code, r.stderr)
+	}
+}
+
+// TestListByProject: list shows the project's memories, page by page,
+// and every project's with --all-projects.
+func TestListByProject(t *testing.T) {
+	db := newStore(t)
+	for i := range 5 {
+		mustRun(t, "", "--db", db, "add", fmt.Sprintf("default project note %d", i))
+		mustRun(t, "", "--db", db, "--project", "side", "add", fmt.Sprintf("side project note %d", i))
+	}
+	var ms []memoryJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "list", "--limit", "3").stdout, &ms)
+	if len(ms) != 3 || ms[0].Project != "" || ms[2].Project != "" {
+		t.Fatalf("list: %+v", ms)
+	}
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "--project", "side", "list", "--limit", "100").stdout, &ms)
+	if len(ms) != 5 || ms[4].Project != "side" {
+		t.Fatalf("list --project side: %d memories", len(ms))
+	}
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "list", "--all-projects", "--limit", "100").stdout, &ms)
+	if len(ms) != 10 {
+		t.Fatalf("list --all-projects: %d memories", len(ms))
+	}
+	r := mustRun(t, "", "--db", db, "list", "--limit", "2")
+	if !strings.Contains(r.stderr, "--after") {
+		t.Fatalf("no next page named: %s", r.stderr)
 	}
 }

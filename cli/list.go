@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -10,16 +11,19 @@ func init() { register(newListCmd) }
 
 func newListCmd(a *App) *cobra.Command {
 	var (
-		limit  int
-		after  string
-		oldest bool
+		limit       int
+		after       string
+		oldest      bool
+		allProjects bool
 	)
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List memories by creation time, newest first",
 		Long: `List one page of memories by creation time, newest first (--oldest: oldest
-first). The next page starts --after the last id of this one; human output
-prints that command when there are more. --json prints an array of memories.`,
+first), of the project (--project, $CGRAPH_PROJECT, else the default project) or of
+every project with --all-projects. The next page starts --after the last id of this
+one; human output prints that command when there are more. --json prints an array of
+memories.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if limit < 1 {
@@ -36,7 +40,7 @@ prints that command when there are more. --json prints an array of memories.`,
 				return err
 			}
 			defer closeEngine(e, &err)
-			ms, err := e.List(a.Context(), o)
+			ms, err := listProject(a, e, o, allProjects)
 			if err != nil {
 				return err
 			}
@@ -62,6 +66,9 @@ prints that command when there are more. --json prints an array of memories.`,
 				if oldest {
 					next += " --oldest"
 				}
+				if allProjects {
+					next += " --all-projects"
+				}
 				a.Warnf("more memories follow: %s", next)
 			}
 			return nil
@@ -71,5 +78,36 @@ prints that command when there are more. --json prints an array of memories.`,
 	fl.IntVar(&limit, "limit", 20, "memories per page")
 	fl.StringVar(&after, "after", "", "start after this memory id (the last of the previous page)")
 	fl.BoolVar(&oldest, "oldest", false, "oldest first")
+	fl.BoolVar(&allProjects, "all-projects", false, "list the memories of every project")
 	return cmd
+}
+
+// listProject returns up to o.Limit memories from o.After on, of a.Project
+// unless all: pages of the store are read until that many match or the
+// store ends.
+func listProject(a *App, e *engine.Engine, o record.ListOptions, all bool) ([]record.Memory, error) {
+	if all {
+		return e.List(a.Context(), o)
+	}
+	want := o.Limit
+	o.Limit = max(want, 256)
+	var out []record.Memory
+	for {
+		page, err := e.List(a.Context(), o)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range page {
+			if m.Project == a.Project {
+				out = append(out, m)
+				if len(out) == want {
+					return out, nil
+				}
+			}
+		}
+		if len(page) < o.Limit {
+			return out, nil
+		}
+		o.After = page[len(page)-1].ID
+	}
 }
