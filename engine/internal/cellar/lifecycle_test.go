@@ -1,6 +1,7 @@
 package cellar
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"path/filepath"
@@ -238,4 +239,31 @@ func TestAbortLeavesNoHalfState(t *testing.T) {
 	if err := e.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FuzzDecodeRelation: a relations entry never panics the decoder, and one
+// it accepts re-encodes to the same key and value.
+func FuzzDecodeRelation(f *testing.F) {
+	a, b := record.ID{1, 2, 3}, record.ID{4, 5, 6}
+	f.Add(relationKey(relOutPrefix, a, record.RelFixes, b), encodeRelation(record.Relation{Weight: 0.5}))
+	f.Add(relationKey(relInPrefix, a, record.RelRelatedTo, b), []byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, k, v []byte) {
+		r, out, err := decodeRelation(k, v)
+		if err != nil {
+			if !errors.Is(err, record.ErrCorrupt) {
+				t.Fatalf("error without ErrCorrupt: %v", err)
+			}
+			return
+		}
+		dir, x, y := byte(relOutPrefix), r.From, r.To
+		if !out {
+			dir, x, y = relInPrefix, r.To, r.From
+		}
+		if got := relationKey(dir, x, r.Type, y); !bytes.Equal(got, k) {
+			t.Fatalf("key %x re-encodes to %x", k, got)
+		}
+		if got := encodeRelation(r); !bytes.Equal(got, v) {
+			t.Fatalf("value %x re-encodes to %x", v, got)
+		}
+	})
 }
