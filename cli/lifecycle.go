@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -240,12 +241,29 @@ type relationFlags struct {
 	weight float64
 }
 
-func (a *App) resolvePair(e *engine.Engine, args []string) (from, to record.ID, err error) {
-	if from, err = e.ResolveID(a.Context(), args[0]); err != nil {
-		return from, to, err
+// openPair parses --type, opens the store for writing (records only) and
+// resolves FROM and TO: what link and unlink share. The caller closes e.
+func (a *App) openPair(f relationFlags, args []string) (e *engine.Engine, from, to record.ID, t record.RelationType, err error) {
+	if t, err = record.ParseRelationType(f.typ); err != nil {
+		return nil, from, to, t, &UsageError{Problem: "--type: " + err.Error(), Fix: "use one of " + record.RelationTypeNames()}
 	}
-	to, err = e.ResolveID(a.Context(), args[1])
-	return from, to, err
+	if e, err = a.OpenRecords(true); err != nil {
+		return nil, from, to, t, err
+	}
+	if from, err = e.ResolveID(a.Context(), args[0]); err == nil {
+		to, err = e.ResolveID(a.Context(), args[1])
+	}
+	if err != nil {
+		return nil, from, to, t, errors.Join(err, e.Close())
+	}
+	return e, from, to, t, nil
+}
+
+// bindRelationType defines the required --type flag of link and unlink.
+func bindRelationType(cmd *cobra.Command, typ *string) {
+	cmd.Flags().StringVar(typ, "type", "", "relation type: "+record.RelationTypeNames())
+	_ = cmd.MarkFlagRequired("type")                                                                                            // fails only for an unknown flag
+	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(relationTypeNames(), cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
 }
 
 func relationTypeNames() []string { return strings.Split(record.RelationTypeNames(), ", ") }
@@ -265,22 +283,14 @@ given. Linking the same pair with the same type again replaces its weight.`,
 		Args:              exactArgs(2, "FROM and TO memory ids"),
 		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			t, err := record.ParseRelationType(f.typ)
-			if err != nil {
-				return &UsageError{Problem: "--type: " + err.Error(), Fix: "use one of " + record.RelationTypeNames()}
-			}
 			if err := record.CheckWeight(f.weight); err != nil {
 				return err
 			}
-			e, err := a.OpenRecords(true)
+			e, from, to, t, err := a.openPair(f, args)
 			if err != nil {
 				return err
 			}
 			defer closeEngine(e, &err)
-			from, to, err := a.resolvePair(e, args)
-			if err != nil {
-				return err
-			}
 			r, err := e.Link(a.Context(), record.Relation{From: from, To: to, Type: t, Weight: f.weight})
 			if err != nil {
 				return fmt.Errorf("link: %w", err)
@@ -292,10 +302,8 @@ given. Linking the same pair with the same type again replaces its weight.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&f.typ, "type", "", "relation type: "+record.RelationTypeNames())
+	bindRelationType(cmd, &f.typ)
 	cmd.Flags().Float64Var(&f.weight, "weight", record.DefaultRelationWeight, "how sure the relation is, above 0 and at most 1")
-	_ = cmd.MarkFlagRequired("type")                                                                                            // fails only for an unknown flag
-	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(relationTypeNames(), cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
 	return cmd
 }
 
@@ -307,19 +315,11 @@ func newUnlinkCmd(a *App) *cobra.Command {
 		Args:              exactArgs(2, "FROM and TO memory ids"),
 		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			t, err := record.ParseRelationType(f.typ)
-			if err != nil {
-				return &UsageError{Problem: "--type: " + err.Error(), Fix: "use one of " + record.RelationTypeNames()}
-			}
-			e, err := a.OpenRecords(true)
+			e, from, to, t, err := a.openPair(f, args)
 			if err != nil {
 				return err
 			}
 			defer closeEngine(e, &err)
-			from, to, err := a.resolvePair(e, args)
-			if err != nil {
-				return err
-			}
 			ok, err := e.Unlink(a.Context(), from, to, t)
 			if err != nil {
 				return fmt.Errorf("unlink: %w", err)
@@ -335,9 +335,7 @@ func newUnlinkCmd(a *App) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&f.typ, "type", "", "relation type: "+record.RelationTypeNames())
-	_ = cmd.MarkFlagRequired("type")                                                                                            // fails only for an unknown flag
-	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(relationTypeNames(), cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
+	bindRelationType(cmd, &f.typ)
 	return cmd
 }
 

@@ -90,10 +90,10 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 		if fps[j] == nil {
 			continue
 		}
-		sim := record.Similar{ID: ids[j], E1: cos[i], E6: jaccard(terms, termSet(fps[j])), E11: 1}
+		sim := record.Similar{ID: ids[j], E1: cos[i], E6: fingerprint.SortedJaccard(terms, termSet(fps[j])), E11: 1}
 		other := nameSet(fps[j])
 		if len(names)+len(other) > 0 {
-			sim.E11 = jaccard(names, other)
+			sim.E11 = fingerprint.SortedJaccard(names, other)
 		}
 		switch {
 		case sim.E6 < th.E6:
@@ -128,26 +128,4 @@ func sortedSet(xs []string) []string {
 	out := slices.Clone(xs)
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// jaccard is |a ∩ b| / |a ∪ b| of two sorted sets (0 when both are empty).
-func jaccard(a, b []string) float64 {
-	inter, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			inter++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	union := len(a) + len(b) - inter
-	if union == 0 {
-		return 0
-	}
-	return float64(inter) / float64(union)
 }
