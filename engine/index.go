@@ -20,11 +20,23 @@ import (
 const densePrecision = indexes.Int8
 
 // e1Rerank is the rerank depth of the E1 space, the foundation and the most
-// weighted: on e5-small-v2 vectors of Go comments (BenchmarkSearch
-// e1_recall) depth 1024 raised recall@10 against exact cosine from 0.896 to
-// 0.939 at 10k (+0.16 ms) and from 0.70 to 0.77 at 100k (+0.27 ms, still
-// inside the 2 ms e1_only goal). The other spaces keep the default 512.
-const e1Rerank = 1024
+// weighted. Measured on real e5-small-v2 vectors (indexes
+// TestRealEmbeddingsRecall with CGRAPH_VECTORS_DIR from `go run
+// ./indexes/testdata/embedgen -e1`: 60,176 Go standard-library comment
+// blocks, grown to 100k with noisy near-duplicate copies, 1/10 deleted),
+// int8 recall@10 against exact float32 cosine is 0.902 / 0.937 / 0.957 at
+// 100k for depths 512 / 1024 / 2048, and 0.922 / 0.950 / 0.964 at 60k; a
+// search takes 0.71 / 0.96 / 1.41 ms at 100k (BenchmarkRealDense). 2048 is
+// the first depth at or above 0.95 at 100k, inside the 2 ms e1_only goal.
+const e1Rerank = 2048
+
+// spaceRerank is each dense space's rerank depth where the default (512)
+// does not keep recall@10 ≥ 0.95 at 100k on real vectors of its model
+// (same test, `embedgen -e1 -slot E5` for bge-small-en-v1.5 side A queried
+// as side B): E5 reaches 0.931 / 0.953 / 0.967 at 512 / 1024 / 2048, so it
+// gets 1024. all-MiniLM-L6-v2 (E7, E10, E11) reaches 0.989 at 512 and keeps
+// the default.
+var spaceRerank = map[fingerprint.SlotID]int{fingerprint.E1: e1Rerank, fingerprint.E5: 1024}
 
 // indexSet is the in-memory search state of a store: one index per space,
 // rebuilt from the families on open and updated after every committed write.
@@ -88,10 +100,7 @@ func (x *indexSet) denseSpaceLocked(k spaceKey, dim int, create bool) (*indexes.
 	if !create {
 		return nil, nil
 	}
-	rerank := 0 // indexes.DefaultRerank (512)
-	if k.slot == fingerprint.E1 {
-		rerank = e1Rerank
-	}
+	rerank := spaceRerank[k.slot] // 0: indexes.DefaultRerank (512)
 	d, err := indexes.NewDense(indexes.DenseConfig{Name: k.String(), Dim: dim, Precision: densePrecision, Rerank: rerank})
 	if err != nil {
 		return nil, err

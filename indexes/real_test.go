@@ -66,6 +66,13 @@ func expand(docs [][]float32, n int) [][]float32 {
 	return out[:n]
 }
 
+// realRecallDepth is the rerank depth the engine gives its E1 space: the
+// one whose recall must reach 0.95 on real embeddings at 100k.
+const realRecallDepth = 2048
+
+// TestRealEmbeddingsRecall reports recall@10 by rerank depth on real
+// embeddings, at their own count and at 100k (noisy near-duplicate copies
+// added), with 1/10 deleted, and asserts ≥ 0.95 at realRecallDepth.
 func TestRealEmbeddingsRecall(t *testing.T) {
 	docs, queries := realVectors(t)
 	for _, n := range []int{len(docs), 100000} {
@@ -85,7 +92,7 @@ func TestRealEmbeddingsRecall(t *testing.T) {
 			for d := 0; d < n; d += 10 {
 				x.Delete(record.DocNum(d))
 			}
-			for _, r := range []int{128, 256, 512, 1024, 2048} {
+			for _, r := range []int{128, 256, 512, 1024, 2048, 4096} {
 				var sum float64
 				for _, q := range queries {
 					got, err := x.search(q, 10, nil, r)
@@ -95,8 +102,8 @@ func TestRealEmbeddingsRecall(t *testing.T) {
 				}
 				rec := sum / float64(len(queries))
 				t.Logf("n=%d %s rerank=%d recall@10=%.4f", n, p, r, rec)
-				if r == DefaultRerank && rec < 0.95 {
-					t.Errorf("n=%d %s: recall@10 %.4f at the default rerank, want ≥ 0.95", n, p, rec)
+				if r == realRecallDepth && rec < 0.95 {
+					t.Errorf("n=%d %s: recall@10 %.4f at rerank %d, want ≥ 0.95", n, p, rec, r)
 				}
 			}
 		}
@@ -114,13 +121,15 @@ func BenchmarkRealDense(b *testing.B) {
 		for _, p := range []Precision{Float32, Int8} {
 			x, _ := NewDense(DenseConfig{Name: "real", Dim: len(docs[0]), Precision: p})
 			must(b, x.Build(ids, all))
-			b.Run(fmt.Sprintf("n=%d/ann-%s", n, p), func(b *testing.B) {
-				for i := 0; b.Loop(); i++ {
-					if _, err := x.Search(queries[i%len(queries)], 10, nil); err != nil {
-						b.Fatal(err)
+			for _, r := range []int{512, 1024, 2048, 4096} {
+				b.Run(fmt.Sprintf("n=%d/ann-%s/rerank=%d", n, p, r), func(b *testing.B) {
+					for i := 0; b.Loop(); i++ {
+						if _, err := x.search(queries[i%len(queries)], 10, nil, r); err != nil {
+							b.Fatal(err)
+						}
 					}
-				}
-			})
+				})
+			}
 			if p == Float32 {
 				b.Run(fmt.Sprintf("n=%d/brute-float32", n), func(b *testing.B) {
 					for i := 0; b.Loop(); i++ {
