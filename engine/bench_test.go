@@ -249,7 +249,7 @@ func benchStore(b *testing.B, reg *embedders.Registry, real []fingerprint.Finger
 		ns := make([]record.NewMemory, 0, hi-lo)
 		inputs := make([]embedders.Input, 0, hi-lo)
 		for i := lo; i < hi; i++ {
-			ns = append(ns, record.NewMemory{Content: docs[i%len(docs)], CreatedAt: base.Add(time.Duration(i) * time.Minute)})
+			ns = append(ns, record.NewMemory{Content: docs[i%len(docs)], CreatedAt: base.Add(time.Duration(i) * time.Minute), AllowDuplicate: true}) // the replicas repeat their source text
 			inputs = append(inputs, embedders.Input{Text: ns[len(ns)-1].Content, Created: ns[len(ns)-1].CreatedAt})
 		}
 		// The fingerprints' E2/E3 carry the cache's creation time; the
