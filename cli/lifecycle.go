@@ -403,7 +403,7 @@ that the listed memory fixes its via memory.`,
 				if direction(r) == "in" {
 					arrow = "←"
 				}
-				a.Printf("%d %s %-16s %s  %s\n", r.Depth, arrow, r.Relation.Type, r.Memory.ID, summaryLine(r.Memory, 60))
+				a.Printf("%d %s %-16s %s\n", r.Depth, arrow, r.Relation.Type, summaryLine(r.Memory, 60))
 			}
 			return nil
 		},

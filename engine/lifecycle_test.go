@@ -266,6 +266,17 @@ func TestRelations(t *testing.T) {
 		t.Fatalf("expand: hits %v expanded %+v, %v", hitIDs(res), res.Expanded, err)
 	}
 
+	// The filter chooses the hits, not what their relations bring: errors
+	// only, expanded by fixes, still brings a fix of another type.
+	if _, err := s.Update(ctx, fixMem.ID, record.Change{Type: ptr(record.TypePattern)}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.Search(ctx, SearchRequest{Query: "authentication failed admin token", TopK: 1, Filter: record.Filter{Types: []record.Type{record.TypeNote}},
+		Expand: []record.RelationType{record.RelFixes}})
+	if err != nil || len(res.Expanded) != 1 || res.Expanded[0].Memory.Type != record.TypePattern {
+		t.Fatalf("expand under a type filter: %+v, %v", res.Expanded, err)
+	}
+
 	// Supersede: a new decision replaces ms[0].
 	newer, err := s.Add(ctx, record.NewMemory{Content: "Decision: pin grocksdb at v1.8.0 now that Debian ships librocksdb 8"})
 	if err != nil {

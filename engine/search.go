@@ -235,7 +235,8 @@ func (s *Engine) encodeOne(ctx context.Context, req SearchRequest, k viewKey) (f
 }
 
 // expand returns the memories one relation of a type in types away from
-// the hits, each once, that are not hits and pass f.
+// the hits, each once, that are not hits and are inside f's scope
+// (record.Filter.Scope: project and superseded mode).
 // REQUIRES: s.mu held shared.
 func (s *Engine) expand(ctx context.Context, hits []record.Memory, types []record.RelationType, f record.Filter) ([]Expansion, error) {
 	seen := make(map[record.ID]bool, len(hits))
@@ -262,7 +263,7 @@ func (s *Engine) expand(ctx context.Context, hits []record.Memory, types []recor
 				return nil, fmt.Errorf("expand hit %s: %w", h.ID, err)
 			}
 			m.SupersededBy = s.supersededBy(m.DocNum)
-			if !f.Match(m, len(m.SupersededBy) > 0) {
+			if !f.Scope().Match(m, len(m.SupersededBy) > 0) {
 				continue
 			}
 			out = append(out, Expansion{Memory: m, Relation: r, From: h.ID})

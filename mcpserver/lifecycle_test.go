@@ -335,8 +335,11 @@ func TestExpandAndContextRelated(t *testing.T) {
 	if cx := must(t, cs, "get_context", map[string]any{"query": "quokka builds fail", "candidates": 1, "budget": 400, "expand": []string{"causes"}}); len(cx["items"].([]any)) != 1 {
 		t.Fatalf("context with expand causes attached a fix: %v", cx["items"])
 	}
-	if cx := must(t, cs, "get_context", map[string]any{"query": "quokka builds fail", "candidates": 1, "budget": 400, "filter": map[string]any{"types": []string{"error"}}}); len(cx["items"].([]any)) != 1 {
-		t.Fatalf("context with filter types error attached a pattern: %v", cx["items"])
+	// The filter chooses the packed memories; what their relations bring
+	// is bounded by its scope only (project, superseded), not its types.
+	if cx := must(t, cs, "get_context", map[string]any{"query": "quokka builds fail", "candidates": 1, "budget": 400, "filter": map[string]any{"types": []string{"error"}}}); len(cx["items"].([]any)) != 2 ||
+		cx["items"].([]any)[1].(map[string]any)["type"] != "pattern" {
+		t.Fatalf("context with filter types error did not attach the fix (a pattern): %v", cx["items"])
 	}
 	tight := must(t, cs, "get_context", map[string]any{"query": "quokka builds fail", "candidates": 1, "budget": 64})
 	if tight["tokens"].(float64) > 64 {

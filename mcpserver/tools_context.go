@@ -97,7 +97,8 @@ func getContext(ctx context.Context, s *Server, in contextIn) (any, error) {
 }
 
 // contextLinks are the memories one relation (of types, or any) away from
-// a packed memory that pass f, for contextpack to attach.
+// a packed memory inside f's scope (record.Filter.Scope), for contextpack
+// to attach.
 func (s *Server) contextLinks(ctx context.Context, id string, types []record.RelationType, f record.Filter) ([]contextpack.Link, error) {
 	from, err := record.ParseID(id)
 	if err != nil {
@@ -110,7 +111,7 @@ func (s *Server) contextLinks(ctx context.Context, id string, types []record.Rel
 	var out []contextpack.Link
 	for _, r := range rel {
 		m := r.Memory
-		if !f.Match(m, len(m.SupersededBy) > 0) {
+		if !f.Scope().Match(m, len(m.SupersededBy) > 0) { // attached for their relation, not for the filter's types or tags
 			continue
 		}
 		out = append(out, contextpack.Link{Relation: r.Relation.Type.String(), Direction: direction(r.Relation, from),

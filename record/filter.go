@@ -128,6 +128,14 @@ func (f Filter) Validate() error {
 	return nil
 }
 
+// Scope is the part of f that also bounds what relations bring along to
+// the hits (search expansion, context attachments): the project and the
+// superseded mode. The other fields choose the hits themselves — a search
+// of errors expanded by "fixes" wants the fixes, whatever their type.
+func (f Filter) Scope() Filter {
+	return Filter{Project: f.Project, AllProjects: f.AllProjects, Superseded: f.Superseded}
+}
+
 // Match reports whether m passes the filter; superseded says whether m is
 // the target of a "supersedes" relation. It is the definition the
 // engine's index-side filtering must agree with.
