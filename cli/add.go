@@ -22,6 +22,7 @@ type addFlags struct {
 	file, jsonl                     string
 	skipLines                       int
 	allowDuplicate, supersede       bool
+	deferSlots                      bool
 }
 
 func newAddCmd(a *App) *cobra.Command {
@@ -67,6 +68,7 @@ resume with --skip-lines N.`,
 	fl.StringVar(&f.jsonl, "jsonl", "", "store one memory per line of this JSONL file (- for stdin)")
 	fl.BoolVar(&f.supersede, "supersede", false, "mark the near-duplicates found (every space agreeing) as superseded by the new memory")
 	fl.BoolVar(&f.allowDuplicate, "allow-duplicate", false, "store the memory even if the store already holds the same content (by default its id is returned instead)")
+	fl.BoolVar(&f.deferSlots, "defer", false, "with --jsonl: store every line with E1, keywords and the model-free slots first (searchable at once), then fill the other model slots")
 	fl.IntVar(&f.skipLines, "skip-lines", 0, "with --jsonl: skip the first N lines (resume an interrupted run)")
 	fl.IntVar(&a.MaxContentBytes, "max-content-bytes", record.DefaultMaxContentBytes, "refuse content longer than this many bytes")
 	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(typeNames(), cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag

@@ -16,6 +16,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -132,13 +133,47 @@ func (a *App) runAddJSONL(cmd *cobra.Command, f addFlags, args []string) (err er
 		}
 		in = fh
 	}
-	s, err := a.OpenStore(true)
+	s, err := a.openStore(storeOpen{write: true, deferSlots: f.deferSlots, manualFill: true})
 	if err != nil {
 		return err
 	}
 	defer a.closeStore(s, &err)
+	start := time.Now()
 	res, err := a.addJSONL(s, in, size)
-	return a.reportBulk(res, err)
+	if err != nil || !f.deferSlots {
+		return a.reportBulk(res, err)
+	}
+	stored := time.Since(start)
+	a.Warnf("%d memories searchable (E1, keywords and the model-free slots) in %.1f s (%.1f/s); filling the other model slots", res.Added, stored.Seconds(), rate(res.Added, stored))
+	if ferr := a.fillPending(s); ferr != nil {
+		return errors.Join(a.reportBulk(res, nil), ferr)
+	}
+	all := time.Since(start)
+	a.Warnf("every slot filled in %.1f s (%.1f memories/s overall)", all.Seconds(), rate(res.Added, all))
+	return a.reportBulk(res, nil)
+}
+
+func rate(n int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+// fillPending computes every pending deferred slot of the store, batch by
+// batch. An interrupt leaves the rest pending, persisted: the next writer
+// that opens the store (cgraph serve, or any writing command) fills it.
+func (a *App) fillPending(s *engine.Engine) error {
+	for {
+		n, err := s.FillPending(a.Context(), 64)
+		if err != nil {
+			left, _ := s.Pending(context.WithoutCancel(a.Context()))
+			return fmt.Errorf("fill the deferred slots (%d memories still pending; the next writer to open the store fills them): %w", left, err)
+		}
+		if n == 0 {
+			return nil
+		}
+	}
 }
 
 // reportBulk prints a bulk summary and turns refused lines into exit code 1.

@@ -208,3 +208,17 @@ func TestListByProject(t *testing.T) {
 		t.Fatalf("no next page named: %s", r.stderr)
 	}
 }
+
+// TestAddDeferred: add --jsonl --defer stores every line, says when they
+// became searchable and when every slot was filled, and leaves a store that
+// checks clean with nothing pending. (These tests run without neural
+// models, so no slot is deferred here; the engine's TestDeferredSlots
+// covers the deferral itself.)
+func TestAddDeferred(t *testing.T) {
+	db := newStore(t)
+	r := mustRun(t, "{\"content\":\"first deferred line\"}\n{\"content\":\"second deferred line\"}\n", "--db", db, "add", "--jsonl", "-", "--defer")
+	if !strings.Contains(r.stderr, "2 memories searchable") || !strings.Contains(r.stderr, "every slot filled") || !strings.Contains(r.stdout, "added 2") {
+		t.Fatalf("add --defer: %s / %s", r.stdout, r.stderr)
+	}
+	mustRun(t, "", "--db", db, "check")
+}

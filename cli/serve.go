@@ -23,6 +23,7 @@ const DefaultServeAddr = "127.0.0.1:7411"
 
 func newServeCmd(a *App) *cobra.Command {
 	var addr, tokenFile, tools string
+	var deferSlots bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the store over HTTP: a JSON API (/v1) and MCP (/mcp) from one warm process",
@@ -82,7 +83,7 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 				return fmt.Errorf("listen on %s: %w: choose another port with --addr", addr, err)
 			}
 			defer ln.Close() // Serve closes it first; a second close's error means nothing
-			s, err := a.OpenStore(true)
+			s, err := a.openStore(storeOpen{write: true, deferSlots: deferSlots})
 			if err != nil {
 				return err
 			}
@@ -104,6 +105,7 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 	}
 	cmd.Flags().StringVar(&addr, "addr", DefaultServeAddr, "address to listen on (host:port); not loopback needs --token-file")
 	cmd.Flags().StringVar(&tools, "tools", mcpserver.ToolsFull, "MCP tool set on /mcp: full or core (the /v1 routes work either way)")
+	cmd.Flags().BoolVar(&deferSlots, "defer-slots", false, "store memories with E1, keywords and the model-free slots, and fill the other model slots in the background (faster writes; restarts resume the filling)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token every request must send (required off loopback)")
 	_ = cmd.MarkFlagFilename("token-file") // fails only for an unknown flag
 	return cmd

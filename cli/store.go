@@ -16,6 +16,9 @@ type storeOpen struct {
 	write   bool // take the writer lock; refused with --read-only
 	create  bool // create the store when there is none (init)
 	reembed bool // open despite slot producer mismatches (reembed, embedders)
+	// deferSlots leaves the slots of models other than E1's to the filler
+	// (engine.DeferredSlots); manualFill: the command runs FillPending.
+	deferSlots, manualFill bool
 }
 
 // OpenStore opens the memory store in a.DBDir with the embedders of
@@ -70,7 +73,11 @@ func (a *App) loadRegistry() (*embedders.Registry, func() error, error) {
 // openStoreWith opens the store with an already loaded registry; on success
 // the store owns closeReg (a.closeStore calls it).
 func (a *App) openStoreWith(reg *embedders.Registry, closeReg func() error, o storeOpen) (*engine.Engine, error) {
-	opts := engine.Options{ReadOnly: !o.write, Create: o.create, MaxContentBytes: a.MaxContentBytes, Embedders: reg, Reembed: o.reembed}
+	opts := engine.Options{ReadOnly: !o.write, Create: o.create, MaxContentBytes: a.MaxContentBytes, Embedders: reg, Reembed: o.reembed,
+		ManualFill: o.manualFill}
+	if o.deferSlots {
+		opts.DeferSlots = engine.DeferredSlots(reg)
+	}
 	s, err := engine.Open(a.DBDir, opts)
 	if err != nil {
 		return nil, err

@@ -38,6 +38,18 @@ type Options struct {
 	// as a near-duplicate of a new one (record.Memory.Similar); the zero
 	// value means DefaultNearDuplicate, an E1 below 0 turns it off.
 	NearDuplicate NearDuplicate
+	// DeferSlots are slots AddBatch leaves to a background filler: a memory
+	// is stored and searchable in its other spaces as soon as those are
+	// computed, and the filler (started by Open on a writable store)
+	// computes these later, in batches, persisted in the pending family so
+	// that a restart resumes. DeferredSlots lists the usual choice (every
+	// neural slot that does not share E1's model). None: every slot is
+	// computed before Add returns.
+	DeferSlots []fingerprint.SlotID
+	// ManualFill keeps Open from starting the background filler: the
+	// caller runs FillPending itself (cgraph add --jsonl --defer does, to
+	// report when memories became searchable and when they were complete).
+	ManualFill bool
 	// Sync fsyncs the write-ahead log before a write returns, so that an
 	// acknowledged write survives a power loss, at the cost of an fsync per
 	// call. Without it a write survives a crash of the process but not of

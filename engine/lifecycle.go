@@ -111,6 +111,7 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 				return UpdateResult{}, fmt.Errorf("memory %s %s: %w", id, slot, err)
 			}
 		}
+		b.Del(cellar.FamPending, docKey(uint32(stored.DocNum))) // every slot is computed now
 	}
 	m, _, err := b.Replace(next)
 	if err != nil {

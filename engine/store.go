@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,6 +28,9 @@ type Engine struct {
 	// maxBytes is the content limit (cellar.Options.MaxContentBytes).
 	maxBytes int
 	nearDup  NearDuplicate
+	// deferred are the slots AddBatch leaves to the filler (Options.DeferSlots).
+	deferred []fingerprint.SlotID
+	filler   *filler
 
 	// writeMu serialises Add, AddBatch, Delete and Reembed from the batch
 	// to the index update, so indexes follow the store's commit order.
@@ -100,6 +104,17 @@ func Open(dir string, o Options) (*Engine, error) {
 	if err := s.open(context.Background(), o); err != nil {
 		return nil, errors.Join(err, eng.Close())
 	}
+	s.deferred = slices.Clone(o.DeferSlots)
+	slices.Sort(s.deferred)
+	s.deferred = slices.Compact(s.deferred)
+	if slices.Contains(s.deferred, fingerprint.E4) {
+		return nil, errors.Join(fmt.Errorf("E4 cannot be deferred: its value comes from the sequence number the write assigns"), eng.Close())
+	}
+	if !s.ro && !o.ManualFill {
+		if n, err := s.Pending(context.Background()); err == nil && (n > 0 || len(s.deferred) > 0) {
+			s.startFiller() // also resumes what a previous process left pending
+		}
+	}
 	return s, nil
 }
 
@@ -135,7 +150,10 @@ func (s *Engine) open(ctx context.Context, o Options) error {
 }
 
 // Close closes the store.
-func (s *Engine) Close() error { return s.eng.Close() }
+func (s *Engine) Close() error {
+	s.filler.close()
+	return s.eng.Close()
+}
 
 // Dir returns the store directory.
 func (s *Engine) Dir() string { return s.dir }

@@ -56,7 +56,11 @@ func (s *Engine) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.
 		inputs[i] = embedders.Input{Text: ns[i].Content, Created: ns[i].CreatedAt, Session: ns[i].Session, Seq: ns[i].Sequence}
 	}
 	fps := make([]fingerprint.Fingerprint, len(ns))
-	if err := s.reg.EmbedSlots(ctx, inputs, beforeLock, fps); err != nil {
+	computeNow := beforeLock
+	if len(s.deferred) > 0 {
+		computeNow = slices.DeleteFunc(slices.Clone(beforeLock), func(sl fingerprint.SlotID) bool { return slices.Contains(s.deferred, sl) })
+	}
+	if err := s.reg.EmbedSlots(ctx, inputs, computeNow, fps); err != nil {
 		return nil, fmt.Errorf("fingerprint %d memories: %w", len(ns), err)
 	}
 	return s.write(ctx, ns, inputs, fps)
@@ -134,6 +138,9 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 		if err := s.writeMemory(b, ms[i], &fps[i]); err != nil {
 			return nil, cellar.BatchErr(len(ns), i, fmt.Errorf("memory %s: %w", ms[i].ID, err))
 		}
+		if len(s.deferred) > 0 {
+			b.Put(cellar.FamPending, docKey(uint32(ms[i].DocNum)), pendingMask(s.deferred))
+		}
 	}
 	for slot, rec := range firsts {
 		b.Put(cellar.FamDefault, slotKey(slot), encodeSlotRecord(rec))
@@ -146,6 +153,7 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 		s.stored[slot.Index()] = rec
 	}
 	s.mu.Unlock()
+	defer s.filler.poke()
 	var errs []error
 	for i := range ms {
 		if dup[i] {

@@ -289,7 +289,7 @@ func TestFormatConstants(t *testing.T) {
 	wantFamilies := []string{"default", "memories", "fingerprints", "docnums", "created_index", "sequence",
 		"e1_matryoshka_128", "e1_semantic", "e5_cause", "e5_effect", "e7_code", "e8_source", "e8_target",
 		"e9_hdc", "e10_intent", "e10_context", "e11_entity", "e6_sparse_inverted", "e13_splade_inverted",
-		"e12_late_interaction", "topic_profiles", "synergy_matrix", "history", "relations"}
+		"e12_late_interaction", "topic_profiles", "synergy_matrix", "history", "relations", "pending"}
 	if !reflect.DeepEqual(FamilyNames(), wantFamilies) {
 		t.Fatalf("families changed: %v", FamilyNames())
 	}

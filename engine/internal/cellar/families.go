@@ -35,6 +35,7 @@ const (
 	FamSynergyMatrix
 	FamHistory
 	FamRelations
+	FamPending
 	numFamilies
 )
 
@@ -99,6 +100,9 @@ var families = [numFamilies]familyInfo{
 	// (by prefix): Batch.Delete removes them by scanning.
 	FamHistory:   {name: "history"},
 	FamRelations: {name: "relations"},
+	// pending holds, per doc, the slots a deferred write left to the
+	// background filler (engine Options.DeferSlots).
+	FamPending: {name: "pending", keys: byDoc},
 }
 
 // familyNames returns the names of all families in table order.

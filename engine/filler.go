@@ -1,0 +1,265 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/engine/internal/cellar"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
+)
+
+// DeferredSlots returns the slots worth leaving to the background filler
+// with reg: every ready slot computed by a model that is not E1's (its
+// producer names a model, not a cgraph/… algorithm). E1 (and E12, which
+// shares E1's model run) and the model-free slots stay on the write path,
+// so a memory is searchable by meaning and keywords at once.
+func DeferredSlots(reg *embedders.Registry) []fingerprint.SlotID {
+	e1 := reg.Get(fingerprint.E1).Status().Producer.Model
+	var out []fingerprint.SlotID
+	for _, s := range fingerprint.Slots() {
+		st := reg.Get(s).Status()
+		m := st.Producer.Model
+		if s == fingerprint.E4 || st.State == fingerprint.StatusUnavailable || m == "" || m == e1 || strings.HasPrefix(m, "cgraph/") {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// pendingMask is the value of a pending key: the deferred slots as bits.
+func pendingMask(slots []fingerprint.SlotID) []byte {
+	var m uint16
+	for _, s := range slots {
+		m |= 1 << s.Index()
+	}
+	return binary.BigEndian.AppendUint16(nil, m)
+}
+
+func slotsOfMask(v []byte) ([]fingerprint.SlotID, error) {
+	if len(v) != 2 {
+		return nil, fmt.Errorf("pending value %x, want 2 bytes: %w", v, record.ErrCorrupt)
+	}
+	m := binary.BigEndian.Uint16(v)
+	var out []fingerprint.SlotID
+	for _, s := range fingerprint.Slots() {
+		if m&(1<<s.Index()) != 0 {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Pending returns how many memories still wait for deferred slots.
+func (s *Engine) Pending(ctx context.Context) (int, error) {
+	n := 0
+	err := s.eng.Scan(ctx, cellar.FamPending, nil, func(_, _ []byte) error { n++; return nil })
+	return n, err
+}
+
+// FillPending computes the deferred slots of up to max pending memories
+// (oldest doc numbers first) and writes them in one batch, then indexes
+// them. It returns how many memories it completed. A memory deleted or
+// updated meanwhile is skipped (an update computes every slot itself).
+func (s *Engine) FillPending(ctx context.Context, max int) (int, error) {
+	if s.ro || s.ix == nil {
+		return 0, nil
+	}
+	var docs []record.DocNum
+	var masks [][]fingerprint.SlotID
+	errStop := fmt.Errorf("enough")
+	err := s.eng.Scan(ctx, cellar.FamPending, nil, func(k, v []byte) error {
+		if len(docs) == max {
+			return errStop
+		}
+		doc, err := parseDocKey(cellar.FamPending, k)
+		if err != nil {
+			return err
+		}
+		slots, err := slotsOfMask(v)
+		if err != nil {
+			return err
+		}
+		docs, masks = append(docs, record.DocNum(doc)), append(masks, slots)
+		return nil
+	})
+	if err != nil && err != errStop {
+		return 0, fmt.Errorf("fill pending slots: %w", err)
+	}
+	if len(docs) == 0 {
+		return 0, nil
+	}
+	ms, found, err := s.eng.PeekDocs(ctx, docs)
+	if err != nil {
+		return 0, fmt.Errorf("fill pending slots: %w", err)
+	}
+	var ids []record.ID
+	var slots []fingerprint.SlotID
+	for i := range ms {
+		if found[i] {
+			ids = append(ids, ms[i].ID)
+		}
+		for _, sl := range masks[i] {
+			if !slices.Contains(slots, sl) {
+				slots = append(slots, sl)
+			}
+		}
+	}
+	slices.Sort(slots)
+	recs, fps, err := s.readMemories(ctx, ids)
+	if err != nil {
+		return 0, fmt.Errorf("fill pending slots: %w", err)
+	}
+	inputs := make([]embedders.Input, len(recs))
+	vals := make([]fingerprint.Fingerprint, len(recs))
+	for i, m := range recs {
+		inputs[i] = embedders.Input{Text: m.Content, Created: m.CreatedAt, Session: m.Session, Seq: m.Sequence}
+		if fps[i] != nil {
+			vals[i] = *fps[i]
+		}
+	}
+	if err := s.reg.EmbedSlots(ctx, inputs, slots, vals); err != nil {
+		return 0, fmt.Errorf("fill pending slots %v: %w", slots, err)
+	}
+
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	b, err := s.eng.Begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer b.Abort()
+	var done []int
+	for i, m := range recs {
+		key := docKey(uint32(m.DocNum))
+		if fps[i] == nil {
+			continue // deleted meanwhile
+		}
+		if _, ok, err := b.Get(cellar.FamPending, key); err != nil || !ok {
+			if err != nil {
+				return 0, err
+			}
+			continue // an update computed every slot meanwhile
+		}
+		cur, err := b.Memory(m.ID)
+		if err != nil || cur.Content != m.Content {
+			continue
+		}
+		if err := s.ix.check(&vals[i]); err != nil {
+			return 0, fmt.Errorf("memory %s: %w", m.ID, err)
+		}
+		enc, err := encodeStored(&vals[i])
+		if err != nil {
+			return 0, fmt.Errorf("memory %s: encode fingerprint: %w", m.ID, err)
+		}
+		b.Put(cellar.FamFingerprints, m.ID[:], enc)
+		for _, sl := range slots {
+			if err := writeSlot(b, uint32(m.DocNum), sl, nil, vals[i].Get(sl).Value); err != nil {
+				return 0, fmt.Errorf("memory %s %s: %w", m.ID, sl, err)
+			}
+		}
+		b.Del(cellar.FamPending, key)
+		done = append(done, i)
+	}
+	s.mu.RLock()
+	firsts := s.firstProducers(vals)
+	s.mu.RUnlock()
+	for slot, rec := range firsts {
+		b.Put(cellar.FamDefault, slotKey(slot), encodeSlotRecord(rec))
+	}
+	if err := b.Commit(); err != nil {
+		return 0, fmt.Errorf("fill pending slots: %w", err)
+	}
+	s.mu.Lock()
+	for slot, rec := range firsts {
+		s.stored[slot.Index()] = rec
+	}
+	s.mu.Unlock()
+	for _, i := range done {
+		if err := s.ix.apply(recs[i], &vals[i], slots); err != nil {
+			return len(done), fmt.Errorf("memory %s was filled but not indexed (reopen the store): %w", recs[i].ID, err)
+		}
+	}
+	return len(done), nil
+}
+
+// filler runs FillPending in the background of a writable engine with
+// deferred slots: after every write that left work (wake) and every
+// fillerIdle, until Close.
+type filler struct {
+	wake chan struct{}
+	stop chan struct{}
+	done chan struct{}
+	mu   sync.Mutex
+	err  error // the last failure, for Err
+}
+
+const (
+	fillerBatch = 32
+	fillerIdle  = 2 * time.Second
+)
+
+func (s *Engine) startFiller() {
+	f := &filler{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	s.filler = f
+	go func() {
+		defer close(f.done)
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-f.stop; cancel() }()
+		t := time.NewTicker(fillerIdle)
+		defer t.Stop()
+		for {
+			n, err := s.FillPending(ctx, fillerBatch)
+			f.mu.Lock()
+			f.err = err
+			f.mu.Unlock()
+			if n > 0 && err == nil {
+				continue
+			}
+			select {
+			case <-f.stop:
+				return
+			case <-f.wake:
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+// poke wakes the filler after a write left deferred slots.
+func (f *filler) poke() {
+	if f == nil {
+		return
+	}
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// close stops the filler and waits for its current batch.
+func (f *filler) close() {
+	if f == nil {
+		return
+	}
+	close(f.stop)
+	<-f.done
+}
+
+// FillerErr is the background filler's last failure (nil when it is
+// keeping up, or not running).
+func (s *Engine) FillerErr() error {
+	if s.filler == nil {
+		return nil
+	}
+	s.filler.mu.Lock()
+	defer s.filler.mu.Unlock()
+	return s.filler.err
+}

@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/pipeline"
+	"github.com/cgraph/cgraph/record"
+)
+
+// TestDeferredSlots: with DeferSlots a memory is stored and searchable in
+// its other spaces at once, its deferred slots pending (persisted across a
+// reopen); FillPending completes them to exactly the values a synchronous
+// write computes; a delete or an update of a pending memory leaves nothing
+// pending; the background filler completes writes by itself.
+func TestDeferredSlots(t *testing.T) {
+	ctx := context.Background()
+	deferred := []fingerprint.SlotID{fingerprint.E5, fingerprint.E7}
+	dir := filepath.Join(t.TempDir(), "s")
+	open := func(manual bool) *Engine {
+		s, err := Open(dir, Options{Create: true, Embedders: hashRegistry(t, ""), DeferSlots: deferred, ManualFill: manual})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := open(true)
+	ms := addAll(t, s, texts)
+	if n, err := s.Pending(ctx); err != nil || n != len(texts) {
+		t.Fatalf("pending after a deferred write: %d, %v", n, err)
+	}
+	fp, err := s.Fingerprint(ctx, ms[0].ID)
+	if err != nil || fp.Get(fingerprint.E5).Status != fingerprint.StatusMissing || fp.Get(fingerprint.E1).Status != fingerprint.StatusPresent {
+		t.Fatalf("a deferred memory's fingerprint: E5 %v, E1 %v, %v", fp.Get(fingerprint.E5).Status, fp.Get(fingerprint.E1).Status, err)
+	}
+	res, err := s.Search(ctx, SearchRequest{Query: texts[2], Mode: pipeline.ModeE1Only, TopK: 1})
+	if err != nil || len(res.Memories) != 1 || res.Memories[0].ID != ms[2].ID {
+		t.Fatalf("E1 search before the filler: %v, %v", hitIDs(res), err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = open(true)
+	if n, _ := s.Pending(ctx); n != len(texts) {
+		t.Fatalf("pending after a reopen: %d, want %d", n, len(texts))
+	}
+	if err := s.Delete(ctx, ms[7].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, ms[6].ID, record.Change{Content: ptr("Note: the updated memory computes every slot itself")}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.Pending(ctx); n != len(texts)-2 {
+		t.Fatalf("pending after a delete and an update: %d, want %d", n, len(texts)-2)
+	}
+	if n, err := s.FillPending(ctx, 3); err != nil || n != 3 {
+		t.Fatalf("FillPending(3): %d, %v", n, err)
+	}
+	if n, err := s.FillPending(ctx, 100); err != nil || n != len(texts)-5 {
+		t.Fatalf("FillPending(100): %d, %v", n, err)
+	}
+	if n, _ := s.Pending(ctx); n != 0 {
+		t.Fatalf("%d still pending", n)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatalf("check after filling: %v", err)
+	}
+	// The filled values are the ones a synchronous write computes.
+	sync := openStore(t, filepath.Join(t.TempDir(), "sync"), hashRegistry(t, ""))
+	ref := addAll(t, sync, texts[:1])
+	got, want := rawFingerprint(t, s, ms[0].ID), rawFingerprint(t, sync, ref[0].ID)
+	if !bytes.Equal(got, want) {
+		t.Fatal("a filled fingerprint differs from a synchronous one")
+	}
+	res, err = s.Search(ctx, SearchRequest{Query: texts[2], Mode: pipeline.ModeEmbedderFirst, Embedder: fingerprint.E7, TopK: 1})
+	if err != nil || len(res.Memories) != 1 || res.Memories[0].ID != ms[2].ID {
+		t.Fatalf("E7 search after filling: %v, %v", hitIDs(res), err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// In the background: a write is completed without anyone asking.
+	s = open(false)
+	defer s.Close()
+	m, err := s.Add(ctx, record.NewMemory{Content: "Note: filled by the background filler"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute) // a correctness wait, not a speed check
+	for {
+		fp, err := s.Fingerprint(ctx, m.ID)
+		if err == nil && fp.Get(fingerprint.E7).Status == fingerprint.StatusPresent {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the background filler did not fill E7 in a minute: %v, last error %v", err, s.FillerErr())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n, _ := s.Pending(ctx); n != 0 {
+		t.Fatalf("%d pending after the filler ran", n)
+	}
+}
