@@ -161,14 +161,17 @@ func rate(n int, d time.Duration) float64 {
 }
 
 // fillPending computes every pending deferred slot of the store, batch by
-// batch. An interrupt leaves the rest pending, persisted: the next writer
-// that opens the store (cgraph serve, or any writing command) fills it.
+// batch. An interrupt leaves the rest pending, persisted, for `cgraph fill`
+// or a cgraph serve.
 func (a *App) fillPending(s *engine.Engine) error {
 	for {
 		n, err := s.FillPending(a.Context(), 64)
 		if err != nil {
 			left, _ := s.Pending(context.WithoutCancel(a.Context()))
-			return fmt.Errorf("fill the deferred slots (%d memories still pending; the next writer to open the store fills them): %w", left, err)
+			if ctxErr := a.Context().Err(); ctxErr != nil {
+				err = ctxErr // the interrupt, not each slot's report of it
+			}
+			return fmt.Errorf("fill the deferred slots: %d memories still wait for them, stored and searchable; `cgraph fill` (or a running cgraph serve) completes them: %w", left, err)
 		}
 		if n == 0 {
 			return nil

@@ -36,6 +36,9 @@ type embedderJSON struct {
 	// slot needs `cgraph reembed --slot`.
 	Stored        string `json:"stored"`
 	StoredDiffers bool   `json:"stored_differs"`
+	// Pending counts the memories whose value of the slot a deferred write
+	// (add --defer, serve --defer-slots) has not filled yet.
+	Pending int `json:"pending"`
 }
 
 func newEmbeddersCmd(a *App) *cobra.Command {
@@ -91,7 +94,15 @@ func (a *App) embedderRows() (rows []embedderJSON, note string, err error) {
 		return nil, "", errors.Join(err, closeRegistry(closeReg))
 	}
 	defer a.closeStore(s, &err)
-	return storeRows(s.Slots()), "", nil
+	rows = storeRows(s.Slots())
+	pending, err := s.PendingBySlot(a.Context())
+	if err != nil {
+		return nil, "", err
+	}
+	for i := range rows {
+		rows[i].Pending = pending[i]
+	}
+	return rows, "", nil
 }
 
 // registryRows describes slots from their embedders alone.
@@ -180,6 +191,15 @@ func (a *App) printEmbedders(rows []embedderJSON) error {
 	}
 	if len(why) > 0 {
 		a.Printf("\nnot ready:\n%s\n", strings.Join(why, "\n"))
+	}
+	var pend []string
+	for _, r := range rows {
+		if r.Pending > 0 {
+			pend = append(pend, fmt.Sprintf("%s %d", r.Slot, r.Pending))
+		}
+	}
+	if len(pend) > 0 {
+		a.Printf("\npending (deferred writes; `cgraph fill` or a running cgraph serve completes them): %s\n", strings.Join(pend, ", "))
 	}
 	return nil
 }

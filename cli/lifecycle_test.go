@@ -221,4 +221,7 @@ func TestAddDeferred(t *testing.T) {
 		t.Fatalf("add --defer: %s / %s", r.stdout, r.stderr)
 	}
 	mustRun(t, "", "--db", db, "check")
+	if r := mustRun(t, "", "--db", db, "fill"); !strings.Contains(r.stdout, "filled 0 memories") {
+		t.Fatalf("fill with nothing pending: %s", r.stdout)
+	}
 }

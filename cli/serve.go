@@ -88,6 +88,7 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 				return err
 			}
 			defer a.closeStore(s, &err)
+			s.StartFiller() // completes slots deferred writes left pending, now or before a restart
 			if err := s.Warm(a.Context()); err != nil {
 				return err
 			}

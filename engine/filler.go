@@ -64,6 +64,20 @@ func (s *Engine) Pending(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// PendingBySlot counts, per slot, the memories whose value of it a
+// deferred write left to the filler.
+func (s *Engine) PendingBySlot(ctx context.Context) ([fingerprint.NumSlots]int, error) {
+	var out [fingerprint.NumSlots]int
+	err := s.eng.Scan(ctx, cellar.FamPending, nil, func(_, v []byte) error {
+		slots, err := slotsOfMask(v)
+		for _, sl := range slots {
+			out[sl.Index()]++
+		}
+		return err
+	})
+	return out, err
+}
+
 // FillPending computes the deferred slots of up to max pending memories
 // (oldest doc numbers first) and writes them in one batch, then indexes
 // them. It returns how many memories it completed. A memory deleted or
@@ -190,9 +204,8 @@ func (s *Engine) FillPending(ctx context.Context, max int) (int, error) {
 	return len(done), nil
 }
 
-// filler runs FillPending in the background of a writable engine with
-// deferred slots: after every write that left work (wake) and every
-// fillerIdle, until Close.
+// filler runs FillPending in the background of a writable engine: after
+// every write that left work (wake) and every fillerIdle, until Close.
 type filler struct {
 	wake chan struct{}
 	stop chan struct{}
@@ -206,7 +219,15 @@ const (
 	fillerIdle  = 2 * time.Second
 )
 
-func (s *Engine) startFiller() {
+// StartFiller starts the background filler of a writable engine if it is
+// not running: it completes pending deferred slots, including those an
+// earlier process left, until Close. Open starts it when the engine defers
+// slots; a long-running writer (cgraph serve) starts it in any case, so a
+// restart without deferral still completes what was left.
+func (s *Engine) StartFiller() {
+	if s.ro || s.ix == nil || s.filler != nil {
+		return
+	}
 	f := &filler{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	s.filler = f
 	go func() {

@@ -110,10 +110,8 @@ func Open(dir string, o Options) (*Engine, error) {
 	if slices.Contains(s.deferred, fingerprint.E4) {
 		return nil, errors.Join(fmt.Errorf("E4 cannot be deferred: its value comes from the sequence number the write assigns"), eng.Close())
 	}
-	if !s.ro && !o.ManualFill {
-		if n, err := s.Pending(context.Background()); err == nil && (n > 0 || len(s.deferred) > 0) {
-			s.startFiller() // also resumes what a previous process left pending
-		}
+	if len(s.deferred) > 0 && !o.ManualFill {
+		s.StartFiller() // also resumes what a previous process left pending
 	}
 	return s, nil
 }
