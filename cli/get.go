@@ -72,6 +72,7 @@ oldest first; --json then prints {"memory": …, "history": [...]}.`,
 				}
 				return a.PrintJSON(out)
 			}
+			a.showingHistory = true
 			a.printMemory(m)
 			for i := len(h) - 1; i >= 0; i-- {
 				a.Printf("\n--- revision %d (replaced %s) ---\n", h[i].Revision, nextUpdate(h, i, m).UTC().Format(humanTime))

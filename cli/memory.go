@@ -85,8 +85,11 @@ func (a *App) printMemory(m record.Memory) {
 	for _, k := range slices.Sorted(maps.Keys(m.Meta)) {
 		a.Printf("meta:       %s=%s\n", k, m.Meta[k])
 	}
-	if m.Revision > 1 {
+	switch {
+	case m.Revision > 1 && !a.showingHistory:
 		a.Printf("revision:   %d (cgraph get %s --history shows the earlier ones)\n", m.Revision, m.ID)
+	case m.Revision > 1:
+		a.Printf("revision:   %d\n", m.Revision)
 	}
 	for _, by := range m.SupersededBy {
 		a.Printf("superseded: by %s\n", by)

@@ -46,6 +46,10 @@ type App struct {
 	Device    string // --device cpu|cuda (default cpu)
 	Project   string // --project, default $CGRAPH_PROJECT, else "" (the default project)
 
+	// showingHistory is set by get --history: printMemory then does not
+	// point at --history.
+	showingHistory bool
+
 	// MaxContentBytes bounds a memory's content (add --max-content-bytes);
 	// 0 means record.DefaultMaxContentBytes.
 	MaxContentBytes int
