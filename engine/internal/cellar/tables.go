@@ -26,13 +26,13 @@ func isTableError(err error) bool {
 		(strings.Contains(msg, ".sst") && strings.Contains(msg, "No such file"))
 }
 
-// verifyTables is the cheap part of Check that every open runs: each table
-// file the store's manifest lists must exist with the size it recorded.
-// RocksDB does not see a missing or truncated table file at open when it
-// opens files lazily, and a read-only (secondary) instance skips missing
-// files on purpose (a writer may have just deleted them): readers would
-// then answer from a store with whole families gone and exit 0. Cost: one
-// stat per table file.
+// verifyTables checks that each table file of s's current version exists
+// with the size the manifest recorded. verifyForReader runs it on a
+// read-only instance before a reader opens: a read-only (secondary)
+// instance skips missing files on purpose (a writer may have just deleted
+// them), so readers would otherwise answer from a store with whole
+// families gone and exit 0. A writer's own open refuses such files. Cost:
+// one stat per table file.
 func (s *rocksStore) verifyTables() error {
 	var bad []string
 	for _, f := range s.db.GetLiveFilesMetaData() {
