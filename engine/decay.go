@@ -94,7 +94,7 @@ type MaintainAction struct {
 // action is reported.
 func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAction, error) {
 	if o.Apply && s.ro {
-		return nil, fmt.Errorf("store %s: %w: open it without --read-only to change it", s.dir, record.ErrReadOnly)
+		return nil, s.refuseReadOnly("change it")
 	}
 	if math.IsNaN(o.PruneBelow) || o.PruneBelow < 0 || o.PruneBelow > 1 {
 		return nil, &record.ValidationError{Field: "prune_below", Problem: fmt.Sprintf("%v is outside [0, 1]", o.PruneBelow), Fix: "give an effective importance from 0 to 1, such as 0.05"}

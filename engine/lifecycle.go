@@ -32,7 +32,7 @@ type UpdateResult struct {
 // nothing writes nothing.
 func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (UpdateResult, error) {
 	if s.ro {
-		return UpdateResult{}, fmt.Errorf("store %s: %w: open it without --read-only to change it", s.dir, record.ErrReadOnly)
+		return UpdateResult{}, s.refuseReadOnly("change it")
 	}
 	if c.Empty() {
 		return UpdateResult{}, &record.ValidationError{Field: "change", Problem: "names nothing to change",
@@ -162,7 +162,7 @@ func (s *Engine) supersededBy(doc record.DocNum) []record.ID {
 // its target from default searches (record.Filter.Superseded).
 func (s *Engine) Link(ctx context.Context, r record.Relation) (record.Relation, error) {
 	if s.ro {
-		return r, fmt.Errorf("store %s: %w: open it without --read-only to change it", s.dir, record.ErrReadOnly)
+		return r, s.refuseReadOnly("change it")
 	}
 	if r.Weight == 0 {
 		r.Weight = record.DefaultRelationWeight
@@ -208,10 +208,10 @@ func (s *Engine) Link(ctx context.Context, r record.Relation) (record.Relation, 
 // existed (removing nothing is not an error).
 func (s *Engine) Unlink(ctx context.Context, from, to record.ID, t record.RelationType) (bool, error) {
 	if s.ro {
-		return false, fmt.Errorf("store %s: %w: open it without --read-only to change it", s.dir, record.ErrReadOnly)
+		return false, s.refuseReadOnly("change it")
 	}
-	if !t.Known() {
-		return false, &record.ValidationError{Field: "type", Problem: fmt.Sprintf("unknown relation type %d", t), Fix: "use one of " + record.RelationTypeNames()}
+	if err := record.CheckRelationType("type", t); err != nil {
+		return false, err
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
@@ -284,8 +284,8 @@ func (s *Engine) Related(ctx context.Context, id record.ID, o RelatedOptions) ([
 		return nil, &record.ValidationError{Field: "limit", Problem: fmt.Sprintf("%d is negative", o.Limit), Fix: "give a positive limit, or 0 for the default"}
 	}
 	for _, t := range o.Types {
-		if !t.Known() {
-			return nil, &record.ValidationError{Field: "type", Problem: fmt.Sprintf("unknown relation type %d", t), Fix: "use one of " + record.RelationTypeNames()}
+		if err := record.CheckRelationType("type", t); err != nil {
+			return nil, err
 		}
 	}
 	if s.ro && s.ix != nil {

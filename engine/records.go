@@ -114,3 +114,9 @@ func (s *Engine) SaveTopicSnapshot(ctx context.Context, at time.Time, value []by
 func (s *Engine) LatestTopicSnapshot(ctx context.Context) (value []byte, at time.Time, ok bool, err error) {
 	return s.eng.LatestSnapshot(ctx, cellar.TopicProfiles)
 }
+
+// refuseReadOnly is the error of a write on a read-only engine, returned
+// before any work; to says what the write was for ("change it").
+func (s *Engine) refuseReadOnly(to string) error {
+	return fmt.Errorf("store %s: %w: open it without --read-only to %s", s.dir, record.ErrReadOnly, to)
+}

@@ -43,7 +43,7 @@ func (s *Engine) Reembed(ctx context.Context, slots []fingerprint.SlotID, progre
 		return ReembedReport{}, err
 	}
 	if s.ro {
-		return ReembedReport{}, fmt.Errorf("store %s: %w: open it without --read-only to re-embed", s.dir, record.ErrReadOnly)
+		return ReembedReport{}, s.refuseReadOnly("re-embed")
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()

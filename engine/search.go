@@ -39,8 +39,8 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, err
 	}
 	for _, t := range req.Expand {
-		if !t.Known() {
-			return SearchResult{}, &record.ValidationError{Field: "expand", Problem: fmt.Sprintf("unknown relation type %d", t), Fix: "use one of " + record.RelationTypeNames()}
+		if err := record.CheckRelationType("expand", t); err != nil {
+			return SearchResult{}, err
 		}
 	}
 	start := time.Now()

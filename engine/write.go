@@ -35,7 +35,7 @@ func (s *Engine) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.
 		return nil, err
 	}
 	if s.ro {
-		return nil, fmt.Errorf("store %s: %w: open it without --read-only to change it", s.dir, record.ErrReadOnly)
+		return nil, s.refuseReadOnly("change it")
 	}
 	if len(ns) == 0 {
 		return nil, nil

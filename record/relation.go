@@ -67,6 +67,15 @@ func (t *RelationType) UnmarshalText(b []byte) error {
 	return err
 }
 
+// CheckRelationType refuses a type that is not one of RelationTypes, as a
+// *ValidationError of field.
+func CheckRelationType(field string, t RelationType) error {
+	if t.Known() {
+		return nil
+	}
+	return &ValidationError{Field: field, Problem: fmt.Sprintf("unknown relation type %d", t), Fix: "use one of " + RelationTypeNames()}
+}
+
 // ParseRelationType parses a relation type name; the error lists them.
 func ParseRelationType(s string) (RelationType, error) {
 	name := strings.ToLower(strings.TrimSpace(s))

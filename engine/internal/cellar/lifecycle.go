@@ -166,8 +166,8 @@ func (b *Batch) Link(r record.Relation) error {
 	if r.From == r.To {
 		return &record.ValidationError{Field: "to", Problem: "a memory cannot be related to itself", Fix: "give two different memories"}
 	}
-	if !r.Type.Known() {
-		return &record.ValidationError{Field: "type", Problem: fmt.Sprintf("unknown relation type %d", r.Type), Fix: "use one of " + record.RelationTypeNames()}
+	if err := record.CheckRelationType("type", r.Type); err != nil {
+		return err
 	}
 	for _, id := range []record.ID{r.From, r.To} {
 		if _, err := b.Memory(id); err != nil {
