@@ -10,11 +10,13 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/cgraph/cgraph/internal/testdir"
 )
 
 func TestCollectGoFixture(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, "testdata/src/go", dir)
+	testdir.Copy(t, "testdata/src/go", dir)
 	// A file that does not parse is counted and skipped, not fatal.
 	if err := os.WriteFile(filepath.Join(dir, "pkg/sub/broken.go"), []byte("package sub\n\n// Broken does not parse at all here.\nfunc Broken( {\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -321,27 +323,6 @@ func FuzzGoExtract(f *testing.F) {
 			}
 		}
 	})
-}
-
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func BenchmarkGoExtract(b *testing.B) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cgraph/cgraph/bench"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/internal/testdir"
 	"github.com/cgraph/cgraph/models"
 )
 
@@ -174,7 +175,7 @@ func TestBenchRunEngine(t *testing.T) {
 
 	// Another corpus in the same store directory: rebuilt, never mixed.
 	other := t.TempDir()
-	copyTree(t, tinySet, other)
+	testdir.Copy(t, tinySet, other)
 	f, err := os.OpenFile(filepath.Join(other, "corpus.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -198,27 +199,6 @@ func sameMetrics(a, b map[string]float64) bool {
 		}
 	}
 	return true
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestBenchRunRefusesForeignStore: a non-empty --store that the bench did

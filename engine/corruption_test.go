@@ -4,36 +4,15 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/internal/testdir"
 	"github.com/cgraph/cgraph/record"
 )
-
-// copyTree copies a closed store directory.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestCorruptionMatrix damages one derived family of a healthy store at a
 // time, as a bit flip or a lost write would, and pins what a user sees:
@@ -115,7 +94,7 @@ func TestCorruptionMatrix(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "s")
-			copyTree(t, base, dir)
+			testdir.Copy(t, base, dir)
 			raw, err := Open(dir, Options{}) // records only, as check --repair opens
 			if err != nil {
 				t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 
+	"github.com/cgraph/cgraph/internal/testdir"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -40,7 +41,7 @@ func TestStoreFixtureV1(t *testing.T) {
 		want[i].Revision = 1 // a v1 record reads as the first revision
 	}
 	dir := filepath.Join(t.TempDir(), "store")
-	copyDir(t, src, dir)
+	testdir.Copy(t, src, dir)
 
 	// A reader cannot open a v1 store: it lacks the families version 2
 	// added, and only a writer creates them.
@@ -166,26 +167,6 @@ func writeStoreFixture(t *testing.T, dst string) {
 	}
 	if err := os.WriteFile(dst+".json", append(raw, '\n'), 0o644); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, en := range entries {
-		b, err := os.ReadFile(filepath.Join(src, en.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, en.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
