@@ -53,6 +53,13 @@
 // links them in the memory's batch. Decay (DecayOf) is shown as a badge and
 // used by Maintain; it never changes a ranking.
 //
+// With Options.DeferSlots, AddBatch computes only the other slots and marks
+// the deferred ones in the pending family, in the memory's batch; the
+// filler (filler.go: FillPending, run in the background by engines that
+// defer and by StartFiller) computes them later in batches, each one
+// atomic, so a memory is searchable by E1 and keywords at once and a
+// restart resumes the filling.
+//
 // # Slot registry and re-embedding
 //
 // default/slot/Ek records each slot's producer, status and dims. Open

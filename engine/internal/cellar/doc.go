@@ -20,5 +20,9 @@
 // One process writes a store at a time: a second writer gets
 // *record.StoreInUseError naming the holder's pid. Any number of readers
 // (Options.ReadOnly) open beside it as RocksDB secondary instances and see
-// every write acknowledged before their call.
+// every write acknowledged before their call. A secondary skips table files
+// that are gone (the writer may have just deleted them), so before a
+// reader's first open the store is opened read-only with every table file
+// and their sizes are checked against the manifest (tables.go): a store that
+// lost a table file is refused instead of answering from what is left.
 package cellar
