@@ -23,7 +23,7 @@ for defer in "" --defer; do
   $bin --db "$tmp/bulk$defer" init >/dev/null
   start=$(date +%s.%N)
   $bin --db "$tmp/bulk$defer" add --jsonl "$tmp/docs.jsonl" $defer 2>&1 | sed "s/^/add --jsonl $defer: /"
-  echo "add --jsonl $defer: $(echo "$(date +%s.%N) - $start" | bc) s in all (model loading included)"
+  echo "add --jsonl $defer: $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s in all (model loading included)"
 done
 for defer in "" --defer-slots; do
   db="$tmp/serve$defer"
