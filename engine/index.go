@@ -20,23 +20,24 @@ import (
 const densePrecision = indexes.Int8
 
 // e1Rerank is the rerank depth of the E1 space, the foundation and the most
-// weighted. Measured on real e5-small-v2 vectors (indexes
-// TestRealEmbeddingsRecall with CGRAPH_VECTORS_DIR from `go run
-// ./indexes/testdata/embedgen -e1`: 60,176 Go standard-library comment
-// blocks, grown to 100k with noisy near-duplicate copies, 1/10 deleted),
-// int8 recall@10 against exact float32 cosine is 0.902 / 0.937 / 0.957 at
-// 100k for depths 512 / 1024 / 2048, and 0.922 / 0.950 / 0.964 at 60k; a
-// search takes 0.71 / 0.96 / 1.41 ms at 100k (BenchmarkRealDense). 2048 is
-// the first depth at or above 0.95 at 100k, inside the 2 ms e1_only goal.
+// weighted. Measured with indexes TestRealEmbeddingsRecall (CGRAPH_VECTORS_DIR
+// from `go run ./indexes/testdata/embedgen -e1`: 60,176 Go standard-library
+// comment blocks, grown to 100k with noisy near-duplicate copies, 1/10
+// deleted; and a near-duplicate-heavy 100k of 3,000 of them with 33 copies
+// each), int8 recall@10 against exact float32 cosine at 512 / 1024 / 2048 is
+// 0.926 / 0.950 / 0.962 on the first corpus and 0.860 / 0.920 / 0.952 on the
+// near-duplicate one; a search takes about 1.5 ms at 2048 (BenchmarkRealDense).
+// 2048 is the first depth at or above 0.95 on both.
 const e1Rerank = 2048
 
 // spaceRerank is each dense space's rerank depth where the default (512)
-// does not keep recall@10 ≥ 0.95 at 100k on real vectors of its model
-// (same test, `embedgen -e1 -slot E5` for bge-small-en-v1.5 side A queried
-// as side B): E5 reaches 0.931 / 0.953 / 0.967 at 512 / 1024 / 2048, so it
-// gets 1024. all-MiniLM-L6-v2 (E7, E10, E11) reaches 0.989 at 512 and keeps
+// does not keep recall@10 ≥ 0.95 at 100k on real vectors of its model (same
+// test, `embedgen -e1 -slot E5` for bge-small-en-v1.5 side A queried as side
+// B): E5 reaches 0.975 at 1024 on the first corpus but 0.940 / 0.952 at 1024 /
+// 2048 on the near-duplicate one, so it gets 2048. all-MiniLM-L6-v2 (E7, E10,
+// E11) reaches 0.994 and 0.976 at 512 (CGRAPH_VECTORS_DEPTH=512) and keeps
 // the default.
-var spaceRerank = map[fingerprint.SlotID]int{fingerprint.E1: e1Rerank, fingerprint.E5: 1024}
+var spaceRerank = map[fingerprint.SlotID]int{fingerprint.E1: e1Rerank, fingerprint.E5: 2048}
 
 // indexSet is the in-memory search state of a store: one index per space,
 // rebuilt from the families on open and updated after every committed write.

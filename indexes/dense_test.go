@@ -3,6 +3,7 @@ package indexes
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -307,5 +308,53 @@ func TestDenseAddOnlyRecenters(t *testing.T) {
 	}
 	if r := meanRecall(t, x, m, 100, 10, nil); r < 0.95 {
 		t.Errorf("add-only recall@10 = %.3f, want ≥ 0.95", r)
+	}
+}
+
+// TestBestAsymmetric: the asymmetric stage keeps the r candidates of highest
+// Σ_j q_j·(±1 by the sketch bit), up to its histogram's bin width at the
+// cut-off, for a dimension that leaves sketch bits unused (100 of 128).
+func TestBestAsymmetric(t *testing.T) {
+	const dim, n, r = 100, 3000, 200
+	m := newMixture(5, dim, 8)
+	x, err := NewDense(DenseConfig{Name: "asym", Dim: dim})
+	must(t, err)
+	docs := make([]record.DocNum, n)
+	for i := range docs {
+		docs[i] = record.DocNum(i)
+	}
+	must(t, x.Build(docs, m.many(n)))
+	q := normalized(m.next())
+	cand := x.allRows(nil, n)
+	score := make([]float64, n)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for row := range n {
+		for j := range dim {
+			if x.codes[row*x.words+j/64]>>(j%64)&1 == 1 {
+				score[row] += float64(q[j])
+			} else {
+				score[row] -= float64(q[j])
+			}
+		}
+		lo, hi = min(lo, score[row]), max(hi, score[row])
+	}
+	got := x.bestAsymmetricLocked(q, cand, r)
+	if len(got) != r {
+		t.Fatalf("kept %d candidates, want %d", len(got), r)
+	}
+	sorted := slices.Sorted(slices.Values(score))
+	cut := sorted[n-r] // the r-th best
+	slack := 2 * (hi - lo) / 4096
+	kept := map[int32]bool{}
+	for _, row := range got {
+		kept[row] = true
+		if score[row] < cut-slack {
+			t.Errorf("kept row %d of score %.4f below the cut-off %.4f", row, score[row], cut)
+		}
+	}
+	for row := range n {
+		if !kept[int32(row)] && score[row] > cut+slack {
+			t.Errorf("dropped row %d of score %.4f above the cut-off %.4f", row, score[row], cut)
+		}
 	}
 }

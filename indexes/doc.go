@@ -29,8 +29,12 @@
 // Dense keeps, per space, each unit vector contiguously plus a sign sketch of the
 // vector minus the corpus mean (Dim/8 bytes). Search computes the Hamming
 // distance from the query's sketch to every live sketch (6 popcounts for 384-d),
-// takes the Rerank (default 512) closest with a histogram cut, and rescores them
-// with the exact cosine. Reasons, from measurements (DESIGN.md and below):
+// takes the 6×Rerank (default 512) closest with a histogram cut, orders those by
+// the asymmetric score (the unquantized query against the doc's sign bits, 48
+// table look-ups per doc), and rescores the best Rerank with the exact cosine.
+// The asymmetric stage is what keeps recall on near-duplicate-heavy data, where
+// the sketches of a text's copies hardly differ. Reasons, from measurements
+// (DESIGN.md and below):
 //
 //   - Correctness is easy to argue and to test: deletes are exact (swap-remove),
 //     a filter restricts the scan itself (graph indexes lose recall under
