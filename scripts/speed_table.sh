@@ -13,10 +13,11 @@
 #          (BenchmarkQueryViews), full fingerprints against the sum of the
 #          per-model encode times (BenchmarkIngestLimit);
 #   write  scripts/write_latency.sh (bulk ingest, POST /v1/memories);
-#   ann    dense recall@10 at 100k on real vectors, only when
-#          CGRAPH_VECTORS_DIR names embedgen output (see indexes/real_test.go).
+#   ann    dense recall@10 at 100k on real vectors: CGRAPH_VECTORS_DIR names
+#          embedgen output (indexes/real_test.go); without it the README is
+#          left alone, since the table would lack those rows.
 #
-#   bash scripts/speed_table.sh                 # all parts: ~40 min on 2 cores
+#   CGRAPH_VECTORS_DIR=DIR bash scripts/speed_table.sh   # all parts: ~12 min on 2 cores
 #   PARTS="end encode" bash scripts/speed_table.sh
 #   NO_README=1 bash scripts/speed_table.sh     # print the table only
 #
@@ -81,10 +82,11 @@ if has 100k; then
   row "RAM of all in-memory indexes, 100k memories" "$(awk -v b="$ram" 'BEGIN{printf "%.2f KB per memory", b/1000}')" "goal ≤ 6 KB" "load $l0 → $l1"
   for m in e1_only multi_space pipeline; do
     line=$(grep -E "100k/$m-" "$OUT/100k.txt" | head -1)
-    stages=$(grep -A3 -E "100k/$m-" "$OUT/100k.txt" | grep -o 'stages: .*' | head -1 || true)
+    # the last stages line: the first is from the one-iteration warm-up
+    stages=$(grep -A3 -E "100k/$m-" "$OUT/100k.txt" | grep -o 'stages: .*' | tail -1 | sed 's/stages: //; s/ p50//g' || true)
     row "search after encoding, 100k memories, \`$m\`" \
-      "$(printf 'p50 %s / p95 %s ms; top-10 overlap with exact %s' "$(metric "$line" p50-ms)" "$(metric "$line" p95-ms)" "$(metric "$line" top10-overlap)")${stages:+ ($stages)}" \
-      "$(printf 'exact scans p50 %s / p95 %s ms' "$(metric "$line" exact-p50-ms)" "$(metric "$line" exact-p95-ms)")" "load $l0 → $l1"
+      "$(printf 'p50 %.2f / p95 %.2f ms; keeps %.3f of the exact top 10' "$(metric "$line" p50-ms)" "$(metric "$line" p95-ms)" "$(metric "$line" top10-overlap)")${stages:+ (p50 by stage: $stages)}" \
+      "$(printf 'exact scans p50 %.1f / p95 %.1f ms' "$(metric "$line" exact-p50-ms)" "$(metric "$line" exact-p95-ms)")" "load $l0 → $l1"
   done
 fi
 
@@ -100,9 +102,9 @@ if has encode; then
   for name in $(grep '^BenchmarkIngestLimit' "$OUT/ingest.txt" | awk '{print $1}' | sort -u); do
     lines=$(grep "^$name " "$OUT/ingest.txt")
     med() { while read -r l; do metric "$l" "$1"; done <<<"$lines" | median; }
-    row "full fingerprint, batch of 32, ${name#BenchmarkIngestLimit/} ($(med tokens/mem) e5 tokens per memory)" \
-      "$(printf '%s memories/s (time %s× the sum)' "$(med mem/s-full)" "$(med full/sum)")" \
-      "$(printf 'the sum of the per-model encode times allows %s memories/s (the physical limit); other processes used %s cores' "$(med mem/s-sum)" "$(med cores-others)")" \
+    row "full fingerprint, batch of 32, $(sed 's/-[0-9]*$//' <<<"${name#BenchmarkIngestLimit/}") ($(printf %.0f "$(med tokens/mem)") e5 tokens per memory)" \
+      "$(printf '%.1f memories/s (%.2f× the time of the sum)' "$(med mem/s-full)" "$(med full/sum)")" \
+      "$(printf 'the sum of the per-model encode times, one model after another, allows %.1f memories/s (other processes used %.2f cores)' "$(med mem/s-sum)" "$(med cores-others)")" \
       "load $l0 → $l1"
   done
 fi
@@ -111,9 +113,14 @@ if has write; then
   l0=$(load)
   bash scripts/write_latency.sh >"$OUT/write.txt" 2>&1 || { tail -20 "$OUT/write.txt" >&2; exit 1; }
   l1=$(load)
+  w=$OUT/write.txt
+  row "bulk ingest, \`add --jsonl\`, $(head -1 "$w" | sed 's/;.*//')" \
+    "$(grep -m1 'searchable' "$w" | grep -o 'in [0-9.]* s ([0-9.]*/s)' | sed 's/^/searchable /'), with \`--defer\`; $(grep 'every slot filled' "$w" | grep -o 'in [0-9.]* s ([0-9.]* memories/s overall)' | sed 's/^/every slot filled /')" \
+    "without \`--defer\`: $(grep -m1 '^add --jsonl :.*in all' "$w" | grep -o '[0-9.]* s in all') (model loading included)" "load $l0 → $l1"
   while read -r l; do
-    row "write path: ${l%%:*}" "${l#*: }" "–" "load $l0 → $l1"
-  done < <(grep -E '^(add --jsonl|POST)' "$OUT/write.txt")
+    what=${l%%:*}; fig=${l#*: }
+    row "write path: $what" "${fig%%; load*}" "–" "load $l0 → $l1"
+  done < <(grep -E '^POST' "$w" | sed 's|^POST /v1/memories serve , |POST /v1/memories to a warm serve, every slot on the write, |; s|^POST /v1/memories serve --defer-slots, |POST /v1/memories to a warm serve --defer-slots, |')
 fi
 
 if has ann && [ -n "${CGRAPH_VECTORS_DIR:-}" ]; then
@@ -136,7 +143,7 @@ table=$(
   printf '%s\n' "${rows[@]}"
 )
 echo "$table"
-if [ -z "${NO_README:-}" ] && [ "$PARTS" = "end 100k encode write ann" ]; then
+if [ -z "${NO_README:-}" ] && [ "$PARTS" = "end 100k encode write ann" ] && [ -n "${CGRAPH_VECTORS_DIR:-}" ]; then
   grep -q '<!-- speed-table:begin -->' README.md || { echo "speed_table: README.md has no speed-table markers" >&2; exit 1; }
   awk -v t="$table" '
     /<!-- speed-table:begin -->/ {print; print t; skip = 1; next}
