@@ -128,8 +128,8 @@ if has ann && [ -n "${CGRAPH_VECTORS_DIR:-}" ]; then
   go test ./indexes -run RealEmbeddingsRecall -v -count=1 -timeout 60m >"$OUT/ann.txt" 2>&1 || { tail -20 "$OUT/ann.txt" >&2; exit 1; }
   l1=$(load)
   for c in real+copies near-duplicate-heavy; do
-    at() { grep -E "$c n=100000 int8 rerank=$1 " "$OUT/ann.txt" | grep -o 'recall@10=[0-9.]*' | cut -d= -f2; }
-    row "dense recall@10 against exact, 100k vectors of $CGRAPH_VECTORS_DIR, $c" \
+    at() { grep -F "$c n=100000 int8 rerank=$1 " "$OUT/ann.txt" | grep -o 'recall@10=[0-9.]*' | cut -d= -f2; }
+    row "dense recall@10 against exact, int8, 100k vectors of $(basename "$CGRAPH_VECTORS_DIR"), $c" \
       "$(printf '%s at depth %s' "$(at "${CGRAPH_VECTORS_DEPTH:-2048}")" "${CGRAPH_VECTORS_DEPTH:-2048}")" \
       "$(printf 'half the depth: %s' "$(at $(( ${CGRAPH_VECTORS_DEPTH:-2048} / 2 )))")" "load $l0 → $l1"
   done
