@@ -77,6 +77,24 @@ func (c *lru[K, V]) put(k K, v V) {
 	}
 }
 
+// putIfRoom keeps v under k if it fits in the unused budget, evicting
+// nothing, and reports whether it did (a warm-up must not push out what
+// searches cached).
+func (c *lru[K, V]) putIfRoom(k K, v V) bool {
+	if c == nil {
+		return false
+	}
+	n := c.cost(v)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byKey[k]; ok || c.used+n > c.max {
+		return false
+	}
+	c.byKey[k] = c.order.PushBack(&lruEntry[K, V]{key: k, value: v, cost: n}) // least recent: newest memories are warmed first
+	c.used += n
+	return true
+}
+
 func (c *lru[K, V]) remove(k K) {
 	if c == nil {
 		return

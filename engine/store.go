@@ -165,12 +165,13 @@ func (s *Engine) Registry() *embedders.Registry { return s.reg }
 // Warm opens every model the registry has by fingerprinting one short text
 // (and throws it away): model sessions open on first use, so a long-lived
 // server calls Warm at start and its first request does not pay for loading.
-// It writes nothing.
+// It then fills the E12 token cache (WarmTokens). It writes nothing.
 func (s *Engine) Warm(ctx context.Context) error {
 	if _, err := s.reg.EmbedDocuments(ctx, []embedders.Input{{Text: "cgraph warm-up: load the models", Created: time.Now()}}); err != nil {
 		return fmt.Errorf("warm the models: %w", err)
 	}
-	return nil
+	_, err := s.WarmTokens(ctx)
+	return err
 }
 
 // Get returns a memory (records the access on a writable store, like

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/indexes"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
@@ -90,5 +91,97 @@ func TestTokenCacheSameResults(t *testing.T) {
 		if first[i] != want[i] || second[i] != want[i] {
 			t.Fatalf("rank %d: cached %v / %v, uncached %v", i, first, second, want)
 		}
+	}
+}
+
+// TestWarmTokens: a reopened store's WarmTokens caches the matrices of the
+// newest memories while they fit, the very bytes e12_late_interaction
+// holds, never evicting; an update after the warm-up drops the stale one,
+// and a store without a cache warms nothing.
+func TestWarmTokens(t *testing.T) {
+	ctx := context.Background()
+	reg := hashRegistry(t, "warmtokens")
+	dir := filepath.Join(t.TempDir(), "s")
+	s := openStore(t, dir, reg)
+	var ids []record.ID
+	for _, c := range texts {
+		m, err := s.Add(ctx, record.NewMemory{Content: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A budget for about half of the matrices.
+	probe, err := Open(dir, Options{Embedders: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := probe.WarmTokens(ctx)
+	if err != nil || n != len(texts) {
+		t.Fatalf("warm with room for all: %d of %d, %v", n, len(texts), err)
+	}
+	_, all := probe.tokens.size()
+	if err := probe.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(dir, Options{Embedders: reg, TokenCacheBytes: all / 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err = w.WarmTokens(ctx)
+	if err != nil || n == 0 || n >= len(texts) {
+		t.Fatalf("warm with room for half: %d of %d, %v", n, len(texts), err)
+	}
+	entries, used := w.tokens.size()
+	if entries != n || used > all/2 {
+		t.Fatalf("%d entries, %d of %d bytes", entries, used, all/2)
+	}
+	// The newest memories are the ones cached, with their stored matrix.
+	for i, id := range ids {
+		m, err := w.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, cached := w.tokens.get(uint32(m.DocNum))
+		if newest := i >= len(ids)-n; cached != newest {
+			t.Fatalf("memory %d of %d: cached %v, want %v", i, len(ids), cached, newest)
+		}
+		if !cached {
+			continue
+		}
+		vals, err := w.eng.Values(ctx, cellar.FamE12LateInteraction, [][]byte{docKey(uint32(m.DocNum))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := indexes.DecodeTokenMatrix(vals[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Rows() != want.Rows() || got.Dim() != want.Dim() {
+			t.Fatalf("memory %d: cached %d×%d, stored %d×%d", i, got.Rows(), got.Dim(), want.Rows(), want.Dim())
+		}
+	}
+	// An update drops the warmed matrix of its memory.
+	last := ids[len(ids)-1]
+	m, _ := w.Get(ctx, last)
+	if _, err := w.Update(ctx, last, record.Change{Content: ptr("a different text about RocksDB column families")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.tokens.get(uint32(m.DocNum)); ok {
+		t.Fatal("the updated memory's old matrix is still cached")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	off, err := Open(dir, Options{Embedders: reg, TokenCacheBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer off.Close()
+	if n, err := off.WarmTokens(ctx); n != 0 || err != nil {
+		t.Fatalf("no cache warmed %d, %v", n, err)
 	}
 }
