@@ -34,8 +34,10 @@ const warmChunk = 256
 // memories first, until the next matrix would not fit or every one is in,
 // and returns how many it added. Without it the first searches after a
 // start read every S4 candidate's matrix from RocksDB: on the 2,000-memory
-// Go set a fresh process's S4 took p50 3.6 and p95 10.8 ms, the p95 being
-// those first reads. It reads and caches each chunk of warmChunk under
+// Go set the first 60 pipeline_full queries of a fresh process took S4 mean
+// 6.0–6.4 ms without it and 4.7–5.0 ms with it (two runs each). S4's p95
+// (≈ 10 ms either way there) is MaxSim over long candidates, not reads.
+// It reads and caches each chunk of warmChunk under
 // writeMu, so no write (which drops a memory's cached matrix) falls between
 // a read and its put. It never evicts: a warm cache keeps what searches put
 // there. A store without a cache (read-only, or TokenCacheBytes < 0) warms
