@@ -104,11 +104,7 @@ func TestWarmTokens(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "s")
 	s := openStore(t, dir, reg)
 	var ids []record.ID
-	for _, c := range texts {
-		m, err := s.Add(ctx, record.NewMemory{Content: c})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, m := range addAll(t, s, texts) {
 		ids = append(ids, m.ID)
 	}
 	if err := s.Close(); err != nil {

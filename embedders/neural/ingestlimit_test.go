@@ -403,31 +403,15 @@ func ingestCalls(ctx context.Context, r *embedders.Registry, docs []embedders.In
 	return calls, nil
 }
 
-// pairInputs mirrors pairEmbedder.EmbedDocuments: the distinct side texts of
-// the batch, in first-seen order, and where each side's vector is stored.
+// pairInputs is pairEmbedder.EmbedDocuments' run: the distinct side texts
+// of the batch (sideTexts), and where each side's vector is stored.
 func pairInputs(e *pairEmbedder, docs []embedders.Input) ([]string, []vectorUse) {
-	var in []string
-	var uses []vectorUse
-	at := map[string]int{}
-	pos := func(t string) int {
-		if k, ok := at[t]; ok {
-			return k
-		}
-		at[t] = len(in)
-		in = append(in, t)
-		return len(in) - 1
-	}
-	for i, d := range docs {
-		if strings.TrimSpace(d.Text) == "" {
-			continue
-		}
-		a, b, reason := e.docSides(d.Text)
-		if reason != "" {
-			continue
-		}
+	in, todo, _ := e.sideTexts(docs)
+	uses := make([]vectorUse, 0, 2*len(todo))
+	for _, p := range todo {
 		uses = append(uses,
-			vectorUse{out: pos(a), doc: i, slot: e.slot, side: fingerprint.SideA, view: e.view},
-			vectorUse{out: pos(b), doc: i, slot: e.slot, side: fingerprint.SideB, view: e.view})
+			vectorUse{out: p.a, doc: p.doc, slot: e.slot, side: fingerprint.SideA, view: e.view},
+			vectorUse{out: p.b, doc: p.doc, slot: e.slot, side: fingerprint.SideB, view: e.view})
 	}
 	return in, uses
 }

@@ -41,14 +41,15 @@ func (e *pairEmbedder) apply(v []float32, s fingerprint.Side) fingerprint.Dense 
 	return e.view(v, s)
 }
 
-// EmbedDocuments embeds every side text of the batch in one call (texts that
-// are equal are embedded once).
-func (e *pairEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
-	out := emptyEntries(len(docs))
-	var texts []string
+// pairSides is where one memory's two side texts sit in a batch's run.
+type pairSides struct{ doc, a, b int }
+
+// sideTexts lists the distinct side texts of docs in first-seen order (the
+// one run EmbedDocuments makes; equal texts are embedded once) and, for each
+// memory that has sides, where its two are; reasons[i] says why memory i has
+// none. Blank memories have neither.
+func (e *pairEmbedder) sideTexts(docs []embedders.Input) (texts []string, todo []pairSides, reasons map[int]string) {
 	at := map[string]int{}
-	type sides struct{ i, a, b int }
-	var todo []sides
 	pos := func(s string) int {
 		if k, ok := at[s]; ok {
 			return k
@@ -63,10 +64,24 @@ func (e *pairEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Inpu
 		}
 		a, b, reason := e.docSides(d.Text)
 		if reason != "" {
-			out[i] = fingerprint.Entry{Status: fingerprint.StatusUnavailable, Note: reason}
+			if reasons == nil {
+				reasons = map[int]string{}
+			}
+			reasons[i] = reason
 			continue
 		}
-		todo = append(todo, sides{i, pos(a), pos(b)})
+		todo = append(todo, pairSides{i, pos(a), pos(b)})
+	}
+	return texts, todo, reasons
+}
+
+// EmbedDocuments embeds every side text of the batch in one call (texts that
+// are equal are embedded once).
+func (e *pairEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
+	out := emptyEntries(len(docs))
+	texts, todo, reasons := e.sideTexts(docs)
+	for i, reason := range reasons {
+		out[i] = fingerprint.Entry{Status: fingerprint.StatusUnavailable, Note: reason}
 	}
 	if len(texts) == 0 {
 		return out, nil
@@ -81,7 +96,7 @@ func (e *pairEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Inpu
 		if note == "" {
 			note = truncNote(vb.Meta, e.lm)
 		}
-		out[s.i] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: e.status.Producer, Note: note,
+		out[s.doc] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: e.status.Producer, Note: note,
 			Value: fingerprint.Pair{A: e.apply(va.Vector, fingerprint.SideA), B: e.apply(vb.Vector, fingerprint.SideB)}}
 	}
 	return out, nil
