@@ -88,6 +88,15 @@ if has 100k; then
       "$(printf 'p50 %.2f / p95 %.2f ms; keeps %.3f of the exact top 10' "$(metric "$line" p50-ms)" "$(metric "$line" p95-ms)" "$(metric "$line" top10-overlap)")${stages:+ (p50 by stage: $stages)}" \
       "$(printf 'exact scans p50 %.1f / p95 %.1f ms' "$(metric "$line" exact-p50-ms)" "$(metric "$line" exact-p95-ms)")" "load $l0 → $l1"
   done
+  e2e() { grep -E "100k/$1/end_to_end" "$OUT/100k.txt" | head -1; }
+  base=$(e2e e1_only)
+  for m in multi_space pipeline; do
+    line=$(e2e $m)
+    row "end to end at 100k memories (\`Engine.Search\`, query encoding included), \`$m\`" \
+      "$(printf 'p50 %.1f / p95 %.1f ms (encode p50 %.1f)' "$(metric "$line" p50-ms)" "$(metric "$line" p95-ms)" "$(metric "$line" encode-p50-ms)")" \
+      "$(printf 'e1_only p50 %.1f / p95 %.1f ms (encode p50 %.1f): %.1f× at p95' "$(metric "$base" p50-ms)" "$(metric "$base" p95-ms)" "$(metric "$base" encode-p50-ms)" "$(awk -v a="$(metric "$line" p95-ms)" -v b="$(metric "$base" p95-ms)" 'BEGIN{print a/b}')")" \
+      "load $l0 → $l1"
+  done
 fi
 
 if has encode; then
