@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cgraph/cgraph/embedders"
@@ -205,19 +206,52 @@ func (s *Engine) FillPending(ctx context.Context, max int) (int, error) {
 }
 
 // filler runs FillPending in the background of a writable engine: after
-// every write that left work (wake) and every fillerIdle, until Close.
+// every write that left work (wake) and every fillerIdle, until Close. It
+// yields to writes: while they keep arriving it waits for fillerQuiet
+// without one, at most fillerMaxWait per busy period, and after that fills
+// fillerBusyBatch memories at a time until writes pause, so a write shares
+// the cores with at most one small batch. A write's own encoding is what an agent waits for;
+// the deferred slots can wait a few seconds.
 type filler struct {
 	wake chan struct{}
 	stop chan struct{}
 	done chan struct{}
-	mu   sync.Mutex
-	err  error // the last failure, for Err
+	// lastWrite is when the latest write left work (UnixNano).
+	lastWrite atomic.Int64
+	mu        sync.Mutex
+	err       error // the last failure, for Err
 }
 
 const (
-	fillerBatch = 32
-	fillerIdle  = 2 * time.Second
+	fillerBatch     = 32
+	fillerBusyBatch = 4
+	fillerIdle      = 2 * time.Second
+	fillerQuiet     = 200 * time.Millisecond
+	fillerMaxWait   = 5 * time.Second
 )
+
+// waitQuiet waits until no write has left work for fillerQuiet, or until
+// deadline, or stop; busy reports that writes were still arriving when it
+// returned.
+func (f *filler) waitQuiet(deadline time.Time) (busy, stopped bool) {
+	for {
+		now := time.Now()
+		since := now.Sub(time.Unix(0, f.lastWrite.Load()))
+		if since >= fillerQuiet {
+			return false, false
+		}
+		if !now.Before(deadline) {
+			return true, false
+		}
+		t := time.NewTimer(min(fillerQuiet-since, deadline.Sub(now)))
+		select {
+		case <-f.stop:
+			t.Stop()
+			return false, true
+		case <-t.C:
+		}
+	}
+}
 
 // StartFiller starts the background filler of a writable engine if it is
 // not running: it completes pending deferred slots, including those an
@@ -236,14 +270,29 @@ func (s *Engine) StartFiller() {
 		go func() { <-f.stop; cancel() }()
 		t := time.NewTicker(fillerIdle)
 		defer t.Stop()
+		var deadline time.Time // when the filler stops waiting for writes to pause; zero when not waiting
 		for {
-			n, err := s.FillPending(ctx, fillerBatch)
+			if deadline.IsZero() {
+				deadline = time.Now().Add(fillerMaxWait)
+			}
+			busy, stopped := f.waitQuiet(deadline)
+			if stopped {
+				return
+			}
+			batch := fillerBatch
+			if busy {
+				batch = fillerBusyBatch // writes go on: small batches, back to back
+			} else {
+				deadline = time.Time{}
+			}
+			n, err := s.FillPending(ctx, batch)
 			f.mu.Lock()
 			f.err = err
 			f.mu.Unlock()
 			if n > 0 && err == nil {
 				continue
 			}
+			deadline = time.Time{}
 			select {
 			case <-f.stop:
 				return
@@ -259,6 +308,7 @@ func (f *filler) poke() {
 	if f == nil {
 		return
 	}
+	f.lastWrite.Store(time.Now().UnixNano())
 	select {
 	case f.wake <- struct{}{}:
 	default:

@@ -106,3 +106,26 @@ func TestDeferredSlots(t *testing.T) {
 		t.Fatalf("%d pending after the filler ran", n)
 	}
 }
+
+// TestFillerWaitsForQuiet: the background filler starts at once when no
+// write is recent, waits while writes arrive, gives up waiting at its
+// deadline (then fills small batches), and leaves on stop.
+func TestFillerWaitsForQuiet(t *testing.T) {
+	f := &filler{stop: make(chan struct{})}
+	if busy, stopped := f.waitQuiet(time.Now().Add(time.Hour)); busy || stopped {
+		t.Fatalf("no write yet: busy %v, stopped %v", busy, stopped)
+	}
+	f.lastWrite.Store(time.Now().Add(time.Hour).UnixNano()) // a write "now" for as long as the test runs
+	if busy, stopped := f.waitQuiet(time.Now().Add(-time.Second)); !busy || stopped {
+		t.Fatalf("writes go on past the deadline: busy %v, stopped %v", busy, stopped)
+	}
+	done := make(chan bool)
+	go func() {
+		_, stopped := f.waitQuiet(time.Now().Add(time.Hour))
+		done <- stopped
+	}()
+	close(f.stop)
+	if !<-done {
+		t.Fatal("waitQuiet did not leave on stop")
+	}
+}
