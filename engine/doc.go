@@ -58,7 +58,13 @@
 // filler (filler.go: FillPending, run in the background by engines that
 // defer and by StartFiller) computes them later in batches, each one
 // atomic, so a memory is searchable by E1 and keywords at once and a
-// restart resumes the filling.
+// restart resumes the filling. The background filler yields to writes: it
+// waits for a pause (at most a few seconds, then small batches), because a
+// write's own encoding is what its caller waits for.
+//
+// A writer keeps the E12 token matrices S4 reranks in an LRU cache
+// (Options.TokenCacheBytes); Warm, which a long-lived server calls at start,
+// loads the models and fills that cache newest memories first (WarmTokens).
 //
 // # Slot registry and re-embedding
 //
