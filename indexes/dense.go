@@ -497,19 +497,23 @@ func (x *Dense) closestSketchesLocked(qc []uint64, rows []int32, n, r int) []int
 	dist := (*bp)[:n]
 	hist := make([]int32, x.words*64+1)
 	w := x.words
-	for i := 0; i < n; i++ {
-		row := i
-		if rows != nil {
-			row = int(rows[i])
+	if rows == nil && w == 6 { // 384-d, every model here: the words stay in registers
+		x.hamming6(qc, dist, hist)
+	} else {
+		for i := range n {
+			row := i
+			if rows != nil {
+				row = int(rows[i])
+			}
+			c := x.codes[row*w : row*w+w]
+			c = c[:len(qc)]
+			var h int
+			for j, q := range qc {
+				h += bits.OnesCount64(q ^ c[j])
+			}
+			dist[i] = uint16(h)
+			hist[h]++
 		}
-		c := x.codes[row*w : row*w+w]
-		c = c[:len(qc)]
-		var h int
-		for j, q := range qc {
-			h += bits.OnesCount64(q ^ c[j])
-		}
-		dist[i] = uint16(h)
-		hist[h]++
 	}
 	cut, below := 0, 0 // rows with distance < cut number below
 	for ; cut < len(hist); cut++ {
@@ -533,6 +537,20 @@ func (x *Dense) closestSketchesLocked(qc []uint64, rows []int32, n, r int) []int
 		}
 	}
 	return out
+}
+
+// hamming6 is closestSketchesLocked's first pass for 6-word sketches over
+// every row: dist[i] and its histogram.
+func (x *Dense) hamming6(qc []uint64, dist []uint16, hist []int32) {
+	q0, q1, q2, q3, q4, q5 := qc[0], qc[1], qc[2], qc[3], qc[4], qc[5]
+	codes := x.codes[:len(dist)*6]
+	for i := range dist {
+		c := codes[i*6 : i*6+6 : i*6+6]
+		h := bits.OnesCount64(q0^c[0]) + bits.OnesCount64(q1^c[1]) + bits.OnesCount64(q2^c[2]) +
+			bits.OnesCount64(q3^c[3]) + bits.OnesCount64(q4^c[4]) + bits.OnesCount64(q5^c[5])
+		dist[i] = uint16(h)
+		hist[h]++
+	}
 }
 
 // BruteForce returns the exact top k by cosine over the live docs (in filter when
