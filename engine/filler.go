@@ -210,8 +210,8 @@ func (s *Engine) FillPending(ctx context.Context, max int) (int, error) {
 // yields to writes: while they keep arriving it waits for fillerQuiet
 // without one, at most fillerMaxWait per busy period, and after that fills
 // fillerBusyBatch memories at a time until writes pause, so a write shares
-// the cores with at most one small batch. A write's own encoding is what an agent waits for;
-// the deferred slots can wait a few seconds.
+// the cores with at most one small batch. A write's own encoding is what an
+// agent waits for; the deferred slots can wait a few seconds.
 type filler struct {
 	wake chan struct{}
 	stop chan struct{}
