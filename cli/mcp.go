@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/httpapi"
 	"github.com/cgraph/cgraph/mcpserver"
 	"github.com/cgraph/cgraph/record"
 )
@@ -80,7 +81,11 @@ answer with an error that names the writing process.`,
 			if ln == nil {
 				return srv.Serve(a.Context(), a.Stdin, a.Stdout)
 			}
-			return serveHTTP(a, srv.HTTPHandler(), ln, "MCP (streamable HTTP)")
+			hosts, err := httpapi.NewHosts(ln.Addr().String(), nil)
+			if err != nil {
+				return err // ln's own address: cannot be malformed
+			}
+			return serveHTTP(a, hosts.Guard(srv.HTTPHandler()), ln, "MCP (streamable HTTP)")
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this address (host:port, loopback unless --allow-remote) instead of stdio")

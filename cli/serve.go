@@ -23,6 +23,7 @@ const DefaultServeAddr = "127.0.0.1:7411"
 
 func newServeCmd(a *App) *cobra.Command {
 	var addr, tokenFile, tools string
+	var allowedHosts []string
 	var deferSlots bool
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -52,7 +53,10 @@ $CGRAPH_PROJECT) pins the API and /mcp to one project, as cgraph mcp --project d
 without it every project is reachable and searches default to the default project
 (give "filter": {"project": …}). Loopback by default; any
 other address needs --token-file, whose token every request but /healthz must send as
-"Authorization: Bearer TOKEN". Cross-origin browser requests are refused (403).
+"Authorization: Bearer TOKEN". Every route but /healthz refuses (403) a request whose
+Host or Origin header names another host than localhost, a loopback address, the --addr
+host or one of --allowed-hosts: a web page that rebinds its own name to 127.0.0.1 cannot
+drive the server. Cross-origin browser requests are refused (403).
 On SIGTERM the listener closes, requests in flight finish (up to 30 s) and the store
 is closed cleanly; a memory whose store request was answered is durable.`,
 		Example: `  cgraph serve
@@ -83,6 +87,10 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 				return fmt.Errorf("listen on %s: %w: choose another port with --addr", addr, err)
 			}
 			defer ln.Close() // Serve closes it first; a second close's error means nothing
+			hosts, err := httpapi.NewHosts(ln.Addr().String(), allowedHosts)
+			if err != nil {
+				return usagef("give --allowed-hosts a comma-separated list of bare names or addresses, e.g. --allowed-hosts memory.internal,10.0.0.5", "--allowed-hosts: %v", err)
+			}
 			s, err := a.openStore(storeOpen{write: true, deferSlots: deferSlots})
 			if err != nil {
 				return err
@@ -92,8 +100,8 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			if err := s.Warm(a.Context()); err != nil {
 				return err
 			}
-			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project})
-			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler(), Stats: s,
+			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project, HostsChecked: true})
+			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler(), Stats: s, Hosts: hosts,
 				Routes: map[string]http.Handler{"POST /v1/cli": a.cliHandler(s)}})
 			remove, err := writeServerFile(a.DBDir, serverInfo{URL: "http://" + ln.Addr().String(), PID: os.Getpid(),
 				Version: engine.Version, Token: token != "", Started: time.Now().UTC()})
@@ -109,6 +117,7 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 	cmd.Flags().BoolVar(&deferSlots, "defer-slots", false, "store memories with E1, keywords and the model-free slots, and fill the other model slots in the background (faster writes; restarts resume the filling)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token every request must send (required off loopback)")
 	_ = cmd.MarkFlagFilename("token-file") // fails only for an unknown flag
+	cmd.Flags().StringSliceVar(&allowedHosts, "allowed-hosts", nil, "more host names (or addresses) requests may name in Host and Origin, comma-separated; loopback names and the --addr host are always allowed")
 	return cmd
 }
 

@@ -32,7 +32,8 @@
 //
 // A success is {"data": …}; a failure is {"error": {"code", "message"}}
 // with the HTTP status of its code: bad_request 400, unauthorized 401,
-// forbidden 403 (a cross-origin browser request), not_found 404, read_only
+// forbidden 403 (a cross-origin browser request, or a Host or Origin that
+// is not a name of this server: see Hosts), not_found 404, read_only
 // 409, too_large 413, internal 500.
 //
 // It must not open, close or write the store itself, and it does not listen:
@@ -82,6 +83,10 @@ type Options struct {
 	// Routes are more handlers by pattern ("POST /v1/cli"), behind the same
 	// token check.
 	Routes map[string]http.Handler
+	// Hosts are the names a request may reach the server under (Host and
+	// Origin headers); nil allows the loopback names only. Every route but
+	// /healthz is behind it.
+	Hosts *Hosts
 }
 
 // Handler returns the API over c.
@@ -89,8 +94,14 @@ func Handler(c Caller, o Options) http.Handler {
 	if o.MaxBody <= 0 {
 		o.MaxBody = 8 << 20
 	}
+	if o.Hosts == nil {
+		o.Hosts, _ = NewHosts("", nil) // loopback names only: cannot fail
+	}
 	h := &handler{c: c, o: o}
 	mux := http.NewServeMux()
+	// /healthz answers under any name: it tells only that a cgraph of this
+	// version is up (what a rebound page could learn by timing anyway), and
+	// monitors reach it through proxies and container names.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"ok": true, "version": o.Version}})
 	})
@@ -143,9 +154,9 @@ func Handler(c Caller, o Options) http.Handler {
 	for pattern, rh := range o.Routes {
 		mux.Handle(pattern, h.auth(rh))
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/", h.o.Hosts.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s: the API is under /v1 (memories, relations, related, search, context, embedders, stats), MCP on /mcp", r.Method, r.URL.Path))
-	})
+	})))
 	// A web page the user visits must not write to or read from the store
 	// through the user's browser: cross-origin requests that are not safe
 	// (POST, DELETE) are refused (Sec-Fetch-Site / Origin checks).
@@ -161,20 +172,21 @@ type handler struct {
 	o Options
 }
 
-// auth requires the bearer token when one is set.
+// auth refuses a request under a name the server does not answer to
+// (Options.Hosts), then requires the bearer token when one is set.
 func (h *handler) auth(next http.Handler) http.Handler {
 	if h.o.Token == "" {
-		return next
+		return h.o.Hosts.Guard(next)
 	}
 	want := []byte("Bearer " + h.o.Token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return h.o.Hosts.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cgraph"`)
 			WriteError(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token: send Authorization: Bearer TOKEN with the token of the server's --token-file")
 			return
 		}
 		next.ServeHTTP(w, r)
-	})
+	}))
 }
 
 // argsFunc builds a tool's JSON arguments from a request.

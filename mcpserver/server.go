@@ -77,6 +77,11 @@ type Options struct {
 	// leaves the server unpinned: the default project unless a call names
 	// another.
 	Project string
+	// HostsChecked says the caller refuses requests under a foreign Host or
+	// Origin itself (httpapi.Hosts, which also knows the names of
+	// --allowed-hosts), so HTTPHandler turns the SDK's loopback-only Host
+	// check off. Leave it false unless such a check stands in front.
+	HostsChecked bool
 }
 
 // Server serves the cgraph tools over MCP for one open store. It is safe for
@@ -198,7 +203,7 @@ func (s *Server) HTTPHandler() http.Handler {
 			return ps.mcp
 		}
 		return nil // refused below before it gets here
-	}, nil)
+	}, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: s.opts.HostsChecked})
 	check := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.Query().Get("project"); p != "" && p != s.opts.Project {
 			var msg string
