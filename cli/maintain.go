@@ -6,12 +6,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newMaintainCmd) }
 
 func newMaintainCmd(a *App) *cobra.Command {
 	var o engine.MaintainOptions
+	var types []string
 	cmd := &cobra.Command{
 		Use:   "maintain",
 		Short: "List (and with --apply remove) faded, superseded and duplicate memories",
@@ -19,7 +21,10 @@ func newMaintainCmd(a *App) *cobra.Command {
   prune            a memory superseded by a newer one (cgraph link NEW OLD --type
                    supersedes, or add --supersede), or one whose effective importance has
                    faded below --prune-below: importance × 2^(-idle days / half-life), the
-                   half-life 30 days × (1 + log2(1 + reads))
+                   half-life 30 days × (1 + log2(1 + uses)); a use is a read by id or
+                   a search, context or MCP/HTTP answer that returned the memory.
+                   A memory used within its half-life is never listed, and decisions
+                   and preferences only when --types names them
   merge_duplicate  a copy of an older memory with the same content in the same project
                    (stored with --allow-duplicate); the older one stays
   supersede        with --near: an older near-duplicate of a newer memory (E1 cosine,
@@ -33,6 +38,13 @@ write, with its relations and earlier revisions.`,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if o.PruneBelow < 0 || o.PruneBelow > 1 {
 				return usagef("give an effective importance from 0 to 1, such as 0.05", "--prune-below %v is outside [0, 1]", o.PruneBelow)
+			}
+			for _, t := range types {
+				typ, err := record.ParseType(t)
+				if err != nil {
+					return usagef("give --types a comma-separated list of memory types, e.g. note,conversation", "--types: %v", err)
+				}
+				o.Types = append(o.Types, typ)
 			}
 			var e *engine.Engine
 			if o.Near {
@@ -75,5 +87,6 @@ write, with its relations and earlier revisions.`,
 	cmd.Flags().Float64Var(&o.PruneBelow, "prune-below", 0, "list memories whose effective importance is below this (0: only superseded ones and duplicates)")
 	cmd.Flags().BoolVar(&o.Apply, "apply", false, "carry out the actions (default: list them only)")
 	cmd.Flags().BoolVar(&o.Near, "near", false, "also find near-duplicates and propose that the newer supersedes the older")
+	cmd.Flags().StringSliceVar(&types, "types", nil, "prune only memories of these types (default: every type but decision and preference, which are pruned only when named)")
 	return cmd
 }

@@ -63,6 +63,9 @@ type Options struct {
 	// Reembed can bring the mismatched slots up to date. Searches of a slot
 	// whose producer differs fail until it is re-embedded.
 	Reembed bool
+	// Clock stamps the uses searches count (decay, Maintain); nil means
+	// time.Now. Tests simulate days with it.
+	Clock func() time.Time
 }
 
 // ProducerMismatchError is returned by Open when a slot of the store was

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/cgraph/cgraph/record"
@@ -68,6 +69,22 @@ type MaintainOptions struct {
 	// write) and proposes that the newer of each pair supersedes the older.
 	// It needs the embedders' indexes (an engine opened with Embedders).
 	Near bool
+	// Types are the memory types that may be pruned. Empty means every
+	// type but the protected ones (ProtectedTypes: decisions and
+	// preferences), which are proposed only when named here.
+	Types []record.Type
+}
+
+// ProtectedTypes are never pruned unless MaintainOptions.Types names them:
+// a decision or a preference stays true however rarely it is read.
+var ProtectedTypes = []record.Type{record.TypeDecision, record.TypePreference}
+
+// prunable reports whether Maintain may propose pruning a memory of type t.
+func (o MaintainOptions) prunable(t record.Type) bool {
+	if len(o.Types) > 0 {
+		return slices.Contains(o.Types, t)
+	}
+	return !slices.Contains(ProtectedTypes, t)
 }
 
 // MaintainAction is one thing Maintain found (and did, with Apply).
@@ -88,7 +105,10 @@ type MaintainAction struct {
 
 // Maintain walks every memory and lists those to prune (effective
 // importance below PruneBelow, or superseded by a newer memory) and the
-// exact duplicates to merge into their oldest copy. With Apply it deletes
+// exact duplicates to merge into their oldest copy. It never proposes to
+// prune a memory touched (read, returned by a search, updated) within its
+// half-life, nor one of a protected type (ProtectedTypes) unless o.Types
+// names it. With Apply it deletes
 // them, one memory per batch (each delete is atomic and drops the
 // memory's relations and history); without it nothing is written. Every
 // action is reported.
@@ -104,6 +124,9 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 	}
 	if o.Near && s.ix == nil {
 		return nil, fmt.Errorf("maintain: looking for near-duplicates needs the store opened with its models")
+	}
+	if err := s.FlushUses(ctx); err != nil { // decay must see the uses counted in RAM
+		return nil, fmt.Errorf("maintain: %w", err)
 	}
 	superseded, err := s.supersededIDs(ctx)
 	if err != nil {
@@ -125,7 +148,7 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 				continue
 			}
 			first[key] = m.ID
-			if by, ok := superseded[m.ID]; ok {
+			if by, ok := superseded[m.ID]; ok && o.prunable(m.Type) {
 				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID, Reason: fmt.Sprintf("superseded by %s", by)})
 				continue
 			}
@@ -136,7 +159,9 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 				}
 				nearActs = append(nearActs, acts...)
 			}
-			if d := DecayOf(m, o.Now); d.Effective < o.PruneBelow {
+			// A memory touched within its half-life is in use, whatever
+			// its importance: only the idle fade away.
+			if d := DecayOf(m, o.Now); d.Effective < o.PruneBelow && d.IdleDays >= d.HalfLife && o.prunable(m.Type) {
 				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID,
 					Reason: fmt.Sprintf("effective importance %.3f < %.3f (importance %.2f, %.0f days idle, half-life %.0f days)", d.Effective, o.PruneBelow, d.Importance, d.IdleDays, d.HalfLife)})
 			}

@@ -70,13 +70,6 @@ func TestMaintain(t *testing.T) {
 	if _, err := s.Link(ctx, record.Relation{From: newer.ID, To: gone.ID, Type: record.RelSupersedes}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Search(ctx, SearchRequest{Query: texts[0], TopK: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Memories) == 0 || res.Memories[0].ID != old.ID || !strings.Contains(strings.Join(res.Hits[0].Badges, " "), "faded 0.60→") {
-		t.Fatalf("faded memory: hits %v badges %v", hitIDs(res), res.Hits[0].Badges)
-	}
 	acts, err := s.Maintain(ctx, MaintainOptions{PruneBelow: 0.05})
 	if err != nil {
 		t.Fatal(err)
@@ -111,6 +104,100 @@ func TestMaintain(t *testing.T) {
 	}
 	if _, err := s.Maintain(ctx, MaintainOptions{PruneBelow: 2}); err == nil {
 		t.Fatal("prune-below 2 accepted")
+	}
+	// A search badges a faded memory without dropping it (and from then on
+	// it is in use: the search counted it).
+	faded, err := s.Add(ctx, record.NewMemory{Content: texts[0], CreatedAt: now.Add(-200 * 24 * time.Hour), Importance: 0.6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Search(ctx, SearchRequest{Query: texts[0], TopK: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Memories) == 0 || res.Memories[0].ID != faded.ID || !strings.Contains(strings.Join(res.Hits[0].Badges, " "), "faded 0.60→") {
+		t.Fatalf("faded memory: hits %v badges %v", hitIDs(res), res.Hits[0].Badges)
+	}
+}
+
+// TestPruningFollowsUse simulates 90 days: a note that search returns every
+// day is never proposed for pruning, though nobody reads it by id; a
+// decision is never proposed unless maintain names its type; an idle note
+// is proposed once idle for its half-life. The counts survive a reopen.
+func TestPruningFollowsUse(t *testing.T) {
+	ctx := context.Background()
+	day := 24 * time.Hour
+	start := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	clock := start
+	dir := filepath.Join(t.TempDir(), "s")
+	open := func() *Engine {
+		s, err := Open(dir, Options{Create: true, Embedders: hashRegistry(t, ""), Clock: func() time.Time { return clock }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := open()
+	defer func() { _ = s.Close() }()
+	add := func(text string, typ record.Type, imp float64) record.ID {
+		m, err := s.Add(ctx, record.NewMemory{Content: text, Type: typ, Importance: imp, CreatedAt: start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.ID
+	}
+	used := add(texts[1], record.TypeNote, 0.3)
+	decision := add(texts[0], record.TypeDecision, 0.9)
+	idle := add(texts[3], record.TypeNote, 0.3)
+	idleProposed := -1
+	for d := 0; d <= 90; d++ {
+		clock = start.Add(time.Duration(d)*day + 3*time.Hour)
+		res, err := s.Search(ctx, SearchRequest{Query: texts[1], TopK: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Memories) != 1 || res.Memories[0].ID != used {
+			t.Fatalf("day %d: the daily search returned %v", d, hitIDs(res))
+		}
+		if d == 45 { // the counts are written at Close and read back
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s = open()
+		}
+		acts, err := s.Maintain(ctx, MaintainOptions{PruneBelow: 0.2, Now: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range acts {
+			switch a.ID {
+			case used:
+				t.Fatalf("day %d: the memory search returns every day was proposed: %+v", d, a)
+			case decision:
+				t.Fatalf("day %d: a decision was proposed without naming its type: %+v", d, a)
+			case idle:
+				if idleProposed < 0 {
+					idleProposed = d
+				}
+			}
+		}
+	}
+	if idleProposed < 30 || idleProposed > 31 {
+		t.Fatalf("the idle note was first proposed on day %d, want when idle for its 30-day half-life", idleProposed)
+	}
+	m, err := s.Get(ctx, used)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.AccessCount < 91 || !m.AccessedAt.After(start.Add(89*day)) {
+		t.Fatalf("uses recorded: count %d, last %v", m.AccessCount, m.AccessedAt)
+	}
+	acts, err := s.Maintain(ctx, MaintainOptions{PruneBelow: 0.2, Now: clock, Types: []record.Type{record.TypeDecision}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acts) != 1 || acts[0].ID != decision {
+		t.Fatalf("naming decisions: %+v, want the faded decision alone", acts)
 	}
 }
 

@@ -89,7 +89,10 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err != nil {
 		return SearchResult{}, err
 	}
-	for i, m := range out.Memories { // decay is shown, never ranked by
+	// A memory handed out is in use: decay follows it. Decay is shown,
+	// never ranked by.
+	s.uses.note(out.Memories)
+	for i, m := range out.Memories {
 		if b := DecayOf(m, req.Now).Badge(); b != "" {
 			out.Hits[i].Badges = append(out.Hits[i].Badges, b)
 		}

@@ -58,6 +58,11 @@ type Engine struct {
 
 	catchMu sync.Mutex // one catch-up at a time (read-only stores)
 
+	// uses counts the memories searches hand out and writes the counts in
+	// batches; nil on a read-only store.
+	uses *useLog
+	now  func() time.Time // Options.Clock, or time.Now
+
 	views *viewCache // encoded query views; nil when turned off
 	// tokens caches decoded E12 matrices for S4; nil when read-only or off.
 	tokens *tokenCache
@@ -74,7 +79,10 @@ type Engine struct {
 // building no index, the way commands that only read records stay fast;
 // Add, Search and Reembed then return ErrNoEmbedders.
 func Open(dir string, o Options) (*Engine, error) {
-	s := &Engine{dir: dir, reg: o.Embedders, ro: o.ReadOnly, maxBytes: o.MaxContentBytes, nearDup: o.NearDuplicate}
+	s := &Engine{dir: dir, reg: o.Embedders, ro: o.ReadOnly, maxBytes: o.MaxContentBytes, nearDup: o.NearDuplicate, now: o.Clock}
+	if s.now == nil {
+		s.now = time.Now
+	}
 	if s.nearDup == (NearDuplicate{}) {
 		s.nearDup = DefaultNearDuplicate
 	}
@@ -98,17 +106,21 @@ func Open(dir string, o Options) (*Engine, error) {
 		return nil, err
 	}
 	s.eng = eng
+	if !o.ReadOnly {
+		s.uses = newUseLog(eng, s.now)
+		go s.uses.run(UseFlushInterval)
+	}
 	if o.Embedders == nil {
 		return s, nil // records only: no slot registry check, no indexes
 	}
 	if err := s.open(context.Background(), o); err != nil {
-		return nil, errors.Join(err, eng.Close())
+		return nil, errors.Join(err, s.uses.close(), eng.Close())
 	}
 	s.deferred = slices.Clone(o.DeferSlots)
 	slices.Sort(s.deferred)
 	s.deferred = slices.Compact(s.deferred)
 	if slices.Contains(s.deferred, fingerprint.E4) {
-		return nil, errors.Join(fmt.Errorf("E4 cannot be deferred: its value comes from the sequence number the write assigns"), eng.Close())
+		return nil, errors.Join(fmt.Errorf("E4 cannot be deferred: its value comes from the sequence number the write assigns"), s.uses.close(), eng.Close())
 	}
 	if len(s.deferred) > 0 && !o.ManualFill {
 		s.StartFiller() // also resumes what a previous process left pending
@@ -150,7 +162,8 @@ func (s *Engine) open(ctx context.Context, o Options) error {
 // Close closes the store.
 func (s *Engine) Close() error {
 	s.filler.close()
-	return s.eng.Close()
+	uerr := s.uses.close()
+	return errors.Join(uerr, s.eng.Close())
 }
 
 // Dir returns the store directory.

@@ -37,6 +37,54 @@ func (e *Store) Get(ctx context.Context, id record.ID) (record.Memory, error) {
 	return m, nil
 }
 
+// Use is how often a memory was handed out (by search, context packing)
+// since the last RecordUses, and when last.
+type Use struct {
+	Count uint64
+	Last  time.Time
+}
+
+// RecordUses adds uses to the memories' access counts and moves their
+// access times forward (never back), in one write; memories deleted since
+// are skipped. It is the batched form of the access Get records, for reads
+// too frequent to write one by one. A read-only store records nothing.
+func (e *Store) RecordUses(ctx context.Context, uses map[record.ID]Use) error {
+	if len(uses) == 0 || e.lock == nil {
+		return nil
+	}
+	if err := e.begin(ctx, true); err != nil {
+		return err
+	}
+	defer e.end()
+	e.mu.Lock() // a concurrent Delete must not be undone by the access update
+	defer e.mu.Unlock()
+	b := e.kv.newBatch()
+	defer b.destroy()
+	n := 0
+	for id, u := range uses {
+		m, err := e.readMemory(e.kv, id)
+		if errors.Is(err, record.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("record uses: %w", err)
+		}
+		if u.Last.After(m.AccessedAt) {
+			m.AccessedAt = u.Last.UTC()
+		}
+		m.AccessCount += u.Count
+		b.put(FamMemories, id[:], encodeRecord(nil, &m))
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := e.kv.write(b, false); err != nil {
+		return fmt.Errorf("record uses of %d memories: %w", n, err)
+	}
+	return nil
+}
+
 func (e *Store) readMemory(r kvReader, id record.ID) (record.Memory, error) {
 	v, ok, err := r.get(FamMemories, id[:])
 	if err != nil {
