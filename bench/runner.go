@@ -270,6 +270,9 @@ func newReport(ds *Dataset, queries []Query, metrics []Metric, o RunOptions) *Re
 	if rp.CgraphCommit.Revision == "" {
 		rp.CgraphCommit = ReadBuildCommit()
 	}
+	if rp.CgraphCommit.Revision == "" {
+		rp.CgraphCommit = versionCommit(rp.CgraphVersion)
+	}
 	names := make([]string, len(ds.QueriesFiles))
 	for i, f := range ds.QueriesFiles {
 		names[i] = filepath.Base(f)

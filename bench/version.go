@@ -28,6 +28,18 @@ func ReadBuildCommit() BuildCommit {
 	return buildCommitOf(bi.Settings)
 }
 
+// versionCommit is the commit a version string names after its "+"
+// ("cgraph-dev+a1b2c3d4e5f6", as make build and scripts/setup.sh stamp it
+// with git rev-parse), for a binary the toolchain did not stamp; zero when
+// it names none.
+func versionCommit(version string) BuildCommit {
+	_, rev, ok := strings.Cut(version, "+")
+	if !ok || len(rev) < 7 || strings.Trim(rev, "0123456789abcdef") != "" {
+		return BuildCommit{}
+	}
+	return BuildCommit{Revision: rev}
+}
+
 // buildCommitOf picks the vcs.* settings of a build.
 func buildCommitOf(settings []debug.BuildSetting) BuildCommit {
 	var c BuildCommit

@@ -31,6 +31,25 @@ func TestBuildCommit(t *testing.T) {
 	}
 }
 
+// TestVersionCommit: a binary without the toolchain's stamp still names the
+// commit its version string carries (make build, scripts/setup.sh).
+func TestVersionCommit(t *testing.T) {
+	for _, tc := range []struct{ version, want string }{
+		{"cgraph-dev+a1b2c3d4e5f6", "a1b2c3d4e5f6"},
+		{"cgraph-dev+unknown", ""},
+		{"cgraph-dev", ""},
+		{"test", ""},
+		{"cgraph-dev+a1b", ""},
+	} {
+		if got := versionCommit(tc.version).Revision; got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.version, got, tc.want)
+		}
+	}
+	if got := versionCommit("cgraph-dev+a1b2c3d4e5f6").String(); got != "commit a1b2c3d4e5f6" {
+		t.Errorf("String() = %q", got)
+	}
+}
+
 func TestIngestDescribe(t *testing.T) {
 	at := time.Date(2026, 5, 1, 12, 3, 0, 0, time.UTC)
 	for _, tc := range []struct {

@@ -55,7 +55,7 @@ func TestBadInput(t *testing.T) {
 		{"importance zero", "", []string{"add", "x", "--importance", "0"}, ExitUsage, []string{"--importance 0 cannot be stored", "0.01"}},
 		{"control char in tag", "", []string{"add", "x", "--tag", "a\x1bb"}, ExitUsage, []string{"tags[0]: contains the control character", "remove"}},
 		{"malformed id", "", []string{"get", "12345"}, ExitUsage, []string{`"12345" is neither a memory id nor a prefix of one`, "36-character id", "8 or more hex digits"}},
-		{"id prefix matching nothing", "", []string{"get", "ffffffff"}, ExitError, []string{"no memory id starts with ffffffff"}},
+		{"id prefix matching nothing", "", []string{"get", "ffffffff"}, ExitError, []string{"no memory id starts or ends with ffffffff"}},
 		{"unknown id", "", []string{"get", absent}, ExitError, []string{"no memory with id " + absent, "cgraph list"}},
 		{"delete unknown id", "", []string{"delete", absent}, ExitError, []string{"no memory with id " + absent}},
 		{"get without id", "", []string{"get"}, ExitUsage, []string{"needs one memory id, got 0", "usage: cgraph get ID"}},

@@ -122,7 +122,7 @@ with this store's models; the other changes rewrite the record only and load no 
 A change that leaves the memory as it was writes nothing.`,
 		Example: `  cgraph update 01a2f3c4 --content "Decision: pin grocksdb v1.8.0" --tag storage
   cgraph update 01a2f3c4 --untag draft --meta ticket=CG-12 --importance 0.9`,
-		Args:              exactArgs(1, "the memory id (or a unique prefix of 8 or more characters)"),
+		Args:              exactArgs(1, "the memory id (or a unique suffix or prefix of 8 or more hex digits)"),
 		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			c, err := a.changeFromFlags(cmd, f)

@@ -238,7 +238,7 @@ func TestSearchJSONShape(t *testing.T) {
 		t.Errorf("result 0: %+v", r0)
 	}
 	e5 := r0.Slots["E5"]
-	if len(r0.Slots) != 3 || e5.Rank == nil || *e5.Rank != 0 || e5.Score == nil || *e5.Score != 0.8123 || e5.Contribution == nil || *e5.Contribution != 0.0075 || e5.Level != "high" {
+	if len(r0.Slots) != 3 || e5.Rank == nil || *e5.Rank != 1 || e5.Score == nil || *e5.Score != 0.8123 || e5.Contribution == nil || *e5.Contribution != 0.0075 || e5.Level != "high" {
 		t.Errorf("result 0 slots: %+v", r0.Slots)
 	}
 	if r1 := got.Results[1]; r1.ID != res.Memories[1].ID.String() || r1.Badges == nil || len(r1.Badges) != 0 || r1.Memory.Tags == nil {
@@ -319,8 +319,8 @@ func TestSearchExplain(t *testing.T) {
 	out := buf.String()
 	for _, want := range []string{
 		"slot  rank  score  level  contribution", // per-result table header
-		"E5    0     0.812  high   0.00750",      // E5 row of result 1
-		"E6    1     7.250  -      0.00082",      // BM25 has no level
+		"E5    1     0.812  high   0.00750",      // E5 row of result 1 (ranks 1-based)
+		"E6    2     7.250  -      0.00082",      // BM25 has no level
 		"boost E11 exact names ×1.050 (signal 0.500)",
 		"spaces (every slot the profile weighs):",
 		"S1 recall  E13", "unavailable", "no model; recall from E6",
@@ -336,7 +336,7 @@ func TestSearchExplain(t *testing.T) {
 		}
 	}
 	// Slot rows come in slot order: E1 before E5 before E6 within result 1.
-	i1, i5, i6 := strings.Index(out, "E1    2"), strings.Index(out, "E5    0"), strings.Index(out, "E6    1")
+	i1, i5, i6 := strings.Index(out, "E1    3"), strings.Index(out, "E5    1"), strings.Index(out, "E6    2")
 	if !(i1 >= 0 && i1 < i5 && i5 < i6) {
 		t.Errorf("slot rows out of order (%d %d %d):\n%s", i1, i5, i6, out)
 	}

@@ -242,7 +242,7 @@ func (ew *errWriter) slotTable(h pipeline.ResultHit) {
 		if level == "" {
 			level = "-"
 		}
-		fmt.Fprintf(tw, "       \t%s\t%d\t%s\t%s\t%.5f\n", s, sc.Rank, formatScore(sc.Score), level, sc.Contribution)
+		fmt.Fprintf(tw, "       \t%s\t%d\t%s\t%s\t%.5f\n", s, sc.Rank+1, formatScore(sc.Score), level, sc.Contribution) // 1-based, as result ranks
 	}
 	_ = tw.Flush() // errWriter keeps the first write error
 	for _, b := range h.Boosts {

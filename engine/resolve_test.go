@@ -65,6 +65,17 @@ func TestResolveID(t *testing.T) {
 			t.Errorf("ambiguous prefix: %v", err)
 		}
 	}
+	// The ids of one session share their first digits; their last 8 name
+	// each one (UUIDv7's random tail).
+	for i, id := range ids {
+		h := strings.ReplaceAll(id.String(), "-", "")
+		if got, err := s.ResolveID(ctx, h[32-MinIDPrefix:]); err != nil || got != id {
+			t.Errorf("suffix of id %d: %v, %v; want %v", i, got, err, id)
+		}
+		if got, err := s.ResolveID(ctx, id.String()[36-12:]); err != nil || got != id {
+			t.Errorf("last group of id %d: %v, %v; want %v", i, got, err, id)
+		}
+	}
 	if _, err := s.ResolveID(ctx, "ffffffffff"); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("absent prefix: %v", err)
 	}

@@ -22,7 +22,8 @@
 //	GET    /v1/embedders              list_embedder_indexes
 //	GET    /v1/stats                  memory count, format version, per-family sizes (the engine's Stats)
 //
-// An {id} is a full memory id or a unique prefix of 8 or more hex digits. A
+// An {id} is a full memory id or a unique suffix or prefix of 8 or more hex
+// digits (the ids of one session share their first digits: give the last). A
 // "filter" is record.Filter's JSON form: {"project", "all_projects",
 // "types", "tags_any", "tags_all", "session", "source", "created_after",
 // "created_before", "updated_after", "updated_before" (RFC 3339),

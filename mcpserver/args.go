@@ -40,7 +40,7 @@ func badArg(arg, fix, format string, a ...any) error {
 // of at least engine.MinIDPrefix hex digits, dashes optional.
 const idPattern = `^[0-9a-fA-F-]{8,36}$`
 
-const idFix = "give the 36-character UUID returned by store_memory or a search result (e.g. 0191e0a2-7c3b-7d4e-9f00-1234567890ab), or its first 8 or more hex digits"
+const idFix = "give the 36-character UUID returned by store_memory or a search result (e.g. 0191e0a2-7c3b-7d4e-9f00-1234567890ab), or its last 8 or more hex digits (ids of one session share their first ones)"
 
 // memoryID resolves an id argument — a full id or a unique prefix of one of
 // at least 8 hex digits — to a stored memory's id. On a server pinned to a

@@ -125,7 +125,7 @@ func TestUpdateMemory(t *testing.T) {
 	refused(t, cs, "update_memory", map[string]any{"id": id}, "nothing to change", "content")
 	refused(t, cs, "update_memory", map[string]any{"content": "x"}, `"id"`, "is missing")
 	refused(t, cs, "update_memory", map[string]any{"id": "0191e0a2-7c3b-7d4e-9f00-1234567890ab", "content": "x"}, `"id"`, "not found")
-	refused(t, cs, "update_memory", map[string]any{"id": "zebra", "content": "x"}, `"id"`, "first 8 or more")
+	refused(t, cs, "update_memory", map[string]any{"id": "zebra", "content": "x"}, `"id"`, "last 8 or more")
 	refused(t, cs, "update_memory", map[string]any{"id": id, "content": "  "}, "content", "empty")
 	refused(t, cs, "update_memory", map[string]any{"id": id, "type": "gossip"}, `"type"`, "decision")
 }

@@ -31,7 +31,7 @@ func toolDefs() []toolDef {
 				"memory it was reached from (out: that one causes/fixes/… this; in: this causes/fixes/… that one), via and depth. "+
 				"Use it after a search to pull in an error's fix or a decision's history.", getRelated)),
 		withOutput[MemoryOutput](define("get_memory", "memory", false,
-			"Read one memory by id (or its first 8 or more characters): content, type, tags, source, session and sequence, "+
+			"Read one memory by id (or its last 8 or more hex digits): content, type, tags, source, session and sequence, "+
 				"project, metadata, times, importance, revision and what supersedes it; history: true adds its earlier versions; "+
 				"fingerprint: true adds each slot's representation (status, kind, dims, producer).", getMemory)),
 		withOutput[deleteMemoryOut](define("delete_memory", "memory", true,

@@ -10,7 +10,7 @@ import (
 )
 
 type updateMemoryIn struct {
-	ID         string            `json:"id" jsonschema:"the memory to change: its id, or the first 8 or more characters of it"`
+	ID         string            `json:"id" jsonschema:"the memory to change: its id, or the last 8 or more hex digits of it"`
 	Content    *string           `json:"content,omitempty" jsonschema:"the corrected text; the memory is indexed again under the same id and the old text is kept as an earlier revision"`
 	Type       string            `json:"type,omitempty" jsonschema:"the new type: fact, decision, error, pattern, code, conversation, note or preference"`
 	AddTags    []string          `json:"add_tags,omitempty" jsonschema:"tags to add (those it has already are kept once)"`
@@ -66,8 +66,8 @@ func updateMemory(ctx context.Context, s *Server, in updateMemoryIn) (any, error
 }
 
 type linkMemoriesIn struct {
-	From   string  `json:"from" jsonschema:"the memory the link starts from, read as 'from TYPE to' (this error causes that failure, this commit fixes that error, this decision supersedes that one): its id or first 8 or more characters"`
-	To     string  `json:"to" jsonschema:"the memory the link points to: its id or first 8 or more characters"`
+	From   string  `json:"from" jsonschema:"the memory the link starts from, read as 'from TYPE to' (this error causes that failure, this commit fixes that error, this decision supersedes that one): its id or its last 8 or more hex digits"`
+	To     string  `json:"to" jsonschema:"the memory the link points to: its id or its last 8 or more hex digits"`
 	Type   string  `json:"type" jsonschema:"what the link says: causes, fixes, supersedes (hides the older memory, to, from default searches), contradicts, informs, example_of, prerequisite_for, led_to or related_to"`
 	Weight float64 `json:"weight,omitempty" jsonschema:"how sure the link is, above 0 and at most 1; default 1"`
 	Unlink bool    `json:"unlink,omitempty" jsonschema:"remove the link from → to of this type instead of making it"`
@@ -120,7 +120,7 @@ func linkMemories(ctx context.Context, s *Server, in linkMemoriesIn) (any, error
 }
 
 type getRelatedIn struct {
-	ID    string   `json:"id" jsonschema:"the memory to start from: its id or first 8 or more characters"`
+	ID    string   `json:"id" jsonschema:"the memory to start from: its id or its last 8 or more hex digits"`
 	Types []string `json:"types,omitempty" jsonschema:"follow only links of these types (causes, fixes, supersedes, …); default every type"`
 	Depth int      `json:"depth,omitempty" jsonschema:"how many links away to go, 1 to 3; default 1"`
 	Limit int      `json:"limit,omitempty" jsonschema:"the most memories to return, 1 to 100; default 50"`

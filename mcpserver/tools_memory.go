@@ -89,7 +89,7 @@ func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) 
 }
 
 type getMemoryIn struct {
-	ID          string `json:"id" jsonschema:"the memory id from store_memory or a search result (or its first 8 or more characters)"`
+	ID          string `json:"id" jsonschema:"the memory id from store_memory or a search result (or its last 8 or more hex digits)"`
 	Fingerprint bool   `json:"fingerprint,omitempty" jsonschema:"also list the memory's 13 slot representations (status, kind, dims, producer)"`
 	History     bool   `json:"history,omitempty" jsonschema:"also list the memory's earlier revisions, oldest first, as update_memory replaced them"`
 }
@@ -126,7 +126,7 @@ func getMemory(ctx context.Context, s *Server, in getMemoryIn) (any, error) {
 }
 
 type deleteMemoryIn struct {
-	ID string `json:"id" jsonschema:"the id of the memory to delete (or its first 8 or more characters); it goes from every index with its links, and cannot be undone"`
+	ID string `json:"id" jsonschema:"the id of the memory to delete (or its last 8 or more hex digits); it goes from every index with its links, and cannot be undone"`
 }
 
 type deleteMemoryOut struct {

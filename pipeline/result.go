@@ -34,13 +34,23 @@ type ResultHit struct {
 
 // SlotScore explains one slot's part in a result.
 type SlotScore struct {
-	Rank         int     `json:"rank"`  // 0-indexed rank in the slot's list
+	Rank         int     `json:"rank"`  // 0-indexed rank in the slot's list (JSON: 1-based)
 	Score        float64 `json:"score"` // raw score (after direction/E10 boosts)
 	Contribution float64 `json:"contribution"`
 	// Level is "high" (≥ the slot's High threshold), "low" (< Low) or "mid";
 	// empty for slots without a similarity threshold (E6, E13 scores are
 	// unbounded).
 	Level string `json:"level,omitempty"`
+}
+
+// MarshalJSON writes the rank 1-based, as result ranks are: JSON is read by
+// people and agents, and rank 0 reads as "none". The 0-indexed Rank stays
+// what fusion computes with (Σ w / (K + rank)).
+func (s SlotScore) MarshalJSON() ([]byte, error) {
+	type plain SlotScore
+	p := plain(s)
+	p.Rank++
+	return json.Marshal(p)
 }
 
 // SlotScores maps slots to their explanation. It marshals as an object keyed

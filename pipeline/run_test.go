@@ -546,7 +546,7 @@ func TestResultJSON(t *testing.T) {
 		t.Fatalf("%s", b)
 	}
 	r := got.Results[0]
-	if r.Doc != 4 || r.Slots["E1"]["rank"] != 0.0 || r.Slots["E1"]["score"] != .9 || r.Slots["E2"] == nil || !slices.Equal(r.Badges, []string{"recent"}) {
+	if r.Doc != 4 || r.Slots["E1"]["rank"] != 1.0 || r.Slots["E1"]["score"] != .9 || r.Slots["E2"] == nil || !slices.Equal(r.Badges, []string{"recent"}) {
 		t.Errorf("result %s", b)
 	}
 	for _, tr := range got.Trace {

