@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -11,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/contextpack"
-	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/mcpserver"
 	"github.com/cgraph/cgraph/models/tokenizer"
+	"github.com/cgraph/cgraph/ops"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newContextCmd) }
@@ -54,21 +52,17 @@ POST /v1/context of cgraph serve.`,
 				return err
 			}
 			defer a.closeStore(s, &err)
-			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter()})
-			in, err := json.Marshal(map[string]any{"query": args[0], "budget": budget, "profile": profile, "candidates": candidates, "filter": filter})
+			if budget < 1 || candidates < 1 { // 0 would mean the default to ops
+				return usagef("give --budget from 64 to 32000 and --candidates from 1 to 100", "--budget %d --candidates %d: each must be positive", budget, candidates)
+			}
+			co, err := ops.Context(a.Context(), s, ops.ContextRequest{Query: args[0], Budget: budget, Profile: profile,
+				Candidates: candidates, Filter: filter, Tokens: a.tokenCounter()})
+			var ve *record.ValidationError
+			if errors.As(err, &ve) {
+				return &UsageError{Problem: "--" + ve.Field + ": " + ve.Problem, Fix: ve.Fix}
+			}
 			if err != nil {
 				return err
-			}
-			out, err := srv.Call(a.Context(), "get_context", in)
-			if err != nil {
-				if mcpserver.IsBadInput(err) {
-					return &UsageError{Problem: err.Error(), Fix: "see `cgraph context --help`"}
-				}
-				return err
-			}
-			co, ok := out.(mcpserver.ContextOutput)
-			if !ok {
-				return fmt.Errorf("context: unexpected answer %T", out)
 			}
 			if a.JSON {
 				return a.PrintJSON(co)
@@ -88,7 +82,7 @@ POST /v1/context of cgraph serve.`,
 
 // tokenCounter counts with the e5-small-v2 tokenizer of the models
 // directory (int8 or fp32 build), else approximately.
-func (a *App) tokenCounter() contextpack.Counter {
+func (a *App) tokenCounter() ops.TokenCounter {
 	for _, id := range []string{"e5-small-v2-q", "e5-small-v2"} {
 		path := filepath.Join(a.ModelsDir, id, "tokenizer.json")
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
@@ -101,5 +95,5 @@ func (a *App) tokenCounter() contextpack.Counter {
 		}
 		return contextpack.TokenizerCounter{T: t, Label: "e5-small-v2 WordPiece tokenizer"}
 	}
-	return contextpack.Approx{}
+	return ops.Approx{}
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cgraph/cgraph/mcpserver"
+	"github.com/cgraph/cgraph/ops"
 )
 
 // TestContextCommand: the packed context fits the budget as counted, cites
@@ -18,7 +18,7 @@ func TestContextCommand(t *testing.T) {
 		`{"content": "CI images are rebuilt every Monday from docker/ci.Dockerfile; the build pins librocksdb-dev."}`,
 	}
 	mustRun(t, strings.Join(lines, "\n")+"\n", "--db", db, "add", "--jsonl", "-")
-	var out mcpserver.ContextOutput
+	var out ops.ContextAnswer
 	oneJSON(t, mustRun(t, "", "--db", db, "--json", "context", "why does the build fail on CI librocksdb-dev", "--budget", "200", "--profile", "fact_checking").stdout, &out)
 	if out.Tokens > 200 || out.Tokens <= 0 || out.Budget != 200 || !strings.Contains(out.Counter, "approximate") {
 		t.Fatalf("packing: %d of %d tokens, counter %q", out.Tokens, out.Budget, out.Counter)

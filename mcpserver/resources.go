@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -52,19 +51,13 @@ func (s *Server) readMemory(ctx context.Context, req *mcp.ReadResourceRequest) (
 }
 
 func (s *Server) recallPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	args := map[string]any{"query": req.Params.Arguments["task"]}
+	in := contextIn{Query: req.Params.Arguments["task"]}
 	if b := req.Params.Arguments["budget"]; b != "" {
-		var n int
-		if _, err := fmt.Sscan(b, &n); err != nil {
+		if _, err := fmt.Sscan(b, &in.Budget); err != nil {
 			return nil, badArg("budget", "give a number of tokens such as 2000", "%q is not a number", b)
 		}
-		args["budget"] = n
 	}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.Call(ctx, "get_context", raw)
+	out, err := getContext(ctx, s, in)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,11 @@
 package mcpserver
 
 import (
-	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics/topicstore"
@@ -102,16 +101,8 @@ type Expansion struct {
 	From record.ID `json:"from"`
 }
 
-// direction is "out" when r runs from via, else "in".
-func direction(r record.Relation, via record.ID) string {
-	if r.From == via {
-		return "out"
-	}
-	return "in"
-}
-
 func toOutput(res engine.SearchResult, req engine.SearchRequest) SearchOutput {
-	out := SearchOutput{Query: echoQuery(res.Query), Corrections: res.Corrections, Profile: res.Profile, Mode: req.Mode.String(), Results: []Hit{}, Spaces: res.Spaces,
+	out := SearchOutput{Query: ops.EchoQuery(res.Query), Corrections: res.Corrections, Profile: res.Profile, Mode: req.Mode.String(), Results: []Hit{}, Spaces: res.Spaces,
 		TookMS: float64(res.Total.Microseconds()) / 1000}
 	if req.Mode == pipeline.ModeEmbedderFirst {
 		out.Embedder = req.Embedder.String()
@@ -125,7 +116,7 @@ func toOutput(res engine.SearchResult, req engine.SearchRequest) SearchOutput {
 	}
 	for _, x := range res.Expanded {
 		out.Expanded = append(out.Expanded, Expansion{Memory: toBrief(x.Memory), Relation: x.Relation.Type.String(),
-			Direction: direction(x.Relation, x.From), Weight: x.Relation.Weight, From: x.From})
+			Direction: ops.Direction(x.Relation, x.From), Weight: x.Relation.Weight, From: x.From})
 	}
 	for _, sp := range res.Spaces {
 		// A weighted slot without a model, or any failure, is worth a note;
@@ -234,18 +225,4 @@ func toMemoryOutput(m record.Memory) MemoryOutput {
 		Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 		AccessCount: m.AccessCount, Importance: m.Importance, Project: m.Project, Meta: m.Meta, Revision: m.Revision,
 		SupersededBy: m.SupersededBy}
-}
-
-// maxQueryEcho is how much of the query a search answer echoes.
-const maxQueryEcho = 256
-
-func echoQuery(q string) string {
-	if len(q) <= maxQueryEcho {
-		return q
-	}
-	cut := maxQueryEcho
-	for cut > 0 && !utf8.RuneStart(q[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes)", q[:cut], len(q))
 }

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -96,22 +95,5 @@ func TestHTTPRefusesBrowsers(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("plain client: status %d", res.StatusCode)
-	}
-}
-
-func TestEchoQuery(t *testing.T) {
-	long := strings.Repeat("é", 300) // 600 bytes, 2 per rune
-	for _, c := range []struct {
-		in, want string
-	}{
-		{"short query", "short query"},
-		{strings.Repeat("a", maxQueryEcho), strings.Repeat("a", maxQueryEcho)},
-		{strings.Repeat("a", maxQueryEcho+1), strings.Repeat("a", maxQueryEcho) + "… (257 bytes)"},
-		{long, strings.Repeat("é", maxQueryEcho/2) + "… (600 bytes)"},
-		{"x" + long, "x" + strings.Repeat("é", maxQueryEcho/2-1) + "… (601 bytes)"},
-	} {
-		if got := echoQuery(c.in); got != c.want || !utf8.ValidString(got) {
-			t.Errorf("echoQuery(%d bytes) = %q, want %q", len(c.in), got, c.want)
-		}
 	}
 }

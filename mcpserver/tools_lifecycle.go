@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -172,7 +173,7 @@ func getRelated(ctx context.Context, s *Server, in getRelatedIn) (any, error) {
 			continue
 		}
 		out.Related = append(out.Related, RelatedEntry{Memory: toBrief(r.Memory), Relation: r.Relation.Type.String(),
-			Direction: direction(r.Relation, r.Via), Weight: r.Relation.Weight, Via: r.Via, Depth: r.Depth})
+			Direction: ops.Direction(r.Relation, r.Via), Weight: r.Relation.Weight, Via: r.Via, Depth: r.Depth})
 	}
 	if other > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d linked memories of other projects left out: this server is pinned to project %q", other, s.opts.Project))

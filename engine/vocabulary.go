@@ -1,0 +1,194 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/pipeline"
+	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/record"
+)
+
+// The engine's vocabulary: the types and names a face needs to ask for a
+// search and read its answer. They are declared here (as aliases of the
+// parts that define them) so that the faces — CLI, MCP, HTTP, hooks, the
+// bench's retriever — import engine and record only, and the parts behind
+// the front door (pipeline, profiles, fingerprint, indexes, embedders) can
+// change without touching them. A test over go list keeps it so.
+
+// Slots.
+type (
+	// SlotID names one of the thirteen embedder slots E1–E13.
+	SlotID = fingerprint.SlotID
+	// SlotCategory groups slots (semantic, temporal, relational,
+	// structural).
+	SlotCategory = fingerprint.Category
+	// Producer identifies what computed a slot's values (model, sha256,
+	// dims).
+	Producer = fingerprint.Producer
+	// Fingerprint is a memory's values in every slot.
+	Fingerprint = fingerprint.Fingerprint
+	// SlotSummary describes one slot's value of a fingerprint.
+	SlotSummary = fingerprint.SlotSummary
+	// SlotStatus says whether a slot's value was computed (present,
+	// fallback, unavailable, missing).
+	SlotStatus = fingerprint.Status
+)
+
+// The slots, in order.
+const (
+	E1  = fingerprint.E1
+	E2  = fingerprint.E2
+	E3  = fingerprint.E3
+	E4  = fingerprint.E4
+	E5  = fingerprint.E5
+	E6  = fingerprint.E6
+	E7  = fingerprint.E7
+	E8  = fingerprint.E8
+	E9  = fingerprint.E9
+	E10 = fingerprint.E10
+	E11 = fingerprint.E11
+	E12 = fingerprint.E12
+	E13 = fingerprint.E13
+
+	NumSlots = fingerprint.NumSlots
+
+	// TemporalSlots is the category of E2–E4, which act after retrieval.
+	TemporalSlots = fingerprint.Temporal
+
+	SlotPresent     = fingerprint.StatusPresent
+	SlotFallback    = fingerprint.StatusFallback
+	SlotUnavailable = fingerprint.StatusUnavailable
+)
+
+// Slots returns E1 … E13 in order.
+func Slots() []SlotID { return fingerprint.Slots() }
+
+// ParseSlot reads a slot name: "E7", "e7", or a slot's role ("code").
+func ParseSlot(name string) (SlotID, error) { return fingerprint.ParseSlot(name) }
+
+// Search modes and directions.
+type (
+	// Mode is how a search combines the spaces (e1_only, multi_space,
+	// embedder_first, pipeline).
+	Mode = pipeline.Mode
+	// Direction is the causal direction of a query (any, causes,
+	// effects).
+	Direction = pipeline.Direction
+)
+
+const (
+	ModeE1Only         = pipeline.ModeE1Only
+	ModeMultiSpace     = pipeline.ModeMultiSpace
+	ModeEmbedderFirst  = pipeline.ModeEmbedderFirst
+	ModePipeline       = pipeline.ModePipeline
+	DirectionAny       = pipeline.DirectionAny
+	DirectionCauses    = pipeline.DirectionCauses
+	DirectionEffects   = pipeline.DirectionEffects
+	DefaultTopK        = pipeline.DefaultTopK
+	DefaultRecallK     = pipeline.DefaultRecallK
+	DefaultDenseRecall = pipeline.DefaultDenseRecallK
+	DefaultFilterK     = pipeline.DefaultFilterK
+	DefaultFusionK     = pipeline.DefaultFusionK
+)
+
+// ParseMode reads a mode name.
+func ParseMode(s string) (Mode, error) { return pipeline.ParseMode(s) }
+
+// ParseDirection reads a direction name ("" is any).
+func ParseDirection(s string) (Direction, error) { return pipeline.ParseDirection(s) }
+
+// ErrSlotUnavailable: a search led by a slot that has no model or index.
+var ErrSlotUnavailable = pipeline.ErrUnavailable
+
+// The explanation of an answer.
+type (
+	// Hit is one result of a search with its per-slot explanation.
+	Hit = pipeline.ResultHit
+	// SlotScores explains a result slot by slot.
+	SlotScores = pipeline.SlotScores
+	// Boost is a multiplicative factor applied to a score.
+	Boost = pipeline.Boost
+	// SpaceReport says what happened in one space a search weighted.
+	SpaceReport = pipeline.SpaceReport
+	// StageTrace is one stage of a search with its candidates and time.
+	StageTrace = pipeline.StageTrace
+	// Stage names a stage (S1 recall … S5 validate, primary).
+	Stage = pipeline.Stage
+	// View is the query and document representation one probe compares.
+	View = pipeline.View
+)
+
+// Space statuses and stages, as explanations name them.
+const (
+	SpaceOK          = pipeline.StatusOK
+	SpaceEmpty       = pipeline.StatusEmpty
+	SpaceUnavailable = pipeline.StatusUnavailable
+	SpaceFailed      = pipeline.StatusFailed
+	SpaceSkipped     = pipeline.StatusSkipped
+
+	StagePrimary  = pipeline.StagePrimary
+	StageRecall   = pipeline.StageRecall
+	StageFilter   = pipeline.StageFilter
+	StageFusion   = pipeline.StageFusion
+	StageRerank   = pipeline.StageRerank
+	StageValidate = pipeline.StageValidate
+)
+
+// Weight profiles.
+type (
+	// Profile is a named set of fusion weights, one per slot.
+	Profile = profiles.Profile
+	// Weights are a profile's weights in slot order.
+	Weights = profiles.Weights
+	// ProfileFormat is a profile file's format (TOML, YAML).
+	ProfileFormat = profiles.Format
+	// ProfileError is a profile that breaks a rule (weights that do not
+	// sum to 1, a temporal slot weighted in a semantic profile …).
+	ProfileError = profiles.ValidationError
+	// WeightOverride is one per-query weight ("E5=0.6").
+	WeightOverride = profiles.Override
+)
+
+// ProfileSumTolerance is how far a profile's weights may sum from 1.
+const ProfileSumTolerance = profiles.SumTolerance
+
+// BuiltinProfiles returns the built-in profiles.
+func BuiltinProfiles() []Profile { return profiles.Builtin() }
+
+// ProfileNames lists the built-in profiles' names.
+func ProfileNames() []string { return profiles.Names() }
+
+// LookupProfile returns the built-in profile name ("" is DefaultProfile);
+// an unknown name is a *record.ValidationError naming the valid ones.
+func LookupProfile(name string) (Profile, error) {
+	if strings.TrimSpace(name) == "" {
+		name = DefaultProfile
+	}
+	p, err := profiles.Lookup(name)
+	if err != nil {
+		return p, &record.ValidationError{Field: "profile", Problem: err.Error(), Fix: "give one of " + strings.Join(profiles.Names(), ", ")}
+	}
+	return p, nil
+}
+
+// ResolveProfile builds a search's profile from a built-in name or a file
+// and per-slot overrides ("E5=0.6", the other slots re-normalised).
+func ResolveProfile(name, file string, overrides []string) (Profile, error) {
+	return profiles.Resolve(name, file, overrides)
+}
+
+// LoadProfileFile reads a custom profile (TOML or YAML).
+func LoadProfileFile(path string) (Profile, error) { return profiles.LoadFile(path) }
+
+// ProfileFormatOf is the format a profile file's extension names.
+func ProfileFormatOf(path string) (ProfileFormat, error) { return profiles.FormatOf(path) }
+
+// EncodeProfile writes p in format f.
+func EncodeProfile(p Profile, f ProfileFormat) ([]byte, error) { return profiles.Encode(p, f) }
+
+// ParseWeightOverride reads one "Ek=w" override.
+func ParseWeightOverride(s string) (WeightOverride, error) { return profiles.ParseOverride(s) }
+
+// ParseWeightOverrides reads several.
+func ParseWeightOverrides(ss []string) ([]WeightOverride, error) { return profiles.ParseOverrides(ss) }

@@ -1,0 +1,185 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cgraph/cgraph/contextpack"
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
+)
+
+// Context packing defaults and bounds.
+const (
+	DefaultBudget     = 2000
+	MinBudget         = 64
+	MaxBudget         = 32000
+	DefaultCandidates = 30
+	MaxCandidates     = 100
+	// maxLinksPerItem bounds the related memories read per packed memory.
+	maxLinksPerItem = 20
+	// MaxQueryEcho bounds the query an answer repeats (EchoQuery).
+	MaxQueryEcho = 256
+)
+
+// TokenCounter counts the tokens of a text for a budget; Approx counts
+// approximately (about four bytes a token) when no tokenizer is installed.
+type TokenCounter = contextpack.Counter
+
+// Approx is the approximate TokenCounter.
+type Approx = contextpack.Approx
+
+// ContextRequest asks for the memories that matter for a task, packed into
+// a token budget.
+type ContextRequest struct {
+	// Query is the task or question, in the user's words. Required.
+	Query string
+	// Budget is the most tokens the packed Markdown may take, MinBudget to
+	// MaxBudget; 0 means DefaultBudget.
+	Budget int
+	// Profile is the name of the weight profile of the search that ranks
+	// the memories; "" means the engine's default.
+	Profile string
+	// Candidates is how many search results to pack from, best first, 1 to
+	// MaxCandidates; 0 means DefaultCandidates.
+	Candidates int
+	// Filter scopes the search (and the related memories attached).
+	Filter record.Filter
+	// Expand are the relation types followed to attach memories related to
+	// the packed ones when room is left; none means every type.
+	Expand []record.RelationType
+	// Tokens counts tokens; nil counts approximately (and the answer says
+	// so).
+	Tokens TokenCounter
+}
+
+// ContextAnswer is the packing (items with citation handles, what was
+// dropped and why, the token count and the tokenizer that counted) and the
+// Markdown to paste into a prompt.
+type ContextAnswer struct {
+	contextpack.Packed
+	Markdown string   `json:"markdown"`
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// ContextStore is what Context needs of a store; *engine.Engine is one.
+type ContextStore interface {
+	Search(ctx context.Context, req engine.SearchRequest) (engine.SearchResult, error)
+	Related(ctx context.Context, id record.ID, o engine.RelatedOptions) ([]engine.RelatedMemory, error)
+}
+
+// check validates r and fills its defaults.
+func (r *ContextRequest) check() error {
+	if strings.TrimSpace(r.Query) == "" {
+		return &record.ValidationError{Field: "query", Problem: "is empty", Fix: `give the task or question the context is for, e.g. "fix the flaky store tests"`}
+	}
+	if r.Budget == 0 {
+		r.Budget = DefaultBudget
+	}
+	if r.Candidates == 0 {
+		r.Candidates = DefaultCandidates
+	}
+	if r.Budget < MinBudget || r.Budget > MaxBudget {
+		return &record.ValidationError{Field: "budget", Problem: fmt.Sprintf("%d is out of range", r.Budget),
+			Fix: fmt.Sprintf("give a number of tokens from %d to %d, or leave it out for %d", MinBudget, MaxBudget, DefaultBudget)}
+	}
+	if r.Candidates < 1 || r.Candidates > MaxCandidates {
+		return &record.ValidationError{Field: "candidates", Problem: fmt.Sprintf("%d is out of range", r.Candidates),
+			Fix: fmt.Sprintf("give a number from 1 to %d, or leave it out for %d", MaxCandidates, DefaultCandidates)}
+	}
+	return nil
+}
+
+// Context searches the store for the request's query and packs the best
+// memories into its budget: best first, each whole where it fits,
+// near-duplicates of a packed memory dropped, memories related to the
+// packed ones attached when room is left. Cost: one search of Candidates
+// results, and one relation read per packed memory.
+func Context(ctx context.Context, s ContextStore, r ContextRequest) (ContextAnswer, error) {
+	if err := r.check(); err != nil {
+		return ContextAnswer{}, err
+	}
+	p, err := engine.LookupProfile(r.Profile)
+	if err != nil {
+		return ContextAnswer{}, err
+	}
+	res, err := s.Search(ctx, engine.SearchRequest{Query: r.Query, Profile: p, Mode: engine.ModeMultiSpace, TopK: r.Candidates, Filter: r.Filter})
+	if err != nil {
+		return ContextAnswer{}, err
+	}
+	cands := make([]contextpack.Candidate, len(res.Hits))
+	for i, h := range res.Hits {
+		m := res.Memories[i]
+		cands[i] = contextpack.Candidate{ID: m.ID.String(), Type: string(m.Type), CreatedAt: m.CreatedAt, Score: h.Score, Content: m.Content}
+	}
+	counter := r.Tokens
+	if counter == nil {
+		counter = contextpack.Approx{}
+	}
+	related := func(id string) ([]contextpack.Link, error) { return links(ctx, s, id, r.Expand, r.Filter) }
+	packed, err := contextpack.Pack(EchoQuery(r.Query), cands, counter, contextpack.Options{Budget: r.Budget, Related: related})
+	var bad *contextpack.BudgetError
+	switch {
+	case errors.As(err, &bad):
+		return ContextAnswer{}, &record.ValidationError{Field: "budget", Problem: err.Error(), Fix: "give a larger budget"}
+	case err != nil:
+		return ContextAnswer{}, err
+	}
+	out := ContextAnswer{Packed: packed, Markdown: packed.Markdown()}
+	if len(cands) == 0 {
+		out.Notes = append(out.Notes, "no memory matched the query above the slots' low thresholds: nothing to pack")
+	}
+	if packed.RelatedLeftOut > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d memories related to the packed ones did not fit: get_related lists them, or give a larger budget", packed.RelatedLeftOut))
+	}
+	return out, nil
+}
+
+// links are the memories one relation (of types, or any) away from a
+// packed memory inside f's scope (record.Filter.Scope), for contextpack to
+// attach.
+func links(ctx context.Context, s ContextStore, id string, types []record.RelationType, f record.Filter) ([]contextpack.Link, error) {
+	from, err := record.ParseID(id)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := s.Related(ctx, from, engine.RelatedOptions{Types: types, Depth: 1, Limit: maxLinksPerItem})
+	if err != nil {
+		return nil, err
+	}
+	var out []contextpack.Link
+	for _, r := range rel {
+		m := r.Memory
+		if !f.Scope().Match(m, len(m.SupersededBy) > 0) { // attached for their relation, not for the filter's types or tags
+			continue
+		}
+		out = append(out, contextpack.Link{Relation: r.Relation.Type.String(), Direction: Direction(r.Relation, from),
+			Memory: contextpack.Candidate{ID: m.ID.String(), Type: string(m.Type), CreatedAt: m.CreatedAt, Content: m.Content}})
+	}
+	return out, nil
+}
+
+// Direction is "out" when r runs from via (via causes it), "in" when it
+// runs to via (it fixes via).
+func Direction(r record.Relation, via record.ID) string {
+	if r.From == via {
+		return "out"
+	}
+	return "in"
+}
+
+// EchoQuery is the query as an answer repeats it: whole up to MaxQueryEcho
+// bytes, else cut at a character boundary with its length.
+func EchoQuery(q string) string {
+	if len(q) <= MaxQueryEcho {
+		return q
+	}
+	cut := MaxQueryEcho
+	for cut > 0 && !utf8.RuneStart(q[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", q[:cut], len(q))
+}

@@ -1,0 +1,97 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/cgraph/cgraph/embedders/modelfree"
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
+)
+
+func TestEchoQuery(t *testing.T) {
+	long := strings.Repeat("é", 300) // 600 bytes, 2 per rune
+	for _, c := range []struct {
+		in, want string
+	}{
+		{"short query", "short query"},
+		{strings.Repeat("a", MaxQueryEcho), strings.Repeat("a", MaxQueryEcho)},
+		{strings.Repeat("a", MaxQueryEcho+1), strings.Repeat("a", MaxQueryEcho) + "… (257 bytes)"},
+		{long, strings.Repeat("é", MaxQueryEcho/2) + "… (600 bytes)"},
+		{"x" + long, "x" + strings.Repeat("é", MaxQueryEcho/2-1) + "… (601 bytes)"},
+	} {
+		if got := EchoQuery(c.in); got != c.want || !utf8.ValidString(got) {
+			t.Errorf("EchoQuery(%d bytes) = %q, want %q", len(c.in), got, c.want)
+		}
+	}
+}
+
+func openStore(t *testing.T) *engine.Engine {
+	t.Helper()
+	reg, err := modelfree.Registry(modelfree.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Open(filepath.Join(t.TempDir(), "store"), engine.Options{Create: true, Embedders: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return e
+}
+
+// TestContextPacksWithinBudget: Context packs the matching memories into
+// the budget as counted, best first, attaches a memory linked by fixes, and
+// refuses bad requests naming the argument.
+func TestContextPacksWithinBudget(t *testing.T) {
+	ctx := context.Background()
+	e := openStore(t)
+	add := func(content string, typ record.Type) record.ID {
+		m, err := e.Add(ctx, record.NewMemory{Content: content, Type: typ})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.ID
+	}
+	failure := add("The librocksdb build fails on CI: undefined reference to rocksdb_options_set_track_and_verify_wals", record.TypeError)
+	fix := add("Pin grocksdb v1.7.15, the last release that links against Debian's RocksDB 7.8.3", record.TypeDecision)
+	add("Tabs in Makefiles, spaces elsewhere", record.TypePreference)
+	if _, err := e.Link(ctx, record.Relation{From: fix, To: failure, Type: record.RelFixes}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Context(ctx, e, ContextRequest{Query: "librocksdb build fails on CI", Budget: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Tokens <= 0 || out.Tokens > 200 || out.Budget != 200 || len(out.Items) == 0 || out.Items[0].ID != failure.String() {
+		t.Fatalf("packing: %d of %d tokens, items %+v", out.Tokens, out.Budget, out.Items)
+	}
+	if !strings.Contains(out.Markdown, "Pin grocksdb v1.7.15") {
+		t.Fatalf("the fix linked to the packed error is missing:\n%s", out.Markdown)
+	}
+	for _, bad := range []struct {
+		req   ContextRequest
+		field string
+	}{
+		{ContextRequest{Query: "  "}, "query"},
+		{ContextRequest{Query: "q", Budget: 10}, "budget"},
+		{ContextRequest{Query: "q", Budget: MaxBudget + 1}, "budget"},
+		{ContextRequest{Query: "q", Candidates: -1}, "candidates"},
+		{ContextRequest{Query: "q", Candidates: MaxCandidates + 1}, "candidates"},
+		{ContextRequest{Query: "q", Profile: "nope"}, "profile"},
+	} {
+		_, err := Context(ctx, e, bad.req)
+		var ve *record.ValidationError
+		if !errors.As(err, &ve) || ve.Field != bad.field || ve.Fix == "" {
+			t.Errorf("%+v: %v, want a ValidationError of %q with a fix", bad.req, err, bad.field)
+		}
+	}
+}
