@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics"
 	"github.com/cgraph/cgraph/topics/topicstore"
@@ -65,34 +66,16 @@ store is in use by another writer).`,
 			if recent < 0 {
 				return usagef("give 0 (no check) or more", "--recent %d is negative", recent)
 			}
-			s, readOnly, err := a.openStoreForTopics(noSave)
+			s, err := a.openStoreForTopics(noSave)
 			if err != nil {
 				return err
 			}
 			defer a.closeStore(s, &err)
-			an, err := topicstore.Analyze(a.Context(), s, cfg)
+			ans, err := ops.Topics(a.Context(), s, ops.TopicsRequest{Config: cfg, SlotHint: "see `cgraph embedders`", Compare: true, Save: !noSave})
 			if err != nil {
 				return err
 			}
-			out := topicsReport(an, recent)
-			prev, ok, err := topicstore.Latest(a.Context(), s)
-			if err != nil {
-				return err
-			}
-			if ok {
-				st := out.CompareWith(prev, an)
-				out.Stability = &stabilityJSON{Previous: prev.Time, Common: st.Common, Overall: st.Overall, Vanished: len(st.Vanished)}
-			}
-			switch {
-			case noSave:
-			case readOnly:
-				out.Notes = append(out.Notes, "snapshot not saved: another process holds the store's writer lock")
-			default:
-				if err := topicstore.Save(a.Context(), s, an.Snapshot()); err != nil {
-					return err
-				}
-				out.Saved = true
-			}
+			out := topicsReport(ans, recent)
 			if a.JSON {
 				return a.PrintJSON(out)
 			}
@@ -109,22 +92,24 @@ store is in use by another writer).`,
 
 // openStoreForTopics opens the store for writing (to save the snapshot), or
 // read-only with --read-only, --no-save or when another process writes.
-func (a *App) openStoreForTopics(noSave bool) (*engine.Engine, bool, error) {
+func (a *App) openStoreForTopics(noSave bool) (*engine.Engine, error) {
 	if a.ReadOnly || noSave {
-		s, err := a.OpenStore(false)
-		return s, true, err
+		return a.OpenStore(false)
 	}
 	s, err := a.OpenStore(true)
 	var inUse *record.StoreInUseError
 	if errors.As(err, &inUse) {
-		s, err = a.OpenStore(false)
-		return s, true, err
+		return a.OpenStore(false)
 	}
-	return s, false, err
+	return s, err
 }
 
-func topicsReport(an *topicstore.Analysis, recent int) topicsJSON {
-	out := topicsJSON{Report: an.Report(0, 0, "see `cgraph embedders`"), Divergence: []divergenceJSON{}, Unmeasured: []string{}}
+func topicsReport(ans ops.TopicsAnswer, recent int) topicsJSON {
+	an := ans.Analysis
+	out := topicsJSON{Report: ans.Report, Divergence: []divergenceJSON{}, Unmeasured: []string{}, Saved: ans.Saved}
+	if st := ans.Stability; st != nil {
+		out.Stability = &stabilityJSON{Previous: ans.Previous, Common: st.Common, Overall: st.Overall, Vanished: len(st.Vanished)}
+	}
 	if recent > 0 && len(an.Items) > 1 {
 		r, _, _ := an.Divergence(recent)
 		for _, c := range r.Alerts() {

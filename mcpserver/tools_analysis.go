@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics"
 	"github.com/cgraph/cgraph/topics/topicstore"
@@ -169,23 +170,20 @@ type topicsOut struct {
 	Stability *stabilityOut `json:"stability,omitempty"`
 }
 
-func (s *Server) detect(ctx context.Context, p clusterParams, shown int) (*topicstore.Analysis, topicsOut, error) {
+// detect runs ops.Topics with the tools' bounds on members_shown.
+func (s *Server) detect(ctx context.Context, p clusterParams, shown int, compare, save bool) (ops.TopicsAnswer, error) {
 	cfg, err := p.config()
 	if err != nil {
-		return nil, topicsOut{}, err
+		return ops.TopicsAnswer{}, err
 	}
 	if shown == 0 {
 		shown = 10
 	}
 	if shown < 1 || shown > 100 {
-		return nil, topicsOut{}, badArg("members_shown", "give a number from 1 to 100", "%d is out of range", shown)
+		return ops.TopicsAnswer{}, badArg("members_shown", "give a number from 1 to 100", "%d is out of range", shown)
 	}
-	a, err := topicstore.Analyze(ctx, s.store, cfg)
-	if err != nil {
-		return nil, topicsOut{}, err
-	}
-	out := topicsOut{Report: a.Report(shown, 120, "see list_embedder_indexes")}
-	return a, out, nil
+	return ops.Topics(ctx, s.store, ops.TopicsRequest{Config: cfg, Shown: shown, SnippetRunes: 120, SlotHint: "see list_embedder_indexes",
+		Compare: compare, Save: save})
 }
 
 type stabilityOut struct {
@@ -196,36 +194,23 @@ type stabilityOut struct {
 	Explanation string     `json:"explanation"`
 }
 
-func compare(prev topics.Snapshot, a *topicstore.Analysis, out *topicsOut) {
-	st := out.CompareWith(prev, a)
-	t := prev.Time
-	out.Stability = &stabilityOut{Previous: &t, Common: st.Common, Overall: st.Overall, Vanished: len(st.Vanished),
-		Explanation: "each topic restricted to memories present in both snapshots and matched to the previous topic of highest membership Jaccard; stable ≥ 0.8, changed > 0, new = no common member; overall = size-weighted mean Jaccard"}
+// topicsOutOf is a topics answer in the tools' shape.
+func topicsOutOf(ans ops.TopicsAnswer) topicsOut {
+	out := topicsOut{Report: ans.Report, Saved: ans.Saved}
+	if st := ans.Stability; st != nil {
+		t := ans.Previous
+		out.Stability = &stabilityOut{Previous: &t, Common: st.Common, Overall: st.Overall, Vanished: len(st.Vanished),
+			Explanation: "each topic restricted to memories present in both snapshots and matched to the previous topic of highest membership Jaccard; stable ≥ 0.8, changed > 0, new = no common member; overall = size-weighted mean Jaccard"}
+	}
+	return out
 }
 
 func detectTopics(ctx context.Context, s *Server, in topicsIn) (any, error) {
-	a, out, err := s.detect(ctx, in.clusterParams, in.MembersShown)
+	ans, err := s.detect(ctx, in.clusterParams, in.MembersShown, true, in.Save == nil || *in.Save)
 	if err != nil {
 		return nil, err
 	}
-	prev, ok, err := topicstore.Latest(ctx, s.store)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		compare(prev, a, &out)
-	}
-	save := in.Save == nil || *in.Save
-	switch {
-	case save && s.store.ReadOnly():
-		out.Notes = append(out.Notes, "not saved: this server is read-only (another process is the writer)")
-	case save:
-		if err := topicstore.Save(ctx, s.store, a.Snapshot()); err != nil {
-			return nil, err
-		}
-		out.Saved = true
-	}
-	return out, nil
+	return topicsOutOf(ans), nil
 }
 
 type stabilityIn struct {
@@ -233,19 +218,14 @@ type stabilityIn struct {
 }
 
 func getTopicStability(ctx context.Context, s *Server, in stabilityIn) (any, error) {
-	prev, ok, err := topicstore.Latest(ctx, s.store)
+	ans, err := s.detect(ctx, in.clusterParams, 5, true, false)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
+	if ans.Stability == nil {
 		return nil, fmt.Errorf("no topic snapshot saved yet: call detect_topics (on the writing server) first, then get_topic_stability later to see how the topics moved")
 	}
-	a, out, err := s.detect(ctx, in.clusterParams, 5)
-	if err != nil {
-		return nil, err
-	}
-	compare(prev, a, &out)
-	return out, nil
+	return topicsOutOf(ans), nil
 }
 
 type divergenceIn struct {
@@ -282,10 +262,11 @@ func getDivergenceAlerts(ctx context.Context, s *Server, in divergenceIn) (any, 
 	if recent < 1 || recent > 100 {
 		return nil, badArg("recent", "give a number from 1 to 100", "%d is out of range", in.Recent)
 	}
-	a, _, err := s.detect(ctx, in.clusterParams, 1)
+	ans, err := s.detect(ctx, in.clusterParams, 1, false, false)
 	if err != nil {
 		return nil, err
 	}
+	a := ans.Analysis
 	r, targets, ref := a.Divergence(recent)
 	out := divergenceOut{Checked: len(targets), Reference: ref, Alerts: []CheckOut{}, Unmeasured: []string{},
 		Rule: "per semantic slot (E1 E5 E6 E7 E10 E12 E13 only), a memory's best similarity to any reference memory; high below 0.10, medium below 0.20"}
