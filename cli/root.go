@@ -142,7 +142,11 @@ func (a *App) OpenRecords(write bool) (*engine.Engine, error) {
 	if write && a.ReadOnly {
 		return nil, &UsageError{Problem: "--read-only was given but this command writes to the store", Fix: "drop --read-only"}
 	}
-	return engine.Open(a.DBDir, engine.Options{ReadOnly: !write, MaxContentBytes: a.MaxContentBytes})
+	red, err := redactor()
+	if err != nil {
+		return nil, err
+	}
+	return engine.Open(a.DBDir, engine.Options{ReadOnly: !write, MaxContentBytes: a.MaxContentBytes, Redactor: red})
 }
 
 // closeEngine closes e and joins Close's error to *err, so no error is lost

@@ -3,12 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/neural"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/models/runtime"
 	"github.com/cgraph/cgraph/record"
+	"github.com/cgraph/cgraph/redact"
 )
 
 // storeOpen says how openStore opens the memory store.
@@ -73,8 +75,12 @@ func (a *App) loadRegistry() (*embedders.Registry, func() error, error) {
 // openStoreWith opens the store with an already loaded registry; on success
 // the store owns closeReg (a.closeStore calls it).
 func (a *App) openStoreWith(reg *embedders.Registry, closeReg func() error, o storeOpen) (*engine.Engine, error) {
+	red, err := redactor()
+	if err != nil {
+		return nil, err
+	}
 	opts := engine.Options{ReadOnly: !o.write, Create: o.create, MaxContentBytes: a.MaxContentBytes, Embedders: reg, Reembed: o.reembed,
-		ManualFill: o.manualFill}
+		ManualFill: o.manualFill, Redactor: red}
 	if o.deferSlots {
 		opts.DeferSlots = engine.DeferredSlots(reg)
 	}
@@ -150,4 +156,23 @@ func (a *App) openSearcher() (searcher, func() error, error) {
 			closeFn())
 	}
 	return s, closeFn, nil
+}
+
+// redactor is the built-in secret redaction plus the rules of the file
+// $CGRAPH_REDACT_RULES names (one "NAME REGEXP" a line), when set.
+func redactor() (*redact.Redactor, error) {
+	r := redact.Default()
+	path := os.Getenv("CGRAPH_REDACT_RULES")
+	if path == "" {
+		return r, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &UsageError{Problem: fmt.Sprintf("$CGRAPH_REDACT_RULES: %v", err), Fix: "point it at a readable file of NAME REGEXP lines, or unset it"}
+	}
+	defer f.Close()
+	if err := r.LoadRules(f, path); err != nil {
+		return nil, &UsageError{Problem: fmt.Sprintf("$CGRAPH_REDACT_RULES: %v", err), Fix: "fix the line it names (NAME REGEXP, RE2 syntax)"}
+	}
+	return r, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
+	"github.com/cgraph/cgraph/redact"
 )
 
 // Options configure Open.
@@ -66,6 +67,13 @@ type Options struct {
 	// Clock stamps the uses searches count (decay, Maintain); nil means
 	// time.Now. Tests simulate days with it.
 	Clock func() time.Time
+	// Redactor removes secrets (API keys, tokens, passwords, private keys,
+	// connection strings) from every memory's content, source and metadata
+	// values before it is embedded or stored, on every write; nil means
+	// redact.Default(). KeepSecrets turns it off (benchmark corpora, whose
+	// texts must stay as the data set has them).
+	Redactor    *redact.Redactor
+	KeepSecrets bool
 }
 
 // ProducerMismatchError is returned by Open when a slot of the store was

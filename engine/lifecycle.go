@@ -42,6 +42,7 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 	if err != nil {
 		return UpdateResult{}, err
 	}
+	c = s.redactChange(c)
 	next := c.Apply(cur)
 	if err := next.AsNew().Validate(s.maxBytes); err != nil {
 		return UpdateResult{}, err

@@ -13,6 +13,7 @@ import (
 	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
+	"github.com/cgraph/cgraph/redact"
 )
 
 // Engine is a memory store with fingerprints and search: engine records plus
@@ -62,6 +63,8 @@ type Engine struct {
 	// batches; nil on a read-only store.
 	uses *useLog
 	now  func() time.Time // Options.Clock, or time.Now
+	// redactor removes secrets on every write; nil with KeepSecrets.
+	redactor *redact.Redactor
 
 	views *viewCache // encoded query views; nil when turned off
 	// tokens caches decoded E12 matrices for S4; nil when read-only or off.
@@ -82,6 +85,13 @@ func Open(dir string, o Options) (*Engine, error) {
 	s := &Engine{dir: dir, reg: o.Embedders, ro: o.ReadOnly, maxBytes: o.MaxContentBytes, nearDup: o.NearDuplicate, now: o.Clock}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	switch {
+	case o.KeepSecrets:
+	case o.Redactor != nil:
+		s.redactor = o.Redactor
+	default:
+		s.redactor = redact.Default()
 	}
 	if s.nearDup == (NearDuplicate{}) {
 		s.nearDup = DefaultNearDuplicate

@@ -47,6 +47,7 @@ func (s *Engine) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.
 	now := time.Now().UTC()
 	inputs := make([]embedders.Input, len(ns))
 	for i := range ns {
+		s.redactNew(&ns[i])
 		if err := ns[i].Validate(s.maxBytes); err != nil {
 			return nil, cellar.BatchErr(len(ns), i, err)
 		}
