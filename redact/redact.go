@@ -82,7 +82,7 @@ var shapes = []struct{ name, expr string }{
 
 // secretWords name a secret in an assignment; passwordWords take any value.
 var (
-	assignRE = regexp.MustCompile(`(?i)\b([a-z0-9_.\-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|client[_\-]?secret|credentials?|auth[_\-]?key|signing[_\-]?key|encryption[_\-]?key|key))["']?\s*(?:[:=]|:=|=>|\bis\b)\s*["'\x60]?([^\s"'\x60,;)}\]]{6,})`)
+	assignRE     = regexp.MustCompile(`(?i)\b([a-z0-9_.\-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|client[_\-]?secret|credentials?|auth[_\-]?key|signing[_\-]?key|encryption[_\-]?key|key))["']?\s*(?:[:=]|:=|=>|\bis\b)\s*["'\x60]?([^\s"'\x60,;)}\]]{6,})`)
 	passwordWord = regexp.MustCompile(`(?i)(password|passwd|passphrase|pwd|secret)`)
 )
 
