@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/cgraph/cgraph/record"
 )
@@ -69,9 +70,15 @@ func Repair(dir string) (RepairReport, error) {
 		return rep, fmt.Errorf("read CURRENT: %w", err)
 	}
 	if hadCurrent {
-		if err := inspect(dir, d); err == nil {
+		err := inspect(dir, d)
+		if err == nil {
 			rep.Healthy, rep.Manifest = true, trimLine(old)
 			return acceptLostLogs(rep)
+		}
+		if errors.Is(err, errTableDamaged) {
+			// The manifest is fine: a table file it names is gone or cut
+			// short, and no other manifest brings its data back.
+			return rep, fmt.Errorf("repair cannot help store %s, nothing was changed: %w", dir, err)
 		}
 	}
 	for _, m := range slices.Backward(d.manifests) {
@@ -84,12 +91,18 @@ func Repair(dir string) (RepairReport, error) {
 			return acceptLostLogs(rep)
 		}
 		rep.Tried = append(rep.Tried, fmt.Sprintf("%s: %v", m, err))
+		if errors.Is(err, errTableDamaged) {
+			break // the manifest read; a table file it names is damaged
+		}
 	}
 	var restore error
 	if hadCurrent {
 		restore = writeFileSync(current, old)
 	} else {
 		restore = os.Remove(current)
+	}
+	if last := len(rep.Tried) - 1; last >= 0 && strings.Contains(rep.Tried[last], "table file") {
+		return rep, errors.Join(fmt.Errorf("repair cannot help store %s; CURRENT was restored: %s", dir, rep.Tried[last]), restore)
 	}
 	return rep, errors.Join(fmt.Errorf("no manifest of store %s opens with cgraph metadata (tried %d); CURRENT was restored; restore the store from a backup", dir, len(d.manifests)), restore)
 }
