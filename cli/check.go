@@ -30,6 +30,10 @@ type repairJSON struct {
 	// LostLogs are the write-ahead logs the store needed and lost, whose
 	// loss the repair accepted (one line each); empty when none.
 	LostLogs []string `json:"lost_logs"`
+	// Fingerprints is what was done to a fingerprints family with a
+	// damaged block: rewritten without its table files, and the memories
+	// whose fingerprint did not read dropped, with their content.
+	Fingerprints engine.FingerprintRepair `json:"fingerprints"`
 	// Records is what was rebuilt from the stored records: counters, the
 	// docnums, created_index and sequence families, orphan keys.
 	Records engine.RecordRepair `json:"records"`
@@ -55,6 +59,12 @@ func (a *App) repairPostings(r *repairJSON) (err error) {
 		return fmt.Errorf("repair: %w", err)
 	}
 	defer closeEngine(e, &err)
+	if r.Fingerprints, err = e.RepairFingerprints(a.Context()); err != nil {
+		return fmt.Errorf("repair: %w", err)
+	}
+	if r.Fingerprints.Dropped == nil {
+		r.Fingerprints.Dropped = []engine.DroppedMemory{}
+	}
 	if r.Records, err = e.RepairRecords(a.Context()); err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
@@ -161,6 +171,12 @@ dropping an unreadable E12 matrix for ` + "`cgraph reembed --slot E12`" + ` to c
 						a.Printf("repair: CURRENT now names %s\n", r.Manifest)
 					case !r.Changed:
 						a.Printf("repair: the store opened as it was (%s)\n", r.Manifest)
+					}
+					if fr := r.Fingerprints; fr.Salvaged {
+						a.Printf("repair: fingerprints had a damaged block: rewrote the family without its table files, kept %d fingerprints\n", fr.Kept)
+						for _, d := range fr.Dropped {
+							a.Printf("repair: dropped memory %s, whose fingerprint could not be read; add its content again: %q\n", d.ID, d.Content)
+						}
 					}
 					if rr := r.Records; rr.Changed() {
 						a.Printf("repair: rebuilt from the stored records: counters reset %v, %d index keys of docnums, created_index and sequence written or dropped, %d keys of no stored memory dropped\n",

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/linxGnu/grocksdb"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // rocksStore is the RocksDB implementation of kvStore. A writer is a normal
@@ -285,7 +287,7 @@ func (s *rocksStore) get(f Family, key []byte) ([]byte, bool, error) {
 func rocksGet(db *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFamilyHandle, key []byte) ([]byte, bool, error) {
 	v, err := db.GetCF(ro, h, key)
 	if err != nil {
-		return nil, false, fmt.Errorf("get %s/%x: %w", h.Name(), key, err)
+		return nil, false, fmt.Errorf("get %s/%x: %w", h.Name(), key, markCorrupt(err))
 	}
 	defer v.Free()
 	if !v.Exists() {
@@ -405,6 +407,16 @@ func (s *rocksStore) close() error {
 	return nil
 }
 
+// markCorrupt makes a RocksDB error about damaged data (a block whose
+// checksum does not match, a truncated table file) match record.ErrCorrupt,
+// keeping its text (which names the table file and offset).
+func markCorrupt(err error) error {
+	if err == nil || !strings.HasPrefix(err.Error(), "Corruption:") {
+		return err
+	}
+	return fmt.Errorf("%w: %w", rewriteRocks(err), record.ErrCorrupt)
+}
+
 // rocksBatch is a grocksdb.WriteBatch bound to its store's handles.
 type rocksBatch struct {
 	wb *grocksdb.WriteBatch
@@ -484,7 +496,7 @@ func (i *rocksIter) prev()                { i.it.Prev() }
 func (i *rocksIter) valid() bool          { return i.it.Valid() }
 func (i *rocksIter) key() []byte          { return append([]byte{}, i.it.Key().Data()...) }
 func (i *rocksIter) value() []byte        { return append([]byte{}, i.it.Value().Data()...) }
-func (i *rocksIter) err() error           { return i.it.Err() }
+func (i *rocksIter) err() error           { return markCorrupt(i.it.Err()) }
 func (i *rocksIter) close() {
 	i.it.Close()
 	i.ro.Destroy()
