@@ -27,6 +27,16 @@ type repairJSON struct {
 	Changed  bool     `json:"changed"`
 	Manifest string   `json:"manifest"`
 	Tried    []string `json:"tried"`
+	// LostLogs are the write-ahead logs the store needed and lost, whose
+	// loss the repair accepted (one line each); empty when none.
+	LostLogs []string `json:"lost_logs"`
+	// Fingerprints is what was done to a fingerprints family with a
+	// damaged block: rewritten without its table files, and the memories
+	// whose fingerprint did not read dropped, with their content.
+	Fingerprints engine.FingerprintRepair `json:"fingerprints"`
+	// Records is what was rebuilt from the stored records: counters, the
+	// docnums, created_index and sequence families, orphan keys.
+	Records engine.RecordRepair `json:"records"`
 	// Postings is what was done to the posting families (orphans dropped,
 	// statistics reset); empty when they agreed with the records.
 	Postings []engine.PostingRepair `json:"postings"`
@@ -49,6 +59,15 @@ func (a *App) repairPostings(r *repairJSON) (err error) {
 		return fmt.Errorf("repair: %w", err)
 	}
 	defer closeEngine(e, &err)
+	if r.Fingerprints, err = e.RepairFingerprints(a.Context()); err != nil {
+		return fmt.Errorf("repair: %w", err)
+	}
+	if r.Fingerprints.Dropped == nil {
+		r.Fingerprints.Dropped = []engine.DroppedMemory{}
+	}
+	if r.Records, err = e.RepairRecords(a.Context()); err != nil {
+		return fmt.Errorf("repair: %w", err)
+	}
 	rep, err := e.RepairPostings(a.Context())
 	if err != nil {
 		return fmt.Errorf("repair: %w", err)
@@ -84,7 +103,10 @@ metadata (what a failed re-creation leaves), is reported as damaged and is
 never opened for writing or created over. --repair takes the writer lock,
 points CURRENT at the newest manifest that RocksDB reads and that holds
 cgraph metadata, and checks the result. It only rewrites CURRENT, and puts it
-back when no manifest serves. It then drops postings (E6, E13) of memories that no longer
+back when no manifest serves. A store refused because a write-ahead log it needs
+is gone opens again: --repair accepts the loss, naming each log, and rebuilds the
+memory count, the doc-number counter and the docnums, created_index and sequence
+families from the memories that remain. It then drops postings (E6, E13) of memories that no longer
 exist and resets the posting statistics from the postings, reporting each family it
 changed; drops earlier revisions and relations of memories that no longer exist and
 writes back a relation's missing mirror key; and rewrites every per-memory derived value
@@ -103,9 +125,12 @@ dropping an unreadable E12 matrix for ` + "`cgraph reembed --slot E12`" + ` to c
 				if err != nil {
 					return fmt.Errorf("repair: %w", err)
 				}
-				out.Repair = &repairJSON{Changed: !rep.Healthy, Manifest: rep.Manifest, Tried: rep.Tried, Postings: []engine.PostingRepair{}}
+				out.Repair = &repairJSON{Changed: !rep.Healthy, Manifest: rep.Manifest, Tried: rep.Tried, LostLogs: rep.LostLogs, Postings: []engine.PostingRepair{}}
 				if out.Repair.Tried == nil {
 					out.Repair.Tried = []string{}
+				}
+				if out.Repair.LostLogs == nil {
+					out.Repair.LostLogs = []string{}
 				}
 				if err := a.repairPostings(out.Repair); err != nil {
 					return err
@@ -138,10 +163,24 @@ dropping an unreadable E12 matrix for ` + "`cgraph reembed --slot E12`" + ` to c
 					for _, t := range r.Tried {
 						a.Printf("repair: refused %s\n", t)
 					}
-					if r.Changed {
+					for _, l := range r.LostLogs {
+						a.Printf("repair: accepted the loss of a write-ahead log: %s\n", l)
+					}
+					switch {
+					case len(r.Tried) > 0 || (r.Changed && len(r.LostLogs) == 0):
 						a.Printf("repair: CURRENT now names %s\n", r.Manifest)
-					} else {
+					case !r.Changed:
 						a.Printf("repair: the store opened as it was (%s)\n", r.Manifest)
+					}
+					if fr := r.Fingerprints; fr.Salvaged {
+						a.Printf("repair: fingerprints had a damaged block: rewrote the family without its table files, kept %d fingerprints\n", fr.Kept)
+						for _, d := range fr.Dropped {
+							a.Printf("repair: dropped memory %s, whose fingerprint could not be read; add its content again: %q\n", d.ID, d.Content)
+						}
+					}
+					if rr := r.Records; rr.Changed() {
+						a.Printf("repair: rebuilt from the stored records: counters reset %v, %d index keys of docnums, created_index and sequence written or dropped, %d keys of no stored memory dropped\n",
+							rr.Counters, rr.IndexKeys, rr.Orphans)
 					}
 					for _, p := range r.Postings {
 						a.Printf("repair: %s: dropped %d postings of memories that no longer exist; statistics set to %d documents, length %d\n",

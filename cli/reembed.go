@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newReembedCmd) }
@@ -17,6 +18,8 @@ type reembedJSON struct {
 	DB         string   `json:"db"`
 	Slots      []string `json:"slots"`      // the slots recomputed
 	Reembedded int      `json:"reembedded"` // memories with at least one of them recomputed
+	// Unreadable are memories skipped: their fingerprint is in a damaged block.
+	Unreadable []record.ID `json:"unreadable"`
 }
 
 func newReembedCmd(a *App) *cobra.Command {
@@ -77,12 +80,19 @@ and can be run again. A progress bar is drawn on a terminal.`,
 				return fmt.Errorf("reembed (%d memories re-embedded before the error; run it again to finish): %w", rep.Memories, err)
 			}
 			n := rep.Memories
-			out := reembedJSON{DB: s.Dir(), Slots: []string{}, Reembedded: n}
+			out := reembedJSON{DB: s.Dir(), Slots: []string{}, Reembedded: n, Unreadable: rep.Unreadable}
+			if out.Unreadable == nil {
+				out.Unreadable = []record.ID{}
+			}
 			for _, sl := range rep.Slots {
 				out.Slots = append(out.Slots, sl.String())
 			}
 			if a.JSON {
 				return a.PrintJSON(out)
+			}
+			if len(rep.Unreadable) > 0 {
+				a.Printf("skipped %d memories whose fingerprint is in a damaged block and cannot be read: %v; `cgraph check --repair` rewrites the family and names them, or `cgraph export` + `cgraph import` into a new store\n",
+					len(rep.Unreadable), rep.Unreadable)
 			}
 			what := "no slot's model changed"
 			if len(rep.Slots) > 0 {

@@ -107,6 +107,19 @@ func (s *Engine) auditPostings(ctx context.Context, pf postingFamily, live map[u
 	return a, err
 }
 
+// RecordRepair is what RepairRecords did (cellar.RecordRepair).
+type RecordRepair = cellar.RecordRepair
+
+// RepairRecords rebuilds the memory count, the doc-number counter and the
+// docnums, created_index and sequence families from the stored records,
+// and drops keys of per-memory families that belong to no stored memory
+// (cellar.Store.RepairRecords). Run it before the other repairs, which
+// find the stored memories through docnums. Like RepairPostings, an open
+// engine's in-RAM state sees it after a reopen.
+func (s *Engine) RepairRecords(ctx context.Context) (RecordRepair, error) {
+	return s.eng.RepairRecords(ctx)
+}
+
 // LinkRepair is what RepairLinks did (cellar.LinkRepair).
 type LinkRepair = cellar.LinkRepair
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cgraph/cgraph/engine/internal/cellar"
@@ -55,7 +56,19 @@ func (s *Engine) auditDerived(ctx context.Context) (derivedAudit, error) {
 		}
 		fps[id] = fp
 		return nil
-	}); err != nil {
+	}); errors.Is(err, record.ErrCorrupt) {
+		// A damaged block stopped the scan: read each stored memory's
+		// fingerprint; the cellar's check names those that do not read.
+		for _, id := range ids {
+			v, err := s.eng.Values(ctx, cellar.FamFingerprints, [][]byte{id[:]})
+			if err != nil || v[0] == nil {
+				continue
+			}
+			if fp, err := fingerprint.Decode(v[0]); err == nil {
+				fps[id] = fp
+			}
+		}
+	} else if err != nil {
 		return a, err
 	}
 	for _, c := range columns {
@@ -202,6 +215,55 @@ func (s *Engine) RepairDerived(ctx context.Context) (DerivedRepair, error) {
 	}
 	if err := b.Commit(); err != nil {
 		return rep, fmt.Errorf("repair derived families: %w", err)
+	}
+	return rep, nil
+}
+
+// FingerprintRepair is what RepairFingerprints did.
+type FingerprintRepair struct {
+	// Salvaged says the fingerprints family was written anew without its
+	// damaged table files; Kept fingerprints were copied into it.
+	Salvaged bool `json:"salvaged"`
+	Kept     int  `json:"kept"`
+	// Dropped are the memories whose fingerprint was in a damaged block:
+	// deleted, with their content, so that it can be added again.
+	Dropped []DroppedMemory `json:"dropped"`
+}
+
+// DroppedMemory names a memory a repair deleted, with its content.
+type DroppedMemory struct {
+	ID      record.ID `json:"id"`
+	Content string    `json:"content"`
+}
+
+// RepairFingerprints mends a fingerprints family with a damaged block in a
+// table file: reads around the block still answer, but the block cannot be
+// mended in place and a compaction that reads it stops every later write.
+// The family is written anew without its table files (cellar Salvage),
+// keeping every fingerprint that reads; each memory whose fingerprint did
+// not read is deleted (its record, index keys, per-doc values and
+// postings) and reported with its content. A healthy family is left
+// untouched. Cost: one scan, and when damaged, two writes per memory.
+func (s *Engine) RepairFingerprints(ctx context.Context) (FingerprintRepair, error) {
+	var rep FingerprintRepair
+	err := s.eng.Scan(ctx, cellar.FamFingerprints, nil, func(_, _ []byte) error { return nil })
+	if !errors.Is(err, record.ErrCorrupt) {
+		return rep, err
+	}
+	sr, err := s.eng.Salvage(ctx, cellar.FamFingerprints)
+	if err != nil {
+		return rep, fmt.Errorf("repair fingerprints: %w", err)
+	}
+	rep.Salvaged, rep.Kept = true, sr.Kept
+	for _, id := range sr.Lost {
+		m, err := s.peek(ctx, id)
+		if err != nil {
+			return rep, fmt.Errorf("repair fingerprints: %w", err)
+		}
+		if err := s.Delete(ctx, id); err != nil {
+			return rep, fmt.Errorf("repair fingerprints: drop memory %s: %w", id, err)
+		}
+		rep.Dropped = append(rep.Dropped, DroppedMemory{ID: id, Content: m.Content})
 	}
 	return rep, nil
 }

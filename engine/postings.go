@@ -179,3 +179,45 @@ func scanPostings(ctx context.Context, eng *cellar.Store, pf postingFamily, fn f
 	})
 	return st, err
 }
+
+// dropDocPostings removes every posting of doc from pf's family in b and
+// takes it out of the statistics, without its fingerprint: what Delete does
+// when the fingerprint does not read. Cost: one scan of the family.
+func dropDocPostings(ctx context.Context, eng *cellar.Store, b *cellar.Batch, pf postingFamily, doc uint32) error {
+	var length uint64
+	n := 0
+	if _, err := scanPostings(ctx, eng, pf, func(k, _ []byte, d uint32, v []byte, keyErr error) error {
+		if keyErr != nil || d != doc {
+			return nil
+		}
+		n++
+		b.Del(pf.family, slices.Clone(k))
+		length++ // E13: one per non-zero weight
+		if c, _ := binary.Uvarint(v); pf.slot == fingerprint.E6 && c > 0 {
+			length += c - 1 // E6: Σ counts
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("find the postings of doc %d in %s: %w", doc, pf.family, err)
+	}
+	if n == 0 {
+		return nil
+	}
+	for _, st := range []struct {
+		key   []byte
+		delta uint64
+	}{{statDocsKey, 1}, {statLengthKey, length}} {
+		cur, found, err := b.Get(pf.family, st.key)
+		if err != nil {
+			return err
+		}
+		var have uint64
+		if found {
+			if have, err = decodeU64(cur); err != nil {
+				return fmt.Errorf("%s/%s: %w", pf.family, st.key, err)
+			}
+		}
+		b.Put(pf.family, st.key, encodeU64(have-min(have, st.delta)))
+	}
+	return nil
+}

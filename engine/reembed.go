@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,6 +23,10 @@ type ReembedReport struct {
 	Slots []fingerprint.SlotID
 	// Memories is how many memories had at least one of them recomputed.
 	Memories int
+	// Unreadable are memories skipped because their stored fingerprint is
+	// in a damaged block of a table file (`cgraph check --repair` rewrites
+	// the family without it, naming them).
+	Unreadable []record.ID
 }
 
 // Reembed recomputes the given slots (nil: every slot whose stored producer
@@ -84,7 +89,24 @@ func (s *Engine) Reembed(ctx context.Context, slots []fingerprint.SlotID, progre
 		return rep, err
 	}
 	for lo := 0; lo < len(ids); lo += reembedBatch {
-		n, err := s.reembedBatch(ctx, ids[lo:min(lo+reembedBatch, len(ids))], slots, cur)
+		batch := ids[lo:min(lo+reembedBatch, len(ids))]
+		n, err := s.reembedBatch(ctx, batch, slots, cur)
+		if errors.Is(err, record.ErrCorrupt) {
+			// One at a time, to skip only the memories that do not read.
+			n, err = 0, nil
+			for _, id := range batch {
+				k, berr := s.reembedBatch(ctx, []record.ID{id}, slots, cur)
+				if errors.Is(berr, record.ErrCorrupt) {
+					rep.Unreadable = append(rep.Unreadable, id)
+					continue
+				}
+				if berr != nil {
+					err = berr
+					break
+				}
+				n += k
+			}
+		}
 		if err != nil {
 			return rep, fmt.Errorf("reembed %v: %w", slots, err)
 		}

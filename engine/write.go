@@ -243,6 +243,11 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 	}
 	defer b.Abort()
 	v, found, err := b.Get(cellar.FamFingerprints, id[:])
+	if errors.Is(err, record.ErrCorrupt) {
+		// A damaged block must not make its memory undeletable: its
+		// postings are found by scanning below instead.
+		v, found, err = nil, false, nil
+	}
 	if err != nil {
 		return err
 	}
@@ -256,17 +261,20 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 	}
 	var fp *fingerprint.Fingerprint
 	if found {
-		// An unreadable fingerprint must not make its memory undeletable: its
-		// postings stay behind as orphans, which check --repair drops.
+		// An unreadable fingerprint must not make its memory undeletable.
 		fp, _ = fingerprint.Decode(v)
 	}
-	if fp != nil {
-		// Postings are shared between memories: the batch's writer keeps them.
-		for _, pf := range postingFamilies {
-			if old := fp.Get(pf.slot).Value; old != nil {
-				if err := pf.write(b, uint32(m.DocNum), old, -1); err != nil {
-					return err
-				}
+	// Postings are shared between memories: the batch's writer keeps them.
+	for _, pf := range postingFamilies {
+		if fp == nil {
+			if err := dropDocPostings(ctx, s.eng, b, pf, uint32(m.DocNum)); err != nil {
+				return err
+			}
+			continue
+		}
+		if old := fp.Get(pf.slot).Value; old != nil {
+			if err := pf.write(b, uint32(m.DocNum), old, -1); err != nil {
+				return err
 			}
 		}
 	}

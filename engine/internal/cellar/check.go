@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/cgraph/cgraph/record"
 )
@@ -69,9 +71,9 @@ func checkStore(ctx context.Context, r kvReader) error {
 	}
 	// Every family keyed per memory must hold exactly (engine families) or
 	// at most (slot families, filled by hooks) the keys of stored memories.
-	owned := make([]map[string]bool, numFamilies)
+	owned := make([]map[string]record.ID, numFamilies)
 	for f := range owned {
-		owned[f] = make(map[string]bool)
+		owned[f] = make(map[string]record.ID)
 	}
 	for _, m := range mems {
 		if uint64(m.DocNum) >= next {
@@ -81,7 +83,7 @@ func checkStore(ctx context.Context, r kvReader) error {
 		for f, info := range families {
 			if info.keys != nil {
 				for _, k := range info.keys(ref) {
-					owned[f][string(k)] = true
+					owned[f][string(k)] = m.ID
 				}
 			}
 		}
@@ -95,7 +97,7 @@ func checkStore(ctx context.Context, r kvReader) error {
 		it := r.iter(Family(f), nil, nil)
 		for it.first(); it.valid(); it.next() {
 			k := it.key()
-			if !owned[f][string(k)] {
+			if _, ok := owned[f][string(k)]; !ok {
 				bad("%s/%x belongs to no stored memory", info.name, k)
 				continue
 			}
@@ -106,6 +108,15 @@ func checkStore(ctx context.Context, r kvReader) error {
 		}
 		err := it.err()
 		it.close()
+		if errors.Is(err, record.ErrCorrupt) {
+			// A damaged block stops the scan: name the memories whose
+			// values no longer read, one point read each.
+			bad("%s: the scan stopped at damaged data: %v", info.name, err)
+			for _, p := range unreadable(r, Family(f), owned[f]) {
+				bad("%s", p)
+			}
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("scan %s: %w", info.name, err)
 		}
@@ -117,6 +128,22 @@ func checkStore(ctx context.Context, r kvReader) error {
 		bad("%s", p)
 	}
 	return errors.Join(errs...)
+}
+
+// unreadable reads every key of owned (key → its memory) in f and says,
+// per key whose read fails as corrupt, which memory lost what, and the way
+// out. Cost: one point read per key.
+func unreadable(r kvReader, f Family, owned map[string]record.ID) []string {
+	keys := slices.Sorted(maps.Keys(owned))
+	var out []string
+	for _, k := range keys {
+		if _, _, err := r.get(f, []byte(k)); errors.Is(err, record.ErrCorrupt) {
+			out = append(out, fmt.Sprintf("%s/%x: memory %s: its value is in a damaged block of a table file, so it cannot be read: "+
+				"`cgraph check --repair` rewrites the family without the damaged file and drops what it cannot re-derive, naming each memory; "+
+				"or `cgraph export` the store and `cgraph import` it into a new one (which computes every fingerprint again)", families[f].name, k, owned[k]))
+		}
+	}
+	return out
 }
 
 // checkPrefixFamilies checks the families keyed by a memory's prefix

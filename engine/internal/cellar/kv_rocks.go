@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/linxGnu/grocksdb"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // rocksStore is the RocksDB implementation of kvStore. A writer is a normal
@@ -32,6 +34,10 @@ type rocksStore struct {
 	extra    []*grocksdb.ColumnFamilyHandle // families on disk this build does not know
 	manifest string                         // secondary: MANIFEST name and size when last in step
 	instance string                         // secondary: this instance's directory inside secondary
+
+	// ledger says the writer's logs were verified at open (or their loss
+	// accepted by Repair), so close may record them (walledger.go).
+	ledger bool
 }
 
 var _ kvStore = (*rocksStore)(nil)
@@ -48,7 +54,66 @@ const (
 // openRocks opens the DB in dir with every family on disk. In rocksWrite
 // mode families of this build missing on disk are NOT created here: the
 // caller checks the format version first and then calls createMissing.
+// An existing store whose log ledger names a log it still needs that is
+// gone is refused (*LostLogError) before anything is written to it.
 func openRocks(dir string, mode rocksOpenMode) (*rocksStore, error) {
+	s, _, err := openRocksReport(dir, mode, false)
+	return s, err
+}
+
+// openRocksReport is openRocks; with acceptLost (Repair only) a store
+// whose logs are lost opens, and what was lost is returned beside it.
+func openRocksReport(dir string, mode rocksOpenMode, acceptLost bool) (*rocksStore, *LostLogError, error) {
+	var ledger []walEntry
+	var before map[uint64]int64
+	hasLedger := false
+	if mode != rocksCreate {
+		var err error
+		if ledger, hasLedger, err = readWALLedger(dir); err != nil {
+			return nil, nil, err
+		}
+		if before, err = logsOnDisk(dir); err != nil {
+			return nil, nil, err
+		}
+	}
+	s, err := openRocksRaw(dir, mode)
+	if err != nil {
+		return nil, nil, err
+	}
+	minLog := s.minLogToKeep()
+	var lost *LostLogError
+	if hasLedger {
+		if l := lostLogs(ledger, before, minLog); len(l) > 0 {
+			lost = &LostLogError{Dir: dir, Logs: l}
+			if !acceptLost {
+				return nil, nil, errors.Join(lost, s.close())
+			}
+		}
+	}
+	if mode == rocksSecondary {
+		return s, lost, nil
+	}
+	s.ledger = true
+	if err := s.flushIfOverBudget(); err != nil {
+		return nil, nil, errors.Join(err, s.close())
+	}
+	if err := writeWALLedger(dir, s.minLogToKeep(), false); err != nil {
+		return nil, nil, errors.Join(err, s.close())
+	}
+	return s, lost, nil
+}
+
+// minLogToKeep is the number of the oldest log RocksDB still needs: older
+// logs hold only flushed writes (0 before the first flush).
+func (s *rocksStore) minLogToKeep() uint64 {
+	n, err := strconv.ParseUint(s.db.GetProperty("rocksdb.min-log-number-to-keep"), 10, 64)
+	if err != nil {
+		return 0 // unknown: every recorded log counts as needed
+	}
+	return n
+}
+
+func openRocksRaw(dir string, mode rocksOpenMode) (*rocksStore, error) {
 	opts, err := rocksOptions()
 	if err != nil {
 		return nil, err
@@ -78,11 +143,6 @@ func openRocks(dir string, mode rocksOpenMode) (*rocksStore, error) {
 		return nil, err
 	}
 	s.ro = grocksdb.NewDefaultReadOptions()
-	if mode != rocksSecondary {
-		if err := s.flushIfOverBudget(); err != nil {
-			return nil, errors.Join(err, s.close())
-		}
-	}
 	return s, nil
 }
 
@@ -227,7 +287,7 @@ func (s *rocksStore) get(f Family, key []byte) ([]byte, bool, error) {
 func rocksGet(db *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFamilyHandle, key []byte) ([]byte, bool, error) {
 	v, err := db.GetCF(ro, h, key)
 	if err != nil {
-		return nil, false, fmt.Errorf("get %s/%x: %w", h.Name(), key, err)
+		return nil, false, fmt.Errorf("get %s/%x: %w", h.Name(), key, markCorrupt(err))
 	}
 	defer v.Free()
 	if !v.Exists() {
@@ -323,20 +383,38 @@ func (s *rocksStore) familyStats(f Family) kvFamilyStats {
 	}
 }
 
-// close closes the DB, then removes a secondary's directory.
+// close closes the DB, then removes a secondary's directory; a writer
+// whose logs were verified at open records them in the ledger.
 func (s *rocksStore) close() error {
+	var minLog uint64
 	if s.secondary == "" {
 		s.waitForCompactions()
+		minLog = s.minLogToKeep()
 	}
 	s.closeDB()
 	s.ro.Destroy()
 	s.opts.Destroy()
+	if s.ledger {
+		if err := writeWALLedger(s.dir, minLog, true); err != nil {
+			return err
+		}
+	}
 	if s.secondary != "" {
 		if err := os.RemoveAll(s.secondary); err != nil {
 			return fmt.Errorf("remove the read-only instance's directory: %w", err)
 		}
 	}
 	return nil
+}
+
+// markCorrupt makes a RocksDB error about damaged data (a block whose
+// checksum does not match, a truncated table file) match record.ErrCorrupt,
+// keeping its text (which names the table file and offset).
+func markCorrupt(err error) error {
+	if err == nil || !strings.HasPrefix(err.Error(), "Corruption:") {
+		return err
+	}
+	return fmt.Errorf("%w: %w", rewriteRocks(err), record.ErrCorrupt)
 }
 
 // rocksBatch is a grocksdb.WriteBatch bound to its store's handles.
@@ -418,7 +496,7 @@ func (i *rocksIter) prev()                { i.it.Prev() }
 func (i *rocksIter) valid() bool          { return i.it.Valid() }
 func (i *rocksIter) key() []byte          { return append([]byte{}, i.it.Key().Data()...) }
 func (i *rocksIter) value() []byte        { return append([]byte{}, i.it.Value().Data()...) }
-func (i *rocksIter) err() error           { return i.it.Err() }
+func (i *rocksIter) err() error           { return markCorrupt(i.it.Err()) }
 func (i *rocksIter) close() {
 	i.it.Close()
 	i.ro.Destroy()

@@ -88,6 +88,9 @@ func openWriter(dir string, exists bool, createdBy string) (*rocksStore, error) 
 	if err := s.createMissing(); err != nil {
 		return nil, errors.Join(err, s.close())
 	}
+	if err := s.finishSalvage(); err != nil { // a repair that was interrupted
+		return nil, errors.Join(err, s.close())
+	}
 	if err := upgradeFormat(s); err != nil && !unfinished {
 		return nil, errors.Join(err, s.close())
 	}
@@ -175,6 +178,10 @@ func openReader(dir string) (*rocksStore, error) {
 	}
 	if err := checkIdentity(s, dir); err != nil {
 		return nil, errors.Join(diagnose(dir, err), s.close())
+	}
+	if name, ok, err := s.get(FamDefault, metaSalvageKey); err != nil || ok {
+		return nil, errors.Join(err, fmt.Errorf("store %s: a repair rewriting family %s was interrupted: run `cgraph check --repair --db %s` (or any command that writes) to finish it",
+			dir, name, dir), s.close())
 	}
 	if miss := s.missing(); len(miss) > 0 {
 		return nil, errors.Join(fmt.Errorf("store %s lacks column Family %s: open it once for writing to upgrade it",

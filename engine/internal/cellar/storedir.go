@@ -62,7 +62,7 @@ func readStoreDir(dir string) (storeDir, error) {
 			if fi.Size() > 0 {
 				d.logs = append(d.logs, name)
 			}
-		case name == lockFileName || name == ServerFileName || isRocksFile(name):
+		case name == lockFileName || name == ServerFileName || name == walLedgerFileName || isRocksFile(name):
 		default:
 			d.foreign = append(d.foreign, name)
 		}

@@ -82,3 +82,34 @@ func TestDamagedTableFileRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestRepairNamesDamagedTable: check --repair (Repair) on a store whose
+// table file is missing, truncated or emptied names that file and the
+// way out, changes nothing, and does not blame the manifest (issue 27,
+// item 7: it said no manifest opened with cgraph metadata).
+func TestRepairNamesDamagedTable(t *testing.T) {
+	for name, damage := range map[string]func(path string) error{
+		"missing":   os.Remove,
+		"truncated": func(p string) error { return os.Truncate(p, 100) },
+		"empty":     func(p string) error { return os.Truncate(p, 0) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir, table := flushedStore(t)
+			if err := damage(table); err != nil {
+				t.Fatal(err)
+			}
+			current, err := os.ReadFile(filepath.Join(dir, "CURRENT"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Repair(dir)
+			if err == nil || !strings.Contains(err.Error(), filepath.Base(table)) || !strings.Contains(err.Error(), "restore the store from a backup") ||
+				strings.Contains(err.Error(), "manifest") {
+				t.Fatalf("Repair: %v; want the table file named and the restore advice, not the manifest", err)
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, "CURRENT")); string(after) != string(current) {
+				t.Fatalf("CURRENT changed from %q to %q", current, after)
+			}
+		})
+	}
+}
