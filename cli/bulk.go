@@ -504,6 +504,9 @@ func parseLine(line []byte) (record.NewMemory, *record.Relation, error) {
 		// encoding/json would silently turn bad bytes into U+FFFD.
 		return record.NewMemory{}, nil, errors.New("the line is not valid UTF-8: convert the file to UTF-8 (e.g. iconv -t UTF-8)")
 	}
+	if err := record.CheckRawJSON(line); err != nil { // a lone surrogate escape: U+FFFD once decoded
+		return record.NewMemory{}, nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	var j jsonlMemory

@@ -364,6 +364,19 @@ func TestBulkInterrupted(t *testing.T) {
 	}
 }
 
+// TestBulkLoneSurrogate: a line whose content escapes half a UTF-16 pair
+// is refused by number (encoding/json would store U+FFFD), the rest stored.
+func TestBulkLoneSurrogate(t *testing.T) {
+	db := newStore(t)
+	r := run(t, "{\"content\":\"fine\"}\n{\"content\":\"bad \\ud800\"}\n", "--db", db, "--json", "add", "--jsonl", "-")
+	var res bulkResult
+	oneJSON(t, r.stdout, &res)
+	if r.code != ExitError || res.Added != 1 || len(res.Errors) != 1 || res.Errors[0].Line != 2 ||
+		!strings.Contains(res.Errors[0].Error, `content: is not valid UTF-8 (a lone UTF-16 high surrogate \ud800)`) {
+		t.Fatalf("exit %d, %+v", r.code, res)
+	}
+}
+
 // TestBulkRerunSharedTerms is issue 27's repro: 300 short notes from a
 // small vocabulary (every note shares all its words with many others);
 // the second `add --jsonl` of the same file stores nothing.
