@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -95,8 +96,13 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project})
 			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler(), Stats: s,
 				Routes: map[string]http.Handler{"POST /v1/cli": a.cliHandler(s)}})
+			abs, err := filepath.Abs(a.DBDir)
+			if err != nil {
+				return fmt.Errorf("store directory %s: %w", a.DBDir, err)
+			}
+			h = requireStore(s.StoreID(), abs, h)
 			remove, err := writeServerFile(a.DBDir, serverInfo{URL: "http://" + ln.Addr().String(), PID: os.Getpid(),
-				Version: engine.Version, Token: token != "", Started: time.Now().UTC()})
+				Version: engine.Version, Token: token != "", Started: time.Now().UTC(), Store: s.StoreID(), Dir: abs})
 			if err != nil {
 				return err
 			}

@@ -73,18 +73,38 @@ func TestCommandsRunOnTheServer(t *testing.T) {
 // server that died is ignored; removal leaves another server's file alone.
 func TestServerFile(t *testing.T) {
 	dir := t.TempDir()
-	remove, err := writeServerFile(dir, serverInfo{URL: "http://127.0.0.1:1", PID: os.Getpid()})
+	const id = "0190a1b2-0000-4000-8000-000000000001"
+	remove, err := writeServerFile(dir, serverInfo{URL: "http://127.0.0.1:1", PID: os.Getpid(), Store: id, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if info, ok := readServerFile(dir); !ok || info.URL != "http://127.0.0.1:1" {
 		t.Fatalf("live server not found: %+v", info)
 	}
+	// A copy of the file in another directory (cp -a of the store) and a
+	// file without a store identity are not this store's server.
+	other := t.TempDir()
+	b, err := os.ReadFile(engine.ServerFile(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(engine.ServerFile(other), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := readServerFile(other); ok {
+		t.Fatal("a discovery file copied into another directory was taken")
+	}
+	if _, err := writeServerFile(other, serverInfo{URL: "http://127.0.0.1:1", PID: os.Getpid(), Dir: other}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := readServerFile(other); ok {
+		t.Fatal("a discovery file without a store identity was taken")
+	}
 	remove()
 	if _, ok := readServerFile(dir); ok {
 		t.Fatal("the file outlived its server")
 	}
-	if _, err := writeServerFile(dir, serverInfo{URL: "http://127.0.0.1:2", PID: 1 << 30}); err != nil {
+	if _, err := writeServerFile(dir, serverInfo{URL: "http://127.0.0.1:2", PID: 1 << 30, Store: id, Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := readServerFile(dir); ok {

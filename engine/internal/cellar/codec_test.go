@@ -300,8 +300,8 @@ func TestFormatConstants(t *testing.T) {
 	}
 	meta := []string{string(metaMagicKey), string(metaFormatKey), string(metaCreatedByKey), string(metaNextDocNumKey), string(metaMemoryCountKey)}
 	wantMeta := []string{"meta/magic", "meta/format_version", "meta/created_by", "meta/next_docnum", "meta/memory_count"}
-	if !reflect.DeepEqual(meta, wantMeta) {
-		t.Fatalf("meta keys changed: %v", meta)
+	if !reflect.DeepEqual(meta, wantMeta) || string(metaStoreIDKey) != "meta/store_id" {
+		t.Fatalf("meta keys changed: %v, %s", meta, metaStoreIDKey)
 	}
 	if docnumByIDPrefix != 'i' || docnumByDocPrefix != 'd' {
 		t.Fatal("docnums prefixes changed")

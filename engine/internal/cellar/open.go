@@ -62,6 +62,9 @@ func openWriter(dir string, exists bool, createdBy string) (*rocksStore, error) 
 		if err := writeMeta(s, createdBy); err != nil {
 			return nil, errors.Join(err, s.close())
 		}
+		if err := putNewID(s); err != nil {
+			return nil, errors.Join(err, s.close())
+		}
 		if err := writeMarker(dir); err != nil {
 			return nil, errors.Join(err, s.close())
 		}
@@ -95,6 +98,9 @@ func openWriter(dir string, exists bool, createdBy string) (*rocksStore, error) 
 		if err := writeMeta(s, createdBy); err != nil {
 			return nil, errors.Join(err, s.close())
 		}
+	}
+	if err := ensureID(s); err != nil {
+		return nil, errors.Join(err, s.close())
 	}
 	if !d.marker {
 		if err := writeMarker(dir); err != nil {
