@@ -71,6 +71,9 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			if err != nil {
 				return err
 			}
+			if w := tokenFileWarning(tokenFile); w != "" {
+				a.Warnf("%s", w)
+			}
 			host, _, err := net.SplitHostPort(addr)
 			if err != nil {
 				return usagef("give host:port, e.g. "+DefaultServeAddr, "--addr %q: %v", addr, err)
@@ -116,6 +119,21 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token every request must send (required off loopback)")
 	_ = cmd.MarkFlagFilename("token-file") // fails only for an unknown flag
 	return cmd
+}
+
+// tokenFileWarning says what is wrong with a token file others can read
+// (the secret then is not one); "" when only its owner can. A warning,
+// not a refusal: the server still starts for a user who shares the
+// machine with no one, and the message says how to fix it.
+func tokenFileWarning(path string) string {
+	if path == "" {
+		return ""
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return ""
+	}
+	return fmt.Sprintf("--token-file %s can be read by other users (mode %04o): run `chmod 600 %s`", path, fi.Mode().Perm(), path)
 }
 
 // readToken reads a bearer token file; "" with no file.
