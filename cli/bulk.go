@@ -205,6 +205,12 @@ func (a *App) reportBulk(res bulkResult, runErr error) error {
 	return nil
 }
 
+// rerunNote follows every "resume with --skip-lines N": after a crash or
+// kill, when nothing could say where the import stopped, the whole file
+// can be run again, because a line whose content is stored already is a
+// duplicate (found by the store's content hash) and stores nothing.
+const rerunNote = " (or run the whole file again: lines already stored are found as duplicates and store nothing)"
+
 // idleFlush is how long add --jsonl waits for the next line before it
 // stores the valid lines it holds, so a slow stream (tail -f | cgraph add
 // --jsonl -) is stored as it comes instead of 256 lines at a time.
@@ -277,11 +283,11 @@ func (a *App) addJSONL(e adder, r io.Reader, size int64) (bulkResult, error) {
 			}
 			continue
 		case <-ctx.Done():
-			return res, errors.Join(fmt.Errorf("interrupted after line %d (%d memories stored, every line up to it): resume with --skip-lines %d: %w",
-				lineNo, res.Added+len(pending), lineNo, ctx.Err()), flush())
+			return res, errors.Join(fmt.Errorf("interrupted after line %d (%d memories stored, every line up to it): resume with --skip-lines %d%s: %w",
+				lineNo, res.Added+len(pending), lineNo, rerunNote, ctx.Err()), flush())
 		}
 		if rr.err != nil && !errors.Is(rr.err, io.EOF) {
-			return res, errors.Join(fmt.Errorf("read line %d: %w", lineNo, rr.err), flush())
+			return res, errors.Join(fmt.Errorf("read line %d: %w: every line before it is stored: resume with --skip-lines %d%s", lineNo, rr.err, lineNo-1, rerunNote), flush())
 		}
 		countLine := func() { // a line that stores nothing; stored lines count at their flush
 			if bar != nil && (len(rr.line) > 0 || rr.err == nil) {
@@ -391,13 +397,14 @@ func (a *App) storeBatch(ctx context.Context, e adder, ns []record.NewMemory, li
 	}
 	var ve *record.ValidationError
 	if !errors.As(err, &ve) {
-		return fmt.Errorf("store lines %d-%d (%d memories stored before them): %w", lines[0], lines[len(lines)-1], res.Added, err)
+		return fmt.Errorf("store lines %d-%d (%d memories stored before them; none of these): %w: resume with --skip-lines %d%s",
+			lines[0], lines[len(lines)-1], res.Added, err, lines[0]-1, rerunNote)
 	}
 	for i, n := range ns {
 		m, err := e.Add(ctx, n)
 		if err != nil {
 			if !errors.As(err, &ve) {
-				return fmt.Errorf("store line %d (%d memories stored before it): %w", lines[i], res.Added, err)
+				return fmt.Errorf("store line %d (%d memories stored before it): %w: resume with --skip-lines %d%s", lines[i], res.Added, err, lines[i]-1, rerunNote)
 			}
 			res.fail(lines[i], err.Error())
 			continue
@@ -496,6 +503,9 @@ func parseLine(line []byte) (record.NewMemory, *record.Relation, error) {
 	if !utf8.Valid(line) {
 		// encoding/json would silently turn bad bytes into U+FFFD.
 		return record.NewMemory{}, nil, errors.New("the line is not valid UTF-8: convert the file to UTF-8 (e.g. iconv -t UTF-8)")
+	}
+	if err := record.CheckRawJSON(line); err != nil { // a lone surrogate escape: U+FFFD once decoded
+		return record.NewMemory{}, nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()

@@ -356,6 +356,57 @@ func TestBulkInterrupted(t *testing.T) {
 	if st.Memories != 1000 {
 		t.Fatalf("after the resume the store holds %d memories, want 1000", st.Memories)
 	}
+	// Or, as the message also says, the whole file again: nothing new.
+	var again bulkResult
+	oneJSON(t, mustRun(t, string(all), "--db", db, "--json", "add", "--jsonl", "-").stdout, &again)
+	if again.Added != 0 || len(again.Duplicates) != 1000 {
+		t.Fatalf("rerun of the whole file: added %d, duplicates %d; want 0 and 1000", again.Added, len(again.Duplicates))
+	}
+}
+
+// TestBulkLoneSurrogate: a line whose content escapes half a UTF-16 pair
+// is refused by number (encoding/json would store U+FFFD), the rest stored.
+func TestBulkLoneSurrogate(t *testing.T) {
+	db := newStore(t)
+	r := run(t, "{\"content\":\"fine\"}\n{\"content\":\"bad \\ud800\"}\n", "--db", db, "--json", "add", "--jsonl", "-")
+	var res bulkResult
+	oneJSON(t, r.stdout, &res)
+	if r.code != ExitError || res.Added != 1 || len(res.Errors) != 1 || res.Errors[0].Line != 2 ||
+		!strings.Contains(res.Errors[0].Error, `content: is not valid UTF-8 (a lone UTF-16 high surrogate \ud800)`) {
+		t.Fatalf("exit %d, %+v", r.code, res)
+	}
+}
+
+// TestBulkRerunSharedTerms is issue 27's repro: 300 short notes from a
+// small vocabulary (every note shares all its words with many others);
+// the second `add --jsonl` of the same file stores nothing.
+func TestBulkRerunSharedTerms(t *testing.T) {
+	db := newStore(t)
+	words := strings.Fields("alpha bravo charlie delta echo foxtrot")
+	var in strings.Builder
+	n := 0
+	for i := 0; n < 300; i++ {
+		a, b, c, d := i%6, i/6%6, i/36%6, i/216
+		if a == b || a == c || a == d || b == c || b == d || c == d {
+			continue
+		}
+		fmt.Fprintf(&in, "{\"content\":%q}\n", words[a]+" "+words[b]+" "+words[c]+" "+words[d])
+		n++
+	}
+	var first, second bulkResult
+	oneJSON(t, mustRun(t, in.String(), "--db", db, "--json", "add", "--jsonl", "-").stdout, &first)
+	if first.Added != 300 {
+		t.Fatalf("first import: %+v", first)
+	}
+	oneJSON(t, mustRun(t, in.String(), "--db", db, "--json", "add", "--jsonl", "-").stdout, &second)
+	if second.Added != 0 || len(second.Duplicates) != 300 {
+		t.Fatalf("second import of the same file: added %d, duplicates %d; want 0 and 300", second.Added, len(second.Duplicates))
+	}
+	var st statsJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "stats").stdout, &st)
+	if st.Memories != 300 {
+		t.Fatalf("%d memories, want 300", st.Memories)
+	}
 }
 
 // TestBulkIdleFlush: lines of a stream that pauses are stored during the

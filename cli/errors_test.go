@@ -165,6 +165,12 @@ func TestJSONError(t *testing.T) {
 	if r.code != ExitError || e.Error.ExitCode != ExitError || !strings.Contains(e.Error.Message, "no memory with id") {
 		t.Fatalf("exit %d, JSON %+v", r.code, e)
 	}
+	// A flag that fails to parse before --json: cobra never sets --json.
+	r = run(t, "", "--db", db, "add", "x", "--bogus-flag", "--json")
+	oneJSON(t, r.stdout, &e)
+	if r.code != ExitUsage || e.Error.ExitCode != ExitUsage || !strings.Contains(e.Error.Message, "unknown flag: --bogus-flag") {
+		t.Fatalf("bad flag before --json: exit %d, JSON %+v", r.code, e)
+	}
 }
 
 // TestBesideWriter: while another opener holds the writer lock, reads work

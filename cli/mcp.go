@@ -151,9 +151,11 @@ func isLoopback(host string) bool {
 // store.
 func serveHTTP(a *App, h http.Handler, ln net.Listener, what string) error {
 	// No WriteTimeout: MCP streams answers over long-lived responses. A
-	// client must send its request within ReadTimeout; idle keep-alive
+	// client must send its request, body included, within ReadTimeout (a
+	// slow or stalled body must not hold a connection for minutes: 30 s
+	// carries the largest body at well under 1 MB/s); idle keep-alive
 	// connections close after IdleTimeout.
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
 	a.Warnf("serving %s on http://%s/", what, ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()

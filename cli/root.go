@@ -279,11 +279,25 @@ func (a *App) execute(ctx context.Context, args []string, getenv func(string) st
 	}
 	msg := errorMessage(err)
 	fmt.Fprintf(a.Stderr, "cgraph: %s\n", msg)
-	if a.JSON && !a.wroteStdout {
-		// --json promises one JSON value on stdout, also on failure.
+	if (a.JSON || asksJSON(args)) && !a.wroteStdout {
+		// --json promises one JSON value on stdout, also on failure, and
+		// also when a flag before it failed to parse (cobra then never set it).
 		_ = a.PrintJSON(map[string]any{"error": map[string]any{"message": msg, "exit_code": code}}) // the error is already on stderr
 	}
 	return code
+}
+
+// asksJSON reports whether the command line has --json before any "--".
+func asksJSON(args []string) bool {
+	for _, t := range args {
+		switch t {
+		case "--":
+			return false
+		case "--json", "--json=true":
+			return true
+		}
+	}
+	return false
 }
 
 // exitCode maps an error to ExitUsage (bad input, nothing done) or ExitError.

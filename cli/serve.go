@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -74,6 +75,9 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			if err != nil {
 				return err
 			}
+			if w := tokenFileWarning(tokenFile); w != "" {
+				a.Warnf("%s", w)
+			}
 			host, _, err := net.SplitHostPort(addr)
 			if err != nil {
 				return usagef("give host:port, e.g. "+DefaultServeAddr, "--addr %q: %v", addr, err)
@@ -103,8 +107,13 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project, HostsChecked: true})
 			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler(), Stats: s, Hosts: hosts,
 				Routes: map[string]http.Handler{"POST /v1/cli": a.cliHandler(s)}})
+			abs, err := filepath.Abs(a.DBDir)
+			if err != nil {
+				return fmt.Errorf("store directory %s: %w", a.DBDir, err)
+			}
+			h = requireStore(s.StoreID(), abs, h)
 			remove, err := writeServerFile(a.DBDir, serverInfo{URL: "http://" + ln.Addr().String(), PID: os.Getpid(),
-				Version: engine.Version, Token: token != "", Started: time.Now().UTC()})
+				Version: engine.Version, Token: token != "", Started: time.Now().UTC(), Store: s.StoreID(), Dir: abs})
 			if err != nil {
 				return err
 			}
@@ -119,6 +128,21 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 	_ = cmd.MarkFlagFilename("token-file") // fails only for an unknown flag
 	cmd.Flags().StringSliceVar(&allowedHosts, "allowed-hosts", nil, "more host names (or addresses) requests may name in Host and Origin, comma-separated; loopback names and the --addr host are always allowed")
 	return cmd
+}
+
+// tokenFileWarning says what is wrong with a token file others can read
+// (the secret then is not one); "" when only its owner can. A warning,
+// not a refusal: the server still starts for a user who shares the
+// machine with no one, and the message says how to fix it.
+func tokenFileWarning(path string) string {
+	if path == "" {
+		return ""
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return ""
+	}
+	return fmt.Sprintf("--token-file %s can be read by other users (mode %04o): run `chmod 600 %s`", path, fi.Mode().Perm(), path)
 }
 
 // readToken reads a bearer token file; "" with no file.

@@ -37,6 +37,27 @@ type serverInfo struct {
 	Version string    `json:"version"`
 	Token   bool      `json:"token"` // requests need the bearer token of --token-file
 	Started time.Time `json:"started"`
+	Store   string    `json:"store"` // the served store's identity (meta/store_id)
+	Dir     string    `json:"dir"`   // the served store's directory, absolute
+}
+
+// storeHeader names, on every request a client sends to a server, the
+// identity of the store it means; a server of another store refuses it.
+const storeHeader = "X-Cgraph-Store"
+
+// requireStore refuses a request whose storeHeader names another store
+// than id (409): a client that found the server through a stale or copied
+// discovery file must not get another store's answers. A request without
+// the header (curl, MCP clients) is served.
+func requireStore(id, dir string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if want := r.Header.Get(storeHeader); want != "" && want != id {
+			httpapi.WriteError(w, http.StatusConflict, "wrong_store", fmt.Sprintf("this server serves store %s (%s), the request is for store %s: "+
+				"open that store with --db, or set CGRAPH_NO_SERVER=1 to run the command here", id, dir, want))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // servedRun is POST /v1/cli's request and answer.
@@ -79,19 +100,34 @@ func writeServerFile(dir string, info serverInfo) (func(), error) {
 }
 
 // readServerFile returns the live server announced for the store in dir.
+// A file that names another directory (it was copied with the store, as
+// `cp -a` does) or no store identity (an older server's) is ignored.
 func readServerFile(dir string) (serverInfo, bool) {
 	b, err := os.ReadFile(engine.ServerFile(dir))
 	if err != nil {
 		return serverInfo{}, false
 	}
 	var info serverInfo
-	if json.Unmarshal(b, &info) != nil || info.URL == "" || info.PID <= 0 {
+	if json.Unmarshal(b, &info) != nil || info.URL == "" || info.PID <= 0 || info.Store == "" || !sameDir(info.Dir, dir) {
 		return serverInfo{}, false
 	}
 	if err := syscall.Kill(info.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return serverInfo{}, false // a server that died without removing it
 	}
 	return info, true
+}
+
+// sameDir reports whether a and b name the same existing directory.
+func sameDir(a, b string) bool {
+	if a == "" {
+		return false
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // viaServer runs the command on a server when one serves this store and
@@ -110,12 +146,13 @@ func (a *App) viaServer() (handled bool, err error) {
 	}
 	url := os.Getenv("CGRAPH_SERVER")
 	token, hasToken := clientToken()
+	store := ""
 	if url == "" {
 		info, ok := readServerFile(a.DBDir)
 		if !ok || (info.Token && !hasToken) {
 			return false, nil
 		}
-		url = info.URL
+		url, store = info.URL, info.Store
 	}
 	body, err := json.Marshal(servedRun{Args: args})
 	if err != nil {
@@ -128,6 +165,9 @@ func (a *App) viaServer() (handled bool, err error) {
 	req.Header.Set("Content-Type", "application/json")
 	if hasToken {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if store != "" {
+		req.Header.Set(storeHeader, store)
 	}
 	resp, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
 	if err != nil {

@@ -73,18 +73,38 @@ func TestCommandsRunOnTheServer(t *testing.T) {
 // server that died is ignored; removal leaves another server's file alone.
 func TestServerFile(t *testing.T) {
 	dir := t.TempDir()
-	remove, err := writeServerFile(dir, serverInfo{URL: "http://127.0.0.1:1", PID: os.Getpid()})
+	const id = "0190a1b2-0000-4000-8000-000000000001"
+	remove, err := writeServerFile(dir, serverInfo{URL: "http://127.0.0.1:1", PID: os.Getpid(), Store: id, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if info, ok := readServerFile(dir); !ok || info.URL != "http://127.0.0.1:1" {
 		t.Fatalf("live server not found: %+v", info)
 	}
+	// A copy of the file in another directory (cp -a of the store) and a
+	// file without a store identity are not this store's server.
+	other := t.TempDir()
+	b, err := os.ReadFile(engine.ServerFile(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(engine.ServerFile(other), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := readServerFile(other); ok {
+		t.Fatal("a discovery file copied into another directory was taken")
+	}
+	if _, err := writeServerFile(other, serverInfo{URL: "http://127.0.0.1:1", PID: os.Getpid(), Dir: other}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := readServerFile(other); ok {
+		t.Fatal("a discovery file without a store identity was taken")
+	}
 	remove()
 	if _, ok := readServerFile(dir); ok {
 		t.Fatal("the file outlived its server")
 	}
-	if _, err := writeServerFile(dir, serverInfo{URL: "http://127.0.0.1:2", PID: 1 << 30}); err != nil {
+	if _, err := writeServerFile(dir, serverInfo{URL: "http://127.0.0.1:2", PID: 1 << 30, Store: id, Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := readServerFile(dir); ok {
@@ -143,5 +163,32 @@ func TestCommandsRunOnATokenServer(t *testing.T) {
 	t.Setenv("CGRAPH_TOKEN_FILE", tf)
 	if r := run(t, "", "--db", nowhere, "search", "served token", "--profile", "fact_checking"); r.code != ExitOK || !strings.Contains(r.stdout, "served behind a token") {
 		t.Fatalf("with the token: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestTokenFileWarning: a token file others can read is named with its
+// mode and the fix; an owner-only one is not.
+func TestTokenFileWarning(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		mode os.FileMode
+		want string
+	}{
+		{0o600, ""},
+		{0o400, ""},
+		{0o644, "can be read by other users (mode 0644): run `chmod 600"},
+		{0o640, "(mode 0640)"},
+	} {
+		p := filepath.Join(dir, c.mode.String())
+		if err := os.WriteFile(p, []byte("0123456789abcdef0123\n"), c.mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, c.mode); err != nil { // the umask may have narrowed it
+			t.Fatal(err)
+		}
+		got := tokenFileWarning(p)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("mode %04o: %q, want %q", c.mode, got, c.want)
+		}
 	}
 }

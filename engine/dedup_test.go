@@ -69,8 +69,73 @@ func TestDuplicatesAreNotStoredTwice(t *testing.T) {
 	if m, err := s.Add(ctx, record.NewMemory{Content: "*** ---"}); err != nil || m.Duplicate {
 		t.Fatal(err)
 	}
-	if m, err := s.Add(ctx, record.NewMemory{Content: "*** ---"}); err != nil || m.Duplicate {
-		t.Fatalf("symbol-only content has no keywords to find its copy with, so it is stored: %+v %v", m, err)
+	if m, err := s.Add(ctx, record.NewMemory{Content: "*** ---"}); err != nil || !m.Duplicate {
+		t.Fatalf("symbol-only content has no keywords, yet its copy is found by its hash: %+v %v", m, err)
+	}
+}
+
+// smallVocabularyNotes are n distinct short notes of 4 words, each an
+// ordering of 4 of the 25 words' first 6, so that every note has all its
+// terms in common with dozens of others (24 orderings of each word set
+// score alike in BM25): the shape that hid exact copies from the BM25-based
+// check (issue 27, item 1).
+func smallVocabularyNotes(n int) []string {
+	words := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike " +
+		"november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee")[:6]
+	var out []string
+	for i := 0; len(out) < n && i < 6*6*6*6; i++ {
+		a, b, c, d := i%6, i/6%6, i/36%6, i/216
+		if a == b || a == c || a == d || b == c || b == d || c == d {
+			continue
+		}
+		out = append(out, words[a]+" "+words[b]+" "+words[c]+" "+words[d])
+	}
+	return out
+}
+
+// TestExactCopiesAmongSharedTerms is the issue's repro: 300 short notes
+// from a 25-word vocabulary, stored, then stored again in one batch and one
+// by one: nothing new is stored, and every copy answers with its original.
+func TestExactCopiesAmongSharedTerms(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), modelFreeRegistry(t))
+	notes := smallVocabularyNotes(300)
+	ns := make([]record.NewMemory, len(notes))
+	for i, c := range notes {
+		ns[i] = record.NewMemory{Content: c}
+	}
+	first, err := s.AddBatch(ctx, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range first {
+		if m.Duplicate {
+			t.Fatalf("note %d %q is new but was reported a duplicate of %s", i, notes[i], m.ID)
+		}
+	}
+	again, err := s.AddBatch(ctx, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missed []string
+	for i, m := range again {
+		if !m.Duplicate || m.ID != first[i].ID {
+			missed = append(missed, notes[i])
+		}
+	}
+	for i := 0; i < len(notes); i += 7 { // single adds take the same path one at a time
+		if m, err := s.Add(ctx, record.NewMemory{Content: " " + notes[i] + "\n"}); err != nil || !m.Duplicate || m.ID != first[i].ID {
+			missed = append(missed, fmt.Sprintf("%s (single add: %v)", notes[i], err))
+		}
+	}
+	if len(missed) > 0 {
+		t.Errorf("%d exact copies stored again, e.g. %q", len(missed), missed[0])
+	}
+	if st, err := s.Stats(ctx); err != nil || st.Memories != 300 {
+		t.Fatalf("%d memories after storing 300 notes twice, want 300 (%v)", st.Memories, err)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -179,6 +179,10 @@ func (s *Engine) Close() error {
 // Dir returns the store directory.
 func (s *Engine) Dir() string { return s.dir }
 
+// StoreID returns the store's identity (FORMAT.md, meta/store_id) as text;
+// "" for a store that no writer of this build has opened yet.
+func (s *Engine) StoreID() string { return s.eng.ID() }
+
 // ReadOnly reports whether the store was opened read-only.
 func (s *Engine) ReadOnly() bool { return s.ro }
 

@@ -93,7 +93,7 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 				ms[i].Duplicate = true
 				continue
 			}
-			old, found, err := s.findDuplicate(ctx, n.Project, n.Content, &fps[i])
+			old, found, err := s.findDuplicate(b, n.Project, n.Content)
 			if err != nil {
 				return nil, cellar.BatchErr(len(ns), i, err)
 			}

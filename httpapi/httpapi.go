@@ -156,6 +156,11 @@ func Handler(c Caller, o Options) http.Handler {
 		mux.Handle(pattern, h.auth(rh))
 	}
 	mux.Handle("/", h.o.Hosts.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if allow := allowed(mux, r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			WriteError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s %s: this route answers %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+			return
+		}
 		WriteError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s: the API is under /v1 (memories, relations, related, search, context, embedders, stats), MCP on /mcp", r.Method, r.URL.Path))
 	})))
 	// A web page the user visits must not write to or read from the store
@@ -166,6 +171,23 @@ func Handler(c Caller, o Options) http.Handler {
 		WriteError(w, http.StatusForbidden, "forbidden", "cross-origin browser request refused: call the API from a program, not from a web page")
 	}))
 	return cop.Handler(mux)
+}
+
+// allowed lists the methods mux has a route for at r's path, other than
+// the catch-all "/" (which otherwise turns a wrong method into a 404).
+func allowed(mux *http.ServeMux, r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 type handler struct {
@@ -208,6 +230,9 @@ func bodyArgs(r *http.Request) (json.RawMessage, error) {
 	}
 	if !json.Valid(b) {
 		return nil, badRequest("the body is not JSON: send the arguments as one JSON object")
+	}
+	if err := record.CheckRawJSON(b); err != nil { // decoding would turn it into U+FFFD silently
+		return nil, badRequest("%v", err)
 	}
 	return b, nil
 }

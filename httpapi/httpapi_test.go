@@ -179,7 +179,15 @@ func TestBadRequests(t *testing.T) {
 		{"absent id", "DELETE", "/v1/memories/0191e0a2-7c3b-7d4e-9f00-1234567890ab", "", 404, "not_found", "0191e0a2"},
 		{"bad fingerprint flag", "GET", "/v1/memories/0191e0a2-7c3b-7d4e-9f00-1234567890ab?fingerprint=yes", "", 400, "bad_request", "fingerprint"},
 		{"no route", "GET", "/v2/memories", "", 404, "not_found", "/v1"},
-		{"wrong method", "PUT", "/v1/search", `{}`, 404, "not_found", "PUT"},
+		{"wrong method", "PUT", "/v1/search", `{}`, 405, "method_not_allowed", "PUT /v1/search: this route answers POST"},
+		{"wrong method on an id", "PUT", "/v1/memories/0191e0a2-7c3b-7d4e-9f00-1234567890ab", `{}`, 405, "method_not_allowed", "GET, PATCH, DELETE"},
+		// encoding/json turns these into U+FFFD: refused on the raw body, as the CLI refuses them.
+		{"content not UTF-8", "POST", "/v1/memories", "{\"content\": \"bad \xff\"}", 400, "bad_request", "content: is not valid UTF-8: send UTF-8 text"},
+		{"lone surrogate", "POST", "/v1/memories", `{"content": "bad \ud800"}`, 400, "bad_request", `content: is not valid UTF-8 (a lone UTF-16 high surrogate \ud800)`},
+		{"tag not UTF-8", "POST", "/v1/memories", "{\"content\": \"ok\", \"tags\": [\"\xc3\"]}", 400, "bad_request", "tags: is not valid UTF-8"},
+		{"update not UTF-8", "PATCH", "/v1/memories/0191e0a2-7c3b-7d4e-9f00-1234567890ab", `{"content": "\udc01"}`, 400, "bad_request", "content: is not valid UTF-8"},
+		{"query not UTF-8", "POST", "/v1/search", "{\"query\": \"\xff\"}", 400, "bad_request", "query: is not valid UTF-8"},
+		{"context not UTF-8", "POST", "/v1/context", `{"query": "\ud800x"}`, 400, "bad_request", "query: is not valid UTF-8"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, env := do(t, hs, c.method, c.path, "", c.body)
@@ -190,6 +198,18 @@ func TestBadRequests(t *testing.T) {
 	}
 	if n := len(mustList(t, e)); n != 0 {
 		t.Fatalf("bad requests stored %d memories", n)
+	}
+	req, err := http.NewRequest(http.MethodPut, hs.URL+"/v1/memories", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hs.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
+		t.Fatalf("PUT /v1/memories: %d, Allow %q; want 405 and POST", resp.StatusCode, resp.Header.Get("Allow"))
 	}
 }
 
@@ -286,5 +306,52 @@ func TestBrowsersAndContentTypes(t *testing.T) {
 	resp.Body.Close()
 	if got := mustList(t, e); len(got) != 1 || got[0] != "sent like curl -d" {
 		t.Fatalf("store holds %q", got)
+	}
+}
+
+// corrupting is a client transport that puts into request bodies what a
+// careless client sends and Go's JSON encoder cannot: a byte that is not
+// UTF-8 and a lone surrogate escape.
+type corrupting struct{}
+
+func (corrupting) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		b = bytes.ReplaceAll(b, []byte("BADBYTE"), []byte("\xff"))
+		b = bytes.ReplaceAll(b, []byte("LONESURROGATE"), []byte(`\ud800`))
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestMCPHTTPRefusesBadUTF8: /mcp refuses content that decoding would
+// rewrite as U+FFFD with the CLI's refusal, as the call's error, and the
+// session goes on.
+func TestMCPHTTPRefusesBadUTF8(t *testing.T) {
+	hs, e := server(t, "", "")
+	ctx := t.Context()
+	tr := &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", HTTPClient: &http.Client{Transport: corrupting{}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, c := range []struct{ content, says string }{
+		{"bad BADBYTE", "content: is not valid UTF-8: send UTF-8 text"},
+		{"bad LONESURROGATE", `content: is not valid UTF-8 (a lone UTF-16 high surrogate \ud800)`},
+	} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": c.content}})
+		if err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("store_memory %q over /mcp: %v %+v, want an error saying %q", c.content, err, res, c.says)
+		}
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": "good after bad"}}); err != nil || res.IsError {
+		t.Fatalf("store_memory after the refusals: %v %+v", err, res)
+	}
+	if got := mustList(t, e); len(got) != 1 || got[0] != "good after bad" {
+		t.Fatalf("store holds %q, want only the good memory", got)
 	}
 }

@@ -177,7 +177,7 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 // JSON-RPC error and the session goes on (lineFilter).
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	out := &syncWriter{w: w}
-	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: readCloser{newLineFilter(r, out)}, Writer: out})
+	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: readCloser{newLineFilter(r, out)}, Writer: out, MaxLineLength: maxLine + 64<<10})
 }
 
 type readCloser struct{ io.Reader }
@@ -220,9 +220,50 @@ func (s *Server) HTTPHandler() http.Handler {
 				return
 			}
 		}
+		if r.Method == http.MethodPost && !checkBodyUTF8(w, r) {
+			return
+		}
 		h.ServeHTTP(w, r)
 	})
 	return http.NewCrossOriginProtection().Handler(check)
+}
+
+// maxHTTPBody bounds a POST body /mcp reads to check it, as lineFilter
+// bounds a stdio line.
+const maxHTTPBody = maxLine
+
+// checkBodyUTF8 refuses a POST body that encoding/json would silently
+// change (record.CheckRawJSON) with the JSON-RPC error lineFilter gives on
+// stdio, and otherwise puts the body back for the SDK. It reports whether
+// the request goes on.
+func checkBodyUTF8(w http.ResponseWriter, r *http.Request) bool {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHTTPBody))
+	if err != nil {
+		http.Error(w, fmt.Sprintf("reading the body: %v", err), http.StatusRequestEntityTooLarge)
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	verr := record.CheckRawJSON(b)
+	if verr == nil {
+		return true
+	}
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	_ = json.Unmarshal(b, &m) // a body that is no message answers with id null
+	out, err := json.Marshal(errorAnswer(m.ID, codeInvalidParams, "Invalid params: "+verr.Error()))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	status := http.StatusOK // the request's answer: a client takes it as its call's error, and its session goes on
+	if len(m.ID) == 0 || string(m.ID) == "null" {
+		status = http.StatusBadRequest
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(out) // the client is gone if this fails
+	return false
 }
 
 // maxPinned bounds the projects one HTTP server makes pinned servers for.

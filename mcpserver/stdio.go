@@ -9,21 +9,37 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cgraph/cgraph/record"
 )
 
 // JSON-RPC 2.0 error codes for what never reaches the SDK.
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602
 )
+
+// maxLine is the longest line lineFilter passes on (16 MiB, as the SDK's
+// own default); a longer one is answered with an error and skipped. The
+// SDK's transport is given a larger bound, so it never ends the session
+// on a line lineFilter let through.
+const maxLine = mcp.DefaultMaxLineLength
 
 // lineFilter sits between stdin and the SDK's stdio transport. The SDK ends
 // the session on the first line it cannot decode; a client that sends one
 // broken line would lose its server. lineFilter passes on only lines that
 // decode as JSON-RPC messages (or batches of them) and answers every other
 // line itself, as JSON-RPC 2.0 asks: -32700 for text that is not JSON,
-// -32600 for JSON that is not a request, both with id null. Blank lines are
-// dropped. It must not change a valid line.
+// -32600 for JSON that is not a request, both with id null. It answers
+// too what the SDK would end the session on or silently change: a batch
+// (MCP has none since 2025-06-18) gets -32600 for each of its requests, in
+// an array as a batch's answer; a line over maxLine gets -32600 with id
+// null; a message with bytes that are not UTF-8 or a lone surrogate escape
+// (which encoding/json turns into U+FFFD) gets -32602 with its id and the
+// refusal record.CheckRawJSON words. Blank lines are dropped. It must not
+// change a valid line.
 type lineFilter struct {
 	src     *bufio.Reader
 	out     *syncWriter
@@ -40,13 +56,36 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 		if f.err != nil {
 			return 0, f.err
 		}
-		line, err := f.src.ReadBytes('\n')
+		line, tooLong, err := f.readLine()
 		if err != nil {
 			f.err = err
 		}
+		if tooLong {
+			msg := fmt.Sprintf("Invalid Request: the line is over %d bytes (16 MiB), the most one message may take: store large content in several memories", maxLine)
+			if werr := f.out.writeError(nil, codeInvalidRequest, msg); werr != nil {
+				return 0, werr
+			}
+			continue
+		}
 		if msg := bytes.TrimSpace(line); len(msg) > 0 {
 			if code, why := checkMessage(msg); code != 0 {
-				if werr := f.out.writeError(code, why); werr != nil {
+				if werr := f.out.writeError(nil, code, why); werr != nil {
+					return 0, werr
+				}
+				continue
+			}
+			if msg[0] == '[' {
+				if werr := f.out.refuseBatch(msg); werr != nil {
+					return 0, werr
+				}
+				continue
+			}
+			if verr := record.CheckRawJSON(msg); verr != nil {
+				var m struct {
+					ID json.RawMessage `json:"id"`
+				}
+				_ = json.Unmarshal(msg, &m) // checkMessage decoded it: the id is there or absent
+				if werr := f.out.writeError(m.ID, codeInvalidParams, "Invalid params: "+verr.Error()); werr != nil {
 					return 0, werr
 				}
 				continue
@@ -57,6 +96,23 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 	n := copy(p, f.pending)
 	f.pending = f.pending[n:]
 	return n, nil
+}
+
+// readLine reads one line, newline included; a line over maxLine is read
+// to its end and dropped (tooLong), so it never sits in memory whole.
+func (f *lineFilter) readLine() (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := f.src.ReadSlice('\n')
+		if !tooLong && len(line)+len(chunk) > maxLine {
+			tooLong, line = true, nil
+		}
+		if !tooLong {
+			line = append(line, chunk...)
+		}
+		if err != bufio.ErrBufferFull {
+			return line, tooLong, err
+		}
+	}
 }
 
 // checkMessage returns 0 for a line the SDK can take, else the JSON-RPC
@@ -99,8 +155,43 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 
 func (s *syncWriter) Close() error { return nil }
 
-func (s *syncWriter) writeError(code int, msg string) error {
-	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+// errorAnswer is a JSON-RPC 2.0 error answer to the request with id (null
+// when id is empty).
+func errorAnswer(id json.RawMessage, code int, msg string) map[string]any {
+	var v any = id
+	if len(id) == 0 {
+		v = nil
+	}
+	return map[string]any{"jsonrpc": "2.0", "id": v, "error": map[string]any{"code": code, "message": msg}}
+}
+
+// refuseBatch answers a batch (checkMessage passed it): an array of
+// -32600 errors, one per request (an element with an id), or one error
+// with id null when it holds notifications only.
+func (s *syncWriter) refuseBatch(line []byte) error {
+	const msg = "Invalid Request: batching is not supported: send one JSON-RPC 2.0 message per line"
+	var batch []struct {
+		ID json.RawMessage `json:"id"`
+	}
+	_ = json.Unmarshal(line, &batch) // checkMessage decoded every element
+	var answers []any
+	for _, m := range batch {
+		if len(m.ID) > 0 && string(m.ID) != "null" {
+			answers = append(answers, errorAnswer(m.ID, codeInvalidRequest, msg))
+		}
+	}
+	if len(answers) == 0 {
+		return s.writeError(nil, codeInvalidRequest, msg)
+	}
+	return s.writeJSON(answers)
+}
+
+func (s *syncWriter) writeError(id json.RawMessage, code int, msg string) error {
+	return s.writeJSON(errorAnswer(id, code, msg))
+}
+
+func (s *syncWriter) writeJSON(v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}

@@ -58,6 +58,15 @@ func (e *Store) Backup(ctx context.Context, dir string) (err error) {
 	if err := cp.CreateCheckpoint(abs, 0); err != nil {
 		return fmt.Errorf("back up %s into %s: %w", e.dir, abs, err)
 	}
+	// A backup is a store of its own: a server of the original must not
+	// answer for it, nor it for the original.
+	bs, err := openRocks(abs, rocksWrite)
+	if err != nil {
+		return fmt.Errorf("back up %s into %s: give the backup its identity: %w", e.dir, abs, err)
+	}
+	if err := errors.Join(putNewID(bs), bs.close()); err != nil {
+		return fmt.Errorf("back up %s into %s: %w", e.dir, abs, err)
+	}
 	if err := writeMarker(abs); err != nil {
 		return fmt.Errorf("back up %s into %s: %w", e.dir, abs, err)
 	}

@@ -140,6 +140,7 @@ func (b *Batch) Add(n record.NewMemory) (record.Memory, error) {
 	b.put(FamDocnums, docnumIDKey(m.ID), docKey(m.DocNum))
 	b.put(FamDocnums, docnumDocKey(m.DocNum), m.ID[:])
 	b.put(FamCreated, createdKey(m.CreatedAt, m.ID), nil)
+	b.put(FamContent, contentKey(contentHash(m.Project, m.Content), m.ID), nil)
 	b.next++
 	b.count++
 	return m, nil
@@ -184,7 +185,7 @@ func (b *Batch) Delete(id record.ID) (record.Memory, error) {
 	if err != nil {
 		return record.Memory{}, err
 	}
-	ref := memoryRef{id: m.ID, doc: m.DocNum, session: m.Session, seq: m.Sequence, createdAt: m.CreatedAt}
+	ref := refOf(&m)
 	for f, info := range families {
 		if info.keys == nil {
 			continue
@@ -241,7 +242,7 @@ func (b *Batch) check(f Family, key []byte) bool {
 	switch {
 	case f.known() != nil:
 		b.bad = errors.Join(b.bad, f.known())
-	case f == FamMemories || f == FamDocnums || f == FamCreated || f == FamSequence:
+	case f == FamMemories || f == FamDocnums || f == FamCreated || f == FamSequence || f == FamContent:
 		b.bad = errors.Join(b.bad, fmt.Errorf("family %s holds records and their indexes: write them with Batch.Add and Batch.Delete", families[f].name))
 	case f == FamDefault && !isSlotKey(key):
 		b.bad = errors.Join(b.bad, fmt.Errorf("default/%q is store metadata: only keys under %q may be written", key, SlotKeyPrefix))

@@ -79,7 +79,7 @@ func checkStore(ctx context.Context, r kvReader) error {
 		if uint64(m.DocNum) >= next {
 			bad("memory %s has docnum %d, not below meta/next_docnum %d", m.ID, m.DocNum, next)
 		}
-		ref := memoryRef{id: m.ID, doc: m.DocNum, session: m.Session, seq: m.Sequence, createdAt: m.CreatedAt}
+		ref := refOf(&m)
 		for f, info := range families {
 			if info.keys != nil {
 				for _, k := range info.keys(ref) {
@@ -88,7 +88,7 @@ func checkStore(ctx context.Context, r kvReader) error {
 			}
 		}
 	}
-	exact := map[Family]bool{FamMemories: true, FamDocnums: true, FamCreated: true, FamSequence: true}
+	exact := map[Family]bool{FamMemories: true, FamDocnums: true, FamCreated: true, FamSequence: true, FamContent: true}
 	for f, info := range families {
 		if info.keys == nil {
 			continue

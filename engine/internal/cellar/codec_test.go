@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -264,11 +265,11 @@ func FuzzKeys(f *testing.F) {
 	})
 }
 
-// TestFormatConstants pins every on-disk number and name of format v2.
+// TestFormatConstants pins every on-disk number and name of format v3.
 // If this fails you changed the format: restore the constant, or add a new
 // format version with a migration (FORMAT.md, "Versions").
 func TestFormatConstants(t *testing.T) {
-	if FormatVersion != 2 || recordMagic != 0xC6 || recordVersion1 != 1 || recordVersion2 != 2 || storeMagic != "cgraph-store" {
+	if FormatVersion != 3 || recordMagic != 0xC6 || recordVersion1 != 1 || recordVersion2 != 2 || storeMagic != "cgraph-store" {
 		t.Fatalf("format constants changed: version %d, record magic %#x, record versions %d %d, store magic %q",
 			FormatVersion, recordMagic, recordVersion1, recordVersion2, storeMagic)
 	}
@@ -289,14 +290,18 @@ func TestFormatConstants(t *testing.T) {
 	wantFamilies := []string{"default", "memories", "fingerprints", "docnums", "created_index", "sequence",
 		"e1_matryoshka_128", "e1_semantic", "e5_cause", "e5_effect", "e7_code", "e8_source", "e8_target",
 		"e9_hdc", "e10_intent", "e10_context", "e11_entity", "e6_sparse_inverted", "e13_splade_inverted",
-		"e12_late_interaction", "topic_profiles", "synergy_matrix", "history", "relations", "pending"}
+		"e12_late_interaction", "topic_profiles", "synergy_matrix", "history", "relations", "pending", "content_hash"}
 	if !reflect.DeepEqual(FamilyNames(), wantFamilies) {
 		t.Fatalf("families changed: %v", FamilyNames())
 	}
+	// content_hash: SHA-256 of project, 0, content with white space collapsed.
+	if h := contentHash("p", "  one\ttwo\n"); hex.EncodeToString(h[:]) != "4e95dd78e92b9313a8a77de7e6cf80b6108c02b1d07b7c80f62e92bd146504e5" {
+		t.Fatalf("content hash changed: %x", h)
+	}
 	meta := []string{string(metaMagicKey), string(metaFormatKey), string(metaCreatedByKey), string(metaNextDocNumKey), string(metaMemoryCountKey)}
 	wantMeta := []string{"meta/magic", "meta/format_version", "meta/created_by", "meta/next_docnum", "meta/memory_count"}
-	if !reflect.DeepEqual(meta, wantMeta) {
-		t.Fatalf("meta keys changed: %v", meta)
+	if !reflect.DeepEqual(meta, wantMeta) || string(metaStoreIDKey) != "meta/store_id" {
+		t.Fatalf("meta keys changed: %v, %s", meta, metaStoreIDKey)
 	}
 	if docnumByIDPrefix != 'i' || docnumByDocPrefix != 'd' {
 		t.Fatal("docnums prefixes changed")

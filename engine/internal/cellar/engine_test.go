@@ -338,7 +338,7 @@ func addFilled(t testing.TB, e *Store, n record.NewMemory) record.Memory {
 // that Add did not write.
 func fill(t testing.TB, b *Batch, m record.Memory) {
 	t.Helper()
-	ref := memoryRef{id: m.ID, doc: m.DocNum, session: m.Session, seq: m.Sequence, createdAt: m.CreatedAt}
+	ref := refOf(&m)
 	for f, info := range families {
 		if info.keys == nil {
 			continue

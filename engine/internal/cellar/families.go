@@ -7,8 +7,8 @@ import (
 	"github.com/cgraph/cgraph/record"
 )
 
-// The column families of format version 2, in this build's table order
-// (history and relations are new in version 2).
+// The column families of format version 3, in this build's table order
+// (history and relations are new in version 2, content_hash in version 3).
 // Names are on-disk format (FORMAT.md): never rename one without a migration.
 const (
 	FamDefault Family = iota
@@ -36,6 +36,7 @@ const (
 	FamHistory
 	FamRelations
 	FamPending
+	FamContent
 	numFamilies
 )
 
@@ -47,6 +48,13 @@ type memoryRef struct {
 	session   string
 	seq       uint64
 	createdAt time.Time
+	content   [32]byte // contentHash of its project and content
+}
+
+// refOf is what locates every key m owns.
+func refOf(m *record.Memory) memoryRef {
+	return memoryRef{id: m.ID, doc: m.DocNum, session: m.Session, seq: m.Sequence, createdAt: m.CreatedAt,
+		content: contentHash(m.Project, m.Content)}
 }
 
 // familyInfo describes one column family.
@@ -103,6 +111,12 @@ var families = [numFamilies]familyInfo{
 	// pending holds, per doc, the slots a deferred write left to the
 	// background filler (engine Options.DeferSlots).
 	FamPending: {name: "pending", keys: byDoc},
+	// content_hash (v3) finds a memory's exact copies in its project: the
+	// hash of the project and the content with white space collapsed, then
+	// the memory's id.
+	FamContent: {name: "content_hash", keys: func(r memoryRef) [][]byte {
+		return [][]byte{contentKey(r.content, r.id)}
+	}},
 }
 
 // familyNames returns the names of all families in table order.

@@ -1,6 +1,7 @@
 package cellar
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"time"
@@ -86,4 +87,24 @@ func prefixEnd(p []byte) []byte {
 		}
 	}
 	return nil
+}
+
+// contentHash is SHA-256 of the project, a zero byte and the content with
+// white space collapsed (record.NormalizeContent): two memories of one
+// project have the same hash when their contents are equal in the README's
+// sense. A project name holds no zero byte (record.CheckProject).
+func contentHash(project, content string) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(project))
+	h.Write([]byte{0})
+	h.Write([]byte(record.NormalizeContent(content)))
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// contentKey is the content hash + the memory id (48 bytes), the key of
+// content_hash; its value is empty.
+func contentKey(hash [32]byte, id record.ID) []byte {
+	return append(append(make([]byte, 0, 48), hash[:]...), id[:]...)
 }

@@ -46,6 +46,10 @@ func (b *Batch) Replace(m record.Memory) (updated, old record.Memory, err error)
 	b.edited = true
 	b.put(FamHistory, historyKey(old.ID, old.Revision), encodeRecord(nil, &old))
 	b.put(FamMemories, m.ID[:], encodeRecord(nil, &m))
+	if was, is := contentHash(old.Project, old.Content), contentHash(m.Project, m.Content); was != is {
+		b.del(FamContent, contentKey(was, m.ID))
+		b.put(FamContent, contentKey(is, m.ID), nil)
+	}
 	return m, old, nil
 }
 

@@ -62,6 +62,9 @@ func openWriter(dir string, exists bool, createdBy string) (*rocksStore, error) 
 		if err := writeMeta(s, createdBy); err != nil {
 			return nil, errors.Join(err, s.close())
 		}
+		if err := putNewID(s); err != nil {
+			return nil, errors.Join(err, s.close())
+		}
 		if err := writeMarker(dir); err != nil {
 			return nil, errors.Join(err, s.close())
 		}
@@ -99,6 +102,9 @@ func openWriter(dir string, exists bool, createdBy string) (*rocksStore, error) 
 			return nil, errors.Join(err, s.close())
 		}
 	}
+	if err := ensureID(s); err != nil {
+		return nil, errors.Join(err, s.close())
+	}
 	if !d.marker {
 		if err := writeMarker(dir); err != nil {
 			return nil, errors.Join(err, s.close())
@@ -126,16 +132,23 @@ func writeMeta(s *rocksStore, createdBy string) error {
 	return nil
 }
 
-// upgradeFormat records FormatVersion in a store of an older version once
-// its missing families exist. Version 2 only adds record fields and
-// families, which readers of version 2 read in old records as their
-// defaults (FORMAT.md, "Versions"), so nothing else is rewritten; builds
-// that read only version 1 then refuse the store instead of misreading
-// its new records.
+// upgradeFormat brings a store of an older version to FormatVersion once
+// its missing families exist, and records the version last (fsynced), so
+// that an interrupted upgrade is redone on the next writer open. Version 2
+// only added record fields and families, which readers of version 2 read
+// in old records as their defaults (FORMAT.md, "Migrations"), so nothing
+// is rewritten; version 3 fills content_hash from the records
+// (buildContentIndex). Builds that read only older versions then refuse
+// the store instead of misreading or failing to maintain it.
 func upgradeFormat(s *rocksStore) error {
 	v, ok, err := s.get(FamDefault, metaFormatKey)
 	if err != nil || !ok || len(v) != 4 || binary.BigEndian.Uint32(v) >= FormatVersion {
 		return err
+	}
+	if binary.BigEndian.Uint32(v) < 3 {
+		if err := buildContentIndex(s); err != nil {
+			return fmt.Errorf("upgrade the store to format version 3: %w", err)
+		}
 	}
 	b := s.newBatch()
 	defer b.destroy()

@@ -28,7 +28,8 @@ func (r RecordRepair) Changed() bool { return r.Counters || r.IndexKeys+r.Orphan
 // from the records that are stored, in one batch: meta/memory_count (the
 // number of records), meta/next_docnum (kept, or raised above the highest
 // doc number stored: doc numbers are never reused), the docnums,
-// created_index and sequence families (exactly the keys Check expects),
+// created_index, sequence and content_hash families (exactly the keys
+// Check expects),
 // and it deletes the keys of every family keyed per memory that belong to
 // no stored memory. It is what is left to do after writes were lost
 // (a deleted log file: the later writes of a memory can outlive its
@@ -55,7 +56,7 @@ func (e *Store) RepairRecords(ctx context.Context) (RecordRepair, error) {
 		return rep, err
 	}
 	// want holds every key the record indexes must have, with its value.
-	want := map[Family]map[string][]byte{FamDocnums: {}, FamCreated: {}, FamSequence: {}}
+	want := map[Family]map[string][]byte{FamDocnums: {}, FamCreated: {}, FamSequence: {}, FamContent: {}}
 	owned := make([]map[string]bool, numFamilies)
 	for f := range owned {
 		owned[f] = map[string]bool{}
@@ -67,7 +68,8 @@ func (e *Store) RepairRecords(ctx context.Context) (RecordRepair, error) {
 		if m.Session != "" {
 			want[FamSequence][string(sequenceKey(m.Session, m.Sequence))] = m.ID[:]
 		}
-		ref := memoryRef{id: m.ID, doc: m.DocNum, session: m.Session, seq: m.Sequence, createdAt: m.CreatedAt}
+		ref := refOf(&m)
+		want[FamContent][string(contentKey(ref.content, m.ID))] = []byte{}
 		for f, info := range families {
 			if info.keys != nil {
 				for _, k := range info.keys(ref) {

@@ -67,7 +67,7 @@ func (e *Store) Salvage(ctx context.Context, f Family) (SalvageReport, error) {
 		if err != nil || !bytes.Equal(k, m.ID[:]) {
 			return
 		}
-		for _, key := range families[f].keys(memoryRef{id: m.ID, doc: m.DocNum, session: m.Session, seq: m.Sequence, createdAt: m.CreatedAt}) {
+		for _, key := range families[f].keys(refOf(&m)) {
 			owned[string(key)] = m.ID
 		}
 	})

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/google/uuid"
+
 	"github.com/cgraph/cgraph/record"
 )
 
 // FormatVersion is the on-disk format this build writes (FORMAT.md). A store
 // with a higher version is refused with record.ErrNewerFormat; a writer
 // opening a store of an older version upgrades it (FORMAT.md, "Versions").
-const FormatVersion uint32 = 2
+const FormatVersion uint32 = 3
 
 // Store is one open store. It is safe for concurrent use: writes are
 // serialised by one mutex (one writer process, one write at a time); reads
@@ -24,6 +26,7 @@ type Store struct {
 	opts Options
 	kv   kvStore
 	lock *writerLock // nil when read-only
+	id   uuid.UUID   // meta/store_id, read at Open; zero when the store has none yet
 
 	closeMu sync.RWMutex // held shared by every call, exclusively by Close
 	closed  bool
@@ -53,6 +56,9 @@ func Open(dir string, opts Options) (*Store, error) {
 		if e.kv, err = openReader(dir); err != nil {
 			return nil, err
 		}
+		if err := e.loadID(); err != nil {
+			return nil, errors.Join(err, e.kv.close())
+		}
 		return e, nil
 	}
 	if e.lock, err = acquireWriterLock(dir); err != nil {
@@ -65,6 +71,9 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, errors.Join(err, e.lock.release())
 	}
 	if err := e.loadCounters(); err != nil {
+		return nil, errors.Join(err, e.kv.close(), e.lock.release())
+	}
+	if err := e.loadID(); err != nil {
 		return nil, errors.Join(err, e.kv.close(), e.lock.release())
 	}
 	return e, nil
