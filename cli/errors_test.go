@@ -69,6 +69,8 @@ func TestBadInput(t *testing.T) {
 		{"read-only write", "", []string{"add", "x", "--read-only"}, ExitUsage, []string{"--read-only was given", "drop --read-only"}},
 		{"read-only init", "", []string{"init", "--read-only"}, ExitUsage, []string{"init creates a store", "drop --read-only"}},
 		{"samples into a used store", "", []string{"init", "--samples"}, ExitUsage, []string{"already holds 1 memories", "new directory"}},
+		{"search bad type", "", []string{"search", "q", "--type", "opinion"}, ExitUsage, []string{`unknown type "opinion"`, "use one of code"}},
+		{"link bad relation type", "", []string{"link", absent, absent, "--type", "blames"}, ExitUsage, []string{`unknown relation type "blames"`, "use one of"}},
 	}
 	mustRun(t, "", "--db", db, "add", "the one memory")
 	for _, c := range cases {
@@ -78,6 +80,9 @@ func TestBadInput(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr %q", r.code, c.code, r.stderr)
 			}
 			checkMessage(t, r.stderr, c.want)
+			if n := strings.Count(r.stderr, "use one of"); n > 1 {
+				t.Errorf("the fix is said %d times: %q", n, r.stderr)
+			}
 			if r.stdout != "" && c.args[0] != "init" {
 				t.Errorf("stdout on error: %q", r.stdout)
 			}

@@ -56,7 +56,7 @@ func (f filterFlags) filter(project string, now time.Time) (record.Filter, error
 	for _, t := range f.types {
 		typ, err := record.ParseType(t)
 		if err != nil {
-			return out, &UsageError{Problem: "--type: " + err.Error(), Fix: "use one of " + typeList()}
+			return out, &UsageError{Problem: fmt.Sprintf("--type: unknown type %q", t), Fix: "use one of " + typeList()}
 		}
 		out.Types = append(out.Types, typ)
 	}
@@ -245,7 +245,7 @@ type relationFlags struct {
 // resolves FROM and TO: what link and unlink share. The caller closes e.
 func (a *App) openPair(f relationFlags, args []string) (e *engine.Engine, from, to record.ID, t record.RelationType, err error) {
 	if t, err = record.ParseRelationType(f.typ); err != nil {
-		return nil, from, to, t, &UsageError{Problem: "--type: " + err.Error(), Fix: "use one of " + record.RelationTypeNames()}
+		return nil, from, to, t, &UsageError{Problem: fmt.Sprintf("--type: unknown relation type %q", f.typ), Fix: "use one of " + record.RelationTypeNames()}
 	}
 	if e, err = a.OpenRecords(true); err != nil {
 		return nil, from, to, t, err
