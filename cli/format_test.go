@@ -20,7 +20,7 @@ func TestNewerFormatStore(t *testing.T) {
 		if r.code != ExitError {
 			t.Fatalf("%v: exit %d, stderr %q", args, r.code, r.stderr)
 		}
-		checkMessage(t, r.stderr, []string{"format version 99", "reads versions up to 2", "upgrade cgraph"})
+		checkMessage(t, r.stderr, []string{"format version 99", "reads versions up to 3", "upgrade cgraph"})
 	}
 	setFormatVersion(t, db, 1)
 	if out := mustRun(t, "", "--db", db, "list").stdout; !strings.Contains(out, "written by v1") || strings.Count(out, "\n") != 1 {
