@@ -10,7 +10,6 @@ import (
 
 	"github.com/cgraph/cgraph/bench"
 	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/profiles"
 )
 
 // ablateRow is one line of `bench ablate --json`: the profile without one
@@ -81,12 +80,12 @@ func (a *App) ablate(f ablateFlags) (err error) {
 	if f.mode != "pipeline" && f.mode != "multi_space" {
 		return usagef("give pipeline or multi_space", "--mode %q", f.mode)
 	}
-	var p profiles.Profile
+	var p engine.Profile
 	if f.profileFile != "" {
-		if p, err = profiles.LoadFile(f.profileFile); err != nil {
+		if p, err = engine.LoadProfileFile(f.profileFile); err != nil {
 			return &UsageError{Problem: err.Error()}
 		}
-	} else if p, err = profiles.Lookup(f.profile); err != nil {
+	} else if p, err = engine.BuiltinProfile(f.profile); err != nil {
 		return &UsageError{Problem: err.Error(), Fix: "see `cgraph profiles`"}
 	}
 	abl, err := bench.Ablations(p)
@@ -98,7 +97,7 @@ func (a *App) ablate(f ablateFlags) (err error) {
 	if err != nil {
 		return fmt.Errorf("bench ablate: %w", err)
 	}
-	custom := map[string]profiles.Profile{p.Name: p}
+	custom := map[string]engine.Profile{p.Name: p}
 	runs := []bench.RunSpec{{Mode: f.mode, Profile: p.Name}}
 	for _, ab := range abl {
 		custom[ab.Profile.Name] = ab.Profile

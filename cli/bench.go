@@ -14,11 +14,8 @@ import (
 
 	"github.com/cgraph/cgraph/bench"
 	"github.com/cgraph/cgraph/bench/storeretriever"
-	"github.com/cgraph/cgraph/embedders/neural"
 	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/models/runtime"
-	"github.com/cgraph/cgraph/profiles"
 )
 
 func init() { register(newBenchCmd) }
@@ -197,7 +194,7 @@ func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Re
 	if err != nil {
 		return nil, bench.Repro{}, nil, &UsageError{Problem: err.Error()}
 	}
-	reg, closeReg, err := neural.Registry(a.Context(), neural.Config{ModelsDir: a.ModelsDir, Device: dev})
+	reg, closeReg, err := engine.LoadModels(a.Context(), engine.ModelsConfig{ModelsDir: a.ModelsDir, Device: dev})
 	if err != nil {
 		return nil, bench.Repro{}, nil, fmt.Errorf("bench run: load embedders from %s: %w", a.ModelsDir, err)
 	}
@@ -206,7 +203,7 @@ func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Re
 		return nil, bench.Repro{}, nil, errors.Join(err, closeRegistry(closeReg))
 	}
 	for _, st := range reg.Statuses() {
-		if st.State == fingerprint.StatusUnavailable {
+		if st.State == engine.SlotUnavailable {
 			a.Warnf("bench: a slot is unavailable: %s", st.Reason)
 		}
 	}
@@ -259,7 +256,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 				return usagef("give the set directory, e.g. one written by `cgraph bench prepare`", "--data is missing")
 			}
 			if i := slices.Index(f.profiles, "all"); i >= 0 { // all = every built-in, beside any profile files
-				f.profiles = slices.Concat(f.profiles[:i], profiles.Names(), f.profiles[i+1:])
+				f.profiles = slices.Concat(f.profiles[:i], engine.ProfileNames(), f.profiles[i+1:])
 			}
 			custom, err := benchProfiles(f.profiles)
 			if err != nil {
@@ -317,7 +314,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 			for _, p := range f.profiles {
 				pr, ok := custom[p]
 				if !ok {
-					pr, _ = profiles.Lookup(p) // validated by benchProfiles
+					pr, _ = engine.BuiltinProfile(p) // validated by benchProfiles
 				}
 				ws := map[string]float64{}
 				for _, s := range pr.Weights.Active() {
@@ -361,7 +358,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.StringVar(&f.queries, "queries", "", "queries file (default <data>/queries.jsonl; a bare name is looked up in --data)")
 	fl.StringVar(&f.qrels, "qrels", "", "qrels file, BEIR TSV or TREC (qid 0 docid rel), may be .gz (default <data>/qrels/<split>.tsv)")
 	fl.StringVar(&f.split, "split", "test", "qrels split")
-	fl.StringSliceVar(&f.profiles, "profiles", []string{profiles.Default}, "profiles for the multi_space and pipeline modes: built-in names, profile files (.toml, .yaml; e.g. from `profiles learn`), or all = every built-in profile")
+	fl.StringSliceVar(&f.profiles, "profiles", []string{engine.DefaultProfile}, "profiles for the multi_space and pipeline modes: built-in names, profile files (.toml, .yaml; e.g. from `profiles learn`), or all = every built-in profile")
 	fl.StringSliceVar(&f.modes, "modes", []string{"pipeline"}, "modes: "+strings.Join(bench.Modes, ", "))
 	fl.StringSliceVar(&f.embedders, "embedders", nil, "primary slots for embedder_first, e.g. E6,E7")
 	fl.StringVar(&f.direction, "direction", "", "causes or effects, for causal searches")
@@ -635,20 +632,20 @@ func unique(xs []string) []string {
 // benchProfiles resolves --profiles in place: built-in names stay, and a
 // profile file (.toml, .yaml, .yml — a learned profile, say) is read and
 // replaced by its name. It returns the file profiles by name.
-func benchProfiles(names []string) (map[string]profiles.Profile, error) {
-	custom := map[string]profiles.Profile{}
+func benchProfiles(names []string) (map[string]engine.Profile, error) {
+	custom := map[string]engine.Profile{}
 	for i, n := range names {
-		if _, err := profiles.FormatOf(n); err != nil {
-			if _, err := profiles.Lookup(n); err != nil {
+		if _, err := engine.ProfileFormatOf(n); err != nil {
+			if _, err := engine.BuiltinProfile(n); err != nil {
 				return nil, &UsageError{Problem: err.Error(), Fix: "name a built-in profile (see `cgraph profiles`) or a profile file ending in .toml or .yaml"}
 			}
 			continue
 		}
-		p, err := profiles.LoadFile(n)
+		p, err := engine.LoadProfileFile(n)
 		if err != nil {
 			return nil, &UsageError{Problem: "--profiles: " + err.Error()}
 		}
-		if _, err := profiles.Lookup(p.Name); err == nil {
+		if _, err := engine.BuiltinProfile(p.Name); err == nil {
 			return nil, usagef("rename the profile in the file", "--profiles: %s names its profile %q, a built-in name", n, p.Name)
 		}
 		if _, dup := custom[p.Name]; dup || p.Name == bench.RRFProfileName {

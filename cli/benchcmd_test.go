@@ -15,8 +15,7 @@ import (
 	"unicode"
 
 	"github.com/cgraph/cgraph/bench"
-	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/engine"
 )
 
 const tinySet = "../bench/testdata/tiny"
@@ -338,12 +337,12 @@ func TestProfilesLearn(t *testing.T) {
 	if got.Profile != "learned_tiny" || got.Queries < 4 || got.CV.Mean <= 0 || got.CV.Low > got.CV.Mean || got.BaseCV.Mean <= 0 || len(got.FoldWeights) != 2 {
 		t.Fatalf("learn report %+v", got)
 	}
-	p, err := profiles.LoadFile(out)
+	p, err := engine.LoadProfileFile(out)
 	if err != nil {
 		t.Fatalf("the learned file does not load: %v", err)
 	}
-	base, _ := profiles.Lookup("pipeline_full")
-	if p.Name != "learned_tiny" || !p.Staged || p.Weights.Get(fingerprint.E13) != base.Weights.Get(fingerprint.E13) {
+	base, _ := engine.BuiltinProfile("pipeline_full")
+	if p.Name != "learned_tiny" || !p.Staged || p.Weights.Get(engine.E13) != base.Weights.Get(engine.E13) {
 		t.Errorf("learned profile %+v", p)
 	}
 
@@ -367,7 +366,7 @@ func TestProfilesLearn(t *testing.T) {
 	if run == nil || len(run.Stages) == 0 || run.Stages[0].Queries != 3 || rep.Repro.ProfileWeights["held_out"]["E1"] <= 0 {
 		t.Errorf("bench run lacks the learned profile: run %+v, weights %v", run, rep.Repro.ProfileWeights)
 	}
-	for _, name := range profiles.Names() { // all,FILE: every built-in beside the file
+	for _, name := range engine.ProfileNames() { // all,FILE: every built-in beside the file
 		if run, _ := rep.Run("pipeline:" + name); run == nil {
 			t.Errorf("--profiles all,FILE: no run of %s", name)
 		}
@@ -405,7 +404,7 @@ func TestBenchAblate(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatalf("stdout: %v\n%s", err, stdout)
 	}
-	p, _ := profiles.Lookup("code_search")
+	p, _ := engine.BuiltinProfile("code_search")
 	var fused []string
 	for _, s := range p.Weights.Active() {
 		if s.Fused() {

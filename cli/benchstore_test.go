@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/bench"
-	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/internal/testdir"
 	"github.com/cgraph/cgraph/models"
 )
@@ -123,11 +123,11 @@ func TestBenchRunEngine(t *testing.T) {
 	if len(models13) != 13 {
 		t.Errorf("%d slots in the reproducibility block, want 13: %+v", len(models13), rep.Repro.Models)
 	}
-	if e1 := models13["E1"]; e1.ID == "" || !hex64.MatchString(e1.SHA256) || e1.Status != fingerprint.StatusPresent.String() {
+	if e1 := models13["E1"]; e1.ID == "" || !hex64.MatchString(e1.SHA256) || e1.Status != engine.SlotPresent.String() {
 		t.Errorf("E1 model %+v: want its id, sha256 and ready", e1)
 	}
 	for _, m := range rep.Repro.Models {
-		if m.Status == fingerprint.StatusUnavailable.String() && (m.Note == "" || m.ID != "") {
+		if m.Status == engine.SlotUnavailable.String() && (m.Note == "" || m.ID != "") {
 			t.Errorf("unavailable slot %+v must say why and name no model", m)
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/modelfree"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -129,7 +129,7 @@ func mustTime(t *testing.T, s string) time.Time {
 // modelFreeEmbedders is the registry of the slots that need no model (E2–E4,
 // E6, E9, E11 sets; the rest unavailable): real fingerprints for tests of
 // the plumbing, without loading ONNX models.
-func modelFreeEmbedders(tb testing.TB) *embedders.Registry {
+func modelFreeEmbedders(tb testing.TB) *engine.Registry {
 	tb.Helper()
 	reg, err := modelfree.Registry(modelfree.Config{})
 	if err != nil {

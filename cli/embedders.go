@@ -9,9 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -106,10 +104,10 @@ func (a *App) embedderRows() (rows []embedderJSON, note string, err error) {
 }
 
 // registryRows describes slots from their embedders alone.
-func registryRows(sts []embedders.SlotStatus) []embedderJSON {
+func registryRows(sts []engine.SlotReadiness) []embedderJSON {
 	rows := make([]embedderJSON, 0, len(sts))
 	for i, st := range sts {
-		rows = append(rows, statusRow(fingerprint.Slots()[i], st))
+		rows = append(rows, statusRow(engine.Slots()[i], st))
 	}
 	return rows
 }
@@ -120,7 +118,7 @@ func storeRows(infos []engine.SlotInfo) []embedderJSON {
 	for _, si := range infos {
 		r := statusRow(si.Slot, si.Status)
 		r.Index, r.Docs, r.RAMBytes = si.Index, si.Docs, si.RAMBytes
-		if si.Stored != (fingerprint.Producer{}) {
+		if si.Stored != (engine.Producer{}) {
 			r.Stored = si.Stored.String()
 		}
 		// A slot recorded as "nothing" that has a producer now differs too:
@@ -131,21 +129,21 @@ func storeRows(infos []engine.SlotInfo) []embedderJSON {
 	return rows
 }
 
-func statusRow(slot fingerprint.SlotID, st embedders.SlotStatus) embedderJSON {
+func statusRow(slot engine.SlotID, st engine.SlotReadiness) embedderJSON {
 	r := embedderJSON{Slot: slot.String(), Name: slot.Info().Name, Status: statusWord(st.State), Reason: st.Reason,
 		Dims: st.Dims, Representation: st.Representation, Index: "-"}
-	if st.Producer != (fingerprint.Producer{}) {
+	if st.Producer != (engine.Producer{}) {
 		r.Model, r.Producer = st.Producer.Model, st.Producer.String()
 	}
 	return r
 }
 
 // statusWord is the word `cgraph embedders` uses for a slot state.
-func statusWord(s fingerprint.Status) string {
+func statusWord(s engine.SlotStatus) string {
 	switch s {
-	case fingerprint.StatusPresent:
+	case engine.SlotPresent:
 		return "ready"
-	case fingerprint.StatusFallback:
+	case engine.SlotFallback:
 		return "fallback"
 	}
 	return "unavailable"

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -97,7 +96,7 @@ func nextUpdate(h []record.Memory, i int, cur record.Memory) time.Time {
 }
 
 // fingerprintSlotJSON is one slot of `get --fingerprint --json`, from
-// fingerprint.SlotSummary.
+// engine.SlotSummary.
 type fingerprintSlotJSON struct {
 	Slot     string  `json:"slot"`
 	Status   string  `json:"status"` // present, fallback or unavailable
@@ -156,8 +155,8 @@ func (a *App) getWithFingerprint(idText string) (err error) {
 	return nil
 }
 
-func producerString(p fingerprint.Producer) string {
-	if p == (fingerprint.Producer{}) {
+func producerString(p engine.Producer) string {
+	if p == (engine.Producer{}) {
 		return ""
 	}
 	return p.String()

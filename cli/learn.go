@@ -10,8 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/bench"
-	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/engine"
 )
 
 // learnJSON is `profiles learn --json`.
@@ -83,11 +82,11 @@ func (a *App) learnProfile(f learnFlags) (err error) {
 	if f.data == "" || f.out == "" {
 		return usagef("give --data SET and --out FILE.toml", "--data and --out are required")
 	}
-	format, err := profiles.FormatOf(f.out)
+	format, err := engine.ProfileFormatOf(f.out)
 	if err != nil {
 		return &UsageError{Problem: err.Error()}
 	}
-	base, err := profiles.Lookup(f.base)
+	base, err := engine.BuiltinProfile(f.base)
 	if err != nil {
 		return &UsageError{Problem: err.Error(), Fix: "see `cgraph profiles`"}
 	}
@@ -158,7 +157,7 @@ func (a *App) learnProfile(f learnFlags) (err error) {
 	}
 	p.Description = fmt.Sprintf("learned from %s (%d queries%s) starting at %s; %d-fold CV nDCG@10 %.3f [%.3f, %.3f] vs the base's %.3f",
 		ds.Name, len(lqs), held, f.base, f.folds, res.CV.Mean, res.CV.Low, res.CV.High, res.Base.Mean)
-	body, err := profiles.Encode(p, format)
+	body, err := engine.EncodeProfile(p, format)
 	if err != nil {
 		return fmt.Errorf("profiles learn: %w", err)
 	}
@@ -188,19 +187,19 @@ func heldOut(qs []bench.Query, n int, seed uint64) []bench.Query {
 }
 
 // learnSlots parses --slots; empty means every fused slot.
-func learnSlots(names []string) ([]fingerprint.SlotID, error) {
+func learnSlots(names []string) ([]engine.SlotID, error) {
 	if len(names) == 0 {
-		var out []fingerprint.SlotID
-		for _, s := range fingerprint.Slots() {
+		var out []engine.SlotID
+		for _, s := range engine.Slots() {
 			if s.Fused() {
 				out = append(out, s)
 			}
 		}
 		return out, nil
 	}
-	var out []fingerprint.SlotID
+	var out []engine.SlotID
 	for _, n := range names {
-		s, err := fingerprint.ParseSlot(n)
+		s, err := engine.ParseSlot(n)
 		if err != nil {
 			return nil, &UsageError{Problem: "--slots: " + err.Error()}
 		}
@@ -214,12 +213,12 @@ func learnSlots(names []string) ([]fingerprint.SlotID, error) {
 
 // slotLists searches every slot on its own for every query. A slot that
 // returns nothing for every query (no model here) is left out, and said.
-func (a *App) slotLists(r bench.Retriever, qs []bench.Query, slots []fingerprint.SlotID, depth int) ([]bench.LearnQuery, []fingerprint.SlotID, error) {
+func (a *App) slotLists(r bench.Retriever, qs []bench.Query, slots []engine.SlotID, depth int) ([]bench.LearnQuery, []engine.SlotID, error) {
 	out := make([]bench.LearnQuery, len(qs))
-	found := map[fingerprint.SlotID]bool{}
+	found := map[engine.SlotID]bool{}
 	bar := a.countBar(len(qs)*len(slots), "searching each slot")
 	for i, q := range qs {
-		out[i] = bench.LearnQuery{ID: q.ID, Lists: map[fingerprint.SlotID][]bench.Ranked{}}
+		out[i] = bench.LearnQuery{ID: q.ID, Lists: map[engine.SlotID][]bench.Ranked{}}
 		for _, s := range slots {
 			ranked, _, err := r.Search(a.Context(), bench.SearchRequest{Query: q, K: depth,
 				Run: bench.RunSpec{Mode: "embedder_first", Embedder: s.String()}})
@@ -233,7 +232,7 @@ func (a *App) slotLists(r bench.Retriever, qs []bench.Query, slots []fingerprint
 			}
 		}
 	}
-	var used []fingerprint.SlotID
+	var used []engine.SlotID
 	for _, s := range slots {
 		if found[s] {
 			used = append(used, s)
@@ -244,8 +243,8 @@ func (a *App) slotLists(r bench.Retriever, qs []bench.Query, slots []fingerprint
 	return out, used, nil
 }
 
-func (a *App) printLearned(f learnFlags, ds *bench.Dataset, p profiles.Profile, used []fingerprint.SlotID, res bench.LearnResult, n int) error {
-	weights := func(w profiles.Weights) map[string]float64 {
+func (a *App) printLearned(f learnFlags, ds *bench.Dataset, p engine.Profile, used []engine.SlotID, res bench.LearnResult, n int) error {
+	weights := func(w engine.Weights) map[string]float64 {
 		m := map[string]float64{}
 		for _, s := range w.Active() {
 			m[s.String()] = w.Get(s)

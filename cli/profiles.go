@@ -8,26 +8,25 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/engine"
 )
 
 func init() { register(newProfilesCmd) }
 
 // profileJSON is one element of `profiles --json`. Weights has every slot
-// E1…E13 in slot order (profiles.Weights.MarshalJSON).
+// E1…E13 in slot order (engine.Weights.MarshalJSON).
 type profileJSON struct {
-	Name        string           `json:"name"`
-	Description string           `json:"description"`
-	Weights     profiles.Weights `json:"weights"`
-	Temporal    bool             `json:"temporal"`
-	Staged      bool             `json:"staged"`
-	E10Boost    float64          `json:"e10_boost"`
-	ExtraRecall []string         `json:"extra_recall"`
-	Builtin     bool             `json:"builtin"`
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Weights     engine.Weights `json:"weights"`
+	Temporal    bool           `json:"temporal"`
+	Staged      bool           `json:"staged"`
+	E10Boost    float64        `json:"e10_boost"`
+	ExtraRecall []string       `json:"extra_recall"`
+	Builtin     bool           `json:"builtin"`
 }
 
-func toProfileJSON(p profiles.Profile, builtin bool) profileJSON {
+func toProfileJSON(p engine.Profile, builtin bool) profileJSON {
 	j := profileJSON{Name: p.Name, Description: p.Description, Weights: p.Weights, Temporal: p.Temporal,
 		Staged: p.Staged, E10Boost: p.E10Boost, ExtraRecall: []string{}, Builtin: builtin}
 	for _, s := range p.ExtraRecall {
@@ -57,16 +56,16 @@ how a profile acts:
   cgraph profiles --file my_profile.toml`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var list []profiles.Profile
+			var list []engine.Profile
 			builtin := file == ""
 			if builtin {
-				list = profiles.Builtin()
+				list = engine.BuiltinProfiles()
 			} else {
-				p, err := profiles.LoadFile(file)
+				p, err := engine.LoadProfileFile(file)
 				if err != nil {
 					return &UsageError{Problem: fmt.Sprintf("--file: %v", err), Fix: "fix the file; `cgraph profiles --help` shows the format"}
 				}
-				list = []profiles.Profile{p}
+				list = []engine.Profile{p}
 			}
 			if a.JSON {
 				out := make([]profileJSON, 0, len(list))
@@ -86,7 +85,7 @@ how a profile acts:
 
 // printProfiles writes the profiles as a table: one row per profile, one
 // column per slot (a dot for weight 0), the flags and the description.
-func (a *App) printProfiles(list []profiles.Profile) error {
+func (a *App) printProfiles(list []engine.Profile) error {
 	width := len("profile")
 	for _, p := range list {
 		width = max(width, len(p.Name))
@@ -94,13 +93,13 @@ func (a *App) printProfiles(list []profiles.Profile) error {
 	// Right-aligned weight columns; names padded so they read left-aligned.
 	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 1, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-*s\t", width, "profile")
-	for _, s := range fingerprint.Slots() {
+	for _, s := range engine.Slots() {
 		fmt.Fprintf(tw, "%s\t", s)
 	}
 	fmt.Fprint(tw, " \t\n")
 	for _, p := range list {
 		fmt.Fprintf(tw, "%-*s\t", width, p.Name)
-		for _, s := range fingerprint.Slots() {
+		for _, s := range engine.Slots() {
 			fmt.Fprintf(tw, "%s\t", weightCell(p.Weights.Get(s)))
 		}
 		fmt.Fprintf(tw, " \t%s\n", profileFlags(p))
@@ -132,9 +131,9 @@ func weightCell(w float64) string {
 }
 
 // profileFlags is the flags column of the profiles table.
-func profileFlags(p profiles.Profile) string {
+func profileFlags(p engine.Profile) string {
 	var fs []string
-	if p.Name == profiles.Default {
+	if p.Name == engine.DefaultProfile {
 		fs = append(fs, "default")
 	}
 	if p.Temporal {

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/engine"
 )
 
 // profilesOut is `profiles --json` as a script reads it.
@@ -26,7 +25,7 @@ type profilesOut []struct {
 func TestProfilesJSON(t *testing.T) {
 	var got profilesOut
 	oneJSON(t, mustRun(t, "", "--json", "profiles").stdout, &got)
-	want := profiles.Builtin()
+	want := engine.BuiltinProfiles()
 	if len(got) != 16 || len(want) != 16 {
 		t.Fatalf("profiles --json lists %d profiles, built-ins %d; want 16", len(got), len(want))
 	}
@@ -35,18 +34,18 @@ func TestProfilesJSON(t *testing.T) {
 		if g.Name != p.Name || g.Description != p.Description || g.Temporal != p.Temporal || g.Staged != p.Staged || g.E10Boost != p.E10Boost || !g.Builtin {
 			t.Errorf("profile %d = %+v, want %+v", i, g, p)
 		}
-		if len(g.Weights) != fingerprint.NumSlots {
+		if len(g.Weights) != engine.NumSlots {
 			t.Errorf("%s has %d weights, want every slot", p.Name, len(g.Weights))
 		}
 		var sum float64
-		for _, s := range fingerprint.Slots() {
+		for _, s := range engine.Slots() {
 			w, ok := g.Weights[s.String()]
 			if !ok || w != p.Weights.Get(s) {
 				t.Errorf("%s %s = %v (present %v), want %v", p.Name, s, w, ok, p.Weights.Get(s))
 			}
 			sum += w
 		}
-		if math.Abs(sum-1) > profiles.SumTolerance {
+		if math.Abs(sum-1) > engine.ProfileSumTolerance {
 			t.Errorf("%s weights sum to %v", p.Name, sum)
 		}
 		if len(g.ExtraRecall) != len(p.ExtraRecall) {

@@ -7,7 +7,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -107,17 +107,17 @@ and can be run again. A progress bar is drawn on a terminal.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&slotNames, "slot", nil, "recompute only this slot, e.g. E1 (repeat for several; default every slot whose model changed)")
-	_ = cmd.RegisterFlagCompletionFunc("slot", cobra.FixedCompletions(slotCompletions(fingerprint.Slots()), cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
+	_ = cmd.RegisterFlagCompletionFunc("slot", cobra.FixedCompletions(slotCompletions(engine.Slots()), cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
 	return cmd
 }
 
 // parseSlots parses --slot values, refusing an unknown or repeated slot with
 // a usage error that lists the valid ones.
-func parseSlots(names []string) ([]fingerprint.SlotID, error) {
-	var out []fingerprint.SlotID
-	seen := map[fingerprint.SlotID]bool{}
+func parseSlots(names []string) ([]engine.SlotID, error) {
+	var out []engine.SlotID
+	seen := map[engine.SlotID]bool{}
 	for _, n := range names {
-		s, err := fingerprint.ParseSlot(n)
+		s, err := engine.ParseSlot(n)
 		if err != nil {
 			return nil, &UsageError{Problem: "--slot: " + err.Error(), Fix: "see `cgraph embedders`"}
 		}

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cgraph/cgraph/pipeline"
-	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -89,19 +88,19 @@ func TestSearchReportsEverySpace(t *testing.T) {
 			"--profile", "pipeline_full", "--mode", mode).stdout, &got)
 		reported := map[string]string{}
 		for _, sp := range got.Spaces {
-			if reported[sp.Slot] == "" || sp.Status != pipeline.StatusOK {
+			if reported[sp.Slot] == "" || sp.Status != engine.SpaceOK {
 				reported[sp.Slot] = sp.Status
 			}
-			if sp.Status == pipeline.StatusUnavailable && sp.Note == "" {
+			if sp.Status == engine.SpaceUnavailable && sp.Note == "" {
 				t.Errorf("%s: %s unavailable without a note", mode, sp.Slot)
 			}
 		}
-		p, _ := profiles.Lookup("pipeline_full")
+		p, _ := engine.BuiltinProfile("pipeline_full")
 		for _, s := range p.Weights.Active() {
 			if _, ok := reported[s.String()]; !ok {
 				t.Errorf("%s: weighted slot %s is not in spaces: %+v", mode, s, got.Spaces)
 			}
-			if unavailable[s.String()] && reported[s.String()] == pipeline.StatusOK {
+			if unavailable[s.String()] && reported[s.String()] == engine.SpaceOK {
 				t.Errorf("%s: %s has no model but its space is ok", mode, s)
 			}
 		}
@@ -210,7 +209,7 @@ func TestSearchSessionAnchor(t *testing.T) {
 	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", realModelsDir(t), "--json", "search", "what did the assistant answer",
 		"--profile", "sequence_navigation").stdout, &got)
 	for _, sp := range got.Spaces {
-		if sp.Slot == "E4" && (sp.Status != pipeline.StatusEmpty || !strings.Contains(sp.Note, "session")) {
+		if sp.Slot == "E4" && (sp.Status != engine.SpaceEmpty || !strings.Contains(sp.Note, "session")) {
 			t.Errorf("E4 without an anchor: %+v", sp)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/embedders/neural"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/models"
 )
 
@@ -52,7 +53,7 @@ func realModelsDir(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := neural.Models(neural.Config{Manifest: mf})
+	ids, err := neural.Models(engine.ModelsConfig{Manifest: mf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestLayers(t *testing.T) {
 			imports[strings.TrimPrefix(pkg, module)] = nil
 		}
 	}
-	for _, must := range []string{"engine", "engine/internal/cellar", "record", "internal/decbuf", "cli", "mcpserver", "pipeline"} {
+	for _, must := range append([]string{"engine", "engine/internal/cellar", "record", "internal/decbuf", "pipeline"}, faces...) {
 		if _, ok := imports[must]; !ok {
 			t.Fatalf("go list does not show package %s: the test's picture of the tree is stale", must)
 		}
@@ -47,6 +47,8 @@ func TestLayers(t *testing.T) {
 				t.Errorf("%s imports %s: the packages the engine composes must not import it", pkg, d)
 			case slices.Contains(leafPackages, pkg) && !slices.Contains(leafImports[pkg], d):
 				t.Errorf("%s imports %s: the vocabulary packages are leaves", pkg, d)
+			case face(pkg) && behindTheDoor(d):
+				t.Errorf("%s imports %s: a face reaches the engine's parts through package engine (its vocabulary.go) and ops, never directly", pkg, d)
 			}
 		}
 	}
@@ -69,6 +71,25 @@ var (
 func lowerLayer(pkg string) bool {
 	for _, p := range []string{"pipeline", "indexes", "embedders", "profiles", "fingerprint", "models", "record", "topics"} {
 		if pkg == p || strings.HasPrefix(pkg, p+"/") && pkg != "topics/topicstore" {
+			return true
+		}
+	}
+	return false
+}
+
+// faces are the packages that serve people and programs (commands, tools,
+// routes, the bench's retriever) and the operations layer under them: they
+// import engine, ops, record (and bench, models, their own helpers), never
+// the parts behind the engine.
+var faces = []string{"cli", "cmd/cgraph", "mcpserver", "httpapi", "ops", "bench/storeretriever"}
+
+func face(pkg string) bool { return slices.Contains(faces, pkg) }
+
+// behindTheDoor reports whether pkg is one of the parts the engine
+// composes, which only the engine may name.
+func behindTheDoor(pkg string) bool {
+	for _, p := range []string{"pipeline", "profiles", "fingerprint", "indexes", "embedders"} {
+		if pkg == p || strings.HasPrefix(pkg, p+"/") {
 			return true
 		}
 	}

@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"context"
 	"strings"
 
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/embedders/neural"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
@@ -56,6 +59,7 @@ const (
 	// TemporalSlots is the category of E2–E4, which act after retrieval.
 	TemporalSlots = fingerprint.Temporal
 
+	SlotMissing     = fingerprint.StatusMissing
 	SlotPresent     = fingerprint.StatusPresent
 	SlotFallback    = fingerprint.StatusFallback
 	SlotUnavailable = fingerprint.StatusUnavailable
@@ -117,7 +121,14 @@ type (
 	Stage = pipeline.Stage
 	// View is the query and document representation one probe compares.
 	View = pipeline.View
+	// Explained is a search's ranked hits with the spaces it used and its
+	// stage trace (SearchResult carries it).
+	Explained = pipeline.Result
 )
+
+// ViewBackward compares a query's second-role view with the documents'
+// first-role vectors (an effect seeking its causes).
+const ViewBackward = pipeline.ViewBackward
 
 // Space statuses and stages, as explanations name them.
 const (
@@ -159,6 +170,10 @@ func BuiltinProfiles() []Profile { return profiles.Builtin() }
 // ProfileNames lists the built-in profiles' names.
 func ProfileNames() []string { return profiles.Names() }
 
+// BuiltinProfile returns the built-in profile name; an unknown name is an
+// error naming the valid ones.
+func BuiltinProfile(name string) (Profile, error) { return profiles.Lookup(name) }
+
 // LookupProfile returns the built-in profile name ("" is DefaultProfile);
 // an unknown name is a *record.ValidationError naming the valid ones.
 func LookupProfile(name string) (Profile, error) {
@@ -192,3 +207,23 @@ func ParseWeightOverride(s string) (WeightOverride, error) { return profiles.Par
 
 // ParseWeightOverrides reads several.
 func ParseWeightOverrides(ss []string) ([]WeightOverride, error) { return profiles.ParseOverrides(ss) }
+
+// Models.
+type (
+	// Registry computes every slot's values and query views: the models
+	// of a models directory, or model-free slots only.
+	Registry = embedders.Registry
+	// SlotReadiness says whether a slot can compute now, with which model,
+	// and why not.
+	SlotReadiness = embedders.SlotStatus
+	// ModelsConfig says where the models are and on which device they run.
+	ModelsConfig = neural.Config
+)
+
+// LoadModels builds the registry of the models installed in
+// cfg.ModelsDir (a slot whose model is missing is unavailable and says
+// why); close releases the model sessions after the engine using it is
+// closed.
+func LoadModels(ctx context.Context, cfg ModelsConfig) (r *Registry, close func() error, err error) {
+	return neural.Registry(ctx, cfg)
+}

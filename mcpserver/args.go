@@ -11,9 +11,6 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/pipeline"
-	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -110,9 +107,9 @@ func requireQuery(q string) error {
 
 // retrievingSlots are the slots a single-embedder search can lead: all but
 // the temporal badges E2–E4 and the reranker E12.
-func retrievingSlots() []fingerprint.SlotID {
-	var out []fingerprint.SlotID
-	for _, s := range fingerprint.Slots() {
+func retrievingSlots() []engine.SlotID {
+	var out []engine.SlotID
+	for _, s := range engine.Slots() {
 		if s.CanLead() {
 			out = append(out, s)
 		}
@@ -120,7 +117,7 @@ func retrievingSlots() []fingerprint.SlotID {
 	return out
 }
 
-func slotNames(ss []fingerprint.SlotID) string {
+func slotNames(ss []engine.SlotID) string {
 	names := make([]string, len(ss))
 	for i, s := range ss {
 		names[i] = fmt.Sprintf("%s (%s)", s, s.Info().Name)
@@ -128,15 +125,15 @@ func slotNames(ss []fingerprint.SlotID) string {
 	return strings.Join(names, ", ")
 }
 
-func parseSlot(arg, s string) (fingerprint.SlotID, error) {
-	slot, err := fingerprint.ParseSlot(s)
+func parseSlot(arg, s string) (engine.SlotID, error) {
+	slot, err := engine.ParseSlot(s)
 	if err != nil {
-		return 0, badArg(arg, "give one of "+slotNames(fingerprint.Slots()), "%v", err)
+		return 0, badArg(arg, "give one of "+slotNames(engine.Slots()), "%v", err)
 	}
 	return slot, nil
 }
 
-func parseRetrievingSlot(arg, s string) (fingerprint.SlotID, error) {
+func parseRetrievingSlot(arg, s string) (engine.SlotID, error) {
 	slot, err := parseSlot(arg, s)
 	if err != nil {
 		return 0, err
@@ -148,8 +145,8 @@ func parseRetrievingSlot(arg, s string) (fingerprint.SlotID, error) {
 	return slot, nil
 }
 
-func parseDirection(s string) (pipeline.Direction, error) {
-	d, err := pipeline.ParseDirection(s)
+func parseDirection(s string) (engine.Direction, error) {
+	d, err := engine.ParseDirection(s)
 	if err != nil {
 		return 0, badArg("direction", `give "causes" (the query describes an effect), "effects" (it describes a cause) or leave it out`, "%v", err)
 	}
@@ -158,13 +155,13 @@ func parseDirection(s string) (pipeline.Direction, error) {
 
 // resolveProfile is the named profile (default semantic_search) with the
 // per-slot weight overrides applied.
-func resolveProfile(name string, weights map[string]float64) (profiles.Profile, error) {
+func resolveProfile(name string, weights map[string]float64) (engine.Profile, error) {
 	if name == "" {
-		name = profiles.Default
+		name = engine.DefaultProfile
 	}
-	p, err := profiles.Lookup(name)
+	p, err := engine.BuiltinProfile(name)
 	if err != nil {
-		return p, badArg("profile", "give one of "+strings.Join(profiles.Names(), ", "), "%v", err)
+		return p, badArg("profile", "give one of "+strings.Join(engine.ProfileNames(), ", "), "%v", err)
 	}
 	if len(weights) == 0 {
 		return p, nil
@@ -178,7 +175,7 @@ func resolveProfile(name string, weights map[string]float64) (profiles.Profile, 
 	for i, k := range keys {
 		ovs[i] = k + "=" + strconv.FormatFloat(weights[k], 'g', -1, 64)
 	}
-	parsed, err := profiles.ParseOverrides(ovs)
+	parsed, err := engine.ParseWeightOverrides(ovs)
 	if err != nil {
 		return p, badArg("weights", `give slot names with weights in [0, 1], e.g. {"E5": 0.6, "E7": 0.2}`, "%v", err)
 	}

@@ -4,9 +4,7 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/ops"
-	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics/topicstore"
 )
@@ -33,9 +31,9 @@ type Hit struct {
 	SupersededBy []record.ID `json:"superseded_by,omitempty"`
 	// Slots explains the score: each slot's rank, raw score, WRRF
 	// contribution and threshold level.
-	Slots  pipeline.SlotScores `json:"slots,omitempty"`
-	Boosts []pipeline.Boost    `json:"boosts,omitempty"`
-	Badges []string            `json:"badges,omitempty"`
+	Slots  engine.SlotScores `json:"slots,omitempty"`
+	Boosts []engine.Boost    `json:"boosts,omitempty"`
+	Badges []string          `json:"badges,omitempty"`
 }
 
 // SearchOutput is the result of every search tool.
@@ -58,12 +56,12 @@ type SearchOutput struct {
 	Expanded []Expansion `json:"expanded,omitempty"`
 	// Spaces says what happened in each slot searched: ok, empty,
 	// unavailable (no model: fallback applied), skipped or failed.
-	Spaces []pipeline.SpaceReport `json:"spaces,omitempty"`
-	Notes  []string               `json:"notes,omitempty"`
-	TookMS float64                `json:"took_ms"`
+	Spaces []engine.SpaceReport `json:"spaces,omitempty"`
+	Notes  []string             `json:"notes,omitempty"`
+	TookMS float64              `json:"took_ms"`
 }
 
-func toHit(rank int, h pipeline.ResultHit, m record.Memory) Hit {
+func toHit(rank int, h engine.Hit, m record.Memory) Hit {
 	return Hit{Rank: rank, ID: m.ID, Score: h.Score, Snippet: topicstore.Snippet(m.Content, snippetRunes), Type: m.Type,
 		Tags: m.Tags, Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(),
 		Project: m.Project, Meta: m.Meta, SupersededBy: m.SupersededBy,
@@ -104,11 +102,11 @@ type Expansion struct {
 func toOutput(res engine.SearchResult, req engine.SearchRequest) SearchOutput {
 	out := SearchOutput{Query: ops.EchoQuery(res.Query), Corrections: res.Corrections, Profile: res.Profile, Mode: req.Mode.String(), Results: []Hit{}, Spaces: res.Spaces,
 		TookMS: float64(res.Total.Microseconds()) / 1000}
-	if req.Mode == pipeline.ModeEmbedderFirst {
+	if req.Mode == engine.ModeEmbedderFirst {
 		out.Embedder = req.Embedder.String()
 		out.Profile = ""
 	}
-	if req.Direction != pipeline.DirectionAny {
+	if req.Direction != engine.DirectionAny {
 		out.Direction = req.Direction.String()
 	}
 	for i, h := range res.Hits {
@@ -121,7 +119,7 @@ func toOutput(res engine.SearchResult, req engine.SearchRequest) SearchOutput {
 	for _, sp := range res.Spaces {
 		// A weighted slot without a model, or any failure, is worth a note;
 		// an unweighted badge slot (E4 without a session) is only in spaces.
-		if (sp.Status == pipeline.StatusUnavailable && sp.Weight > 0) || sp.Status == pipeline.StatusFailed {
+		if (sp.Status == engine.SpaceUnavailable && sp.Weight > 0) || sp.Status == engine.SpaceFailed {
 			note := sp.Name + " " + sp.Status
 			if sp.Note != "" {
 				note += ": " + sp.Note
@@ -160,12 +158,12 @@ type SlotEntry struct {
 	Producer string `json:"producer,omitempty"`
 }
 
-func fingerprintEntries(fp *fingerprint.Fingerprint) []SlotEntry {
+func fingerprintEntries(fp *engine.Fingerprint) []SlotEntry {
 	var out []SlotEntry
-	for _, s := range fingerprint.Slots() {
+	for _, s := range engine.Slots() {
 		e := fp.Get(s)
 		se := SlotEntry{Slot: s.String(), Status: e.Status.String(), Note: e.Note}
-		if e.Producer != (fingerprint.Producer{}) {
+		if e.Producer != (engine.Producer{}) {
 			se.Producer = e.Producer.String()
 		}
 		out = append(out, se)

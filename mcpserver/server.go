@@ -22,9 +22,6 @@ import (
 
 	"github.com/cgraph/cgraph/contextpack"
 	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/pipeline"
-	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -44,8 +41,8 @@ type Store interface {
 	Unlink(ctx context.Context, from, to record.ID, t record.RelationType) (bool, error)
 	Related(ctx context.Context, id record.ID, o engine.RelatedOptions) ([]engine.RelatedMemory, error)
 	Delete(ctx context.Context, id record.ID) error
-	Fingerprint(ctx context.Context, id record.ID) (*fingerprint.Fingerprint, error)
-	EachFingerprint(ctx context.Context, fn func(m record.Memory, fp *fingerprint.Fingerprint) error) error
+	Fingerprint(ctx context.Context, id record.ID) (*engine.Fingerprint, error)
+	EachFingerprint(ctx context.Context, fn func(m record.Memory, fp *engine.Fingerprint) error) error
 	Search(ctx context.Context, req engine.SearchRequest) (engine.SearchResult, error)
 	Slots() []engine.SlotInfo
 	List(ctx context.Context, o record.ListOptions) ([]record.Memory, error)
@@ -337,10 +334,10 @@ func withOutput[Out any](d toolDef) toolDef {
 func outputSchema[Out any]() *jsonschema.Schema {
 	str := func(format string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Format: format} }
 	s, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[pipeline.SlotScores](): {Type: "object", Description: "per slot (E1 …): rank, score, contribution, level"},
-		reflect.TypeFor[pipeline.View]():       str(""),
-		reflect.TypeFor[record.ID]():           str("uuid"),
-		reflect.TypeFor[time.Time]():           str("date-time"),
+		reflect.TypeFor[engine.SlotScores](): {Type: "object", Description: "per slot (E1 …): rank, score, contribution, level"},
+		reflect.TypeFor[engine.View]():       str(""),
+		reflect.TypeFor[record.ID]():         str("uuid"),
+		reflect.TypeFor[time.Time]():         str("date-time"),
 	}})
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: output schema of %T: %v", *new(Out), err)) // a programming error, caught by every test
@@ -527,15 +524,15 @@ func constrain(tool, name string, p *jsonschema.Schema) {
 		zero, one := 0.0, 1.0
 		p.ExclusiveMinimum, p.Maximum = &zero, &one
 	case "profile":
-		p.Enum = enum(profiles.Names())
+		p.Enum = enum(engine.ProfileNames())
 	case "mode":
-		p.Enum = enum([]string{pipeline.ModeMultiSpace.String(), pipeline.ModePipeline.String(), pipeline.ModeE1Only.String()})
+		p.Enum = enum([]string{engine.ModeMultiSpace.String(), engine.ModePipeline.String(), engine.ModeE1Only.String()})
 	case "direction":
 		if tool == "search_connections" { // E8: what the query imports or calls, or what imports or calls it
 			p.Enum = enum([]string{"sources", "targets"})
 			return
 		}
-		p.Enum = enum([]string{pipeline.DirectionAny.String(), pipeline.DirectionCauses.String(), pipeline.DirectionEffects.String()})
+		p.Enum = enum([]string{engine.DirectionAny.String(), engine.DirectionCauses.String(), engine.DirectionEffects.String()})
 	case "type":
 		if tool == "link_memories" {
 			p.Enum = enum(relationNames())
@@ -696,6 +693,6 @@ func IsBadInput(err error) bool {
 	var ae *ArgsError
 	var bad *argError
 	var ve *record.ValidationError
-	var pe *profiles.ValidationError
+	var pe *engine.ProfileError
 	return errors.As(err, &ae) || errors.As(err, &bad) || errors.As(err, &ve) || errors.As(err, &pe)
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics"
@@ -120,7 +120,7 @@ func getEmbedderClusters(ctx context.Context, s *Server, in clustersIn) (any, er
 	if err != nil {
 		return nil, err
 	}
-	if slot.Category() == fingerprint.Temporal {
+	if slot.Category() == engine.TemporalSlots {
 		return nil, badArg("embedder", "give a non-temporal slot such as E1, E6 or E7; use get_session_timeline or search_recent for time", "%s is temporal: it has no space to cluster", slot)
 	}
 	cfg, err := in.config()

@@ -8,9 +8,6 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/pipeline"
-	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -27,7 +24,7 @@ func (s *Server) search(ctx context.Context, req engine.SearchRequest, notes ...
 
 func searchError(err error) error {
 	switch {
-	case errors.Is(err, pipeline.ErrUnavailable):
+	case errors.Is(err, engine.ErrSlotUnavailable):
 		return fmt.Errorf("%w: list_embedder_indexes shows which slots have a model; pick a ready slot or install the model with `cgraph models pull ID`", err)
 	}
 	return err
@@ -52,18 +49,18 @@ func (s *Server) request(query string, k int, f *filterArg) (engine.SearchReques
 
 // profileSearch is a profile-driven search in multi_space mode (every
 // weighted space searched over the whole store, fused by WRRF).
-func (s *Server) profileSearch(ctx context.Context, req engine.SearchRequest, profile string, dir pipeline.Direction, notes ...string) (SearchOutput, error) {
-	p, err := profiles.Lookup(profile)
+func (s *Server) profileSearch(ctx context.Context, req engine.SearchRequest, profile string, dir engine.Direction, notes ...string) (SearchOutput, error) {
+	p, err := engine.BuiltinProfile(profile)
 	if err != nil {
 		return SearchOutput{}, err // built-in names only: a bug if it fails
 	}
-	req.Profile, req.Mode, req.Direction = p, pipeline.ModeMultiSpace, dir
+	req.Profile, req.Mode, req.Direction = p, engine.ModeMultiSpace, dir
 	return s.search(ctx, req, notes...)
 }
 
 // slotSearch is a single-embedder search (embedder_first).
-func (s *Server) slotSearch(ctx context.Context, req engine.SearchRequest, slot fingerprint.SlotID, dir pipeline.Direction, notes ...string) (SearchOutput, error) {
-	req.Mode, req.Embedder, req.Direction = pipeline.ModeEmbedderFirst, slot, dir
+func (s *Server) slotSearch(ctx context.Context, req engine.SearchRequest, slot engine.SlotID, dir engine.Direction, notes ...string) (SearchOutput, error) {
+	req.Mode, req.Embedder, req.Direction = engine.ModeEmbedderFirst, slot, dir
 	return s.search(ctx, req, notes...)
 }
 
@@ -137,10 +134,10 @@ func listEmbedderIndexes(_ context.Context, s *Server, _ noArgs) (any, error) {
 			TopicWeight: info.Category.TopicWeight(), Status: si.Status.State.String(), Reason: si.Status.Reason,
 			Representation: si.Status.Representation, Dims: si.Status.Dims, Index: si.Index, Docs: si.Docs, RAMBytes: si.RAMBytes,
 			CanLeadSearch: si.Slot.CanLead()}
-		if si.Status.Producer != (fingerprint.Producer{}) {
+		if si.Status.Producer != (engine.Producer{}) {
 			x.Producer = si.Status.Producer.String()
 		}
-		if si.Stored != (fingerprint.Producer{}) {
+		if si.Stored != (engine.Producer{}) {
 			x.StoredProducer = si.Stored.String()
 		}
 		out.Slots = append(out.Slots, x)
@@ -186,10 +183,10 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 		return nil, err
 	}
 	k := req.TopK
-	var slots []fingerprint.SlotID
+	var slots []engine.SlotID
 	if len(in.Embedders) == 0 {
 		for _, si := range s.store.Slots() {
-			if si.Status.State != fingerprint.StatusUnavailable && si.Slot.CanLead() {
+			if si.Status.State != engine.SlotUnavailable && si.Slot.CanLead() {
 				slots = append(slots, si.Slot)
 			}
 		}
@@ -208,17 +205,17 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 	sets := make([]map[record.ID]int, len(slots))
 	snippets := map[record.ID]string{}
 	for i, slot := range slots {
-		r := SlotRanking{Slot: slot.String(), Status: pipeline.StatusOK, Results: []Hit{}}
-		res, err := s.slotSearch(ctx, req, slot, pipeline.DirectionAny)
+		r := SlotRanking{Slot: slot.String(), Status: engine.SpaceOK, Results: []Hit{}}
+		res, err := s.slotSearch(ctx, req, slot, engine.DirectionAny)
 		if err != nil {
-			r.Status, r.Note = pipeline.StatusUnavailable, err.Error()
-			if !errors.Is(err, pipeline.ErrUnavailable) {
-				r.Status = pipeline.StatusFailed
+			r.Status, r.Note = engine.SpaceUnavailable, err.Error()
+			if !errors.Is(err, engine.ErrSlotUnavailable) {
+				r.Status = engine.SpaceFailed
 			}
 		} else {
 			r.Results = res.Results
 			if len(res.Results) == 0 {
-				r.Status = pipeline.StatusEmpty
+				r.Status = engine.SpaceEmpty
 			}
 		}
 		sets[i] = map[record.ID]int{}
@@ -238,7 +235,7 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 			}
 			jac := setJaccard(sets[i], sets[j])
 			row[slots[j].String()] = jac
-			if out.Slots[i].Status == pipeline.StatusOK && out.Slots[j].Status == pipeline.StatusOK {
+			if out.Slots[i].Status == engine.SpaceOK && out.Slots[j].Status == engine.SpaceOK {
 				sum += jac
 				n++
 			}
@@ -263,7 +260,7 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 		d := Disagreement{ID: id, Snippet: snippets[id], RankedBy: map[string]int{}, MissedBy: []string{}}
 		best := k + 1
 		for i, set := range sets {
-			if out.Slots[i].Status != pipeline.StatusOK {
+			if out.Slots[i].Status != engine.SpaceOK {
 				continue // a slot with no list (empty, unavailable) neither agrees nor misses
 			}
 			if r, ok := set[id]; ok {
@@ -329,12 +326,12 @@ func searchGraph(ctx context.Context, s *Server, in searchGraphIn) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	mode := pipeline.ModeMultiSpace
+	mode := engine.ModeMultiSpace
 	if in.Mode != "" {
-		if mode, err = pipeline.ParseMode(in.Mode); err != nil {
+		if mode, err = engine.ParseMode(in.Mode); err != nil {
 			return nil, badArg("mode", "give multi_space, pipeline or e1_only", "%v", err)
 		}
-		if mode == pipeline.ModeEmbedderFirst {
+		if mode == engine.ModeEmbedderFirst {
 			return nil, badArg("mode", "use search_by_embedder to search one slot", "embedder_first is not a fusion mode")
 		}
 	}
@@ -351,7 +348,7 @@ func searchRobust(ctx context.Context, s *Server, in queryIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.profileSearch(ctx, req, "typo_tolerant", pipeline.DirectionAny)
+	return s.profileSearch(ctx, req, "typo_tolerant", engine.DirectionAny)
 }
 
 type intentIn struct {
@@ -371,7 +368,7 @@ func searchByIntent(ctx context.Context, s *Server, in intentIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.profileSearch(ctx, req, p, pipeline.DirectionAny)
+	return s.profileSearch(ctx, req, p, engine.DirectionAny)
 }
 
 func searchByKeywords(ctx context.Context, s *Server, in queryIn) (any, error) {
@@ -379,7 +376,7 @@ func searchByKeywords(ctx context.Context, s *Server, in queryIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.slotSearch(ctx, req, fingerprint.E6, pipeline.DirectionAny)
+	return s.slotSearch(ctx, req, engine.E6, engine.DirectionAny)
 }
 
 func searchCode(ctx context.Context, s *Server, in queryIn) (any, error) {
@@ -387,7 +384,7 @@ func searchCode(ctx context.Context, s *Server, in queryIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.profileSearch(ctx, req, "code_search", pipeline.DirectionAny)
+	return s.profileSearch(ctx, req, "code_search", engine.DirectionAny)
 }
 
 func searchCauses(ctx context.Context, s *Server, in queryIn) (any, error) {
@@ -395,7 +392,7 @@ func searchCauses(ctx context.Context, s *Server, in queryIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.profileSearch(ctx, req, "causal_reasoning", pipeline.DirectionCauses,
+	return s.profileSearch(ctx, req, "causal_reasoning", engine.DirectionCauses,
 		"direction causes: the query is read as an effect; E5 compares its effect view with the memories' cause vectors (×0.8, AP-77)")
 }
 
@@ -404,7 +401,7 @@ func searchEffects(ctx context.Context, s *Server, in queryIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.profileSearch(ctx, req, "causal_reasoning", pipeline.DirectionEffects,
+	return s.profileSearch(ctx, req, "causal_reasoning", engine.DirectionEffects,
 		"direction effects: the query is read as a cause; E5 compares its cause view with the memories' effect vectors (×1.2, AP-77)")
 }
 
@@ -417,13 +414,13 @@ type connectionsIn struct {
 }
 
 func searchConnections(ctx context.Context, s *Server, in connectionsIn) (any, error) {
-	dir := pipeline.DirectionAny
+	dir := engine.DirectionAny
 	switch in.Direction {
 	case "":
 	case "targets":
-		dir = pipeline.DirectionEffects
+		dir = engine.DirectionEffects
 	case "sources":
-		dir = pipeline.DirectionCauses
+		dir = engine.DirectionCauses
 	default:
 		return nil, badArg("direction", `give "targets", "sources" or leave it out`, "%q is not a direction", in.Direction)
 	}
@@ -431,7 +428,7 @@ func searchConnections(ctx context.Context, s *Server, in connectionsIn) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return s.slotSearch(ctx, req, fingerprint.E8, dir)
+	return s.slotSearch(ctx, req, engine.E8, dir)
 }
 
 func searchByEntities(ctx context.Context, s *Server, in queryIn) (any, error) {
@@ -439,19 +436,19 @@ func searchByEntities(ctx context.Context, s *Server, in queryIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.slotSearch(ctx, req, fingerprint.E11, pipeline.DirectionAny)
+	return s.slotSearch(ctx, req, engine.E11, engine.DirectionAny)
 }
 
 // timeProfile is semantic_search with one temporal slot pinned at half the
 // weight: the other slots retrieve, the temporal slot re-orders (ARCH-25).
-func timeProfile(name string, slot fingerprint.SlotID) (profiles.Profile, error) {
-	p, err := profiles.Lookup(profiles.Default)
+func timeProfile(name string, slot engine.SlotID) (engine.Profile, error) {
+	p, err := engine.BuiltinProfile(engine.DefaultProfile)
 	if err != nil {
 		return p, err
 	}
 	p.Name, p.Temporal = name, true
 	p.Description = fmt.Sprintf("semantic_search with %s at weight 0.5 (MCP %s)", slot, name)
-	ov, err := profiles.ParseOverride(slot.String() + "=0.5")
+	ov, err := engine.ParseWeightOverride(slot.String() + "=0.5")
 	if err != nil {
 		return p, err
 	}
@@ -479,10 +476,10 @@ func searchRecent(ctx context.Context, s *Server, in recentIn) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := SearchOutput{Mode: "newest", Results: []Hit{}, Spaces: []pipeline.SpaceReport{},
+		out := SearchOutput{Mode: "newest", Results: []Hit{}, Spaces: []engine.SpaceReport{},
 			Notes: append([]string{"no query: the newest memories by creation time (E2 recency order) that pass the filter"}, notes...)}
 		for i, m := range ms {
-			out.Results = append(out.Results, toHit(i+1, pipeline.ResultHit{Slots: pipeline.SlotScores{}}, m))
+			out.Results = append(out.Results, toHit(i+1, engine.Hit{Slots: engine.SlotScores{}}, m))
 		}
 		return out, nil
 	}
@@ -490,10 +487,10 @@ func searchRecent(ctx context.Context, s *Server, in recentIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.Profile, err = timeProfile("recent", fingerprint.E2); err != nil {
+	if req.Profile, err = timeProfile("recent", engine.E2); err != nil {
 		return nil, err
 	}
-	req.Mode = pipeline.ModeMultiSpace
+	req.Mode = engine.ModeMultiSpace
 	return s.search(ctx, req, "E2 recency at weight 0.5 re-orders the semantic matches (newer first); a 'recent' badge marks a high E2 score")
 }
 
@@ -572,14 +569,14 @@ func searchPeriodic(ctx context.Context, s *Server, in periodicIn) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	p, err := timeProfile("periodic", fingerprint.E3)
+	p, err := timeProfile("periodic", engine.E3)
 	if err != nil {
 		return nil, err
 	}
 	if at.IsZero() {
 		at = time.Now()
 	}
-	req.Profile, req.Mode, req.Now = p, pipeline.ModeMultiSpace, at
+	req.Profile, req.Mode, req.Now = p, engine.ModeMultiSpace, at
 	return s.search(ctx, req,
 		"E3 periodicity at weight 0.5 favours memories made at the same hour of day and day of week as "+at.UTC().Format(time.RFC3339))
 }

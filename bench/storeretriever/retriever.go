@@ -22,11 +22,7 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/bench"
-	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/pipeline"
-	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -58,14 +54,14 @@ type Config struct {
 	NoThresholds                            bool // keep results below every slot's low threshold
 	// Profiles are custom profiles a run may name (a learned profile, an
 	// ablation), looked up before the built-ins.
-	Profiles map[string]profiles.Profile
+	Profiles map[string]engine.Profile
 }
 
 // New returns a retriever over a store in cfg.Dir, fingerprinted by reg;
 // closeReg (may be nil) releases reg when the retriever closes. A directory
 // that holds something other than a bench store is refused with a
 // *record.ValidationError.
-func New(cfg Config, reg *embedders.Registry, closeReg func() error) (*Retriever, error) {
+func New(cfg Config, reg *engine.Registry, closeReg func() error) (*Retriever, error) {
 	if err := checkStoreDir(cfg.Dir); err != nil {
 		return nil, err
 	}
@@ -83,7 +79,7 @@ func New(cfg Config, reg *embedders.Registry, closeReg func() error) (*Retriever
 // concurrent use (the runner calls it from one goroutine).
 type Retriever struct {
 	cfg      Config
-	reg      *embedders.Registry
+	reg      *engine.Registry
 	closeReg func() error
 	store    *engine.Engine
 	// notes counts, per run, the space reports that were not "ok"
@@ -91,7 +87,7 @@ type Retriever struct {
 	// in the report.
 	notes map[string]map[string]*runNote
 	// reembedded are the slots Index re-embedded in a reused store.
-	reembedded []fingerprint.SlotID
+	reembedded []engine.SlotID
 	// built is how long the store's build took and builtAt when it ended
 	// (from its manifest when reused; zero when it does not say).
 	built   float64
@@ -147,8 +143,8 @@ func (r *Retriever) manifestPath() string {
 func (r *Retriever) producers() map[string]string {
 	out := map[string]string{}
 	for i, st := range r.reg.Statuses() {
-		slot := fingerprint.Slots()[i]
-		if st.State == fingerprint.StatusUnavailable || st.Producer == (fingerprint.Producer{}) {
+		slot := engine.Slots()[i]
+		if st.State == engine.SlotUnavailable || st.Producer == (engine.Producer{}) {
 			out[slot.String()] = ""
 			continue
 		}
@@ -349,21 +345,21 @@ func writeManifest(path string, m manifest) error {
 }
 
 // rrfProfile is bench.RRFProfileName: plain RRF of E1 and E6.
-func rrfProfile() profiles.Profile {
-	p := profiles.Profile{Name: bench.RRFProfileName, Description: "baseline: unweighted RRF of E1 and E6"}
-	p.Weights.Set(fingerprint.E1, 0.5)
-	p.Weights.Set(fingerprint.E6, 0.5)
+func rrfProfile() engine.Profile {
+	p := engine.Profile{Name: bench.RRFProfileName, Description: "baseline: unweighted RRF of E1 and E6"}
+	p.Weights.Set(engine.E1, 0.5)
+	p.Weights.Set(engine.E6, 0.5)
 	return p
 }
 
 // request maps one bench run and query to a memory search.
 func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, error) {
 	spec := req.Run
-	mode, err := pipeline.ParseMode(spec.Mode)
+	mode, err := engine.ParseMode(spec.Mode)
 	if err != nil {
 		return engine.SearchRequest{}, err
 	}
-	dir, err := pipeline.ParseDirection(spec.Direction)
+	dir, err := engine.ParseDirection(spec.Direction)
 	if err != nil {
 		return engine.SearchRequest{}, err
 	}
@@ -377,12 +373,12 @@ func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, erro
 	default:
 		if p, ok := r.cfg.Profiles[spec.Profile]; ok {
 			out.Profile = p
-		} else if out.Profile, err = profiles.Lookup(spec.Profile); err != nil {
+		} else if out.Profile, err = engine.BuiltinProfile(spec.Profile); err != nil {
 			return out, err
 		}
 	}
 	if spec.Embedder != "" {
-		if out.Embedder, err = fingerprint.ParseSlot(spec.Embedder); err != nil {
+		if out.Embedder, err = engine.ParseSlot(spec.Embedder); err != nil {
 			return out, err
 		}
 	}
@@ -441,7 +437,7 @@ func (r *Retriever) note(run string, res engine.SearchResult) {
 		n.queries++
 	}
 	for _, sp := range res.Spaces {
-		if sp.Status != pipeline.StatusOK {
+		if sp.Status != engine.SpaceOK {
 			add(fmt.Sprintf("%s %s %s", sp.Stage, sp.Slot, sp.Status), sp.Note)
 		}
 	}
@@ -481,14 +477,14 @@ func (r *Retriever) Repro(rp *bench.Repro) {
 	rp.Models = rp.Models[:0]
 	for _, s := range r.store.Slots() {
 		p := s.Stored
-		if p == (fingerprint.Producer{}) {
+		if p == (engine.Producer{}) {
 			p = s.Status.Producer
 		}
 		mi := bench.ModelInfo{Slot: s.Slot.String(), ID: p.Model, Status: s.Status.State.String(), Note: s.Status.Reason}
-		if p != (fingerprint.Producer{}) {
+		if p != (engine.Producer{}) {
 			mi.SHA256 = hex.EncodeToString(p.SHA256[:])
 		}
-		if s.Status.State == fingerprint.StatusUnavailable {
+		if s.Status.State == engine.SlotUnavailable {
 			mi.ID, mi.SHA256 = "", ""
 		}
 		rp.Models = append(rp.Models, mi)
@@ -496,10 +492,10 @@ func (r *Retriever) Repro(rp *bench.Repro) {
 	if rp.StageSizes == nil {
 		rp.StageSizes = map[string]int{}
 	}
-	rp.StageSizes["recall_k"] = orDefault(r.cfg.RecallK, pipeline.DefaultRecallK)
-	rp.StageSizes["dense_recall_k"] = orDefault(r.cfg.DenseRecallK, pipeline.DefaultDenseRecallK)
-	rp.StageSizes["filter_k"] = orDefault(r.cfg.FilterK, pipeline.DefaultFilterK)
-	rp.StageSizes["fusion_k"] = orDefault(r.cfg.FusionK, pipeline.DefaultFusionK)
+	rp.StageSizes["recall_k"] = orDefault(r.cfg.RecallK, engine.DefaultRecallK)
+	rp.StageSizes["dense_recall_k"] = orDefault(r.cfg.DenseRecallK, engine.DefaultDenseRecall)
+	rp.StageSizes["filter_k"] = orDefault(r.cfg.FilterK, engine.DefaultFilterK)
+	rp.StageSizes["fusion_k"] = orDefault(r.cfg.FusionK, engine.DefaultFusionK)
 	rp.StageSizes["ingest_batch"] = r.cfg.Batch
 }
 
