@@ -40,27 +40,14 @@ POST /v1/context of cgraph serve.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			if handled, err := a.viaServer(); handled { // a cgraph serve on this store has the models loaded
-				return err
-			}
 			filter, err := ff.filter(a.Project, time.Now())
 			if err != nil {
 				return err
 			}
-			s, err := a.OpenStore(false)
-			if err != nil {
-				return err
-			}
-			defer a.closeStore(s, &err)
 			if budget < 1 || candidates < 1 { // 0 would mean the default to ops
 				return usagef("give --budget from 64 to 32000 and --candidates from 1 to 100", "--budget %d --candidates %d: each must be positive", budget, candidates)
 			}
-			co, err := ops.Context(a.Context(), s, ops.ContextRequest{Query: args[0], Budget: budget, Profile: profile,
-				Candidates: candidates, Filter: filter, Tokens: a.tokenCounter()})
-			var ve *record.ValidationError
-			if errors.As(err, &ve) {
-				return &UsageError{Problem: "--" + ve.Field + ": " + ve.Problem, Fix: ve.Fix}
-			}
+			co, err := a.context(cmd, ops.ContextRequest{Query: args[0], Budget: budget, Profile: profile, Candidates: candidates, Filter: filter})
 			if err != nil {
 				return err
 			}
@@ -78,6 +65,30 @@ POST /v1/context of cgraph serve.`,
 	fl.StringVar(&profile, "profile", "semantic_search", "weight profile of the search")
 	ff.bind(fl)
 	return cmd
+}
+
+// context packs r on the cgraph serve of this store when one answers (POST
+// /v1/context, counted with the server's tokenizer), else here.
+func (a *App) context(cmd *cobra.Command, r ops.ContextRequest) (co ops.ContextAnswer, err error) {
+	if srv, ok := a.server(cmd); ok {
+		body := map[string]any{"query": r.Query, "budget": r.Budget, "profile": r.Profile, "candidates": r.Candidates, "filter": r.Filter}
+		err := srv.post(a.Context(), "/v1/context", body, &co)
+		if !errors.Is(err, errNoServer) {
+			return co, err
+		}
+	}
+	s, err := a.OpenStore(false)
+	if err != nil {
+		return co, err
+	}
+	defer a.closeStore(s, &err)
+	r.Tokens = a.tokenCounter()
+	co, err = ops.Context(a.Context(), s, r)
+	var ve *record.ValidationError
+	if errors.As(err, &ve) {
+		return co, &UsageError{Problem: "--" + ve.Field + ": " + ve.Problem, Fix: ve.Fix}
+	}
+	return co, err
 }
 
 // tokenCounter counts with the e5-small-v2 tokenizer of the models

@@ -30,8 +30,9 @@
 //     the store already holds is reported as a duplicate, not stored twice.
 //   - A running server (serve.go, serverclient.go): `cgraph serve` keeps the
 //     store and warm models in one process and announces itself in the store
-//     directory; search and context then run on it (POST /v1/cli, the same
-//     output and exit code), and a stdio `cgraph mcp` relays its session to
+//     directory; search and context then send it their typed requests
+//     (POST /v1/search/explain, POST /v1/context) and print its typed
+//     answers as a local run prints its own, and a stdio `cgraph mcp` relays its session to
 //     its /mcp (mcpbridge.go). Models otherwise open on first use, so a
 //     command loads only the models its query needs.
 //

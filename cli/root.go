@@ -73,14 +73,6 @@ type App struct {
 	// registryClosers releases the models of each open engine.Engine
 	// (store.go: openStoreWith adds, closeStore calls and removes).
 	registryClosers map[*engine.Engine]func() error
-
-	// rawArgs are the command line as given, for a command that a running
-	// server runs instead (serverclient.go).
-	rawArgs []string
-	// shared is the open store of the cgraph serve process running this
-	// command for a client: OpenStore returns it and closeStore leaves it
-	// open.
-	shared *engine.Engine
 }
 
 // UsageError is bad flags, arguments or input values: the command did
@@ -254,7 +246,7 @@ func interruptCode(ctx context.Context) int {
 
 // ExecuteContext is Execute with a caller's context and no signal handling.
 func ExecuteContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, ctx: ctx, isTerminal: terminalCheck, rawArgs: args}
+	a := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, ctx: ctx, isTerminal: terminalCheck}
 	return a.execute(ctx, args, os.Getenv)
 }
 
@@ -268,10 +260,6 @@ func (a *App) execute(ctx context.Context, args []string, getenv func(string) st
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
-	}
-	var served *servedExit
-	if errors.As(err, &served) { // the server printed the command's own output and error
-		return served.code
 	}
 	code := exitCode(err)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {

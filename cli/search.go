@@ -10,9 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/pipeline"
-	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -23,7 +21,7 @@ func init() { register(newSearchCmd) }
 // all get their say. pipeline (the five stages) starts from a keyword or
 // SPLADE recall set, which is faster at scale but misses memories that share
 // no term with the query; ask for it with --mode pipeline.
-const defaultSearchMode = pipeline.ModeMultiSpace
+const defaultSearchMode = engine.ModeMultiSpace
 
 // maxTopK bounds --top-k: more results than this are not read by a human,
 // and a script that wants everything should page through `cgraph list`.
@@ -93,9 +91,6 @@ whose model is not installed are reported as unavailable, never replaced.`,
 		Args:              searchArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			if handled, err := a.viaServer(); handled { // a cgraph serve on this store has the models loaded
-				return err
-			}
 			req, err := f.request(cmd, args[0])
 			if err != nil {
 				return err
@@ -106,24 +101,18 @@ whose model is not installed are reported as unavailable, never replaced.`,
 			if req.Expand, err = record.ParseRelationTypes(f.expand); err != nil {
 				return &UsageError{Problem: "--expand: " + err.Error(), Fix: "give relation types from " + record.RelationTypeNames() + ", comma separated"}
 			}
-			s, closeStore, err := a.openSearcher()
+			ans, err := a.search(cmd, req)
 			if err != nil {
 				return err
 			}
-			defer func() { err = errors.Join(err, closeStore()) }()
-			res, err := s.Search(a.Context(), req)
-			if err != nil {
-				return searchError(err)
-			}
-			if err := nothingSearched(res); err != nil {
+			if err := nothingSearched(ans); err != nil {
 				return err
 			}
 			if a.JSON {
-				out := toSearchJSON(res, req)
-				out.Overrides = append(out.Overrides, f.weights...)
-				return a.PrintJSON(out)
+				ans.Overrides = append(ans.Overrides, f.weights...)
+				return a.PrintJSON(ans)
 			}
-			return printSearch(a.Stdout, res, req, searchView{explain: f.explain, overrides: f.weights})
+			return printSearch(a.Stdout, ans, req, searchView{explain: f.explain, overrides: f.weights})
 		},
 	}
 	bindSearchFlags(cmd, &f)
@@ -134,17 +123,17 @@ whose model is not installed are reported as unavailable, never replaced.`,
 // shell completions.
 func bindSearchFlags(cmd *cobra.Command, f *searchFlags) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.profile, "profile", "", "weight profile name (default "+profiles.Default+"; see cgraph profiles)")
+	fl.StringVar(&f.profile, "profile", "", "weight profile name (default "+engine.DefaultProfile+"; see cgraph profiles)")
 	fl.StringVar(&f.profileFile, "profile-file", "", "custom weight profile file (.toml, .yaml)")
 	fl.StringArrayVar(&f.weights, "weight", nil, "override one slot's weight, e.g. E5=0.6 (repeat for several)")
 	fl.StringVar(&f.mode, "mode", "", "search mode: "+strings.Join(modeNames(), ", ")+" (default "+defaultSearchMode.String()+")")
 	fl.StringVar(&f.embedder, "embedder", "", "primary slot for embedder_first, e.g. E6 (implies --mode embedder_first)")
 	fl.StringVar(&f.direction, "direction", "", "E5/E8 direction: causes (query is an effect) or effects (query is a cause); default both")
-	fl.IntVar(&f.topK, "top-k", pipeline.DefaultTopK, "number of results")
-	fl.IntVar(&f.recallK, "recall-k", pipeline.DefaultRecallK, "pipeline S1 sparse recall candidates per source (E13, E6)")
-	fl.IntVar(&f.denseRecallK, "dense-recall-k", pipeline.DefaultDenseRecallK, "pipeline S1 dense recall candidates (E1)")
-	fl.IntVar(&f.filterK, "filter-k", pipeline.DefaultFilterK, "pipeline S2 filter candidates")
-	fl.IntVar(&f.fusionK, "fusion-k", pipeline.DefaultFusionK, "S3 fusion output, and per-slot k in multi_space")
+	fl.IntVar(&f.topK, "top-k", engine.DefaultTopK, "number of results")
+	fl.IntVar(&f.recallK, "recall-k", engine.DefaultRecallK, "pipeline S1 sparse recall candidates per source (E13, E6)")
+	fl.IntVar(&f.denseRecallK, "dense-recall-k", engine.DefaultDenseRecall, "pipeline S1 dense recall candidates (E1)")
+	fl.IntVar(&f.filterK, "filter-k", engine.DefaultFilterK, "pipeline S2 filter candidates")
+	fl.IntVar(&f.fusionK, "fusion-k", engine.DefaultFusionK, "S3 fusion output, and per-slot k in multi_space")
 	fl.StringVar(&f.session, "session", "", "anchor E4 sequence scores in this session (with --seq)")
 	fl.Uint64Var(&f.seq, "seq", 0, "anchor E4 at this position of --session")
 	fl.StringVar(&f.now, "now", "", "anchor E2 recency and E3 periodicity at this RFC 3339 time (default now)")
@@ -192,32 +181,32 @@ func searchArgs(cmd *cobra.Command, args []string) error {
 // *UsageError that lists the valid values; nothing is opened before.
 func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchRequest, error) {
 	req := engine.SearchRequest{Query: query, Mode: defaultSearchMode, Session: f.session, Seq: f.seq, NoThresholds: f.noThresholds, NoCorrect: f.noCorrect}
-	p, err := profiles.Resolve(f.profile, f.profileFile, f.weights)
+	p, err := engine.ResolveProfile(f.profile, f.profileFile, f.weights)
 	if err != nil {
 		return req, &UsageError{Problem: err.Error(), Fix: "see `cgraph profiles` for the profiles and their weights"}
 	}
 	req.Profile = p
 	if f.mode != "" {
-		if req.Mode, err = pipeline.ParseMode(f.mode); err != nil {
+		if req.Mode, err = engine.ParseMode(f.mode); err != nil {
 			return req, &UsageError{Problem: "--mode: " + err.Error(), Fix: "see `cgraph search --help`"}
 		}
 	}
 	if f.embedder != "" {
-		slot, err := fingerprint.ParseSlot(f.embedder)
+		slot, err := engine.ParseSlot(f.embedder)
 		if err != nil {
 			return req, &UsageError{Problem: "--embedder: " + err.Error(), Fix: "see `cgraph embedders`"}
 		}
 		if !isPrimarySlot(slot) {
 			return req, usagef("give one of "+slotList(primarySlots()), "--embedder %s cannot lead a search: E2–E4 only badge results and E12 only reranks", slot)
 		}
-		if f.mode != "" && req.Mode != pipeline.ModeEmbedderFirst {
+		if f.mode != "" && req.Mode != engine.ModeEmbedderFirst {
 			return req, usagef("drop --mode, or use --mode embedder_first", "--embedder %s needs --mode embedder_first, got --mode %s", slot, req.Mode)
 		}
-		req.Mode, req.Embedder = pipeline.ModeEmbedderFirst, slot
-	} else if req.Mode == pipeline.ModeEmbedderFirst {
+		req.Mode, req.Embedder = engine.ModeEmbedderFirst, slot
+	} else if req.Mode == engine.ModeEmbedderFirst {
 		return req, usagef("add --embedder Ek, one of "+slotList(primarySlots()), "--mode embedder_first needs --embedder")
 	}
-	if req.Direction, err = pipeline.ParseDirection(f.direction); err != nil {
+	if req.Direction, err = engine.ParseDirection(f.direction); err != nil {
 		return req, &UsageError{Problem: "--direction: " + err.Error(), Fix: "causes: the query describes an effect; effects: it describes a cause"}
 	}
 	if f.topK < 1 || f.topK > maxTopK {
@@ -245,6 +234,28 @@ func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchReq
 	return req, nil
 }
 
+// search runs req on the cgraph serve of this store when one answers (POST
+// /v1/search/explain), else here.
+func (a *App) search(cmd *cobra.Command, req engine.SearchRequest) (ops.SearchAnswer, error) {
+	if srv, ok := a.server(cmd); ok {
+		var ans ops.SearchAnswer
+		err := srv.post(a.Context(), "/v1/search/explain", req, &ans)
+		if !errors.Is(err, errNoServer) {
+			return ans, err
+		}
+	}
+	s, closeStore, err := a.openSearcher()
+	if err != nil {
+		return ops.SearchAnswer{}, err
+	}
+	defer func() { err = errors.Join(err, closeStore()) }()
+	res, err := s.Search(a.Context(), req)
+	if err != nil {
+		return ops.SearchAnswer{}, searchError(err)
+	}
+	return ops.SearchAnswerOf(res, req), nil
+}
+
 // searcher is what search needs from an open store.
 type searcher interface {
 	Search(ctx context.Context, req engine.SearchRequest) (engine.SearchResult, error)
@@ -253,7 +264,7 @@ type searcher interface {
 // searchError adds how to fix the errors a search can end with.
 func searchError(err error) error {
 	switch {
-	case errors.Is(err, pipeline.ErrUnavailable):
+	case errors.Is(err, engine.ErrSlotUnavailable):
 		return fmt.Errorf("%w: see `cgraph embedders` for which slots are ready, and `cgraph models pull ID` to install a model", err)
 	}
 	return err
@@ -263,16 +274,16 @@ func searchError(err error) error {
 // be searched at all (e1_only without the E1 model, embedder_first of an
 // unavailable slot): an empty list would read as "no match". It names each
 // space's reason.
-func nothingSearched(res engine.SearchResult) error {
-	if len(res.Hits) > 0 || len(res.Spaces) == 0 {
+func nothingSearched(res ops.SearchAnswer) error {
+	if len(res.Results) > 0 || len(res.Spaces) == 0 {
 		return nil
 	}
 	var why []string
 	for _, sp := range res.Spaces {
 		switch sp.Status {
-		case pipeline.StatusOK, pipeline.StatusEmpty:
+		case engine.SpaceOK, engine.SpaceEmpty:
 			return nil
-		case pipeline.StatusSkipped:
+		case engine.SpaceSkipped:
 			continue
 		}
 		w := sp.Name + " " + sp.Status
@@ -287,9 +298,9 @@ func nothingSearched(res engine.SearchResult) error {
 
 // primarySlots are the slots embedder_first may search: every slot that
 // retrieves (not the temporal badges E2–E4, not the reranker E12).
-func primarySlots() []fingerprint.SlotID {
-	var out []fingerprint.SlotID
-	for _, s := range fingerprint.Slots() {
+func primarySlots() []engine.SlotID {
+	var out []engine.SlotID
+	for _, s := range engine.Slots() {
 		if isPrimarySlot(s) {
 			out = append(out, s)
 		}
@@ -297,11 +308,11 @@ func primarySlots() []fingerprint.SlotID {
 	return out
 }
 
-func isPrimarySlot(s fingerprint.SlotID) bool {
+func isPrimarySlot(s engine.SlotID) bool {
 	return s.Valid() && s.CanLead()
 }
 
-func slotList(ss []fingerprint.SlotID) string {
+func slotList(ss []engine.SlotID) string {
 	names := make([]string, len(ss))
 	for i, s := range ss {
 		names[i] = s.String()
@@ -311,21 +322,21 @@ func slotList(ss []fingerprint.SlotID) string {
 
 func modeNames() []string {
 	var out []string
-	for _, m := range []pipeline.Mode{pipeline.ModeMultiSpace, pipeline.ModePipeline, pipeline.ModeE1Only, pipeline.ModeEmbedderFirst} {
+	for _, m := range []engine.Mode{engine.ModeMultiSpace, engine.ModePipeline, engine.ModeE1Only, engine.ModeEmbedderFirst} {
 		out = append(out, m.String())
 	}
 	return out
 }
 
 func modeCompletions() []cobra.Completion {
-	desc := map[pipeline.Mode]string{
-		pipeline.ModeMultiSpace:    "every weighted space over the whole store, fused (default)",
-		pipeline.ModePipeline:      "five stages: recall, Matryoshka filter, fusion, rerank, validate",
-		pipeline.ModeE1Only:        "one E1 search",
-		pipeline.ModeEmbedderFirst: "one search in the --embedder slot",
+	desc := map[engine.Mode]string{
+		engine.ModeMultiSpace:    "every weighted space over the whole store, fused (default)",
+		engine.ModePipeline:      "five stages: recall, Matryoshka filter, fusion, rerank, validate",
+		engine.ModeE1Only:        "one E1 search",
+		engine.ModeEmbedderFirst: "one search in the --embedder slot",
 	}
 	var out []cobra.Completion
-	for _, m := range []pipeline.Mode{pipeline.ModeMultiSpace, pipeline.ModePipeline, pipeline.ModeE1Only, pipeline.ModeEmbedderFirst} {
+	for _, m := range []engine.Mode{engine.ModeMultiSpace, engine.ModePipeline, engine.ModeE1Only, engine.ModeEmbedderFirst} {
 		out = append(out, cobra.CompletionWithDesc(m.String(), desc[m]))
 	}
 	return out
@@ -333,13 +344,13 @@ func modeCompletions() []cobra.Completion {
 
 func profileCompletions() []cobra.Completion {
 	var out []cobra.Completion
-	for _, p := range profiles.Builtin() {
+	for _, p := range engine.BuiltinProfiles() {
 		out = append(out, cobra.CompletionWithDesc(p.Name, p.Description))
 	}
 	return out
 }
 
-func slotCompletions(ss []fingerprint.SlotID) []cobra.Completion {
+func slotCompletions(ss []engine.SlotID) []cobra.Completion {
 	var out []cobra.Completion
 	for _, s := range ss {
 		out = append(out, cobra.CompletionWithDesc(s.String(), s.Info().Name+": "+s.Info().Role))
@@ -353,7 +364,7 @@ func completeWeight(cmd *cobra.Command, args []string, toComplete string) ([]cob
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []cobra.Completion
-	for _, s := range fingerprint.Slots() {
+	for _, s := range engine.Slots() {
 		out = append(out, cobra.CompletionWithDesc(s.String()+"=", s.Info().Name))
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace

@@ -11,9 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/fingerprint"
-	"github.com/cgraph/cgraph/pipeline"
-	"github.com/cgraph/cgraph/profiles"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -106,29 +104,29 @@ func parseSearch(t *testing.T, args ...string) engine.SearchRequest {
 
 func TestSearchRequest(t *testing.T) {
 	req := parseSearch(t, "why")
-	if req.Query != "why" || req.Profile.Name != profiles.Default || req.Mode != defaultSearchMode || req.TopK != pipeline.DefaultTopK ||
-		req.RecallK != pipeline.DefaultRecallK || req.FilterK != pipeline.DefaultFilterK || req.FusionK != pipeline.DefaultFusionK ||
-		req.Direction != pipeline.DirectionAny || !req.Now.IsZero() {
+	if req.Query != "why" || req.Profile.Name != engine.DefaultProfile || req.Mode != defaultSearchMode || req.TopK != engine.DefaultTopK ||
+		req.RecallK != engine.DefaultRecallK || req.FilterK != engine.DefaultFilterK || req.FusionK != engine.DefaultFusionK ||
+		req.Direction != engine.DirectionAny || !req.Now.IsZero() {
 		t.Fatalf("defaults: %+v", req)
 	}
 	req = parseSearch(t, "why", "--profile", "causal_reasoning", "--weight", "E5=0.6", "--direction", "causes", "--top-k", "3",
 		"--mode", "pipeline", "--recall-k", "50", "--filter-k", "20", "--fusion-k", "10", "--session", "s1", "--seq", "4",
 		"--now", "2026-03-01T12:00:00Z", "--no-thresholds")
-	if req.Profile.Name != "causal_reasoning" || req.Profile.Weights.Get(fingerprint.E5) != 0.6 || req.Direction != pipeline.DirectionCauses ||
-		req.TopK != 3 || req.Mode != pipeline.ModePipeline || req.RecallK != 50 || req.FilterK != 20 || req.FusionK != 10 ||
+	if req.Profile.Name != "causal_reasoning" || req.Profile.Weights.Get(engine.E5) != 0.6 || req.Direction != engine.DirectionCauses ||
+		req.TopK != 3 || req.Mode != engine.ModePipeline || req.RecallK != 50 || req.FilterK != 20 || req.FusionK != 10 ||
 		req.Session != "s1" || req.Seq != 4 || !req.Now.Equal(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) || !req.NoThresholds {
 		t.Fatalf("parsed: %+v", req)
 	}
 	// The override re-normalised the other slots: E1 .15 of the .75 left.
-	if w := req.Profile.Weights.Get(fingerprint.E1); w < 0.15*0.4/0.75-1e-9 || w > 0.15*0.4/0.75+1e-9 {
+	if w := req.Profile.Weights.Get(engine.E1); w < 0.15*0.4/0.75-1e-9 || w > 0.15*0.4/0.75+1e-9 {
 		t.Errorf("E1 after E5=0.6: %v", w)
 	}
 	req = parseSearch(t, "q", "--embedder", "keywords")
-	if req.Mode != pipeline.ModeEmbedderFirst || req.Embedder != fingerprint.E6 {
+	if req.Mode != engine.ModeEmbedderFirst || req.Embedder != engine.E6 {
 		t.Fatalf("--embedder keywords: mode %v slot %v", req.Mode, req.Embedder)
 	}
 	req = parseSearch(t, "q", "--embedder", "E13", "--mode", "embedder_first")
-	if req.Mode != pipeline.ModeEmbedderFirst || req.Embedder != fingerprint.E13 {
+	if req.Mode != engine.ModeEmbedderFirst || req.Embedder != engine.E13 {
 		t.Fatalf("--embedder E13: mode %v slot %v", req.Mode, req.Embedder)
 	}
 }
@@ -136,32 +134,32 @@ func TestSearchRequest(t *testing.T) {
 // sampleResult is a hand-made search result of two memories in pipeline
 // mode, with an unavailable and a skipped space.
 func sampleResult() (engine.SearchResult, engine.SearchRequest) {
-	p, _ := profiles.Lookup("causal_reasoning")
-	req := engine.SearchRequest{Query: "why did the build fail", Profile: p, Mode: pipeline.ModePipeline, TopK: 10, Direction: pipeline.DirectionCauses}
+	p, _ := engine.BuiltinProfile("causal_reasoning")
+	req := engine.SearchRequest{Query: "why did the build fail", Profile: p, Mode: engine.ModePipeline, TopK: 10, Direction: engine.DirectionCauses}
 	id1, id2 := record.NewID(), record.NewID()
 	res := engine.SearchResult{
-		Result: pipeline.Result{
-			Query: req.Query, Profile: p.Name, Mode: pipeline.ModePipeline,
-			Hits: []pipeline.ResultHit{
+		Result: engine.Explained{
+			Query: req.Query, Profile: p.Name, Mode: engine.ModePipeline,
+			Hits: []engine.Hit{
 				{Doc: 7, Score: 0.01234, Badges: []string{"recent"},
-					Slots: pipeline.SlotScores{
-						fingerprint.E5: {Rank: 0, Score: 0.8123, Contribution: 0.0075, Level: "high"},
-						fingerprint.E1: {Rank: 2, Score: 0.5, Contribution: 0.2 / 62, Level: "mid"},
-						fingerprint.E6: {Rank: 1, Score: 7.25, Contribution: 0.05 / 61},
+					Slots: engine.SlotScores{
+						engine.E5: {Rank: 0, Score: 0.8123, Contribution: 0.0075, Level: "high"},
+						engine.E1: {Rank: 2, Score: 0.5, Contribution: 0.2 / 62, Level: "mid"},
+						engine.E6: {Rank: 1, Score: 7.25, Contribution: 0.05 / 61},
 					},
-					Boosts: []pipeline.Boost{{Name: "E11 exact names", Signal: 0.5, Factor: 1.05}}},
-				{Doc: 3, Score: 0.0081, Slots: pipeline.SlotScores{fingerprint.E1: {Rank: 0, Score: 0.61, Contribution: 0.2 / 60, Level: "mid"}}},
+					Boosts: []engine.Boost{{Name: "E11 exact names", Signal: 0.5, Factor: 1.05}}},
+				{Doc: 3, Score: 0.0081, Slots: engine.SlotScores{engine.E1: {Rank: 0, Score: 0.61, Contribution: 0.2 / 60, Level: "mid"}}},
 			},
-			Spaces: []pipeline.SpaceReport{
-				{Stage: pipeline.StageRecall, Slot: fingerprint.E13, Name: "E13", Status: pipeline.StatusUnavailable, Note: "no model; recall from E6"},
-				{Stage: pipeline.StageRecall, Slot: fingerprint.E6, Name: "E6", Weight: 0.05, Status: pipeline.StatusOK, Hits: 12},
-				{Stage: pipeline.StageFusion, Slot: fingerprint.E5, Name: "E5", View: pipeline.ViewBackward, Weight: 0.45, Status: pipeline.StatusOK, Hits: 12, Note: "direction factor ×0.8"},
-				{Stage: pipeline.StageRerank, Slot: fingerprint.E12, Name: "E12", Weight: 0.15, Status: pipeline.StatusSkipped, Note: "no model"},
+			Spaces: []engine.SpaceReport{
+				{Stage: engine.StageRecall, Slot: engine.E13, Name: "E13", Status: engine.SpaceUnavailable, Note: "no model; recall from E6"},
+				{Stage: engine.StageRecall, Slot: engine.E6, Name: "E6", Weight: 0.05, Status: engine.SpaceOK, Hits: 12},
+				{Stage: engine.StageFusion, Slot: engine.E5, Name: "E5", View: engine.ViewBackward, Weight: 0.45, Status: engine.SpaceOK, Hits: 12, Note: "direction factor ×0.8"},
+				{Stage: engine.StageRerank, Slot: engine.E12, Name: "E12", Weight: 0.15, Status: engine.SpaceSkipped, Note: "no model"},
 			},
-			Trace: []pipeline.StageTrace{
-				{Stage: pipeline.StageRecall, Candidates: 12, Duration: 1500 * time.Microsecond, Note: "E6 recall k=10000 (E13 unavailable)"},
-				{Stage: pipeline.StageFusion, Candidates: 12, Duration: 2 * time.Millisecond},
-				{Stage: pipeline.StageValidate, Candidates: 2, Duration: 100 * time.Microsecond},
+			Trace: []engine.StageTrace{
+				{Stage: engine.StageRecall, Candidates: 12, Duration: 1500 * time.Microsecond, Note: "E6 recall k=10000 (E13 unavailable)"},
+				{Stage: engine.StageFusion, Candidates: 12, Duration: 2 * time.Millisecond},
+				{Stage: engine.StageValidate, Candidates: 2, Duration: 100 * time.Microsecond},
 			},
 		},
 		Memories: []record.Memory{
@@ -223,7 +221,7 @@ func TestSearchJSONShape(t *testing.T) {
 	res, req := sampleResult()
 	var buf bytes.Buffer
 	a := &App{Stdout: &buf, JSON: true}
-	if err := a.PrintJSON(toSearchJSON(res, req)); err != nil {
+	if err := a.PrintJSON(ops.SearchAnswerOf(res, req)); err != nil {
 		t.Fatal(err)
 	}
 	var got searchOut
@@ -277,7 +275,7 @@ func TestSearchJSONShape(t *testing.T) {
 func TestSearchHuman(t *testing.T) {
 	res, req := sampleResult()
 	var buf bytes.Buffer
-	if err := printSearch(&buf, res, req, searchView{}); err != nil {
+	if err := printSearch(&buf, ops.SearchAnswerOf(res, req), req, searchView{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -302,7 +300,7 @@ func TestSearchHuman(t *testing.T) {
 		t.Error("slot table printed without --explain")
 	}
 	buf.Reset()
-	if err := printSearch(&buf, res, req, searchView{overrides: []string{"E5=0.6", "E1=0.1"}}); err != nil {
+	if err := printSearch(&buf, ops.SearchAnswerOf(res, req), req, searchView{overrides: []string{"E5=0.6", "E1=0.1"}}); err != nil {
 		t.Fatal(err)
 	}
 	if h, _, _ := strings.Cut(buf.String(), "\n"); h != `"why did the build fail"  profile causal_reasoning (E5=0.6, E1=0.1)  mode pipeline  direction causes` {
@@ -313,7 +311,7 @@ func TestSearchHuman(t *testing.T) {
 func TestSearchExplain(t *testing.T) {
 	res, req := sampleResult()
 	var buf bytes.Buffer
-	if err := printSearch(&buf, res, req, searchView{explain: true}); err != nil {
+	if err := printSearch(&buf, ops.SearchAnswerOf(res, req), req, searchView{explain: true}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -343,11 +341,11 @@ func TestSearchExplain(t *testing.T) {
 }
 
 func TestSearchHumanNoResults(t *testing.T) {
-	p, _ := profiles.Lookup("semantic_search")
-	req := engine.SearchRequest{Query: "q", Profile: p, Mode: pipeline.ModeE1Only, TopK: 10}
-	res := engine.SearchResult{Result: pipeline.Result{Query: "q", Profile: p.Name, Mode: pipeline.ModeE1Only}}
+	p, _ := engine.BuiltinProfile("semantic_search")
+	req := engine.SearchRequest{Query: "q", Profile: p, Mode: engine.ModeE1Only, TopK: 10}
+	res := engine.SearchResult{Result: engine.Explained{Query: "q", Profile: p.Name, Mode: engine.ModeE1Only}}
 	var buf bytes.Buffer
-	if err := printSearch(&buf, res, req, searchView{}); err != nil {
+	if err := printSearch(&buf, ops.SearchAnswerOf(res, req), req, searchView{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "no results above the slots' low thresholds (--no-thresholds keeps weaker matches)") {
@@ -355,7 +353,7 @@ func TestSearchHumanNoResults(t *testing.T) {
 	}
 	var j bytes.Buffer
 	a := &App{Stdout: &j, JSON: true}
-	if err := a.PrintJSON(toSearchJSON(res, req)); err != nil {
+	if err := a.PrintJSON(ops.SearchAnswerOf(res, req)); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(j.String(), `"results": []`) || !strings.Contains(j.String(), `"trace": []`) {

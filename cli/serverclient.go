@@ -2,33 +2,33 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/httpapi"
 )
 
 // A running `cgraph serve` keeps the store open and the models loaded. The
-// read commands that need models (search, context) send their command line
-// to it when one serves the same store, and print what it answers: the same
-// bytes, exit code and stderr as running them here, in milliseconds instead
-// of the second it takes to load the models. Without a server (or when it
-// does not answer) they run here as before.
+// read commands that need models (search, context) send their typed request
+// to its /v1 routes (POST /v1/search/explain, POST /v1/context) when one
+// serves the same store, and print its typed answer with the same printer
+// as a local run: the same bytes, in milliseconds instead of the second it
+// takes to load the models. Without a server (or when it does not answer)
+// they run here as before.
 
-// servedCommands are the commands a server runs for a client.
-var servedCommands = []string{"search", "context"}
-
-// localOnlyFlags make a command run here: they name this machine's files or
-// choose another store or models than the server's.
-var localOnlyFlags = []string{"--models-dir", "--device", "--profile-file", "--read-only"}
+// localOnlyFlags make a command run here: they choose other models, another
+// device or a read-only open than the server's.
+var localOnlyFlags = []string{"models-dir", "device", "read-only"}
 
 // serverInfo is the discovery file's content.
 type serverInfo struct {
@@ -59,23 +59,6 @@ func requireStore(id, dir string, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
-
-// servedRun is POST /v1/cli's request and answer.
-type servedRun struct {
-	Args []string `json:"args"`
-}
-
-type servedOutput struct {
-	Stdout   string `json:"stdout"`
-	Stderr   string `json:"stderr"`
-	ExitCode int    `json:"exit_code"`
-}
-
-// servedExit ends a command the server ran with its exit code; its output
-// is already printed.
-type servedExit struct{ code int }
-
-func (e *servedExit) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 // writeServerFile announces a server for the store in dir; the returned
 // func removes the file if it still names this process.
@@ -130,65 +113,98 @@ func sameDir(a, b string) bool {
 	return err == nil && os.SameFile(fa, fb)
 }
 
-// viaServer runs the command on a server when one serves this store and
-// the command line allows it. handled is false when the command must run
-// here; then err is nil.
-func (a *App) viaServer() (handled bool, err error) {
-	if a.shared != nil || os.Getenv("CGRAPH_NO_SERVER") != "" {
-		return false, nil
+// serverClient reaches a running cgraph serve of this store through its
+// typed /v1 routes.
+type serverClient struct {
+	url, token, store string
+	http              *http.Client
+}
+
+// errNoServer: no server answered; the command runs here.
+var errNoServer = errors.New("no server answered")
+
+// server is the cgraph serve for this store, when one runs, the command
+// line lets it serve (no local-only flag) and the client has its token if
+// it needs one.
+func (a *App) server(cmd *cobra.Command) (*serverClient, bool) {
+	if os.Getenv("CGRAPH_NO_SERVER") != "" {
+		return nil, false
 	}
-	args, ok := forwardable(a.rawArgs)
-	if !ok {
-		return false, nil
+	for _, name := range localOnlyFlags {
+		if f := cmd.Flag(name); f != nil && f.Changed {
+			return nil, false
+		}
 	}
-	if a.Project != "" && !slices.ContainsFunc(args, func(s string) bool { return s == "--project" || strings.HasPrefix(s, "--project=") }) {
-		args = append(args, "--project="+a.Project) // $CGRAPH_PROJECT is the client's, not the server's
-	}
-	url := os.Getenv("CGRAPH_SERVER")
+	c := &serverClient{url: os.Getenv("CGRAPH_SERVER"), http: &http.Client{Timeout: 5 * time.Minute}}
 	token, hasToken := clientToken()
-	store := ""
-	if url == "" {
+	if c.url == "" {
 		info, ok := readServerFile(a.DBDir)
 		if !ok || (info.Token && !hasToken) {
-			return false, nil
+			return nil, false
 		}
-		url, store = info.URL, info.Store
+		c.url, c.store = info.URL, info.Store
 	}
-	body, err := json.Marshal(servedRun{Args: args})
-	if err != nil {
-		return false, nil
+	if hasToken {
+		c.token = token
 	}
-	req, err := http.NewRequestWithContext(a.Context(), http.MethodPost, strings.TrimSuffix(url, "/")+"/v1/cli", bytes.NewReader(body))
+	c.url = strings.TrimSuffix(c.url, "/")
+	return c, true
+}
+
+// serverError is an error the server answered with.
+type serverError struct {
+	status        int
+	code, message string
+}
+
+func (e *serverError) Error() string { return e.message }
+
+// post sends body to path as JSON and decodes the answer's data into out.
+// A server that cannot be reached is errNoServer; an error the server
+// answers is a *serverError, or a *UsageError for a bad request.
+func (c *serverClient) post(ctx context.Context, path string, body, out any) error {
+	b, err := json.Marshal(body)
 	if err != nil {
-		return false, nil
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+path, bytes.NewReader(b))
+	if err != nil {
+		return errNoServer
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if hasToken {
-		req.Header.Set("Authorization", "Bearer "+token)
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
-	if store != "" {
-		req.Header.Set(storeHeader, store)
+	if c.store != "" {
+		req.Header.Set(storeHeader, c.store)
 	}
-	resp, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
+	resp, err := c.http.Do(req)
 	if err != nil {
-		return false, nil // no server after all: run here
+		return errNoServer
 	}
 	defer resp.Body.Close()
 	var env struct {
-		Data *servedOutput `json:"data"`
+		Data  json.RawMessage `json:"data"`
+		Error *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
 	}
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&env) != nil || env.Data == nil {
-		return false, nil
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+		return fmt.Errorf("server %s: %s answered %s without a JSON envelope: %w", c.url, path, resp.Status, err)
 	}
-	if _, err := fmt.Fprint(a.Stdout, env.Data.Stdout); err != nil {
-		return true, err
+	switch {
+	case env.Error != nil && env.Error.Code == "bad_request":
+		return &UsageError{Problem: env.Error.Message, Fix: "see the command's --help"}
+	case env.Error != nil:
+		return &serverError{status: resp.StatusCode, code: env.Error.Code, message: env.Error.Message}
+	case resp.StatusCode != http.StatusOK:
+		return &serverError{status: resp.StatusCode, code: "http", message: fmt.Sprintf("server %s: %s answered %s", c.url, path, resp.Status)}
 	}
-	a.wroteStdout = env.Data.Stdout != ""
-	fmt.Fprint(a.Stderr, env.Data.Stderr)
-	if env.Data.ExitCode != ExitOK {
-		return true, &servedExit{env.Data.ExitCode}
+	if err := json.Unmarshal(env.Data, out); err != nil {
+		return fmt.Errorf("server %s: decode the answer of %s: %w", c.url, path, err)
 	}
-	return true, nil
+	return nil
 }
 
 // clientToken is the bearer token of $CGRAPH_TOKEN_FILE (the file the
@@ -203,59 +219,4 @@ func clientToken() (string, bool) {
 		return "", false
 	}
 	return t, true
-}
-
-// forwardable is the command line a server can run: a served command with
-// no flag that names this machine's files, without --db (the server has
-// the store).
-func forwardable(raw []string) ([]string, bool) {
-	var out []string
-	cmd := ""
-	for i := 0; i < len(raw); i++ {
-		t := raw[i]
-		name, _, hasValue := strings.Cut(t, "=")
-		switch {
-		case t == "--":
-			return nil, false
-		case name == "--db":
-			if !hasValue {
-				i++ // its value
-			}
-			continue
-		case slices.Contains(localOnlyFlags, name):
-			return nil, false
-		case cmd == "" && !strings.HasPrefix(t, "-"):
-			cmd = t
-		}
-		out = append(out, t)
-	}
-	return out, slices.Contains(servedCommands, cmd)
-}
-
-// cliHandler is POST /v1/cli of cgraph serve: it runs a served command on
-// the server's open store with the client's arguments and answers with the
-// command's stdout, stderr and exit code. Anything else is refused.
-func (a *App) cliHandler(s *engine.Engine) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var run servedRun
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<20)).Decode(&run); err != nil {
-			httpapi.WriteError(w, http.StatusBadRequest, "bad_request", "the body is not {\"args\": [...]}: "+err.Error())
-			return
-		}
-		if args, ok := forwardable(run.Args); !ok || len(args) != len(run.Args) {
-			httpapi.WriteError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("the server runs only %s, without --db, %s",
-				strings.Join(servedCommands, " and "), strings.Join(localOnlyFlags, ", ")))
-			return
-		}
-		var out, errb bytes.Buffer
-		c := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, ctx: r.Context(), isTerminal: func(any) bool { return false },
-			shared: s, rawArgs: run.Args}
-		code := c.execute(r.Context(), run.Args, func(k string) string {
-			if k == "CGRAPH_MODELS" {
-				return a.ModelsDir // the server's models (context counts tokens with them)
-			}
-			return os.Getenv(k)
-		})
-		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"data": servedOutput{Stdout: out.String(), Stderr: errb.String(), ExitCode: code}})
-	})
 }

@@ -5,8 +5,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/httpapi"
@@ -15,124 +17,85 @@ import (
 )
 
 // TestCommandsRunOnTheServer: with a server for the store, search and
-// context print what the server's run of them printed — proved by a --db
-// that holds no store here, where a local run would fail — while a command
-// line naming this machine's files runs here, and the server refuses
-// anything but the served commands.
+// context send their typed requests to its /v1 routes and print its
+// answers — proved by a --db that holds no store here, where a local run
+// would fail — byte for byte what a local run prints; the server's errors
+// come back as the command's; a command line that chooses other models runs
+// here; /v1/cli (a remote command line) is gone.
 func TestCommandsRunOnTheServer(t *testing.T) {
-	e, err := engine.Open(filepath.Join(t.TempDir(), "s"), engine.Options{Create: true, Embedders: modelFreeEmbedders(t)})
+	dir := filepath.Join(t.TempDir(), "s")
+	// The server loads the models the CLI would ($CGRAPH_MODELS: none in
+	// tests), so both explain their unavailable slots alike.
+	reg, closeReg, err := engine.LoadModels(t.Context(), engine.ModelsConfig{ModelsDir: os.Getenv("CGRAPH_MODELS")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer closeReg()
+	e, err := engine.Open(dir, engine.Options{Create: true, Embedders: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := e.Add(t.Context(), record.NewMemory{Content: "the nightly build fails when librocksdb-dev is missing"}); err != nil {
 		t.Fatal(err)
 	}
-	server := &App{}
-	hs := httptest.NewServer(httpapi.Handler(mcpserver.New(e, mcpserver.Options{}), httpapi.Options{
-		Routes: map[string]http.Handler{"POST /v1/cli": server.cliHandler(e)}}))
+	hs := httptest.NewServer(httpapi.Handler(mcpserver.New(e, mcpserver.Options{}), httpapi.Options{Searcher: e}))
 	defer hs.Close()
-	t.Setenv("CGRAPH_SERVER", hs.URL)
 	nowhere := filepath.Join(t.TempDir(), "no-store-here")
-
-	r := run(t, "", "--db", nowhere, "search", "librocksdb-dev missing", "--profile", "fact_checking")
-	if r.code != ExitOK || !strings.Contains(r.stdout, "nightly build fails") {
-		t.Fatalf("search via the server: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	now := time.Now().Add(time.Minute).UTC().Format(time.RFC3339) // one E2/E3 anchor for both runs
+	args := [][]string{
+		{"search", "librocksdb-dev missing", "--profile", "fact_checking", "--explain", "--now", now},
+		{"--json", "search", "librocksdb-dev missing", "--weight", "E6=0.5", "--top-k", "3", "--now", now},
+		{"--json", "context", "librocksdb-dev", "--budget", "100"},
 	}
-	r = run(t, "", "--db", nowhere, "--json", "context", "librocksdb-dev", "--budget", "100")
-	if r.code != ExitOK || !strings.Contains(r.stdout, `"markdown"`) {
-		t.Fatalf("context via the server: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	t.Setenv("CGRAPH_SERVER", hs.URL)
+	var served []result
+	for _, a := range args {
+		r := run(t, "", append([]string{"--db", nowhere}, a...)...)
+		if r.code != ExitOK || !strings.Contains(r.stdout, "nightly build fails") {
+			t.Fatalf("%v via the server: exit %d\n%s\n%s", a, r.code, r.stdout, r.stderr)
+		}
+		served = append(served, r)
 	}
 	// The server's errors come back with their exit code and message.
-	r = run(t, "", "--db", nowhere, "search", "x", "--profile", "nope")
-	if r.code != ExitUsage || !strings.Contains(r.stderr, "unknown profile") {
-		t.Fatalf("a bad profile via the server: exit %d %s", r.code, r.stderr)
+	if r := run(t, "", "--db", nowhere, "context", "x", "--budget", "10"); r.code != ExitUsage || !strings.Contains(r.stderr, "budget") {
+		t.Fatalf("a bad budget via the server: exit %d %s", r.code, r.stderr)
 	}
-	// --profile-file names a file here: the command runs here (and finds no store).
-	pf := filepath.Join(t.TempDir(), "p.toml")
-	if err := os.WriteFile(pf, []byte("name = \"mine\"\n[weights]\nE6 = 1.0\n"), 0o644); err != nil {
+	// /v1/cli is gone.
+	resp, err := http.Post(hs.URL+"/v1/cli", "application/json", strings.NewReader(`{"args": ["search", "x"]}`))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if r := run(t, "", "--db", nowhere, "search", "x", "--profile-file", pf); r.code == ExitOK || !strings.Contains(r.stderr, "no store") {
-		t.Fatalf("--profile-file ran on the server: exit %d %s", r.code, r.stderr)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("/v1/cli: status %d, want 404", resp.StatusCode)
 	}
-	// The server runs nothing else.
-	for _, body := range []string{`{"args": ["add", "x"]}`, `{"args": ["search", "x", "--db", "/etc"]}`, `{"args": ["search", "x", "--models-dir", "/tmp"]}`, `not json`} {
-		resp, err := http.Post(hs.URL+"/v1/cli", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("%s: status %d, want 400", body, resp.StatusCode)
+	// --models-dir chooses other models: the command runs here (and finds no store).
+	if r := run(t, "", "--db", nowhere, "search", "x", "--models-dir", t.TempDir()); r.code == ExitOK || !strings.Contains(r.stderr, "no store") {
+		t.Fatalf("--models-dir ran on the server: exit %d %s", r.code, r.stderr)
+	}
+	// The same commands run here print the same bytes (timings aside).
+	hs.Close()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CGRAPH_SERVER", "")
+	for i, a := range args {
+		r := run(t, "", append([]string{"--db", dir}, a...)...)
+		if r.code != ExitOK || withoutTimes(r.stdout) != withoutTimes(served[i].stdout) {
+			t.Errorf("%v here and on the server differ:\nhere:\n%s\nserver:\n%s", a, r.stdout, served[i].stdout)
 		}
 	}
+}
+
+// withoutTimes blanks the figures that differ between two runs of a
+// search: milliseconds in JSON and in the human trace.
+func withoutTimes(s string) string {
+	s = regexp.MustCompile(`"(encode_ms|total_ms|ms)": ?[0-9.e-]+`).ReplaceAllString(s, `"$1":0`)
+	s = regexp.MustCompile(`(?m)^(  S[0-9] \S+\s+[0-9]+\s+)[0-9]+\.[0-9]{2}`).ReplaceAllString(s, "${1}0")
+	return regexp.MustCompile(`query encoding [0-9.]+ ms, total [0-9.]+ ms`).ReplaceAllString(s, "")
 }
 
 // TestServerFile: the discovery file names a live server; a file left by a
-// server that died is ignored; removal leaves another server's file alone.
-func TestServerFile(t *testing.T) {
-	dir := t.TempDir()
-	const id = "0190a1b2-0000-4000-8000-000000000001"
-	remove, err := writeServerFile(dir, serverInfo{URL: "http://127.0.0.1:1", PID: os.Getpid(), Store: id, Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info, ok := readServerFile(dir); !ok || info.URL != "http://127.0.0.1:1" {
-		t.Fatalf("live server not found: %+v", info)
-	}
-	// A copy of the file in another directory (cp -a of the store) and a
-	// file without a store identity are not this store's server.
-	other := t.TempDir()
-	b, err := os.ReadFile(engine.ServerFile(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(engine.ServerFile(other), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := readServerFile(other); ok {
-		t.Fatal("a discovery file copied into another directory was taken")
-	}
-	if _, err := writeServerFile(other, serverInfo{URL: "http://127.0.0.1:1", PID: os.Getpid(), Dir: other}); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := readServerFile(other); ok {
-		t.Fatal("a discovery file without a store identity was taken")
-	}
-	remove()
-	if _, ok := readServerFile(dir); ok {
-		t.Fatal("the file outlived its server")
-	}
-	if _, err := writeServerFile(dir, serverInfo{URL: "http://127.0.0.1:2", PID: 1 << 30, Store: id, Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := readServerFile(dir); ok {
-		t.Fatal("a dead server's file was taken")
-	}
-}
-
-func TestForwardable(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want string
-		ok   bool
-	}{
-		{"--db /s search q --profile code_search", "search q --profile code_search", true},
-		{"--db=/s --json context q", "--json context q", true},
-		{"search q --db /s", "search q", true},
-		{"add q", "", false},
-		{"search q --profile-file p.toml", "", false},
-		{"--models-dir /m search q", "", false},
-		{"--read-only search q", "", false},
-		{"search -- --db", "", false},
-	} {
-		got, ok := forwardable(strings.Fields(c.in))
-		if ok != c.ok || (ok && strings.Join(got, " ") != c.want) {
-			t.Errorf("forwardable(%q) = %q, %v; want %q, %v", c.in, strings.Join(got, " "), ok, c.want, c.ok)
-		}
-	}
-}
 
 // TestCommandsRunOnATokenServer: a server that wants a token runs the
 // command for a client that has it ($CGRAPH_TOKEN_FILE); without it the
@@ -147,9 +110,7 @@ func TestCommandsRunOnATokenServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	const token = "0123456789abcdef0123456789"
-	server := &App{}
-	hs := httptest.NewServer(httpapi.Handler(mcpserver.New(e, mcpserver.Options{}), httpapi.Options{Token: token,
-		Routes: map[string]http.Handler{"POST /v1/cli": server.cliHandler(e)}}))
+	hs := httptest.NewServer(httpapi.Handler(mcpserver.New(e, mcpserver.Options{}), httpapi.Options{Token: token, Searcher: e}))
 	defer hs.Close()
 	t.Setenv("CGRAPH_SERVER", hs.URL)
 	nowhere := filepath.Join(t.TempDir(), "no-store-here")

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/cgraph/cgraph/embedders"
-	"github.com/cgraph/cgraph/embedders/neural"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/models/runtime"
 	"github.com/cgraph/cgraph/record"
@@ -24,7 +22,7 @@ type storeOpen struct {
 }
 
 // OpenStore opens the memory store in a.DBDir with the embedders of
-// a.ModelsDir (neural.Registry: the models installed there, the model-free
+// a.ModelsDir (engine.LoadModels: the models installed there, the model-free
 // slots, and every other slot unavailable with its reason). write says the
 // command writes: then the store takes the writer lock and --read-only is
 // refused with a usage error; otherwise it opens read-only beside a writer.
@@ -40,9 +38,6 @@ func (a *App) OpenStore(write bool) (*engine.Engine, error) {
 }
 
 func (a *App) openStore(o storeOpen) (*engine.Engine, error) {
-	if a.shared != nil && !o.write && !o.create && !o.reembed {
-		return a.shared, nil // running in cgraph serve for a client (serverclient.go)
-	}
 	if o.write && a.ReadOnly {
 		return nil, &UsageError{Problem: "--read-only was given but this command writes to the store", Fix: "drop --read-only"}
 	}
@@ -60,12 +55,12 @@ func (a *App) openStore(o storeOpen) (*engine.Engine, error) {
 // loadRegistry builds the 13-slot registry from a.ModelsDir on a.Device.
 // A missing model makes its slot unavailable, not an error; a model file
 // that cannot be opened is an error.
-func (a *App) loadRegistry() (*embedders.Registry, func() error, error) {
+func (a *App) loadRegistry() (*engine.Registry, func() error, error) {
 	dev, err := runtime.ParseDevice(a.Device)
 	if err != nil {
 		return nil, nil, &UsageError{Problem: err.Error(), Fix: "use --device cpu or --device cuda"}
 	}
-	reg, closeReg, err := neural.Registry(a.Context(), neural.Config{ModelsDir: a.ModelsDir, Device: dev})
+	reg, closeReg, err := engine.LoadModels(a.Context(), engine.ModelsConfig{ModelsDir: a.ModelsDir, Device: dev})
 	if err != nil {
 		return nil, nil, fmt.Errorf("load the embedders from %s: %w: run `cgraph models verify` to check the installed models", a.ModelsDir, err)
 	}
@@ -74,7 +69,7 @@ func (a *App) loadRegistry() (*embedders.Registry, func() error, error) {
 
 // openStoreWith opens the store with an already loaded registry; on success
 // the store owns closeReg (a.closeStore calls it).
-func (a *App) openStoreWith(reg *embedders.Registry, closeReg func() error, o storeOpen) (*engine.Engine, error) {
+func (a *App) openStoreWith(reg *engine.Registry, closeReg func() error, o storeOpen) (*engine.Engine, error) {
 	red, err := redactor()
 	if err != nil {
 		return nil, err
@@ -98,9 +93,6 @@ func (a *App) openStoreWith(reg *embedders.Registry, closeReg func() error, o st
 // closeStore closes s and then the models it used, joining both errors to
 // *err so no error is lost in a defer.
 func (a *App) closeStore(s *engine.Engine, err *error) {
-	if s == a.shared {
-		return // the server's store: it stays open
-	}
 	if cerr := s.Close(); cerr != nil {
 		*err = errors.Join(*err, fmt.Errorf("close store %s: %w", s.Dir(), cerr))
 	}

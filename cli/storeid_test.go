@@ -70,7 +70,7 @@ func TestCopiedStoreBesideItsServer(t *testing.T) {
 		t.Fatalf("request for another store: %d %+v %v, want 409 wrong_store naming %s", resp.StatusCode, body, err, info.Store)
 	}
 	// Its own store's requests are served.
-	req, _ = http.NewRequest(http.MethodPost, base+"/v1/cli", strings.NewReader(`{"args": ["search", "zebras", "--profile", "fact_checking"]}`))
+	req, _ = http.NewRequest(http.MethodPost, base+"/v1/search/explain", strings.NewReader(`{"query": "zebras", "top_k": 3}`))
 	req.Header.Set(storeHeader, info.Store)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("request for the served store: %v %v", resp, err)

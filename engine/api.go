@@ -148,38 +148,42 @@ type SlotInfo struct {
 }
 
 // SearchRequest is one search. Zero values take the pipeline's defaults;
-// Profile's zero value means profiles "semantic_search".
+// Profile's zero value means profiles "semantic_search". Its JSON form is
+// what a client sends cgraph serve's POST /v1/search/explain.
 type SearchRequest struct {
-	Query     string
-	Profile   profiles.Profile
-	Mode      pipeline.Mode
-	Embedder  fingerprint.SlotID // embedder_first: the primary slot
-	Direction pipeline.Direction // E5/E8 views
-	TopK      int
+	Query     string             `json:"query"`
+	Profile   profiles.Profile   `json:"profile"`
+	Mode      pipeline.Mode      `json:"mode"`
+	Embedder  fingerprint.SlotID `json:"embedder,omitempty"` // embedder_first: the primary slot
+	Direction pipeline.Direction `json:"direction"`          // E5/E8 views
+	TopK      int                `json:"top_k"`
 	// RecallK, FilterK and FusionK are the stage sizes (S1 sparse, S2,
 	// S3); DenseRecallK is S1's dense recall depth.
-	RecallK, FilterK, FusionK, DenseRecallK int
+	RecallK      int `json:"recall_k,omitempty"`
+	FilterK      int `json:"filter_k,omitempty"`
+	FusionK      int `json:"fusion_k,omitempty"`
+	DenseRecallK int `json:"dense_recall_k,omitempty"`
 	// Now anchors E2 recency and E3 periodicity; zero means time.Now().
-	Now time.Time
+	Now time.Time `json:"now,omitzero"`
 	// Session and Seq anchor E4 (sequence_navigation): "near position Seq of
 	// Session". Empty Session leaves E4 without an anchor (reported).
-	Session string
-	Seq     uint64
+	Session string `json:"session,omitempty"`
+	Seq     uint64 `json:"seq,omitempty"`
 	// NoCorrect turns off typo correction: by default a query word absent
 	// from the store's vocabulary that is one edit from a word in it is
 	// replaced before encoding (SearchResult.Corrections says which).
-	NoCorrect bool
+	NoCorrect bool `json:"no_correct,omitempty"`
 	// NoThresholds keeps results below every slot's low threshold.
-	NoThresholds bool
+	NoThresholds bool `json:"no_thresholds,omitempty"`
 	// Partial records a failing index as failed and goes on; see pipeline.
-	Partial bool
+	Partial bool `json:"partial,omitempty"`
 	// Filter restricts every index search to the memories that match it
 	// (before fusion, so top-k stays full). The zero Filter searches the
 	// default project without superseded memories.
-	Filter record.Filter
+	Filter record.Filter `json:"filter"`
 	// Expand adds, after ranking, the memories linked to the top hits by
 	// relations of these types (one hop; SearchResult.Expanded).
-	Expand []record.RelationType
+	Expand []record.RelationType `json:"expand,omitempty"`
 }
 
 // SearchResult is a pipeline result with the memories resolved.

@@ -1,8 +1,10 @@
 // Package httpapi is cgraph's versioned JSON HTTP API: memories, search and
 // the slots of one open store, for programs that are not MCP hosts (hooks,
-// scripts, editors). Every route is a tool of package mcpserver reached
-// through Server.Call, so the HTTP API and MCP share one definition per
-// operation — the same arguments, the same checks, the same output.
+// scripts, editors). Every route but /v1/search/explain and /v1/stats is a
+// tool of package mcpserver reached through Server.Call, so the HTTP API and
+// MCP share one definition per operation — the same arguments, the same
+// checks, the same output; /v1/search/explain answers the engine's typed
+// request with ops.SearchAnswer, the form the CLI prints.
 //
 // Routes (all JSON; a request body is the tool's arguments):
 //
@@ -18,6 +20,9 @@
 //	                                  answers {"removed": true|false, …}
 //	GET    /v1/related/{id}           get_related (?type=fixes,causes&depth=1..3&limit=1..100)
 //	POST   /v1/search                 search_graph ("filter" and "expand" too)
+//	POST   /v1/search/explain         a typed engine.SearchRequest → the whole answer
+//	                                  (ops.SearchAnswer: memories, per-space explanation,
+//	                                  spaces, trace): what cgraph search prints
 //	POST   /v1/context                get_context: memories packed into a token budget ("filter", "expand")
 //	GET    /v1/embedders              list_embedder_indexes
 //	GET    /v1/stats                  memory count, format version, per-family sizes (the engine's Stats)
@@ -42,6 +47,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -52,13 +58,20 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/mcpserver"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
 // Statser reports the store's figures; *engine.Engine is one.
 type Statser interface {
 	Stats(ctx context.Context) (record.Stats, error)
+}
+
+// Searcher runs a typed search; *engine.Engine is one.
+type Searcher interface {
+	Search(ctx context.Context, req engine.SearchRequest) (engine.SearchResult, error)
 }
 
 // Caller runs a tool by name with JSON arguments; *mcpserver.Server is one.
@@ -81,9 +94,15 @@ type Options struct {
 	MaxBody int64
 	// Stats, when set, serves GET /v1/stats.
 	Stats Statser
-	// Routes are more handlers by pattern ("POST /v1/cli"), behind the same
+	// Routes are more handlers by pattern ("POST /v1/x"), behind the same
 	// token check.
 	Routes map[string]http.Handler
+	// Searcher, when set, serves POST /v1/search/explain: the engine's
+	// whole answer (ops.SearchAnswer) to a typed engine.SearchRequest, the
+	// route the CLI beside a server uses. Project pins it as
+	// mcpserver.Options.Project pins the tools.
+	Searcher Searcher
+	Project  string
 	// Hosts are the names a request may reach the server under (Host and
 	// Origin headers); nil allows the loopback names only. Every route but
 	// /healthz is behind it.
@@ -152,6 +171,9 @@ func Handler(c Caller, o Options) http.Handler {
 				"format_version": st.FormatVersion, "families": fams}})
 		})))
 	}
+	if o.Searcher != nil {
+		mux.Handle("POST /v1/search/explain", h.auth(http.HandlerFunc(h.explainedSearch)))
+	}
 	for pattern, rh := range o.Routes {
 		mux.Handle(pattern, h.auth(rh))
 	}
@@ -188,6 +210,57 @@ func allowed(mux *http.ServeMux, r *http.Request) []string {
 		}
 	}
 	return out
+}
+
+// explainedSearch is POST /v1/search/explain: the body is an
+// engine.SearchRequest in its JSON form, the answer its ops.SearchAnswer.
+func (h *handler) explainedSearch(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, h.o.MaxBody)
+	ans, err := h.search(r)
+	if err != nil {
+		var ae *apiError
+		if !errors.As(err, &ae) {
+			ae = classify(err)
+		}
+		WriteError(w, ae.status, ae.code, ae.msg)
+		return
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"data": ans})
+}
+
+func (h *handler) search(r *http.Request) (ops.SearchAnswer, error) {
+	raw, err := bodyArgs(r)
+	if err != nil {
+		return ops.SearchAnswer{}, err
+	}
+	var req engine.SearchRequest
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return ops.SearchAnswer{}, badRequest("the body is not a search request: %v", err)
+	}
+	if strings.TrimSpace(req.Query) == "" {
+		return ops.SearchAnswer{}, badRequest("query: is empty: give the text to search for")
+	}
+	if req.Profile.Name != "" || req.Profile.Weights != (engine.Weights{}) {
+		if err := req.Profile.Validate(); err != nil {
+			return ops.SearchAnswer{}, badRequest("profile: %v", err)
+		}
+	}
+	if p := h.o.Project; p != "" {
+		if req.Filter.AllProjects || req.Filter.Project != "" && req.Filter.Project != p {
+			return ops.SearchAnswer{}, badRequest("filter.project: this server is pinned to project %q: search that project, or use a server without --project", p)
+		}
+		req.Filter.Project = p
+	}
+	res, err := h.o.Searcher.Search(r.Context(), req)
+	if err != nil {
+		if errors.Is(err, engine.ErrSlotUnavailable) {
+			return ops.SearchAnswer{}, badRequest("%v: GET /v1/embedders shows which slots have a model", err)
+		}
+		return ops.SearchAnswer{}, err
+	}
+	return ops.SearchAnswerOf(res, req), nil
 }
 
 type handler struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/cgraph/cgraph/fingerprint"
@@ -53,6 +54,18 @@ func (s SlotScore) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p)
 }
 
+// UnmarshalJSON reads what MarshalJSON writes (a 1-based rank).
+func (s *SlotScore) UnmarshalJSON(b []byte) error {
+	type plain SlotScore
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	p.Rank--
+	*s = SlotScore(p)
+	return nil
+}
+
 // SlotScores maps slots to their explanation. It marshals as an object keyed
 // "E1" … "E13" in slot order.
 type SlotScores map[fingerprint.SlotID]SlotScore
@@ -79,6 +92,24 @@ func (s SlotScores) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads the object MarshalJSON writes.
+func (s *SlotScores) UnmarshalJSON(b []byte) error {
+	var byName map[string]SlotScore
+	if err := json.Unmarshal(b, &byName); err != nil {
+		return err
+	}
+	out := make(SlotScores, len(byName))
+	for name, v := range byName {
+		slot, err := fingerprint.ParseSlot(name)
+		if err != nil {
+			return fmt.Errorf("slot scores: %w", err)
+		}
+		out[slot] = v
+	}
+	*s = out
+	return nil
 }
 
 // Boost is a multiplicative factor applied to a result's score or to one
@@ -126,4 +157,34 @@ func (t StageTrace) MarshalJSON() ([]byte, error) {
 		plain
 		MS float64 `json:"ms"`
 	}{plain(t), float64(t.Duration.Microseconds()) / 1000})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (the duration to the
+// microsecond).
+func (t *StageTrace) UnmarshalJSON(b []byte) error {
+	type plain StageTrace
+	var v struct {
+		plain
+		MS float64 `json:"ms"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*t = StageTrace(v.plain)
+	t.Duration = time.Duration(math.Round(v.MS*1000)) * time.Microsecond
+	return nil
+}
+
+// UnmarshalJSON reads a space report, its slot from its name.
+func (r *SpaceReport) UnmarshalJSON(b []byte) error {
+	type plain SpaceReport
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*r = SpaceReport(p)
+	if slot, err := fingerprint.ParseSlot(r.Name); err == nil {
+		r.Slot = slot
+	}
+	return nil
 }

@@ -55,6 +55,17 @@ func (v View) String() string {
 // MarshalText makes views readable in JSON.
 func (v View) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
 
+// UnmarshalText reads a view's name.
+func (v *View) UnmarshalText(b []byte) error {
+	for i, name := range viewNames {
+		if string(b) == name {
+			*v = View(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown view %q: valid views are %s", b, strings.Join(viewNames[:], ", "))
+}
+
 func roles(s fingerprint.SlotID) (first, second string) {
 	first, second, _ = fingerprint.PairRoles(s)
 	return first, second
@@ -195,6 +206,16 @@ func ParseDirection(s string) (Direction, error) {
 	return 0, fmt.Errorf("unknown direction %q: valid directions are %s", s, strings.Join(directionNames[:], ", "))
 }
 
+// MarshalText makes directions readable in JSON.
+func (d Direction) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText reads a direction's name (ParseDirection).
+func (d *Direction) UnmarshalText(b []byte) error {
+	v, err := ParseDirection(string(b))
+	*d = v
+	return err
+}
+
 // views returns the views an asymmetric slot is searched with.
 func (d Direction) views() []View {
 	switch d {
@@ -234,6 +255,13 @@ func (m Mode) String() string {
 
 // MarshalText makes modes readable in JSON.
 func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText reads a mode's name (ParseMode).
+func (m *Mode) UnmarshalText(b []byte) error {
+	v, err := ParseMode(string(b))
+	*m = v
+	return err
+}
 
 // ParseMode accepts a mode name; the error lists the valid ones.
 func ParseMode(s string) (Mode, error) {

@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -65,6 +66,25 @@ func (w Weights) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads the object MarshalJSON writes; a slot it leaves out
+// weighs 0.
+func (w *Weights) UnmarshalJSON(b []byte) error {
+	var byName map[string]float64
+	if err := json.Unmarshal(b, &byName); err != nil {
+		return err
+	}
+	var out Weights
+	for name, v := range byName {
+		slot, err := fingerprint.ParseSlot(name)
+		if err != nil {
+			return fmt.Errorf("weights: %w", err)
+		}
+		out.Set(slot, v)
+	}
+	*w = out
+	return nil
 }
 
 // Profile is a named weight profile. Profiles are values: copying one is cheap
