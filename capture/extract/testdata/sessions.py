@@ -71,6 +71,7 @@ def ts_refactor():
     s.keep("error", "TS2339", id="e1")
     s.keep("fix", "res.json()", fixes="e1")
     s.keep("preference", "named exports")
+    s.keep("preference", "classes for stateless modules")
     return s
 
 
@@ -221,6 +222,7 @@ def inventory_day2():
     s.keep("fix", "5432", fixes="e1")
     s.keep("error", "assert 422 == 201", id="e2")
     s.keep("fix", "description", fixes="e2")
+    s.keep("fact", "5432")
     return s
 
 
@@ -322,10 +324,11 @@ def pip_conflict():
     s.bash("python -m pytest -q tests/", "............\n12 passed in 2.18s")
     s.user("Great. From now on we pin exact versions in requirements.txt and compile them with pip-tools, since loose pins broke the last deploy.")
     s.say("Makes sense. I'll add a requirements.in next time we touch dependencies.")
-    s.keep("error", "ResolutionImpossible", id="e1")
+    s.keep("error", "conflicting dependencies", id="e1")
     s.keep("fix", "numpy==1.26.4", fixes="e1")
     s.keep("error", "has no attribute 'append'", id="e2")
     s.keep("fix", "pd.concat", fixes="e2")
     s.keep("fact", "pandas==2.2.0")
+    s.keep("fact", "numpy==1.26.4")
     s.keep("decision", "pip-tools")
     return s
