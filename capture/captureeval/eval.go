@@ -46,6 +46,11 @@ func LoadGold(path string) (Gold, error) {
 	if err != nil {
 		return Gold{}, fmt.Errorf("read gold: %w", err)
 	}
+	return ParseGold(b, path)
+}
+
+// ParseGold decodes and checks a gold file's bytes; name is for messages.
+func ParseGold(b []byte, path string) (Gold, error) {
 	var g Gold
 	if err := json.Unmarshal(b, &g); err != nil {
 		return Gold{}, fmt.Errorf("gold %s: %w", path, err)

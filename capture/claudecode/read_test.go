@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/capture"
+	"github.com/cgraph/cgraph/redact"
 )
 
 func readString(t *testing.T, s string, from Cursor, opt Options) Result {
@@ -109,7 +110,7 @@ func TestResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := Options{Session: "s-1"}
+	opt := Options{Session: "s-1", Redactor: redact.Default()}
 	fin := opt
 	fin.Final = true
 	whole := readString(t, string(data), Cursor{}, fin)
