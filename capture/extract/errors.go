@@ -154,11 +154,13 @@ func outputFiles(out string) []string {
 	return fs
 }
 
+var commandSep = regexp.MustCompile(`&&|\|\||;|\n`)
+
 // simpleCommands splits a command line at ;, &&, || and newlines; a
 // pipeline counts as its first command; cd, echo and export are dropped.
 func simpleCommands(cmd string) []string {
 	var out []string
-	for _, part := range regexp.MustCompile(`&&|\|\||;|\n`).Split(cmd, -1) {
+	for _, part := range commandSep.Split(cmd, -1) {
 		part, _, _ = strings.Cut(part, "|")
 		part = oneLine(part)
 		switch program(part) {
