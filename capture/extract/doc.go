@@ -1,0 +1,47 @@
+// Package extract proposes typed memories from a session's turns without a
+// language model: errors (failing commands, stack traces, test failures)
+// linked by "fixes" to the change that made them pass, decisions with their
+// reason, the user's preferences and conventions, and facts (tool and
+// dependency versions, ports). It reads capture.Turn, whichever host wrote
+// them, and returns a capture.Plan; it never writes.
+//
+//	plan := extract.Session(turns, extract.Options{})
+//	for _, c := range plan.Memories { c.NewMemory(project) … }  // AddBatch
+//	for _, l := range plan.Links { Link(ids[l.From], ids[l.To], l.Type) }
+//
+// # Rules
+//
+// Errors come from shell tool calls (Bash) only: a result flagged as an
+// error, or output with a failure signature (--- FAIL, FAILED, panic:,
+// Traceback, error[E…], error TS…, npm ERR!, ERROR:). A search that found
+// nothing (grep, rg, find, test, exit 1 with no output) is not an error.
+// The note is one line chosen from the output by a ranked list of shapes
+// (compiler and test-runner lines first, wrapper lines such as "exit status
+// 1" or "could not compile" last) and the command. A later run of the same
+// command failing the same way is the same error (its lines are added to
+// the provenance). The error is fixed by the first later run of the same
+// command (or, failing that, of the same program and subcommand) that
+// succeeds or fails differently; the fix note lists the edits and state-
+// changing commands between the two runs (files and the lines they added).
+// An error with no such run stays unlinked.
+//
+// Decisions are sentences of the user or the assistant (never tool output
+// or thinking) with a decision marker ("we'll use X because", "decided",
+// "let's go with", "instead of X … we'll", "rather than", "opted for") that
+// are not inside quotes, not hedged ("I'd suggest", "could", "might"), not
+// questions, and not rejected by the user's next prompt ("No, …"). A
+// sentence of the assistant with only "we'll use X" needs a reason
+// ("because", "since", "so that"); the user's does not. Preferences are the
+// user's sentences that set a rule ("always", "never", "don't", "we use",
+// "prefer", "from now on"); with a reason they are decisions. Facts are read
+// from version commands (--version), pinned installs (go get m@v, pip
+// pkg==v, npm pkg@v), dependency-file edits and "listens on port N".
+//
+// Every candidate carries a confidence in [0, 1] and the rule that made it;
+// Options.MinConfidence drops the weaker ones. The rules are measured on the
+// labelled fixture in testdata (TestExtractionQuality prints precision and
+// recall per kind; docs for the figures).
+//
+// It must not read files, call a store or a model, or keep state between
+// calls; Session is a pure function of its input and safe for concurrent use.
+package extract

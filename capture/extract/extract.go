@@ -1,0 +1,81 @@
+package extract
+
+import (
+	"strings"
+
+	"github.com/cgraph/cgraph/capture"
+	"github.com/cgraph/cgraph/record"
+)
+
+// Options tune extraction. The zero value is ready to use.
+type Options struct {
+	// MinConfidence drops candidates below it (0 keeps all).
+	MinConfidence float64
+	// MaxContent is the most bytes of a candidate's content
+	// (DefaultMaxContent when 0).
+	MaxContent int
+}
+
+// DefaultMaxContent keeps notes short enough to read at a glance.
+const DefaultMaxContent = 400
+
+// Session extracts the plan of one session from its turns (in order). It
+// is O(turns × later turns) in the worst case for error resolution, linear
+// otherwise.
+func Session(turns []capture.Turn, opt Options) capture.Plan {
+	if opt.MaxContent <= 0 {
+		opt.MaxContent = DefaultMaxContent
+	}
+	p := &planner{opt: opt}
+	if len(turns) > 0 {
+		p.plan.Session = turns[0].Session
+	}
+	p.errors(turns)
+	p.sentences(turns)
+	p.facts(turns)
+	return p.plan
+}
+
+type planner struct {
+	opt  Options
+	plan capture.Plan
+}
+
+// add appends a candidate (content cut to MaxContent) unless it is below
+// the confidence floor; it returns its index or -1.
+func (p *planner) add(c capture.Candidate) int {
+	if c.Confidence < p.opt.MinConfidence {
+		return -1
+	}
+	c.Content = clip(c.Content, p.opt.MaxContent)
+	p.plan.Memories = append(p.plan.Memories, c)
+	return len(p.plan.Memories) - 1
+}
+
+func (p *planner) link(from, to int, t record.RelationType) {
+	if from >= 0 && to >= 0 {
+		p.plan.Links = append(p.plan.Links, capture.Link{From: from, To: to, Type: t})
+	}
+}
+
+// from fills a candidate's provenance from a turn.
+func from(k capture.Kind, t capture.Turn, content, rule string, conf float64) capture.Candidate {
+	return capture.Candidate{Kind: k, Content: content, Confidence: conf, Session: t.Session, Seq: t.Seq,
+		Time: t.Time, UUIDs: append([]string(nil), t.UUIDs...), Source: t.Source, Files: t.Files, Rule: rule}
+}
+
+// clip cuts s to n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	i := n - 3
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// oneLine collapses white space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

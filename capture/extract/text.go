@@ -1,0 +1,136 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/cgraph/cgraph/capture"
+)
+
+var (
+	// decisionStrong marks a decision on its own.
+	decisionStrong = regexp.MustCompile(`(?i)\b(decided to|decided on|we decided|the decision is|opted for|settled on|we chose|i chose|let'?s go with|we'll go with|we will go with|going with|go with the|instead of\b.+\b(we'll|we will|i'll|let's|use)\b|\b(we'll|we will|let's|i'll)\b.+\b(instead of|rather than))`)
+	// decisionUse marks a choice that needs a reason when the assistant says it.
+	decisionUse = regexp.MustCompile(`(?i)\b(we'll|we will|we're going to|i'll|let's)\s+(use|switch to|adopt|keep|move to|pin|upgrade to|migrate to)\b`)
+	reason      = regexp.MustCompile(`(?i)\b(because|since|so that|as it|to avoid|which means)\b`)
+	// hedges make a sentence a proposal, not a decision.
+	hedges = regexp.MustCompile(`(?i)\b(i'd suggest|i would suggest|i'd recommend|i'd use|i'd go|could|might|maybe|perhaps|option|should we|what about|let'?s try|we could|try )\b`)
+	// rejection opens a prompt that turns down what was just proposed.
+	rejection = regexp.MustCompile(`(?i)^\s*(no\b|nope\b|not\b|don't\b|do not\b|actually,? no|instead\b)`)
+	// userDecision are the user's own short decisions: "No X, we don't want
+	// …", "keep it as …".
+	userDecision = regexp.MustCompile(`(?i)^(no,?\s+)?keep (it|them|this|that)\b|^no\b[^.]*\b(we don't want|we do not want|we won't)\b`)
+
+	preference    = regexp.MustCompile(`(?i)^(?:(?:also|and|oh and|fyi|btw|please|note)[,:]?\s+)*(always|never|don't|do not|prefer|make sure to|from now on|we (?:always|never|use|don't use|do not use|prefer)|i prefer)\b|\b(we always|we never|we use|we don't use|we prefer|in this (?:repo|project|codebase),? we)\b`)
+	notPreference = regexp.MustCompile(`(?i)\b(don't (?:worry|know|think|see|understand|remember)|never mind|always fails|i don't|don't have)\b`)
+)
+
+// sentences finds decisions and preferences in what the user and the
+// assistant wrote.
+func (p *planner) sentences(turns []capture.Turn) {
+	for i, t := range turns {
+		if t.Kind != capture.KindUser && t.Kind != capture.KindAssistant {
+			continue
+		}
+		user := t.Kind == capture.KindUser
+		rejected := !user && nextPromptRejects(turns, i)
+		for _, s := range splitSentences(t.Text) {
+			if strings.HasSuffix(s, "?") {
+				continue
+			}
+			if user {
+				if m := preference.FindStringIndex(s); m != nil && !notPreference.MatchString(s) && !quoted(s, m[0]) {
+					if reason.MatchString(s) {
+						p.add(from(capture.KindDecision, t, "Decision: "+s, "user-rule-with-reason", 0.75))
+					} else {
+						p.add(from(capture.KindPreference, t, "Preference: "+s, "user-rule", 0.75))
+					}
+					continue
+				}
+				if userDecision.MatchString(s) {
+					p.add(from(capture.KindDecision, t, "Decision: "+s, "user-keep-or-no", 0.7))
+					continue
+				}
+			}
+			if rejected {
+				continue
+			}
+			if c, ok := decision(s, user); ok {
+				p.add(from(capture.KindDecision, t, "Decision: "+s, c.rule, c.conf))
+			}
+		}
+	}
+}
+
+type verdict struct {
+	rule string
+	conf float64
+}
+
+// decision judges one sentence.
+func decision(s string, user bool) (verdict, bool) {
+	if hedges.MatchString(s) {
+		return verdict{}, false
+	}
+	hasReason := reason.MatchString(s)
+	if m := decisionStrong.FindStringIndex(s); m != nil && !quoted(s, m[0]) {
+		v := verdict{"decision-marker", 0.7}
+		if hasReason {
+			v.conf = 0.85
+		}
+		return v, true
+	}
+	if m := decisionUse.FindStringIndex(s); m != nil && !quoted(s, m[0]) {
+		switch {
+		case hasReason:
+			return verdict{"choice-with-reason", 0.8}, true
+		case user:
+			return verdict{"user-choice", 0.6}, true
+		}
+	}
+	return verdict{}, false
+}
+
+// nextPromptRejects reports whether the user's next prompt after turn i
+// turns down what the assistant said.
+func nextPromptRejects(turns []capture.Turn, i int) bool {
+	for _, t := range turns[i+1:] {
+		if t.Kind == capture.KindUser {
+			return rejection.MatchString(t.Text)
+		}
+	}
+	return false
+}
+
+// quoted reports whether byte offset at of s lies inside double quotes or
+// backticks (someone else's words, or code).
+func quoted(s string, at int) bool {
+	n := strings.Count(s[:at], `"`) + strings.Count(s[:at], "“") - strings.Count(s[:at], "”")
+	return n%2 == 1 || strings.Count(s[:at], "`")%2 == 1
+}
+
+var sentenceEnd = regexp.MustCompile(`([.!?])\s+`)
+
+// splitSentences splits prose into sentences, leaving out code blocks,
+// quoted lines ("> …") and list markers.
+func splitSentences(text string) []string {
+	var out []string
+	inCode := false
+	for _, line := range strings.Split(text, "\n") {
+		tl := strings.TrimSpace(line)
+		if strings.HasPrefix(tl, "```") {
+			inCode = !inCode
+			continue
+		}
+		if inCode || tl == "" || strings.HasPrefix(tl, ">") {
+			continue
+		}
+		tl = strings.TrimLeft(tl, "-*• ")
+		for _, s := range strings.Split(sentenceEnd.ReplaceAllString(tl, "$1\x00"), "\x00") {
+			if s = strings.TrimSpace(s); len(s) > 3 {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
