@@ -276,9 +276,13 @@ func appendCUDA(opts *ort.SessionOptions, libPath string, extra map[string]strin
 	return cudaError(libPath, "the CUDA execution provider cannot load", err)
 }
 
+// ErrCUDAUnavailable marks a session that cannot run on cuda: a missing provider or
+// CUDA library, no driver, no GPU. The message names what is missing.
+var ErrCUDAUnavailable = errors.New("device cuda")
+
 // cudaError is a CUDA failure with the diagnosis of what is missing and the way out.
 func cudaError(libPath, what string, err error) error {
-	return fmt.Errorf("device cuda: %s: %s; ONNX Runtime (%s) said: %v; run with --device cpu, or allow a CPU fallback", what, describeMissing(DiagnoseCUDA(libPath)), libPath, err)
+	return fmt.Errorf("%w: %s: %s; ONNX Runtime (%s) said: %v; run with --device cpu, or allow a CPU fallback", ErrCUDAUnavailable, what, describeMissing(DiagnoseCUDA(libPath)), libPath, err)
 }
 
 // Device says what the session runs on: "cpu", "cuda", or "cpu (fallback: why)".
