@@ -123,7 +123,11 @@ whose model is not installed are reported as unavailable, never replaced.`,
 				out.Overrides = append(out.Overrides, f.weights...)
 				return a.PrintJSON(out)
 			}
-			return printSearch(a.Stdout, res, req, searchView{explain: f.explain, overrides: f.weights})
+			v := searchView{explain: f.explain, overrides: f.weights}
+			if sl, ok := s.(interface{ Slots() []engine.SlotInfo }); ok && f.explain {
+				v.devices = modelDevices(sl.Slots())
+			}
+			return printSearch(a.Stdout, res, req, v)
 		},
 	}
 	bindSearchFlags(cmd, &f)

@@ -134,6 +134,32 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 type searchView struct {
 	explain   bool     // slot tables, spaces and trace
 	overrides []string // --weight values, shown beside the profile
+	devices   string   // with explain: each model, its slots and the device it ran on
+}
+
+// modelDevices names each model of the slots, the slots it serves and the
+// execution provider it runs on, e.g. "e5-small-v2-q (E1, E12) on cpu; …",
+// so that an explained latency is never read as another device's.
+func modelDevices(infos []engine.SlotInfo) string {
+	var order []string
+	slots, devs := map[string][]string{}, map[string]string{}
+	for _, si := range infos {
+		st := si.Status
+		if st.Device == "" || st.Producer.Model == "" || st.State == fingerprint.StatusUnavailable {
+			continue // model-free or not there
+		}
+		id := st.Producer.Model
+		if _, ok := slots[id]; !ok {
+			order = append(order, id)
+		}
+		slots[id] = append(slots[id], si.Slot.String())
+		devs[id] = st.Device
+	}
+	parts := make([]string, len(order))
+	for i, id := range order {
+		parts[i] = fmt.Sprintf("%s (%s) on %s", id, strings.Join(slots[id], ", "), devs[id])
+	}
+	return strings.Join(parts, "; ")
 }
 
 // printSearch writes the human form of a search: a header, one line per
@@ -201,6 +227,9 @@ func printSearch(w io.Writer, res engine.SearchResult, req engine.SearchRequest,
 		ew.printf("\ntrace:\n")
 		ew.traceTable(res.Trace)
 		ew.printf("\nquery encoding %.1f ms, total %.1f ms\n", ms(res.Encode), ms(res.Total))
+		if v.devices != "" {
+			ew.printf("models: %s\n", v.devices)
+		}
 	} else if missing := unsearched(res.Spaces); missing != "" {
 		ew.printf("not searched: %s (--explain says why)\n", missing)
 	}

@@ -97,7 +97,7 @@ type intentEmbedder struct {
 var _ embedders.Embedder = (*intentEmbedder)(nil)
 
 func (e *intentEmbedder) Slot() fingerprint.SlotID     { return fingerprint.E10 }
-func (e *intentEmbedder) Status() embedders.SlotStatus { return e.status }
+func (e *intentEmbedder) Status() embedders.SlotStatus { return e.lm.withDevice(e.status) }
 
 // spans pools tm's rows over the intent and the context sentences, or
 // reports false when the sentences' tokens do not line up with tm's.

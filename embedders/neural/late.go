@@ -217,7 +217,7 @@ type lateEmbedder struct {
 var _ embedders.Embedder = (*lateEmbedder)(nil)
 
 func (e *lateEmbedder) Slot() fingerprint.SlotID     { return fingerprint.E12 }
-func (e *lateEmbedder) Status() embedders.SlotStatus { return e.status }
+func (e *lateEmbedder) Status() embedders.SlotStatus { return e.lm.withDevice(e.status) }
 
 func (e *lateEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
 	texts, idx := nonEmpty(docs)
@@ -395,7 +395,7 @@ type sparseEmbedder struct {
 var _ embedders.Embedder = (*sparseEmbedder)(nil)
 
 func (e *sparseEmbedder) Slot() fingerprint.SlotID     { return fingerprint.E13 }
-func (e *sparseEmbedder) Status() embedders.SlotStatus { return e.status }
+func (e *sparseEmbedder) Status() embedders.SlotStatus { return e.lm.withDevice(e.status) }
 
 func toSparse(s runtime.Sparse) fingerprint.Sparse {
 	idx := make([]uint32, len(s.Terms))

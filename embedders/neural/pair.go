@@ -32,7 +32,7 @@ type pairEmbedder struct {
 var _ embedders.Embedder = (*pairEmbedder)(nil)
 
 func (e *pairEmbedder) Slot() fingerprint.SlotID     { return e.slot }
-func (e *pairEmbedder) Status() embedders.SlotStatus { return e.status }
+func (e *pairEmbedder) Status() embedders.SlotStatus { return e.lm.withDevice(e.status) }
 
 func (e *pairEmbedder) apply(v []float32, s fingerprint.Side) fingerprint.Dense {
 	if e.view == nil {
