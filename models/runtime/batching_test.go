@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,8 +66,14 @@ func TestTinyOrderAcrossBuckets(t *testing.T) {
 		}
 		texts[i] = strings.Join(w, " ")
 	}
+	for _, runs := range []int{1, 3} { // 3: batches on three goroutines (the cuda pipeline)
+		t.Run("runs="+strconv.Itoa(runs), func(t *testing.T) { testOrderAcrossBuckets(t, texts, runs) })
+	}
+}
+
+func testOrderAcrossBuckets(t *testing.T, texts []string, runs int) {
 	cfg := tinyConfig("tiny_encoder.onnx")
-	cfg.BatchSize, cfg.MaxBatchTokens = 5, 24
+	cfg.BatchSize, cfg.MaxBatchTokens, cfg.ConcurrentRuns = 5, 24, runs
 	m := openTiny(t, cfg)
 	ctx := context.Background()
 	before := m.Stats()

@@ -132,7 +132,9 @@ type Config struct {
 	// e.g. "use_tf32": "0"); only read on cuda.
 	CUDAOptions map[string]string
 	// ConcurrentRuns is how many runs may execute at once on the shared session
-	// (default 1: on few cores one run with all intra-op threads is fastest).
+	// (default 1: on few cores one run with all intra-op threads is fastest). Above 1,
+	// and always on cuda (ConcurrentRuns+1), one call's batches are processed on that
+	// many goroutines, so packing and unpacking overlap the runs.
 	ConcurrentRuns int
 	// LibraryPath is the ONNX Runtime library ("" means LibraryPath()).
 	LibraryPath string

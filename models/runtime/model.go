@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cgraph/cgraph/models/tokenizer"
@@ -352,17 +353,57 @@ func each[R any](ctx context.Context, m *Model, task Task, call, prefix string, 
 }
 
 // run feeds encs through the model in length-sorted batches and calls fn with each text's
-// index and output rows.
+// index and output rows. With pipelineDepth > 1 batches are processed on that many
+// goroutines, so that one batch's packing and unpacking overlap another's Run (at most
+// ConcurrentRuns Runs at once); fn is then called concurrently, for distinct texts.
 func (m *Model) run(ctx context.Context, encs []tokenizer.Encoding, fn func(i int, r rows)) error {
-	for _, batch := range buckets(encs, m.cfg.BatchSize, m.cfg.MaxBatchTokens) {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("%s: %w", m.cfg.ID, err)
+	bs := buckets(encs, m.cfg.BatchSize, m.cfg.MaxBatchTokens)
+	workers := min(m.pipelineDepth(), len(bs))
+	if workers <= 1 {
+		for _, batch := range bs {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("%s: %w", m.cfg.ID, err)
+			}
+			if err := m.runBatch(ctx, encs, batch, fn); err != nil {
+				return fmt.Errorf("%s: %w", m.cfg.ID, err)
+			}
 		}
-		if err := m.runBatch(ctx, encs, batch, fn); err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(bs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for k := int(next.Add(1) - 1); k < len(bs); k = int(next.Add(1) - 1) {
+				if errs[k] = ctx.Err(); errs[k] == nil {
+					errs[k] = m.runBatch(ctx, encs, bs[k], fn)
+				}
+				if errs[k] != nil {
+					cancel() // the others stop at their next batch
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs { // the first batch's error, not a later cancellation
+		if err != nil {
 			return fmt.Errorf("%s: %w", m.cfg.ID, err)
 		}
 	}
 	return nil
+}
+
+// pipelineDepth is how many batches of one call are in flight: ConcurrentRuns, plus one
+// on cuda so that the CPU packs and unpacks while the GPU runs.
+func (m *Model) pipelineDepth() int {
+	if m.cfg.Device == DeviceCUDA {
+		return m.cfg.ConcurrentRuns + 1
+	}
+	return m.cfg.ConcurrentRuns
 }
 
 // buckets sorts the texts by token count (stable) and cuts the order into runs of at
@@ -431,12 +472,24 @@ func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch [
 			return fmt.Errorf("input %s: %w", name, err)
 		}
 	}
+	// With a static output size the output tensor is allocated here, in Go memory, and
+	// ONNX Runtime writes into it; otherwise ONNX Runtime allocates it and
+	// onnxruntime_go copies it into a new Go slice (one more pass over B×T×D floats).
 	outputs := []ort.Value{nil}
+	if m.outDim > 0 {
+		if outputs[0], err = ort.NewEmptyTensor[float32](ort.NewShape(int64(B), int64(T), int64(m.outDim))); err != nil {
+			return fmt.Errorf("output %s: %w", m.outName, err)
+		}
+	}
 	m.stats.pack.Add(int64(time.Since(t0)))
+	defer func() {
+		if outputs[0] != nil {
+			err = errors.Join(err, outputs[0].Destroy())
+		}
+	}()
 	if err := m.infer(ctx, inputs, outputs); err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, outputs[0].Destroy()) }()
 	out, ok := outputs[0].(*ort.Tensor[float32])
 	if !ok {
 		return fmt.Errorf("output %q is %T, want a float32 tensor", m.outName, outputs[0])
