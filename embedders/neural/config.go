@@ -34,6 +34,10 @@ type Config struct {
 	// BatchSize is the most texts per ONNX run and MaxBatchTokens the most
 	// padded tokens per run (0: the runtime's defaults for the device).
 	BatchSize, MaxBatchTokens int
+	// ConcurrentRuns is how many runs of one model's session may execute at
+	// once (0: the runtime's default, 1); the slots sharing a model (E7, E8,
+	// E10, E11 on MiniLM) otherwise queue for it.
+	ConcurrentRuns int
 	// CUDAOptions are extra ONNX Runtime CUDA provider options (cuda only).
 	CUDAOptions map[string]string
 	// OpenNow opens every model's session while Registry builds and runs one

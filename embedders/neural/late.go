@@ -292,9 +292,8 @@ func buildE1E12(l *loader) ([]embedders.Embedder, error) {
 				return nil, nil, err
 			}
 			ts, ms := make([]fingerprint.Tokens, len(res)), make([]runtime.Meta, len(res))
-			for i, r := range res {
-				ts[i], ms[i] = proj.tokens(r.Tokens), r.Tokens.Meta
-			}
+			// The projection is ~0.5 ms per 200-token document: spread it over the cores.
+			embedders.ForEach(len(res), func(i int) { ts[i], ms[i] = proj.tokens(res[i].Tokens), res[i].Tokens.Meta })
 			return ts, ms, nil
 		},
 		query: func(ctx context.Context, text string) (fingerprint.Tokens, error) {

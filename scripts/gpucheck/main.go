@@ -30,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -51,6 +52,9 @@ type options struct {
 	full, engine                 bool
 	devices                      string
 	cudaOpts, precision          string
+	cpuProfile                   string
+	slotDocs, concurrentRuns     int
+	perModel                     bool
 }
 
 func main() {
@@ -70,6 +74,10 @@ func main() {
 	flag.StringVar(&o.devices, "devices", "cuda,cpu", "devices to measure; parity needs both")
 	flag.StringVar(&o.precision, "precision", "fp32", "weights of the full-fingerprint registry on both devices (fp32, int8, or default: int8 e5/bge on the CPU, fp32 on cuda)")
 	flag.StringVar(&o.cudaOpts, "cuda-options", "", "extra CUDA provider options, k=v,k=v (e.g. use_tf32=0)")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the full-fingerprint registry run on the first device here")
+	flag.IntVar(&o.slotDocs, "slot-docs", 512, "documents each slot embeds alone, one slot after another, for per-slot times (0: skip)")
+	flag.IntVar(&o.concurrentRuns, "concurrent-runs", 0, "runs at once per session on every device (0: runtime default)")
+	flag.BoolVar(&o.perModel, "per-model", true, "measure parity, queries and ingest per model")
 	flag.Parse()
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "gpucheck:", err)
@@ -149,6 +157,10 @@ type fullIngest struct {
 	Devices  map[string]string `json:"devices"` // model -> device it ran on
 	// Unavailable lists the slots that were not computed, with the reason.
 	Unavailable []string `json:"unavailable,omitempty"`
+	// SlotMS is, for the registry, each slot's time embedding -slot-docs
+	// documents alone, slots one after another (slots that share a model run
+	// — E1/E12, E7/E10 — pay it in the first of the pair).
+	SlotMS map[string]float64 `json:"slot_ms,omitempty"`
 	span
 }
 
@@ -160,7 +172,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	res := Result{Library: runtime.LibraryPathFor(runtime.DeviceCUDA), Cores: goruntime.NumCPU(), StartedAt: t0.UTC(),
-		Options: map[string]any{"precision": o.precision, "gpu_docs": o.gpuDocs, "cpu_docs": o.cpuDocs, "queries": o.queries, "batch": o.batch, "batch_tokens": o.batchTokens, "cuda_options": o.cudaOpts}}
+		Options: map[string]any{"concurrent_runs": o.concurrentRuns, "precision": o.precision, "gpu_docs": o.gpuDocs, "cpu_docs": o.cpuDocs, "queries": o.queries, "batch": o.batch, "batch_tokens": o.batchTokens, "cuda_options": o.cudaOpts}}
 	cudaOpts, err := parseKV(o.cudaOpts)
 	if err != nil {
 		return err
@@ -184,6 +196,9 @@ func run(ctx context.Context, o options) error {
 		devices = append(devices, dev)
 	}
 	for _, id := range ids {
+		if !o.perModel {
+			break
+		}
 		if err := checkModel(ctx, o, id, docs, devices, cudaOpts, &res); err != nil {
 			return err
 		}
@@ -271,7 +286,7 @@ func openModel(o options, id models.ModelID, dev runtime.Device, cudaOpts map[st
 	if err != nil {
 		return nil, err
 	}
-	rc.Device, rc.CUDAOptions = dev, cudaOpts
+	rc.Device, rc.CUDAOptions, rc.ConcurrentRuns = dev, cudaOpts, o.concurrentRuns
 	if dev == runtime.DeviceCUDA {
 		rc.BatchSize, rc.MaxBatchTokens = o.batch, o.batchTokens
 	}
@@ -377,7 +392,7 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 	if prec == "default" {
 		prec = neural.PrecisionDefault
 	}
-	cfg := neural.Config{ModelsDir: o.modelsDir, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec}
+	cfg := neural.Config{ModelsDir: o.modelsDir, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec, ConcurrentRuns: o.concurrentRuns}
 	if dev == runtime.DeviceCUDA {
 		cfg.BatchSize, cfg.MaxBatchTokens = o.batch, o.batchTokens
 	}
@@ -394,6 +409,17 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 	if _, err := reg.EmbedDocuments(ctx, in[:min(32, len(in))]); err != nil { // warm-up
 		return err
 	}
+	var stopProfile func()
+	if o.cpuProfile != "" && len(res.Full) == 0 {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return errors.Join(err, f.Close())
+		}
+		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+	}
 	t := time.Now()
 	for start := 0; start < len(in); start += 512 {
 		if _, err := reg.EmbedDocuments(ctx, in[start:min(start+512, len(in))]); err != nil {
@@ -401,6 +427,20 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 		}
 	}
 	sp := since(t)
+	if stopProfile != nil {
+		stopProfile()
+	}
+	slotMS := map[string]float64{}
+	if o.slotDocs > 0 {
+		part := in[:min(o.slotDocs, len(in))]
+		for _, slot := range fingerprint.Slots() {
+			ts := time.Now()
+			if _, err := reg.Get(slot).EmbedDocuments(ctx, part); err != nil {
+				return fmt.Errorf("%s alone on %s: %w", slot, dev, err)
+			}
+			slotMS[slot.String()] = msOf(time.Since(ts))
+		}
+	}
 	devsUsed := map[string]string{}
 	var unavailable []string
 	for i, st := range reg.Statuses() {
@@ -411,7 +451,7 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 			unavailable = append(unavailable, fmt.Sprintf("%s: %s", fingerprint.Slots()[i], st.Reason))
 		}
 	}
-	res.Full = append(res.Full, fullIngest{What: "registry", Device: string(dev), Docs: len(docs), DocsPerS: float64(len(docs)) / (sp.End - sp.Start), Devices: devsUsed, Unavailable: unavailable, span: sp})
+	res.Full = append(res.Full, fullIngest{What: "registry", Device: string(dev), Docs: len(docs), DocsPerS: float64(len(docs)) / (sp.End - sp.Start), Devices: devsUsed, Unavailable: unavailable, SlotMS: slotMS, span: sp})
 	if !o.engine {
 		return nil
 	}
@@ -557,6 +597,13 @@ func printTable(r Result) {
 	fmt.Printf("\nfull fingerprint (13 slots):\n")
 	for _, f := range r.Full {
 		fmt.Printf("  %-8s %-5s %8.1f docs/s  %4d docs  %v\n", f.What, f.Device, f.DocsPerS, f.Docs, f.Devices)
+		if len(f.SlotMS) > 0 {
+			fmt.Printf("           each slot alone:")
+			for _, slot := range fingerprint.Slots() {
+				fmt.Printf(" %s %.0f", slot, f.SlotMS[slot.String()])
+			}
+			fmt.Printf(" ms\n")
+		}
 		for _, u := range f.Unavailable {
 			fmt.Printf("           not computed: %s\n", u)
 		}
