@@ -283,7 +283,7 @@ var ErrCUDAUnavailable = errors.New("device cuda")
 
 // cudaError is a CUDA failure with the diagnosis of what is missing and the way out.
 func cudaError(libPath, what string, err error) error {
-	return fmt.Errorf("%w: %s: %s; ONNX Runtime (%s) said: %v; run with --device cpu, or allow a CPU fallback", ErrCUDAUnavailable, what, describeMissing(DiagnoseCUDA(libPath)), libPath, err)
+	return fmt.Errorf("%w: %s: %s; ONNX Runtime (%s) said: %v; run with --device cpu (or, in code, set AllowCPUFallback)", ErrCUDAUnavailable, what, describeMissing(DiagnoseCUDA(libPath)), libPath, err)
 }
 
 // Device says what the session runs on: "cpu", "cuda", or "cpu (fallback: why)".
