@@ -2,10 +2,21 @@
 GO ?= go
 export CGO_ENABLED = 1
 
-.PHONY: setup build test bench lint demo fuzz soak
+.PHONY: setup setup-cuda gpu-check build test bench lint demo fuzz soak
 
 setup:
 	bash scripts/setup.sh
+
+# The CUDA build of ONNX Runtime for --device cuda (onnxruntime-gpu 1.31.1
+# from PyPI, 255 MB, sha256-pinned), and a check of the CUDA 13 libraries it
+# needs. Not part of setup or test: CI has no GPU.
+setup-cuda:
+	bash scripts/setup_cuda.sh
+
+# On a machine with a GPU: install check, CPU/GPU parity, ingest and query
+# figures on both devices, GPU utilisation (under five minutes).
+gpu-check:
+	bash scripts/gpu_check.sh
 
 # The version names the commit (git rev-parse) even where Go cannot stamp it
 # (a git worktree, -buildvcs=false).

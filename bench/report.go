@@ -152,7 +152,7 @@ type Repro struct {
 
 // ModelInfo names what computed one slot of the indexed corpus: a model (or
 // model-free algorithm) id and the sha256 of its weights (or parameters).
-// Status is the slot's state in the retriever ("ready", "fallback",
+// Device says where its model ran. Status is the slot's state in the retriever ("ready", "fallback",
 // "unavailable"); Note says why a slot is unavailable or which fallback
 // serves it. A slot nothing computed has an empty ID and SHA256.
 type ModelInfo struct {
@@ -161,6 +161,9 @@ type ModelInfo struct {
 	SHA256 string `json:"sha256"`
 	Status string `json:"status,omitempty"`
 	Note   string `json:"note,omitempty"`
+	// Device is the execution provider the slot's model ran on ("cpu",
+	// "cuda", "cpu (fallback: …)"); empty for a model-free slot.
+	Device string `json:"device,omitempty"`
 }
 
 // MetricList returns the report's metric names, MetricNames for reports that

@@ -88,6 +88,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if m.Status != "" {
 				p(" (%s)", m.Status)
 			}
+			if m.Device != "" {
+				p(" on %s", m.Device)
+			}
 		}
 		if m.Note != "" {
 			p(" — %s", m.Note)

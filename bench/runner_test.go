@@ -475,7 +475,7 @@ type reproRetriever struct {
 
 func (r *reproRetriever) Repro(rp *Repro) {
 	r.indexedBeforeRepro = r.indexed > 0
-	rp.Models = []ModelInfo{{Slot: "E1", ID: "e5-small-v2", SHA256: "ab12", Status: "ready"}}
+	rp.Models = []ModelInfo{{Slot: "E1", ID: "e5-small-v2", SHA256: "ab12", Status: "ready", Device: "cuda"}}
 	rp.StageSizes = map[string]int{"recall_k": 10000}
 }
 
@@ -503,7 +503,7 @@ func TestRunAsksReproAfterIndex(t *testing.T) {
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "- slot E1: e5-small-v2 sha256 ab12 (ready)") {
+	if !strings.Contains(md.String(), "- slot E1: e5-small-v2 sha256 ab12 (ready) on cuda") {
 		t.Errorf("markdown lacks the model line:\n%s", md.String())
 	}
 }

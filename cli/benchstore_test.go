@@ -123,8 +123,11 @@ func TestBenchRunEngine(t *testing.T) {
 	if len(models13) != 13 {
 		t.Errorf("%d slots in the reproducibility block, want 13: %+v", len(models13), rep.Repro.Models)
 	}
-	if e1 := models13["E1"]; e1.ID == "" || !hex64.MatchString(e1.SHA256) || e1.Status != engine.SlotPresent.String() {
-		t.Errorf("E1 model %+v: want its id, sha256 and ready", e1)
+	if e1 := models13["E1"]; e1.ID == "" || !hex64.MatchString(e1.SHA256) || e1.Status != engine.SlotPresent.String() || e1.Device != "cpu" {
+		t.Errorf("E1 model %+v: want its id, sha256, ready and the device it ran on (cpu)", e1)
+	}
+	if e6 := models13["E6"]; e6.Device != "" {
+		t.Errorf("model-free E6 names a device: %+v", e6)
 	}
 	for _, m := range rep.Repro.Models {
 		if m.Status == engine.SlotUnavailable.String() && (m.Note == "" || m.ID != "") {

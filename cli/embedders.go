@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/models/runtime"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -17,11 +18,15 @@ func init() { register(newEmbeddersCmd) }
 
 // embedderJSON is one element of `embedders --json`.
 type embedderJSON struct {
-	Slot           string `json:"slot"`
-	Name           string `json:"name"`
-	Status         string `json:"status"` // ready, fallback or unavailable
-	Reason         string `json:"reason"` // why a slot is unavailable or which fallback it uses
-	Model          string `json:"model"`  // model id, or the algorithm of a model-free slot; "" when unavailable
+	Slot   string `json:"slot"`
+	Name   string `json:"name"`
+	Status string `json:"status"` // ready, fallback or unavailable
+	Reason string `json:"reason"` // why a slot is unavailable or which fallback it uses
+	Model  string `json:"model"`  // model id, or the algorithm of a model-free slot; "" when unavailable
+	// Device is the execution provider the slot's model runs on ("cpu",
+	// "cuda", "cpu (fallback: …)", "… (not loaded yet)"); "" for a model-free
+	// slot.
+	Device         string `json:"device"`
 	Producer       string `json:"producer"`
 	Dims           int    `json:"dims"`
 	Representation string `json:"representation"`
@@ -53,7 +58,11 @@ the store it holds, and its status:
   unavailable: WHY no model is installed; search reports the slot as unavailable
                    and applies the pipeline's fallback (cgraph models pull ID)
 
-The slots come from the models in --models-dir. With a store at --db (opened
+The slots come from the models in --models-dir, and "device" says where each
+model runs. With --device cuda every model's session is opened and runs one
+text first: the command fails (exit 1) naming what is missing — the CUDA
+build of ONNX Runtime (make setup-cuda), a CUDA library, the driver — instead
+of listing slots that would fail on first use. With a store at --db (opened
 read-only) each slot also shows its index, document count and RAM, and the
 producer recorded in the store, marked when it differs from the installed one
 (then "cgraph reembed --slot Ek" recomputes it). Without a store the index is
@@ -78,7 +87,7 @@ producer recorded in the store, marked when it differs from the installed one
 // embedderRows reports the 13 slots from the store at a.DBDir, or from the
 // registry alone when there is no store (note says so).
 func (a *App) embedderRows() (rows []embedderJSON, note string, err error) {
-	reg, closeReg, err := a.loadRegistry()
+	reg, closeReg, err := a.loadRegistryOpen(a.Device == string(runtime.DeviceCUDA))
 	if err != nil {
 		return nil, "", err
 	}
@@ -131,7 +140,7 @@ func storeRows(infos []engine.SlotInfo) []embedderJSON {
 
 func statusRow(slot engine.SlotID, st engine.SlotReadiness) embedderJSON {
 	r := embedderJSON{Slot: slot.String(), Name: slot.Info().Name, Status: statusWord(st.State), Reason: st.Reason,
-		Dims: st.Dims, Representation: st.Representation, Index: "-"}
+		Dims: st.Dims, Representation: st.Representation, Index: "-", Device: st.Device}
 	if st.Producer != (engine.Producer{}) {
 		r.Model, r.Producer = st.Producer.Model, st.Producer.String()
 	}
@@ -154,16 +163,22 @@ func statusWord(s engine.SlotStatus) string {
 // that is not ready is not (status "fallback: …" or "unavailable: …").
 func (a *App) printEmbedders(rows []embedderJSON) error {
 	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "slot\tname\tstatus\tmodel\tdims\tdocs\tindex\n")
+	fmt.Fprintf(tw, "slot\tname\tstatus\tmodel\tdims\tdocs\tindex\tdevice\n")
 	for _, r := range rows {
-		model, dims := r.Model, strconv.Itoa(r.Dims)
+		model, dims, device := r.Model, strconv.Itoa(r.Dims), r.Device
 		if model == "" {
 			model = "-"
+		}
+		if device == "" {
+			device = "-"
+		}
+		if i := strings.Index(device, " (fallback"); i >= 0 {
+			device = device[:i] + " (fallback)" // the reason is listed below
 		}
 		if r.Dims == 0 {
 			dims = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Slot, r.Name, r.Status, model, dims, r.Docs, r.Index)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Slot, r.Name, r.Status, model, dims, r.Docs, r.Index, device)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write output: %w", err)
@@ -178,6 +193,9 @@ func (a *App) printEmbedders(rows []embedderJSON) error {
 	for _, r := range rows {
 		if r.Status != "ready" {
 			why = append(why, fmt.Sprintf("  %-4s %s: %s", r.Slot, r.Status, strings.TrimPrefix(r.Reason, r.Status+": ")))
+		}
+		if strings.Contains(r.Device, "(fallback") {
+			why = append(why, fmt.Sprintf("  %-4s runs on %s", r.Slot, r.Device))
 		}
 		if r.StoredDiffers && !strings.Contains(r.Reason, "cgraph reembed") {
 			stored := r.Stored

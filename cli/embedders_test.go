@@ -2,9 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cgraph/cgraph/models/runtime"
 )
 
 // TestEmbeddersWithoutStore: with no store at --db and no models, the 13
@@ -46,8 +49,8 @@ func TestEmbeddersWithoutStore(t *testing.T) {
 	if f := strings.Fields(lines[1]); f[2] != "unavailable" || f[3] != "-" {
 		t.Errorf("E1 row: %q", lines[1])
 	}
-	if f := strings.Fields(lines[6]); f[2] != "ready" || f[3] != rows[5].Model {
-		t.Errorf("E6 row: %q", lines[6])
+	if f := strings.Fields(lines[6]); f[2] != "ready" || f[3] != rows[5].Model || f[len(f)-1] != "-" || rows[5].Device != "" {
+		t.Errorf("E6 row (model-free: no device): %q", lines[6])
 	}
 	why := out[strings.Index(out, "\nnot ready:\n"):]
 	for _, r := range rows {
@@ -83,6 +86,9 @@ func TestEmbeddersRealStore(t *testing.T) {
 		if r.Stored != r.Producer || r.StoredDiffers {
 			t.Errorf("%s stored %q, installed %q", slot, r.Stored, r.Producer)
 		}
+		if !strings.HasPrefix(r.Device, "cpu") {
+			t.Errorf("%s device %q, want cpu", slot, r.Device)
+		}
 	}
 	if r := bySlot["E6"]; r.Docs != n || r.Index == "-" {
 		t.Errorf("E6: %+v", r)
@@ -91,5 +97,27 @@ func TestEmbeddersRealStore(t *testing.T) {
 		if r.Status == "unavailable" && r.Docs != 0 {
 			t.Errorf("%s is unavailable but indexes %d docs", r.Slot, r.Docs)
 		}
+	}
+}
+
+// TestEmbeddersCUDAUnavailable: on a machine without CUDA, `embedders
+// --device cuda` opens each model's session and fails (exit 1) naming the
+// missing piece and the fix, instead of listing the slots as ready.
+func TestEmbeddersCUDAUnavailable(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(runtime.LibraryPathFor(runtime.DeviceCUDA)), "libonnxruntime_providers_cuda.so")); err == nil {
+		t.Skip("the CUDA provider is installed here; this test covers machines without it")
+	}
+	db := filepath.Join(t.TempDir(), "absent")
+	r := run(t, "", "--db", db, "--models-dir", realModelsDir(t), "--device", "cuda", "embedders")
+	if r.code != ExitError || strings.Contains(r.stdout, "ready") {
+		t.Fatalf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	for _, part := range []string{"on cuda", "libonnxruntime_providers_cuda.so", "make setup-cuda", "--device cpu"} {
+		if !strings.Contains(r.stderr, part) {
+			t.Errorf("stderr does not mention %q:\n%s", part, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, "models verify") {
+		t.Errorf("a CUDA failure is not a model file problem:\n%s", r.stderr)
 	}
 }

@@ -253,7 +253,11 @@ func (a *App) search(cmd *cobra.Command, req engine.SearchRequest) (ops.SearchAn
 	if err != nil {
 		return ops.SearchAnswer{}, searchError(err)
 	}
-	return ops.SearchAnswerOf(res, req), nil
+	ans := ops.SearchAnswerOf(res, req)
+	if sl, ok := s.(interface{ Slots() []engine.SlotInfo }); ok {
+		ans.Models = ops.ModelDevices(sl.Slots())
+	}
+	return ans, nil
 }
 
 // searcher is what search needs from an open store.

@@ -130,7 +130,8 @@ func TestSearchHumanOnSamples(t *testing.T) {
 	if lines[0] != `"why did the build fail"  profile causal_reasoning  mode multi_space` {
 		t.Errorf("header %q", lines[0])
 	}
-	for _, want := range []string{"  1. WRRF ", "  3. WRRF ", "slot  rank  score", "spaces (every slot the profile weighs):", "S3 fusion", "trace:", "S5 validate", "query encoding"} {
+	for _, want := range []string{"  1. WRRF ", "  3. WRRF ", "slot  rank  score", "spaces (every slot the profile weighs):", "S3 fusion", "trace:", "S5 validate", "query encoding",
+		"models: e5-small-v2-q (E1, E12) on cpu", "bge-small-en-v1.5-q (E5) on cpu", "all-minilm-l6-v2 (E7, E8, E10, E11) on cpu"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("search --explain lacks %q:\n%s", want, out)
 		}

@@ -82,6 +82,9 @@ func printSearch(w io.Writer, res ops.SearchAnswer, req engine.SearchRequest, v 
 		ew.printf("\ntrace:\n")
 		ew.traceTable(res.Trace)
 		ew.printf("\nquery encoding %.1f ms, total %.1f ms\n", res.EncodeMS, res.TotalMS)
+		if res.Models != "" {
+			ew.printf("models: %s\n", res.Models)
+		}
 	} else if missing := unsearched(res.Spaces); missing != "" {
 		ew.printf("not searched: %s (--explain says why)\n", missing)
 	}

@@ -56,11 +56,21 @@ func (a *App) openStore(o storeOpen) (*engine.Engine, error) {
 // A missing model makes its slot unavailable, not an error; a model file
 // that cannot be opened is an error.
 func (a *App) loadRegistry() (*engine.Registry, func() error, error) {
+	return a.loadRegistryOpen(false)
+}
+
+// loadRegistryOpen is loadRegistry; with openNow every model session opens
+// (and runs one text) before it returns, so a device that cannot serve
+// fails here, naming what is missing.
+func (a *App) loadRegistryOpen(openNow bool) (*engine.Registry, func() error, error) {
 	dev, err := runtime.ParseDevice(a.Device)
 	if err != nil {
 		return nil, nil, &UsageError{Problem: err.Error(), Fix: "use --device cpu or --device cuda"}
 	}
-	reg, closeReg, err := engine.LoadModels(a.Context(), engine.ModelsConfig{ModelsDir: a.ModelsDir, Device: dev})
+	reg, closeReg, err := engine.LoadModels(a.Context(), engine.ModelsConfig{ModelsDir: a.ModelsDir, Device: dev, OpenNow: openNow})
+	if errors.Is(err, runtime.ErrCUDAUnavailable) {
+		return nil, nil, fmt.Errorf("load the embedders from %s on cuda: %w", a.ModelsDir, err)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("load the embedders from %s: %w: run `cgraph models verify` to check the installed models", a.ModelsDir, err)
 	}

@@ -54,6 +54,11 @@ type SlotStatus struct {
 	Dims int
 	// Representation says what is stored, e.g. "10,000-bit hypervector + 256-d projection".
 	Representation string
+	// Device is the execution provider the slot's model runs on: "cpu", "cuda",
+	// "cpu (fallback: why)", or the requested one followed by "(not loaded yet)"
+	// before its first run; "" for a model-free slot. Reports carry it so that a
+	// figure is never mistaken for another device's.
+	Device string
 }
 
 // Embedder computes one slot's representation. Implementations are safe for

@@ -260,7 +260,11 @@ func (h *handler) search(r *http.Request) (ops.SearchAnswer, error) {
 		}
 		return ops.SearchAnswer{}, err
 	}
-	return ops.SearchAnswerOf(res, req), nil
+	ans := ops.SearchAnswerOf(res, req)
+	if sl, ok := h.o.Searcher.(interface{ Slots() []engine.SlotInfo }); ok {
+		ans.Models = ops.ModelDevices(sl.Slots())
+	}
+	return ans, nil
 }
 
 type handler struct {

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cgraph/cgraph/engine"
@@ -34,6 +36,10 @@ type SearchAnswer struct {
 	Filtered int     `json:"filtered"`
 	EncodeMS float64 `json:"encode_ms"`
 	TotalMS  float64 `json:"total_ms"`
+	// Models names each model that served the search, its slots and the
+	// device it ran on (ModelDevices), so that a figure is never read as
+	// another device's; empty when no model served.
+	Models string `json:"models,omitempty"`
 }
 
 // SearchHit is one result: the memory's id and content, the pipeline's
@@ -125,3 +131,28 @@ func SearchAnswerOf(res engine.SearchResult, req engine.SearchRequest) SearchAns
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// ModelDevices names each model of the slots, the slots it serves and the
+// execution provider it runs on, e.g. "e5-small-v2-q (E1, E12) on cpu; …",
+// so that an explained latency is never read as another device's.
+func ModelDevices(infos []engine.SlotInfo) string {
+	var order []string
+	slots, devs := map[string][]string{}, map[string]string{}
+	for _, si := range infos {
+		st := si.Status
+		if st.Device == "" || st.Producer.Model == "" || st.State == engine.SlotUnavailable {
+			continue // model-free or not there
+		}
+		id := st.Producer.Model
+		if _, ok := slots[id]; !ok {
+			order = append(order, id)
+		}
+		slots[id] = append(slots[id], si.Slot.String())
+		devs[id] = st.Device
+	}
+	parts := make([]string, len(order))
+	for i, id := range order {
+		parts[i] = fmt.Sprintf("%s (%s) on %s", id, strings.Join(slots[id], ", "), devs[id])
+	}
+	return strings.Join(parts, "; ")
+}

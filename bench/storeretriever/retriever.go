@@ -480,7 +480,7 @@ func (r *Retriever) Repro(rp *bench.Repro) {
 		if p == (engine.Producer{}) {
 			p = s.Status.Producer
 		}
-		mi := bench.ModelInfo{Slot: s.Slot.String(), ID: p.Model, Status: s.Status.State.String(), Note: s.Status.Reason}
+		mi := bench.ModelInfo{Slot: s.Slot.String(), ID: p.Model, Status: s.Status.State.String(), Note: s.Status.Reason, Device: s.Status.Device}
 		if p != (engine.Producer{}) {
 			mi.SHA256 = hex.EncodeToString(p.SHA256[:])
 		}

@@ -31,8 +31,21 @@ type Config struct {
 	Precision Precision
 	// IntraOpThreads is ONNX Runtime's thread count per run (0: one per core).
 	IntraOpThreads int
-	// BatchSize is the most texts per ONNX run (0: runtime default).
-	BatchSize int
+	// BatchSize is the most texts per ONNX run and MaxBatchTokens the most
+	// padded tokens per run (0: the runtime's defaults for the device).
+	BatchSize, MaxBatchTokens int
+	// ConcurrentRuns is how many runs of one model's session may execute at
+	// once (0: the runtime's default, 1); the slots sharing a model (E7, E8,
+	// E10, E11 on MiniLM) otherwise queue for it.
+	ConcurrentRuns int
+	// CUDAOptions are extra ONNX Runtime CUDA provider options (cuda only).
+	CUDAOptions map[string]string
+	// OpenNow opens every model's session while Registry builds and runs one
+	// short text through it, so that a device that cannot serve fails there,
+	// naming what is missing, instead of on the first add or search; each
+	// slot's Status().Device then says where it really runs. Default: sessions
+	// open on first use (a keyword search loads no model).
+	OpenNow bool
 	// Manifest is the model manifest (nil: models.Default()).
 	Manifest *models.Manifest
 	// ModelFree configures the model-free slots (E2, E3, E4, E6, E9).
@@ -44,7 +57,7 @@ type Precision string
 
 // Precisions.
 const (
-	PrecisionDefault Precision = "" // int8 e5-small-v2 and bge-small-en-v1.5, fp32 MiniLM
+	PrecisionDefault Precision = "" // cpu: int8 e5-small-v2 and bge-small-en-v1.5, fp32 MiniLM; cuda: all fp32
 	PrecisionFP32    Precision = "fp32"
 	PrecisionInt8    Precision = "int8"
 )
@@ -69,9 +82,12 @@ func DefaultModelsDir() string {
 }
 
 // variant returns the model id of base in the configured precision: the
-// manifest's "<id>-q" entry for int8 when there is one.
+// manifest's "<id>-q" entry for int8 when there is one. The default
+// precision on cuda is fp32 everywhere: ONNX Runtime's CUDA provider has no
+// kernels for the dynamic-int8 operators (they would run on the CPU between
+// GPU nodes), and fp32 is what the CPU figures are compared with.
 func (c Config) variant(mf *models.Manifest, base models.ModelID) models.ModelID {
-	if c.Precision == PrecisionInt8 || (c.Precision == PrecisionDefault && int8ByDefault[base]) {
+	if c.Precision == PrecisionInt8 || (c.Precision == PrecisionDefault && c.Device != runtime.DeviceCUDA && int8ByDefault[base]) {
 		if _, err := mf.Model(base + "-q"); err == nil {
 			return base + "-q"
 		}

@@ -22,7 +22,7 @@ type denseEmbedder struct {
 var _ embedders.Embedder = (*denseEmbedder)(nil)
 
 func (e *denseEmbedder) Slot() fingerprint.SlotID     { return e.slot }
-func (e *denseEmbedder) Status() embedders.SlotStatus { return e.status }
+func (e *denseEmbedder) Status() embedders.SlotStatus { return e.lm.withDevice(e.status) }
 
 // EmbedDocuments embeds every non-empty text in one batched call; an empty
 // text gets an unavailable entry (there is nothing to embed).

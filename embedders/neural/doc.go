@@ -8,9 +8,12 @@
 // library the model slots are unavailable saying `make setup`.
 //
 // Each model file is opened once (one runtime.Model, one ONNX Runtime
-// session), on the first run that needs it — building the registry opens no
-// session, so a keyword-only search loads no model — and shared by every
-// slot that uses it; slots that read the same
+// session) and shared by every slot that uses it. The session opens on the
+// first run that needs it — building the registry opens none, so a
+// keyword-only search loads no model — unless Config.OpenNow opens every one
+// while the registry builds, running one text through each, so that a
+// device that cannot serve fails at once; Status().Device says where each
+// model runs. Slots that read the same
 // run of a model share it per batch (sharedPass): E1 and E12 (e5-small-v2),
 // E7 and E10 (all-MiniLM-L6-v2). Every slot's producer is the model id plus a
 // sha256 over the ONNX file's pinned sha256, the slot's recipe and its
@@ -59,8 +62,10 @@
 // runtime's parity texts; 1.8× faster end to end, below) and fp32
 // all-MiniLM-L6-v2, whose int8 build drifts further (mean cosine 0.989, worst
 // 0.969) and which is the cheapest model anyway; `cgraph models pull
-// --default` (make setup) installs exactly these. PrecisionFP32 and
-// PrecisionInt8 take all-fp32 or all-int8 builds. int8 activations are
+// --default` (make setup) installs exactly these. On cuda the default is
+// fp32 for every model: the int8 builds exist to save CPU time, and on the
+// GPU they ran at 112–130 docs/s with its SMs 18–25% busy (issue 33).
+// PrecisionFP32 and PrecisionInt8 take all-fp32 or all-int8 builds. int8 activations are
 // quantised per batch, so one text's vector varies in the third decimal with
 // its batch.
 //

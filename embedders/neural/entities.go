@@ -24,7 +24,7 @@ type entityEmbedder struct {
 var _ embedders.Embedder = (*entityEmbedder)(nil)
 
 func (e *entityEmbedder) Slot() fingerprint.SlotID     { return fingerprint.E11 }
-func (e *entityEmbedder) Status() embedders.SlotStatus { return e.status }
+func (e *entityEmbedder) Status() embedders.SlotStatus { return e.lm.withDevice(e.status) }
 
 // entityText is what the entity vector embeds: the names without their kind
 // prefixes ("lib:rocksdb" → "rocksdb").

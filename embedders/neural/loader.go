@@ -8,7 +8,9 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 
+	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/models"
 	"github.com/cgraph/cgraph/models/runtime"
@@ -38,9 +40,10 @@ type loaded struct {
 	onnx string // pinned sha256 of the ONNX file, hex
 	rc   runtime.Config
 
-	once sync.Once
-	m    *runtime.Model
-	err  error
+	once   sync.Once
+	m      *runtime.Model
+	err    error
+	opened atomic.Pointer[runtime.Model] // m, once it is open (read by Status)
 
 	memoMu    sync.Mutex
 	memo      map[passKey]*passEntry // onePass
@@ -60,8 +63,28 @@ func (lm *loaded) model() (*runtime.Model, error) {
 			return
 		}
 		lm.m = m
+		lm.opened.Store(m)
 	})
 	return lm.m, lm.err
+}
+
+// device is where the model runs: the open session's device, or the requested
+// one before the first run. Cheap: no session is opened.
+func (lm *loaded) device() string {
+	if m := lm.opened.Load(); m != nil {
+		return m.Device()
+	}
+	d := lm.rc.Device
+	if d == "" {
+		d = runtime.DeviceCPU
+	}
+	return string(d) + " (not loaded yet)"
+}
+
+// withDevice is st with the model's device filled in.
+func (lm *loaded) withDevice(st embedders.SlotStatus) embedders.SlotStatus {
+	st.Device = lm.device()
+	return st
 }
 
 // The model's runs, opening it first. A single text (a query) goes through
@@ -248,10 +271,11 @@ func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 		return nil, "", fmt.Errorf("neural: %w", err)
 	}
 	rc.Device, rc.AllowCPUFallback = l.cfg.Device, l.cfg.AllowCPUFallback
-	rc.IntraOpThreads, rc.BatchSize = l.cfg.IntraOpThreads, l.cfg.BatchSize
+	rc.IntraOpThreads, rc.BatchSize, rc.MaxBatchTokens = l.cfg.IntraOpThreads, l.cfg.BatchSize, l.cfg.MaxBatchTokens
+	rc.CUDAOptions, rc.ConcurrentRuns = l.cfg.CUDAOptions, l.cfg.ConcurrentRuns
 	lib := rc.LibraryPath
 	if lib == "" {
-		lib = runtime.LibraryPath()
+		lib = runtime.LibraryPathFor(rc.Device)
 	}
 	if _, err := os.Stat(lib); err != nil { // the session opens later (model); a missing library is known now
 		why := fmt.Sprintf("model %s installed but the ONNX Runtime library is missing (%s: %v): run make setup", id, lib, err)
@@ -263,6 +287,36 @@ func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 	l.open[id] = lm
 	return lm, "", nil
 }
+
+// openAll opens every model the slots use, in id order, and runs one short
+// text through each: a CUDA provider that loads but cannot run (no GPU, a
+// missing cuDNN) fails here. The first failure is returned, naming the model.
+func (l *loader) openAll(ctx context.Context) error {
+	ids := make([]models.ModelID, 0, len(l.open))
+	for id := range l.open {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		lm := l.open[id]
+		m, err := lm.model()
+		if err != nil {
+			return err // names the model and the device's problem
+		}
+		if lm.rc.Task == runtime.TaskMaskedLM {
+			_, err = m.Sparse(ctx, runtime.ViewPassage, []string{probeText})
+		} else {
+			_, err = m.EmbedPrefixed(ctx, "", []string{probeText})
+		}
+		if err != nil {
+			return fmt.Errorf("neural: open %s on %s: %w", id, lm.rc.Device, err)
+		}
+	}
+	return nil
+}
+
+// probeText is what openAll runs through each model.
+const probeText = "func main() { fmt.Println(\"probe\") }"
 
 // close releases every session the loader opened.
 func (l *loader) close() error {

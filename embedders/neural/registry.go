@@ -78,6 +78,11 @@ func Registry(ctx context.Context, cfg Config) (r *embedders.Registry, close fun
 			byslot[e.Slot()] = e // a model-backed E11 replaces the set-only one
 		}
 	}
+	if cfg.OpenNow {
+		if err := l.openAll(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
 	var es []embedders.Embedder
 	for _, s := range fingerprint.Slots() {
 		if e, ok := byslot[s]; ok {

@@ -41,6 +41,12 @@ const (
 	DeviceCUDA Device = "cuda"
 )
 
+// CUDA batching defaults: large batches, cut by padded tokens (see Config).
+const (
+	CUDABatchSize   = 256
+	CUDABatchTokens = 256 * 256
+)
+
 // ParseDevice reads a --device value ("" means cpu).
 func ParseDevice(s string) (Device, error) {
 	switch Device(s) {
@@ -114,11 +120,21 @@ type Config struct {
 	// lower latency on an idle machine, but on a shared, busy one the spinning threads
 	// steal the cores the work needs. Default off.
 	Spin bool
-	// BatchSize is the most texts per run (default 8: on 2 cores, batches of 8 ran
-	// 10–20% faster than 32 and halved peak memory; see README.md).
+	// BatchSize is the most texts per run (default 8 on the CPU: on 2 cores, batches
+	// of 8 ran 10–20% faster than 32 and halved peak memory, see README.md;
+	// CUDABatchSize on cuda, where a run of 8 leaves the GPU waiting).
 	BatchSize int
+	// MaxBatchTokens caps a run's padded size, texts × the longest text's tokens
+	// (0: no cap on the CPU, CUDABatchTokens on cuda), so that a batch of long texts
+	// is cut smaller than one of short texts. A single text always runs.
+	MaxBatchTokens int
+	// CUDAOptions are extra CUDA execution provider options (ONNX Runtime's names,
+	// e.g. "use_tf32": "0"); only read on cuda.
+	CUDAOptions map[string]string
 	// ConcurrentRuns is how many runs may execute at once on the shared session
-	// (default 1: on few cores one run with all intra-op threads is fastest).
+	// (default 1: on few cores one run with all intra-op threads is fastest). Above 1,
+	// and always on cuda (ConcurrentRuns+1), one call's batches are processed on that
+	// many goroutines, so packing and unpacking overlap the runs.
 	ConcurrentRuns int
 	// LibraryPath is the ONNX Runtime library ("" means LibraryPath()).
 	LibraryPath string
@@ -136,12 +152,18 @@ func (c Config) withDefaults() Config {
 	}
 	if c.BatchSize <= 0 {
 		c.BatchSize = 8
+		if c.Device == DeviceCUDA {
+			c.BatchSize = CUDABatchSize
+		}
+	}
+	if c.MaxBatchTokens <= 0 && c.Device == DeviceCUDA {
+		c.MaxBatchTokens = CUDABatchTokens
 	}
 	if c.ConcurrentRuns <= 0 {
 		c.ConcurrentRuns = 1
 	}
 	if c.LibraryPath == "" {
-		c.LibraryPath = LibraryPath()
+		c.LibraryPath = LibraryPathFor(c.Device)
 	}
 	if c.ID == "" {
 		c.ID = "model"

@@ -153,7 +153,7 @@ func TestCUDAUnavailable(t *testing.T) {
 		}
 	}
 	_, err := Open(cfg)
-	wantErr(t, err, "device cuda", "libonnxruntime_providers_cuda.so", "--device cpu")
+	wantErr(t, err, "device cuda", "libonnxruntime_providers_cuda.so", "make setup-cuda", "--device cpu")
 	t.Logf("cuda error: %v", err)
 
 	cfg.AllowCPUFallback = true

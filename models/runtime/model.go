@@ -17,10 +17,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/cgraph/cgraph/models/tokenizer"
 	ort "github.com/yalue/onnxruntime_go"
@@ -75,6 +76,7 @@ type Model struct {
 	outDim  int    // static size of the output's last axis, or -1 when dynamic
 	device  string // what the session runs on, with the fallback reason if any
 	runs    chan struct{}
+	stats   stageCounters
 
 	// mu guards sess: calls hold it for reading, Close for writing.
 	mu   sync.RWMutex
@@ -194,41 +196,41 @@ func (m *Model) checkDim(d int) error {
 	return nil
 }
 
-func (m *Model) openSession() (err error) {
+func (m *Model) openSession() error {
+	if m.cfg.Device != DeviceCUDA {
+		m.device = string(DeviceCPU)
+		return m.newSession(false)
+	}
+	cudaErr := m.newSession(true)
+	switch {
+	case cudaErr == nil:
+		m.device = string(DeviceCUDA)
+		return nil
+	case !m.cfg.AllowCPUFallback:
+		return cudaErr
+	}
+	m.device = "cpu (fallback: " + cudaErr.Error() + ")"
+	return m.newSession(false)
+}
+
+// newSession creates the session on the CPU, or with the CUDA provider first.
+func (m *Model) newSession(cuda bool) (err error) {
 	opts, err := m.sessionOptions()
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if opts != nil {
-			err = errors.Join(err, opts.Destroy())
-		}
-	}()
-	m.device = string(DeviceCPU)
-	if m.cfg.Device == DeviceCUDA {
-		cudaErr := appendCUDA(opts, m.cfg.LibraryPath)
-		switch {
-		case cudaErr == nil:
-			m.device = string(DeviceCUDA)
-		case !m.cfg.AllowCPUFallback:
-			return cudaErr
-		default:
-			// A failed append may leave the options half-configured: start again.
-			destroyErr := opts.Destroy()
-			opts = nil
-			if destroyErr != nil {
-				return fmt.Errorf("destroy session options: %w", destroyErr)
-			}
-			if opts, err = m.sessionOptions(); err != nil {
-				opts = nil
-				return err
-			}
-			m.device = "cpu (fallback: " + cudaErr.Error() + ")"
+	defer func() { err = errors.Join(err, opts.Destroy()) }()
+	if cuda {
+		if err := appendCUDA(opts, m.cfg.LibraryPath, m.cfg.CUDAOptions); err != nil {
+			return err
 		}
 	}
 	m.sess, err = ort.NewDynamicAdvancedSession(m.cfg.ONNXPath, m.inputs, []string{m.outName}, opts)
-	if err != nil {
-		return fmt.Errorf("create session for %s on %s: %w", m.cfg.ONNXPath, m.device, err)
+	switch {
+	case err != nil && cuda:
+		return cudaError(m.cfg.LibraryPath, "cannot create a session for "+m.cfg.ONNXPath, err)
+	case err != nil:
+		return fmt.Errorf("create session for %s on cpu: %w", m.cfg.ONNXPath, err)
 	}
 	return nil
 }
@@ -256,32 +258,32 @@ func (m *Model) sessionOptions() (*ort.SessionOptions, error) {
 	return opts, nil
 }
 
-// cudaLibraries are the files ONNX Runtime's CUDA provider needs beside the main library.
-var cudaLibraries = []string{"libonnxruntime_providers_shared.so", "libonnxruntime_providers_cuda.so"}
-
-// appendCUDA adds the CUDA execution provider, or explains which library is missing.
-func appendCUDA(opts *ort.SessionOptions, libPath string) error {
-	dir := filepath.Dir(libPath)
-	var missing []string
-	for _, name := range cudaLibraries {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			missing = append(missing, filepath.Join(dir, name))
-		}
-	}
+// appendCUDA adds the CUDA execution provider, or explains which piece is missing.
+func appendCUDA(opts *ort.SessionOptions, libPath string, extra map[string]string) error {
 	cudaOpts, err := ort.NewCUDAProviderOptions()
 	if err != nil {
 		return fmt.Errorf("device cuda: %w", err)
 	}
 	defer cudaOpts.Destroy()
+	if len(extra) > 0 {
+		if err := cudaOpts.Update(extra); err != nil {
+			return fmt.Errorf("device cuda: provider options %v: %w", extra, err)
+		}
+	}
 	err = opts.AppendExecutionProviderCUDA(cudaOpts)
 	if err == nil {
 		return nil
 	}
-	hint := "it needs the CUDA provider libraries beside " + libPath + " plus the CUDA runtime and cuDNN 9 on the library path"
-	if len(missing) > 0 {
-		hint = "missing " + strings.Join(missing, " and ") + " (the CUDA build of ONNX Runtime " + ORTVersion + "; it also needs the CUDA runtime and cuDNN 9)"
-	}
-	return fmt.Errorf("device cuda: the CUDA execution provider cannot load: %s; ONNX Runtime said: %v; run with --device cpu, or allow a CPU fallback", hint, err)
+	return cudaError(libPath, "the CUDA execution provider cannot load", err)
+}
+
+// ErrCUDAUnavailable marks a session that cannot run on cuda: a missing provider or
+// CUDA library, no driver, no GPU. The message names what is missing.
+var ErrCUDAUnavailable = errors.New("device cuda")
+
+// cudaError is a CUDA failure with the diagnosis of what is missing and the way out.
+func cudaError(libPath, what string, err error) error {
+	return fmt.Errorf("%w: %s: %s; ONNX Runtime (%s) said: %v; run with --device cpu (or, in code, set AllowCPUFallback)", ErrCUDAUnavailable, what, describeMissing(DiagnoseCUDA(libPath)), libPath, err)
 }
 
 // Device says what the session runs on: "cpu", "cuda", or "cpu (fallback: why)".
@@ -336,7 +338,9 @@ func each[R any](ctx context.Context, m *Model, task Task, call, prefix string, 
 	if err := m.needTask(task, call); err != nil {
 		return nil, err
 	}
+	t0 := time.Now()
 	encs, err := m.encodePrefixed(prefix, texts)
+	m.stats.tokenize.Add(int64(time.Since(t0)))
 	if err != nil {
 		return nil, err
 	}
@@ -349,26 +353,87 @@ func each[R any](ctx context.Context, m *Model, task Task, call, prefix string, 
 }
 
 // run feeds encs through the model in length-sorted batches and calls fn with each text's
-// index and output rows.
+// index and output rows. With pipelineDepth > 1 batches are processed on that many
+// goroutines, so that one batch's packing and unpacking overlap another's Run (at most
+// ConcurrentRuns Runs at once); fn is then called concurrently, for distinct texts.
 func (m *Model) run(ctx context.Context, encs []tokenizer.Encoding, fn func(i int, r rows)) error {
-	order := make([]int, len(encs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(encs[a].IDs), len(encs[b].IDs)) })
-	for start := 0; start < len(order); start += m.cfg.BatchSize {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("%s: %w", m.cfg.ID, err)
+	bs := buckets(encs, m.cfg.BatchSize, m.cfg.MaxBatchTokens)
+	workers := min(m.pipelineDepth(), len(bs))
+	if workers <= 1 {
+		for _, batch := range bs {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("%s: %w", m.cfg.ID, err)
+			}
+			if err := m.runBatch(ctx, encs, batch, fn); err != nil {
+				return fmt.Errorf("%s: %w", m.cfg.ID, err)
+			}
 		}
-		batch := order[start:min(start+m.cfg.BatchSize, len(order))]
-		if err := m.runBatch(ctx, encs, batch, fn); err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(bs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for k := int(next.Add(1) - 1); k < len(bs); k = int(next.Add(1) - 1) {
+				if errs[k] = ctx.Err(); errs[k] == nil {
+					errs[k] = m.runBatch(ctx, encs, bs[k], fn)
+				}
+				if errs[k] != nil {
+					cancel() // the others stop at their next batch
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs { // the first batch's error, not a later cancellation
+		if err != nil {
 			return fmt.Errorf("%s: %w", m.cfg.ID, err)
 		}
 	}
 	return nil
 }
 
+// pipelineDepth is how many batches of one call are in flight: ConcurrentRuns, plus one
+// on cuda so that the CPU packs and unpacks while the GPU runs.
+func (m *Model) pipelineDepth() int {
+	if m.cfg.Device == DeviceCUDA {
+		return m.cfg.ConcurrentRuns + 1
+	}
+	return m.cfg.ConcurrentRuns
+}
+
+// buckets sorts the texts by token count (stable) and cuts the order into runs of at
+// most maxTexts texts whose padded size, texts × the longest one's tokens, stays within
+// maxTokens (0: no cap); a text longer than the cap runs alone. Each run is padded only
+// to its own longest text. Callers map results back through the indices, so output
+// order is the input's. Cost O(n log n).
+func buckets(encs []tokenizer.Encoding, maxTexts, maxTokens int) [][]int {
+	order := make([]int, len(encs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(encs[a].IDs), len(encs[b].IDs)) })
+	var out [][]int
+	start := 0
+	for k := range order {
+		n, longest := k-start+1, len(encs[order[k]].IDs) // sorted: the newest is the longest
+		if k > start && (n > maxTexts || (maxTokens > 0 && n*longest > maxTokens)) {
+			out = append(out, order[start:k])
+			start = k
+		}
+	}
+	if start < len(order) {
+		out = append(out, order[start:])
+	}
+	return out
+}
+
 func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch []int, fn func(i int, r rows)) (err error) {
+	t0 := time.Now()
 	B, T := len(batch), 0
 	for _, i := range batch {
 		T = max(T, len(encs[i].IDs))
@@ -407,11 +472,24 @@ func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch [
 			return fmt.Errorf("input %s: %w", name, err)
 		}
 	}
+	// With a static output size the output tensor is allocated here, in Go memory, and
+	// ONNX Runtime writes into it; otherwise ONNX Runtime allocates it and
+	// onnxruntime_go copies it into a new Go slice (one more pass over B×T×D floats).
 	outputs := []ort.Value{nil}
+	if m.outDim > 0 {
+		if outputs[0], err = ort.NewEmptyTensor[float32](ort.NewShape(int64(B), int64(T), int64(m.outDim))); err != nil {
+			return fmt.Errorf("output %s: %w", m.outName, err)
+		}
+	}
+	m.stats.pack.Add(int64(time.Since(t0)))
+	defer func() {
+		if outputs[0] != nil {
+			err = errors.Join(err, outputs[0].Destroy())
+		}
+	}()
 	if err := m.infer(ctx, inputs, outputs); err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, outputs[0].Destroy()) }()
 	out, ok := outputs[0].(*ort.Tensor[float32])
 	if !ok {
 		return fmt.Errorf("output %q is %T, want a float32 tensor", m.outName, outputs[0])
@@ -424,10 +502,18 @@ func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch [
 	if err := m.checkDim(D); err != nil {
 		return err
 	}
+	t1 := time.Now()
 	data := out.GetData()
+	nreal := 0
 	for r, i := range batch {
+		nreal += len(encs[i].IDs)
 		fn(i, rows{data: data[r*T*D : (r+1)*T*D], T: T, D: D, mask: mask[r*T : (r+1)*T]})
 	}
+	m.stats.unpack.Add(int64(time.Since(t1)))
+	m.stats.texts.Add(int64(B))
+	m.stats.batches.Add(1)
+	m.stats.tokens.Add(int64(nreal))
+	m.stats.padded.Add(int64(B * T))
 	return nil
 }
 
@@ -444,7 +530,10 @@ func (m *Model) infer(ctx context.Context, inputs, outputs []ort.Value) error {
 	if m.sess == nil {
 		return ErrClosed
 	}
-	if err := m.sess.Run(inputs, outputs); err != nil {
+	t0 := time.Now()
+	err := m.sess.Run(inputs, outputs)
+	m.stats.run.Add(int64(time.Since(t0)))
+	if err != nil {
 		return fmt.Errorf("run on %s: %w", m.device, err)
 	}
 	return nil

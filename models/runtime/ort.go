@@ -15,25 +15,43 @@ const ORTVersion = "1.30.0"
 
 // LibraryPath is where cgraph looks for the ONNX Runtime shared library: $CGRAPH_ORT_LIB
 // when set, else <cache>/onnxruntime/<ORTVersion>/libonnxruntime.so.1 with <cache> being
-// $CGRAPH_CACHE, else $XDG_CACHE_HOME/cgraph, else ~/.cache/cgraph (the place
-// scripts/setup.sh installs it). It does not check that the file exists.
+// CacheDir() (the place scripts/setup.sh installs it). It does not check that the file
+// exists.
 func LibraryPath() string {
 	if p := os.Getenv("CGRAPH_ORT_LIB"); p != "" {
 		return p
 	}
-	cache := os.Getenv("CGRAPH_CACHE")
-	if cache == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
-		if base == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				home = "."
-			}
-			base = filepath.Join(home, ".cache")
-		}
-		cache = filepath.Join(base, "cgraph")
+	return filepath.Join(CacheDir(), "onnxruntime", ORTVersion, "libonnxruntime.so.1")
+}
+
+// CacheDir is $CGRAPH_CACHE, else $XDG_CACHE_HOME/cgraph, else ~/.cache/cgraph.
+func CacheDir() string {
+	if cache := os.Getenv("CGRAPH_CACHE"); cache != "" {
+		return cache
 	}
-	return filepath.Join(cache, "onnxruntime", ORTVersion, "libonnxruntime.so.1")
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = "."
+		}
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "cgraph")
+}
+
+// LibraryPathFor is the library a session on device loads when Config.LibraryPath is
+// empty: $CGRAPH_ORT_LIB when set; for cuda the CUDA build that `make setup-cuda`
+// installs (CUDALibraryPath) when it is there; else LibraryPath(). A cuda session on
+// the CPU build then fails naming the missing provider libraries and `make setup-cuda`
+// (or falls back, when allowed). It stats one file at most.
+func LibraryPathFor(d Device) string {
+	if d == DeviceCUDA && os.Getenv("CGRAPH_ORT_LIB") == "" {
+		if p := CUDALibraryPath(); fileExists(p) {
+			return p
+		}
+	}
+	return LibraryPath()
 }
 
 // The ONNX Runtime environment is process-wide: it is created once, from one library,
@@ -64,6 +82,9 @@ func initRuntime(path string) error {
 	env.mu.Lock()
 	defer env.mu.Unlock()
 	if _, err := os.Stat(path); err != nil {
+		if path == CUDALibraryPath() {
+			return fmt.Errorf("%w: %s not found (%v); install the CUDA build with `make setup-cuda` (scripts/setup_cuda.sh)", ErrNoRuntime, path, err)
+		}
 		return fmt.Errorf("%w: %s not found (%v); install it with `make setup` (scripts/setup.sh) or point $CGRAPH_ORT_LIB at libonnxruntime.so %s", ErrNoRuntime, path, err, ORTVersion)
 	}
 	if env.libPath != "" {

@@ -3,8 +3,11 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cgraph/cgraph/models/tokenizer"
 )
@@ -47,24 +50,50 @@ func (m *Model) dense(enc tokenizer.Encoding, r rows) Dense {
 
 // encodePrefixed validates and tokenizes all texts, each behind prefix,
 // before any inference, so a bad text fails the whole call and nothing is
-// half-done.
+// half-done. Many texts are tokenized on GOMAXPROCS goroutines (the
+// tokenizer is safe for concurrent use), so that a GPU is not left waiting on
+// one core; the error reported is the one of the lowest-numbered bad text.
 func (m *Model) encodePrefixed(prefix string, texts []string) ([]tokenizer.Encoding, error) {
 	encs := make([]tokenizer.Encoding, len(texts))
-	for i, text := range texts {
-		if strings.TrimSpace(text) == "" {
-			_, err := m.tok.Encode(text, m.cfg.MaxLength) // the tokenizer's own message
-			if err == nil {
-				err = tokenizer.ErrEmptyText
-			}
-			return nil, fmt.Errorf("%s: text %d: %w", m.cfg.ID, i, err)
+	errs := make([]error, len(texts))
+	workers := min(runtime.GOMAXPROCS(0), len(texts)/minTextsPerWorker)
+	if workers <= 1 {
+		for i, text := range texts {
+			encs[i], errs[i] = m.encodeOne(prefix, text)
 		}
-		enc, err := m.tok.Encode(prefix+text, m.cfg.MaxLength)
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for i := int(next.Add(1) - 1); i < len(texts); i = int(next.Add(1) - 1) {
+					encs[i], errs[i] = m.encodeOne(prefix, texts[i])
+				}
+			})
+		}
+		wg.Wait()
+	}
+	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("%s: text %d: %w", m.cfg.ID, i, err)
 		}
-		encs[i] = enc
 	}
 	return encs, nil
+}
+
+// minTextsPerWorker keeps small calls (a query) on the calling goroutine.
+const minTextsPerWorker = 8
+
+// encodeOne refuses an empty or blank text and tokenizes prefix+text.
+func (m *Model) encodeOne(prefix, text string) (tokenizer.Encoding, error) {
+	if strings.TrimSpace(text) == "" {
+		_, err := m.tok.Encode(text, m.cfg.MaxLength) // the tokenizer's own message
+		if err == nil {
+			err = tokenizer.ErrEmptyText
+		}
+		return tokenizer.Encoding{}, err
+	}
+	return m.tok.Encode(prefix+text, m.cfg.MaxLength)
 }
 
 // tokenMatrix copies one text's real-token rows (padding dropped) out of the

@@ -1,0 +1,619 @@
+// Command gpucheck measures --device cuda against the CPU in one process, on
+// one ONNX Runtime library (the CUDA build also runs the CPU provider), for
+// scripts/gpu_check.sh:
+//
+//   - parity: each installed fp32 default model embeds fixed texts on both
+//     devices; the cosine per text must be >= -min-cosine (0.999);
+//   - query encoding: one short query per call, p50/p95 per model and device;
+//   - model ingest: docs/s per model and device over the corpus, with where the
+//     time went (tokenize, pack, run incl. host<->GPU copies, unpack) from
+//     runtime.Model.Stats;
+//   - full fingerprint: all 13 slots through neural.Registry (what
+//     engine.AddBatch computes) and, with -engine, AddBatch into a fresh store
+//     (embedding plus the RocksDB write).
+//
+// It prints a table and writes everything as JSON (-out). The corpus is a
+// file of one JSON string per line (-corpus); without one it cuts Go
+// functions of about 200 tokens out of $GOROOT/src.
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/embedders/neural"
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models"
+	"github.com/cgraph/cgraph/models/runtime"
+	"github.com/cgraph/cgraph/record"
+)
+
+type options struct {
+	modelsDir, corpus, out, only string
+	gpuDocs, cpuDocs, queries    int
+	batch, batchTokens           int
+	minCosine                    float64
+	full, engine                 bool
+	devices                      string
+	cudaOpts, precision          string
+	cpuProfile                   string
+	slotDocs, concurrentRuns     int
+	perModel                     bool
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.modelsDir, "models-dir", neural.DefaultModelsDir(), "installed models")
+	flag.StringVar(&o.corpus, "corpus", "", "one JSON string per line (default: Go functions from $GOROOT/src)")
+	flag.StringVar(&o.out, "out", "gpucheck.json", "JSON results")
+	flag.StringVar(&o.only, "models", "", "comma-separated model ids (default: the installed fp32 defaults)")
+	flag.IntVar(&o.gpuDocs, "gpu-docs", 2000, "documents embedded on cuda")
+	flag.IntVar(&o.cpuDocs, "cpu-docs", 256, "documents embedded on the CPU (slower)")
+	flag.IntVar(&o.queries, "queries", 200, "timed single-query calls per model and device")
+	flag.IntVar(&o.batch, "batch", 0, "texts per ONNX run on cuda (0: runtime default)")
+	flag.IntVar(&o.batchTokens, "batch-tokens", 0, "padded tokens per ONNX run on cuda (0: runtime default)")
+	flag.Float64Var(&o.minCosine, "min-cosine", 0.999, "parity floor per text (fp32)")
+	flag.BoolVar(&o.full, "full", true, "measure full 13-slot fingerprints through the registry")
+	flag.BoolVar(&o.engine, "engine", true, "measure engine.AddBatch into a fresh store (embedding + write)")
+	flag.StringVar(&o.devices, "devices", "cuda,cpu", "devices to measure; parity needs both")
+	flag.StringVar(&o.precision, "precision", "fp32", "weights of the full-fingerprint registry on both devices (fp32, int8, or default: int8 e5/bge on the CPU, fp32 on cuda)")
+	flag.StringVar(&o.cudaOpts, "cuda-options", "", "extra CUDA provider options, k=v,k=v (e.g. use_tf32=0)")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the full-fingerprint registry run on the first device here")
+	flag.IntVar(&o.slotDocs, "slot-docs", 512, "documents each slot embeds alone, one slot after another, for per-slot times (0: skip)")
+	flag.IntVar(&o.concurrentRuns, "concurrent-runs", 0, "runs at once per session on every device (0: runtime default)")
+	flag.BoolVar(&o.perModel, "per-model", true, "measure parity, queries and ingest per model")
+	flag.Parse()
+	if err := run(context.Background(), o); err != nil {
+		fmt.Fprintln(os.Stderr, "gpucheck:", err)
+		os.Exit(1)
+	}
+}
+
+// Result is the JSON the check writes.
+type Result struct {
+	Library   string         `json:"library"`
+	Cores     int            `json:"cores"`
+	Corpus    corpusInfo     `json:"corpus"`
+	Parity    []parity       `json:"parity"`
+	Queries   []latency      `json:"queries"`
+	Ingest    []ingest       `json:"ingest"`
+	Full      []fullIngest   `json:"full_fingerprint"`
+	Failures  []string       `json:"failures"`
+	Seconds   float64        `json:"seconds"`
+	StartedAt time.Time      `json:"started_at"`
+	Options   map[string]any `json:"options"`
+}
+
+type corpusInfo struct {
+	Source     string  `json:"source"`
+	Docs       int     `json:"docs"`
+	MeanTokens float64 `json:"mean_tokens"` // by the first model's tokenizer
+}
+
+type parity struct {
+	Model      string  `json:"model"`
+	Texts      int     `json:"texts"`
+	MinCosine  float64 `json:"min_cosine"`
+	MeanCosine float64 `json:"mean_cosine"`
+	Device     string  `json:"device"`
+}
+
+type latency struct {
+	Model  string  `json:"model"`
+	Device string  `json:"device"`
+	Calls  int     `json:"calls"`
+	P50MS  float64 `json:"p50_ms"`
+	P95MS  float64 `json:"p95_ms"`
+	span
+}
+
+// span is when a measurement ran, in Unix seconds (to match GPU
+// utilisation samples).
+type span struct {
+	Start float64 `json:"start_unix"`
+	End   float64 `json:"end_unix"`
+}
+
+func since(t time.Time) span {
+	return span{Start: float64(t.UnixMicro()) / 1e6, End: float64(time.Now().UnixMicro()) / 1e6}
+}
+
+type ingest struct {
+	Model      string  `json:"model"`
+	Device     string  `json:"device"`
+	Docs       int     `json:"docs"`
+	DocsPerS   float64 `json:"docs_per_s"`
+	Batches    int64   `json:"batches"`
+	Fill       float64 `json:"fill"` // real tokens / padded tokens
+	TokenizeMS float64 `json:"tokenize_ms"`
+	PackMS     float64 `json:"pack_ms"`
+	RunMS      float64 `json:"run_ms"`
+	UnpackMS   float64 `json:"unpack_ms"`
+	WallMS     float64 `json:"wall_ms"`
+	span
+}
+
+type fullIngest struct {
+	What     string            `json:"what"` // "registry" or "engine"
+	Device   string            `json:"device"`
+	Docs     int               `json:"docs"`
+	DocsPerS float64           `json:"docs_per_s"`
+	Devices  map[string]string `json:"devices"` // model -> device it ran on
+	// Unavailable lists the slots that were not computed, with the reason.
+	Unavailable []string `json:"unavailable,omitempty"`
+	// SlotMS is, for the registry, each slot's time embedding -slot-docs
+	// documents alone, slots one after another (slots that share a model run
+	// — E1/E12, E7/E10 — pay it in the first of the pair).
+	SlotMS map[string]float64 `json:"slot_ms,omitempty"`
+	span
+}
+
+func run(ctx context.Context, o options) error {
+	t0 := time.Now()
+	if os.Getenv("CGRAPH_ORT_LIB") == "" { // one library for every session, both devices
+		if err := os.Setenv("CGRAPH_ORT_LIB", runtime.LibraryPathFor(runtime.DeviceCUDA)); err != nil {
+			return err
+		}
+	}
+	res := Result{Library: runtime.LibraryPathFor(runtime.DeviceCUDA), Cores: goruntime.NumCPU(), StartedAt: t0.UTC(),
+		Options: map[string]any{"concurrent_runs": o.concurrentRuns, "precision": o.precision, "gpu_docs": o.gpuDocs, "cpu_docs": o.cpuDocs, "queries": o.queries, "batch": o.batch, "batch_tokens": o.batchTokens, "cuda_options": o.cudaOpts}}
+	cudaOpts, err := parseKV(o.cudaOpts)
+	if err != nil {
+		return err
+	}
+	docs, src, err := loadCorpus(o.corpus, max(o.gpuDocs, o.cpuDocs))
+	if err != nil {
+		return err
+	}
+	res.Corpus = corpusInfo{Source: src, Docs: len(docs)}
+	ids, err := modelIDs(o)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("library %s, %d cores, %d docs from %s, models %v\n", res.Library, res.Cores, len(docs), src, ids)
+	var devices []runtime.Device
+	for _, d := range strings.Split(o.devices, ",") {
+		dev, err := runtime.ParseDevice(d)
+		if err != nil {
+			return err
+		}
+		devices = append(devices, dev)
+	}
+	for _, id := range ids {
+		if !o.perModel {
+			break
+		}
+		if err := checkModel(ctx, o, id, docs, devices, cudaOpts, &res); err != nil {
+			return err
+		}
+	}
+	if o.full {
+		for _, dev := range devices {
+			n := o.gpuDocs
+			if dev == runtime.DeviceCPU {
+				n = o.cpuDocs
+			}
+			if err := checkFull(ctx, o, dev, docs[:min(n, len(docs))], cudaOpts, &res); err != nil {
+				return err
+			}
+		}
+	}
+	res.Seconds = time.Since(t0).Seconds()
+	printTable(res)
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.out, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", o.out, err)
+	}
+	if len(res.Failures) > 0 {
+		return fmt.Errorf("%d checks failed: %s", len(res.Failures), strings.Join(res.Failures, "; "))
+	}
+	return nil
+}
+
+func parseKV(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("-cuda-options %q: want k=v,k=v", s)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// modelIDs are -models, else the fp32 default models that are installed.
+func modelIDs(o options) ([]models.ModelID, error) {
+	if o.only != "" {
+		var ids []models.ModelID
+		for _, s := range strings.Split(o.only, ",") {
+			ids = append(ids, models.ModelID(s))
+		}
+		return ids, nil
+	}
+	mf, err := models.Default()
+	if err != nil {
+		return nil, err
+	}
+	all, err := neural.Models(neural.Config{Manifest: mf, Precision: neural.PrecisionFP32})
+	if err != nil {
+		return nil, err
+	}
+	var ids []models.ModelID
+	for _, id := range all {
+		if c, err := mf.Check(o.modelsDir, id); err == nil && c.Status == models.StatusOK {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("no fp32 default model is installed in %s: run `cgraph models pull --default --precision fp32` (or make setup)", o.modelsDir)
+	}
+	return ids, nil
+}
+
+func openModel(o options, id models.ModelID, dev runtime.Device, cudaOpts map[string]string) (*runtime.Model, error) {
+	mf, err := models.Default()
+	if err != nil {
+		return nil, err
+	}
+	meta, err := mf.Model(id)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := meta.RuntimeConfig(o.modelsDir)
+	if err != nil {
+		return nil, err
+	}
+	rc.Device, rc.CUDAOptions, rc.ConcurrentRuns = dev, cudaOpts, o.concurrentRuns
+	if dev == runtime.DeviceCUDA {
+		rc.BatchSize, rc.MaxBatchTokens = o.batch, o.batchTokens
+	}
+	return runtime.Open(rc)
+}
+
+// checkModel runs parity, query latency and ingest of one model on every device.
+func checkModel(ctx context.Context, o options, id models.ModelID, docs []string, devs []runtime.Device, cudaOpts map[string]string, res *Result) error {
+	ms := map[runtime.Device]*runtime.Model{}
+	for _, dev := range devs {
+		m, err := openModel(o, id, dev, cudaOpts)
+		if err != nil {
+			return fmt.Errorf("open %s on %s: %w", id, dev, err)
+		}
+		defer m.Close()
+		if dev == runtime.DeviceCUDA && m.Device() != "cuda" {
+			return fmt.Errorf("%s runs on %q, not cuda", id, m.Device())
+		}
+		ms[dev] = m
+	}
+	if res.Corpus.MeanTokens == 0 {
+		n := 0
+		for _, d := range docs[:min(len(docs), 500)] {
+			enc, err := ms[devs[0]].Tokenizer().Encode(d, 512)
+			if err != nil {
+				return err
+			}
+			n += len(enc.IDs)
+		}
+		res.Corpus.MeanTokens = float64(n) / float64(min(len(docs), 500))
+	}
+	// Parity on fixed texts: the first 64 docs and the queries, in one batched call each.
+	g, okG := ms[runtime.DeviceCUDA]
+	if c, ok := ms[runtime.DeviceCPU]; ok && okG {
+		texts := append(slices.Clone(docs[:min(64, len(docs))]), fixedQueries...)
+		a, err := g.Embed(ctx, runtime.ViewPassage, texts)
+		if err != nil {
+			return err
+		}
+		b, err := c.Embed(ctx, runtime.ViewPassage, texts)
+		if err != nil {
+			return err
+		}
+		p := parity{Model: string(id), Texts: len(texts), MinCosine: 1, Device: g.Device() + " vs " + c.Device()}
+		for i := range a {
+			cs := cosine(a[i].Vector, b[i].Vector)
+			p.MinCosine = min(p.MinCosine, cs)
+			p.MeanCosine += cs / float64(len(a))
+		}
+		res.Parity = append(res.Parity, p)
+		if p.MinCosine < o.minCosine {
+			res.Failures = append(res.Failures, fmt.Sprintf("%s parity: worst cosine %.5f < %.3f", id, p.MinCosine, o.minCosine))
+		}
+	}
+	for _, dev := range devs {
+		m := ms[dev]
+		// Query encoding: one text per call, as a search does.
+		for i := range 20 { // warm-up
+			if _, err := m.Embed(ctx, runtime.ViewQuery, []string{fixedQueries[i%len(fixedQueries)]}); err != nil {
+				return err
+			}
+		}
+		lat := make([]float64, o.queries)
+		tq := time.Now()
+		for i := range lat {
+			q := fixedQueries[i%len(fixedQueries)]
+			t := time.Now()
+			if _, err := m.Embed(ctx, runtime.ViewQuery, []string{q}); err != nil {
+				return err
+			}
+			lat[i] = float64(time.Since(t).Microseconds()) / 1000
+		}
+		slices.Sort(lat)
+		res.Queries = append(res.Queries, latency{Model: string(id), Device: m.Device(), Calls: len(lat), P50MS: pct(lat, 0.5), P95MS: pct(lat, 0.95), span: since(tq)})
+		// Ingest: the corpus in calls of 512 documents.
+		n := o.gpuDocs
+		if dev == runtime.DeviceCPU {
+			n = o.cpuDocs
+		}
+		set := docs[:min(n, len(docs))]
+		if _, err := m.Embed(ctx, runtime.ViewPassage, set[:min(64, len(set))]); err != nil { // warm-up
+			return err
+		}
+		before, t := m.Stats(), time.Now()
+		for start := 0; start < len(set); start += 512 {
+			if _, err := m.EmbedWithTokens(ctx, m.Config().PassagePrefix, set[start:min(start+512, len(set))]); err != nil {
+				return err
+			}
+		}
+		wall := time.Since(t)
+		st := m.Stats().Sub(before)
+		res.Ingest = append(res.Ingest, ingest{Model: string(id), Device: m.Device(), Docs: len(set), DocsPerS: float64(len(set)) / wall.Seconds(),
+			Batches: st.Batches, Fill: float64(st.Tokens) / float64(max(st.PaddedTokens, 1)),
+			TokenizeMS: msOf(st.Tokenize), PackMS: msOf(st.Pack), RunMS: msOf(st.Run), UnpackMS: msOf(st.Unpack), WallMS: msOf(wall), span: since(t)})
+	}
+	return nil
+}
+
+// checkFull measures full 13-slot fingerprints through the registry, and
+// engine.AddBatch into a fresh store.
+func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string, cudaOpts map[string]string, res *Result) error {
+	prec := neural.Precision(o.precision)
+	if prec == "default" {
+		prec = neural.PrecisionDefault
+	}
+	cfg := neural.Config{ModelsDir: o.modelsDir, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec, ConcurrentRuns: o.concurrentRuns}
+	if dev == runtime.DeviceCUDA {
+		cfg.BatchSize, cfg.MaxBatchTokens = o.batch, o.batchTokens
+	}
+	reg, closeReg, err := neural.Registry(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("registry on %s: %w", dev, err)
+	}
+	defer closeReg()
+	in := make([]embedders.Input, len(docs))
+	now := time.Now()
+	for i, d := range docs {
+		in[i] = embedders.Input{Text: d, Created: now, Session: "gpucheck", Seq: uint64(i)}
+	}
+	if _, err := reg.EmbedDocuments(ctx, in[:min(32, len(in))]); err != nil { // warm-up
+		return err
+	}
+	var stopProfile func()
+	if o.cpuProfile != "" && len(res.Full) == 0 {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return errors.Join(err, f.Close())
+		}
+		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+	}
+	t := time.Now()
+	for start := 0; start < len(in); start += 512 {
+		if _, err := reg.EmbedDocuments(ctx, in[start:min(start+512, len(in))]); err != nil {
+			return fmt.Errorf("registry on %s: %w", dev, err)
+		}
+	}
+	sp := since(t)
+	if stopProfile != nil {
+		stopProfile()
+	}
+	slotMS := map[string]float64{}
+	if o.slotDocs > 0 {
+		part := in[:min(o.slotDocs, len(in))]
+		for _, slot := range fingerprint.Slots() {
+			ts := time.Now()
+			if _, err := reg.Get(slot).EmbedDocuments(ctx, part); err != nil {
+				return fmt.Errorf("%s alone on %s: %w", slot, dev, err)
+			}
+			slotMS[slot.String()] = msOf(time.Since(ts))
+		}
+	}
+	devsUsed := map[string]string{}
+	var unavailable []string
+	for i, st := range reg.Statuses() {
+		if st.Device != "" {
+			devsUsed[st.Producer.Model] = st.Device
+		}
+		if st.State == fingerprint.StatusUnavailable {
+			unavailable = append(unavailable, fmt.Sprintf("%s: %s", fingerprint.Slots()[i], st.Reason))
+		}
+	}
+	res.Full = append(res.Full, fullIngest{What: "registry", Device: string(dev), Docs: len(docs), DocsPerS: float64(len(docs)) / (sp.End - sp.Start), Devices: devsUsed, Unavailable: unavailable, SlotMS: slotMS, span: sp})
+	if !o.engine {
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "gpucheck-store-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	s, err := engine.Open(dir, engine.Options{Create: true, Embedders: reg})
+	if err != nil {
+		return fmt.Errorf("open a store in %s: %w", dir, err)
+	}
+	t = time.Now()
+	for start := 0; start < len(docs); start += 512 {
+		batch := make([]record.NewMemory, 0, 512)
+		for _, d := range docs[start:min(start+512, len(docs))] {
+			batch = append(batch, record.NewMemory{Content: d, Type: record.TypeCode, Session: "gpucheck"})
+		}
+		if _, err := s.AddBatch(ctx, batch); err != nil {
+			return errors.Join(fmt.Errorf("engine AddBatch on %s: %w", dev, err), s.Close())
+		}
+	}
+	sp = since(t)
+	res.Full = append(res.Full, fullIngest{What: "engine", Device: string(dev), Docs: len(docs), DocsPerS: float64(len(docs)) / (sp.End - sp.Start), Devices: devsUsed, Unavailable: unavailable, span: sp})
+	return s.Close()
+}
+
+func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func pct(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	return sorted[min(len(sorted)-1, int(p*float64(len(sorted))))]
+}
+
+func cosine(a, b []float32) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	return ab / math.Sqrt(aa*bb)
+}
+
+// fixedQueries are short search queries (about 8–16 tokens).
+var fixedQueries = []string{
+	"why did the build fail after the rocksdb upgrade",
+	"parse a duration from a config string",
+	"retry an http request with exponential backoff",
+	"close the column family handles before the database",
+	"how is the bm25 length normalisation computed",
+	"read a jsonl file line by line in go",
+	"mutex held while writing to the map",
+	"convert camelCase identifiers to snake_case",
+	"where is the onnx session created",
+	"sort results by score then by id",
+	"decode a varint from a byte slice",
+	"timeout when the server does not answer",
+	"what does the e5 prefix query mean",
+	"compute cosine similarity of two vectors",
+	"list files changed since the last commit",
+	"the test fails only under the race detector",
+}
+
+// loadCorpus reads one JSON string per line, or cuts Go functions of
+// 350–750 bytes (about 200 e5 tokens on average) out of $GOROOT/src.
+func loadCorpus(path string, n int) ([]string, string, error) {
+	if path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, "", err
+		}
+		defer f.Close()
+		var out []string
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() && len(out) < n {
+			var s string
+			if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+				return nil, "", fmt.Errorf("%s: %w", path, err)
+			}
+			out = append(out, s)
+		}
+		if err := sc.Err(); err != nil {
+			return nil, "", err
+		}
+		if len(out) < n {
+			return nil, "", fmt.Errorf("%s holds %d texts, %d needed", path, len(out), n)
+		}
+		return out, path, nil
+	}
+	root := filepath.Join(goruntime.GOROOT(), "src")
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || len(out) >= n {
+			return cmp.Or(err, fs.SkipAll)
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "vendor") {
+			return fs.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, fn := range strings.Split(string(data), "\nfunc ")[1:] {
+			if end := strings.Index(fn, "\n}\n"); end > 0 {
+				fn = "func " + fn[:end+2]
+				if len(fn) >= 350 && len(fn) <= 750 && len(out) < n {
+					out = append(out, fn)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	if len(out) < n {
+		return nil, "", fmt.Errorf("only %d Go functions under %s; give -corpus", len(out), root)
+	}
+	return out, root + " (Go functions of 350–750 bytes)", nil
+}
+
+func printTable(r Result) {
+	fmt.Printf("\nparity (cosine per text, cuda vs cpu, %s):\n", r.Library)
+	for _, p := range r.Parity {
+		fmt.Printf("  %-22s %3d texts  min %.6f  mean %.6f\n", p.Model, p.Texts, p.MinCosine, p.MeanCosine)
+	}
+	fmt.Printf("\nquery encoding (one text per call):\n")
+	for _, q := range r.Queries {
+		fmt.Printf("  %-22s %-5s p50 %7.2f ms  p95 %7.2f ms  (%d calls)\n", q.Model, short(q.Device), q.P50MS, q.P95MS, q.Calls)
+	}
+	fmt.Printf("\nmodel ingest (calls of 512 docs, mean %.0f tokens per doc):\n", r.Corpus.MeanTokens)
+	for _, g := range r.Ingest {
+		fmt.Printf("  %-22s %-5s %8.1f docs/s  %4d docs  batches %3d fill %.2f  tokenize %7.1f  pack %6.1f  run %8.1f  unpack %7.1f  wall %8.1f ms\n",
+			g.Model, short(g.Device), g.DocsPerS, g.Docs, g.Batches, g.Fill, g.TokenizeMS, g.PackMS, g.RunMS, g.UnpackMS, g.WallMS)
+	}
+	fmt.Printf("\nfull fingerprint (13 slots):\n")
+	for _, f := range r.Full {
+		fmt.Printf("  %-8s %-5s %8.1f docs/s  %4d docs  %v\n", f.What, f.Device, f.DocsPerS, f.Docs, f.Devices)
+		if len(f.SlotMS) > 0 {
+			fmt.Printf("           each slot alone:")
+			for _, slot := range fingerprint.Slots() {
+				fmt.Printf(" %s %.0f", slot, f.SlotMS[slot.String()])
+			}
+			fmt.Printf(" ms\n")
+		}
+		for _, u := range f.Unavailable {
+			fmt.Printf("           not computed: %s\n", u)
+		}
+	}
+	fmt.Printf("\n%.0f s in all\n", r.Seconds)
+}
+
+func short(d string) string {
+	if strings.HasPrefix(d, "cpu (fallback") {
+		return "cpu!"
+	}
+	return d
+}
