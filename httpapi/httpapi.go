@@ -20,6 +20,8 @@
 //	                                  answers {"removed": true|false, …}
 //	GET    /v1/related/{id}           get_related (?type=fixes,causes&depth=1..3&limit=1..100)
 //	POST   /v1/search                 search_graph ("filter" and "expand" too)
+//	POST   /v1/brief                  {"project", "budget"}: a project's preferences, decisions,
+//	                                  errors and facts packed for a session start (ops.Brief)
 //	POST   /v1/search/explain         a typed engine.SearchRequest → the whole answer
 //	                                  (ops.SearchAnswer: memories, per-space explanation,
 //	                                  spaces, trace): what cgraph search prints
@@ -103,6 +105,11 @@ type Options struct {
 	// mcpserver.Options.Project pins the tools.
 	Searcher Searcher
 	Project  string
+	// Records, when set, serves POST /v1/brief: ops.Brief, a project's
+	// standing knowledge packed for a session start (hooks).
+	Records ops.BriefStore
+	// Tokens counts /v1/brief's tokens (nil: approximately).
+	Tokens ops.TokenCounter
 	// Hosts are the names a request may reach the server under (Host and
 	// Origin headers); nil allows the loopback names only. Every route but
 	// /healthz is behind it.
@@ -173,6 +180,9 @@ func Handler(c Caller, o Options) http.Handler {
 	}
 	if o.Searcher != nil {
 		mux.Handle("POST /v1/search/explain", h.auth(http.HandlerFunc(h.explainedSearch)))
+	}
+	if o.Records != nil {
+		mux.Handle("POST /v1/brief", h.auth(http.HandlerFunc(h.brief)))
 	}
 	for pattern, rh := range o.Routes {
 		mux.Handle(pattern, h.auth(rh))
@@ -265,6 +275,42 @@ func (h *handler) search(r *http.Request) (ops.SearchAnswer, error) {
 		ans.Models = ops.ModelDevices(sl.Slots())
 	}
 	return ans, nil
+}
+
+// brief is POST /v1/brief {"project", "budget"}: ops.Brief's answer.
+func (h *handler) brief(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, h.o.MaxBody)
+	ans, err := func() (ops.ContextAnswer, error) {
+		raw, err := bodyArgs(r)
+		if err != nil {
+			return ops.ContextAnswer{}, err
+		}
+		var req struct {
+			Project string `json:"project"`
+			Budget  int    `json:"budget"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			return ops.ContextAnswer{}, badRequest("the body is not {\"project\", \"budget\"}: %v", err)
+		}
+		if p := h.o.Project; p != "" {
+			if req.Project != "" && req.Project != p {
+				return ops.ContextAnswer{}, badRequest("project: this server is pinned to project %q", p)
+			}
+			req.Project = p
+		}
+		return ops.Brief(r.Context(), h.o.Records, ops.BriefRequest{Project: req.Project, Budget: req.Budget, Tokens: h.o.Tokens})
+	}()
+	if err != nil {
+		var ae *apiError
+		if !errors.As(err, &ae) {
+			ae = classify(err)
+		}
+		WriteError(w, ae.status, ae.code, ae.msg)
+		return
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"data": ans})
 }
 
 type handler struct {
