@@ -33,11 +33,11 @@ const maxIncremental = 5000
 func (s *Engine) catchUp(ctx context.Context) error {
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
-	recs, have, gen, err := readSlotRecords(ctx, s.eng)
+	recs, have, gen, err := readSlotRecords(ctx, s.cellar)
 	if err != nil {
 		return err
 	}
-	c, err := s.eng.Counters(ctx)
+	c, err := s.cellar.Counters(ctx)
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (s *Engine) catchUp(ctx context.Context) error {
 		s.stale = stale
 		s.mu.Unlock()
 		s.views.clear() // the writer re-embedded: views of the old producers
-		ix, err := rebuild(ctx, s.eng, s.staleFlags(), s.wantDims())
+		ix, err := rebuild(ctx, s.cellar, s.staleFlags(), s.wantDims())
 		if err != nil {
 			return err
 		}
@@ -82,7 +82,7 @@ func (s *Engine) indexNew(ctx context.Context, from, to uint32) error {
 	for d := from; d < to; d++ {
 		docs = append(docs, record.DocNum(d))
 	}
-	ms, found, err := s.eng.PeekDocs(ctx, docs)
+	ms, found, err := s.cellar.PeekDocs(ctx, docs)
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (s *Engine) indexNew(ctx context.Context, from, to uint32) error {
 // dropDeleted removes from the indexes every doc no longer stored.
 func (s *Engine) dropDeleted(ctx context.Context) error {
 	stored := make(map[uint32]bool)
-	if err := s.eng.ScanDocs(ctx, func(d record.DocNum, _ record.ID) error {
+	if err := s.cellar.ScanDocs(ctx, func(d record.DocNum, _ record.ID) error {
 		stored[uint32(d)] = true
 		return nil
 	}); err != nil {

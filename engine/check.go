@@ -18,7 +18,7 @@ import (
 // memory, every key parses, and the document statistics match the postings.
 // Each problem is one line of the returned error, naming family and key.
 func (s *Engine) Check(ctx context.Context) error {
-	return errors.Join(s.eng.Check(ctx), s.checkPostings(ctx), s.checkDerived(ctx))
+	return errors.Join(s.cellar.Check(ctx), s.checkPostings(ctx), s.checkDerived(ctx))
 }
 
 // checkPostings is the posting half of Check. Cost: one pass over the
@@ -53,7 +53,7 @@ func (s *Engine) checkPostings(ctx context.Context) error {
 // liveDocs is the set of stored doc numbers.
 func (s *Engine) liveDocs(ctx context.Context) (map[uint32]bool, error) {
 	live := map[uint32]bool{}
-	err := s.eng.ScanDocs(ctx, func(d record.DocNum, _ record.ID) error {
+	err := s.cellar.ScanDocs(ctx, func(d record.DocNum, _ record.ID) error {
 		live[uint32(d)] = true
 		return nil
 	})
@@ -80,7 +80,7 @@ func (s *Engine) auditPostings(ctx context.Context, pf postingFamily, live map[u
 	a := postingAudit{kept: map[uint32]uint64{}}
 	named := map[uint32]bool{}
 	var err error
-	a.stats, err = scanPostings(ctx, s.eng, pf, func(k, _ []byte, doc uint32, v []byte, keyErr error) error {
+	a.stats, err = scanPostings(ctx, s.cellar, pf, func(k, _ []byte, doc uint32, v []byte, keyErr error) error {
 		switch {
 		case keyErr != nil:
 			a.orphans = append(a.orphans, orphanPosting{slices.Clone(k), keyErr.Error()})
@@ -117,7 +117,7 @@ type RecordRepair = cellar.RecordRepair
 // find the stored memories through docnums. Like RepairPostings, an open
 // engine's in-RAM state sees it after a reopen.
 func (s *Engine) RepairRecords(ctx context.Context) (RecordRepair, error) {
-	return s.eng.RepairRecords(ctx)
+	return s.cellar.RepairRecords(ctx)
 }
 
 // LinkRepair is what RepairLinks did (cellar.LinkRepair).
@@ -128,7 +128,7 @@ type LinkRepair = cellar.LinkRepair
 // relation's missing mirror key is written back, in one batch. Like
 // RepairPostings, an open engine's in-RAM state sees it after a reopen.
 func (s *Engine) RepairLinks(ctx context.Context) (LinkRepair, error) {
-	return s.eng.RepairLinks(ctx)
+	return s.cellar.RepairLinks(ctx)
 }
 
 // PostingRepair is what RepairPostings did in one posting family.
@@ -155,7 +155,7 @@ func (s *Engine) RepairPostings(ctx context.Context) ([]PostingRepair, error) {
 	if err != nil {
 		return nil, fmt.Errorf("repair postings: %w", err)
 	}
-	b, err := s.eng.Begin(ctx)
+	b, err := s.cellar.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("repair postings: %w", err)
 	}

@@ -30,7 +30,7 @@ func TestCheckPostings(t *testing.T) {
 	if err := s.Check(ctx); err != nil {
 		t.Fatalf("a healthy store: %v", err)
 	}
-	b, err := s.eng.Begin(ctx)
+	b, err := s.cellar.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestCheckPostings(t *testing.T) {
 		t.Fatalf("a second repair changed something: %+v %v", rep, err)
 	}
 	// Statistics that no longer match the postings are set from them.
-	b, err = s.eng.Begin(ctx)
+	b, err = s.cellar.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@ func TestCorruptionMatrix(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = raw.Close() }()
-			b, err := raw.eng.Begin(ctx)
+			b, err := raw.cellar.Begin(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

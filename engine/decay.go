@@ -137,7 +137,7 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 	first := map[string]record.ID{} // project + normalized content → oldest memory
 	var after record.ID
 	for {
-		page, err := s.eng.List(ctx, record.ListOptions{Limit: 1000, After: after, Oldest: true})
+		page, err := s.cellar.List(ctx, record.ListOptions{Limit: 1000, After: after, Oldest: true})
 		if err != nil {
 			return nil, fmt.Errorf("maintain: %w", err)
 		}
@@ -195,7 +195,7 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 // it, from the relations family (it works without indexes).
 func (s *Engine) supersededIDs(ctx context.Context) (map[record.ID]record.ID, error) {
 	out := map[record.ID]record.ID{}
-	err := s.eng.EachRelation(ctx, func(r record.Relation) error {
+	err := s.cellar.EachRelation(ctx, func(r record.Relation) error {
 		if r.Type == record.RelSupersedes {
 			out[r.To] = r.From
 		}

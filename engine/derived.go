@@ -39,14 +39,14 @@ type derivedAudit struct {
 func (s *Engine) auditDerived(ctx context.Context) (derivedAudit, error) {
 	a := derivedAudit{e12Lost: map[record.ID]*fingerprint.Fingerprint{}}
 	ids := map[uint32]record.ID{}
-	if err := s.eng.ScanDocs(ctx, func(d record.DocNum, id record.ID) error {
+	if err := s.cellar.ScanDocs(ctx, func(d record.DocNum, id record.ID) error {
 		ids[uint32(d)] = id
 		return nil
 	}); err != nil {
 		return a, err
 	}
 	fps := map[record.ID]*fingerprint.Fingerprint{}
-	if err := s.eng.Scan(ctx, cellar.FamFingerprints, nil, func(k, v []byte) error {
+	if err := s.cellar.Scan(ctx, cellar.FamFingerprints, nil, func(k, v []byte) error {
 		var id record.ID
 		copy(id[:], k)
 		fp, err := fingerprint.Decode(v)
@@ -60,7 +60,7 @@ func (s *Engine) auditDerived(ctx context.Context) (derivedAudit, error) {
 		// A damaged block stopped the scan: read each stored memory's
 		// fingerprint; the cellar's check names those that do not read.
 		for _, id := range ids {
-			v, err := s.eng.Values(ctx, cellar.FamFingerprints, [][]byte{id[:]})
+			v, err := s.cellar.Values(ctx, cellar.FamFingerprints, [][]byte{id[:]})
 			if err != nil || v[0] == nil {
 				continue
 			}
@@ -73,7 +73,7 @@ func (s *Engine) auditDerived(ctx context.Context) (derivedAudit, error) {
 	}
 	for _, c := range columns {
 		seen := map[uint32]bool{}
-		err := s.eng.Scan(ctx, c.family, nil, func(k, v []byte) error {
+		err := s.cellar.Scan(ctx, c.family, nil, func(k, v []byte) error {
 			doc, err := parseDocKey(c.family, k)
 			if err != nil {
 				a.problems = append(a.problems, err.Error())
@@ -189,7 +189,7 @@ func (s *Engine) RepairDerived(ctx context.Context) (DerivedRepair, error) {
 	if len(a.fixes) == 0 && len(a.e12Lost) == 0 {
 		return rep, nil
 	}
-	b, err := s.eng.Begin(ctx)
+	b, err := s.cellar.Begin(ctx)
 	if err != nil {
 		return rep, err
 	}
@@ -246,11 +246,11 @@ type DroppedMemory struct {
 // untouched. Cost: one scan, and when damaged, two writes per memory.
 func (s *Engine) RepairFingerprints(ctx context.Context) (FingerprintRepair, error) {
 	var rep FingerprintRepair
-	err := s.eng.Scan(ctx, cellar.FamFingerprints, nil, func(_, _ []byte) error { return nil })
+	err := s.cellar.Scan(ctx, cellar.FamFingerprints, nil, func(_, _ []byte) error { return nil })
 	if !errors.Is(err, record.ErrCorrupt) {
 		return rep, err
 	}
-	sr, err := s.eng.Salvage(ctx, cellar.FamFingerprints)
+	sr, err := s.cellar.Salvage(ctx, cellar.FamFingerprints)
 	if err != nil {
 		return rep, fmt.Errorf("repair fingerprints: %w", err)
 	}

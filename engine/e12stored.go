@@ -53,14 +53,14 @@ func (s *Engine) hydrateE12(ctx context.Context, docs []record.DocNum, fps []*fi
 	if len(keys) == 0 {
 		return nil
 	}
-	vals, err := s.eng.Values(ctx, family, keys)
+	vals, err := s.cellar.Values(ctx, family, keys)
 	if err != nil {
 		return err
 	}
 	for j, v := range vals {
 		i := which[j]
 		if v == nil {
-			if _, err := s.eng.MemoryIDOf(ctx, docs[i]); errors.Is(err, record.ErrNotFound) {
+			if _, err := s.cellar.MemoryIDOf(ctx, docs[i]); errors.Is(err, record.ErrNotFound) {
 				fps[i] = nil // deleted between the two reads (a reader catching up)
 				continue
 			}

@@ -30,7 +30,7 @@ func TestE12RowsStoredOnce(t *testing.T) {
 		t.Fatalf("test needs a multi-row matrix, got %d rows", wt.Rows())
 	}
 
-	vals, err := s.eng.Values(ctx, cellar.FamFingerprints, [][]byte{ms[0].ID[:]})
+	vals, err := s.cellar.Values(ctx, cellar.FamFingerprints, [][]byte{ms[0].ID[:]})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func slotsOfMask(v []byte) ([]fingerprint.SlotID, error) {
 // Pending returns how many memories still wait for deferred slots.
 func (s *Engine) Pending(ctx context.Context) (int, error) {
 	n := 0
-	err := s.eng.Scan(ctx, cellar.FamPending, nil, func(_, _ []byte) error { n++; return nil })
+	err := s.cellar.Scan(ctx, cellar.FamPending, nil, func(_, _ []byte) error { n++; return nil })
 	return n, err
 }
 
@@ -69,7 +69,7 @@ func (s *Engine) Pending(ctx context.Context) (int, error) {
 // deferred write left to the filler.
 func (s *Engine) PendingBySlot(ctx context.Context) ([fingerprint.NumSlots]int, error) {
 	var out [fingerprint.NumSlots]int
-	err := s.eng.Scan(ctx, cellar.FamPending, nil, func(_, v []byte) error {
+	err := s.cellar.Scan(ctx, cellar.FamPending, nil, func(_, v []byte) error {
 		slots, err := slotsOfMask(v)
 		for _, sl := range slots {
 			out[sl.Index()]++
@@ -90,7 +90,7 @@ func (s *Engine) FillPending(ctx context.Context, max int) (int, error) {
 	var docs []record.DocNum
 	var masks [][]fingerprint.SlotID
 	errStop := fmt.Errorf("enough")
-	err := s.eng.Scan(ctx, cellar.FamPending, nil, func(k, v []byte) error {
+	err := s.cellar.Scan(ctx, cellar.FamPending, nil, func(k, v []byte) error {
 		if len(docs) == max {
 			return errStop
 		}
@@ -111,7 +111,7 @@ func (s *Engine) FillPending(ctx context.Context, max int) (int, error) {
 	if len(docs) == 0 {
 		return 0, nil
 	}
-	ms, found, err := s.eng.PeekDocs(ctx, docs)
+	ms, found, err := s.cellar.PeekDocs(ctx, docs)
 	if err != nil {
 		return 0, fmt.Errorf("fill pending slots: %w", err)
 	}
@@ -146,7 +146,7 @@ func (s *Engine) FillPending(ctx context.Context, max int) (int, error) {
 
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	b, err := s.eng.Begin(ctx)
+	b, err := s.cellar.Begin(ctx)
 	if err != nil {
 		return 0, err
 	}

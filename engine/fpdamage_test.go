@@ -36,7 +36,7 @@ func TestFlippedFingerprintBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables := raw.eng.TableFiles(cellar.FamFingerprints)
+	tables := raw.cellar.TableFiles(cellar.FamFingerprints)
 	if err := raw.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestFlippedFingerprintBlock(t *testing.T) {
 			t.Fatalf("dropped %+v, want %s with its content", d, lost[i+1])
 		}
 	}
-	if slices.Contains(raw.eng.TableFiles(cellar.FamFingerprints), tables[0]) {
+	if slices.Contains(raw.cellar.TableFiles(cellar.FamFingerprints), tables[0]) {
 		t.Fatalf("the damaged table file %s is still part of the family", tables[0])
 	}
 	for _, repair := range []func() error{

@@ -66,7 +66,7 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	b, err := s.eng.Begin(ctx)
+	b, err := s.cellar.Begin(ctx)
 	if err != nil {
 		return UpdateResult{}, err
 	}
@@ -145,7 +145,7 @@ func (s *Engine) History(ctx context.Context, id record.ID) ([]record.Memory, er
 	if _, err := s.peek(ctx, id); err != nil {
 		return nil, err
 	}
-	return s.eng.History(ctx, id)
+	return s.cellar.History(ctx, id)
 }
 
 // supersededBy returns the memories that supersede doc.
@@ -173,7 +173,7 @@ func (s *Engine) Link(ctx context.Context, r record.Relation) (record.Relation, 
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	b, err := s.eng.Begin(ctx)
+	b, err := s.cellar.Begin(ctx)
 	if err != nil {
 		return r, err
 	}
@@ -193,7 +193,7 @@ func (s *Engine) Link(ctx context.Context, r record.Relation) (record.Relation, 
 		s.ix.attrs.supersede(uint32(to.DocNum), r.From, true)
 		s.ix.mu.Unlock()
 	}
-	rels, err := s.eng.Relations(ctx, r.From)
+	rels, err := s.cellar.Relations(ctx, r.From)
 	if err != nil {
 		return r, err
 	}
@@ -216,7 +216,7 @@ func (s *Engine) Unlink(ctx context.Context, from, to record.ID, t record.Relati
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	b, err := s.eng.Begin(ctx)
+	b, err := s.cellar.Begin(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -314,7 +314,7 @@ func (s *Engine) Related(ctx context.Context, id record.ID, o RelatedOptions) ([
 	for depth := 1; depth <= o.Depth && len(frontier) > 0 && len(out) < o.Limit; depth++ {
 		var next []record.ID
 		for _, from := range frontier {
-			rels, err := s.eng.Relations(ctx, from)
+			rels, err := s.cellar.Relations(ctx, from)
 			if err != nil {
 				return nil, err
 			}
@@ -346,7 +346,7 @@ func (s *Engine) Related(ctx context.Context, id record.ID, o RelatedOptions) ([
 
 // peek reads one memory without recording an access.
 func (s *Engine) peek(ctx context.Context, id record.ID) (record.Memory, error) {
-	ms, found, err := s.eng.Peek(ctx, []record.ID{id})
+	ms, found, err := s.cellar.Peek(ctx, []record.ID{id})
 	if err != nil {
 		return record.Memory{}, err
 	}
@@ -359,5 +359,5 @@ func (s *Engine) peek(ctx context.Context, id record.ID) (record.Memory, error) 
 // Relations returns the relations of id as stored: those it is the source
 // of, then those it is the target of.
 func (s *Engine) Relations(ctx context.Context, id record.ID) ([]record.Relation, error) {
-	return s.eng.Relations(ctx, id)
+	return s.cellar.Relations(ctx, id)
 }

@@ -37,7 +37,7 @@ func hitIDs(res SearchResult) []record.ID {
 func rawFingerprint(t *testing.T, s *Engine, id record.ID) []byte {
 	t.Helper()
 	var out []byte
-	if err := s.eng.Scan(context.Background(), cellar.FamFingerprints, id[:], func(_, v []byte) error { out = v; return nil }); err != nil {
+	if err := s.cellar.Scan(context.Background(), cellar.FamFingerprints, id[:], func(_, v []byte) error { out = v; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return out

@@ -68,7 +68,7 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 	if len(docs) == 0 {
 		return nil, nil
 	}
-	ms, found, err := s.eng.PeekDocs(ctx, docs)
+	ms, found, err := s.cellar.PeekDocs(ctx, docs)
 	if err != nil {
 		return nil, fmt.Errorf("look for near-duplicates: %w", err)
 	}

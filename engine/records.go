@@ -34,17 +34,17 @@ func (s *Engine) needEmbedders(op string) error {
 // List returns one page of memories in creation order (newest first unless
 // o.Oldest), without recording accesses.
 func (s *Engine) List(ctx context.Context, o record.ListOptions) ([]record.Memory, error) {
-	return s.eng.List(ctx, o)
+	return s.cellar.List(ctx, o)
 }
 
 // Stats reports the memory count, the doc-number counter, the format
 // version and per-family sizes (RocksDB estimates).
-func (s *Engine) Stats(ctx context.Context) (record.Stats, error) { return s.eng.Stats(ctx) }
+func (s *Engine) Stats(ctx context.Context) (record.Stats, error) { return s.cellar.Stats(ctx) }
 
 // Peek returns the memories with ids as stored, without recording an
 // access; found[i] is false when ids[i] is not stored. One consistent view.
 func (s *Engine) Peek(ctx context.Context, ids []record.ID) (ms []record.Memory, found []bool, err error) {
-	return s.eng.Peek(ctx, ids)
+	return s.cellar.Peek(ctx, ids)
 }
 
 // Check verifies the store's cross-family invariants on one consistent view
@@ -81,7 +81,7 @@ type Timeline struct {
 // the scan and the read is left out. Cost: one pass over the session's keys
 // and a point read per entry.
 func (s *Engine) SessionTimeline(ctx context.Context, session string, fromSeq uint64, limit int) (Timeline, error) {
-	page, err := s.eng.Session(ctx, session, fromSeq, limit)
+	page, err := s.cellar.Session(ctx, session, fromSeq, limit)
 	if err != nil {
 		return Timeline{}, err
 	}
@@ -89,7 +89,7 @@ func (s *Engine) SessionTimeline(ctx context.Context, session string, fromSeq ui
 	for i, en := range page.Entries {
 		ids[i] = en.ID
 	}
-	ms, found, err := s.eng.Peek(ctx, ids)
+	ms, found, err := s.cellar.Peek(ctx, ids)
 	if err != nil {
 		return Timeline{}, err
 	}
@@ -106,13 +106,13 @@ func (s *Engine) SessionTimeline(ctx context.Context, session string, fromSeq ui
 // topic snapshot taken at at and keeps the newest keep. It needs the writer
 // lock.
 func (s *Engine) SaveTopicSnapshot(ctx context.Context, at time.Time, value []byte, keep int) error {
-	return s.eng.PutSnapshot(ctx, cellar.TopicProfiles, at, value, keep)
+	return s.cellar.PutSnapshot(ctx, cellar.TopicProfiles, at, value, keep)
 }
 
 // LatestTopicSnapshot returns the newest topic snapshot and when it was
 // taken; ok is false when none is saved.
 func (s *Engine) LatestTopicSnapshot(ctx context.Context) (value []byte, at time.Time, ok bool, err error) {
-	return s.eng.LatestSnapshot(ctx, cellar.TopicProfiles)
+	return s.cellar.LatestSnapshot(ctx, cellar.TopicProfiles)
 }
 
 // refuseReadOnly is the error of a write on a read-only engine, returned

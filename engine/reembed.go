@@ -82,7 +82,7 @@ func (s *Engine) Reembed(ctx context.Context, slots []fingerprint.SlotID, progre
 		return rep, nil
 	}
 	var ids []record.ID
-	if err := s.eng.ScanDocs(ctx, func(_ record.DocNum, id record.ID) error {
+	if err := s.cellar.ScanDocs(ctx, func(_ record.DocNum, id record.ID) error {
 		ids = append(ids, id)
 		return nil
 	}); err != nil {
@@ -211,7 +211,7 @@ func (s *Engine) reembedBatch(ctx context.Context, ids []record.ID, slots []fing
 // rewrite runs fn on one batch with the stored records of ids (an id that
 // is not stored fails it with record.ErrNotFound) and commits it.
 func (s *Engine) rewrite(ctx context.Context, ids []record.ID, fn func(b *cellar.Batch, stored []record.Memory) error) error {
-	b, err := s.eng.Begin(ctx)
+	b, err := s.cellar.Begin(ctx)
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func (s *Engine) ResolveID(ctx context.Context, text string) (record.ID, error) 
 	}
 	prefix, _ := hex.DecodeString(digits[:len(digits)/2*2]) // whole bytes; an odd last digit is matched below
 	var matches []record.ID
-	err := s.eng.Scan(ctx, cellar.FamMemories, prefix, func(k, _ []byte) error {
+	err := s.cellar.Scan(ctx, cellar.FamMemories, prefix, func(k, _ []byte) error {
 		if len(k) != 16 || !strings.HasPrefix(hex.EncodeToString(k), digits) {
 			return nil
 		}
@@ -52,7 +52,7 @@ func (s *Engine) ResolveID(ctx context.Context, text string) (record.ID, error) 
 		return record.ID{}, fmt.Errorf("resolve id prefix %s: %w", text, err)
 	}
 	if len(matches) == 0 {
-		err := s.eng.Scan(ctx, cellar.FamMemories, nil, func(k, _ []byte) error {
+		err := s.cellar.Scan(ctx, cellar.FamMemories, nil, func(k, _ []byte) error {
 			if len(k) != 16 || !strings.HasSuffix(hex.EncodeToString(k), digits) {
 				return nil
 			}

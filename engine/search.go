@@ -135,7 +135,7 @@ func (s *Engine) resolve(ctx context.Context, res pipeline.Result) (SearchResult
 	for i, h := range res.Hits {
 		docs[i] = record.DocNum(h.Doc)
 	}
-	ms, found, err := s.eng.PeekDocs(ctx, docs)
+	ms, found, err := s.cellar.PeekDocs(ctx, docs)
 	if err != nil {
 		return SearchResult{}, fmt.Errorf("search: resolve %d hits: %w", len(docs), err)
 	}
@@ -248,7 +248,7 @@ func (s *Engine) expand(ctx context.Context, hits []record.Memory, types []recor
 	}
 	var out []Expansion
 	for _, h := range hits {
-		rels, err := s.eng.Relations(ctx, h.ID)
+		rels, err := s.cellar.Relations(ctx, h.ID)
 		if err != nil {
 			return nil, fmt.Errorf("expand hit %s: %w", h.ID, err)
 		}

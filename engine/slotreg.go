@@ -97,7 +97,7 @@ func bumpGeneration(b *cellar.Batch) error {
 
 // recordProducers writes every slot's record in one batch.
 func (s *Engine) recordProducers(ctx context.Context, recs *[fingerprint.NumSlots]slotRecord) error {
-	b, err := s.eng.Begin(ctx)
+	b, err := s.cellar.Begin(ctx)
 	if err != nil {
 		return err
 	}

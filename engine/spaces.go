@@ -362,7 +362,7 @@ func searchE12(ctx context.Context, sp *spaces, _ pipeline.Probe, k int, within 
 		keys, missed = append(keys, docKey(d)), append(missed, d)
 	}
 	if len(keys) > 0 {
-		vals, err := sp.s.eng.Values(ctx, cellar.FamE12LateInteraction, keys)
+		vals, err := sp.s.cellar.Values(ctx, cellar.FamE12LateInteraction, keys)
 		if err != nil {
 			return nil, fmt.Errorf("E12: load token matrices: %w", err)
 		}

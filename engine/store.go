@@ -16,16 +16,16 @@ import (
 	"github.com/cgraph/cgraph/redact"
 )
 
-// Engine is a memory store with fingerprints and search: engine records plus
+// Engine is a memory store with fingerprints and search: memory records plus
 // every slot's derived data in one WriteBatch per write, in-memory indexes
 // rebuilt on open, and pipeline search over them. It is safe for concurrent
 // use: writes are serialised by writeMu (embedding happens before it is
 // taken), searches run in parallel with each other.
 type Engine struct {
-	dir string
-	eng *cellar.Store
-	reg *embedders.Registry
-	ro  bool
+	dir    string
+	cellar *cellar.Store // the store's RocksDB families (engine/internal/cellar)
+	reg    *embedders.Registry
+	ro     bool
 	// maxBytes is the content limit (cellar.Options.MaxContentBytes).
 	maxBytes int
 	nearDup  NearDuplicate
@@ -115,7 +115,7 @@ func Open(dir string, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.eng = eng
+	s.cellar = eng
 	if !o.ReadOnly {
 		s.uses = newUseLog(eng, s.now)
 		go s.uses.run(UseFlushInterval)
@@ -139,11 +139,11 @@ func Open(dir string, o Options) (*Engine, error) {
 }
 
 func (s *Engine) open(ctx context.Context, o Options) error {
-	recs, have, gen, err := readSlotRecords(ctx, s.eng)
+	recs, have, gen, err := readSlotRecords(ctx, s.cellar)
 	if err != nil {
 		return err
 	}
-	c, err := s.eng.Counters(ctx)
+	c, err := s.cellar.Counters(ctx)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func (s *Engine) open(ctx context.Context, o Options) error {
 		}
 	}
 	s.stored = recs
-	ix, err := rebuild(ctx, s.eng, s.staleFlags(), s.wantDims())
+	ix, err := rebuild(ctx, s.cellar, s.staleFlags(), s.wantDims())
 	if errors.Is(err, record.ErrCorrupt) {
 		return fmt.Errorf("open %s: %w: `cgraph check` names what is damaged, `cgraph check --repair` rewrites derived families from the fingerprints", s.dir, err)
 	}
@@ -173,7 +173,7 @@ func (s *Engine) open(ctx context.Context, o Options) error {
 func (s *Engine) Close() error {
 	s.filler.close()
 	uerr := s.uses.close()
-	return errors.Join(uerr, s.eng.Close())
+	return errors.Join(uerr, s.cellar.Close())
 }
 
 // Dir returns the store directory.
@@ -181,7 +181,7 @@ func (s *Engine) Dir() string { return s.dir }
 
 // StoreID returns the store's identity (FORMAT.md, meta/store_id) as text;
 // "" for a store that no writer of this build has opened yet.
-func (s *Engine) StoreID() string { return s.eng.ID() }
+func (s *Engine) StoreID() string { return s.cellar.ID() }
 
 // ReadOnly reports whether the store was opened read-only.
 func (s *Engine) ReadOnly() bool { return s.ro }
@@ -204,7 +204,7 @@ func (s *Engine) Warm(ctx context.Context) error {
 // Get returns a memory (records the access on a writable store, like
 // cellar.Get).
 func (s *Engine) Get(ctx context.Context, id record.ID) (record.Memory, error) {
-	m, err := s.eng.Get(ctx, id)
+	m, err := s.cellar.Get(ctx, id)
 	if err == nil {
 		m.SupersededBy = s.supersededBy(m.DocNum)
 	}
@@ -213,12 +213,12 @@ func (s *Engine) Get(ctx context.Context, id record.ID) (record.Memory, error) {
 
 // Fingerprint returns the stored fingerprint of a memory.
 func (s *Engine) Fingerprint(ctx context.Context, id record.ID) (*fingerprint.Fingerprint, error) {
-	vals, err := s.eng.Values(ctx, cellar.FamFingerprints, [][]byte{id[:]})
+	vals, err := s.cellar.Values(ctx, cellar.FamFingerprints, [][]byte{id[:]})
 	if err != nil {
 		return nil, err
 	}
 	if vals[0] == nil {
-		if _, err := s.eng.DocNumOf(ctx, id); err != nil {
+		if _, err := s.cellar.DocNumOf(ctx, id); err != nil {
 			return nil, err // not found
 		}
 		return nil, fmt.Errorf("memory %s has no fingerprint (written without package memory): run `cgraph reembed`: %w", id, record.ErrCorrupt)
@@ -227,7 +227,7 @@ func (s *Engine) Fingerprint(ctx context.Context, id record.ID) (*fingerprint.Fi
 	if err != nil {
 		return nil, fmt.Errorf("fingerprints/%s: %w", id, err)
 	}
-	doc, err := s.eng.DocNumOf(ctx, id)
+	doc, err := s.cellar.DocNumOf(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +244,7 @@ func (s *Engine) Fingerprint(ctx context.Context, id record.ID) (*fingerprint.Fi
 // fingerprint, 256 at a time.
 func (s *Engine) EachFingerprint(ctx context.Context, fn func(m record.Memory, fp *fingerprint.Fingerprint) error) error {
 	var ids []record.ID
-	if err := s.eng.ScanDocs(ctx, func(_ record.DocNum, id record.ID) error {
+	if err := s.cellar.ScanDocs(ctx, func(_ record.DocNum, id record.ID) error {
 		ids = append(ids, id)
 		return nil
 	}); err != nil {
@@ -272,7 +272,7 @@ func (s *Engine) EachFingerprint(ctx context.Context, fn func(m record.Memory, f
 // readMemories reads records and fingerprints of ids; a memory deleted
 // meanwhile gets a nil fingerprint.
 func (s *Engine) readMemories(ctx context.Context, ids []record.ID) ([]record.Memory, []*fingerprint.Fingerprint, error) {
-	ms, found, err := s.eng.Peek(ctx, ids)
+	ms, found, err := s.cellar.Peek(ctx, ids)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -280,7 +280,7 @@ func (s *Engine) readMemories(ctx context.Context, ids []record.ID) ([]record.Me
 	for i := range ids {
 		keys[i] = ids[i][:]
 	}
-	vals, err := s.eng.Values(ctx, cellar.FamFingerprints, keys)
+	vals, err := s.cellar.Values(ctx, cellar.FamFingerprints, keys)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -415,7 +415,7 @@ func staleReasons(mism []Mismatch) (out [fingerprint.NumSlots]string) {
 
 // Backup writes a consistent, openable copy of the store into dir (which
 // must not exist), online: see cellar.Store.Backup. Only the writer can.
-func (s *Engine) Backup(ctx context.Context, dir string) error { return s.eng.Backup(ctx, dir) }
+func (s *Engine) Backup(ctx context.Context, dir string) error { return s.cellar.Backup(ctx, dir) }
 
 // ServerFile is the path of the file a running `cgraph serve` writes in the
 // store directory dir to be found by other commands (see

@@ -93,7 +93,7 @@ func familyKeys(t *testing.T, s *Engine) (keys map[string]int, stats map[string]
 	keys, stats = map[string]int{}, map[string]string{}
 	for _, fam := range derivedFamilies {
 		f := fam.String()
-		err := s.eng.Scan(context.Background(), fam, nil, func(k, v []byte) error {
+		err := s.cellar.Scan(context.Background(), fam, nil, func(k, v []byte) error {
 			if strings.HasSuffix(f, "_inverted") && k[0] == statPrefix {
 				n, err := decodeU64(v)
 				if err != nil {
@@ -166,7 +166,7 @@ func TestAddWritesEveryFamilyAndDeleteLeavesNothing(t *testing.T) {
 			t.Errorf("after deleting every memory %s still holds %d keys", f, n)
 		}
 	}
-	if err := s.eng.Check(ctx); err != nil {
+	if err := s.cellar.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, si := range s.Slots() {
@@ -310,7 +310,7 @@ func TestProducerMismatchRefusedAndFixedByReembed(t *testing.T) {
 	if err != nil || len(res.Hits) == 0 || !strings.Contains(res.Memories[0].Content, "number 5 ") {
 		t.Fatalf("E1 search after reembed: %v %+v", err, res.Memories)
 	}
-	if err := s4.eng.Check(ctx); err != nil {
+	if err := s4.cellar.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -486,12 +486,12 @@ func TestFailedWriteWritesNothing(t *testing.T) {
 		if fmt.Sprint(before, beforeStats) != fmt.Sprint(after, afterStats) {
 			t.Errorf("%s (%v) changed the families: %v %v → %v %v", name, err, before, beforeStats, after, afterStats)
 		}
-		st, _ := s.eng.Stats(ctx)
+		st, _ := s.cellar.Stats(ctx)
 		if st.Memories != 2 {
 			t.Errorf("%s: %d memories stored", name, st.Memories)
 		}
 	}
-	if err := s.eng.Check(ctx); err != nil {
+	if err := s.cellar.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -540,7 +540,7 @@ func TestSearchOnModelFreeRegistry(t *testing.T) {
 		t.Fatalf("e1_only: %+v", res.Spaces)
 	}
 	// Results are resolved without recording accesses.
-	m, _, err := s.eng.Peek(ctx, []record.ID{ms[5].ID})
+	m, _, err := s.cellar.Peek(ctx, []record.ID{ms[5].ID})
 	if err != nil || m[0].AccessCount != 0 {
 		t.Fatalf("search recorded an access: %+v %v", m[0], err)
 	}

@@ -74,7 +74,7 @@ func (s *Engine) WarmTokens(ctx context.Context) (int, error) {
 func (s *Engine) warmChunk(ctx context.Context, chunk []uint32, keys [][]byte) (added int, full bool, err error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	vals, err := s.eng.Values(ctx, cellar.FamE12LateInteraction, keys)
+	vals, err := s.cellar.Values(ctx, cellar.FamE12LateInteraction, keys)
 	if err != nil {
 		return 0, false, fmt.Errorf("warm the token cache: %w", err)
 	}

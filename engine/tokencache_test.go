@@ -148,7 +148,7 @@ func TestWarmTokens(t *testing.T) {
 		if !cached {
 			continue
 		}
-		vals, err := w.eng.Values(ctx, cellar.FamE12LateInteraction, [][]byte{docKey(uint32(m.DocNum))})
+		vals, err := w.cellar.Values(ctx, cellar.FamE12LateInteraction, [][]byte{docKey(uint32(m.DocNum))})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -76,7 +76,7 @@ var beforeLock = slices.DeleteFunc(fingerprint.Slots(), func(s fingerprint.SlotI
 func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embedders.Input, fps []fingerprint.Fingerprint) ([]record.Memory, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	b, err := s.eng.Begin(ctx)
+	b, err := s.cellar.Begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 	for i := range ms {
 		if dup[i] {
 			if stored[i] { // record the access, as a get would
-				if m, err := s.eng.Get(ctx, ms[i].ID); err == nil {
+				if m, err := s.cellar.Get(ctx, ms[i].ID); err == nil {
 					m.Duplicate = true
 					ms[i] = m
 				}
@@ -237,7 +237,7 @@ func (s *Engine) writable() error {
 func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	b, err := s.eng.Begin(ctx)
+	b, err := s.cellar.Begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -251,7 +251,7 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 	if err != nil {
 		return err
 	}
-	rels, err := s.eng.Relations(ctx, id) // writeMu held: they stay as read
+	rels, err := s.cellar.Relations(ctx, id) // writeMu held: they stay as read
 	if err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 	// Postings are shared between memories: the batch's writer keeps them.
 	for _, pf := range postingFamilies {
 		if fp == nil {
-			if err := dropDocPostings(ctx, s.eng, b, pf, uint32(m.DocNum)); err != nil {
+			if err := dropDocPostings(ctx, s.cellar, b, pf, uint32(m.DocNum)); err != nil {
 				return err
 			}
 			continue
