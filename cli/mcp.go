@@ -74,9 +74,18 @@ answer with an error that names the writing process.`,
 				return err
 			}
 			defer a.closeStore(s, &err)
-			if err := s.Warm(a.Context()); err != nil {
-				return err
-			}
+			// The handshake does not wait for the models: they load in the
+			// background while the client initializes and lists the tools,
+			// and the first search waits for them (sessions open on first
+			// use). The store closes only after the warm-up has stopped.
+			warmed := make(chan struct{})
+			go func() {
+				defer close(warmed)
+				if err := s.Warm(a.Context()); err != nil && a.Context().Err() == nil {
+					a.Warnf("warming the models: %v (the first search loads them)", err)
+				}
+			}()
+			defer func() { <-warmed }()
 			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project})
 			if ln == nil {
 				return srv.Serve(a.Context(), a.Stdin, a.Stdout)
