@@ -346,15 +346,15 @@ type hooksFlags struct {
 }
 
 // targets returns the files the flags name for host: the user's
-// (--user), the project's (--project-dir, else the git root of the
-// working directory, else the working directory), or both when both is
-// set and neither flag was given.
+// (--user), else the project's (--project-dir, else the git root of the
+// working directory, else the working directory), the user's first when
+// both is set.
 func (fl *hooksFlags) targets(host *hookHost, both bool) ([]hooksTarget, error) {
 	if fl.user && fl.projectDir != "" {
 		return nil, usagef("give one of them", "--user and --project-dir name two different files")
 	}
 	var out []hooksTarget
-	if fl.user || (both && fl.projectDir == "") {
+	if fl.user || both {
 		home, err := os.UserHomeDir()
 		if err != nil {
 			return nil, usagef("set $HOME", "no home directory for --user: %v", err)

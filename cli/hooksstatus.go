@@ -55,7 +55,7 @@ func newHooksStatusCmd(a *App) *cobra.Command {
 		Use:   "status [claude-code|cursor]",
 		Short: "Show which cgraph hooks are installed, where, with which binary and store, and whether a server runs",
 		Long: `status reads the user's and the project's configuration of each host (or of the one
-named; --user or --project-dir for one of them) and lists, for each event cgraph hooks
+named; --user for the user's only) and lists, for each event cgraph hooks
 into, whether its hook is installed, with which binary and store. It then says whether
 a cgraph serve is running for each store the hooks use. It changes nothing; it exits 1
 when a file cannot be read or is not valid JSON.`,
@@ -135,7 +135,7 @@ when a file cannot be read or is not valid JSON.`,
 		},
 	}
 	cmd.Flags().BoolVar(&fl.user, "user", false, "only the user's files")
-	cmd.Flags().StringVar(&fl.projectDir, "project-dir", "", "only this project's files (default: both the user's and the git root's of the working directory)")
+	cmd.Flags().StringVar(&fl.projectDir, "project-dir", "", "the project whose files to read (default: the git root of the working directory, else the working directory)")
 	_ = cmd.MarkFlagDirname("project-dir") // fails only for an unknown flag
 	return cmd
 }

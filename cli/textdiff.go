@@ -39,12 +39,12 @@ func unifiedDiff(a, b, nameA, nameB string) string {
 		case i < len(x) && j < len(y) && x[i] == y[j]:
 			ops = append(ops, op{' ', x[i], i, j})
 			i, j = i+1, j+1
-		case j < len(y) && (i == len(x) || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, op{'+', y[j], i, j})
-			j++
-		default:
+		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
 			ops = append(ops, op{'-', x[i], i, j})
 			i++
+		default:
+			ops = append(ops, op{'+', y[j], i, j})
+			j++
 		}
 	}
 	const ctx = 3
