@@ -512,6 +512,10 @@ func newHooksChangeCmd(a *App, install bool) *cobra.Command {
 				if hc, err = a.hookCommandFor(cmd, fl.binary); err != nil {
 					return err
 				}
+				if c, _, ferr := cmd.Root().Find([]string{"hook"}); fl.binary == "" && (ferr != nil || c.Name() != "hook") {
+					// Claude Code reads exit 2 (a usage error) from a UserPromptSubmit hook as "block the prompt".
+					a.Warnf("this binary has no `cgraph hook` command: the hooks will fail until it does; install a newer cgraph and run install again")
+				}
 			}
 			f, err := readHooksFile(t)
 			if err != nil {
