@@ -26,12 +26,15 @@ type hookEvent struct {
 
 // hookHosts are the hosts cgraph knows, by name.
 //
-// Claude Code (code.claude.com/docs/en/hooks): .claude/settings.json or
+// Claude Code (its hooks reference, docs.claude.com/en/docs/claude-code/hooks):
+// .claude/settings.json or
 // ~/.claude/settings.json, {"hooks": {EVENT: [{"matcher", "hooks":
 // [{"type": "command", "command", "timeout" (seconds)}]}]}}; the matcher
 // applies to tool events (PostToolUse) and to SessionStart's source.
-// Cursor (cursor.com/docs/agent/hooks): .cursor/hooks.json or
-// ~/.cursor/hooks.json, {"version": 1, "hooks": {EVENT: [{"command"}]}}.
+// Cursor (cursor.com/docs/agent/hooks, as quoted by tools that install
+// into it): .cursor/hooks.json or ~/.cursor/hooks.json, {"version": 1,
+// "hooks": {EVENT: [{"command"}]}}; no timeout is written, as sources
+// disagree on its unit.
 var hookHosts = []*hookHost{
 	{
 		name: "claude-code", dir: ".claude", file: "settings.json", format: claudeFormat{},
