@@ -24,7 +24,7 @@ const DefaultServeAddr = "127.0.0.1:7411"
 func newServeCmd(a *App) *cobra.Command {
 	var addr, tokenFile, tools string
 	var allowedHosts []string
-	var deferSlots bool
+	var deferSlots, install, uninstall, now bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the store over HTTP: a JSON API (/v1) and MCP (/mcp) from one warm process",
@@ -60,10 +60,17 @@ drive the server. Cross-origin browser requests are refused (403).
 On SIGTERM the listener closes, requests in flight finish (up to 30 s) and the store
 is closed cleanly; a memory whose store request was answered is durable.`,
 		Example: `  cgraph serve
+  cgraph serve --install      # a systemd user unit (Linux) or launchd agent (macOS) that keeps it running
   cgraph serve --addr 0.0.0.0:7411 --token-file ~/.config/cgraph/token
   curl -s localhost:7411/v1/search -d '{"query": "why did the build fail", "top_k": 5}'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			if install || uninstall || now {
+				if install == uninstall {
+					return usagef("give --install, or --uninstall (with --now to run systemctl/launchctl too)", "serve needs exactly one of --install and --uninstall here")
+				}
+				return a.serveService(cmd, install, now) // service.go
+			}
 			if err := checkTools(tools); err != nil {
 				return err
 			}
@@ -124,6 +131,9 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 	cmd.Flags().BoolVar(&deferSlots, "defer-slots", false, "store memories with E1, keywords and the model-free slots, and fill the other model slots in the background (faster writes; restarts resume the filling)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token every request must send (required off loopback)")
 	_ = cmd.MarkFlagFilename("token-file") // fails only for an unknown flag
+	cmd.Flags().BoolVar(&install, "install", false, "write a systemd user unit (~/.config/systemd/user/cgraph.service) or launchd agent (~/Library/LaunchAgents/dev.cgraph.serve.plist) that runs this serve command, print how to start it, and exit")
+	cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove the file --install wrote")
+	cmd.Flags().BoolVar(&now, "now", false, "with --install or --uninstall: also run the systemctl --user (or launchctl) commands that start or stop it")
 	cmd.Flags().StringSliceVar(&allowedHosts, "allowed-hosts", nil, "more host names (or addresses) requests may name in Host and Origin, comma-separated; loopback names and the --addr host are always allowed")
 	return cmd
 }

@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// hooksStatus is hooks status --json.
+type hooksStatus struct {
+	Targets []hooksTargetStatus `json:"targets"`
+	Servers []hooksServerStatus `json:"servers"`
+}
+
+type hooksTargetStatus struct {
+	Host   string `json:"host"`
+	Scope  string `json:"scope"`
+	File   string `json:"file"`
+	Exists bool   `json:"exists"`
+	Error  string `json:"error,omitempty"` // the file could not be read or is not valid
+	// Events are the host's events cgraph hooks into; Other are cgraph
+	// entries under events it does not install (hand-written ones).
+	Events []hookEventStatus `json:"events"`
+	Other  []hookEventStatus `json:"other,omitempty"`
+}
+
+type hookEventStatus struct {
+	Event         string `json:"event"`
+	Installed     bool   `json:"installed"`
+	Entries       int    `json:"entries,omitempty"` // more than 1: the host runs cgraph that many times
+	Matcher       string `json:"matcher,omitempty"`
+	Command       string `json:"command,omitempty"`
+	Binary        string `json:"binary,omitempty"`
+	BinaryMissing bool   `json:"binary_missing,omitempty"`
+	DB            string `json:"db,omitempty"` // "" : the hook's default store
+	ModelsDir     string `json:"models_dir,omitempty"`
+}
+
+type hooksServerStatus struct {
+	DB      string `json:"db"`
+	Running bool   `json:"running"`
+	URL     string `json:"url,omitempty"`
+	PID     int    `json:"pid,omitempty"`
+	Version string `json:"version,omitempty"`
+}
+
+func newHooksStatusCmd(a *App) *cobra.Command {
+	var fl hooksFlags
+	cmd := &cobra.Command{
+		Use:   "status [claude-code|cursor]",
+		Short: "Show which cgraph hooks are installed, where, with which binary and store, and whether a server runs",
+		Long: `status reads the user's and the project's configuration of each host (or of the one
+named; --user for the user's only) and lists, for each event cgraph hooks
+into, whether its hook is installed, with which binary and store. It then says whether
+a cgraph serve is running for each store the hooks use. It changes nothing; it exits 1
+when a file cannot be read or is not valid JSON.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("give at most one host: "+hookHostNames(), "%s takes at most one host, got %d", cmd.CommandPath(), len(args))
+			}
+			if len(args) == 1 {
+				_, err := findHookHost(args[0])
+				return err
+			}
+			return nil
+		},
+		ValidArgs: []string{"claude-code", "cursor"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			hosts := hookHosts
+			if len(args) == 1 {
+				h, _ := findHookHost(args[0]) // Args checked it
+				hosts = []*hookHost{h}
+			}
+			st := hooksStatus{Targets: []hooksTargetStatus{}}
+			var broken []string
+			stores := map[string]bool{}
+			var storeOrder []string
+			addStore := func(db string) {
+				if db == "" {
+					db = a.DBDir
+				}
+				if abs, err := filepath.Abs(db); err == nil {
+					db = abs
+				}
+				if !stores[db] {
+					stores[db] = true
+					storeOrder = append(storeOrder, db)
+				}
+			}
+			for _, h := range hosts {
+				targets, err := fl.targets(h, true)
+				if err != nil {
+					return err
+				}
+				for _, t := range targets {
+					ts := targetStatus(t)
+					if ts.Error != "" {
+						broken = append(broken, ts.Error)
+					}
+					for _, e := range append(append([]hookEventStatus(nil), ts.Events...), ts.Other...) {
+						if e.Installed {
+							addStore(e.DB)
+						}
+					}
+					st.Targets = append(st.Targets, ts)
+				}
+			}
+			if len(storeOrder) == 0 {
+				addStore("")
+			}
+			for _, db := range storeOrder {
+				s := hooksServerStatus{DB: db}
+				if info, ok := readServerFile(db); ok {
+					s.Running, s.URL, s.PID, s.Version = true, info.URL, info.PID, info.Version
+				}
+				st.Servers = append(st.Servers, s)
+			}
+			var err error
+			if len(broken) > 0 {
+				err = &exitError{code: ExitError, msg: strings.Join(broken, "; ")}
+			}
+			if a.JSON {
+				if perr := a.PrintJSON(st); perr != nil {
+					return perr
+				}
+				return err
+			}
+			printHooksStatus(a, st)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&fl.user, "user", false, "only the user's files")
+	cmd.Flags().StringVar(&fl.projectDir, "project-dir", "", "the project whose files to read (default: the git root of the working directory, else the working directory)")
+	_ = cmd.MarkFlagDirname("project-dir") // fails only for an unknown flag
+	return cmd
+}
+
+// targetStatus reads one file and reports cgraph's entries in it.
+func targetStatus(t hooksTarget) hooksTargetStatus {
+	ts := hooksTargetStatus{Host: t.host.name, Scope: string(t.scope), File: t.path, Events: []hookEventStatus{}}
+	f, err := readHooksFile(t)
+	if err != nil {
+		ts.Error = err.Error()
+		return ts
+	}
+	ts.Exists = f.exists
+	found := t.host.format.find(f.root, t.host.name)
+	status := func(name string, hs []foundHook) hookEventStatus {
+		es := hookEventStatus{Event: name, Installed: len(hs) > 0, Entries: len(hs)}
+		if len(hs) == 1 {
+			es.Entries = 0
+		}
+		if len(hs) > 0 {
+			h := hs[0]
+			es.Command, es.Matcher, es.Binary, es.DB, es.ModelsDir = h.command, h.matcher, h.parsed.binary, h.parsed.db, h.parsed.modelsDir
+			if _, err := os.Stat(h.parsed.binary); err != nil {
+				es.BinaryMissing = true
+			}
+		}
+		return es
+	}
+	for _, e := range t.host.events {
+		ts.Events = append(ts.Events, status(e.name, found[e.name]))
+		delete(found, e.name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(found)) {
+		ts.Other = append(ts.Other, status(name, found[name]))
+	}
+	return ts
+}
+
+func printHooksStatus(a *App, st hooksStatus) {
+	for _, t := range st.Targets {
+		state := ""
+		switch {
+		case t.Error != "":
+			state = "  (unreadable: see below)"
+		case !t.Exists:
+			state = "  (no file)"
+		}
+		a.Printf("%s %s: %s%s\n", t.Host, t.Scope, t.File, state)
+		if t.Error != "" {
+			continue
+		}
+		for _, e := range append(append([]hookEventStatus(nil), t.Events...), t.Other...) {
+			if !e.Installed {
+				a.Printf("  %-18s -\n", e.Event)
+				continue
+			}
+			db := e.DB
+			if db == "" {
+				db = "the default store"
+			}
+			line := fmt.Sprintf("  %-18s installed  %s, store %s", e.Event, e.Binary, db)
+			if e.Matcher != "" {
+				line += ", tools " + e.Matcher
+			}
+			if e.Entries > 1 {
+				line += fmt.Sprintf(" (%d entries: the host runs it %d times; run install again to keep one)", e.Entries, e.Entries)
+			}
+			if e.BinaryMissing {
+				line += " (the binary is missing: run install again with the binary you use)"
+			}
+			a.Printf("%s\n", line)
+		}
+	}
+	for _, s := range st.Servers {
+		if s.Running {
+			a.Printf("server for %s: running at %s (pid %d, %s)\n", s.DB, s.URL, s.PID, s.Version)
+		} else {
+			a.Printf("server for %s: not running: hooks work without it, slower; start `cgraph serve`, or keep one running with `cgraph serve --install`\n", s.DB)
+		}
+	}
+}
