@@ -24,6 +24,9 @@
 //	                                  (ops.SearchAnswer: memories, per-space explanation,
 //	                                  spaces, trace): what cgraph search prints
 //	POST   /v1/context                get_context: memories packed into a token budget ("filter", "expand")
+//	POST   /v1/ingest                 a transcript on the server's machine into the store
+//	                                  {"host": "claude-code", "path": "/abs.jsonl", "project", "final"}
+//	                                  → ops.IngestReport (ops.Ingest: idempotent, resumable)
 //	GET    /v1/embedders              list_embedder_indexes
 //	GET    /v1/stats                  memory count, format version, per-family sizes (the engine's Stats)
 //
@@ -103,6 +106,9 @@ type Options struct {
 	// mcpserver.Options.Project pins the tools.
 	Searcher Searcher
 	Project  string
+	// Ingest, when set, serves POST /v1/ingest (ingest.go): a transcript
+	// on this machine read into the store by ops.Ingest.
+	Ingest ops.IngestStore
 	// Hosts are the names a request may reach the server under (Host and
 	// Origin headers); nil allows the loopback names only. Every route but
 	// /healthz is behind it.
@@ -173,6 +179,9 @@ func Handler(c Caller, o Options) http.Handler {
 	}
 	if o.Searcher != nil {
 		mux.Handle("POST /v1/search/explain", h.auth(http.HandlerFunc(h.explainedSearch)))
+	}
+	if o.Ingest != nil {
+		mux.Handle("POST /v1/ingest", h.auth(http.HandlerFunc(h.ingest)))
 	}
 	for pattern, rh := range o.Routes {
 		mux.Handle(pattern, h.auth(rh))
