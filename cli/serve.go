@@ -111,7 +111,7 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 				return err
 			}
 			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project, HostsChecked: true})
-			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler(), Stats: s, Hosts: hosts, Searcher: s, Records: s, Tokens: a.tokenCounter(), Project: a.Project})
+			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler(), Stats: s, Hosts: hosts, Searcher: s, Records: s, Tokens: a.tokenCounter(), Project: a.Project, Ingest: s})
 			abs, err := filepath.Abs(a.DBDir)
 			if err != nil {
 				return fmt.Errorf("store directory %s: %w", a.DBDir, err)

@@ -26,6 +26,9 @@
 //	                                  (ops.SearchAnswer: memories, per-space explanation,
 //	                                  spaces, trace): what cgraph search prints
 //	POST   /v1/context                get_context: memories packed into a token budget ("filter", "expand")
+//	POST   /v1/ingest                 a transcript on the server's machine into the store
+//	                                  {"host": "claude-code", "path": "/abs.jsonl", "project", "final"}
+//	                                  → ops.IngestReport (ops.Ingest: idempotent, resumable)
 //	GET    /v1/embedders              list_embedder_indexes
 //	GET    /v1/stats                  memory count, format version, per-family sizes (the engine's Stats)
 //
@@ -110,6 +113,9 @@ type Options struct {
 	Records ops.BriefStore
 	// Tokens counts /v1/brief's tokens (nil: approximately).
 	Tokens ops.TokenCounter
+	// Ingest, when set, serves POST /v1/ingest (ingest.go): a transcript
+	// on this machine read into the store by ops.Ingest.
+	Ingest ops.IngestStore
 	// Hosts are the names a request may reach the server under (Host and
 	// Origin headers); nil allows the loopback names only. Every route but
 	// /healthz is behind it.
@@ -183,6 +189,9 @@ func Handler(c Caller, o Options) http.Handler {
 	}
 	if o.Records != nil {
 		mux.Handle("POST /v1/brief", h.auth(http.HandlerFunc(h.brief)))
+	}
+	if o.Ingest != nil {
+		mux.Handle("POST /v1/ingest", h.auth(http.HandlerFunc(h.ingest)))
 	}
 	for pattern, rh := range o.Routes {
 		mux.Handle(pattern, h.auth(rh))
