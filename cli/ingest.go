@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cgraph/cgraph/ops"
+	"github.com/cgraph/cgraph/record"
+)
+
+func init() { register(newIngestCmd) }
+
+func newIngestCmd(a *App) *cobra.Command {
+	var final, deferSlots bool
+	cmd := &cobra.Command{
+		Use:   "ingest claude-code FILE|DIR",
+		Short: "Store an agent's session transcripts as conversation turns and the errors, fixes, decisions, preferences and facts found in them",
+		Long: `ingest reads Claude Code session transcripts (JSON Lines, as Claude Code writes them
+under ~/.claude/projects/<project>/<session>.jsonl) into the store: every turn as a
+conversation memory (session, sequence, time, cwd, branch, files, tool; secrets redacted,
+tool output cut), and what extraction finds in them as typed memories (errors linked by
+"fixes" to their fix, decisions, preferences, facts) with their confidence and the
+lines they came from. A DIR ingests every *.jsonl under it.
+
+It is incremental and idempotent: each file is read from where the last ingest of it
+into the same project stopped (a cursor kept in the store directory, under capture/),
+and every memory's id is derived from its transcript line, so running it again, after
+a crash, or beside another ingest of the same file stores nothing twice. With a
+cgraph serve on the store, the server reads the files (POST /v1/ingest). The memories
+go into --project (default $CGRAPH_PROJECT, else the default project).
+
+--final says the session has ended: a last line without its newline is read and tool
+calls still waiting for a result are stored without one. --defer stores the turns
+with E1, keywords and the model-free slots first (searchable at once), then fills the
+other model slots (a server's own --defer-slots decides for it).`,
+		Example: `  cgraph ingest claude-code ~/.claude/projects/-home-me-src-app/
+  cgraph ingest claude-code ~/.claude/projects/-home-me-src-app/0b6c….jsonl --final --json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usagef("cgraph ingest claude-code FILE|DIR", "ingest takes a host and a transcript file or directory, got %d arguments", len(args))
+			}
+			if args[0] != ops.HostClaudeCode {
+				return usagef("give claude-code (the one host whose transcripts cgraph reads)", "unknown host %q", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files, err := transcripts(args[1])
+			if err != nil {
+				return err
+			}
+			return a.ingest(cmd, files, ops.IngestRequest{Host: args[0], Project: a.Project, Final: final}, deferSlots)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&final, "final", false, "the session has ended: read a last line without its newline and store tool calls without a result")
+	fl.BoolVar(&deferSlots, "defer", false, "store with E1, keywords and the model-free slots first (searchable at once), then fill the other model slots")
+	return cmd
+}
+
+// transcripts are the files to ingest: arg itself, or every *.jsonl under
+// it, in name order.
+func transcripts(arg string) ([]string, error) {
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return nil, usagef("give a transcript file or a directory of them", "%s: %v", arg, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, usagef("give a transcript file (.jsonl) or a directory of them, e.g. ~/.claude/projects/<project>/", "%v", err)
+	}
+	if !fi.IsDir() {
+		return []string{abs}, nil
+	}
+	var out []string
+	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the transcripts under %s: %w", abs, err)
+	}
+	if len(out) == 0 {
+		return nil, usagef("give the directory Claude Code keeps a project's sessions in, e.g. ~/.claude/projects/<project>/", "%s holds no *.jsonl transcript", abs)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// ingestTotal is what `cgraph ingest` prints: one report per file and
+// the sums.
+type ingestTotal struct {
+	Files      []ops.IngestReport `json:"files"`
+	Turns      int                `json:"turns"`
+	Stored     int                `json:"stored"`
+	Skipped    int                `json:"skipped"`
+	Duplicates int                `json:"duplicates"`
+	Links      int                `json:"links"`
+	Typed      map[string]int     `json:"typed"`
+	Problems   int                `json:"problems"`
+	Served     bool               `json:"served"` // a cgraph serve did the work
+	Seconds    float64            `json:"seconds"`
+}
+
+func (t *ingestTotal) add(r ops.IngestReport) {
+	t.Files = append(t.Files, r)
+	t.Turns += r.Turns
+	t.Stored += r.Stored
+	t.Skipped += r.Skipped
+	t.Duplicates += r.Duplicates
+	t.Links += r.Links
+	t.Problems += len(r.Problems)
+	for k, n := range r.Typed {
+		t.Typed[string(k)] += n
+	}
+}
+
+// ingest reads files through the cgraph serve of this store when one
+// answers, else into the store opened here.
+func (a *App) ingest(cmd *cobra.Command, files []string, req ops.IngestRequest, deferSlots bool) (err error) {
+	start := time.Now()
+	total := ingestTotal{Typed: map[string]int{}}
+	done := func(i int, r ops.IngestReport) {
+		total.add(r)
+		a.Warnf("[%d/%d] %s: %d turns, %d stored, %d already stored", i+1, len(files), r.Path, r.Turns, r.Stored, r.Skipped+r.Duplicates)
+		for _, p := range r.Problems {
+			a.Warnf("  %s", p)
+		}
+		for _, n := range r.Notes {
+			a.Warnf("  %s", n)
+		}
+	}
+	if srv, ok := a.server(cmd); ok {
+		if deferSlots {
+			a.Warnf("--defer: the server stores with its own --defer-slots")
+		}
+		for i, f := range files {
+			var rep ops.IngestReport
+			body := map[string]any{"host": req.Host, "path": f, "project": req.Project, "final": req.Final}
+			err := srv.post(a.Context(), "/v1/ingest", body, &rep)
+			if errors.Is(err, errNoServer) && i == 0 {
+				break // no server after all: run here
+			}
+			if err != nil {
+				return errors.Join(a.printIngest(total, start), fmt.Errorf("ingest %s: %w", f, err))
+			}
+			total.Served = true
+			done(i, rep)
+		}
+		if total.Served {
+			return a.printIngest(total, start)
+		}
+	}
+	s, err := a.openStore(storeOpen{write: true, deferSlots: deferSlots, manualFill: true})
+	if err != nil {
+		return err
+	}
+	defer a.closeStore(s, &err)
+	for i, f := range files {
+		r := req
+		r.Path = f
+		rep, err := ops.Ingest(a.Context(), s, r)
+		if err != nil {
+			var ve *record.ValidationError
+			if errors.As(err, &ve) {
+				err = &UsageError{Problem: ve.Field + ": " + ve.Problem, Fix: ve.Fix}
+			}
+			total.add(rep)
+			return errors.Join(a.printIngest(total, start), fmt.Errorf("ingest %s: %w", f, err))
+		}
+		done(i, rep)
+	}
+	if deferSlots && total.Stored > 0 {
+		a.Warnf("%d memories searchable (E1, keywords and the model-free slots) in %.1f s; filling the other model slots", total.Stored, time.Since(start).Seconds())
+		if err := a.fillPending(s); err != nil {
+			return errors.Join(a.printIngest(total, start), err)
+		}
+		a.Warnf("every slot filled in %.1f s", time.Since(start).Seconds())
+	}
+	return a.printIngest(total, start)
+}
+
+func (a *App) printIngest(t ingestTotal, start time.Time) error {
+	t.Seconds = time.Since(start).Seconds()
+	if a.JSON {
+		return a.PrintJSON(t)
+	}
+	kinds := make([]string, 0, len(t.Typed))
+	for k, n := range t.Typed {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+	}
+	slices.Sort(kinds)
+	a.Printf("%d files, %d turns read: %d memories stored, %d already stored (%d exact copies), %d relations", len(t.Files), t.Turns, t.Stored, t.Skipped+t.Duplicates, t.Duplicates, t.Links)
+	if len(kinds) > 0 {
+		a.Printf("; extracted: %s", strings.Join(kinds, ", "))
+	}
+	if t.Problems > 0 {
+		a.Printf("; %d lines skipped (above)", t.Problems)
+	}
+	a.Printf("\n")
+	return nil
+}
