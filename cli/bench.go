@@ -222,6 +222,7 @@ type benchRunFlags struct {
 	recallK, filterK, fusionK, batch                   int
 	seed                                               uint64
 	noBaselines, noThresholds                          bool
+	correct                                            string
 }
 
 func newBenchRunCmd(a *App) *cobra.Command {
@@ -301,8 +302,18 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 					return usagef("give 0 (the default) or a positive size", "%s %d is negative", v.name, v.v)
 				}
 			}
+			var noCorrect, correctEvery bool
+			switch f.correct {
+			case "keywords":
+			case "off":
+				noCorrect = true
+			case "every":
+				correctEvery = true
+			default:
+				return usagef("give keywords, every or off", "--correct %q is not a correction scope", f.correct)
+			}
 			r, repro, closeR, err := benchRetriever(a, benchStoreConfig{Dir: store, RecallK: f.recallK, FilterK: f.filterK,
-				FusionK: f.fusionK, Batch: f.batch, NoThresholds: f.noThresholds, Profiles: custom})
+				FusionK: f.fusionK, Batch: f.batch, NoThresholds: f.noThresholds, NoCorrect: noCorrect, CorrectEvery: correctEvery, Profiles: custom})
 			if err != nil {
 				return err
 			}
@@ -334,6 +345,12 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 			repro.StageSizes["top_k"] = f.k
 			if f.noThresholds {
 				repro.StageSizes["no_thresholds"] = 1
+			}
+			if noCorrect {
+				repro.StageSizes["no_correct"] = 1
+			}
+			if correctEvery {
+				repro.StageSizes["correct_every_space"] = 1
 			}
 			for _, w := range ds.Warnings {
 				a.Warnf("bench: %s", w)
@@ -380,6 +397,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.IntVar(&f.fusionK, "fusion-k", 0, "S3 fusion size and per-slot k in multi_space (0 = the default, 100)")
 	fl.IntVar(&f.batch, "batch", 0, "memories per write batch while indexing (0 = 64)")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low similarity threshold")
+	fl.StringVar(&f.correct, "correct", "keywords", "typo correction of the queries: keywords = the corrected query for E6 and E9, the typed one elsewhere (what search does); every = the corrected query for every space; off = none (pair runs of one store with `bench compare`)")
 	return cmd
 }
 

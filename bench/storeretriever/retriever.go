@@ -56,6 +56,9 @@ type Config struct {
 	RecallK, FilterK, FusionK, DenseRecallK int
 	Batch                                   int  // memories per AddBatch (0 = 64)
 	NoThresholds                            bool // keep results below every slot's low threshold
+	// NoCorrect and CorrectEvery are engine.SearchRequest's: no typo
+	// correction, or the corrected query for every space.
+	NoCorrect, CorrectEvery bool
 	// Profiles are custom profiles a run may name (a learned profile, an
 	// ablation), looked up before the built-ins.
 	Profiles map[string]profiles.Profile
@@ -369,7 +372,7 @@ func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, erro
 	}
 	out := engine.SearchRequest{Query: req.Query.Text, Mode: mode, Direction: dir, TopK: req.K,
 		RecallK: r.cfg.RecallK, DenseRecallK: r.cfg.DenseRecallK, FilterK: r.cfg.FilterK, FusionK: r.cfg.FusionK, NoThresholds: r.cfg.NoThresholds,
-		Now: createdAt}
+		NoCorrect: r.cfg.NoCorrect, CorrectEvery: r.cfg.CorrectEvery, Now: createdAt}
 	switch spec.Profile {
 	case "":
 	case bench.RRFProfileName:
