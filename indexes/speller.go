@@ -121,9 +121,10 @@ func (s *Speller) Known(w string) bool {
 
 // Suggest returns the store form that an unknown word (lower case) is a
 // typo of, or ok false. The evidence it needs: word is spellable and
-// Known rejects it; the form is one edit from it, is not word with a
-// trailing "s" added or removed (a plural absent from the store is no
-// typo), is live (live(form) — nil: every form is), and is at least twice
+// Known rejects it; the form is one edit from it, begins with the same
+// letter (a typist seldom misses the first one; "umask" is no typo of
+// "mask"), is not an inflection of word (inflectionOnly: a plural or past
+// tense absent from the store is no typo), is live (live(form) — nil: every form is), and is at least twice
 // as frequent in the store as any other such form. wholeOnly restricts the
 // forms to those seen as whole letter runs (for an identifier or an
 // acronym, whose humps are no words of their own).
@@ -144,7 +145,7 @@ func (s *Speller) Suggest(word string, live func(string) bool, wholeOnly bool) (
 	var best string
 	var bestN, secondN uint32
 	for i, c := range cands {
-		if c == best || osaDistance(word, c) != 1 || numberOnly(word, c) || (wholeOnly && !stats[i].whole) {
+		if c == best || c[0] != word[0] || osaDistance(word, c) != 1 || inflectionOnly(word, c) || (wholeOnly && !stats[i].whole) {
 			continue
 		}
 		if live != nil && !live(c) {
@@ -167,9 +168,24 @@ func (s *Speller) Suggest(word string, live func(string) bool, wholeOnly bool) (
 	return best, true
 }
 
-// numberOnly reports whether a and b differ only by a trailing "s".
-func numberOnly(a, b string) bool {
-	return a == b+"s" || b == a+"s"
+// inflectionOnly reports whether a and b differ only in an ending made of
+// s, d or r — added, dropped or swapped for another of them: "tests" and
+// "test", "inlines" and "inlined", "expander" and "expanded", "sanitizer" and
+// "sanitize". Such a word is an inflection or derivation the store lacks,
+// not a typo (and E6 folds the plural anyway).
+func inflectionOnly(a, b string) bool {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	ending := func(c byte) bool { return c == 's' || c == 'd' || c == 'r' }
+	switch len(a) - len(b) {
+	case 1:
+		return a[:len(b)] == b && ending(a[len(b)])
+	case 0:
+		n := len(a) - 1
+		return a[:n] == b[:n] && ending(a[n]) && ending(b[n])
+	}
+	return false
 }
 
 // Bytes estimates the heap size.
@@ -224,7 +240,7 @@ type Correction struct {
 // style; an ALL CAPS or camelCase word (an identifier, "RocksDB",
 // "parseHTTPReqeust") is corrected only as a whole, into a letter run the
 // store contains, with its case copied letter by letter, and only by a
-// substitution or swap. Words with digits or underscores (utf8,
+// substitution or swap (same length). Words with digits or underscores (utf8,
 // max_len), other characters and invalid UTF-8 pass through unchanged.
 // live is Suggest's.
 func (s *Speller) CorrectText(text string, live func(string) bool) (string, []Correction) {
@@ -305,11 +321,15 @@ func (s *Speller) correctWord(w string, live func(string) bool) (string, bool) {
 		return t, true
 	case styleTitle:
 		return string(t[0]-'a'+'A') + t[1:], true
-	case styleUpper:
-		return upper(t), true
 	}
 	if len(t) != len(w) {
-		return "", false // an identifier's case cannot be carried over an insertion
+		// An identifier or acronym changes only by a substituted or
+		// swapped letter ("RISC" is no typo of "RISCV"), and its case
+		// could not be carried over an insertion.
+		return "", false
+	}
+	if style == styleUpper {
+		return upper(t), true
 	}
 	b := []byte(t)
 	for i := range b {

@@ -76,6 +76,11 @@ func TestSpellerWords(t *testing.T) {
 		{"parseHTTPReqeust", "parseHTTPRequest"}, // an identifier the store has whole
 		{"parsehttpreqeust", "parsehttprequest"},
 		{"Reqeust", "Request"}, // a hump of the store's identifier is a form too
+		{"RETRUN", "RETURN"},   // ALL CAPS: a swap
+		{"RETUR", ""},          // ALL CAPS: no insertion ("RISC" is no typo of "RISCV")
+		{"onnection", ""},      // the first letter is never the typo
+		{"outliver", ""},       // an ending s, d or r is an inflection
+		{"connectiom", "connection"},
 		// Ambiguous: "strang" is one edit from "string" (x4) and "strong"
 		// (x3): string (x4) is not twice as frequent, so no correction.
 		{"strang", ""},
