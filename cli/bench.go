@@ -222,7 +222,7 @@ type benchRunFlags struct {
 	recallK, filterK, fusionK, batch                   int
 	seed                                               uint64
 	noBaselines, noThresholds                          bool
-	correct                                            string
+	correct                                            []string
 }
 
 func newBenchRunCmd(a *App) *cobra.Command {
@@ -278,6 +278,21 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 			if err != nil {
 				return &UsageError{Problem: err.Error(), Fix: "see `cgraph bench run --help`"}
 			}
+			if len(f.correct) == 0 {
+				return usagef("give "+strings.Join(storeretriever.CorrectScopes, ", ")+" or a list of them", "--correct names no scope")
+			}
+			for _, c := range f.correct {
+				if !slices.Contains(storeretriever.CorrectScopes, c) {
+					return usagef("give "+strings.Join(storeretriever.CorrectScopes, ", ")+" or a list of them", "--correct %q is not a correction scope", c)
+				}
+			}
+			if f.correct = unique(f.correct); len(f.correct) > 1 {
+				runs = withCorrectScopes(runs, f.correct)
+			} else {
+				for i := range runs {
+					runs[i].Correct = f.correct[0]
+				}
+			}
 			if err := checkBaselineFlag(runs, f.baseline, f.alpha); err != nil {
 				return err
 			}
@@ -302,18 +317,8 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 					return usagef("give 0 (the default) or a positive size", "%s %d is negative", v.name, v.v)
 				}
 			}
-			var noCorrect, correctEvery bool
-			switch f.correct {
-			case "keywords":
-			case "off":
-				noCorrect = true
-			case "every":
-				correctEvery = true
-			default:
-				return usagef("give keywords, every or off", "--correct %q is not a correction scope", f.correct)
-			}
 			r, repro, closeR, err := benchRetriever(a, benchStoreConfig{Dir: store, RecallK: f.recallK, FilterK: f.filterK,
-				FusionK: f.fusionK, Batch: f.batch, NoThresholds: f.noThresholds, NoCorrect: noCorrect, CorrectEvery: correctEvery, Profiles: custom})
+				FusionK: f.fusionK, Batch: f.batch, NoThresholds: f.noThresholds, Profiles: custom})
 			if err != nil {
 				return err
 			}
@@ -345,12 +350,6 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 			repro.StageSizes["top_k"] = f.k
 			if f.noThresholds {
 				repro.StageSizes["no_thresholds"] = 1
-			}
-			if noCorrect {
-				repro.StageSizes["no_correct"] = 1
-			}
-			if correctEvery {
-				repro.StageSizes["correct_every_space"] = 1
 			}
 			for _, w := range ds.Warnings {
 				a.Warnf("bench: %s", w)
@@ -397,8 +396,22 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.IntVar(&f.fusionK, "fusion-k", 0, "S3 fusion size and per-slot k in multi_space (0 = the default, 100)")
 	fl.IntVar(&f.batch, "batch", 0, "memories per write batch while indexing (0 = 64)")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low similarity threshold")
-	fl.StringVar(&f.correct, "correct", "keywords", "typo correction of the queries: keywords = the corrected query for E6 and E9, the typed one elsewhere (what search does); every = the corrected query for every space; off = none (pair runs of one store with `bench compare`)")
+	fl.StringSliceVar(&f.correct, "correct", []string{storeretriever.CorrectKeywords}, "typo correction of the queries: keywords = the corrected query for E6 and E9, the typed one elsewhere (what search does); every = the corrected query for every space; off = none. Several (off,keywords) run every run once per scope, named RUN/correct=SCOPE, paired in one report")
 	return cmd
+}
+
+// withCorrectScopes runs each run once per correction scope, named
+// "RUN/correct=SCOPE".
+func withCorrectScopes(runs []bench.RunSpec, scopes []string) []bench.RunSpec {
+	var out []bench.RunSpec
+	for _, r := range runs {
+		for _, c := range scopes {
+			x := r
+			x.Name, x.Correct = r.DisplayName()+"/correct="+c, c
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // checkBaselineFlag refuses a --baseline that names no planned run and an

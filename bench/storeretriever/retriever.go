@@ -56,9 +56,6 @@ type Config struct {
 	RecallK, FilterK, FusionK, DenseRecallK int
 	Batch                                   int  // memories per AddBatch (0 = 64)
 	NoThresholds                            bool // keep results below every slot's low threshold
-	// NoCorrect and CorrectEvery are engine.SearchRequest's: no typo
-	// correction, or the corrected query for every space.
-	NoCorrect, CorrectEvery bool
 	// Profiles are custom profiles a run may name (a learned profile, an
 	// ablation), looked up before the built-ins.
 	Profiles map[string]profiles.Profile
@@ -359,6 +356,18 @@ func rrfProfile() profiles.Profile {
 	return p
 }
 
+// The typo correction scopes a bench.RunSpec may name (its Correct):
+// engine.SearchRequest's default (the corrected query for the keyword
+// spaces), CorrectEvery and NoCorrect.
+const (
+	CorrectKeywords = "keywords"
+	CorrectEvery    = "every"
+	CorrectOff      = "off"
+)
+
+// CorrectScopes lists the correction scopes, the default first.
+var CorrectScopes = []string{CorrectKeywords, CorrectEvery, CorrectOff}
+
 // request maps one bench run and query to a memory search.
 func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, error) {
 	spec := req.Run
@@ -372,7 +381,16 @@ func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, erro
 	}
 	out := engine.SearchRequest{Query: req.Query.Text, Mode: mode, Direction: dir, TopK: req.K,
 		RecallK: r.cfg.RecallK, DenseRecallK: r.cfg.DenseRecallK, FilterK: r.cfg.FilterK, FusionK: r.cfg.FusionK, NoThresholds: r.cfg.NoThresholds,
-		NoCorrect: r.cfg.NoCorrect, CorrectEvery: r.cfg.CorrectEvery, Now: createdAt}
+		Now: createdAt}
+	switch spec.Correct {
+	case "", CorrectKeywords:
+	case CorrectOff:
+		out.NoCorrect = true
+	case CorrectEvery:
+		out.CorrectEvery = true
+	default:
+		return out, fmt.Errorf("correction scope %q: use one of %s", spec.Correct, strings.Join(CorrectScopes, ", "))
+	}
 	switch spec.Profile {
 	case "":
 	case bench.RRFProfileName:
