@@ -396,7 +396,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.IntVar(&f.fusionK, "fusion-k", 0, "S3 fusion size and per-slot k in multi_space (0 = the default, 100)")
 	fl.IntVar(&f.batch, "batch", 0, "memories per write batch while indexing (0 = 64)")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low similarity threshold")
-	fl.StringSliceVar(&f.correct, "correct", []string{storeretriever.CorrectKeywords}, "typo correction of the queries: keywords = the corrected query for E6 and E9, the typed one elsewhere (what search does); every = the corrected query for every space; off = none. Several (off,keywords) run every run once per scope, named RUN/correct=SCOPE, paired in one report")
+	fl.StringSliceVar(&f.correct, "correct", []string{storeretriever.CorrectEvery}, "typo correction of the queries: every = the corrected query for every space (what search does); keywords = for E6 and E9 only, the typed query elsewhere; off = none. Several (off,every) run every run once per scope, named RUN/correct=SCOPE, paired in one report")
 	return cmd
 }
 

@@ -505,7 +505,7 @@ func TestBenchRunCorrectScopes(t *testing.T) {
 	}{
 		{"off,keywords", map[string]string{"e1_only/correct=off": "off", "e1_only/correct=keywords": "keywords",
 			"multi_space:typo_tolerant/correct=off": "off", "multi_space:typo_tolerant/correct=keywords": "keywords"}},
-		{"every", map[string]string{"e1_only": "every", "multi_space:typo_tolerant": "every"}},
+		{"keywords", map[string]string{"e1_only": "keywords", "multi_space:typo_tolerant": "keywords"}},
 	} {
 		clear(rec.scopes)
 		_, stderr, code := benchExec(t, "--json", "bench", "run", "--data", tinySet, "--no-baselines", "--modes", "e1_only,multi_space",
@@ -517,7 +517,7 @@ func TestBenchRunCorrectScopes(t *testing.T) {
 			t.Errorf("--correct %s: runs and scopes %v, want %v", c.correct, rec.scopes, c.want)
 		}
 	}
-	if _, stderr, code := benchExec(t, "bench", "run", "--data", tinySet, "--correct", "sometimes", "--out", t.TempDir()); code != 2 || !strings.Contains(stderr, "keywords, every, off") {
+	if _, stderr, code := benchExec(t, "bench", "run", "--data", tinySet, "--correct", "sometimes", "--out", t.TempDir()); code != 2 || !strings.Contains(stderr, "every, keywords, off") {
 		t.Errorf("--correct sometimes: exit %d, %s", code, stderr)
 	}
 }

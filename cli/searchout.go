@@ -159,7 +159,7 @@ func printSearch(w io.Writer, res engine.SearchResult, req engine.SearchRequest,
 		for _, c := range res.Corrections {
 			fixes = append(fixes, fmt.Sprintf("%q → %q", c.From, c.To))
 		}
-		ew.printf("corrected %s for the keyword spaces E6 and E9 (--no-correct searches the words as typed)\n", strings.Join(fixes, ", "))
+		ew.printf("corrected %s (--no-correct searches the words as typed)\n", strings.Join(fixes, ", "))
 	}
 	if len(res.Hits) == 0 {
 		ew.printf("no results")

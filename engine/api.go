@@ -157,13 +157,13 @@ type SearchRequest struct {
 	// NoCorrect turns off typo correction. By default a query word that
 	// neither the store's text nor the English word list contains, one
 	// edit from a word of the store that is clearly the likeliest, is
-	// replaced (SearchResult.Corrections says which) in the query the
-	// exact-string spaces read (E6 keywords, E9 n-grams); the other spaces
-	// read the words as typed.
+	// replaced before encoding (SearchResult.Corrections says which).
 	NoCorrect bool
-	// CorrectEvery encodes every space from the corrected query, not only
-	// E6 and E9 (what search did before issue 26; kept to measure it).
-	CorrectEvery bool
+	// CorrectKeywordsOnly gives the corrected query to the exact-string
+	// spaces only (E6 keywords, E9 n-grams) and the typed one to the dense
+	// encoders: measured worse on typo queries and no better on clean
+	// ones (docs/BENCHMARKS.md), kept to measure it.
+	CorrectKeywordsOnly bool
 	// NoThresholds keeps results below every slot's low threshold.
 	NoThresholds bool
 	// Partial records a failing index as failed and goes on; see pipeline.
@@ -189,8 +189,8 @@ type SearchResult struct {
 	// -1 when the filter kept every memory.
 	Filtered int
 	// Corrections are the query words replaced before encoding (none with
-	// NoCorrect); Corrected is the query as the E6 and E9 spaces (with
-	// CorrectEvery, all spaces) searched it.
+	// NoCorrect); Corrected is the query as searched (with
+	// CorrectKeywordsOnly, by E6 and E9 only).
 	Corrections []Correction
 	Corrected   string
 	// Encode is the time spent computing query views (before the stages).

@@ -81,9 +81,9 @@ func (r recordingEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (e
 	return r.Embedder.EmbedQuery(ctx, q)
 }
 
-// TestCorrectionPerSpace: the corrected query reaches the exact-string
-// spaces (E6, E9) and the typed one the dense encoders (E1, E7);
-// CorrectEvery sends the corrected one everywhere, NoCorrect nowhere.
+// TestCorrectionPerSpace: the corrected query reaches every space;
+// CorrectKeywordsOnly sends it to the exact-string spaces (E6, E9) and the
+// typed one to the dense encoders (E1, E7); NoCorrect sends it nowhere.
 func TestCorrectionPerSpace(t *testing.T) {
 	ctx := context.Background()
 	base := hashRegistry(t, "")
@@ -115,8 +115,8 @@ func TestCorrectionPerSpace(t *testing.T) {
 		req          SearchRequest
 		exact, dense string
 	}{
-		{"default", SearchRequest{}, fixed, typed},
-		{"CorrectEvery", SearchRequest{CorrectEvery: true}, fixed, fixed},
+		{"default", SearchRequest{}, fixed, fixed},
+		{"CorrectKeywordsOnly", SearchRequest{CorrectKeywordsOnly: true}, fixed, typed},
 		{"NoCorrect", SearchRequest{NoCorrect: true}, typed, typed},
 	} {
 		for _, p := range seen {

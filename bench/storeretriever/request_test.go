@@ -7,19 +7,19 @@ import (
 )
 
 // TestRequestCorrectScope: a run's correction scope reaches the engine
-// request (keywords and "" are the engine's default); an unknown one is
+// request (every and "" are the engine's default); an unknown one is
 // refused.
 func TestRequestCorrectScope(t *testing.T) {
 	r := &Retriever{}
 	for _, c := range []struct {
-		scope            string
-		noCorrect, every bool
-		bad              bool
+		scope                   string
+		noCorrect, keywordsOnly bool
+		bad                     bool
 	}{
 		{"", false, false, false},
-		{CorrectKeywords, false, false, false},
+		{CorrectEvery, false, false, false},
 		{CorrectOff, true, false, false},
-		{CorrectEvery, false, true, false},
+		{CorrectKeywords, false, true, false},
 		{"sometimes", false, false, true},
 	} {
 		req, err := r.request(bench.SearchRequest{Query: bench.Query{ID: "q", Text: "stirng"}, K: 10,
@@ -28,8 +28,8 @@ func TestRequestCorrectScope(t *testing.T) {
 			t.Errorf("scope %q: error %v", c.scope, err)
 			continue
 		}
-		if !c.bad && (req.NoCorrect != c.noCorrect || req.CorrectEvery != c.every) {
-			t.Errorf("scope %q: NoCorrect %v, CorrectEvery %v", c.scope, req.NoCorrect, req.CorrectEvery)
+		if !c.bad && (req.NoCorrect != c.noCorrect || req.CorrectKeywordsOnly != c.keywordsOnly) {
+			t.Errorf("scope %q: NoCorrect %v, CorrectKeywordsOnly %v", c.scope, req.NoCorrect, req.CorrectKeywordsOnly)
 		}
 	}
 }

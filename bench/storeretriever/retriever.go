@@ -357,16 +357,16 @@ func rrfProfile() profiles.Profile {
 }
 
 // The typo correction scopes a bench.RunSpec may name (its Correct):
-// engine.SearchRequest's default (the corrected query for the keyword
-// spaces), CorrectEvery and NoCorrect.
+// engine.SearchRequest's default (the corrected query for every space),
+// CorrectKeywordsOnly and NoCorrect.
 const (
-	CorrectKeywords = "keywords"
 	CorrectEvery    = "every"
+	CorrectKeywords = "keywords"
 	CorrectOff      = "off"
 )
 
 // CorrectScopes lists the correction scopes, the default first.
-var CorrectScopes = []string{CorrectKeywords, CorrectEvery, CorrectOff}
+var CorrectScopes = []string{CorrectEvery, CorrectKeywords, CorrectOff}
 
 // request maps one bench run and query to a memory search.
 func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, error) {
@@ -383,11 +383,11 @@ func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, erro
 		RecallK: r.cfg.RecallK, DenseRecallK: r.cfg.DenseRecallK, FilterK: r.cfg.FilterK, FusionK: r.cfg.FusionK, NoThresholds: r.cfg.NoThresholds,
 		Now: createdAt}
 	switch spec.Correct {
-	case "", CorrectKeywords:
+	case "", CorrectEvery:
 	case CorrectOff:
 		out.NoCorrect = true
-	case CorrectEvery:
-		out.CorrectEvery = true
+	case CorrectKeywords:
+		out.CorrectKeywordsOnly = true
 	default:
 		return out, fmt.Errorf("correction scope %q: use one of %s", spec.Correct, strings.Join(CorrectScopes, ", "))
 	}
