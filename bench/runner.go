@@ -72,6 +72,10 @@ type RunSpec struct {
 	Profile   string // weight profile, may be empty for single-space modes
 	Embedder  string // primary slot for embedder_first, e.g. E6
 	Direction string // causes|effects for causal searches, else empty
+	// Correct is the query typo correction the retriever applies: empty
+	// for its default, else a scope it names (storeretriever: keywords,
+	// every, off), so that one report pairs the scopes query by query.
+	Correct string `json:",omitempty"`
 }
 
 // DisplayName returns Name, or the default built from mode and profile.

@@ -219,6 +219,7 @@ type benchRunFlags struct {
 	recallK, filterK, fusionK, batch                   int
 	seed                                               uint64
 	noBaselines, noThresholds                          bool
+	correct                                            []string
 }
 
 func newBenchRunCmd(a *App) *cobra.Command {
@@ -273,6 +274,21 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 				Direction: f.direction, Baselines: !f.noBaselines})
 			if err != nil {
 				return &UsageError{Problem: err.Error(), Fix: "see `cgraph bench run --help`"}
+			}
+			if len(f.correct) == 0 {
+				return usagef("give "+strings.Join(storeretriever.CorrectScopes, ", ")+" or a list of them", "--correct names no scope")
+			}
+			for _, c := range f.correct {
+				if !slices.Contains(storeretriever.CorrectScopes, c) {
+					return usagef("give "+strings.Join(storeretriever.CorrectScopes, ", ")+" or a list of them", "--correct %q is not a correction scope", c)
+				}
+			}
+			if f.correct = unique(f.correct); len(f.correct) > 1 {
+				runs = withCorrectScopes(runs, f.correct)
+			} else {
+				for i := range runs {
+					runs[i].Correct = f.correct[0]
+				}
 			}
 			if err := checkBaselineFlag(runs, f.baseline, f.alpha); err != nil {
 				return err
@@ -377,7 +393,22 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.IntVar(&f.fusionK, "fusion-k", 0, "S3 fusion size and per-slot k in multi_space (0 = the default, 100)")
 	fl.IntVar(&f.batch, "batch", 0, "memories per write batch while indexing (0 = 64)")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low similarity threshold")
+	fl.StringSliceVar(&f.correct, "correct", []string{storeretriever.CorrectEvery}, "typo correction of the queries: every = the corrected query for every space (what search does); keywords = for E6 and E9 only, the typed query elsewhere; off = none. Several (off,every) run every run once per scope, named RUN/correct=SCOPE, paired in one report")
 	return cmd
+}
+
+// withCorrectScopes runs each run once per correction scope, named
+// "RUN/correct=SCOPE".
+func withCorrectScopes(runs []bench.RunSpec, scopes []string) []bench.RunSpec {
+	var out []bench.RunSpec
+	for _, r := range runs {
+		for _, c := range scopes {
+			x := r
+			x.Name, x.Correct = r.DisplayName()+"/correct="+c, c
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // checkBaselineFlag refuses a --baseline that names no planned run and an

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -473,5 +474,49 @@ func TestBenchRunFileAndExternalCompare(t *testing.T) {
 	_, stderr, code = benchExec(t, "bench", "compare", report, ext)
 	if code == 0 || !strings.Contains(stderr, "is a TREC run: give the dataset it ran on (--data)") {
 		t.Errorf("TREC run without --data: exit %d, %q", code, stderr)
+	}
+}
+
+// scopeRecorder records the correction scope each run asked for.
+type scopeRecorder struct {
+	benchOverlapRetriever
+	scopes map[string]string
+}
+
+func (s *scopeRecorder) Search(ctx context.Context, req bench.SearchRequest) ([]bench.Ranked, []bench.StageTiming, error) {
+	s.scopes[req.Run.DisplayName()] = req.Run.Correct
+	return s.benchOverlapRetriever.Search(ctx, req)
+}
+
+// TestBenchRunCorrectScopes: --correct with several scopes runs every run
+// once per scope, in one report; one scope keeps the run names; an unknown
+// scope is a usage error.
+func TestBenchRunCorrectScopes(t *testing.T) {
+	rec := &scopeRecorder{scopes: map[string]string{}}
+	old := benchRetriever
+	benchRetriever = func(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Repro, func() error, error) {
+		return rec, bench.Repro{}, func() error { return nil }, nil
+	}
+	t.Cleanup(func() { benchRetriever = old })
+	for _, c := range []struct {
+		correct string
+		want    map[string]string
+	}{
+		{"off,keywords", map[string]string{"e1_only/correct=off": "off", "e1_only/correct=keywords": "keywords",
+			"multi_space:typo_tolerant/correct=off": "off", "multi_space:typo_tolerant/correct=keywords": "keywords"}},
+		{"keywords", map[string]string{"e1_only": "keywords", "multi_space:typo_tolerant": "keywords"}},
+	} {
+		clear(rec.scopes)
+		_, stderr, code := benchExec(t, "--json", "bench", "run", "--data", tinySet, "--no-baselines", "--modes", "e1_only,multi_space",
+			"--profiles", "typo_tolerant", "--correct", c.correct, "--out", t.TempDir())
+		if code != 0 {
+			t.Fatalf("--correct %s: exit %d: %s", c.correct, code, stderr)
+		}
+		if !maps.Equal(rec.scopes, c.want) {
+			t.Errorf("--correct %s: runs and scopes %v, want %v", c.correct, rec.scopes, c.want)
+		}
+	}
+	if _, stderr, code := benchExec(t, "bench", "run", "--data", tinySet, "--correct", "sometimes", "--out", t.TempDir()); code != 2 || !strings.Contains(stderr, "every, keywords, off") {
+		t.Errorf("--correct sometimes: exit %d, %s", code, stderr)
 	}
 }

@@ -139,7 +139,7 @@ func bindSearchFlags(cmd *cobra.Command, f *searchFlags) {
 	fl.StringVar(&f.now, "now", "", "anchor E2 recency and E3 periodicity at this RFC 3339 time (default now)")
 	fl.BoolVar(&f.explain, "explain", false, "show per-slot scores, the spaces searched and the stage trace")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low threshold")
-	fl.BoolVar(&f.noCorrect, "no-correct", false, "search the words as typed: no correction of words absent from the store's vocabulary")
+	fl.BoolVar(&f.noCorrect, "no-correct", false, "search the words as typed: no correction of words that neither the store's text nor the English word list contains")
 	f.filter.bind(fl)
 	fl.StringVar(&f.expand, "expand", "", "also list the memories these relation types link to the results, comma separated (e.g. fixes,causes)")
 	comp := func(name string, values []cobra.Completion) {

@@ -169,10 +169,16 @@ type SearchRequest struct {
 	// Session". Empty Session leaves E4 without an anchor (reported).
 	Session string `json:"session,omitempty"`
 	Seq     uint64 `json:"seq,omitempty"`
-	// NoCorrect turns off typo correction: by default a query word absent
-	// from the store's vocabulary that is one edit from a word in it is
+	// NoCorrect turns off typo correction. By default a query word that
+	// neither the store's text nor the English word list contains, one
+	// edit from a word of the store that is clearly the likeliest, is
 	// replaced before encoding (SearchResult.Corrections says which).
 	NoCorrect bool `json:"no_correct,omitempty"`
+	// CorrectKeywordsOnly gives the corrected query to the exact-string
+	// spaces only (E6 keywords, E9 n-grams) and the typed one to the dense
+	// encoders: measured worse on typo queries and no better on clean
+	// ones (docs/BENCHMARKS.md), kept to measure it.
+	CorrectKeywordsOnly bool `json:"correct_keywords_only,omitempty"`
 	// NoThresholds keeps results below every slot's low threshold.
 	NoThresholds bool `json:"no_thresholds,omitempty"`
 	// Partial records a failing index as failed and goes on; see pipeline.
@@ -198,7 +204,8 @@ type SearchResult struct {
 	// -1 when the filter kept every memory.
 	Filtered int
 	// Corrections are the query words replaced before encoding (none with
-	// NoCorrect); Corrected is the query as searched.
+	// NoCorrect); Corrected is the query as searched (with
+	// CorrectKeywordsOnly, by E6 and E9 only).
 	Corrections []Correction
 	Corrected   string
 	// Encode is the time spent computing query views (before the stages).

@@ -63,7 +63,8 @@ type indexSet struct {
 	e12Dim int
 	// names holds each doc's E11 entity names for exact-name Jaccard.
 	names *indexes.NameSets
-	// speller corrects query words against the E6 vocabulary.
+	// speller corrects query words against the surface vocabulary of the
+	// stored text (every word as written, stop words included).
 	speller *indexes.Speller
 	// times is what the temporal slots score from after retrieval.
 	times *indexes.DocTimes
@@ -143,6 +144,7 @@ func (x *indexSet) apply(m record.Memory, fp *fingerprint.Fingerprint, only []fi
 	if only == nil {
 		x.live.Add(doc)
 		x.setMetaLocked(m)
+		x.speller.AddText(m.Content)
 	}
 	for _, s := range fingerprint.Slots() {
 		if !want(s) {
@@ -194,7 +196,6 @@ func (x *indexSet) apply(m record.Memory, fp *fingerprint.Fingerprint, only []fi
 		if err := x.bm25.Add(record.DocNum(doc), tf); err != nil {
 			return fmt.Errorf("index E6 of doc %d: %w", doc, err)
 		}
-		x.speller.Add(tf.Terms...)
 	}
 	if sp, ok := fp.Get(fingerprint.E13).Value.(fingerprint.Sparse); ok && want(fingerprint.E13) && len(sp.Indices) > 0 {
 		if err := x.splade.Add(record.DocNum(doc), sp); err != nil {

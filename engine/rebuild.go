@@ -11,7 +11,8 @@ import (
 )
 
 // rebuild builds a fresh indexSet from the store's families: records (for
-// the temporal table and the live set) page by page, every dense family,
+// the temporal table, the live set and the speller's surface vocabulary)
+// page by page, every dense family,
 // e1_matryoshka_128, both posting families, the E11 sets and the E12 doc set
 // (its matrices stay on disk). Cost: one sequential pass over each family.
 //
@@ -59,6 +60,7 @@ func (x *indexSet) loadRecords(ctx context.Context, eng *cellar.Store) error {
 			doc := uint32(m.DocNum)
 			x.live.Add(doc)
 			x.setMetaLocked(m)
+			x.speller.AddText(m.Content)
 			// E2 and E3 are computed from the creation time every memory has
 			// (the store sets it), E4 from the session position.
 			x.has[fingerprint.E2.Index()].Add(doc)
@@ -206,7 +208,6 @@ func (x *indexSet) loadPostings(ctx context.Context, eng *cellar.Store, pf posti
 			total += tf.DocLen()
 			docs, tfs = append(docs, record.DocNum(d)), append(tfs, tf)
 			x.has[pf.slot.Index()].Add(d)
-			x.speller.Add(tf.Terms...)
 		}
 		if err := x.bm25.Build(docs, tfs); err != nil {
 			return fmt.Errorf("rebuild %s: %w", pf.family, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/embedders/keywords"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
@@ -67,12 +68,18 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, fmt.Errorf("search: %w", err)
 	}
 	var fixes []Correction
-	asked := req.Query
+	corrected := req.Query
 	if !req.NoCorrect {
-		req.Query, fixes = s.correct(req.Query)
+		corrected, fixes = s.correct(req.Query)
+	}
+	textOf := func(k viewKey) string {
+		if !req.CorrectKeywordsOnly || keywordSlots[k.slot] {
+			return corrected
+		}
+		return req.Query
 	}
 	encStart := time.Now()
-	q, err := s.encode(ctx, req, keys)
+	q, err := s.encodeViews(ctx, req, keys, textOf)
 	if err != nil {
 		return SearchResult{}, err
 	}
@@ -107,13 +114,24 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		}
 	}
 	out.Encode, out.Total = encode, time.Since(start)
-	out.Corrections, out.Corrected = fixes, req.Query
-	out.Query = asked
+	out.Corrections, out.Corrected = fixes, corrected
+	out.Query = req.Query
 	return out, nil
 }
 
-// correct replaces query words absent from the E6 vocabulary by the
-// vocabulary word one edit away with the most documents (indexes.Speller).
+// keywordSlots are the spaces that match exact strings (E6 BM25 terms, E9
+// character n-grams): with SearchRequest.CorrectKeywordsOnly only they
+// read the corrected query. By default every space does: the dense
+// encoders' sub-word tokenizers do not tolerate typos as well as hoped
+// (e1_only on typo queries: 0.606 typed, 0.690 corrected, Go set), and the
+// speller's evidence rules keep clean queries from losing (docs/BENCHMARKS.md,
+// "Typo correction: which words, which spaces").
+var keywordSlots = map[fingerprint.SlotID]bool{fingerprint.E6: true, fingerprint.E9: true}
+
+// correct replaces the typos of a query (indexes.Speller: a word that
+// neither the stored text nor the English word list knows, one edit from a
+// store word clearly more frequent than any other candidate) by store words
+// with live E6 documents.
 func (s *Engine) correct(query string) (string, []Correction) {
 	s.mu.RLock()
 	ix := s.ix
@@ -121,7 +139,8 @@ func (s *Engine) correct(query string) (string, []Correction) {
 	if ix == nil {
 		return query, nil
 	}
-	text, fs := ix.speller.CorrectText(query, ix.bm25.DocFreq)
+	live := func(form string) bool { return ix.bm25.DocFreq(keywords.Stem(form)) > 0 }
+	text, fs := ix.speller.CorrectText(query, live)
 	out := make([]Correction, len(fs))
 	for i, f := range fs {
 		out[i] = Correction{From: f.From, To: f.To}
@@ -184,17 +203,24 @@ func planViews(preq pipeline.Request) ([]viewKey, error) {
 // the result's spaces report; only a failing E1 encoder (the foundation) or a
 // cancelled context fails the search.
 func (s *Engine) encode(ctx context.Context, req SearchRequest, keys []viewKey) (*queryViews, error) {
+	return s.encodeViews(ctx, req, keys, func(viewKey) string { return req.Query })
+}
+
+// encodeViews is encode with each view's text given by textOf (the typed
+// or the corrected query).
+func (s *Engine) encodeViews(ctx context.Context, req SearchRequest, keys []viewKey, textOf func(viewKey) string) (*queryViews, error) {
 	q := &queryViews{views: map[viewKey]fingerprint.Value{}, missing: map[viewKey]error{}, session: req.Session}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	errs := make([]error, len(keys))
 	for i, k := range keys {
 		wg.Go(func() {
-			v, hit := s.views.get(req.Query, k)
+			text := textOf(k)
+			v, hit := s.views.get(text, k)
 			var err error
 			if !hit {
-				if v, err = s.encodeOne(ctx, req, k); err == nil {
-					s.views.put(req.Query, k, v)
+				if v, err = s.encodeOne(ctx, req, text, k); err == nil {
+					s.views.put(text, k, v)
 				}
 			}
 			mu.Lock()
@@ -222,8 +248,8 @@ func (s *Engine) encode(ctx context.Context, req SearchRequest, keys []viewKey) 
 	return q, nil
 }
 
-func (s *Engine) encodeOne(ctx context.Context, req SearchRequest, k viewKey) (fingerprint.Value, error) {
-	eq := embedders.Query{Text: req.Query, Now: req.Now, Session: req.Session, Seq: req.Seq}
+func (s *Engine) encodeOne(ctx context.Context, req SearchRequest, text string, k viewKey) (fingerprint.Value, error) {
+	eq := embedders.Query{Text: text, Now: req.Now, Session: req.Session, Seq: req.Seq}
 	if k.against != 0 {
 		eq.As = k.against.Opposite()
 	}

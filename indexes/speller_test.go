@@ -1,7 +1,11 @@
 package indexes
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -19,44 +23,101 @@ func TestOSADistance(t *testing.T) {
 	}
 }
 
-func TestSpeller(t *testing.T) {
-	df := map[string]int{"string": 40, "strong": 3, "request": 12, "parse": 30, "parsehttprequest": 2, "http": 50, "sting": 1}
-	s := NewSpeller()
-	for term := range df {
-		s.Add(term)
+// spellerOf is a speller over the text of testdata/speller-store.txt.
+func spellerOf(t testing.TB) *Speller {
+	raw, err := os.ReadFile("testdata/speller-store.txt")
+	if err != nil {
+		t.Fatal(err)
 	}
-	s.Add("net/http", "x2", "ab") // not spellable: ignored
-	dfOf := func(t string) int { return df[t] }
+	s := NewSpeller()
+	for _, line := range strings.Split(string(raw), "\n") {
+		s.AddText(line)
+	}
+	return s
+}
+
+// TestSpellerWords (issue 26): words a store lacks but spells correctly —
+// stop words, inflections the E6 vocabulary folds, identifiers — stay as
+// typed; typos one edit from a store word are corrected, with its case.
+func TestSpellerWords(t *testing.T) {
+	s := spellerOf(t)
 	for _, c := range []struct {
-		word, want string
-		ok         bool
+		typed, want string // want "": left as typed
 	}{
-		{"stirng", "string", true},  // swap
-		{"strng", "string", true},   // missing letter (sting has df 1, string 40)
-		{"sttring", "string", true}, // extra letter
-		{"strimg", "string", true},  // QWERTY neighbour
-		{"string", "", false},       // a live term
-		{"xyzzy", "", false},        // nothing near
-		{"abc", "", false},          // too short to correct
-		{"reqeust", "request", true},
+		// Correct words near a store word: in the English word list.
+		{"this", ""},     // store: "thus"
+		{"Returns", ""},  // store: "Return", "return"
+		{"came", ""},     // store: "come"
+		{"tests", ""},    // store: "test"
+		{"outlives", ""}, // store: "outlive"
+		// Not in the word list ("glyph" is, "glyphs" not): a trailing s is
+		// number, not a typo.
+		{"glyphs", ""},
+		// Identifiers: never into a hump or a dictionary word.
+		{"RocksDB", ""},      // store: "rocks"
+		{"rocks_db", ""},     // underscore
+		{"utf8", ""},         // digit
+		{"Stirng2", ""},      // digit
+		{"PARSEHTTP", ""},    // all caps, nothing near as a whole run
+		{"naïveté", ""},      // non-ASCII letters: not looked at
+		{"stri", ""},         // 4 letters, nothing one edit away... "string" is two
+		{"xyzzy", ""},        // nothing near
+		{"abc", ""},          // too short
+		{"connection", ""},   // a store word
+		{"rehurn", "return"}, // a QWERTY neighbour
+		// Typos: one substitution, swap, insertion or deletion.
+		{"retrun", "return"},
+		{"fucntion", "function"},
+		{"connetcion", "connection"},
+		{"Stirng", "String"},
+		{"STIRNG", "STRING"},
+		{"stting", "string"},
+		{"strinng", "string"},
+		{"parseHTTPReqeust", "parseHTTPRequest"}, // an identifier the store has whole
+		{"parsehttpreqeust", "parsehttprequest"},
+		{"Reqeust", "Request"}, // a hump of the store's identifier is a form too
+		{"RETRUN", "RETURN"},   // ALL CAPS: a swap
+		{"RETUR", ""},          // ALL CAPS: no insertion ("RISC" is no typo of "RISCV")
+		{"onnection", ""},      // the first letter is never the typo
+		{"outliver", ""},       // an ending s, d or r is an inflection
+		{"connectiom", "connection"},
+		// Ambiguous: "strang" is one edit from "string" (x4) and "strong"
+		// (x3): string (x4) is not twice as frequent, so no correction.
+		{"strang", ""},
 	} {
-		got, ok := s.Suggest(c.word, dfOf)
-		if got != c.want || ok != c.ok {
-			t.Errorf("Suggest(%q) = %q, %v; want %q, %v", c.word, got, ok, c.want, c.ok)
+		got, fixes := s.CorrectText(c.typed, nil)
+		want := c.want
+		if want == "" {
+			want = c.typed
+		}
+		if got != want {
+			t.Errorf("CorrectText(%q) = %q, want %q", c.typed, got, want)
+		}
+		if (len(fixes) == 1) != (c.want != "") {
+			t.Errorf("CorrectText(%q): corrections %v", c.typed, fixes)
 		}
 	}
-	// A term that left the corpus is no candidate.
-	df["string"] = 0
-	if got, _ := s.Suggest("stirng", dfOf); got == "string" {
-		t.Error("suggested a term with no document")
-	}
-	df["string"] = 40
+}
 
-	text, fixes := s.CorrectText(`Parse the Stirng and parseHTTPReqeust, not STIRNG (x2: net/http) parsehttpreqeust`, dfOf)
-	if text != `Parse the String and parseHTTPRequest, not STRING (x2: net/http) parsehttprequest` {
+// TestSpellerLive: a form whose memories are gone (live false) is no
+// correction; the next best form is, if it has the evidence.
+func TestSpellerLive(t *testing.T) {
+	s := spellerOf(t)
+	if got, ok := s.Suggest("retrun", func(f string) bool { return f != "return" }, false); ok {
+		t.Errorf("Suggest(retrun) = %q with return gone", got)
+	}
+	if got, ok := s.Suggest("strang", func(f string) bool { return f != "strong" }, false); !ok || got != "string" {
+		t.Errorf("Suggest(strang) = %q, %v with strong gone; want string", got, ok)
+	}
+}
+
+func TestSpellerText(t *testing.T) {
+	s := spellerOf(t)
+	text, fixes := s.CorrectText(`Parse the Stirng and parseHTTPReqeust, not STIRNG (x2: net/http) RocksDB, this came`, nil)
+	if text != `Parse the String and parseHTTPRequest, not STRING (x2: net/http) RocksDB, this came` {
 		t.Errorf("CorrectText = %q", text)
 	}
-	want := []Correction{{"Stirng", "String"}, {"Reqeust", "Request"}, {"STIRNG", "STRING"}, {"parsehttpreqeust", "parsehttprequest"}}
+	want := []Correction{{"Stirng", "String"}, {"parseHTTPReqeust", "parseHTTPRequest"}, {"STIRNG", "STRING"}}
 	if !slices.Equal(fixes, want) {
 		t.Errorf("corrections %v, want %v", fixes, want)
 	}
@@ -65,15 +126,52 @@ func TestSpeller(t *testing.T) {
 	}
 }
 
+// TestWordList: the embedded list is the one wordlist/README.md names,
+// sorted, and knows the everyday words the speller must leave alone.
+func TestWordList(t *testing.T) {
+	raw, err := os.ReadFile("wordlist/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(wordsGz)
+	if !strings.Contains(string(raw), hex.EncodeToString(sum[:])) {
+		t.Errorf("wordlist/README.md does not name the sha256 of words.txt.gz (%x)", sum)
+	}
+	if n := len(dictionary()); n != 72097 {
+		t.Errorf("%d words, README says 72,097", n)
+	}
+	for _, w := range []string{"this", "returns", "came", "tests", "outlives", "glyph", "function"} {
+		if !inDictionary(w) {
+			t.Errorf("%q not in the word list", w)
+		}
+	}
+	for _, w := range []string{"retrun", "fucntion", "connetcion", "the", "zzzzzz"} {
+		if inDictionary(w) {
+			t.Errorf("%q in the word list", w)
+		}
+	}
+}
+
 func FuzzCorrectText(f *testing.F) {
 	s := NewSpeller()
-	s.Add("string", "request", "parse")
+	s.AddText("string request parse parseHTTPRequest")
 	f.Add("Parse the Stirng, parseHTTPReqeust")
 	f.Add("ünïcode 数据 stirng")
 	f.Fuzz(func(t *testing.T, text string) {
-		out, fixes := s.CorrectText(text, func(string) int { return 1 })
+		out, fixes := s.CorrectText(text, nil)
 		if len(fixes) == 0 && out != text {
 			t.Fatalf("text changed without a correction: %q → %q", text, out)
 		}
+		if len(out) != len(text)+lenDelta(fixes) {
+			t.Fatalf("%q → %q: length does not follow the corrections %v", text, out, fixes)
+		}
 	})
+}
+
+func lenDelta(fs []Correction) int {
+	n := 0
+	for _, f := range fs {
+		n += len(f.To) - len(f.From)
+	}
+	return n
 }

@@ -352,6 +352,18 @@ func rrfProfile() engine.Profile {
 	return p
 }
 
+// The typo correction scopes a bench.RunSpec may name (its Correct):
+// engine.SearchRequest's default (the corrected query for every space),
+// CorrectKeywordsOnly and NoCorrect.
+const (
+	CorrectEvery    = "every"
+	CorrectKeywords = "keywords"
+	CorrectOff      = "off"
+)
+
+// CorrectScopes lists the correction scopes, the default first.
+var CorrectScopes = []string{CorrectEvery, CorrectKeywords, CorrectOff}
+
 // request maps one bench run and query to a memory search.
 func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, error) {
 	spec := req.Run
@@ -366,6 +378,15 @@ func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, erro
 	out := engine.SearchRequest{Query: req.Query.Text, Mode: mode, Direction: dir, TopK: req.K,
 		RecallK: r.cfg.RecallK, DenseRecallK: r.cfg.DenseRecallK, FilterK: r.cfg.FilterK, FusionK: r.cfg.FusionK, NoThresholds: r.cfg.NoThresholds,
 		Now: createdAt}
+	switch spec.Correct {
+	case "", CorrectEvery:
+	case CorrectOff:
+		out.NoCorrect = true
+	case CorrectKeywords:
+		out.CorrectKeywordsOnly = true
+	default:
+		return out, fmt.Errorf("correction scope %q: use one of %s", spec.Correct, strings.Join(CorrectScopes, ", "))
+	}
 	switch spec.Profile {
 	case "":
 	case bench.RRFProfileName:

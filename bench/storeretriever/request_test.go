@@ -1,0 +1,35 @@
+package storeretriever
+
+import (
+	"testing"
+
+	"github.com/cgraph/cgraph/bench"
+)
+
+// TestRequestCorrectScope: a run's correction scope reaches the engine
+// request (every and "" are the engine's default); an unknown one is
+// refused.
+func TestRequestCorrectScope(t *testing.T) {
+	r := &Retriever{}
+	for _, c := range []struct {
+		scope                   string
+		noCorrect, keywordsOnly bool
+		bad                     bool
+	}{
+		{"", false, false, false},
+		{CorrectEvery, false, false, false},
+		{CorrectOff, true, false, false},
+		{CorrectKeywords, false, true, false},
+		{"sometimes", false, false, true},
+	} {
+		req, err := r.request(bench.SearchRequest{Query: bench.Query{ID: "q", Text: "stirng"}, K: 10,
+			Run: bench.RunSpec{Mode: "multi_space", Profile: "typo_tolerant", Correct: c.scope}})
+		if (err != nil) != c.bad {
+			t.Errorf("scope %q: error %v", c.scope, err)
+			continue
+		}
+		if !c.bad && (req.NoCorrect != c.noCorrect || req.CorrectKeywordsOnly != c.keywordsOnly) {
+			t.Errorf("scope %q: NoCorrect %v, CorrectKeywordsOnly %v", c.scope, req.NoCorrect, req.CorrectKeywordsOnly)
+		}
+	}
+}
