@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the README's speed table (between the speed-table markers) from
+# Regenerates docs/BENCHMARKS.md's speed table (between the speed-table markers) from
 # one series of runs on this machine, every figure beside the baseline
 # measured in the same run:
 #
@@ -14,7 +14,7 @@
 #          per-model encode times (BenchmarkIngestLimit);
 #   write  scripts/write_latency.sh (bulk ingest, POST /v1/memories);
 #   ann    dense recall@10 at 100k on real vectors: CGRAPH_VECTORS_DIR names
-#          embedgen output (indexes/real_test.go); without it the README is
+#          embedgen output (indexes/real_test.go); without it docs/BENCHMARKS.md is
 #          left alone, since the table would lack those rows.
 #
 #   CGRAPH_VECTORS_DIR=DIR bash scripts/speed_table.sh   # all parts: ~12 min on 2 cores
@@ -153,10 +153,10 @@ table=$(
 )
 echo "$table"
 if [ -z "${NO_README:-}" ] && [ "$PARTS" = "end 100k encode write ann" ] && [ -n "${CGRAPH_VECTORS_DIR:-}" ]; then
-  grep -q '<!-- speed-table:begin -->' README.md || { echo "speed_table: README.md has no speed-table markers" >&2; exit 1; }
+  grep -q '<!-- speed-table:begin -->' docs/BENCHMARKS.md || { echo "speed_table: docs/BENCHMARKS.md has no speed-table markers" >&2; exit 1; }
   awk -v t="$table" '
     /<!-- speed-table:begin -->/ {print; print t; skip = 1; next}
     /<!-- speed-table:end -->/ {skip = 0}
-    !skip {print}' README.md >"$OUT/README.md" && mv "$OUT/README.md" README.md
-  echo "README.md updated"
+    !skip {print}' docs/BENCHMARKS.md >"$OUT/BENCHMARKS.md" && mv "$OUT/BENCHMARKS.md" docs/BENCHMARKS.md
+  echo "docs/BENCHMARKS.md updated"
 fi
