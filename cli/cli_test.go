@@ -83,7 +83,7 @@ func TestRoundTrip(t *testing.T) {
 		got.Sequence != want.Sequence || got.Importance != want.Importance || got.AccessCount != want.AccessCount {
 		t.Fatalf("get = %+v, want %+v", got, want)
 	}
-	if !got.CreatedAt.Equal(mustTime(t, "2026-01-02T15:04:05Z")) || got.AccessedAt == nil {
+	if !got.CreatedAt.Equal(mustTime(t, "2026-01-02T15:04:05Z")) || got.AccessedAt.IsZero() {
 		t.Fatalf("times: created %v accessed %v", got.CreatedAt, got.AccessedAt)
 	}
 

@@ -8,28 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
 func init() {
 	register(newExportCmd)
 	register(newImportCmd)
-}
-
-// exportRecord is one line of an export: the fields `add --jsonl` and
-// `import` read, so an export imports back as it was.
-type exportRecord struct {
-	ID         record.ID         `json:"id"`
-	Content    string            `json:"content"`
-	Type       record.Type       `json:"type"`
-	Tags       []string          `json:"tags,omitempty"`
-	Source     string            `json:"source,omitempty"`
-	Session    string            `json:"session,omitempty"`
-	Sequence   uint64            `json:"sequence,omitempty"`
-	CreatedAt  string            `json:"created_at"`
-	Importance float64           `json:"importance"`
-	Project    string            `json:"project,omitempty"`
-	Meta       map[string]string `json:"meta,omitempty"`
 }
 
 // exportRelation is a relation line of an export, written after every
@@ -75,10 +60,7 @@ exported. It opens the store read-only and loads no model.`,
 						continue
 					}
 					exported = append(exported, m.ID)
-					r := exportRecord{ID: m.ID, Content: m.Content, Type: m.Type, Tags: m.Tags, Source: m.Source, Session: m.Session,
-						Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano), Importance: m.Importance,
-						Project: m.Project, Meta: m.Meta}
-					if err := enc.Encode(r); err != nil {
+					if err := enc.Encode(ops.MemoryOf(m).Export()); err != nil {
 						return fmt.Errorf("export: %w", err)
 					}
 					n++

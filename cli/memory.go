@@ -5,56 +5,20 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
 // memoryJSON is the --json form of a memory (get, list and other commands
-// that print memories). Field names are snake_case and stable: scripts read
-// them. Times are RFC 3339 with nanoseconds, in UTC.
-type memoryJSON struct {
-	ID          record.ID         `json:"id"`
-	DocNum      record.DocNum     `json:"doc_num"`
-	Content     string            `json:"content"`
-	Type        record.Type       `json:"type"`
-	Tags        []string          `json:"tags"`
-	Source      string            `json:"source"`
-	Session     string            `json:"session"`
-	Sequence    uint64            `json:"sequence"`
-	CreatedAt   time.Time         `json:"created_at"`
-	UpdatedAt   time.Time         `json:"updated_at"`
-	AccessedAt  *time.Time        `json:"accessed_at"` // null until first read
-	AccessCount uint64            `json:"access_count"`
-	Importance  float64           `json:"importance"`
-	Project     string            `json:"project"`
-	Meta        map[string]string `json:"meta,omitempty"`
-	Revision    uint32            `json:"revision"`
-	// SupersededBy lists the memories that supersede this one.
-	SupersededBy []record.ID `json:"superseded_by,omitempty"`
-}
+// that print memories): the one wire form, ops.Memory.
+type memoryJSON = ops.Memory
 
 // toJSON converts a stored memory to its --json form.
-func toJSON(m record.Memory) memoryJSON {
-	j := memoryJSON{
-		ID: m.ID, DocNum: m.DocNum, Content: m.Content, Type: m.Type, Tags: m.Tags,
-		Source: m.Source, Session: m.Session, Sequence: m.Sequence,
-		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
-		AccessCount: m.AccessCount, Importance: m.Importance,
-		Project: m.Project, Meta: m.Meta, Revision: m.Revision, SupersededBy: m.SupersededBy,
-	}
-	if j.Tags == nil {
-		j.Tags = []string{}
-	}
-	if !m.AccessedAt.IsZero() {
-		t := m.AccessedAt.UTC()
-		j.AccessedAt = &t
-	}
-	return j
-}
+func toJSON(m record.Memory) memoryJSON { return ops.MemoryOf(m) }
 
 // humanTime is the time format of human output.
 const humanTime = "2006-01-02 15:04:05Z07:00"

@@ -175,30 +175,12 @@ func fingerprintEntries(fp *engine.Fingerprint) []SlotEntry {
 	return out
 }
 
-// MemoryOutput is a stored memory.
+// MemoryOutput is a stored memory: its one wire form (ops.Memory) with, when
+// asked, its fingerprint and earlier revisions.
 type MemoryOutput struct {
-	ID          record.ID     `json:"id"`
-	DocNum      record.DocNum `json:"doc_num"`
-	Content     string        `json:"content"`
-	Type        record.Type   `json:"type"`
-	Tags        []string      `json:"tags"`
-	Source      string        `json:"source,omitempty"`
-	Session     string        `json:"session,omitempty"`
-	Sequence    uint64        `json:"sequence,omitempty"`
-	CreatedAt   time.Time     `json:"created_at"`
-	UpdatedAt   time.Time     `json:"updated_at"`
-	AccessCount uint64        `json:"access_count"`
-	Importance  float64       `json:"importance"`
-	// Project is omitted for the default project, Meta when empty.
-	Project string            `json:"project,omitempty"`
-	Meta    map[string]string `json:"meta,omitempty"`
-	// Revision counts the memory's versions: 1 when stored, +1 per change
-	// (update_memory); History lists the earlier ones when asked.
-	Revision uint32 `json:"revision"`
-	// SupersededBy lists the newer memories that supersede this one.
-	SupersededBy []record.ID  `json:"superseded_by,omitempty"`
-	Fingerprint  []SlotEntry  `json:"fingerprint,omitempty"`
-	History      []RevisionOf `json:"history,omitzero"`
+	ops.Memory
+	Fingerprint []SlotEntry  `json:"fingerprint,omitempty"`
+	History     []RevisionOf `json:"history,omitzero"`
 }
 
 // RevisionOf is an earlier revision of a memory, as it was before a
@@ -214,13 +196,4 @@ type RevisionOf struct {
 	UpdatedAt  time.Time         `json:"updated_at"` // when this revision was written
 }
 
-func toMemoryOutput(m record.Memory) MemoryOutput {
-	tags := m.Tags
-	if tags == nil {
-		tags = []string{}
-	}
-	return MemoryOutput{ID: m.ID, DocNum: m.DocNum, Content: m.Content, Type: m.Type, Tags: tags, Source: m.Source,
-		Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
-		AccessCount: m.AccessCount, Importance: m.Importance, Project: m.Project, Meta: m.Meta, Revision: m.Revision,
-		SupersededBy: m.SupersededBy}
-}
+func toMemoryOutput(m record.Memory) MemoryOutput { return MemoryOutput{Memory: ops.MemoryOf(m)} }
