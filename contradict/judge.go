@@ -69,7 +69,7 @@ var DefaultRules = Rules{E1: 0.86, WeakE1: 0.80, WeakE6: 0.3}
 func (r Rules) MinE1() float64 { return min(r.E1, r.WeakE1) }
 
 // additive words say the new memory adds to the old one.
-var additive = regexp.MustCompile(`(?i)\b(also|too|as well|in addition|additionally|another)\b`)
+var additive = regexp.MustCompile(`(?i)\b(also|as well|in addition|additionally|another)\b|\btoo\s*([.;,!]|$)`)
 
 // changeMarkers say the new memory reports a change over time.
 var changeMarkers = regexp.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|downgraded|bumped|raised|lowered|increased|decreased|changed|replaced|renamed|rewritten|updated|scaled|took over|no longer|now|anymore|from \S+ to)\b`)
@@ -94,28 +94,84 @@ func init() {
 // it answers None.
 func Judge(oldText, newText string, ev Evidence, r Rules) Judgement {
 	subject := fmt.Sprintf("E1 %.3f, E6 %.2f, E11 %.2f", ev.E1, ev.E6, ev.E11)
-	if !(ev.E1 >= r.E1 || (ev.E1 >= r.WeakE1 && ev.E6 >= r.WeakE6)) {
+	a, b := tokenize(oldText), tokenize(newText)
+	marker := strings.ToLower(changeMarkers.FindString(newText))
+	up := updated(a, b)
+	same := ev.E1 >= r.E1 || (ev.E1 >= r.WeakE1 && ev.E6 >= r.WeakE6)
+	if !same && ev.E1 >= r.WeakE1 && marker != "" && up.mentioned {
+		same, subject = true, subject+fmt.Sprintf(", and the new memory names the old value %q", up.old)
+	}
+	if !same {
 		return Judgement{None, fmt.Sprintf("different subjects: %s below E1 %.2f (or %.2f with E6 %.2f)", subject, r.E1, r.WeakE1, r.WeakE6)}
 	}
 	if m := additive.FindString(newText); m != "" {
-		return Judgement{None, fmt.Sprintf("the new memory adds to the old one (%q)", m)}
+		return Judgement{None, fmt.Sprintf("the new memory adds to the old one (%q)", strings.TrimSpace(m))}
 	}
-	a, b := tokenize(oldText), tokenize(newText)
 	c := compare(a, b)
-	if c.claim == "" {
-		return Judgement{None, c.why}
+	switch {
+	case c.claim != "" && marker != "":
+		return Judgement{Update, fmt.Sprintf("update (%q): %s; same subject: %s", marker, c.claim, subject)}
+	case c.claim != "":
+		return Judgement{Contradiction, fmt.Sprintf("contradiction: %s; same subject: %s", c.claim, subject)}
+	case marker != "" && up.new != "" && !c.subject:
+		return Judgement{Update, fmt.Sprintf("update (%q): %q became %q; same subject: %s", marker, up.old, up.new, subject)}
 	}
-	k, what := Contradiction, "contradiction"
-	if m := changeMarkers.FindString(newText); m != "" {
-		k, what = Update, fmt.Sprintf("update (%q)", strings.ToLower(m))
+	return Judgement{None, c.why}
+}
+
+// valueChange is the value an update replaces and the one it brings.
+type valueChange struct {
+	old, new  string
+	mentioned bool // the new memory names the old value too ("from Travis to …")
+}
+
+// updated finds the first value of the old memory and the first value of
+// the new one that the old does not hold.
+func updated(a, b []token) valueChange {
+	var v valueChange
+	for _, t := range b {
+		if t.value && !t.lead && !holds(a, t) {
+			v.new = t.text
+			break
+		}
 	}
-	return Judgement{k, fmt.Sprintf("%s: %s; same subject: %s", what, c.claim, subject)}
+	for _, t := range a {
+		if t.value && !t.lead {
+			if v.old == "" || (!holds(b, t) && !v.mentioned) {
+				v.old, v.mentioned = t.text, holds(b, t)
+			}
+		}
+	}
+	if v.old == "" {
+		v.new = ""
+	}
+	return v
+}
+
+// holds reports whether ts has t's value, or one that starts the same
+// (Postgres, PostgreSQL).
+func holds(ts []token, t token) bool {
+	for _, u := range ts {
+		if sameValue(u.stem, t.stem) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameValue(x, y string) bool {
+	if len(x) > len(y) {
+		x, y = y, x
+	}
+	return x == y || (len(x) >= 4 && strings.HasPrefix(y, x))
 }
 
 // comparison is what the alignment of two memories shows.
 type comparison struct {
-	claim string // the differing claim in words; "" when none
-	why   string // why there is none
+	claim   string // the differing claim in words; "" when none
+	why     string // why there is none
+	scope   bool   // the subject or scope differs
+	subject bool   // … because the subject itself differs
 }
 
 func compare(a, b []token) comparison {
@@ -133,6 +189,12 @@ func compare(a, b []token) comparison {
 			continue
 		}
 		ca, cb := hasCue(oa), hasCue(ob)
+		if o.kind == opReplace {
+			if x, y, ok := antonymIn(oa, ob); ok {
+				flips = append(flips, fmt.Sprintf("%q became %q", x, y))
+				continue
+			}
+		}
 		switch {
 		case ca != cb:
 			// A negation on one side only: it flips the claim when what it
@@ -147,16 +209,15 @@ func compare(a, b []token) comparison {
 			}
 			if w := flipTarget(neg, lo, hi, other, otherNeg); w != "" {
 				rest := nonCue(oa)
-				if len(rest) > 0 && len(nonCue(ob)) > 0 && !valueAfter(ops, k, a) && len(subs) == 0 {
+				if len(rest) > 0 && len(nonCue(ob)) > 0 && k+1 < len(ops) && !valueAfter(ops, k, a) && len(subs) == 0 {
 					subs = append(subs, o) // the negation comes with a change of subject
 					continue
 				}
 				flips = append(flips, fmt.Sprintf("the %s memory negates %q", side, w))
 			}
 		case o.kind == opReplace:
-			if x, y, ok := antonymIn(oa, ob); ok {
-				flips = append(flips, fmt.Sprintf("%q became %q", x, y))
-				continue
+			if sameValue(a[o.i2-1].stem, b[o.j2-1].stem) {
+				continue // Postgres / database PostgreSQL
 			}
 			if len(flips) == 0 {
 				subs = append(subs, o)
@@ -164,7 +225,7 @@ func compare(a, b []token) comparison {
 		}
 	}
 	if len(subs) > 0 && len(flips) > 0 {
-		return comparison{why: fmt.Sprintf("the subject differs (%s) before the claim does", span(a, subs[0].i1, subs[0].i2))}
+		return comparison{scope: true, subject: true, why: fmt.Sprintf("the subject differs (%s) besides the claim", span(a, subs[0].i1, subs[0].i2))}
 	}
 	if len(flips) > 0 {
 		return comparison{claim: strings.Join(flips, ", ")}
@@ -173,19 +234,20 @@ func compare(a, b []token) comparison {
 	case len(subs) == 0:
 		return comparison{why: "no differing claim: the texts differ only by additions or rewording"}
 	case len(subs) > 1:
-		return comparison{why: fmt.Sprintf("the texts differ in %d places (%s, %s): a different scope, not one fact", len(subs), span(a, subs[0].i1, subs[0].i2), span(a, subs[1].i1, subs[1].i2))}
+		return comparison{scope: true, why: fmt.Sprintf("the texts differ in %d places (%s, %s): a different scope, not one fact", len(subs), span(a, subs[0].i1, subs[0].i2), span(a, subs[1].i1, subs[1].i2))}
 	}
 	s := subs[0]
+	if s == ops[len(ops)-1] && s.j2-s.j1 > s.i2-s.i1 {
+		s.j2 = s.j1 + s.i2 - s.i1 // the rest of the new text's end is its elaboration ("5433 to avoid clashing …")
+	}
 	oa, ob := a[s.i1:s.i2], b[s.j1:s.j2]
 	switch {
-	case s.i1 == 0:
-		return comparison{why: fmt.Sprintf("the subject differs (%s / %s)", span(a, s.i1, s.i2), span(b, s.j1, s.j2))}
+	case a[s.i1].lead:
+		return comparison{scope: true, subject: true, why: fmt.Sprintf("the subject differs (%s / %s)", span(a, s.i1, s.i2), span(b, s.j1, s.j2))}
 	case sharedNeg:
 		return comparison{why: "both memories negate, over different things: both can hold"}
-	case len(oa) > 3 || len(ob) > 4:
-		return comparison{why: "the texts differ in a long span: a different statement, not a different value"}
-	case !anyValue(oa) && !anyValue(ob):
-		return comparison{why: fmt.Sprintf("%s / %s differ in wording, not in a value", span(a, s.i1, s.i2), span(b, s.j1, s.j2))}
+	case !oneValue(oa, ob):
+		return comparison{why: fmt.Sprintf("%s / %s is not one value for another (a change of wording or of statement)", span(a, s.i1, s.i2), span(b, s.j1, s.j2))}
 	}
 	return comparison{claim: fmt.Sprintf("%s became %s", span(a, s.i1, s.i2), span(b, s.j1, s.j2))}
 }
@@ -261,6 +323,25 @@ func nonCue(ts []token) []token {
 		}
 	}
 	return out
+}
+
+// oneValue reports whether old → new replaces one value by another: one
+// word by at most two with a value among them, or a value of at most two
+// tokens by at most three.
+func oneValue(old, new []token) bool {
+	if len(old) == 1 && len(new) <= 2 && (old[0].value || anyValue(new)) {
+		return true
+	}
+	return len(old) <= 2 && allValues(old) && len(new) <= 3 && anyValue(new)
+}
+
+func allValues(ts []token) bool {
+	for _, t := range ts {
+		if !t.value {
+			return false
+		}
+	}
+	return true
 }
 
 func anyValue(ts []token) bool {

@@ -12,6 +12,7 @@ type token struct {
 	clause int    // index of the clause (split at ; : , . and parentheses)
 	value  bool   // looks like a value: a number, version, path, host, identifier or proper name
 	cue    bool   // a negation word (not, never, no, without)
+	lead   bool   // only determiners come before it in the text: it starts the subject
 }
 
 // numberWords maps small number words to digits, so "three replicas"
@@ -27,6 +28,9 @@ var stopwords = set("a", "an", "the", "is", "are", "was", "were", "be", "been", 
 	"when", "where", "because", "since", "than", "then", "also", "too", "still", "just", "only", "use", "using",
 	"used", "uses", "from", "about", "i", "you", "your")
 
+// determiners may come before a memory's subject.
+var determiners = set("the", "a", "an", "our", "this", "that", "these", "those", "all", "every", "each", "flaky")
+
 // cues are negation words.
 var cues = set("not", "never", "no", "without", "nor", "cannot")
 
@@ -39,7 +43,7 @@ func tokenize(text string) []token {
 	text = contractions.Replace(text)
 	var out []token
 	clause := 0
-	first := true
+	first, subj := true, true
 	for _, raw := range strings.FieldsFunc(text, unicode.IsSpace) {
 		// Clause breaks before and after the word.
 		lead := strings.IndexFunc(raw, func(r rune) bool { return !isBreak(r) })
@@ -55,8 +59,11 @@ func tokenize(text string) []token {
 		end := len(w) < len(raw[lead:])
 		if w != "" {
 			t := makeToken(w, first)
-			t.clause = clause
+			t.clause, t.lead = clause, subj
 			first = false
+			if !determiners[strings.ToLower(w)] {
+				subj = false
+			}
 			if t.stem != "" {
 				out = append(out, t)
 			}
