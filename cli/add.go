@@ -22,6 +22,7 @@ type addFlags struct {
 	file, jsonl                     string
 	skipLines                       int
 	allowDuplicate, supersede       bool
+	onConflict                      string
 	deferSlots                      bool
 }
 
@@ -66,6 +67,7 @@ resume with --skip-lines N.`,
 	fl.StringVar(&f.createdAt, "created-at", "", "creation time, RFC 3339 (default now)")
 	fl.StringVar(&f.file, "file", "", "read the content from this file")
 	fl.StringVar(&f.jsonl, "jsonl", "", "store one memory per line of this JSONL file (- for stdin)")
+	fl.StringVar(&f.onConflict, "on-conflict", "report", "what to do with stored memories the new one contradicts or updates: report, or supersede-newer (mark them superseded by it)")
 	fl.BoolVar(&f.supersede, "supersede", false, "mark the near-duplicates found (every space agreeing) as superseded by the new memory")
 	fl.BoolVar(&f.allowDuplicate, "allow-duplicate", false, "store the memory even if the store already holds the same content (by default its id is returned instead)")
 	fl.BoolVar(&f.deferSlots, "defer", false, "with --jsonl: store every line with E1, keywords and the model-free slots first (searchable at once), then fill the other model slots")
@@ -122,8 +124,18 @@ func (a *App) runAddOne(cmd *cobra.Command, f addFlags, args []string) (err erro
 			a.Warnf("%s: %s (--supersede would mark it superseded by this one)", sim.ID, sim.Decision)
 		}
 	}
+	for _, c := range m.Contradicts {
+		if c.Superseded {
+			a.Warnf("%s: %s", c.ID, c.Reason)
+		} else {
+			a.Warnf("%s: %s (--on-conflict supersede-newer would mark it superseded by this one)", c.ID, c.Reason)
+		}
+	}
 	if a.JSON {
 		out := map[string]any{"id": m.ID}
+		if len(m.Contradicts) > 0 {
+			out["contradicts"] = m.Contradicts
+		}
 		if m.Duplicate {
 			out["duplicate_of"] = m.ID
 		}
@@ -194,6 +206,10 @@ func (a *App) readLimited(r io.Reader, what string) (string, error) {
 // newMemoryFromFlags builds the memory add's flags describe.
 func newMemoryFromFlags(cmd *cobra.Command, f addFlags, content string) (record.NewMemory, error) {
 	n := record.NewMemory{Content: content, Tags: f.tags, Source: f.source, Session: f.session, Importance: f.importance, AllowDuplicate: f.allowDuplicate, Supersede: f.supersede}
+	var err error
+	if n.OnConflict, err = record.ParseConflictPolicy(f.onConflict); err != nil {
+		return n, &UsageError{Problem: "--on-conflict: " + err.Error(), Fix: "give report or supersede-newer"}
+	}
 	if f.typ != "" {
 		t, err := record.ParseType(f.typ)
 		if err != nil {

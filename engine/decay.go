@@ -214,7 +214,7 @@ func (s *Engine) nearOlder(ctx context.Context, m record.Memory, superseded map[
 	if err != nil || fps[0] == nil {
 		return nil, err
 	}
-	sims, err := s.findSimilar(ctx, m.Project, fps[0])
+	sims, _, err := s.findSimilar(ctx, m.Project, fps[0], "")
 	if err != nil {
 		return nil, err
 	}

@@ -38,39 +38,47 @@ var DefaultNearDuplicate = NearDuplicate{E1: 0.92, E6: 0.4, E11: 0.5}
 const NearCandidates = 5
 
 // findSimilar returns the stored memories of project whose E1 vector is
-// within the threshold of fp's, with each space's evidence.
+// within the threshold of fp's, with each space's evidence, and, when
+// content (the new memory's text) is given, the candidates it contradicts
+// or updates (contradict.Judge over the same evidence, from the lower E1
+// floor contradict.DefaultRules.MinE1: a contradiction is rarely as close
+// as a rewording).
 // REQUIRES: s.writeMu held (the indexes then hold every committed memory).
-func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprint.Fingerprint) ([]record.Similar, error) {
+func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprint.Fingerprint, content string) ([]record.Similar, []record.Contradiction, error) {
 	th := s.nearDup
 	v := denseOf(fp.Get(fingerprint.E1).Value)
 	if th.E1 < 0 || len(v) == 0 || s.ix == nil {
-		return nil, nil
+		return nil, nil, nil
+	}
+	floor := th.E1
+	if content != "" {
+		floor = min(floor, conflictRules.MinE1())
 	}
 	s.ix.mu.RLock()
 	within := s.ix.attrs.byProject[project]
 	d := s.ix.dense[spaceKey{slot: fingerprint.E1}]
 	s.ix.mu.RUnlock()
 	if within == nil || d == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	hits, err := d.Search(v, NearCandidates, within)
 	if err != nil {
-		return nil, fmt.Errorf("look for near-duplicates: %w", err)
+		return nil, nil, fmt.Errorf("look for near-duplicates: %w", err)
 	}
 	var docs []record.DocNum
 	var cos []float64
 	for _, h := range hits {
-		if float64(h.Score) >= th.E1 {
+		if float64(h.Score) >= floor {
 			docs = append(docs, h.Doc)
 			cos = append(cos, float64(h.Score))
 		}
 	}
 	if len(docs) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	ms, found, err := s.cellar.PeekDocs(ctx, docs)
 	if err != nil {
-		return nil, fmt.Errorf("look for near-duplicates: %w", err)
+		return nil, nil, fmt.Errorf("look for near-duplicates: %w", err)
 	}
 	var ids []record.ID
 	var keep []int
@@ -81,11 +89,12 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 	}
 	_, fps, err := s.readMemories(ctx, ids)
 	if err != nil {
-		return nil, fmt.Errorf("look for near-duplicates: %w", err)
+		return nil, nil, fmt.Errorf("look for near-duplicates: %w", err)
 	}
 	terms := termSet(fp)
 	names := nameSet(fp)
 	var out []record.Similar
+	var conflicts []record.Contradiction
 	for j, i := range keep {
 		if fps[j] == nil {
 			continue
@@ -94,6 +103,14 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 		other := nameSet(fps[j])
 		if len(names)+len(other) > 0 {
 			sim.E11 = fingerprint.SortedJaccard(names, other)
+		}
+		if content != "" {
+			if c, ok := judgeConflict(ms[i].Content, content, sim); ok {
+				conflicts = append(conflicts, c)
+			}
+		}
+		if sim.E1 < th.E1 {
+			continue // a contradiction candidate only
 		}
 		switch {
 		case sim.E6 < th.E6:
@@ -106,7 +123,7 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 		}
 		out = append(out, sim)
 	}
-	return out, nil
+	return out, conflicts, nil
 }
 
 func termSet(fp *fingerprint.Fingerprint) []string {

@@ -105,8 +105,9 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 			inBatch[key] = i
 		}
 		var similar []record.Similar
+		var conflicts []record.Contradiction
 		if !n.AllowDuplicate { // a corpus loaded with duplicates allowed is not a memory to tidy
-			if similar, err = s.findSimilar(ctx, n.Project, &fps[i]); err != nil {
+			if similar, conflicts, err = s.findSimilar(ctx, n.Project, &fps[i], n.Content); err != nil {
 				return nil, cellar.BatchErr(len(ns), i, err)
 			}
 		}
@@ -125,6 +126,10 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 			similar[j].Decision += "; marked superseded by this memory"
 		}
 		ms[i].Similar = similar
+		if err := s.applyConflicts(b, ms[i].ID, n.OnConflict, conflicts); err != nil {
+			return nil, cellar.BatchErr(len(ns), i, err)
+		}
+		ms[i].Contradicts = conflicts
 	}
 	if err := s.reg.EmbedSlots(ctx, inputs, []fingerprint.SlotID{fingerprint.E4}, fps); err != nil {
 		return nil, fmt.Errorf("fingerprint %d memories: %w", len(ns), err)
@@ -169,13 +174,22 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 		if err := s.ix.apply(ms[i], &fps[i], nil); err != nil {
 			errs = append(errs, fmt.Errorf("memory %s was stored but not indexed (reopen the store to rebuild its indexes): %w", ms[i].ID, err))
 		}
+		superseded := make([]record.ID, 0, len(ms[i].Similar)+len(ms[i].Contradicts))
 		for _, sim := range ms[i].Similar {
 			if sim.Superseded {
-				if old, err := s.peek(ctx, sim.ID); err == nil {
-					s.ix.mu.Lock()
-					s.ix.attrs.supersede(uint32(old.DocNum), ms[i].ID, true)
-					s.ix.mu.Unlock()
-				}
+				superseded = append(superseded, sim.ID)
+			}
+		}
+		for _, c := range ms[i].Contradicts {
+			if c.Superseded && !slices.Contains(superseded, c.ID) {
+				superseded = append(superseded, c.ID)
+			}
+		}
+		for _, id := range superseded {
+			if old, err := s.peek(ctx, id); err == nil {
+				s.ix.mu.Lock()
+				s.ix.attrs.supersede(uint32(old.DocNum), ms[i].ID, true)
+				s.ix.mu.Unlock()
 			}
 		}
 	}

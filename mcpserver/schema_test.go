@@ -19,7 +19,7 @@ import (
 // reads. TestSchemasMatchHandlers checks that the samples cover every field.
 var sampleArgs = map[string]map[string]any{
 	"store_memory": {"content": "Decision: pin grocksdb v1.7.15", "type": "decision", "tags": []string{"go"}, "source": "go.mod",
-		"session": "s1", "importance": 0.8, "created_at": "2026-02-20T10:40:00Z", "project": "cgraph", "meta": map[string]string{"ticket": "CG-12"}, "supersede": true},
+		"session": "s1", "importance": 0.8, "created_at": "2026-02-20T10:40:00Z", "project": "cgraph", "meta": map[string]string{"ticket": "CG-12"}, "supersede": true, "on_conflict": "supersede-newer"},
 	"update_memory": {"id": "0191e0a2", "content": "Decision: pin grocksdb v1.7.16", "type": "decision", "add_tags": []string{"deps"},
 		"remove_tags": []string{"go"}, "importance": 0.9, "meta": map[string]string{"status": "done"}, "unset_meta": []string{"ticket"}, "project": "cgraph"},
 	"link_memories":          {"from": "0191e0a2-7c3b-7d4e-9f00-1234567890ab", "to": "0191e0a2-7c3b-7d4e-9f00-1234567890ac", "type": "fixes", "weight": 0.8, "unlink": false},

@@ -17,6 +17,7 @@ type storeMemoryIn struct {
 	CreatedAt  string            `json:"created_at,omitempty" jsonschema:"RFC 3339 creation time; default now"`
 	Project    string            `json:"project,omitempty" jsonschema:"the project (namespace) it belongs to; searches stay inside one project. Default: the default project, or the one this server is pinned to"`
 	Supersede  bool              `json:"supersede,omitempty" jsonschema:"this memory replaces what it nearly repeats: mark the near-duplicates found (see similar) as superseded by it, which hides them from default searches"`
+	OnConflict string            `json:"on_conflict,omitempty" jsonschema:"what to do with stored memories this one contradicts or updates (see contradicts): report (default) or supersede-newer, which marks them superseded by this one"`
 	Meta       map[string]string `json:"meta,omitempty" jsonschema:"your own key: value metadata to filter by later, e.g. {\"ticket\": \"CG-12\", \"file\": \"engine/write.go\"} (keys of letters, digits, '_', '.', '-'; at most 32)"`
 }
 
@@ -38,6 +39,10 @@ type storeMemoryOut struct {
 	// (near_duplicate only when every space agrees; superseded when
 	// supersede marked it).
 	Similar []record.Similar `json:"similar,omitempty"`
+	// Contradicts are the stored memories of the project this one
+	// contradicts or updates, with the evidence (superseded when
+	// on_conflict supersede-newer linked them).
+	Contradicts []record.Contradiction `json:"contradicts,omitempty"`
 	// Fingerprint lists each slot's status, so the agent sees which
 	// embedders could represent the memory.
 	Fingerprint []SlotEntry `json:"fingerprint"`
@@ -53,6 +58,9 @@ func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) 
 		return nil, err
 	}
 	if err := record.ValidateMeta(in.Meta); err != nil {
+		return nil, err
+	}
+	if n.OnConflict, err = record.ParseConflictPolicy(in.OnConflict); err != nil {
 		return nil, err
 	}
 	if in.Type != "" {
@@ -76,7 +84,7 @@ func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) 
 		return nil, err
 	}
 	out := storeMemoryOut{ID: m.ID, DocNum: m.DocNum, Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC().Format("2006-01-02T15:04:05.999999999Z07:00"),
-		Project: m.Project, Meta: m.Meta, Revision: m.Revision, Similar: m.Similar}
+		Project: m.Project, Meta: m.Meta, Revision: m.Revision, Similar: m.Similar, Contradicts: m.Contradicts}
 	if m.Duplicate {
 		out.DuplicateOf = &m.ID
 	}

@@ -78,6 +78,52 @@ type NewMemory struct {
 	// Supersede marks every near-duplicate found on write (Memory.Similar
 	// with Near set) as superseded by the new memory, in the same batch.
 	Supersede bool
+	// OnConflict is what Add does with a stored memory the new one
+	// contradicts or updates (Memory.Contradicts): report it (the zero
+	// value, ConflictReport) or link the new memory as superseding it
+	// (ConflictSupersedeNewer).
+	OnConflict ConflictPolicy
+}
+
+// ConflictPolicy says what a write does with the contradictions it finds.
+type ConflictPolicy string
+
+// The conflict policies.
+const (
+	// ConflictReport only reports them (the default, also for "").
+	ConflictReport ConflictPolicy = "report"
+	// ConflictSupersedeNewer links the new memory as superseding the old
+	// one (relation "supersedes"), in the same batch.
+	ConflictSupersedeNewer ConflictPolicy = "supersede-newer"
+)
+
+// ParseConflictPolicy parses a policy name; the error lists the valid ones.
+func ParseConflictPolicy(s string) (ConflictPolicy, error) {
+	switch p := ConflictPolicy(strings.ToLower(strings.TrimSpace(s))); p {
+	case "", ConflictReport:
+		return ConflictReport, nil
+	case ConflictSupersedeNewer:
+		return p, nil
+	}
+	return "", &ValidationError{Field: "on_conflict", Problem: fmt.Sprintf("unknown policy %q", s), Fix: "use report or supersede-newer"}
+}
+
+// Contradiction is a stored memory that a new one contradicts or updates,
+// found on write, with the evidence: the subject spaces agree (E1, E6,
+// E11 as in Similar) and the texts make different claims (Reason).
+type Contradiction struct {
+	ID ID `json:"id"`
+	// Kind is "contradiction" (the claims cannot both hold) or "update"
+	// (the new memory says the fact changed).
+	Kind string  `json:"kind"`
+	E1   float64 `json:"e1"`
+	E6   float64 `json:"e6"`
+	E11  float64 `json:"e11"`
+	// Superseded says this write linked the new memory as superseding it
+	// (NewMemory.OnConflict).
+	Superseded bool `json:"superseded"`
+	// Reason names the differing words and the subject evidence.
+	Reason string `json:"reason"`
 }
 
 // Similar is a stored memory found close to a new one on write, with the
@@ -132,6 +178,10 @@ type Memory struct {
 	// its project that came close (near-duplicates and candidates that one
 	// space rejected), each with its evidence. It is never stored.
 	Similar []Similar
+	// Contradicts lists, on a memory Add just stored, the stored memories
+	// of its project it contradicts or updates, each with its evidence.
+	// It is never stored.
+	Contradicts []Contradiction
 	// SupersededBy lists the memories that supersede this one (relation
 	// "supersedes"), oldest link first. The engine fills it on what it
 	// returns; it is never stored in the record.

@@ -45,6 +45,9 @@ func (n NewMemory) Validate(maxBytes int) error {
 		return &ValidationError{"content", fmt.Sprintf("is %d bytes, over the limit of %d", len(n.Content), maxBytes),
 			"split it into smaller memories or raise the content limit"}
 	}
+	if _, err := ParseConflictPolicy(string(n.OnConflict)); err != nil {
+		return err
+	}
 	if n.Type != "" && !n.Type.Known() {
 		return &ValidationError{"type", fmt.Sprintf("unknown type %q", n.Type), "use one of " + typeNames()}
 	}

@@ -1,0 +1,20 @@
+// Package contradict judges, without a language model, whether a memory
+// being written contradicts or updates a stored one of the same project.
+//
+// It is pure: the caller passes the two texts and the "same subject"
+// evidence it already has (the engine's near-duplicate evidence: E1 cosine,
+// E6 keyword and E11 entity overlap); Judge aligns the two texts word by
+// word and looks for the "different claim": a negation on one side only
+// over words the other states ("never localStorage"), an antonym (enable /
+// disable, allow / deny, sync / async), or one value replaced by another
+// (a port, version, path, host or name) in an otherwise shared sentence.
+// A change marker in the new text ("moved to", "upgraded", "no longer",
+// "now") makes a conflict an Update rather than a Contradiction, and lets a
+// new value with the old one named count as an update.
+//
+// Precision comes first (a false contradiction hides a true fact): texts
+// that differ in more than one place, whose subject differs, that both
+// negate, or where the new one adds ("also") are judged None. The labelled
+// pairs and their scores are in testdata/ (go test -run TestPairsQuality -v).
+// The package must not import the engine or any store.
+package contradict

@@ -1,0 +1,362 @@
+package contradict
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Evidence is what the caller knows about the two memories' subject: the
+// engine's near-duplicate evidence (record.Similar) for the pair.
+type Evidence struct {
+	// E1 is the cosine of the dense vectors, E6 the Jaccard overlap of the
+	// keyword terms, E11 the Jaccard overlap of the entity names (1 when
+	// neither names an entity).
+	E1, E6, E11 float64
+}
+
+// Kind is the judgement's decision.
+type Kind uint8
+
+const (
+	// None: no conflict found (the claims can both hold, or the rules
+	// cannot tell).
+	None Kind = iota
+	// Contradiction: the new claim cannot hold with the old one and does
+	// not say that anything changed.
+	Contradiction
+	// Update: the same fact with a newer value, the new text saying so
+	// ("moved to", "upgraded", "no longer", "now").
+	Update
+)
+
+var kindNames = [...]string{"none", "contradiction", "update"}
+
+// String is the kind's name.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Conflict reports whether k is a contradiction or an update.
+func (k Kind) Conflict() bool { return k == Contradiction || k == Update }
+
+// Judgement is the decision on one pair with its evidence in words.
+type Judgement struct {
+	Kind Kind
+	// Reason says why, naming the words that differ and the subject
+	// evidence.
+	Reason string
+}
+
+// Rules are the thresholds of the "same subject" test.
+type Rules struct {
+	// E1 is the least dense cosine at which two memories share a subject.
+	E1 float64
+	// WeakE1 and WeakE6: below E1, a cosine of at least WeakE1 still counts
+	// when the keyword overlap is at least WeakE6.
+	WeakE1, WeakE6 float64
+}
+
+// DefaultRules were tuned on the dev part of testdata/pairs.jsonl with
+// e5-small-v2 cosines (testdata/README.md).
+var DefaultRules = Rules{E1: 0.86, WeakE1: 0.80, WeakE6: 0.3}
+
+// MinE1 is the least cosine at which Judge can find a conflict; a caller
+// may skip pairs below it.
+func (r Rules) MinE1() float64 { return min(r.E1, r.WeakE1) }
+
+// additive words say the new memory adds to the old one.
+var additive = regexp.MustCompile(`(?i)\b(also|as well|in addition|additionally|another)\b|\btoo\s*([.;,!]|$)`)
+
+// changeMarkers say the new memory reports a change over time.
+var changeMarkers = regexp.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|downgraded|bumped|raised|lowered|increased|decreased|changed|replaced|renamed|rewritten|updated|scaled|took over|no longer|now|anymore|from \S+ to)\b`)
+
+// antonyms are pairs of stems that flip a claim.
+var antonyms = map[string]string{}
+
+func init() {
+	for _, p := range [][2]string{{"enabl", "disabl"}, {"allow", "deny"}, {"allow", "block"}, {"allow", "forbid"},
+		{"sync", "async"}, {"synchronou", "asynchronou"}, {"synchronous", "asynchronous"}, {"on", "off"}, {"true", "false"},
+		{"requir", "optional"}, {"public", "private"}, {"before", "after"}, {"includ", "exclud"}, {"accept", "reject"},
+		{"start", "stop"}, {"open", "clos"}, {"lazy", "eager"}, {"mutabl", "immutabl"}, {"static", "dynamic"},
+		{"increas", "decreas"}, {"strict", "loos"}, {"inbound", "outbound"}, {"local", "remot"}, {"verbos", "terse"},
+		{"always", "not"}, {"blocking", "non-blocking"}, {"whitelist", "blacklist"}, {"encrypt", "plaintext"}} {
+		antonyms[p[0]], antonyms[p[1]] = p[1], p[0]
+	}
+}
+
+// Judge decides whether the new memory contradicts or updates the old one.
+// It is pure and cheap (two short alignments); precision comes first: when
+// the texts differ in more than one place, or the subject itself differs,
+// it answers None.
+func Judge(oldText, newText string, ev Evidence, r Rules) Judgement {
+	subject := fmt.Sprintf("E1 %.3f, E6 %.2f, E11 %.2f", ev.E1, ev.E6, ev.E11)
+	a, b := tokenize(oldText), tokenize(newText)
+	marker := strings.ToLower(changeMarkers.FindString(newText))
+	up := updated(a, b)
+	same := ev.E1 >= r.E1 || (ev.E1 >= r.WeakE1 && ev.E6 >= r.WeakE6)
+	if !same && ev.E1 >= r.WeakE1 && marker != "" && up.mentioned {
+		same, subject = true, subject+fmt.Sprintf(", and the new memory names the old value %q", up.old)
+	}
+	if !same {
+		return Judgement{None, fmt.Sprintf("different subjects: %s below E1 %.2f (or %.2f with E6 %.2f)", subject, r.E1, r.WeakE1, r.WeakE6)}
+	}
+	if m := additive.FindString(newText); m != "" {
+		return Judgement{None, fmt.Sprintf("the new memory adds to the old one (%q)", strings.TrimSpace(m))}
+	}
+	c := compare(a, b)
+	switch {
+	case c.claim != "" && marker != "":
+		return Judgement{Update, fmt.Sprintf("update (%q): %s; same subject: %s", marker, c.claim, subject)}
+	case c.claim != "":
+		return Judgement{Contradiction, fmt.Sprintf("contradiction: %s; same subject: %s", c.claim, subject)}
+	case marker != "" && up.new != "" && !c.subject:
+		return Judgement{Update, fmt.Sprintf("update (%q): %q became %q; same subject: %s", marker, up.old, up.new, subject)}
+	}
+	return Judgement{None, c.why}
+}
+
+// valueChange is the value an update replaces and the one it brings.
+type valueChange struct {
+	old, new  string
+	mentioned bool // the new memory names the old value too ("from Travis to …")
+}
+
+// updated finds the first value of the old memory and the first value of
+// the new one that the old does not hold.
+func updated(a, b []token) valueChange {
+	var v valueChange
+	for _, t := range b {
+		if t.value && !t.lead && !holds(a, t) {
+			v.new = t.text
+			break
+		}
+	}
+	for _, t := range a {
+		if t.value && !t.lead {
+			if v.old == "" || (!holds(b, t) && !v.mentioned) {
+				v.old, v.mentioned = t.text, holds(b, t)
+			}
+		}
+	}
+	if v.old == "" {
+		v.new = ""
+	}
+	return v
+}
+
+// holds reports whether ts has t's value, or one that starts the same
+// (Postgres, PostgreSQL).
+func holds(ts []token, t token) bool {
+	for _, u := range ts {
+		if sameValue(u.stem, t.stem) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameValue(x, y string) bool {
+	if len(x) > len(y) {
+		x, y = y, x
+	}
+	return x == y || (len(x) >= 4 && strings.HasPrefix(y, x))
+}
+
+// comparison is what the alignment of two memories shows.
+type comparison struct {
+	claim   string // the differing claim in words; "" when none
+	why     string // why there is none
+	scope   bool   // the subject or scope differs
+	subject bool   // … because the subject itself differs
+}
+
+func compare(a, b []token) comparison {
+	ops := align(a, b)
+	negA, negB := negated(a), negated(b)
+	var subs []op
+	var flips []string
+	sharedNeg := false
+	for k, o := range ops {
+		oa, ob := a[o.i1:o.i2], b[o.j1:o.j2]
+		if o.kind == opEqual {
+			for _, t := range oa {
+				sharedNeg = sharedNeg || t.cue
+			}
+			continue
+		}
+		ca, cb := hasCue(oa), hasCue(ob)
+		if o.kind == opReplace {
+			if x, y, ok := antonymIn(oa, ob); ok {
+				flips = append(flips, fmt.Sprintf("%q became %q", x, y))
+				continue
+			}
+		}
+		switch {
+		case ca != cb:
+			// A negation on one side only: it flips the claim when what it
+			// negates stands unnegated in the other memory.
+			neg, other, otherNeg, side := b, a, negA, "new"
+			if ca {
+				neg, other, otherNeg, side = a, b, negB, "old"
+			}
+			lo, hi := o.j1, o.j2
+			if ca {
+				lo, hi = o.i1, o.i2
+			}
+			if w := flipTarget(neg, lo, hi, other, otherNeg); w != "" {
+				rest := nonCue(oa)
+				if len(rest) > 0 && len(nonCue(ob)) > 0 && k+1 < len(ops) && !valueAfter(ops, k, a) && len(subs) == 0 {
+					subs = append(subs, o) // the negation comes with a change of subject
+					continue
+				}
+				flips = append(flips, fmt.Sprintf("the %s memory negates %q", side, w))
+			}
+		case o.kind == opReplace:
+			if sameValue(a[o.i2-1].stem, b[o.j2-1].stem) {
+				continue // Postgres / database PostgreSQL
+			}
+			if len(flips) == 0 {
+				subs = append(subs, o)
+			}
+		}
+	}
+	if len(subs) > 0 && len(flips) > 0 {
+		return comparison{scope: true, subject: true, why: fmt.Sprintf("the subject differs (%s) besides the claim", span(a, subs[0].i1, subs[0].i2))}
+	}
+	if len(flips) > 0 {
+		return comparison{claim: strings.Join(flips, ", ")}
+	}
+	switch {
+	case len(subs) == 0:
+		return comparison{why: "no differing claim: the texts differ only by additions or rewording"}
+	case len(subs) > 1:
+		return comparison{scope: true, why: fmt.Sprintf("the texts differ in %d places (%s, %s): a different scope, not one fact", len(subs), span(a, subs[0].i1, subs[0].i2), span(a, subs[1].i1, subs[1].i2))}
+	}
+	s := subs[0]
+	if s == ops[len(ops)-1] && s.j2-s.j1 > s.i2-s.i1 {
+		s.j2 = s.j1 + s.i2 - s.i1 // the rest of the new text's end is its elaboration ("5433 to avoid clashing …")
+	}
+	oa, ob := a[s.i1:s.i2], b[s.j1:s.j2]
+	switch {
+	case a[s.i1].lead:
+		return comparison{scope: true, subject: true, why: fmt.Sprintf("the subject differs (%s / %s)", span(a, s.i1, s.i2), span(b, s.j1, s.j2))}
+	case sharedNeg:
+		return comparison{why: "both memories negate, over different things: both can hold"}
+	case !oneValue(oa, ob):
+		return comparison{why: fmt.Sprintf("%s / %s is not one value for another (a change of wording or of statement)", span(a, s.i1, s.i2), span(b, s.j1, s.j2))}
+	}
+	return comparison{claim: fmt.Sprintf("%s became %s", span(a, s.i1, s.i2), span(b, s.j1, s.j2))}
+}
+
+// negated marks the tokens in the clause of a negation cue.
+func negated(ts []token) []bool {
+	out := make([]bool, len(ts))
+	for _, t := range ts {
+		if !t.cue {
+			continue
+		}
+		for j := range ts {
+			if ts[j].clause == t.clause {
+				out[j] = true
+			}
+		}
+	}
+	return out
+}
+
+// flipTarget returns a word of the clause of the cue in neg[lo:hi] that the
+// other memory states without a negation; "" when none.
+func flipTarget(neg []token, lo, hi int, other []token, otherNeg []bool) string {
+	for i := lo; i < hi; i++ {
+		if !neg[i].cue {
+			continue
+		}
+		for _, t := range neg {
+			if t.clause != neg[i].clause || t.cue {
+				continue
+			}
+			for j, u := range other {
+				if u.stem == t.stem && !otherNeg[j] {
+					return t.text
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// valueAfter reports whether the step after ops[k] starts with a value
+// ("PagerDuty, not Slack": the negation names the old value).
+func valueAfter(ops []op, k int, a []token) bool {
+	return k+1 < len(ops) && ops[k+1].kind == opEqual && a[ops[k+1].i1].value
+}
+
+func antonymIn(x, y []token) (string, string, bool) {
+	for _, s := range x {
+		for _, t := range y {
+			if antonyms[s.stem] == t.stem && t.stem != "" {
+				return s.text, t.text, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+func hasCue(ts []token) bool {
+	for _, t := range ts {
+		if t.cue {
+			return true
+		}
+	}
+	return false
+}
+
+func nonCue(ts []token) []token {
+	var out []token
+	for _, t := range ts {
+		if !t.cue {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// oneValue reports whether old → new replaces one value by another: one
+// word by at most two with a value among them, or a value of at most two
+// tokens by at most three.
+func oneValue(old, new []token) bool {
+	if len(old) == 1 && len(new) <= 2 && (old[0].value || anyValue(new)) {
+		return true
+	}
+	return len(old) <= 2 && allValues(old) && len(new) <= 3 && anyValue(new)
+}
+
+func allValues(ts []token) bool {
+	for _, t := range ts {
+		if !t.value {
+			return false
+		}
+	}
+	return true
+}
+
+func anyValue(ts []token) bool {
+	for _, t := range ts {
+		if t.value {
+			return true
+		}
+	}
+	return false
+}
+
+func span(ts []token, i, j int) string {
+	ws := make([]string, 0, j-i)
+	for _, t := range ts[i:j] {
+		ws = append(ws, t.text)
+	}
+	return fmt.Sprintf("%q", strings.Join(ws, " "))
+}

@@ -1,0 +1,43 @@
+package contradict
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestJudgeCases(t *testing.T) {
+	same := Evidence{E1: 0.93, E6: 0.5, E11: 1}
+	for _, c := range []struct {
+		old, new string
+		ev       Evidence
+		want     Kind
+		reason   string // a word the reason must name
+	}{
+		{"The API server listens on port 8080.", "The API server listens on port 9090.", same, Contradiction, "9090"},
+		{"Keep refresh tokens in localStorage.", "Refresh tokens must be httpOnly cookies, never localStorage.", same, Contradiction, "localStorage"},
+		{"Enable strict mode in tsconfig.json.", "Disable strict mode in tsconfig.json.", same, Contradiction, "Disable"},
+		{"We use Postgres 15.", "We moved to Postgres 16.", same, Update, "moved"},
+		// Hard negatives: both negate; two values differ (another scope); an addition.
+		{"Never commit .env files.", "Never commit the node_modules folder.", same, None, "negate"},
+		{"The deployment runs 3 replicas in production.", "The deployment runs 1 replica in staging.", same, None, "2 places"},
+		{"Redis is used for session storage.", "Redis is also used for rate limiting.", same, None, "also"},
+		// The same texts with no shared subject are no conflict.
+		{"The API server listens on port 8080.", "The API server listens on port 9090.", Evidence{E1: 0.7, E6: 0.6, E11: 1}, None, "different subjects"},
+	} {
+		j := Judge(c.old, c.new, c.ev, DefaultRules)
+		if j.Kind != c.want || !strings.Contains(j.Reason, c.reason) {
+			t.Errorf("Judge(%q, %q) = %s (%s), want %s naming %q", c.old, c.new, j.Kind, j.Reason, c.want, c.reason)
+		}
+	}
+}
+
+func TestKindNames(t *testing.T) {
+	for k := None; k <= Update; k++ {
+		if strings.HasPrefix(k.String(), "kind(") {
+			t.Errorf("kind %d has no name", k)
+		}
+	}
+	if Kind(9).String() != "kind(9)" {
+		t.Errorf("unknown kind prints %q", Kind(9).String())
+	}
+}

@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/record"
+)
+
+// TestContradictionOnWrite stores a decision, then one that contradicts it,
+// with the real models (e5-small-v2 gives the E1 evidence the rules were
+// tuned on): the write answer names the old memory with its evidence, the
+// default policy only reports, supersede-newer links.
+func TestContradictionOnWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("embeds 6 memories with real models")
+	}
+	conflictOnWrite(t, neuralRegistry(t))
+}
+
+func conflictOnWrite(t *testing.T, reg *embedders.Registry) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), reg)
+	old, err := s.Add(ctx, record.NewMemory{Type: record.TypeDecision, Content: "Keep refresh tokens in localStorage so the SPA can read them after a reload."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(ctx, record.NewMemory{Content: "The CI pipeline caches the Go module download directory."}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Add(ctx, record.NewMemory{Type: record.TypeDecision, Content: "Refresh tokens must be httpOnly cookies, never localStorage."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Contradicts) != 1 || m.Contradicts[0].ID != old.ID || m.Contradicts[0].Kind != "contradiction" || m.Contradicts[0].Superseded {
+		t.Fatalf("the contradicting write reports %+v, want %s as an unlinked contradiction", m.Contradicts, old.ID)
+	}
+	if c := m.Contradicts[0]; c.E1 <= 0 || !strings.Contains(c.Reason, "localStorage") {
+		t.Errorf("the evidence does not say what differs: %+v", c)
+	}
+	if got, err := s.Get(ctx, old.ID); err != nil || len(got.SupersededBy) != 0 {
+		t.Fatalf("the report policy changed the old memory: %+v, %v", got.SupersededBy, err)
+	}
+	// Another project is never compared; a compatible note is no conflict.
+	other, err := s.Add(ctx, record.NewMemory{Project: "p", Content: "Refresh tokens must be httpOnly cookies, never in localStorage."})
+	if err != nil || len(other.Contradicts) != 0 {
+		t.Fatalf("another project's memory was judged: %+v, %v", other.Contradicts, err)
+	}
+	// supersede-newer links the update in the same write.
+	port, err := s.Add(ctx, record.NewMemory{Content: "The API server listens on port 8080."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := s.Add(ctx, record.NewMemory{OnConflict: record.ConflictSupersedeNewer, Content: "The API server listens on port 9090."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(up.Contradicts) != 1 || up.Contradicts[0].ID != port.ID || !up.Contradicts[0].Superseded {
+		t.Fatalf("supersede-newer reports %+v, want %s superseded", up.Contradicts, port.ID)
+	}
+	if got, err := s.Get(ctx, port.ID); err != nil || len(got.SupersededBy) != 1 || got.SupersededBy[0] != up.ID {
+		t.Fatalf("the old port is not superseded by the new one: %+v, %v", got.SupersededBy, err)
+	}
+}
+
+func TestConflictPolicyRefused(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), hashRegistry(t, ""))
+	_, err := s.Add(context.Background(), record.NewMemory{Content: "x", OnConflict: "retire-older"})
+	if err == nil || !strings.Contains(err.Error(), "supersede-newer") {
+		t.Fatalf("an unknown policy was accepted or the error does not say the valid ones: %v", err)
+	}
+}
