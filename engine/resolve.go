@@ -37,32 +37,12 @@ func (s *Engine) ResolveID(ctx context.Context, text string) (record.ID, error) 
 			Fix: fmt.Sprintf("give the 36-character id that add or list printed, or its last (or first) %d or more hex digits", MinIDPrefix)}
 	}
 	prefix, _ := hex.DecodeString(digits[:len(digits)/2*2]) // whole bytes; an odd last digit is matched below
-	var matches []record.ID
-	err := s.cellar.Scan(ctx, cellar.FamMemories, prefix, func(k, _ []byte) error {
-		if len(k) != 16 || !strings.HasPrefix(hex.EncodeToString(k), digits) {
-			return nil
-		}
-		matches = append(matches, record.ID(k))
-		if len(matches) > 5 {
-			return errStopScan
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStopScan) {
+	matches, err := s.scanIDs(ctx, prefix, func(h string) bool { return strings.HasPrefix(h, digits) })
+	if err != nil {
 		return record.ID{}, fmt.Errorf("resolve id prefix %s: %w", text, err)
 	}
 	if len(matches) == 0 {
-		err := s.cellar.Scan(ctx, cellar.FamMemories, nil, func(k, _ []byte) error {
-			if len(k) != 16 || !strings.HasSuffix(hex.EncodeToString(k), digits) {
-				return nil
-			}
-			matches = append(matches, record.ID(k))
-			if len(matches) > 5 {
-				return errStopScan
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, errStopScan) {
+		if matches, err = s.scanIDs(ctx, nil, func(h string) bool { return strings.HasSuffix(h, digits) }); err != nil {
 			return record.ID{}, fmt.Errorf("resolve id suffix %s: %w", text, err)
 		}
 	}
@@ -82,4 +62,25 @@ func (s *Engine) ResolveID(ctx context.Context, text string) (record.ID, error) 
 	}
 	return record.ID{}, &record.ValidationError{Field: "id", Problem: fmt.Sprintf("prefix %s matches several memories: %s%s", text, strings.Join(names, ", "), more),
 		Fix: fmt.Sprintf("give more of the id, or its last %d hex digits (ids of one session share their first ones)", MinIDPrefix)}
+}
+
+// scanIDs returns up to six ids of the memories family under prefix whose
+// hex form match accepts (six: enough to tell one from several and name
+// five).
+func (s *Engine) scanIDs(ctx context.Context, prefix []byte, match func(hex string) bool) ([]record.ID, error) {
+	var out []record.ID
+	err := s.cellar.Scan(ctx, cellar.FamMemories, prefix, func(k, _ []byte) error {
+		if len(k) != 16 || !match(hex.EncodeToString(k)) {
+			return nil
+		}
+		out = append(out, record.ID(k))
+		if len(out) > 5 {
+			return errStopScan
+		}
+		return nil
+	})
+	if errors.Is(err, errStopScan) {
+		err = nil
+	}
+	return out, err
 }
