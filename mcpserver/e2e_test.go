@@ -125,9 +125,10 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 			r.text += tc.Text
 		}
 	}
-	if !r.isError {
-		if err := json.Unmarshal([]byte(r.text), &r.data); err != nil {
-			t.Fatalf("%s: result is not a JSON object: %v: %s", name, err, r.text)
+	if !r.isError { // the answer is the structured content; the text is a summary or the same JSON
+		raw, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(raw, &r.data); err != nil || r.data == nil {
+			t.Fatalf("%s: structured content is not a JSON object: %v: %s", name, err, raw)
 		}
 	}
 	return r
