@@ -28,8 +28,9 @@ best first, each whole where it fits (the first one that does not fit is cut at 
 boundary), near-duplicates of a packed memory dropped, every item with a citation handle
 ([1], [2]), its type, date and id. Tokens are counted with the e5-small-v2 tokenizer when
 it is installed (else approximately, and the output says so), over exactly the text
-printed, so the output never exceeds the budget. --json gives the items, what was
-dropped and why, and the Markdown. The same packing is the MCP tool get_context and
+printed, so the output never exceeds the budget. --json gives the answer MCP and HTTP give:
+the Markdown, a citation index (cite, id, type, date; counted in the budget), and what was
+left out as a count and a reason. The same packing is the MCP tool get_context and
 POST /v1/context of cgraph serve.`,
 		Example: `  cgraph context "fix the flaky store tests" --budget 1500
   cgraph context "why does CI fail" --json | jq -r .markdown`,
@@ -55,7 +56,7 @@ POST /v1/context of cgraph serve.`,
 				return a.PrintJSON(co)
 			}
 			a.Printf("%s", co.Markdown)
-			a.Warnf("%d memories, %d of %d tokens (%s); %d left out", len(co.Items), co.Tokens, co.Budget, co.Counter, len(co.Dropped))
+			a.Warnf("%d memories, %d of %d tokens (%s); %d left out", len(co.Cites), co.Tokens, co.Budget, co.Counter, co.Left.Count)
 			return nil
 		},
 	}
@@ -69,7 +70,7 @@ POST /v1/context of cgraph serve.`,
 
 // context packs r on the cgraph serve of this store when one answers (POST
 // /v1/context, counted with the server's tokenizer), else here.
-func (a *App) context(cmd *cobra.Command, r ops.ContextRequest) (co ops.ContextAnswer, err error) {
+func (a *App) context(cmd *cobra.Command, r ops.ContextRequest) (co ops.CompactContext, err error) {
 	if srv, ok := a.server(cmd); ok {
 		body := map[string]any{"query": r.Query, "budget": r.Budget, "profile": r.Profile, "candidates": r.Candidates, "filter": r.Filter}
 		err := srv.post(a.Context(), "/v1/context", body, &co)
@@ -82,13 +83,13 @@ func (a *App) context(cmd *cobra.Command, r ops.ContextRequest) (co ops.ContextA
 		return co, err
 	}
 	defer a.closeStore(s, &err)
-	r.Tokens = a.tokenCounter()
-	co, err = ops.Context(a.Context(), s, r)
+	r.Tokens, r.Index = a.tokenCounter(), true
+	full, err := ops.Context(a.Context(), s, r)
 	var ve *record.ValidationError
 	if errors.As(err, &ve) {
 		return co, &UsageError{Problem: "--" + ve.Field + ": " + ve.Problem, Fix: ve.Fix}
 	}
-	return co, err
+	return full.Compact(), err
 }
 
 // tokenCounter counts with the e5-small-v2 tokenizer of the models

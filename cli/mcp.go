@@ -36,8 +36,9 @@ of another project's memory is refused with an error naming both projects.
 
 When a cgraph serve serves the store (it announces itself in the store directory), cgraph mcp
 relays the session to it: every agent shares its one writer and warm models
-(CGRAPH_NO_SERVER=1, --read-only, --http or --tools core serve locally instead; with
---project the relayed session is pinned to the project by the server, /mcp?project=P).
+(CGRAPH_NO_SERVER=1, --read-only or --http serve locally instead; with --project the relayed
+session is pinned to the project by the server, /mcp?project=P, and with --tools core it is
+served the core set, /mcp?tools=core).
 
 Otherwise the first cgraph mcp on a store takes its writer lock. Later ones (or any beside another
 writing cgraph command) open the store read-only: their read tools see the writer's
@@ -56,10 +57,10 @@ answer with an error that names the writing process.`,
 			}
 			// A relayed session with a project is pinned to it by the server
 			// (/mcp?project=P).
-			if httpAddr == "" && !a.ReadOnly && tools == mcpserver.ToolsFull && os.Getenv("CGRAPH_NO_SERVER") == "" {
+			if httpAddr == "" && !a.ReadOnly && os.Getenv("CGRAPH_NO_SERVER") == "" {
 				if info, ok := readServerFile(a.DBDir); ok && (!info.Token || hasClientToken()) {
 					a.Warnf("store %s is served by cgraph serve at %s (pid %d): relaying this MCP session to it", a.DBDir, info.URL, info.PID)
-					return a.bridgeMCP(a.Context(), info.URL)
+					return a.bridgeMCP(a.Context(), info.URL, tools)
 				}
 			}
 			var ln net.Listener
@@ -98,7 +99,7 @@ answer with an error that names the writing process.`,
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this address (host:port, loopback unless --allow-remote) instead of stdio")
-	cmd.Flags().StringVar(&tools, "tools", mcpserver.ToolsFull, "tool set: full (every tool) or core (8 tools: store, update, search, context, related, get, delete, timeline)")
+	cmd.Flags().StringVar(&tools, "tools", mcpserver.ToolsFull, "tool set: full (every tool) or core (8 tools: store, update, link, search, context, recent, get, delete)")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --http on a non-loopback address (the tools read and write the store without authentication)")
 	return cmd
 }

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/cgraph/cgraph/mcpserver"
 )
 
 // bridgeMCP relays the MCP session on stdin/stdout to the streamable HTTP
@@ -21,10 +23,17 @@ import (
 // protocol version the server assigns are sent with every later request;
 // at the end of stdin the session is deleted. With --project the session
 // is opened pinned to that project.
-func (a *App) bridgeMCP(ctx context.Context, base string) error {
-	endpoint := strings.TrimSuffix(base, "/") + "/mcp"
+func (a *App) bridgeMCP(ctx context.Context, base, tools string) error {
+	q := url.Values{}
 	if a.Project != "" { // the server pins this session to the project (mcpserver, ?project=P)
-		endpoint += "?project=" + url.QueryEscape(a.Project)
+		q.Set("project", a.Project)
+	}
+	if tools == mcpserver.ToolsCore { // the server serves this session the core set (?tools=core)
+		q.Set("tools", tools)
+	}
+	endpoint := strings.TrimSuffix(base, "/") + "/mcp"
+	if len(q) > 0 {
+		endpoint += "?" + q.Encode()
 	}
 	client := &http.Client{} // no timeout: a tool call may take as long as it takes
 	var session, version string

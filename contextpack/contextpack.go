@@ -79,7 +79,7 @@ type Drop struct {
 type Packed struct {
 	Query   string `json:"query"`
 	Budget  int    `json:"budget"`
-	Tokens  int    `json:"tokens"` // of Markdown(), at most Budget
+	Tokens  int    `json:"tokens"` // of Markdown() plus every item's Options.Overhead, at most Budget
 	Counter string `json:"counter"`
 	Items   []Item `json:"items"`
 	Dropped []Drop `json:"dropped"`
@@ -103,6 +103,11 @@ type Options struct {
 	// those that fit whole in what is left are attached (see Pack). Its
 	// error ends Pack.
 	Related func(id string) ([]Link, error)
+	// Overhead, when set, is what a packed item costs beyond its rendering
+	// (e.g. its entry in a citation index sent with the Markdown), in
+	// tokens; it is counted against the budget with the item, so the
+	// Markdown and the index together stay within it (Packed.Tokens).
+	Overhead func(it Item) int
 }
 
 // Pack fills the budget with cands in order. A candidate that does not fit
@@ -144,7 +149,8 @@ func Pack(query string, cands []Candidate, c Counter, o Options) (Packed, error)
 		}
 		it := Item{Cite: fmt.Sprintf("[%d]", len(p.Items)+1), ID: cand.ID, Type: cand.Type, CreatedAt: cand.CreatedAt, Score: cand.Score, Content: cand.Content}
 		it.Tokens = c.Count(it.render())
-		left := o.Budget - used
+		extra := o.overhead(it)
+		left := o.Budget - used - extra
 		if it.Tokens > left {
 			if left < o.MinTruncated {
 				p.Dropped = append(p.Dropped, Drop{cand.ID, "over budget"})
@@ -157,7 +163,7 @@ func Pack(query string, cands []Candidate, c Counter, o Options) (Packed, error)
 			}
 			it, full = cut, true
 		}
-		used += it.Tokens
+		used += it.Tokens + extra
 		p.Items = append(p.Items, it)
 		shingles = append(shingles, sh)
 	}
@@ -168,6 +174,9 @@ func Pack(query string, cands []Candidate, c Counter, o Options) (Packed, error)
 		}
 	}
 	p.Tokens = c.Count(p.Markdown())
+	for _, it := range p.Items {
+		p.Tokens += o.overhead(it)
+	}
 	if p.Tokens > o.Budget { // the parts were counted apart; never hand out more than asked
 		return Packed{}, fmt.Errorf("contextpack: rendered context counts %d tokens, over the budget %d (a tokenizer that is not additive over lines)", p.Tokens, o.Budget)
 	}
@@ -201,16 +210,24 @@ func attach(p *Packed, cands []Candidate, c Counter, o Options, used int, shingl
 			it := Item{Cite: fmt.Sprintf("[%d]", len(p.Items)+1), ID: m.ID, Type: m.Type, CreatedAt: m.CreatedAt, Content: m.Content,
 				RelatedTo: &RelatedTo{Cite: from.Cite, ID: from.ID, Relation: l.Relation, Direction: l.Direction}}
 			it.Tokens = c.Count(it.render())
-			if it.Tokens > o.Budget-used {
+			extra := o.overhead(it)
+			if it.Tokens+extra > o.Budget-used {
 				p.RelatedLeftOut++
 				continue
 			}
-			used += it.Tokens
+			used += it.Tokens + extra
 			p.Items = append(p.Items, it)
 			shingles = append(shingles, sh)
 		}
 	}
 	return used, nil
+}
+
+func (o Options) overhead(it Item) int {
+	if o.Overhead == nil {
+		return 0
+	}
+	return o.Overhead(it)
 }
 
 // BudgetError is a budget Pack cannot work with: not positive, or smaller

@@ -3,7 +3,8 @@
 // update_memory, link_memories, get_related, get_memory, delete_memory,
 // get_context), embedder tools (search_by_embedder,
 // list_embedder_indexes, get_embedder_clusters, compare_embedder_views),
-// domain tools (search_graph, search_robust, search_by_intent,
+// domain tools (search_memory — search_graph is its old name, kept for a
+// release — search_robust, search_by_intent,
 // search_by_keywords, search_code, search_causes, search_effects,
 // search_connections, search_by_entities, search_recent, search_periodic,
 // get_session_timeline) and analysis tools (detect_topics,
@@ -20,12 +21,17 @@
 // through Server.Call, which the HTTP API (package httpapi) and `cgraph
 // context` use — so the schema and the handler cannot disagree, unknown
 // argument names are refused, and a value outside an enum or bound is
-// refused in words naming the argument. Results are JSON objects
-// (structured content plus the same JSON as text). Search results are
-// compact (id, score, snippet, type, tags, time); explain: true adds the
-// per-slot detail (rank, raw score, WRRF contribution, threshold level),
-// boosts and the status of every space searched. Options.Tools = ToolsCore
-// lists eight tools only (CoreTools). Memories are resources (memory://ID)
+// refused in words naming the argument. Results are JSON objects in the
+// structured content; the text content is a one-line summary where the
+// answer has one (search, get_context, store_memory), not a second copy.
+// Search results are compact (id, score, why, snippet, type, tags, time);
+// explain: true adds the per-slot detail (rank, raw score, WRRF
+// contribution, threshold level), boosts and the status of every space
+// searched. get_context answers Markdown and a citation index counted in
+// its budget (ops.CompactContext). Options.Tools = ToolsCore lists eight
+// tools only (CoreTools), with instructions naming only those; a session on
+// /mcp?tools=core gets the same. Output schemas are listed only with
+// Options.OutputSchemas. Memories are resources (memory://ID)
 // and the recall_context prompt packs the memories for a task.
 //
 // # Ids, filters, projects, links
@@ -35,7 +41,7 @@
 // it matches. Every search tool and get_context take a filter object —
 // record.Filter's JSON form, the HTTP API's too — applied inside every
 // index before fusion; without one a search covers the default project
-// without superseded memories. search_graph's expand and get_context
+// without superseded memories. search_memory's expand and get_context
 // follow links (link_memories) one step from what they found: expansions
 // come in a separate expanded list with the relation and the result they
 // came from; get_context attaches the linked memories that fit the budget,
@@ -70,4 +76,8 @@
 // Search tools default to the multi_space mode (every weighted slot searched
 // over the whole store, fused by weighted RRF), as `cgraph search` does;
 // search_graph takes mode pipeline or e1_only too.
+//
+// search_memory's profile is an agent's choice mapped onto the built-in
+// profiles (agentprofiles.go: auto, code, causal, facts, intent, recent,
+// session, structure, typos).
 package mcpserver

@@ -125,9 +125,10 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 			r.text += tc.Text
 		}
 	}
-	if !r.isError {
-		if err := json.Unmarshal([]byte(r.text), &r.data); err != nil {
-			t.Fatalf("%s: result is not a JSON object: %v: %s", name, err, r.text)
+	if !r.isError { // the answer is the structured content; the text is a summary or the same JSON
+		raw, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(raw, &r.data); err != nil || r.data == nil {
+			t.Fatalf("%s: structured content is not a JSON object: %v: %s", name, err, raw)
 		}
 	}
 	return r
@@ -201,7 +202,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	}
 	slices.Sort(names) // the SDK lists tools by name
 	slices.Sort(want)
-	if !slices.Equal(names, want) || len(names) != 26 {
+	if !slices.Equal(names, want) || len(names) != 27 {
 		t.Fatalf("tools/list: %v, want %v", names, want)
 	}
 
@@ -213,7 +214,7 @@ func TestMCPEndToEnd(t *testing.T) {
 
 	// memory tools
 	st := use("store_memory", map[string]any{"content": "Decision: the MCP e2e test stores this note about zebra-striped caches.",
-		"type": "decision", "tags": []string{"e2e"}, "session": "e2e-session", "importance": 0.7})
+		"type": "decision", "tags": []string{"e2e"}, "session": "e2e-session", "importance": 0.7, "fingerprint": true})
 	id, _ := st["id"].(string)
 	if fp, _ := st["fingerprint"].([]any); len(id) != 36 || len(fp) != 13 {
 		t.Fatalf("store_memory: %v", st)
@@ -286,7 +287,7 @@ func TestMCPEndToEnd(t *testing.T) {
 
 	// context packing: the budget holds, items cite, duplicates are named
 	cx := use("get_context", map[string]any{"query": "why does the process abort when the tests finish", "budget": 300})
-	items, _ := cx["items"].([]any)
+	items, _ := cx["cites"].([]any)
 	if md, _ := cx["markdown"].(string); len(items) == 0 || !strings.Contains(md, "[1] ") || cx["tokens"].(float64) > 300 || cx["tokens"].(float64) <= 0 {
 		t.Fatalf("get_context: %v", cx)
 	}
@@ -295,6 +296,12 @@ func TestMCPEndToEnd(t *testing.T) {
 	}
 
 	// domain tools
+	sm := use("search_memory", map[string]any{"query": "why does the process abort when the tests finish", "profile": "causal", "top_k": 5})
+	for _, h := range checkHits(t, "search_memory", sm) {
+		if w, _ := h["why"].(string); w == "" {
+			t.Fatalf("search_memory: a hit without why: %v", h)
+		}
+	}
 	g := use("search_graph", map[string]any{"query": "why does the process abort when the tests finish", "top_k": 5, "explain": true})
 	checkHits(t, "search_graph", g)
 	if _, ok := g["spaces"].([]any); !ok {
@@ -577,7 +584,7 @@ func TestMCPHTTP(t *testing.T) {
 	}
 	defer cs.Close()
 	lt, err := cs.ListTools(ctx, nil)
-	if err != nil || len(lt.Tools) != 26 {
+	if err != nil || len(lt.Tools) != 27 {
 		t.Fatalf("tools/list over HTTP: %v, %d tools", err, len(lt.Tools))
 	}
 	d := ok(t, cs, "search_by_keywords", map[string]any{"query": "WriteBatch"})

@@ -16,23 +16,25 @@ import (
 // that the schema shows them as such and a bad value is refused naming the
 // field (toFilter). TestFilterArgMatchesRecord keeps the names in step.
 type filterArg struct {
-	Project       string            `json:"project,omitempty" jsonschema:"the project to search; default the default project (or the pinned one)"`
-	AllProjects   bool              `json:"all_projects,omitempty" jsonschema:"search every project (refused on a pinned server)"`
-	Types         []string          `json:"types,omitempty" jsonschema:"keep these memory types"`
-	TagsAny       []string          `json:"tags_any,omitempty" jsonschema:"keep memories with any of these tags"`
-	TagsAll       []string          `json:"tags_all,omitempty" jsonschema:"keep memories with all of these tags"`
-	Session       string            `json:"session,omitempty" jsonschema:"keep this session's memories"`
-	Source        string            `json:"source,omitempty" jsonschema:"keep memories of exactly this source"`
-	CreatedAfter  string            `json:"created_after,omitempty" jsonschema:"created at or after (RFC 3339)"`
-	CreatedBefore string            `json:"created_before,omitempty" jsonschema:"created before (RFC 3339)"`
-	UpdatedAfter  string            `json:"updated_after,omitempty" jsonschema:"last changed at or after (RFC 3339)"`
-	UpdatedBefore string            `json:"updated_before,omitempty" jsonschema:"last changed before (RFC 3339)"`
-	MinImportance float64           `json:"min_importance,omitempty" jsonschema:"keep importance at least this, 0 to 1"`
-	Meta          map[string]string `json:"meta,omitempty" jsonschema:"keep memories whose metadata has all these key: value pairs"`
-	Superseded    string            `json:"superseded,omitempty" jsonschema:"memories a newer one supersedes: exclude (default), include (marked superseded_by) or only"`
+	// The field names say what they keep (filterDesc says the rest): one
+	// description each would repeat on every tool that takes a filter.
+	Project       string            `json:"project,omitempty"`
+	AllProjects   bool              `json:"all_projects,omitempty"`
+	Types         []string          `json:"types,omitempty"`
+	TagsAny       []string          `json:"tags_any,omitempty"`
+	TagsAll       []string          `json:"tags_all,omitempty"`
+	Session       string            `json:"session,omitempty"`
+	Source        string            `json:"source,omitempty"`
+	CreatedAfter  string            `json:"created_after,omitempty"`
+	CreatedBefore string            `json:"created_before,omitempty"`
+	UpdatedAfter  string            `json:"updated_after,omitempty"`
+	UpdatedBefore string            `json:"updated_before,omitempty"`
+	MinImportance float64           `json:"min_importance,omitempty"`
+	Meta          map[string]string `json:"meta,omitempty"`
+	Superseded    string            `json:"superseded,omitempty"`
 }
 
-const filterDesc = "narrow the search before ranking, so top_k stays full; default: the default (or pinned) project without superseded memories"
+const filterDesc = "narrow before ranking (times RFC 3339; every meta pair must match); default: the default or pinned project, superseded excluded"
 
 // toFilter turns the filter argument into a record.Filter scoped to the
 // server's project: on a pinned server (Options.Project) the filter

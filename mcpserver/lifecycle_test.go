@@ -31,8 +31,9 @@ func tool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 		return nil, text
 	}
 	var out map[string]any
-	if err := json.Unmarshal([]byte(text), &out); err != nil {
-		t.Fatalf("%s: answer is not a JSON object: %v: %s", name, err, text)
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &out); err != nil || out == nil {
+		t.Fatalf("%s: structured content is not a JSON object: %v: %s", name, err, raw)
 	}
 	return out, ""
 }
@@ -321,25 +322,24 @@ func TestExpandAndContextRelated(t *testing.T) {
 	}
 
 	cx := must(t, cs, "get_context", map[string]any{"query": "quokka builds fail", "candidates": 1, "budget": 400})
-	items := cx["items"].([]any)
+	items := cx["cites"].([]any)
 	if len(items) != 2 || cx["tokens"].(float64) > 400 {
 		t.Fatalf("context: %v", cx)
 	}
-	att := items[1].(map[string]any)
-	if rt, _ := att["related_to"].(map[string]any); att["id"] != fixID || rt["cite"] != "[1]" || rt["relation"] != "fixes" || rt["direction"] != "in" {
+	if att := items[1].(map[string]any); att["id"] != fixID || att["cite"] != "[2]" {
 		t.Fatalf("attached item: %v", att)
 	}
 	if md := cx["markdown"].(string); !strings.Contains(md, fixID+" · fixes [1]\n") {
 		t.Fatalf("markdown: %s", md)
 	}
-	if cx := must(t, cs, "get_context", map[string]any{"query": "quokka builds fail", "candidates": 1, "budget": 400, "expand": []string{"causes"}}); len(cx["items"].([]any)) != 1 {
-		t.Fatalf("context with expand causes attached a fix: %v", cx["items"])
+	if cx := must(t, cs, "get_context", map[string]any{"query": "quokka builds fail", "candidates": 1, "budget": 400, "expand": []string{"causes"}}); len(cx["cites"].([]any)) != 1 {
+		t.Fatalf("context with expand causes attached a fix: %v", cx["cites"])
 	}
 	// The filter chooses the packed memories; what their relations bring
 	// is bounded by its scope only (project, superseded), not its types.
-	if cx := must(t, cs, "get_context", map[string]any{"query": "quokka builds fail", "candidates": 1, "budget": 400, "filter": map[string]any{"types": []string{"error"}}}); len(cx["items"].([]any)) != 2 ||
-		cx["items"].([]any)[1].(map[string]any)["type"] != "pattern" {
-		t.Fatalf("context with filter types error did not attach the fix (a pattern): %v", cx["items"])
+	if cx := must(t, cs, "get_context", map[string]any{"query": "quokka builds fail", "candidates": 1, "budget": 400, "filter": map[string]any{"types": []string{"error"}}}); len(cx["cites"].([]any)) != 2 ||
+		cx["cites"].([]any)[1].(map[string]any)["type"] != "pattern" {
+		t.Fatalf("context with filter types error did not attach the fix (a pattern): %v", cx["cites"])
 	}
 	tight := must(t, cs, "get_context", map[string]any{"query": "quokka builds fail", "candidates": 1, "budget": 64})
 	if tight["tokens"].(float64) > 64 {

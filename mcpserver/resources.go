@@ -64,6 +64,6 @@ func (s *Server) recallPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*
 	co := out.(ContextOutput)
 	text := fmt.Sprintf("Memories stored earlier that may matter for this task (cite them by their [n] handle; read one whole as memory://ID):\n\n%s\nTask: %s",
 		co.Markdown, req.Params.Arguments["task"])
-	return &mcp.GetPromptResult{Description: fmt.Sprintf("%d memories, %d of %d tokens", len(co.Items), co.Tokens, co.Budget),
+	return &mcp.GetPromptResult{Description: fmt.Sprintf("%d memories, %d of %d tokens", len(co.Cites), co.Tokens, co.Budget),
 		Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}, nil
 }

@@ -115,7 +115,7 @@ func TestStoreMemoryDuplicate(t *testing.T) {
 // TestOutputSchemas: every tool lists an output schema and answers with
 // structured content that validates against it, with and without explain.
 func TestOutputSchemas(t *testing.T) {
-	cs, e := connect(t, mcpserver.Options{})
+	cs, e := connect(t, mcpserver.Options{OutputSchemas: true})
 	ctx := context.Background()
 	var ids []string
 	for _, c := range []string{"Decision: pin grocksdb v1.7.15 because Debian ships RocksDB 7.8.3", "The build fails because librocksdb-dev is missing", "to be deleted"} {
@@ -146,6 +146,7 @@ func TestOutputSchemas(t *testing.T) {
 		"link_memories":          {"from": ids[1], "to": ids[0], "type": "informs", "weight": 0.5},
 		"get_related":            {"id": ids[0], "depth": 2},
 		"search_graph":           {"query": "why does the build fail", "expand": []string{"fixes"}, "filter": map[string]any{"tags_any": []string{"build"}}},
+		"search_memory":          {"query": "why does the build fail", "profile": "causal", "expand": []string{"fixes"}, "filter": map[string]any{"tags_any": []string{"build"}}},
 		"get_context":            {"query": "why does the build fail", "budget": 200},
 		"search_by_embedder":     {"query": "RocksDB", "embedder": "E6"},
 		"search_connections":     {"query": "engine/write.go"},
@@ -210,7 +211,7 @@ func TestOutputSchemas(t *testing.T) {
 		}
 		checked++
 	}
-	if checked != 26 {
-		t.Fatalf("%d tools with an output schema checked, want 26", checked)
+	if checked != 27 {
+		t.Fatalf("%d tools with an output schema checked, want 27", checked)
 	}
 }

@@ -1,12 +1,14 @@
 package mcpserver
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
-	"github.com/cgraph/cgraph/topics/topicstore"
 )
 
 // snippetRunes bounds the snippets in results.
@@ -14,9 +16,16 @@ const snippetRunes = 240
 
 // Hit is one search result as the tools return it.
 type Hit struct {
-	Rank      int         `json:"rank"`
-	ID        record.ID   `json:"id"`
-	Score     float64     `json:"score"`
+	Rank  int       `json:"rank"`
+	ID    record.ID `json:"id"`
+	Score float64   `json:"score"`
+	// Why says in words why it matched: the query's words the memory holds
+	// and the one or two spaces that carried it ("words: rocksdb, column;
+	// spaces: meaning, keywords").
+	Why string `json:"why,omitempty"`
+	// Snippet is the start of the content, cut at a sentence or line end
+	// (or a word) and ending in " …" when cut: get_memory or memory://ID
+	// reads it whole.
 	Snippet   string      `json:"snippet"`
 	Type      record.Type `json:"type"`
 	Tags      []string    `json:"tags,omitempty"`
@@ -62,7 +71,7 @@ type SearchOutput struct {
 }
 
 func toHit(rank int, h engine.Hit, m record.Memory) Hit {
-	return Hit{Rank: rank, ID: m.ID, Score: h.Score, Snippet: topicstore.Snippet(m.Content, snippetRunes), Type: m.Type,
+	return Hit{Rank: rank, ID: m.ID, Score: h.Score, Snippet: snippet(m.Content, snippetRunes), Type: m.Type,
 		Tags: m.Tags, Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(),
 		Project: m.Project, Meta: m.Meta, SupersededBy: m.SupersededBy,
 		Slots: h.Slots, Boosts: h.Boosts, Badges: h.Badges}
@@ -82,7 +91,7 @@ type Brief struct {
 }
 
 func toBrief(m record.Memory) Brief {
-	return Brief{ID: m.ID, Snippet: topicstore.Snippet(m.Content, snippetRunes), Type: m.Type, Tags: m.Tags, CreatedAt: m.CreatedAt.UTC(),
+	return Brief{ID: m.ID, Snippet: snippet(m.Content, snippetRunes), Type: m.Type, Tags: m.Tags, CreatedAt: m.CreatedAt.UTC(),
 		Project: m.Project, Meta: m.Meta, SupersededBy: m.SupersededBy}
 }
 
@@ -109,23 +118,38 @@ func toOutput(res engine.SearchResult, req engine.SearchRequest) SearchOutput {
 	if req.Direction != engine.DirectionAny {
 		out.Direction = req.Direction.String()
 	}
+	words := queryWords(res.Query)
+	cut := false
 	for i, h := range res.Hits {
-		out.Results = append(out.Results, toHit(i+1, h, res.Memories[i]))
+		hit := toHit(i+1, h, res.Memories[i])
+		hit.Why = why(words, h.Slots, res.Memories[i].Content)
+		cut = cut || strings.HasSuffix(hit.Snippet, ellipsis)
+		out.Results = append(out.Results, hit)
+	}
+	dropCommonBadges(out.Results)
+	if cut {
+		out.Notes = append(out.Notes, moreNote)
 	}
 	for _, x := range res.Expanded {
 		out.Expanded = append(out.Expanded, Expansion{Memory: toBrief(x.Memory), Relation: x.Relation.Type.String(),
 			Direction: ops.Direction(x.Relation, x.From), Weight: x.Relation.Weight, From: x.From})
 	}
+	// A weighted slot without a model is worth one note naming them all; a
+	// failure one note each; an unweighted badge slot (E4 without a session)
+	// is only in spaces.
+	var missing []string
 	for _, sp := range res.Spaces {
-		// A weighted slot without a model, or any failure, is worth a note;
-		// an unweighted badge slot (E4 without a session) is only in spaces.
-		if (sp.Status == engine.SpaceUnavailable && sp.Weight > 0) || sp.Status == engine.SpaceFailed {
-			note := sp.Name + " " + sp.Status
-			if sp.Note != "" {
-				note += ": " + sp.Note
+		switch {
+		case sp.Status == engine.SpaceUnavailable && sp.Weight > 0:
+			if !slices.Contains(missing, sp.Name) {
+				missing = append(missing, sp.Name)
 			}
-			out.Notes = append(out.Notes, note)
+		case sp.Status == engine.SpaceFailed:
+			out.Notes = append(out.Notes, sp.Name+" failed: "+sp.Note)
 		}
+	}
+	if len(missing) > 0 {
+		out.Notes = append(out.Notes, "no model for "+strings.Join(missing, ", ")+": searched without them (list_embedder_indexes says why)")
 	}
 	switch {
 	case len(out.Results) > 0:
@@ -197,3 +221,25 @@ type RevisionOf struct {
 }
 
 func toMemoryOutput(m record.Memory) MemoryOutput { return MemoryOutput{Memory: ops.MemoryOf(m)} }
+
+// summary is a search answer's text content: how many results and the
+// first one's id and why; the results are the structured content.
+func (o SearchOutput) summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d results", len(o.Results))
+	if o.Profile != "" {
+		fmt.Fprintf(&b, " (%s)", o.Profile)
+	}
+	if len(o.Results) > 0 {
+		h := o.Results[0]
+		fmt.Fprintf(&b, "; top %s %s", h.ID, h.Type)
+		if h.Why != "" {
+			fmt.Fprintf(&b, " (%s)", h.Why)
+		}
+	}
+	if len(o.Expanded) > 0 {
+		fmt.Fprintf(&b, "; %d linked memories in expanded", len(o.Expanded))
+	}
+	b.WriteString(". The results are in structuredContent.")
+	return b.String()
+}

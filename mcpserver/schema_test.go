@@ -19,7 +19,7 @@ import (
 // reads. TestSchemasMatchHandlers checks that the samples cover every field.
 var sampleArgs = map[string]map[string]any{
 	"store_memory": {"content": "Decision: pin grocksdb v1.7.15", "type": "decision", "tags": []string{"go"}, "source": "go.mod",
-		"session": "s1", "importance": 0.8, "created_at": "2026-02-20T10:40:00Z", "project": "cgraph", "meta": map[string]string{"ticket": "CG-12"}, "supersede": true, "on_conflict": "supersede-newer"},
+		"session": "s1", "importance": 0.8, "created_at": "2026-02-20T10:40:00Z", "project": "cgraph", "meta": map[string]string{"ticket": "CG-12"}, "supersede": true, "fingerprint": true, "on_conflict": "supersede-newer"},
 	"update_memory": {"id": "0191e0a2", "content": "Decision: pin grocksdb v1.7.16", "type": "decision", "add_tags": []string{"deps"},
 		"remove_tags": []string{"go"}, "importance": 0.9, "meta": map[string]string{"status": "done"}, "unset_meta": []string{"ticket"}, "project": "cgraph"},
 	"link_memories":          {"from": "0191e0a2-7c3b-7d4e-9f00-1234567890ab", "to": "0191e0a2-7c3b-7d4e-9f00-1234567890ac", "type": "fixes", "weight": 0.8, "unlink": false},
@@ -30,9 +30,10 @@ var sampleArgs = map[string]map[string]any{
 	"list_embedder_indexes":  {},
 	"get_embedder_clusters":  {"embedder": "E1", "min_cluster_size": 3, "min_samples": 2, "members_shown": 5},
 	"compare_embedder_views": {"query": "q", "embedders": []string{"E1", "E6"}, "top_k": 5, "filter": sampleFilter},
+	"search_memory":          {"explain": true, "query": "q", "profile": "causal", "top_k": 5, "filter": sampleFilter, "expand": []string{"fixes"}},
 	"search_graph": {"explain": true, "query": "q", "profile": "causal_reasoning", "weights": map[string]float64{"E5": 0.6}, "mode": "multi_space", "top_k": 5, "direction": "effects",
 		"filter": sampleFilter, "expand": []string{"fixes"}},
-	"get_context":           {"query": "q", "budget": 500, "profile": "semantic_search", "candidates": 10, "filter": sampleFilter, "expand": []string{"fixes", "causes"}},
+	"get_context":           {"query": "q", "budget": 500, "profile": "causal", "candidates": 10, "filter": sampleFilter, "expand": []string{"fixes", "causes"}},
 	"search_robust":         {"explain": true, "query": "q", "top_k": 5, "filter": sampleFilter},
 	"search_by_intent":      {"explain": true, "query": "q", "top_k": 5, "enhanced": true, "filter": sampleFilter},
 	"search_by_keywords":    {"explain": true, "query": "q", "top_k": 5, "filter": sampleFilter},
@@ -59,7 +60,7 @@ var sampleFilter = map[string]any{"project": "cgraph", "all_projects": false, "t
 // tools of issue 17 (update_memory, link_memories, get_related), exactly.
 var wantTools = []string{"store_memory", "update_memory", "link_memories", "get_related", "get_memory", "delete_memory",
 	"search_by_embedder", "list_embedder_indexes", "get_embedder_clusters", "compare_embedder_views", "get_context",
-	"search_graph", "search_robust", "search_by_intent", "search_by_keywords", "search_code", "search_causes",
+	"search_memory", "search_graph", "search_robust", "search_by_intent", "search_by_keywords", "search_code", "search_causes",
 	"search_effects", "search_connections", "search_by_entities", "search_recent", "search_periodic", "get_session_timeline",
 	"detect_topics", "get_topic_stability", "get_divergence_alerts"}
 
@@ -272,6 +273,13 @@ func TestSchemaConstraints(t *testing.T) {
 				if p.Minimum == nil && p.ExclusiveMinimum == nil {
 					t.Errorf("%s.%s: a number without a lower bound", name, arg)
 				}
+			case name == "get_context" && arg == "profile":
+				// No enum: it takes the agent's choices and the built-in
+				// names (cgraph context --profile); an unknown one is
+				// refused by the handler (TestContextProfiles).
+				if !strings.Contains(p.Description, "causal (") {
+					t.Errorf("get_context.profile: the choices are not described: %q", p.Description)
+				}
 			case enums[arg]:
 				if len(p.Enum) == 0 {
 					t.Errorf("%s.%s: an enumeration without its values", name, arg)
@@ -377,9 +385,11 @@ func checkFilterSchema(t *testing.T, tool string, p *jsonschema.Schema) {
 			t.Errorf("%s.filter.%s: format is not date-time", tool, k)
 		}
 	}
+	// The field names speak for themselves; the filter's one description
+	// says the rest (a description each would repeat on every tool).
 	for k, q := range f {
-		if q.Description == "" || q.Type == "" {
-			t.Errorf("%s.filter.%s: description %q, type %q (one type each)", tool, k, q.Description, q.Type)
+		if q.Type == "" {
+			t.Errorf("%s.filter.%s: type %q (one type each)", tool, k, q.Type)
 		}
 	}
 }

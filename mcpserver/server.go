@@ -74,6 +74,11 @@ type Options struct {
 	// leaves the server unpinned: the default project unless a call names
 	// another.
 	Project string
+	// OutputSchemas lists each tool's output schema with it in tools/list.
+	// Off by default: the schemas cost an agent about 50 KB of context on
+	// every session and the answers are the same without them (each is
+	// tested against its schema, TestOutputSchemas).
+	OutputSchemas bool
 	// HostsChecked says the caller refuses requests under a foreign Host or
 	// Origin itself (httpapi.Hosts, which also knows the names of
 	// --allowed-hosts), so HTTPHandler turns the SDK's loopback-only Host
@@ -93,6 +98,9 @@ type Server struct {
 	// sessions asking for one (?project=P), by project; guarded by pinMu.
 	pinMu  sync.Mutex
 	pinned map[string]*Server
+	// coreTwin serves the core set to sessions asking for it
+	// (?tools=core); guarded by pinMu.
+	coreTwin *Server
 }
 
 // New builds the MCP server with every tool of Tools registered.
@@ -101,10 +109,11 @@ func New(store Store, o Options) *Server {
 		o.Version = engine.Version
 	}
 	s := &Server{store: store, opts: o, defs: toolDefs()}
+	offered := func(name string) bool { return o.Tools != ToolsCore || slices.Contains(CoreTools, name) }
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "cgraph", Title: "cgraph memory and retrieval", Version: o.Version},
-		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
+		&mcp.ServerOptions{Instructions: instructionsFor(offered), Capabilities: &mcp.ServerCapabilities{}})
 	for _, t := range s.defs {
-		if o.Tools == ToolsCore && !slices.Contains(CoreTools, t.Name) {
+		if !offered(t.Name) {
 			continue // Call still reaches every tool: the HTTP API and the CLI use it
 		}
 		t.register(s, s.mcp, t.output)
@@ -119,19 +128,34 @@ const (
 	ToolsCore = "core" // CoreTools only: a small surface that costs an agent little context
 )
 
-// CoreTools are the tools of the core set: store, correct, find, follow
-// links, read, forget, replay a session.
-var CoreTools = []string{"store_memory", "update_memory", "search_graph", "get_context", "get_related",
-	"get_memory", "delete_memory", "get_session_timeline"}
+// CoreTools are the tools of the core set, an agent's day: remember (store,
+// correct, link), recall (search, context), browse (recent), read, forget.
+var CoreTools = []string{"store_memory", "update_memory", "link_memories", "search_memory", "get_context",
+	"search_recent", "get_memory", "delete_memory"}
 
-const instructions = `cgraph is a memory store for coding agents: store what you learn (facts, decisions, errors and
-their fixes, code, preferences) with store_memory, and get it back when it matters. At the start of a task call
-get_context with the task: it returns the relevant memories packed into a token budget, ready to read. Use
-search_graph for a ranked search (filter narrows it to a project, types, tags, dates or metadata), search_by_keywords
-for exact identifiers and error codes, search_causes to find why something happened. Correct a memory with
-update_memory instead of storing a second one; link an error to its fix or a new decision to the one it replaces
-with link_memories, and follow such links with get_related. Answers are compact; pass explain: true to see how each
-result was ranked.`
+// instructionsFor are the server instructions for the tools offered: each
+// sentence names only tools in offered (TestInstructionsNameOfferedTools).
+func instructionsFor(offered func(string) bool) string {
+	parts := []string{"cgraph is a memory store for coding agents: store what you learn (facts, decisions, errors and their fixes, code, preferences) with store_memory, and get it back when it matters."}
+	add := func(s string, tools ...string) {
+		for _, t := range tools {
+			if !offered(t) {
+				return
+			}
+		}
+		parts = append(parts, s)
+	}
+	add("At the start of a task call get_context with the task: it returns the relevant memories packed into a token budget as Markdown, with a citation index.", "get_context")
+	add("Use search_memory for a ranked search (profile: code, causal, recent, …; filter narrows it to a project, types, tags, dates or metadata); each result says why it matched.", "search_memory")
+	add("search_by_keywords finds exact identifiers and error codes, search_causes why something happened.", "search_by_keywords", "search_causes")
+	add("search_recent lists the newest memories.", "search_recent")
+	add("Correct a memory with update_memory instead of storing a second one.", "update_memory")
+	add("Link an error to its fix, or a new decision to the one it replaces, with link_memories.", "link_memories")
+	add("Follow links with get_related.", "get_related")
+	add("Read a memory whole with get_memory; delete_memory forgets one.", "get_memory", "delete_memory")
+	add("Answers are compact; explain: true shows how each result was ranked.", "search_memory")
+	return strings.Join(parts, " ")
+}
 
 // Call runs the tool name with JSON arguments outside MCP (the HTTP API
 // uses it), through the same definition an MCP call goes through: the
@@ -186,20 +210,23 @@ func (readCloser) Close() error { return nil }
 // address under another host name (DNS rebinding, the SDK's localhost
 // protection) and a cross-origin browser request (http.CrossOriginProtection).
 //
-// A session opened with the query parameter project (/mcp?project=P) is
+// A session opened with tools=core (/mcp?tools=core) is served the core
+// set (Options.Tools). A session opened with the query parameter project (/mcp?project=P) is
 // served pinned to P (Options.Project), so agents of several projects can
 // share one server; on a server pinned to a project only that one is
 // accepted.
 func (s *Server) HTTPHandler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		p := r.URL.Query().Get("project")
-		if p == "" || p == s.opts.Project {
-			return s.mcp
+		srv := s
+		if p := r.URL.Query().Get("project"); p != "" && p != s.opts.Project {
+			if srv = s.pinnedTo(p); srv == nil {
+				return nil // refused below before it gets here
+			}
 		}
-		if ps := s.pinnedTo(p); ps != nil {
-			return ps.mcp
+		if r.URL.Query().Get("tools") == ToolsCore && srv.opts.Tools != ToolsCore {
+			srv = srv.core()
 		}
-		return nil // refused below before it gets here
+		return srv.mcp
 	}, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: s.opts.HostsChecked})
 	check := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.Query().Get("project"); p != "" && p != s.opts.Project {
@@ -261,6 +288,20 @@ func checkBodyUTF8(w http.ResponseWriter, r *http.Request) bool {
 	w.WriteHeader(status)
 	_, _ = w.Write(out) // the client is gone if this fails
 	return false
+}
+
+// core returns this server's core-set twin (a session opened on
+// /mcp?tools=core: what cgraph mcp --tools core relays to), made on first
+// use.
+func (s *Server) core() *Server {
+	s.pinMu.Lock()
+	defer s.pinMu.Unlock()
+	if s.coreTwin == nil {
+		o := s.opts
+		o.Tools = ToolsCore
+		s.coreTwin = New(s.store, o)
+	}
+	return s.coreTwin
 }
 
 // maxPinned bounds the projects one HTTP server makes pinned servers for.
@@ -381,7 +422,7 @@ func define[In any](name, kind string, write bool, desc string, h func(ctx conte
 		readOnly := !write && name != "detect_topics"
 		tool := &mcp.Tool{Name: name, Description: desc, InputSchema: inputSchema[In](name), Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint: readOnly, DestructiveHint: &destructive, IdempotentHint: readOnly, OpenWorldHint: &open}}
-		if output != nil {
+		if output != nil && s.opts.OutputSchemas {
 			tool.OutputSchema = output()
 		}
 		// The raw handler: arguments are checked by d.call, so an MCP call
@@ -399,7 +440,15 @@ func define[In any](name, kind string, write bool, desc string, h func(ctx conte
 			if err != nil {
 				return nil, fmt.Errorf("%s: marshaling the output: %w", name, err)
 			}
-			return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+			// The structured content is the answer (hosts such as Claude Code
+			// and VS Code give the model only that when it is present); the
+			// text content is a short summary where the answer has one, not
+			// a second copy.
+			text := string(b)
+			if sm, ok := out.(summarizer); ok {
+				text = sm.summary()
+			}
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 		})
 	}
 	var once sync.Once
@@ -435,6 +484,10 @@ func define[In any](name, kind string, write bool, desc string, h func(ctx conte
 	}
 	return d
 }
+
+// summarizer is an answer whose MCP text content is a short summary of its
+// structured content rather than a copy of it.
+type summarizer interface{ summary() string }
 
 // runTool is the wrapper every call of a tool goes through, over MCP or Call.
 func runTool[In any](ctx context.Context, s *Server, d ToolInfo, in In, h func(ctx context.Context, s *Server, in In) (any, error)) (out any, err error) {
@@ -524,7 +577,14 @@ func constrain(tool, name string, p *jsonschema.Schema) {
 		zero, one := 0.0, 1.0
 		p.ExclusiveMinimum, p.Maximum = &zero, &one
 	case "profile":
-		p.Enum = enum(engine.ProfileNames())
+		switch tool {
+		case "search_memory":
+			p.Enum, p.Description = enum(agentProfileNames(true)), agentProfileDesc(true)
+		case "get_context": // no enum: the built-in names are taken too (cgraph context --profile, HTTP callers), refused by ops when unknown
+			p.Description = agentProfileDesc(false) + "; or a built-in profile name"
+		default:
+			p.Enum = enum(engine.ProfileNames())
+		}
 	case "mode":
 		p.Enum = enum([]string{engine.ModeMultiSpace.String(), engine.ModePipeline.String(), engine.ModeE1Only.String()})
 	case "direction":
@@ -670,7 +730,7 @@ func toolError(err error) error {
 	case errors.As(err, &ve):
 		return err // says field, problem and fix
 	case errors.Is(err, record.ErrNotFound):
-		return fmt.Errorf("%w: check the id (search_graph or get_session_timeline list ids), or it was deleted", err)
+		return fmt.Errorf("%w: check the id (search_memory or search_recent list ids), or it was deleted", err)
 	case errors.Is(err, record.ErrReadOnly):
 		return fmt.Errorf("%w: this server cannot write; use the writing cgraph mcp server", err)
 	}

@@ -11,15 +11,15 @@ import (
 )
 
 type updateMemoryIn struct {
-	ID         string            `json:"id" jsonschema:"the memory to change: its id, or the last 8 or more hex digits of it"`
-	Content    *string           `json:"content,omitempty" jsonschema:"the corrected text; the memory is indexed again under the same id and the old text is kept as an earlier revision"`
-	Type       string            `json:"type,omitempty" jsonschema:"the new type: fact, decision, error, pattern, code, conversation, note or preference"`
-	AddTags    []string          `json:"add_tags,omitempty" jsonschema:"tags to add (those it has already are kept once)"`
-	RemoveTags []string          `json:"remove_tags,omitempty" jsonschema:"tags to remove (removed before add_tags are added)"`
-	Importance *float64          `json:"importance,omitempty" jsonschema:"the new importance, above 0 and at most 1"`
-	Meta       map[string]string `json:"meta,omitempty" jsonschema:"metadata keys to set, e.g. {\"status\": \"done\"}; a value replaces the key's old one"`
+	ID         string            `json:"id" jsonschema:"the id (or its last 8+ hex digits)"`
+	Content    *string           `json:"content,omitempty" jsonschema:"the corrected text"`
+	Type       string            `json:"type,omitempty" jsonschema:"the new type"`
+	AddTags    []string          `json:"add_tags,omitempty" jsonschema:"tags to add"`
+	RemoveTags []string          `json:"remove_tags,omitempty" jsonschema:"tags to remove"`
+	Importance *float64          `json:"importance,omitempty" jsonschema:"above 0, at most 1"`
+	Meta       map[string]string `json:"meta,omitempty" jsonschema:"metadata keys to set"`
 	UnsetMeta  []string          `json:"unset_meta,omitempty" jsonschema:"metadata keys to remove"`
-	Project    *string           `json:"project,omitempty" jsonschema:"move the memory to this project (\"\" is the default project); refused on a server pinned to another project"`
+	Project    *string           `json:"project,omitempty" jsonschema:"move it to this project (\"\": the default)"`
 }
 
 // updateMemoryOut is the memory after the change, and what the change did.
@@ -67,11 +67,11 @@ func updateMemory(ctx context.Context, s *Server, in updateMemoryIn) (any, error
 }
 
 type linkMemoriesIn struct {
-	From   string  `json:"from" jsonschema:"the memory the link starts from, read as 'from TYPE to' (this error causes that failure, this commit fixes that error, this decision supersedes that one): its id or its last 8 or more hex digits"`
-	To     string  `json:"to" jsonschema:"the memory the link points to: its id or its last 8 or more hex digits"`
-	Type   string  `json:"type" jsonschema:"what the link says: causes, fixes, supersedes (hides the older memory, to, from default searches), contradicts, informs, example_of, prerequisite_for, led_to or related_to"`
-	Weight float64 `json:"weight,omitempty" jsonschema:"how sure the link is, above 0 and at most 1; default 1"`
-	Unlink bool    `json:"unlink,omitempty" jsonschema:"remove the link from → to of this type instead of making it"`
+	From   string  `json:"from" jsonschema:"the id the link starts from (or its last 8+ hex digits)"`
+	To     string  `json:"to" jsonschema:"the id the link points to"`
+	Type   string  `json:"type" jsonschema:"what from says about to"`
+	Weight float64 `json:"weight,omitempty" jsonschema:"how sure, above 0 to 1; default 1"`
+	Unlink bool    `json:"unlink,omitempty" jsonschema:"remove this link instead"`
 }
 
 // linkOut is link_memories' answer: the link as stored, or what unlinking

@@ -2,23 +2,25 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/cgraph/cgraph/record"
 )
 
 type storeMemoryIn struct {
-	Content    string            `json:"content" jsonschema:"the memory's text: a fact, a decision and its reason, an error and its fix, a code snippet, a conversation turn (at most 1 MiB)"`
-	Type       string            `json:"type,omitempty" jsonschema:"one of fact, decision, error, pattern, code, conversation, note, preference; default note"`
-	Tags       []string          `json:"tags,omitempty" jsonschema:"short labels such as rocksdb or ci (at most 64, each at most 128 bytes)"`
-	Source     string            `json:"source,omitempty" jsonschema:"where it came from: a file path, URL, ADR or tool name"`
-	Session    string            `json:"session,omitempty" jsonschema:"conversation or work session id; memories of one session get sequence numbers 1, 2, … (see get_session_timeline)"`
-	Importance *float64          `json:"importance,omitempty" jsonschema:"0 to 1; default 0.5"`
-	CreatedAt  string            `json:"created_at,omitempty" jsonschema:"RFC 3339 creation time; default now"`
-	Project    string            `json:"project,omitempty" jsonschema:"the project (namespace) it belongs to; searches stay inside one project. Default: the default project, or the one this server is pinned to"`
-	Supersede  bool              `json:"supersede,omitempty" jsonschema:"this memory replaces what it nearly repeats: mark the near-duplicates found (see similar) as superseded by it, which hides them from default searches"`
-	OnConflict string            `json:"on_conflict,omitempty" jsonschema:"what to do with stored memories this one contradicts or updates (see contradicts): report (default) or supersede-newer, which marks them superseded by this one"`
-	Meta       map[string]string `json:"meta,omitempty" jsonschema:"your own key: value metadata to filter by later, e.g. {\"ticket\": \"CG-12\", \"file\": \"engine/write.go\"} (keys of letters, digits, '_', '.', '-'; at most 32)"`
+	Content     string            `json:"content" jsonschema:"the text to remember (at most 1 MiB)"`
+	Type        string            `json:"type,omitempty" jsonschema:"default note"`
+	Tags        []string          `json:"tags,omitempty" jsonschema:"short labels, e.g. rocksdb, ci"`
+	Source      string            `json:"source,omitempty" jsonschema:"where it came from: file, URL, tool"`
+	Session     string            `json:"session,omitempty" jsonschema:"session id; a session's memories are numbered in order"`
+	Importance  *float64          `json:"importance,omitempty" jsonschema:"0 to 1; default 0.5"`
+	CreatedAt   string            `json:"created_at,omitempty" jsonschema:"RFC 3339; default now"`
+	Project     string            `json:"project,omitempty" jsonschema:"its project; default the default (or pinned) project"`
+	Supersede   bool              `json:"supersede,omitempty" jsonschema:"mark the near-duplicates found (similar) superseded by this one"`
+	OnConflict  string            `json:"on_conflict,omitempty" jsonschema:"report (default) or supersede-newer: mark the stored memories this one contradicts or updates (contradicts) superseded by it"`
+	Meta        map[string]string `json:"meta,omitempty" jsonschema:"key: value metadata to filter by, e.g. {\"ticket\": \"CG-12\"}"`
+	Fingerprint bool              `json:"fingerprint,omitempty" jsonschema:"also list each space's representation"`
 }
 
 type storeMemoryOut struct {
@@ -43,9 +45,23 @@ type storeMemoryOut struct {
 	// contradicts or updates, with the evidence (superseded when
 	// on_conflict supersede-newer linked them).
 	Contradicts []record.Contradiction `json:"contradicts,omitempty"`
-	// Fingerprint lists each slot's status, so the agent sees which
-	// embedders could represent the memory.
-	Fingerprint []SlotEntry `json:"fingerprint"`
+	// Fingerprint lists each slot's status when asked (fingerprint: true).
+	Fingerprint []SlotEntry `json:"fingerprint,omitempty"`
+}
+
+// summary is store_memory's text content: the id and what was found close.
+func (o storeMemoryOut) summary() string {
+	s := "stored " + o.ID.String()
+	if o.DuplicateOf != nil {
+		s = "already stored as " + o.ID.String() + " (duplicate_of): nothing stored"
+	}
+	if len(o.Similar) > 0 {
+		s += fmt.Sprintf("; %d similar memories (see similar)", len(o.Similar))
+	}
+	if len(o.Contradicts) > 0 {
+		s += fmt.Sprintf("; contradicts or updates %d stored memories (see contradicts)", len(o.Contradicts))
+	}
+	return s
 }
 
 func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) {
@@ -88,18 +104,20 @@ func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) 
 	if m.Duplicate {
 		out.DuplicateOf = &m.ID
 	}
-	fp, err := s.store.Fingerprint(ctx, m.ID)
-	if err != nil {
-		return nil, err
+	if in.Fingerprint {
+		fp, err := s.store.Fingerprint(ctx, m.ID)
+		if err != nil {
+			return nil, err
+		}
+		out.Fingerprint = fingerprintEntries(fp)
 	}
-	out.Fingerprint = fingerprintEntries(fp)
 	return out, nil
 }
 
 type getMemoryIn struct {
-	ID          string `json:"id" jsonschema:"the memory id from store_memory or a search result (or its last 8 or more hex digits)"`
-	Fingerprint bool   `json:"fingerprint,omitempty" jsonschema:"also list the memory's 13 slot representations (status, kind, dims, producer)"`
-	History     bool   `json:"history,omitempty" jsonschema:"also list the memory's earlier revisions, oldest first, as update_memory replaced them"`
+	ID          string `json:"id" jsonschema:"the id (or its last 8+ hex digits)"`
+	Fingerprint bool   `json:"fingerprint,omitempty" jsonschema:"also list each space's representation"`
+	History     bool   `json:"history,omitempty" jsonschema:"also list earlier revisions, oldest first"`
 }
 
 func getMemory(ctx context.Context, s *Server, in getMemoryIn) (any, error) {
@@ -134,7 +152,7 @@ func getMemory(ctx context.Context, s *Server, in getMemoryIn) (any, error) {
 }
 
 type deleteMemoryIn struct {
-	ID string `json:"id" jsonschema:"the id of the memory to delete (or its last 8 or more hex digits); it goes from every index with its links, and cannot be undone"`
+	ID string `json:"id" jsonschema:"the id (or its last 8+ hex digits)"`
 }
 
 type deleteMemoryOut struct {

@@ -68,7 +68,7 @@ type queryIn struct {
 	Query   string     `json:"query" jsonschema:"what to look for, in natural language or code"`
 	TopK    int        `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
 	Filter  *filterArg `json:"filter,omitempty"`
-	Explain bool       `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Explain bool       `json:"explain,omitempty" jsonschema:"also return each space's rank, score and contribution per result"`
 }
 
 // ---- embedder tools
@@ -79,7 +79,7 @@ type searchByEmbedderIn struct {
 	TopK      int        `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
 	Direction string     `json:"direction,omitempty" jsonschema:"for E5/E8: causes (the query describes an effect), effects (it describes a cause); default both"`
 	Filter    *filterArg `json:"filter,omitempty"`
-	Explain   bool       `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Explain   bool       `json:"explain,omitempty" jsonschema:"also return each space's rank, score and contribution per result"`
 }
 
 func searchByEmbedder(ctx context.Context, s *Server, in searchByEmbedderIn) (any, error) {
@@ -311,7 +311,7 @@ type searchGraphIn struct {
 	Direction string             `json:"direction,omitempty" jsonschema:"for E5/E8: causes (the query describes an effect), effects (it describes a cause); default both"`
 	Filter    *filterArg         `json:"filter,omitempty"`
 	Expand    []string           `json:"expand,omitempty" jsonschema:"also return, in expanded, the memories linked to the results by these relation types (one link away), e.g. [\"fixes\", \"causes\"] to bring each error's fix and cause along"`
-	Explain   bool               `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Explain   bool               `json:"explain,omitempty" jsonschema:"also return each space's rank, score and contribution per result"`
 }
 
 func searchGraph(ctx context.Context, s *Server, in searchGraphIn) (any, error) {
@@ -343,6 +343,36 @@ func searchGraph(ctx context.Context, s *Server, in searchGraphIn) (any, error) 
 	return s.search(ctx, req)
 }
 
+type searchMemoryIn struct {
+	Query   string     `json:"query" jsonschema:"what to look for, in natural language or code"`
+	Profile string     `json:"profile,omitempty"`
+	TopK    int        `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
+	Filter  *filterArg `json:"filter,omitempty"`
+	Expand  []string   `json:"expand,omitempty" jsonschema:"also return, in expanded, the memories linked to the results by these relation types, e.g. [\"fixes\", \"causes\"]"`
+	Explain bool       `json:"explain,omitempty" jsonschema:"also return each space's rank, score and contribution per result"`
+}
+
+// searchMemory is the main search: search_graph's fusion in multi_space
+// mode with the profile an agent chooses (agentProfiles).
+func searchMemory(ctx context.Context, s *Server, in searchMemoryIn) (any, error) {
+	req, err := s.request(in.Query, in.TopK, in.Filter)
+	if err != nil {
+		return nil, err
+	}
+	if req.Expand, err = relationTypes("expand", in.Expand); err != nil {
+		return nil, err
+	}
+	if in.Profile == "recent" {
+		if req.Profile, err = timeProfile("recent", engine.E2); err != nil {
+			return nil, err
+		}
+	} else if req.Profile, err = resolveProfile(builtinOf(in.Profile), nil); err != nil {
+		return nil, err
+	}
+	req.Mode = engine.ModeMultiSpace
+	return s.search(ctx, req)
+}
+
 func searchRobust(ctx context.Context, s *Server, in queryIn) (any, error) {
 	req, err := s.request(in.Query, in.TopK, in.Filter)
 	if err != nil {
@@ -356,7 +386,7 @@ type intentIn struct {
 	TopK     int        `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
 	Enhanced bool       `json:"enhanced,omitempty" jsonschema:"use intent_enhanced (a stronger E10 boost on E1) instead of intent_search"`
 	Filter   *filterArg `json:"filter,omitempty"`
-	Explain  bool       `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Explain  bool       `json:"explain,omitempty" jsonschema:"also return each space's rank, score and contribution per result"`
 }
 
 func searchByIntent(ctx context.Context, s *Server, in intentIn) (any, error) {
@@ -410,7 +440,7 @@ type connectionsIn struct {
 	TopK      int        `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
 	Direction string     `json:"direction,omitempty" jsonschema:"targets (what the query imports or calls), sources (what imports or calls it); default both"`
 	Filter    *filterArg `json:"filter,omitempty"`
-	Explain   bool       `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Explain   bool       `json:"explain,omitempty" jsonschema:"also return each space's rank, score and contribution per result"`
 }
 
 func searchConnections(ctx context.Context, s *Server, in connectionsIn) (any, error) {
@@ -459,7 +489,7 @@ type recentIn struct {
 	Query   string     `json:"query,omitempty" jsonschema:"what to look for; leave out to list the newest memories"`
 	TopK    int        `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
 	Filter  *filterArg `json:"filter,omitempty"`
-	Explain bool       `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Explain bool       `json:"explain,omitempty" jsonschema:"also return each space's rank, score and contribution per result"`
 }
 
 func searchRecent(ctx context.Context, s *Server, in recentIn) (any, error) {
@@ -557,7 +587,7 @@ type periodicIn struct {
 	At      string     `json:"at,omitempty" jsonschema:"RFC 3339 time whose hour of day and day of week to match, e.g. 2026-03-02T09:00:00Z (a Monday morning); default now"`
 	TopK    int        `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
 	Filter  *filterArg `json:"filter,omitempty"`
-	Explain bool       `json:"explain,omitempty" jsonschema:"also return why each result ranks where it does (each space's rank, score and contribution, the boosts) and what each space did; off by default to keep the answer small"`
+	Explain bool       `json:"explain,omitempty" jsonschema:"also return each space's rank, score and contribution per result"`
 }
 
 func searchPeriodic(ctx context.Context, s *Server, in periodicIn) (any, error) {

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -54,6 +55,11 @@ type ContextRequest struct {
 	// Tokens counts tokens; nil counts approximately (and the answer says
 	// so).
 	Tokens TokenCounter
+	// Index counts each packed item's entry in the citation index
+	// (ContextAnswer.Compact) against the budget, so that the compact answer
+	// — Markdown and index — stays within it. The faces that answer with
+	// Compact set it.
+	Index bool
 }
 
 // ContextAnswer is the packing (items with citation handles, what was
@@ -63,6 +69,79 @@ type ContextAnswer struct {
 	contextpack.Packed
 	Markdown string   `json:"markdown"`
 	Notes    []string `json:"notes,omitempty"`
+}
+
+// Cite is one entry of a packed context's citation index: the handle the
+// Markdown cites ("[1]") and the memory behind it.
+type Cite struct {
+	Cite string `json:"cite"`
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	Date string `json:"date"` // created, YYYY-MM-DD
+}
+
+func citeOf(it contextpack.Item) Cite {
+	return Cite{Cite: it.Cite, ID: it.ID, Type: it.Type, Date: it.CreatedAt.UTC().Format("2006-01-02")}
+}
+
+// Left is what a packing left out: how many candidates, and why in words.
+type Left struct {
+	Count  int    `json:"count"`
+	Reason string `json:"reason,omitempty"` // e.g. "9 over budget, 1 near-duplicate of a packed memory"
+}
+
+// CompactContext is the answer an agent gets (MCP get_context, HTTP
+// /v1/context, cgraph context --json): the Markdown, a citation index, the
+// tokens both take (at most Budget when the request set Index), and what
+// was left out as a count and a reason — no per-candidate list. Beyond the
+// Markdown and the index its envelope is fixed: the field names, three
+// numbers, the counter's name, the reason and at most two notes.
+type CompactContext struct {
+	Markdown string   `json:"markdown"`
+	Cites    []Cite   `json:"cites"`
+	Budget   int      `json:"budget"`
+	Tokens   int      `json:"tokens"`
+	Counter  string   `json:"counter"`
+	Left     Left     `json:"left_out"`
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// Compact is a's compact form (CompactContext).
+func (a ContextAnswer) Compact() CompactContext {
+	out := CompactContext{Markdown: a.Markdown, Cites: make([]Cite, len(a.Items)), Budget: a.Budget, Tokens: a.Tokens,
+		Counter: a.Counter, Left: Left{Count: len(a.Dropped)}, Notes: a.Notes}
+	for i, it := range a.Items {
+		out.Cites[i] = citeOf(it)
+	}
+	over, dup := 0, 0
+	for _, d := range a.Dropped {
+		if strings.HasPrefix(d.Reason, "near-duplicate") {
+			dup++
+		} else {
+			over++
+		}
+	}
+	var why []string
+	if over > 0 {
+		why = append(why, fmt.Sprintf("%d over budget", over))
+	}
+	if dup > 0 {
+		why = append(why, fmt.Sprintf("%d near-duplicate of a packed memory", dup))
+	}
+	out.Left.Reason = strings.Join(why, ", ")
+	return out
+}
+
+// citeTokens is what an item's entry in the citation index costs: its JSON
+// and a separator.
+func citeTokens(c TokenCounter) func(contextpack.Item) int {
+	return func(it contextpack.Item) int {
+		b, err := json.Marshal(citeOf(it))
+		if err != nil {
+			return 0 // strings only: cannot fail
+		}
+		return c.Count(string(b) + ",")
+	}
 }
 
 // ContextStore is what Context needs of a store; *engine.Engine is one.
@@ -120,7 +199,11 @@ func Context(ctx context.Context, s ContextStore, r ContextRequest) (ContextAnsw
 		counter = contextpack.Approx{}
 	}
 	related := func(id string) ([]contextpack.Link, error) { return links(ctx, s, id, r.Expand, r.Filter) }
-	packed, err := contextpack.Pack(EchoQuery(r.Query), cands, counter, contextpack.Options{Budget: r.Budget, Related: related})
+	o := contextpack.Options{Budget: r.Budget, Related: related}
+	if r.Index {
+		o.Overhead = citeTokens(counter)
+	}
+	packed, err := contextpack.Pack(EchoQuery(r.Query), cands, counter, o)
 	var bad *contextpack.BudgetError
 	switch {
 	case errors.As(err, &bad):

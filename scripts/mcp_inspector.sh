@@ -59,13 +59,13 @@ check() {
 	log "ok: $what"
 }
 
-run --method tools/list 2>"$tmp/list.err" | check "tools/list lists the 26 tools" \
-	'd.tools.length === 26 && ["store_memory","update_memory","link_memories","get_related","search_graph","search_causes","get_session_timeline","get_divergence_alerts"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
+run --method tools/list 2>"$tmp/list.err" | check "tools/list lists the 27 tools" \
+	'd.tools.length === 27 && ["store_memory","update_memory","link_memories","get_related","search_memory","search_graph","search_causes","get_session_timeline","get_divergence_alerts"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
 
 # The core set (cgraph mcp --tools core): eight tools, the same portable schemas.
 (cd "$tmp" && "$INSPECTOR" --cli -e "CGRAPH_ORT_LIB=$ort" "$BIN" --db "$db" --models-dir "$models" mcp --tools=core --method tools/list) |
 	check "tools/list --tools core lists the 8 core tools" \
-	'd.tools.length === 8 && ["store_memory","update_memory","get_context","search_graph","get_related","get_session_timeline"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
+	'd.tools.length === 8 && ["store_memory","update_memory","link_memories","search_memory","get_context","search_recent","get_memory","delete_memory"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
 
 if grep -qi "warning" "$tmp/list.err"; then
 	cat "$tmp/list.err" >&2

@@ -1,0 +1,64 @@
+package mcpserver
+
+import (
+	"strings"
+
+	"github.com/cgraph/cgraph/engine"
+)
+
+// agentProfile is a profile choice in an agent's words and the built-in
+// weight profile it maps onto.
+type agentProfile struct {
+	Name, Builtin, Means string
+}
+
+// agentProfiles are search_memory's and get_context's profile choices, in
+// the order the schema lists them. "recent" is not a built-in profile: it is
+// auto with recency at half the weight (search_recent's ordering), so
+// get_context, which ranks by a built-in profile, does not offer it.
+var agentProfiles = []agentProfile{
+	{"auto", engine.DefaultProfile, "all views (default)"},
+	{"code", "code_search", "code"},
+	{"causal", "causal_reasoning", "why questions"},
+	{"facts", "fact_checking", "named things"},
+	{"intent", "intent_search", "goals"},
+	{"recent", "", "newer first"},
+	{"session", "conversation_history", "conversation order"},
+	{"structure", "graph_reasoning", "imports, calls"},
+	{"typos", "typo_tolerant", "misspellings"},
+}
+
+// agentProfileNames lists the choices; withRecent says whether "recent" is
+// one.
+func agentProfileNames(withRecent bool) []string {
+	var out []string
+	for _, p := range agentProfiles {
+		if p.Builtin != "" || withRecent {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// agentProfileDesc documents the choices for a schema.
+func agentProfileDesc(withRecent bool) string {
+	var parts []string
+	for _, p := range agentProfiles {
+		if p.Builtin != "" || withRecent {
+			parts = append(parts, p.Name+" ("+p.Means+")")
+		}
+	}
+	return "what to favour: " + strings.Join(parts, ", ")
+}
+
+// builtinOf maps an agent's profile choice onto its built-in profile name
+// ("" for auto's default and for a name that is not a choice, which passes
+// through unchanged).
+func builtinOf(name string) string {
+	for _, p := range agentProfiles {
+		if p.Name == name {
+			return p.Builtin
+		}
+	}
+	return name
+}
