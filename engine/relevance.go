@@ -19,8 +19,9 @@ import (
 // The relevance of a hit is a logistic regression over evidence every
 // search already holds (RelevanceEvidence); its coefficients were fitted
 // on the development sets with off-topic queries (relevance_calibrate_test.go,
-// docs/BENCHMARKS.md "Relevance"), with the floor chosen on one set and
-// checked on the other.
+// docs/BENCHMARKS.md "Relevance"): fitted on one set and tested on the
+// other both ways to choose the evidence, then fitted on both and tested
+// on off-topic queries the fit never saw.
 
 // RelevanceEvidence is what a hit's relevance is computed from. Each field
 // is one feature of the logistic model. Other evidence was tried and left
@@ -61,11 +62,12 @@ var (
 
 // RelevanceFloor is the relevance a hit must reach to count as relevant:
 // "nothing relevant" is the answer when no hit clears it. It is the
-// highest floor that keeps the relevant top-1 hit of ≥ 98% of the fitting
-// dev queries (docs/BENCHMARKS.md "Relevance": held-out figures). The
+// highest floor that keeps the relevant top-1 hit of ≥ 99% of the fitting
+// dev queries, a point of margin over the goal of 98% (docs/BENCHMARKS.md
+// "Relevance": the held-out figures and the trade-off around it). The
 // probabilities are calibrated against a corpus where one document per
 // query is marked relevant, so they read low: a hit at 0.3 is a strong one.
-const RelevanceFloor = 0.12
+const RelevanceFloor = 0.13
 
 // RelevanceStrong is the relevance from which a hit is "strong": about
 // the median relevance of a relevant top-1 hit of the development sets.

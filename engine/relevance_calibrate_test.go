@@ -201,8 +201,12 @@ func TestCalibrateRelevance(t *testing.T) {
 	}
 	var both calRun
 	for _, set := range sets {
-		both.samples = append(both.samples, runs[set][0].samples...)
-		both.queries += runs[set][0].queries
+		off := both.queries + both.offs // query numbers stay apart
+		for _, smp := range runs[set][0].samples {
+			smp.query += off
+			both.samples = append(both.samples, smp)
+		}
+		both.queries += runs[set][0].queries + runs[set][0].offs
 	}
 	w := fitLogistic(both.samples, true)
 	t.Logf("fit on both sets (+ off-topic A): relevanceModel = %s, floor %.2f; without E7: relevanceNoE7 = %s",
@@ -408,11 +412,13 @@ func fmtModel(w []float64) string {
 }
 
 // chooseFloor is the highest floor (0.01 steps) that keeps the relevant
-// top-1 hit of ≥ 98% of r's dev queries.
+// top-1 hit of ≥ 99% of r's dev queries: a point of margin over the goal
+// of 98%, because the cross-set runs showed a floor kept at 98% on one set
+// losing several points on the other.
 func chooseFloor(r calRun) float64 {
 	best := 0.0
 	for f := 0.01; f < 1; f += 0.01 {
-		if _, keep := goals(r, f); keep >= 0.98 {
+		if _, keep := goals(r, f); keep >= 0.99 {
 			best = math.Round(f*100) / 100
 		}
 	}
@@ -480,7 +486,7 @@ func reportCurve(t *testing.T, name string, r calRun, floor float64) {
 	if off, keep := goals(r, floor); true {
 		lines = append(lines, fmt.Sprintf("  at the floor %.2f: off-topic answered nothing %.3f, relevant top-1 kept %.3f", floor, off, keep))
 	}
-	for _, f := range []float64{0.06, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5} {
+	for _, f := range []float64{0.06, 0.08, 0.1, 0.12, 0.13, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5} {
 		off, keep := goals(r, f)
 		mark := ""
 		if math.Abs(f-floor) < 1e-9 {
