@@ -22,13 +22,13 @@ func init() { register(newHookCmd) }
 
 // Hook budgets and floors.
 const (
-	// hookPromptFloor is the E1 cosine (e5-small-v2) a memory must reach to
-	// be injected for a prompt. Measured on the samples store: off-topic
-	// prompts ("how do I bake sourdough bread") reach 0.82 at rank 1, so
-	// the floor sits above that: it misses weaker matches rather than
-	// inject noise. The calibrated relevance of the agent-surface issue
-	// replaces it.
-	hookPromptFloor = 0.84
+	// hookPromptFloor is the relevance (engine.RelevanceEvidence, calibrated
+	// on the development sets with off-topic queries) a memory must reach
+	// to be injected for a prompt: the engine's floor, which answers
+	// "nothing relevant" to ≥ 90% of off-topic queries while keeping the
+	// relevant top hit of ≥ 98% of the others (docs/BENCHMARKS.md,
+	// "Relevance"). It replaces a raw E1 cosine floor of 0.84.
+	hookPromptFloor = engine.RelevanceFloor
 	hookPromptTopK  = 5
 	// hookFileTopK bounds the memories surfaced for one touched file.
 	hookFileTopK = 3
@@ -73,8 +73,9 @@ JSON on stdin. HOST is claude-code or cursor; EVENT the host's event name:
 
   claude-code SessionStart       prints the project's standing knowledge (preferences, decisions,
                                  errors, facts), packed into --budget tokens, as additional context
-  claude-code UserPromptSubmit   prints the memories a prompt matches strongly (E1 cosine ≥ 0.84),
-                                 never one already shown in the session; nothing when none clears
+  claude-code UserPromptSubmit   prints the memories relevant to a prompt (calibrated relevance at or
+                                 above the engine's floor), never one already shown in the session;
+                                 nothing when none clears
   claude-code PostToolUse        after Read, Edit, Write or MultiEdit of a file: the errors,
                                  decisions and fixes that name the file, once per file and session
   claude-code Stop|PreCompact|SessionEnd
@@ -205,14 +206,14 @@ func (a *App) hookPrompt(cmd *cobra.Command, ev hookInput, project string) (stri
 		q = q[:2048] // the opening of a long prompt says what it is about
 	}
 	ans, err := a.search(cmd, engine.SearchRequest{Query: q, Profile: p, Mode: engine.ModeMultiSpace, TopK: hookPromptTopK,
-		Filter: record.Filter{Project: project}})
+		Filter: record.Filter{Project: project}, MinRelevance: hookPromptFloor})
 	if err != nil {
 		return "", err
 	}
 	shown := loadHookSession(ev.SessionID)
 	var lines []string
 	for _, h := range ans.Results {
-		if h.Slots[engine.E1].Score < hookPromptFloor || shown.has(h.ID) {
+		if h.Relevance < hookPromptFloor || shown.has(h.ID) { // a server that predates MinRelevance answers every hit
 			continue
 		}
 		shown.add(h.ID)

@@ -46,6 +46,7 @@ type searchFlags struct {
 	explain              bool
 	noThresholds         bool
 	noCorrect            bool
+	minRelevance         float64
 	now                  string
 	filter               filterFlags
 	expand               string
@@ -139,6 +140,7 @@ func bindSearchFlags(cmd *cobra.Command, f *searchFlags) {
 	fl.StringVar(&f.now, "now", "", "anchor E2 recency and E3 periodicity at this RFC 3339 time (default now)")
 	fl.BoolVar(&f.explain, "explain", false, "show per-slot scores, the spaces searched and the stage trace")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low threshold")
+	fl.Float64Var(&f.minRelevance, "min-relevance", 0, fmt.Sprintf("drop results whose calibrated relevance is below this probability (%g is the engine's floor); none left answers \"nothing relevant\"", engine.RelevanceFloor))
 	fl.BoolVar(&f.noCorrect, "no-correct", false, "search the words as typed: no correction of words that neither the store's text nor the English word list contains")
 	f.filter.bind(fl)
 	fl.StringVar(&f.expand, "expand", "", "also list the memories these relation types link to the results, comma separated (e.g. fixes,causes)")
@@ -213,6 +215,10 @@ func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchReq
 		return req, usagef(fmt.Sprintf("give a number from 1 to %d", maxTopK), "--top-k %d is out of range", f.topK)
 	}
 	req.TopK = f.topK
+	if f.minRelevance < 0 || f.minRelevance > 1 {
+		return req, usagef(fmt.Sprintf("give a probability from 0 to 1, e.g. %g", engine.RelevanceFloor), "--min-relevance %g is out of range", f.minRelevance)
+	}
+	req.MinRelevance = f.minRelevance
 	for _, k := range []struct {
 		name string
 		v    int

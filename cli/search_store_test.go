@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -370,6 +372,41 @@ func TestEveryModeAnswersOddQueries(t *testing.T) {
 					t.Errorf("%s query, %s: %s's note is %d bytes: the query is echoed", name, mode, sp.Slot, len(sp.Note))
 				}
 			}
+		}
+	}
+}
+
+// TestSearchNothingRelevantOnSamples: with the calibrated floor, off-topic
+// questions against the bundled samples (embedded with the real models)
+// answer "nothing relevant" with a note, and questions a sample answers,
+// in other words than its own, keep that sample first.
+func TestSearchNothingRelevantOnSamples(t *testing.T) {
+	db := sharedSampleStore(t)
+	floor := fmt.Sprint(engine.RelevanceFloor)
+	search := func(q string) ops.SearchAnswer {
+		t.Helper()
+		var ans ops.SearchAnswer
+		oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", realModelsDir(t), "--json", "search", q, "--min-relevance", floor).stdout, &ans)
+		return ans
+	}
+	for _, q := range []string{"how do I bake sourdough bread with a rye starter", "who won the 2018 FIFA World Cup final",
+		"symptoms of vitamin D deficiency", "how do I center a div in CSS", "cheap flights from London to Tokyo in April"} {
+		ans := search(q)
+		t.Logf("%q: %s", q, ans.Note)
+		if !ans.NothingRelevant || len(ans.Results) != 0 || !strings.Contains(ans.Note, "nothing relevant") {
+			t.Errorf("%q: nothing relevant %t, %d results, note %q", q, ans.NothingRelevant, len(ans.Results), ans.Note)
+		}
+	}
+	for q, want := range map[string]string{
+		"why is grocksdb pinned to an old release":                "grocksdb at v1.7.15",
+		"how are results of the different search spaces combined": "reciprocal rank fusion",
+	} {
+		ans := search(q)
+		if len(ans.Results) > 0 {
+			t.Logf("%q: top relevance %.3f (%s)", q, ans.Results[0].Relevance, ans.Results[0].Level)
+		}
+		if ans.NothingRelevant || len(ans.Results) == 0 || !strings.Contains(ans.Results[0].Content, want) || ans.Results[0].Relevance < engine.RelevanceFloor {
+			t.Errorf("%q: nothing relevant %t (%s), results %+v", q, ans.NothingRelevant, ans.Note, ans.Results)
 		}
 	}
 }

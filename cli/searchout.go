@@ -46,7 +46,9 @@ func printSearch(w io.Writer, res ops.SearchAnswer, req engine.SearchRequest, v 
 		}
 		ew.printf("corrected %s (--no-correct searches the words as typed)\n", strings.Join(fixes, ", "))
 	}
-	if len(res.Results) == 0 {
+	if res.NothingRelevant {
+		ew.printf("%s\n", res.Note)
+	} else if len(res.Results) == 0 {
 		ew.printf("no results")
 		if !req.NoThresholds {
 			ew.printf(" above the slots' low thresholds (--no-thresholds keeps weaker matches)")

@@ -190,6 +190,12 @@ type SearchRequest struct {
 	// Expand adds, after ranking, the memories linked to the top hits by
 	// relations of these types (one hop; SearchResult.Expanded).
 	Expand []record.RelationType `json:"expand,omitempty"`
+	// MinRelevance drops the hits whose relevance (SearchResult.Relevance)
+	// is below it, in [0, 1]; 0 keeps every hit. RelevanceFloor is the
+	// calibrated choice. When no hit clears it the result is empty and
+	// says "nothing relevant" (SearchResult.NothingRelevant). Without E1
+	// evidence (no model) there is no relevance and nothing is dropped.
+	MinRelevance float64 `json:"min_relevance,omitempty"`
 }
 
 // SearchResult is a pipeline result with the memories resolved.
@@ -197,6 +203,15 @@ type SearchResult struct {
 	pipeline.Result
 	// Memories[i] is the memory of Result.Hits[i].
 	Memories []record.Memory
+	// Relevance[i] is Result.Hits[i]'s calibrated relevance and level
+	// (relevance.go); nil when E1 listed no hit (no model, or a mode
+	// without E1), and then MinRelevance drops nothing.
+	Relevance []HitRelevance
+	// NothingRelevant says that the search found hits but none reached
+	// the request's MinRelevance (all were dropped); Best is the highest
+	// relevance among them.
+	NothingRelevant bool
+	Best            float64
 	// Expanded are the memories Expand reached from the hits, each once,
 	// in hit order, that are not hits themselves and pass the filter.
 	Expanded []Expansion

@@ -39,6 +39,9 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err := req.Filter.Validate(); err != nil {
 		return SearchResult{}, err
 	}
+	if err := checkMinRelevance(req.MinRelevance); err != nil {
+		return SearchResult{}, err
+	}
 	for _, t := range req.Expand {
 		if err := record.CheckRelationType("expand", t); err != nil {
 			return SearchResult{}, err
@@ -95,6 +98,10 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	out, err := s.resolve(ctx, res)
 	if err != nil {
 		return SearchResult{}, err
+	}
+	out.Relevance = relevanceOf(out.Result)
+	if req.MinRelevance > 0 {
+		out.keepRelevant(req.MinRelevance)
 	}
 	// A memory handed out is in use: decay follows it. Decay is shown,
 	// never ranked by.

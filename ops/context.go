@@ -47,6 +47,11 @@ type ContextRequest struct {
 	// Candidates is how many search results to pack from, best first, 1 to
 	// MaxCandidates; 0 means DefaultCandidates.
 	Candidates int
+	// MinRelevance is the relevance a memory must reach to be packed
+	// (engine.SearchRequest.MinRelevance): 0 means engine.RelevanceFloor,
+	// a negative value packs whatever the search ranks. Memories attached
+	// for their relation to a packed one are not searched, so not floored.
+	MinRelevance float64
 	// Filter scopes the search (and the related memories attached).
 	Filter record.Filter
 	// Expand are the relation types followed to attach memories related to
@@ -165,6 +170,13 @@ func (r *ContextRequest) check() error {
 		return &record.ValidationError{Field: "budget", Problem: fmt.Sprintf("%d is out of range", r.Budget),
 			Fix: fmt.Sprintf("give a number of tokens from %d to %d, or leave it out for %d", MinBudget, MaxBudget, DefaultBudget)}
 	}
+	if r.MinRelevance == 0 {
+		r.MinRelevance = engine.RelevanceFloor
+	}
+	if r.MinRelevance > 1 {
+		return &record.ValidationError{Field: "min_relevance", Problem: fmt.Sprintf("%g is over 1", r.MinRelevance),
+			Fix: fmt.Sprintf("give a probability, e.g. %g (the calibrated floor), or leave it out", engine.RelevanceFloor)}
+	}
 	if r.Candidates < 1 || r.Candidates > MaxCandidates {
 		return &record.ValidationError{Field: "candidates", Problem: fmt.Sprintf("%d is out of range", r.Candidates),
 			Fix: fmt.Sprintf("give a number from 1 to %d, or leave it out for %d", MaxCandidates, DefaultCandidates)}
@@ -185,14 +197,18 @@ func Context(ctx context.Context, s ContextStore, r ContextRequest) (ContextAnsw
 	if err != nil {
 		return ContextAnswer{}, err
 	}
-	res, err := s.Search(ctx, engine.SearchRequest{Query: r.Query, Profile: p, Mode: engine.ModeMultiSpace, TopK: r.Candidates, Filter: r.Filter})
+	res, err := s.Search(ctx, engine.SearchRequest{Query: r.Query, Profile: p, Mode: engine.ModeMultiSpace, TopK: r.Candidates, Filter: r.Filter,
+		MinRelevance: max(r.MinRelevance, 0)})
 	if err != nil {
 		return ContextAnswer{}, err
 	}
-	cands := make([]contextpack.Candidate, len(res.Hits))
+	cands := make([]contextpack.Candidate, 0, len(res.Hits))
 	for i, h := range res.Hits {
+		if i < len(res.Relevance) && res.Relevance[i].P < r.MinRelevance {
+			continue // the engine drops them; a store that did not is not trusted with the budget
+		}
 		m := res.Memories[i]
-		cands[i] = contextpack.Candidate{ID: m.ID.String(), Type: string(m.Type), CreatedAt: m.CreatedAt, Score: h.Score, Content: m.Content}
+		cands = append(cands, contextpack.Candidate{ID: m.ID.String(), Type: string(m.Type), CreatedAt: m.CreatedAt, Score: h.Score, Content: m.Content})
 	}
 	counter := r.Tokens
 	if counter == nil {
@@ -212,7 +228,9 @@ func Context(ctx context.Context, s ContextStore, r ContextRequest) (ContextAnsw
 		return ContextAnswer{}, err
 	}
 	out := ContextAnswer{Packed: packed, Markdown: packed.Markdown()}
-	if len(cands) == 0 {
+	if res.NothingRelevant {
+		out.Notes = append(out.Notes, NothingRelevantNote(r.MinRelevance, res.Best)+": nothing to pack")
+	} else if len(cands) == 0 {
 		out.Notes = append(out.Notes, "no memory matched the query above the slots' low thresholds: nothing to pack")
 	}
 	if packed.RelatedLeftOut > 0 {

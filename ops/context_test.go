@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,5 +94,58 @@ func TestContextPacksWithinBudget(t *testing.T) {
 		if !errors.As(err, &ve) || ve.Field != bad.field || ve.Fix == "" {
 			t.Errorf("%+v: %v, want a ValidationError of %q with a fix", bad.req, err, bad.field)
 		}
+	}
+}
+
+// floorStore answers every search with the same hits and relevances,
+// whatever floor it is asked for (as a store that does not apply
+// MinRelevance would), and records the request.
+type floorStore struct {
+	res engine.SearchResult
+	req engine.SearchRequest
+}
+
+func (f *floorStore) Search(_ context.Context, req engine.SearchRequest) (engine.SearchResult, error) {
+	f.req = req
+	return f.res, nil
+}
+
+func (f *floorStore) Related(context.Context, record.ID, engine.RelatedOptions) ([]engine.RelatedMemory, error) {
+	return nil, nil
+}
+
+// TestContextPacksNothingBelowTheFloor: Context asks for the calibrated
+// floor by default and packs no memory below it even when the store hands
+// one back; a search that found nothing relevant packs nothing and says
+// so; a negative MinRelevance packs what the search ranks.
+func TestContextPacksNothingBelowTheFloor(t *testing.T) {
+	ctx := context.Background()
+	var res engine.SearchResult
+	for i, p := range []float64{0.6, engine.RelevanceFloor / 2, 0.3, 0.01} {
+		m := record.Memory{ID: record.NewID(), Type: record.TypeNote, Content: fmt.Sprintf("memory %d at relevance %g", i, p)}
+		res.Hits = append(res.Hits, engine.Hit{Doc: record.DocNum(i), Score: 1 / float64(i+1)})
+		res.Memories = append(res.Memories, m)
+		res.Relevance = append(res.Relevance, engine.HitRelevance{P: p, Level: engine.RelevanceLevel(p)})
+	}
+	s := &floorStore{res: res}
+	out, err := Context(ctx, s, ContextRequest{Query: "anything"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.req.MinRelevance != engine.RelevanceFloor {
+		t.Errorf("Context searched with MinRelevance %g, want the floor %g", s.req.MinRelevance, engine.RelevanceFloor)
+	}
+	if len(out.Items) != 2 || strings.Contains(out.Markdown, "memory 1") || strings.Contains(out.Markdown, "memory 3") || !strings.Contains(out.Markdown, "memory 2") {
+		t.Fatalf("packed below the floor: %+v\n%s", out.Items, out.Markdown)
+	}
+	if out, err = Context(ctx, s, ContextRequest{Query: "anything", MinRelevance: -1}); err != nil || len(out.Items) != 4 || s.req.MinRelevance != 0 {
+		t.Fatalf("MinRelevance -1: %v, %d items, searched with %g", err, len(out.Items), s.req.MinRelevance)
+	}
+	s.res = engine.SearchResult{NothingRelevant: true, Best: 0.04}
+	if out, err = Context(ctx, s, ContextRequest{Query: "anything"}); err != nil || len(out.Items) != 0 || len(out.Notes) == 0 || !strings.Contains(out.Notes[0], "nothing relevant") {
+		t.Fatalf("nothing relevant: %v, items %+v, notes %q", err, out.Items, out.Notes)
+	}
+	if _, err = Context(ctx, s, ContextRequest{Query: "anything", MinRelevance: 2}); err == nil {
+		t.Error("MinRelevance 2 was accepted")
 	}
 }

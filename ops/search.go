@@ -16,18 +16,24 @@ import (
 // so a CLI beside a server prints the same bytes as one that searched
 // itself; it decodes from JSON as it encodes.
 type SearchAnswer struct {
-	Query       string               `json:"query"`
-	Corrections []engine.Correction  `json:"corrections"` // words replaced before the search
-	Corrected   string               `json:"corrected"`   // the query as searched
-	Profile     string               `json:"profile"`
-	Mode        engine.Mode          `json:"mode"`
-	Direction   string               `json:"direction"`
-	TopK        int                  `json:"top_k"`
-	Weights     engine.Weights       `json:"weights"`   // after the overrides
-	Overrides   []string             `json:"overrides"` // per-query weights as given (--weight)
-	Results     []SearchHit          `json:"results"`
-	Spaces      []engine.SpaceReport `json:"spaces"`
-	Trace       []engine.StageTrace  `json:"trace"`
+	Query       string              `json:"query"`
+	Corrections []engine.Correction `json:"corrections"` // words replaced before the search
+	Corrected   string              `json:"corrected"`   // the query as searched
+	Profile     string              `json:"profile"`
+	Mode        engine.Mode         `json:"mode"`
+	Direction   string              `json:"direction"`
+	TopK        int                 `json:"top_k"`
+	Weights     engine.Weights      `json:"weights"`   // after the overrides
+	Overrides   []string            `json:"overrides"` // per-query weights as given (--weight)
+	Results     []SearchHit         `json:"results"`
+	// MinRelevance is the floor the request asked for (0: none);
+	// NothingRelevant says that hits were found but none reached it, and
+	// Note says so in words with the best relevance seen.
+	MinRelevance    float64              `json:"min_relevance,omitempty"`
+	NothingRelevant bool                 `json:"nothing_relevant,omitempty"`
+	Note            string               `json:"note,omitempty"`
+	Spaces          []engine.SpaceReport `json:"spaces"`
+	Trace           []engine.StageTrace  `json:"trace"`
 	// Expanded are the memories the request's Expand linked to the
 	// results.
 	Expanded []ExpandedHit `json:"expanded,omitempty"`
@@ -45,14 +51,19 @@ type SearchAnswer struct {
 // SearchHit is one result: the memory's id and content, the pipeline's
 // explanation (slots, boosts, badges) and the memory's metadata.
 type SearchHit struct {
-	ID      record.ID         `json:"id"`
-	Doc     record.DocNum     `json:"doc"`
-	Score   float64           `json:"score"`
-	Content string            `json:"content"`
-	Slots   engine.SlotScores `json:"slots"`
-	Boosts  []engine.Boost    `json:"boosts"`
-	Badges  []string          `json:"badges"`
-	Memory  HitMemory         `json:"memory"`
+	ID    record.ID     `json:"id"`
+	Doc   record.DocNum `json:"doc"`
+	Score float64       `json:"score"`
+	// Relevance is the calibrated probability that the hit is relevant
+	// (engine.RelevanceFloor and up counts) and Level its name: strong,
+	// weak or none.
+	Relevance float64           `json:"relevance"`
+	Level     string            `json:"level"`
+	Content   string            `json:"content"`
+	Slots     engine.SlotScores `json:"slots"`
+	Boosts    []engine.Boost    `json:"boosts"`
+	Badges    []string          `json:"badges"`
+	Memory    HitMemory         `json:"memory"`
 }
 
 // HitMemory is the metadata of a result's memory (content and id are
@@ -96,6 +107,10 @@ func SearchAnswerOf(res engine.SearchResult, req engine.SearchRequest) SearchAns
 		Query: res.Query, Corrections: res.Corrections, Corrected: res.Corrected, Profile: res.Profile, Mode: res.Mode, Direction: req.Direction.String(), TopK: req.TopK,
 		Weights: req.Profile.Weights, Overrides: []string{}, Results: make([]SearchHit, 0, len(res.Hits)),
 		Spaces: res.Spaces, Trace: res.Trace, EncodeMS: ms(res.Encode), TotalMS: ms(res.Total), Filtered: res.Filtered,
+		MinRelevance: req.MinRelevance, NothingRelevant: res.NothingRelevant,
+	}
+	if res.NothingRelevant {
+		out.Note = NothingRelevantNote(req.MinRelevance, res.Best)
 	}
 	for _, x := range res.Expanded {
 		out.Expanded = append(out.Expanded, ExpandedHit{ID: x.Memory.ID, Content: x.Memory.Content, Relation: x.Relation.Type, From: x.From, Memory: HitMemoryOf(x.Memory)})
@@ -120,6 +135,9 @@ func SearchAnswerOf(res engine.SearchResult, req engine.SearchRequest) SearchAns
 		if j.Badges == nil {
 			j.Badges = []string{}
 		}
+		if i < len(res.Relevance) {
+			j.Relevance, j.Level = res.Relevance[i].P, res.Relevance[i].Level
+		}
 		if i < len(res.Memories) {
 			m := res.Memories[i]
 			j.ID, j.Content = m.ID, m.Content
@@ -128,6 +146,11 @@ func SearchAnswerOf(res engine.SearchResult, req engine.SearchRequest) SearchAns
 		out.Results = append(out.Results, j)
 	}
 	return out
+}
+
+// NothingRelevantNote is what an answer says when no hit reached floor.
+func NothingRelevantNote(floor, best float64) string {
+	return fmt.Sprintf("nothing relevant: no memory reached the relevance floor %.2f (the best reached %.2f)", floor, best)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

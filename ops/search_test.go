@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/cgraph/cgraph/engine"
@@ -62,5 +63,22 @@ func TestSearchWireRoundTrip(t *testing.T) {
 	}
 	if again, _ := json.Marshal(dec); !bytes.Equal(again, out) {
 		t.Fatalf("answer round trip:\n%s\n%s", out, again)
+	}
+}
+
+// TestSearchAnswerCarriesRelevance: each result carries its relevance and
+// level, and an answer whose hits were all below the floor says "nothing
+// relevant" with the floor and the best relevance seen.
+func TestSearchAnswerCarriesRelevance(t *testing.T) {
+	res := engine.SearchResult{Memories: []record.Memory{{ID: record.NewID(), Content: "c"}},
+		Relevance: []engine.HitRelevance{{P: 0.42, Level: engine.LevelWeak}}}
+	res.Hits = []engine.Hit{{Doc: 1, Score: 0.03}}
+	ans := SearchAnswerOf(res, engine.SearchRequest{})
+	if ans.Results[0].Relevance != 0.42 || ans.Results[0].Level != engine.LevelWeak || ans.NothingRelevant || ans.Note != "" {
+		t.Fatalf("answer: %+v", ans)
+	}
+	ans = SearchAnswerOf(engine.SearchResult{NothingRelevant: true, Best: 0.05}, engine.SearchRequest{MinRelevance: 0.13})
+	if !ans.NothingRelevant || ans.MinRelevance != 0.13 || len(ans.Results) != 0 || !strings.Contains(ans.Note, "nothing relevant") || !strings.Contains(ans.Note, "0.05") {
+		t.Fatalf("nothing relevant answer: %+v", ans)
 	}
 }
