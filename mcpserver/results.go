@@ -23,6 +23,11 @@ type Hit struct {
 	// and the one or two spaces that carried it ("words: rocksdb, column;
 	// spaces: meaning, keywords").
 	Why string `json:"why,omitempty"`
+	// Relevance is the calibrated probability that the memory is what the
+	// query asks for (0–1; strong ≥ 0.5, weak ≥ the floor), and Level its
+	// word; absent when the store has no E1 model to judge by.
+	Relevance float64 `json:"relevance,omitempty"`
+	Level     string  `json:"level,omitempty"`
 	// Snippet is the start of the content, cut at a sentence or line end
 	// (or a word) and ending in " …" when cut: get_memory or memory://ID
 	// reads it whole.
@@ -123,10 +128,16 @@ func toOutput(res engine.SearchResult, req engine.SearchRequest) SearchOutput {
 	for i, h := range res.Hits {
 		hit := toHit(i+1, h, res.Memories[i])
 		hit.Why = why(words, h.Slots, res.Memories[i].Content)
+		if i < len(res.Relevance) {
+			hit.Relevance, hit.Level = res.Relevance[i].P, res.Relevance[i].Level
+		}
 		cut = cut || strings.HasSuffix(hit.Snippet, ellipsis)
 		out.Results = append(out.Results, hit)
 	}
 	dropCommonBadges(out.Results)
+	if res.NothingRelevant {
+		out.Notes = append(out.Notes, ops.NothingRelevantNote(req.MinRelevance, res.Best))
+	}
 	if cut {
 		out.Notes = append(out.Notes, moreNote)
 	}

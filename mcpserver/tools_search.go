@@ -370,6 +370,10 @@ func searchMemory(ctx context.Context, s *Server, in searchMemoryIn) (any, error
 		return nil, err
 	}
 	req.Mode = engine.ModeMultiSpace
+	// The agent's main search answers "nothing relevant" rather than the
+	// least bad memories (the calibrated floor; a store without an E1
+	// model has no relevance, and then nothing is dropped).
+	req.MinRelevance = engine.RelevanceFloor
 	return s.search(ctx, req)
 }
 
