@@ -70,6 +70,9 @@ answer with an error that names the writing process.`,
 				}
 				defer ln.Close() // Serve closes it first; a second close's error means nothing
 			}
+			if ln == nil {
+				return a.serveStdioMCP(tools)
+			}
 			s, writer, err := a.openStoreForMCP()
 			if err != nil {
 				return err
@@ -88,9 +91,6 @@ answer with an error that names the writing process.`,
 			}()
 			defer func() { <-warmed }()
 			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project})
-			if ln == nil {
-				return srv.Serve(a.Context(), a.Stdin, a.Stdout)
-			}
 			hosts, err := httpapi.NewHosts(ln.Addr().String(), nil)
 			if err != nil {
 				return err // ln's own address: cannot be malformed
@@ -102,6 +102,35 @@ answer with an error that names the writing process.`,
 	cmd.Flags().StringVar(&tools, "tools", mcpserver.ToolsFull, "tool set: full (every tool) or core (8 tools: store, update, link, search, context, recent, get, delete)")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --http on a non-loopback address (the tools read and write the store without authentication)")
 	return cmd
+}
+
+// serveStdioMCP serves MCP on stdin/stdout before the store is open: the
+// handshake and tools/list are answered at once while the store opens (and
+// then the models warm up) in the background; the first tool call waits for
+// the store. The store closes after the session, once the warm-up stopped.
+func (a *App) serveStdioMCP(tools string) (err error) {
+	ls := newLazyStore(a.DBDir)
+	warmed := make(chan struct{})
+	go func() {
+		defer close(warmed)
+		s, writer, err := a.openStoreForMCP()
+		ls.set(s, writer, err)
+		if err != nil {
+			a.Warnf("open the store: %v", err)
+			return
+		}
+		if err := s.Warm(a.Context()); err != nil && a.Context().Err() == nil {
+			a.Warnf("warming the models: %v (the first search loads them)", err)
+		}
+	}()
+	defer func() {
+		<-warmed
+		if ls.err == nil && ls.s != nil {
+			a.closeStore(ls.s, &err)
+		}
+	}()
+	srv := mcpserver.New(ls, mcpserver.Options{Version: engine.Version, Tokens: a.lazyTokenCounter(), Tools: tools, Project: a.Project})
+	return srv.Serve(a.Context(), a.Stdin, a.Stdout)
 }
 
 // checkTools validates --tools.

@@ -715,8 +715,12 @@ func enum(vs []string) []any {
 // hold the writer lock.
 func (s *Server) readOnlyError(tool string) error {
 	who := "another process"
-	if s.opts.WriterPID > 0 {
-		who = fmt.Sprintf("process %d", s.opts.WriterPID)
+	pid := s.opts.WriterPID
+	if w, ok := s.store.(interface{ WriterPID() int }); ok && pid == 0 {
+		pid = w.WriterPID() // a store that opened after the server started knows it
+	}
+	if pid > 0 {
+		who = fmt.Sprintf("process %d", pid)
 	}
 	return fmt.Errorf("%s cannot write: this cgraph mcp server opened store %s read-only because %s holds its writer lock (the first cgraph mcp or cgraph command on a store is its only writer). "+
 		"Use the MCP server of the writing process for %s, or stop that process and restart this server; the read tools work here and see the writer's memories",
