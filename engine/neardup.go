@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/cgraph/cgraph/fingerprint"
@@ -33,6 +34,91 @@ type NearDuplicate struct {
 // scored E1 0.874–0.938 — as high as a rewording — with E6 0.05–0.22 and
 // no shared entity. E1 alone cannot tell them apart; E6 and E11 can.
 var DefaultNearDuplicate = NearDuplicate{E1: 0.92, E6: 0.4, E11: 0.5}
+
+// decide sets sim.Near and sim.Decision from its evidence: the one
+// near-duplicate rule of the store (writes, maintain --near, context
+// packing): every space agreeing.
+func (th NearDuplicate) decide(sim *record.Similar) {
+	switch {
+	case sim.E1 < th.E1:
+		sim.Decision = fmt.Sprintf("not a near-duplicate: E1 %.3f is below %.2f", sim.E1, th.E1)
+	case sim.E6 < th.E6:
+		sim.Decision = fmt.Sprintf("not a near-duplicate: E1 %.3f agrees but the keyword overlap E6 %.2f is below %.2f", sim.E1, sim.E6, th.E6)
+	case sim.E11 < th.E11:
+		sim.Decision = fmt.Sprintf("not a near-duplicate: E1 %.3f and E6 %.2f agree but the entity overlap E11 %.2f is below %.2f", sim.E1, sim.E6, sim.E11, th.E11)
+	default:
+		sim.Near = true
+		sim.Decision = fmt.Sprintf("near-duplicate: E1 %.3f ≥ %.2f, E6 %.2f ≥ %.2f, E11 %.2f ≥ %.2f", sim.E1, th.E1, sim.E6, th.E6, sim.E11, th.E11)
+	}
+}
+
+// evidence is the near-duplicate evidence between two fingerprints: the
+// E1 cosine and the E6 and E11 overlaps (two memories naming no entity
+// agree); ok is false when either has no E1 vector.
+func evidence(a, b *fingerprint.Fingerprint) (sim record.Similar, ok bool) {
+	va, vb := denseOf(a.Get(fingerprint.E1).Value), denseOf(b.Get(fingerprint.E1).Value)
+	if len(va) == 0 || len(va) != len(vb) {
+		return sim, false
+	}
+	var dot, na, nb float64
+	for i := range va {
+		dot += float64(va[i]) * float64(vb[i])
+		na += float64(va[i]) * float64(va[i])
+		nb += float64(vb[i]) * float64(vb[i])
+	}
+	if na == 0 || nb == 0 {
+		return sim, false
+	}
+	sim.E1 = dot / math.Sqrt(na*nb)
+	sim.E6 = fingerprint.SortedJaccard(termSet(a), termSet(b))
+	sim.E11 = 1
+	if na, nb := nameSet(a), nameSet(b); len(na)+len(nb) > 0 {
+		sim.E11 = fingerprint.SortedJaccard(na, nb)
+	}
+	return sim, true
+}
+
+// NearDuplicateOf says, for each memory of ids in order, which earlier one
+// it nearly repeats by the store's one near-duplicate rule (the rule writes
+// report with: E1, E6 and E11 all agreeing, Options.NearDuplicate): of[i]
+// is that earlier index, or -1. ok is false when the store cannot judge
+// (no E1 values: no model), and the caller then uses its own fallback.
+// Context packing calls it on its candidates. Cost: one read of the
+// fingerprints and O(n²) comparisons of n ids.
+func (s *Engine) NearDuplicateOf(ctx context.Context, ids []record.ID) (of []int, ok bool, err error) {
+	of = make([]int, len(ids))
+	for i := range of {
+		of[i] = -1
+	}
+	if s.nearDup.E1 < 0 || len(ids) < 2 {
+		return of, s.nearDup.E1 >= 0, nil
+	}
+	_, fps, err := s.readMemories(ctx, ids)
+	if err != nil {
+		return nil, false, fmt.Errorf("near-duplicates: %w", err)
+	}
+	judged := false
+	for i := range ids {
+		if fps[i] == nil {
+			continue
+		}
+		for j := range i {
+			if fps[j] == nil || of[j] >= 0 {
+				continue
+			}
+			sim, ok := evidence(fps[j], fps[i])
+			if !ok {
+				continue
+			}
+			judged = true
+			if s.nearDup.decide(&sim); sim.Near {
+				of[i] = j
+				break
+			}
+		}
+	}
+	return of, judged, nil
+}
 
 // NearCandidates is how many E1 neighbours a new memory is compared with.
 const NearCandidates = 5
@@ -112,15 +198,7 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 		if sim.E1 < th.E1 {
 			continue // a contradiction candidate only
 		}
-		switch {
-		case sim.E6 < th.E6:
-			sim.Decision = fmt.Sprintf("not a near-duplicate: E1 %.3f agrees but the keyword overlap E6 %.2f is below %.2f", sim.E1, sim.E6, th.E6)
-		case sim.E11 < th.E11:
-			sim.Decision = fmt.Sprintf("not a near-duplicate: E1 %.3f and E6 %.2f agree but the entity overlap E11 %.2f is below %.2f", sim.E1, sim.E6, sim.E11, th.E11)
-		default:
-			sim.Near = true
-			sim.Decision = fmt.Sprintf("near-duplicate: E1 %.3f ≥ %.2f, E6 %.2f ≥ %.2f, E11 %.2f ≥ %.2f", sim.E1, th.E1, sim.E6, th.E6, sim.E11, th.E11)
-		}
+		th.decide(&sim)
 		out = append(out, sim)
 	}
 	return out, conflicts, nil

@@ -133,3 +133,41 @@ func TestNearDuplicateRealPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestNearDuplicateOf: the store's one near-duplicate rule, asked about
+// a list of memories, names for each the earlier one it nearly repeats
+// (E1, keywords and entities agreeing) and leaves distinct memories and
+// mere look-alikes alone; a model-free store cannot judge.
+func TestNearDuplicateOf(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), hashRegistry(t, ""))
+	add := func(text string) record.ID {
+		m, err := s.Add(ctx, record.NewMemory{Content: text, AllowDuplicate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.ID
+	}
+	a := add("The nightly build fails because librocksdb-dev 7.8.3 is missing from the CI image")
+	b := add("Decision: pin github.com/linxGnu/grocksdb at v1.7.15 for Debian's RocksDB")
+	a2 := add("The nightly build fails because librocksdb-dev 7.8.3 is missing from the CI image!")
+	of, judged, err := s.NearDuplicateOf(ctx, []record.ID{a, b, a2})
+	if err != nil || !judged {
+		t.Fatalf("judged %v: %v", judged, err)
+	}
+	if of[0] != -1 || of[1] != -1 || of[2] != 0 {
+		t.Fatalf("near-duplicate of = %v, want [-1 -1 0]", of)
+	}
+	mf := openStore(t, filepath.Join(t.TempDir(), "m"), modelFreeRegistry(t))
+	x, err := mf.Add(ctx, record.NewMemory{Content: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := mf.Add(ctx, record.NewMemory{Content: "one!", AllowDuplicate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, judged, err := mf.NearDuplicateOf(ctx, []record.ID{x.ID, y.ID}); err != nil || judged {
+		t.Fatalf("a model-free store judged (%v, %v): it has no E1 to judge by", judged, err)
+	}
+}

@@ -149,6 +149,12 @@ func citeTokens(c TokenCounter) func(contextpack.Item) int {
 	}
 }
 
+// nearDuplicates is the store's near-duplicate rule, when it has one;
+// *engine.Engine does.
+type nearDuplicates interface {
+	NearDuplicateOf(ctx context.Context, ids []record.ID) (of []int, judged bool, err error)
+}
+
 // ContextStore is what Context needs of a store; *engine.Engine is one.
 type ContextStore interface {
 	Search(ctx context.Context, req engine.SearchRequest) (engine.SearchResult, error)
@@ -203,19 +209,44 @@ func Context(ctx context.Context, s ContextStore, r ContextRequest) (ContextAnsw
 		return ContextAnswer{}, err
 	}
 	cands := make([]contextpack.Candidate, 0, len(res.Hits))
+	var ids []record.ID
 	for i, h := range res.Hits {
 		if i < len(res.Relevance) && res.Relevance[i].P < r.MinRelevance {
 			continue // the engine drops them; a store that did not is not trusted with the budget
 		}
 		m := res.Memories[i]
 		cands = append(cands, contextpack.Candidate{ID: m.ID.String(), Type: string(m.Type), CreatedAt: m.CreatedAt, Score: h.Score, Content: m.Content})
+		ids = append(ids, m.ID)
+	}
+	// One near-duplicate rule: the store's (E1, E6 and E11 agreeing, as on
+	// write) drops a candidate that repeats a better one; contextpack's
+	// word-trigram overlap stays only for a store that cannot judge (no E1).
+	var dups []contextpack.Drop
+	dupJaccard := 0.0
+	if nd, ok := s.(nearDuplicates); ok && len(ids) > 1 {
+		of, judged, err := nd.NearDuplicateOf(ctx, ids)
+		if err != nil {
+			return ContextAnswer{}, err
+		}
+		if judged {
+			dupJaccard = 2 // off: the store has judged
+			kept := cands[:0:0]
+			for i, c := range cands {
+				if of[i] >= 0 {
+					dups = append(dups, contextpack.Drop{ID: c.ID, Reason: "near-duplicate of " + cands[of[i]].ID + " (E1, keywords and entities agree)"})
+					continue
+				}
+				kept = append(kept, c)
+			}
+			cands = kept
+		}
 	}
 	counter := r.Tokens
 	if counter == nil {
 		counter = contextpack.Approx{}
 	}
 	related := func(id string) ([]contextpack.Link, error) { return links(ctx, s, id, r.Expand, r.Filter) }
-	o := contextpack.Options{Budget: r.Budget, Related: related}
+	o := contextpack.Options{Budget: r.Budget, Related: related, DuplicateJaccard: dupJaccard}
 	if r.Index {
 		o.Overhead = citeTokens(counter)
 	}
@@ -227,6 +258,7 @@ func Context(ctx context.Context, s ContextStore, r ContextRequest) (ContextAnsw
 	case err != nil:
 		return ContextAnswer{}, err
 	}
+	packed.Dropped = append(packed.Dropped, dups...)
 	out := ContextAnswer{Packed: packed, Markdown: packed.Markdown()}
 	if res.NothingRelevant {
 		out.Notes = append(out.Notes, NothingRelevantNote(r.MinRelevance, res.Best)+": nothing to pack")

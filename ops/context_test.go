@@ -149,3 +149,41 @@ func TestContextPacksNothingBelowTheFloor(t *testing.T) {
 		t.Error("MinRelevance 2 was accepted")
 	}
 }
+
+// judgingStore is a floorStore whose near-duplicate rule names the third
+// hit a repeat of the first.
+type judgingStore struct{ floorStore }
+
+func (j *judgingStore) NearDuplicateOf(_ context.Context, ids []record.ID) ([]int, bool, error) {
+	of := make([]int, len(ids))
+	for i := range of {
+		of[i] = -1
+	}
+	of[2] = 0
+	return of, true, nil
+}
+
+// TestContextUsesTheStoresNearDuplicateRule: a store that judges
+// near-duplicates decides what context drops as one (contextpack's word
+// overlap is off then: two texts it would call copies both pack), and the
+// drop is counted with its reason.
+func TestContextUsesTheStoresNearDuplicateRule(t *testing.T) {
+	ctx := context.Background()
+	var res engine.SearchResult
+	for i, text := range []string{"the build fails on CI without librocksdb", "tabs in Makefiles", "CI builds fail: librocksdb is missing", "tabs in Makefiles!"} {
+		res.Hits = append(res.Hits, engine.Hit{Doc: record.DocNum(i), Score: 1 / float64(i+1)})
+		res.Memories = append(res.Memories, record.Memory{ID: record.NewID(), Type: record.TypeNote, Content: text})
+	}
+	s := &judgingStore{floorStore{res: res}}
+	out, err := Context(ctx, s, ContextRequest{Query: "ci build", MinRelevance: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := out.Markdown
+	if strings.Contains(md, "CI builds fail") || !strings.Contains(md, "tabs in Makefiles!") || len(out.Items) != 3 {
+		t.Fatalf("packed %d items:\n%s", len(out.Items), md)
+	}
+	if c := out.Compact(); c.Left.Count != 1 || !strings.Contains(c.Left.Reason, "near-duplicate") {
+		t.Fatalf("left out %+v", c.Left)
+	}
+}
