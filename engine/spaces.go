@@ -96,10 +96,13 @@ func (sp *spaces) view(slot fingerprint.SlotID, against fingerprint.Side) (finge
 	return nil, fmt.Errorf("%s: the query was not encoded for this view (broken invariant: the search plan missed it)", slot)
 }
 
+// toPipeline is the one conversion between the two hit types: an index's
+// float32 score (the precision its vectors hold) becomes the pipeline's
+// float64 (the precision fusion sums in).
 func toPipeline(hs indexes.Hits) []pipeline.Hit {
 	out := make([]pipeline.Hit, len(hs))
 	for i, h := range hs {
-		out[i] = pipeline.Hit{Doc: record.DocNum(h.Doc), Score: float64(h.Score)}
+		out[i] = pipeline.Hit{Doc: h.Doc, Score: float64(h.Score)}
 	}
 	return out
 }
@@ -320,11 +323,7 @@ func (sp *spaces) jaccard(names []string, k int, within *roaring.Bitmap) []pipel
 	sp.ix.mu.RLock()
 	hs := sp.ix.names.Jaccard(names, within)
 	sp.ix.mu.RUnlock()
-	out := make([]pipeline.Hit, len(hs))
-	for i, h := range hs {
-		out[i] = pipeline.Hit{Doc: h.Doc, Score: float64(h.Score)}
-	}
-	return topHits(out, k)
+	return topHits(toPipeline(hs), k)
 }
 
 // searchE12 is MaxSim of the query token matrix over the candidates in
