@@ -73,7 +73,7 @@ type RunSpec struct {
 	Embedder  string // primary slot for embedder_first, e.g. E6
 	Direction string // causes|effects for causal searches, else empty
 	// Correct is the query typo correction the retriever applies: empty
-	// for its default, else a scope it names (storeretriever: keywords,
+	// for its default, else a scope it names (benchstore: keywords,
 	// every, off), so that one report pairs the scopes query by query.
 	Correct string `json:",omitempty"`
 }

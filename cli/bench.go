@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/bench"
-	"github.com/cgraph/cgraph/bench/storeretriever"
+	"github.com/cgraph/cgraph/benchstore"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/models/runtime"
 )
@@ -185,10 +185,10 @@ var benchRetriever = newEngineRetriever
 
 // benchStoreConfig is what `bench run` tells the retriever about the store
 // and the stage sizes it searches with.
-type benchStoreConfig = storeretriever.Config
+type benchStoreConfig = benchstore.Config
 
 // newEngineRetriever is the real bench retriever: a store fingerprinted by
-// the models of --models-dir (storeretriever).
+// the models of --models-dir (benchstore).
 func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Repro, func() error, error) {
 	dev, err := runtime.ParseDevice(a.Device)
 	if err != nil {
@@ -198,7 +198,7 @@ func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Re
 	if err != nil {
 		return nil, bench.Repro{}, nil, fmt.Errorf("bench run: load embedders from %s: %w", a.ModelsDir, err)
 	}
-	r, err := storeretriever.New(cfg, reg, closeReg)
+	r, err := benchstore.New(cfg, reg, closeReg)
 	if err != nil {
 		return nil, bench.Repro{}, nil, errors.Join(err, closeRegistry(closeReg))
 	}
@@ -276,11 +276,11 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 				return &UsageError{Problem: err.Error(), Fix: "see `cgraph bench run --help`"}
 			}
 			if len(f.correct) == 0 {
-				return usagef("give "+strings.Join(storeretriever.CorrectScopes, ", ")+" or a list of them", "--correct names no scope")
+				return usagef("give "+strings.Join(benchstore.CorrectScopes, ", ")+" or a list of them", "--correct names no scope")
 			}
 			for _, c := range f.correct {
-				if !slices.Contains(storeretriever.CorrectScopes, c) {
-					return usagef("give "+strings.Join(storeretriever.CorrectScopes, ", ")+" or a list of them", "--correct %q is not a correction scope", c)
+				if !slices.Contains(benchstore.CorrectScopes, c) {
+					return usagef("give "+strings.Join(benchstore.CorrectScopes, ", ")+" or a list of them", "--correct %q is not a correction scope", c)
 				}
 			}
 			if f.correct = unique(f.correct); len(f.correct) > 1 {
@@ -393,7 +393,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.IntVar(&f.fusionK, "fusion-k", 0, "S3 fusion size and per-slot k in multi_space (0 = the default, 100)")
 	fl.IntVar(&f.batch, "batch", 0, "memories per write batch while indexing (0 = 64)")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low similarity threshold")
-	fl.StringSliceVar(&f.correct, "correct", []string{storeretriever.CorrectEvery}, "typo correction of the queries: every = the corrected query for every space (what search does); keywords = for E6 and E9 only, the typed query elsewhere; off = none. Several (off,every) run every run once per scope, named RUN/correct=SCOPE, paired in one report")
+	fl.StringSliceVar(&f.correct, "correct", []string{benchstore.CorrectEvery}, "typo correction of the queries: every = the corrected query for every space (what search does); keywords = for E6 and E9 only, the typed query elsewhere; off = none. Several (off,every) run every run once per scope, named RUN/correct=SCOPE, paired in one report")
 	return cmd
 }
 

@@ -5,7 +5,7 @@
 // RocksDB column families, keys, the record codec, the writer lock), an
 // *embedders.Registry (fingerprints, query views), in-memory structures of
 // package indexes rebuilt from the families on open, and pipeline.Run. The
-// faces (cli, mcpserver, the bench's storeretriever) use only this API.
+// faces (cli, mcpserver, benchstore (the bench's store-backed retriever)) use only this API.
 //
 // It owns the value layouts of the derived families (engine/FORMAT.md,
 // "Derived families"). It must not fuse scores (package pipeline does),

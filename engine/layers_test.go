@@ -81,7 +81,7 @@ func lowerLayer(pkg string) bool {
 // routes, the bench's retriever) and the operations layer under them: they
 // import engine, ops, record (and bench, models, their own helpers), never
 // the parts behind the engine.
-var faces = []string{"cli", "cmd/cgraph", "mcpserver", "httpapi", "ops", "bench/storeretriever"}
+var faces = []string{"cli", "cmd/cgraph", "mcpserver", "httpapi", "ops", "benchstore"}
 
 func face(pkg string) bool { return slices.Contains(faces, pkg) }
 

@@ -1,11 +1,11 @@
-// Package storeretriever is the bench's retriever over a real store: it
+// Package benchstore is the bench's retriever over a real store: it
 // indexes a corpus into an engine.Engine of its own (never the user's
 // store), reuses it when its manifest says it holds the same corpus computed
 // by the same slot producers, and maps each bench run (mode, profile, slot,
 // the rrf baseline) to an engine search. It is the bench's face on the
 // engine, so it must not reach the engine's storage; and it loads no model
 // itself — the caller hands it the embedders.
-package storeretriever
+package benchstore
 
 import (
 	"context"

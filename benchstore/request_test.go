@@ -1,4 +1,4 @@
-package storeretriever
+package benchstore
 
 import (
 	"testing"
