@@ -277,7 +277,9 @@ func TestAgentSession(t *testing.T) {
 			continue
 		}
 		answerable++
-		hit := func(keys []string) bool { return slices.ContainsFunc(keys, func(k string) bool { return slices.Contains(q.Answers, k) }) }
+		hit := func(keys []string) bool {
+			return slices.ContainsFunc(keys, func(k string) bool { return slices.Contains(q.Answers, k) })
+		}
 		k := byKind[q.Kind]
 		k[1]++
 		if hit(got) {
