@@ -167,7 +167,9 @@ func (a *App) ingester(cmd *cobra.Command) (func(ops.IngestRequest) (ops.IngestR
 		}
 		return probe, func() {}, nil
 	}
-	s, err := a.openStore(storeOpen{write: true})
+	// Turns are stored with the model-free slots (found by keyword search
+	// at once) and every model slot is filled before the drain exits.
+	s, err := a.openStore(storeOpen{write: true, deferAll: true, manualFill: true})
 	var inUse *record.StoreInUseError
 	if errors.As(err, &inUse) {
 		return nil, nil, fmt.Errorf("the store is in use by process %d and no cgraph serve answers: the transcripts stay queued", inUse.PID)
@@ -176,6 +178,9 @@ func (a *App) ingester(cmd *cobra.Command) (func(ops.IngestRequest) (ops.IngestR
 		return nil, nil, err
 	}
 	done := func() {
+		if err := a.fillPending(s); err != nil {
+			hookLogf("claude-code capture: fill the model slots: %v (the next writer resumes it)", err)
+		}
 		var cerr error
 		a.closeStore(s, &cerr)
 		if cerr != nil {

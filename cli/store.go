@@ -17,8 +17,10 @@ type storeOpen struct {
 	create  bool // create the store when there is none (init)
 	reembed bool // open despite slot producer mismatches (reembed, embedders)
 	// deferSlots leaves the slots of models other than E1's to the filler
-	// (engine.DeferredSlots); manualFill: the command runs FillPending.
-	deferSlots, manualFill bool
+	// (engine.DeferredSlots); deferAll every model slot, E1's too
+	// (engine.AllModelSlots: searchable by keywords at once); manualFill:
+	// the command runs FillPending.
+	deferSlots, deferAll, manualFill bool
 }
 
 // OpenStore opens the memory store in a.DBDir with the embedders of
@@ -86,7 +88,10 @@ func (a *App) openStoreWith(reg *engine.Registry, closeReg func() error, o store
 	}
 	opts := engine.Options{ReadOnly: !o.write, Create: o.create, MaxContentBytes: a.MaxContentBytes, Embedders: reg, Reembed: o.reembed,
 		ManualFill: o.manualFill, Redactor: red}
-	if o.deferSlots {
+	switch {
+	case o.deferAll:
+		opts.DeferSlots = engine.AllModelSlots(reg)
+	case o.deferSlots:
 		opts.DeferSlots = engine.DeferredSlots(reg)
 	}
 	s, err := engine.Open(a.DBDir, opts)

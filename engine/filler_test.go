@@ -129,3 +129,32 @@ func TestFillerWaitsForQuiet(t *testing.T) {
 		t.Fatal("waitQuiet did not leave on stop")
 	}
 }
+
+// TestDeferE1: with E1 deferred too, a memory is found by keyword search
+// as soon as it is stored, and by meaning (e1_only) once the filler ran.
+func TestDeferE1(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "s"), Options{Create: true, Embedders: hashRegistry(t, ""),
+		DeferSlots: []fingerprint.SlotID{fingerprint.E1, fingerprint.E5, fingerprint.E7, fingerprint.E12}, ManualFill: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	m, err := s.Add(ctx, record.NewMemory{Content: "the zebra cache evicts entries after ninety seconds"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Search(ctx, SearchRequest{Query: "zebra cache", Mode: ModeMultiSpace, TopK: 3})
+	if err != nil || len(res.Memories) == 0 || res.Memories[0].ID != m.ID {
+		t.Fatalf("keyword search before the fill: %v %v", hitIDs(res), err)
+	}
+	if res, _ = s.Search(ctx, SearchRequest{Query: "zebra cache", Mode: ModeE1Only, TopK: 3}); len(res.Memories) != 0 {
+		t.Fatalf("E1 found a memory whose E1 is not computed yet: %v", hitIDs(res))
+	}
+	if n, err := s.FillPending(ctx, 100); err != nil || n != 1 {
+		t.Fatalf("fill: %d %v", n, err)
+	}
+	if res, err = s.Search(ctx, SearchRequest{Query: "zebra cache", Mode: ModeE1Only, TopK: 3}); err != nil || len(res.Memories) == 0 || res.Memories[0].ID != m.ID {
+		t.Fatalf("E1 after the fill: %v %v", hitIDs(res), err)
+	}
+}

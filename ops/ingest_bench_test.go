@@ -13,12 +13,15 @@ import (
 
 // BenchmarkIngest ingests a synthetic 5 MB transcript (the fixtures
 // repeated with fresh uuids and texts) into a new store with the installed
-// models and the slots of models other than E1's deferred, as `cgraph
-// ingest --defer` does: the time per op is the time until every turn is
-// stored and searchable (E1, keywords, model-free slots). The goal (issue
-// 29) is 10 s. Run it with
+// models and every model slot deferred, as `cgraph ingest --defer` does:
+// the time per op is the time until every turn is stored and found by
+// keyword search (the model-free slots); the filler computes the model
+// slots afterwards, not timed. The goal (issue 29) is 10 s. Run it with
 //
 //	go test ./ops -run '^$' -bench Ingest -benchtime 1x
+//
+// (CGRAPH_BENCH_DEFER=others keeps E1 on the write path, as before;
+// CGRAPH_BENCH_BYTES sets the size.)
 func BenchmarkIngest(b *testing.B) {
 	ctx := context.Background()
 	home, _ := os.UserHomeDir()
@@ -47,7 +50,13 @@ func BenchmarkIngest(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		e, err := engine.Open(filepath.Join(b.TempDir(), "store"), engine.Options{Create: true, Embedders: reg, DeferSlots: engine.DeferredSlots(reg), ManualFill: true})
+		// As `cgraph ingest --defer`: every model slot deferred, E1's too
+		// (CGRAPH_BENCH_DEFER=others keeps E1 on the write path).
+		deferred := engine.AllModelSlots(reg)
+		if os.Getenv("CGRAPH_BENCH_DEFER") == "others" {
+			deferred = engine.DeferredSlots(reg)
+		}
+		e, err := engine.Open(filepath.Join(b.TempDir(), "store"), engine.Options{Create: true, Embedders: reg, DeferSlots: deferred, ManualFill: true})
 		if err != nil {
 			b.Fatal(err)
 		}
