@@ -34,7 +34,7 @@ func hostServer(t *testing.T, allowed []string) (*httptest.Server, *engine.Engin
 	}
 	extra := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { httpapi.WriteJSON(w, 200, map[string]any{"data": "ran"}) })
 	hs.Config.Handler = httpapi.Handler(srv, httpapi.Options{Version: "test", MCP: srv.HTTPHandler(), Stats: e, Hosts: hosts,
-		Routes: map[string]http.Handler{"POST /v1/extra": extra}})
+		Searcher: e, Records: e, Ingest: e, Routes: map[string]http.Handler{"POST /v1/extra": extra}})
 	hs.Start()
 	t.Cleanup(func() {
 		hs.Close()
@@ -60,6 +60,9 @@ var routes = []struct{ method, path, body string }{
 	{"POST", "/v1/context", `{"query": "planted"}`},
 	{"GET", "/v1/embedders", ""},
 	{"GET", "/v1/stats", ""},
+	{"POST", "/v1/search/explain", `{"query": "planted", "top_k": 3}`},
+	{"POST", "/v1/brief", `{"budget": 300}`},
+	{"POST", "/v1/ingest", `{"host": "claude-code", "path": "/nonexistent/session.jsonl"}`},
 	{"POST", "/v1/extra", `{}`},
 	{"POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`},
 	{"GET", "/nowhere", ""},
