@@ -191,7 +191,7 @@ func (r *Retriever) index(ctx context.Context, docs []bench.Doc, progress func(d
 	want := manifest{Format: manifestFormat, CgraphVersion: engine.Version, CorpusSHA256: corpusSHA256(docs),
 		Docs: len(docs), Producers: r.producers()}
 	if old, err := readManifest(r.manifestPath()); err == nil && old.Complete && old.sameContent(want) {
-		st, err := engine.Open(r.cfg.Dir, engine.Options{MaxContentBytes: maxContent, Embedders: r.reg, KeepSecrets: true})
+		st, err := engine.Open(r.cfg.Dir, engine.Options{MaxContentBytes: maxContent, Embedders: r.reg, KeepSecrets: true, NoUses: true})
 		var pm *engine.ProducerMismatchError
 		switch {
 		case errors.As(err, &pm):
@@ -222,7 +222,7 @@ func (r *Retriever) index(ctx context.Context, docs []bench.Doc, progress func(d
 		return false, err
 	}
 	t0 := time.Now()
-	st, err := engine.Open(r.cfg.Dir, engine.Options{Create: true, MaxContentBytes: maxContent, Embedders: r.reg, KeepSecrets: true})
+	st, err := engine.Open(r.cfg.Dir, engine.Options{Create: true, MaxContentBytes: maxContent, Embedders: r.reg, KeepSecrets: true, NoUses: true})
 	if err != nil {
 		return false, fmt.Errorf("create bench store %s: %w", r.cfg.Dir, err)
 	}
@@ -250,7 +250,7 @@ func (r *Retriever) index(ctx context.Context, docs []bench.Doc, progress func(d
 // be done — a slot's model is gone, the store does not hold the corpus — and
 // the caller rebuilds.
 func (r *Retriever) reembed(ctx context.Context, old, want manifest, docs int, progress func(int)) (ok bool, err error) {
-	st, err := engine.Open(r.cfg.Dir, engine.Options{MaxContentBytes: maxContent, Embedders: r.reg, Reembed: true, KeepSecrets: true})
+	st, err := engine.Open(r.cfg.Dir, engine.Options{MaxContentBytes: maxContent, Embedders: r.reg, Reembed: true, KeepSecrets: true, NoUses: true})
 	if err != nil {
 		return false, nil
 	}

@@ -74,6 +74,10 @@ type Options struct {
 	// texts must stay as the data set has them).
 	Redactor    *redact.Redactor
 	KeepSecrets bool
+	// NoUses turns off counting searches as uses (decay, maintain): bench
+	// stores measure retrieval, and their queries are not an agent using
+	// its memories (nor should a once-a-minute write land in their timings).
+	NoUses bool
 }
 
 // ProducerMismatchError is returned by Open when a slot of the store was

@@ -116,7 +116,7 @@ func Open(dir string, o Options) (*Engine, error) {
 		return nil, err
 	}
 	s.cellar = eng
-	if !o.ReadOnly {
+	if !o.ReadOnly && !o.NoUses {
 		s.uses = newUseLog(eng, s.now)
 		go s.uses.run(UseFlushInterval)
 	}
