@@ -69,6 +69,14 @@ func (pf postingFamily) write(b *cellar.Batch, doc uint32, v fingerprint.Value, 
 			b.Del(pf.family, postingKey(t, doc))
 		}
 	}
+	return pf.adjustStats(b, length, sign, false)
+}
+
+// adjustStats adds (sign > 0) or removes one document of length terms to
+// the family's BM25 statistics (document count, summed length). A removal
+// below zero is corruption, unless clamp: a salvaging delete of a damaged
+// memory then stops the counts at zero.
+func (pf postingFamily) adjustStats(b *cellar.Batch, length uint64, sign int, clamp bool) error {
 	for _, st := range []struct {
 		key   []byte
 		delta uint64
@@ -83,13 +91,13 @@ func (pf postingFamily) write(b *cellar.Batch, doc uint32, v fingerprint.Value, 
 				return fmt.Errorf("%s/%s: %w", pf.family, st.key, err)
 			}
 		}
-		if sign > 0 {
+		switch {
+		case sign > 0:
 			n += st.delta
-		} else {
-			if n < st.delta {
-				return fmt.Errorf("%s/%s is %d, below the %d a delete removes: %w", pf.family, st.key, n, st.delta, record.ErrCorrupt)
-			}
-			n -= st.delta
+		case n < st.delta && !clamp:
+			return fmt.Errorf("%s/%s is %d, below the %d a delete removes: %w", pf.family, st.key, n, st.delta, record.ErrCorrupt)
+		default:
+			n -= min(n, st.delta)
 		}
 		b.Put(pf.family, st.key, encodeU64(n))
 	}
@@ -203,21 +211,5 @@ func dropDocPostings(ctx context.Context, eng *cellar.Store, b *cellar.Batch, pf
 	if n == 0 {
 		return nil
 	}
-	for _, st := range []struct {
-		key   []byte
-		delta uint64
-	}{{statDocsKey, 1}, {statLengthKey, length}} {
-		cur, found, err := b.Get(pf.family, st.key)
-		if err != nil {
-			return err
-		}
-		var have uint64
-		if found {
-			if have, err = decodeU64(cur); err != nil {
-				return fmt.Errorf("%s/%s: %w", pf.family, st.key, err)
-			}
-		}
-		b.Put(pf.family, st.key, encodeU64(have-min(have, st.delta)))
-	}
-	return nil
+	return pf.adjustStats(b, length, -1, true)
 }
