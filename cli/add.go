@@ -67,7 +67,7 @@ resume with --skip-lines N.`,
 	fl.StringVar(&f.createdAt, "created-at", "", "creation time, RFC 3339 (default now)")
 	fl.StringVar(&f.file, "file", "", "read the content from this file")
 	fl.StringVar(&f.jsonl, "jsonl", "", "store one memory per line of this JSONL file (- for stdin)")
-	fl.StringVar(&f.onConflict, "on-conflict", "report", "what to do with stored memories the new one contradicts or updates: report, or supersede-newer (mark them superseded by it)")
+	fl.StringVar(&f.onConflict, "on-conflict", "", "what to do with stored memories the new one contradicts or updates: report (keep the pair as an open contradiction: search badges it, maintain --contradictions lists it), or supersede-newer (mark them superseded by it); default report, or the policy of the serve that writes")
 	fl.BoolVar(&f.supersede, "supersede", false, "mark the near-duplicates found (every space agreeing) as superseded by the new memory")
 	fl.BoolVar(&f.allowDuplicate, "allow-duplicate", false, "store the memory even if the store already holds the same content (by default its id is returned instead)")
 	fl.BoolVar(&f.deferSlots, "defer", false, "with --jsonl: store every line with E1, keywords and the model-free slots first (searchable at once), then fill the other model slots")
@@ -128,7 +128,7 @@ func (a *App) runAddOne(cmd *cobra.Command, f addFlags, args []string) (err erro
 		if c.Superseded {
 			a.Warnf("%s: %s", c.ID, c.Reason)
 		} else {
-			a.Warnf("%s: %s (--on-conflict supersede-newer would mark it superseded by this one)", c.ID, c.Reason)
+			a.Warnf("%s: %s (kept as an open contradiction: `cgraph link %s %s --type supersedes` resolves it; --on-conflict supersede-newer would have marked it superseded by this one)", c.ID, c.Reason, m.ID, c.ID)
 		}
 	}
 	if a.JSON {

@@ -14,6 +14,7 @@ func init() { register(newMaintainCmd) }
 func newMaintainCmd(a *App) *cobra.Command {
 	var o engine.MaintainOptions
 	var types []string
+	var contradictions bool
 	cmd := &cobra.Command{
 		Use:   "maintain",
 		Short: "List (and with --apply remove) faded, superseded and duplicate memories",
@@ -31,11 +32,24 @@ func newMaintainCmd(a *App) *cobra.Command {
                    E6 and E11 overlap all agreeing, as add reports); the newer one is
                    linked as superseding it, nothing is deleted (loads the models)
 Nothing is removed without --apply; then each memory is deleted in its own atomic
-write, with its relations and earlier revisions.`,
+write, with its relations and earlier revisions.
+
+--contradictions lists instead the open contradictions: pairs a write kept under the
+report policy (add --on-conflict, serve --on-conflict) whose two memories are both still
+valid, newest first, each with its evidence judged again (kind, reason, E1/E6/E11).
+Resolve one by linking the memory that holds as superseding the other.`,
 		Example: `  cgraph maintain --prune-below 0.05
-  cgraph maintain --prune-below 0.05 --apply`,
+  cgraph maintain --prune-below 0.05 --apply
+  cgraph maintain --contradictions --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			if contradictions {
+				if o.Apply || o.Near || o.PruneBelow != 0 || len(types) > 0 {
+					return usagef("run maintain --contradictions alone; resolve a pair with cgraph link NEWER OLDER --type supersedes",
+						"--contradictions lists open pairs and takes none of --apply, --near, --prune-below, --types")
+				}
+				return a.listContradictions()
+			}
 			if o.PruneBelow < 0 || o.PruneBelow > 1 {
 				return usagef("give an effective importance from 0 to 1, such as 0.05", "--prune-below %v is outside [0, 1]", o.PruneBelow)
 			}
@@ -87,6 +101,7 @@ write, with its relations and earlier revisions.`,
 	cmd.Flags().Float64Var(&o.PruneBelow, "prune-below", 0, "list memories whose effective importance is below this (0: only superseded ones and duplicates)")
 	cmd.Flags().BoolVar(&o.Apply, "apply", false, "carry out the actions (default: list them only)")
 	cmd.Flags().BoolVar(&o.Near, "near", false, "also find near-duplicates and propose that the newer supersedes the older")
+	cmd.Flags().BoolVar(&contradictions, "contradictions", false, "list the open contradictions (both memories still valid) with their evidence, instead of pruning")
 	cmd.Flags().StringSliceVar(&types, "types", nil, "prune only memories of these types (default: every type but decision and preference, which are pruned only when named)")
 	return cmd
 }

@@ -58,6 +58,9 @@ func (a *App) printMemory(m record.Memory) {
 	for _, by := range m.SupersededBy {
 		a.Printf("superseded: by %s\n", by)
 	}
+	for _, by := range m.ContradictedBy {
+		a.Printf("contradicted: by %s (open: cgraph maintain --contradictions)\n", by)
+	}
 	a.Printf("doc:        %d\n\n", m.DocNum)
 	a.Printf("%s\n", strings.TrimRight(m.Content, "\n"))
 }

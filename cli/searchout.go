@@ -67,6 +67,9 @@ func printSearch(w io.Writer, res ops.SearchAnswer, req engine.SearchRequest, v 
 		if sup := h.Memory.SupersededBy; len(sup) > 0 {
 			line += fmt.Sprintf("  [superseded by %s]", sup[len(sup)-1])
 		}
+		if con := h.Memory.ContradictedBy; len(con) > 0 {
+			line += fmt.Sprintf("  [contradicted by %s]", con[len(con)-1])
+		}
 		ew.printf("%s\n", line)
 		if v.explain {
 			ew.slotTable(h.Slots, h.Boosts)

@@ -22,7 +22,7 @@ func init() { register(newServeCmd) }
 const DefaultServeAddr = "127.0.0.1:7411"
 
 func newServeCmd(a *App) *cobra.Command {
-	var addr, tokenFile, tools string
+	var addr, tokenFile, tools, onConflict string
 	var allowedHosts []string
 	var deferSlots, install, uninstall, now bool
 	cmd := &cobra.Command{
@@ -57,6 +57,8 @@ other address needs --token-file, whose token every request but /healthz must se
 Host or Origin header names another host than localhost, a loopback address, the --addr
 host or one of --allowed-hosts: a web page that rebinds its own name to 127.0.0.1 cannot
 drive the server. Cross-origin browser requests are refused (403).
+--on-conflict sets what a write that names no policy does with a stored memory it
+contradicts (report: keep the pair open; supersede-newer: supersede the old one).
 On SIGTERM the listener closes, requests in flight finish (up to 30 s) and the store
 is closed cleanly; a memory whose store request was answered is durable.`,
 		Example: `  cgraph serve
@@ -101,7 +103,11 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			if err != nil {
 				return usagef("give --allowed-hosts a comma-separated list of bare names or addresses, e.g. --allowed-hosts memory.internal,10.0.0.5", "--allowed-hosts: %v", err)
 			}
-			s, err := a.openStore(storeOpen{write: true, deferSlots: deferSlots})
+			policy, err := record.ParseConflictPolicy(onConflict)
+			if err != nil {
+				return &UsageError{Problem: "--on-conflict: " + err.Error(), Fix: "give report or supersede-newer"}
+			}
+			s, err := a.openStore(storeOpen{write: true, deferSlots: deferSlots, onConflict: policy})
 			if err != nil {
 				return err
 			}
@@ -127,6 +133,7 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", DefaultServeAddr, "address to listen on (host:port); not loopback needs --token-file")
+	cmd.Flags().StringVar(&onConflict, "on-conflict", string(record.ConflictReport), "default policy of writes through this server (HTTP, MCP, the CLI beside it) that name none, for stored memories a new one contradicts or updates: report (keep the pair as an open contradiction) or supersede-newer (mark the old one superseded)")
 	cmd.Flags().StringVar(&tools, "tools", mcpserver.ToolsFull, "MCP tool set on /mcp: full or core (the /v1 routes work either way)")
 	cmd.Flags().BoolVar(&deferSlots, "defer-slots", false, "store memories with E1, keywords and the model-free slots, and fill the other model slots in the background (faster writes; restarts resume the filling)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token every request must send (required off loopback)")

@@ -21,6 +21,8 @@ type storeOpen struct {
 	// (engine.AllModelSlots: searchable by keywords at once); manualFill:
 	// the command runs FillPending.
 	deferSlots, deferAll, manualFill bool
+	// onConflict is the policy of writes that name none (serve --on-conflict).
+	onConflict record.ConflictPolicy
 }
 
 // OpenStore opens the memory store in a.DBDir with the embedders of
@@ -87,7 +89,7 @@ func (a *App) openStoreWith(reg *engine.Registry, closeReg func() error, o store
 		return nil, err
 	}
 	opts := engine.Options{ReadOnly: !o.write, Create: o.create, MaxContentBytes: a.MaxContentBytes, Embedders: reg, Reembed: o.reembed,
-		ManualFill: o.manualFill, Redactor: red}
+		ManualFill: o.manualFill, Redactor: red, OnConflict: o.onConflict}
 	switch {
 	case o.deferAll:
 		opts.DeferSlots = engine.AllModelSlots(reg)

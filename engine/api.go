@@ -78,6 +78,10 @@ type Options struct {
 	// stores measure retrieval, and their queries are not an agent using
 	// its memories (nor should a once-a-minute write land in their timings).
 	NoUses bool
+	// OnConflict is the conflict policy of writes that name none
+	// (record.NewMemory.OnConflict ""): `cgraph serve --on-conflict` sets
+	// it for every write through the server. Zero is report.
+	OnConflict record.ConflictPolicy
 }
 
 // ProducerMismatchError is returned by Open when a slot of the store was

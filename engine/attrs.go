@@ -23,32 +23,69 @@ type attrs struct {
 	bySource  map[string]*roaring.Bitmap
 	byMeta    map[string]*roaring.Bitmap // "key\x00value"
 	rows      []attrRow                  // by doc number
-	// superseded holds the docs that are the target of a supersedes
-	// relation, and supersededBy the sources of each, oldest link first.
-	superseded   *roaring.Bitmap
-	supersededBy map[uint32][]record.ID
+	// superseded marks the targets of supersedes relations (filtered on),
+	// contradicted those of contradicts relations (the search badge).
+	superseded, contradicted edgeMarks
 }
+
+// edgeMarks are the docs that are the target of relations of one type,
+// and the sources of each, oldest link first.
+type edgeMarks struct {
+	docs *roaring.Bitmap
+	by   map[uint32][]record.ID
+}
+
+func newEdgeMarks() edgeMarks { return edgeMarks{docs: roaring.New(), by: map[uint32][]record.ID{}} }
+
+// set records (on) or removes (!on) the relation "from → doc".
+func (e edgeMarks) set(doc uint32, from record.ID, on bool) {
+	list := e.by[doc]
+	i := slices.Index(list, from)
+	switch {
+	case on && i < 0:
+		list = append(list, from)
+	case !on && i >= 0:
+		list = slices.Delete(list, i, i+1)
+	}
+	if len(list) == 0 {
+		delete(e.by, doc)
+		e.docs.Remove(doc)
+		return
+	}
+	e.by[doc] = list
+	e.docs.Add(doc)
+}
+
+// forget drops every mark of a deleted doc.
+func (e edgeMarks) forget(doc uint32) {
+	e.docs.Remove(doc)
+	delete(e.by, doc)
+}
+
+// of returns the sources of the relations to doc (none: nil).
+func (e edgeMarks) of(doc uint32) []record.ID { return slices.Clone(e.by[doc]) }
+
+func (e edgeMarks) bytes() int64 { return int64(e.docs.GetSizeInBytes()) + int64(len(e.by))*40 }
 
 // attrRow is what attrs keeps of one memory, to filter on ordered fields
 // and to undo its bitmap entries when the memory changes or goes.
 type attrRow struct {
-	set               bool
-	typ               record.Type
-	tags              []string
-	project           string
-	session, source   string
-	meta              map[string]string
-	created, updated  int64
-	importance        float64
-	accessed          int64
-	accessCount       uint64
-	supersededByCount int
+	set              bool
+	typ              record.Type
+	tags             []string
+	project          string
+	session, source  string
+	meta             map[string]string
+	created, updated int64
+	importance       float64
+	accessed         int64
+	accessCount      uint64
 }
 
 func newAttrs() *attrs {
 	return &attrs{byType: map[record.Type]*roaring.Bitmap{}, byTag: map[string]*roaring.Bitmap{}, byProject: map[string]*roaring.Bitmap{},
 		bySession: map[string]*roaring.Bitmap{}, bySource: map[string]*roaring.Bitmap{}, byMeta: map[string]*roaring.Bitmap{},
-		superseded: roaring.New(), supersededBy: map[uint32][]record.ID{}}
+		superseded: newEdgeMarks(), contradicted: newEdgeMarks()}
 }
 
 func metaKey(k, v string) string { return k + "\x00" + v }
@@ -101,8 +138,8 @@ func (a *attrs) set(m record.Memory) {
 // relations went with it).
 func (a *attrs) remove(doc uint32) {
 	a.unsetRow(doc)
-	a.superseded.Remove(doc)
-	delete(a.supersededBy, doc)
+	a.superseded.forget(doc)
+	a.contradicted.forget(doc)
 }
 
 // unsetRow forgets doc's fields.
@@ -124,27 +161,17 @@ func (a *attrs) unsetRow(doc uint32) {
 	a.rows[doc] = attrRow{}
 }
 
-// supersede records (on) or removes (!on) the relation "by supersedes doc".
-func (a *attrs) supersede(doc uint32, by record.ID, on bool) {
-	list := a.supersededBy[doc]
-	i := slices.Index(list, by)
-	switch {
-	case on && i < 0:
-		list = append(list, by)
-	case !on && i >= 0:
-		list = slices.Delete(list, i, i+1)
+// mark records (on) or removes (!on) the relation "from t doc" where
+// the table follows relations of type t (supersedes, contradicts); other
+// types are ignored.
+func (a *attrs) mark(t record.RelationType, doc uint32, from record.ID, on bool) {
+	switch t {
+	case record.RelSupersedes:
+		a.superseded.set(doc, from, on)
+	case record.RelContradicts:
+		a.contradicted.set(doc, from, on)
 	}
-	if len(list) == 0 {
-		delete(a.supersededBy, doc)
-		a.superseded.Remove(doc)
-		return
-	}
-	a.supersededBy[doc] = list
-	a.superseded.Add(doc)
 }
-
-// supersededByOf returns the memories that supersede doc (none: nil).
-func (a *attrs) supersededByOf(doc uint32) []record.ID { return slices.Clone(a.supersededBy[doc]) }
 
 func unixNano(t time.Time) int64 {
 	if t.IsZero() {
@@ -206,12 +233,12 @@ func (a *attrs) allow(f record.Filter, live *roaring.Bitmap) *roaring.Bitmap {
 	}
 	switch f.Superseded {
 	case record.ExcludeSuperseded:
-		if !a.superseded.IsEmpty() {
+		if !a.superseded.docs.IsEmpty() {
 			restricted = true
-			out.AndNot(a.superseded)
+			out.AndNot(a.superseded.docs)
 		}
 	case record.OnlySuperseded:
-		and(a.superseded)
+		and(a.superseded.docs)
 	}
 	ca, cb, ua, ub := unixNano(f.CreatedAfter), unixNano(f.CreatedBefore), unixNano(f.UpdatedAfter), unixNano(f.UpdatedBefore)
 	if ca != 0 || cb != 0 || ua != 0 || ub != 0 || f.MinImportance > 0 {
@@ -249,5 +276,5 @@ func (a *attrs) bytes() int64 {
 	for _, b := range a.byType {
 		n += int64(b.GetSizeInBytes()) + 48
 	}
-	return n + int64(a.superseded.GetSizeInBytes()) + int64(len(a.supersededBy))*40
+	return n + a.superseded.bytes() + a.contradicted.bytes()
 }

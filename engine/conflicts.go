@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/cgraph/cgraph/contradict"
 	"github.com/cgraph/cgraph/engine/internal/cellar"
@@ -23,20 +26,129 @@ func judgeConflict(oldText, newText string, sim record.Similar) (record.Contradi
 	return record.Contradiction{ID: sim.ID, Kind: j.Kind.String(), E1: sim.E1, E6: sim.E6, E11: sim.E11, Reason: j.Reason}, true
 }
 
-// applyConflicts links the new memory id as superseding each memory it
-// contradicts or updates when the policy says so, in batch b, and marks
-// them Superseded.
+// applyConflicts keeps each contradiction the new memory id found, in
+// batch b: under ConflictSupersedeNewer it links id as superseding the old
+// memory (which leaves default searches) and marks cs Superseded; under
+// ConflictReport ("" takes the store's default, Options.OnConflict) it
+// links id as contradicting it, an open pair that search badges and
+// Engine.Contradictions lists until someone resolves it.
 // REQUIRES: s.writeMu held.
 func (s *Engine) applyConflicts(b *cellar.Batch, id record.ID, p record.ConflictPolicy, cs []record.Contradiction) error {
-	if p != record.ConflictSupersedeNewer {
-		return nil
+	if p == "" {
+		p = s.onConflict
+	}
+	t := record.RelContradicts
+	if p == record.ConflictSupersedeNewer {
+		t = record.RelSupersedes
 	}
 	for j := range cs {
-		if err := b.Link(record.Relation{From: id, To: cs[j].ID, Type: record.RelSupersedes, Weight: cs[j].E1}); err != nil {
-			return fmt.Errorf("link %s as superseding %s: %w", id, cs[j].ID, err)
+		if err := b.Link(record.Relation{From: id, To: cs[j].ID, Type: t, Weight: relationWeight(cs[j].E1)}); err != nil {
+			return fmt.Errorf("link %s as %s %s: %w", id, t, cs[j].ID, err)
 		}
-		cs[j].Superseded = true
-		cs[j].Reason += "; marked superseded by this memory (supersede-newer)"
+		if t == record.RelSupersedes {
+			cs[j].Superseded = true
+			cs[j].Reason += "; marked superseded by this memory (supersede-newer)"
+		}
 	}
 	return nil
+}
+
+// relationWeight turns an evidence score into a relation weight, which
+// must lie in (0, 1].
+func relationWeight(sim float64) float64 {
+	if !(sim > 0) { // NaN too
+		return record.DefaultRelationWeight
+	}
+	return min(sim, 1)
+}
+
+// ContradictionsOptions select the open pairs Contradictions lists.
+type ContradictionsOptions struct {
+	// Project keeps pairs of that project ("" the default project);
+	// AllProjects keeps every project's.
+	Project     string
+	AllProjects bool
+}
+
+// OpenContradiction is a kept "contradicts" relation whose two memories
+// are both still valid (neither superseded): a question nobody answered
+// yet. Kind, Reason and the evidence are judged again with today's rules
+// and fingerprints (Kind is "none" when they no longer see a conflict).
+type OpenContradiction struct {
+	Newer record.Memory `json:"newer"`
+	Older record.Memory `json:"older"`
+	// Since is when the pair was kept (the relation's creation time).
+	Since  time.Time `json:"since"`
+	Kind   string    `json:"kind"`
+	E1     float64   `json:"e1"`
+	E6     float64   `json:"e6"`
+	E11    float64   `json:"e11"`
+	Reason string    `json:"reason"`
+}
+
+// Contradictions lists the open contradiction pairs, newest first. A pair
+// closes when either memory is superseded (`cgraph link NEW OLD --type
+// supersedes` resolves it for the newer) or deleted, or when the relation
+// is removed. Cost: one scan of the relations family, and two record and
+// fingerprint reads and one relation scan per contradicts relation.
+func (s *Engine) Contradictions(ctx context.Context, o ContradictionsOptions) ([]OpenContradiction, error) {
+	if err := record.CheckProject(o.Project); err != nil {
+		return nil, err
+	}
+	if s.ro && s.ix != nil {
+		if err := s.catchUp(ctx); err != nil {
+			return nil, fmt.Errorf("contradictions: catch up with the writer: %w", err)
+		}
+	}
+	var rels []record.Relation
+	if err := s.cellar.EachRelation(ctx, func(r record.Relation) error {
+		if r.Type == record.RelContradicts {
+			rels = append(rels, r)
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("contradictions: %w", err)
+	}
+	var out []OpenContradiction
+	for _, r := range rels {
+		ms, fps, err := s.readMemories(ctx, []record.ID{r.From, r.To})
+		if err != nil {
+			return nil, fmt.Errorf("contradictions: %s contradicts %s: %w", r.From, r.To, err)
+		}
+		if fps[0] == nil || fps[1] == nil || (!o.AllProjects && ms[1].Project != o.Project) {
+			continue
+		}
+		open := true
+		for _, id := range []record.ID{r.From, r.To} {
+			sup, err := s.isSuperseded(ctx, id)
+			if err != nil {
+				return nil, fmt.Errorf("contradictions: %w", err)
+			}
+			open = open && !sup
+		}
+		if !open {
+			continue
+		}
+		c := OpenContradiction{Newer: ms[0], Older: ms[1], Since: r.CreatedAt, Kind: "none"}
+		if sim, ok := evidence(fps[1], fps[0]); ok {
+			c.E1, c.E6, c.E11 = sim.E1, sim.E6, sim.E11
+			j := contradict.Judge(ms[1].Content, ms[0].Content, contradict.Evidence{E1: sim.E1, E6: sim.E6, E11: sim.E11}, conflictRules)
+			c.Reason = j.Reason
+			if j.Kind.Conflict() {
+				c.Kind = j.Kind.String()
+			}
+		}
+		out = append(out, c)
+	}
+	slices.SortStableFunc(out, func(a, b OpenContradiction) int { return b.Since.Compare(a.Since) })
+	return out, nil
+}
+
+// isSuperseded reports whether id is the target of a supersedes relation.
+func (s *Engine) isSuperseded(ctx context.Context, id record.ID) (bool, error) {
+	rels, err := s.cellar.Relations(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(rels, func(r record.Relation) bool { return r.Type == record.RelSupersedes && r.To == id }), nil
 }

@@ -42,7 +42,16 @@ func conflictOnWrite(t *testing.T, reg *embedders.Registry) {
 		t.Errorf("the evidence does not say what differs: %+v", c)
 	}
 	if got, err := s.Get(ctx, old.ID); err != nil || len(got.SupersededBy) != 0 {
-		t.Fatalf("the report policy changed the old memory: %+v, %v", got.SupersededBy, err)
+		t.Fatalf("the report policy superseded the old memory: %+v, %v", got.SupersededBy, err)
+	} else if len(got.ContradictedBy) != 1 || got.ContradictedBy[0] != m.ID {
+		t.Fatalf("the old memory carries no badge naming the newer one: %+v", got.ContradictedBy)
+	}
+	if rels, err := s.Relations(ctx, m.ID); err != nil || len(rels) != 1 || rels[0].Type != record.RelContradicts || rels[0].To != old.ID {
+		t.Fatalf("the report policy kept no contradicts relation new → old: %+v, %v", rels, err)
+	}
+	open, err := s.Contradictions(ctx, ContradictionsOptions{})
+	if err != nil || len(open) != 1 || open[0].Newer.ID != m.ID || open[0].Older.ID != old.ID || open[0].Kind != "contradiction" {
+		t.Fatalf("the open pair is not listed: %+v, %v", open, err)
 	}
 	// Another project is never compared; a compatible note is no conflict.
 	other, err := s.Add(ctx, record.NewMemory{Project: "p", Content: "Refresh tokens must be httpOnly cookies, never in localStorage."})
@@ -63,6 +72,34 @@ func conflictOnWrite(t *testing.T, reg *embedders.Registry) {
 	}
 	if got, err := s.Get(ctx, port.ID); err != nil || len(got.SupersededBy) != 1 || got.SupersededBy[0] != up.ID {
 		t.Fatalf("the old port is not superseded by the new one: %+v, %v", got.SupersededBy, err)
+	}
+	// Resolving the open pair (the newer supersedes the older) closes it.
+	if _, err := s.Link(ctx, record.Relation{From: m.ID, To: old.ID, Type: record.RelSupersedes}); err != nil {
+		t.Fatal(err)
+	}
+	if open, err := s.Contradictions(ctx, ContradictionsOptions{}); err != nil || len(open) != 0 {
+		t.Fatalf("a resolved pair is still listed as open: %+v, %v", open, err)
+	}
+	// The store's default policy (serve --on-conflict) applies to a write
+	// that names none.
+	dir := s.dir
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(dir, Options{Embedders: reg, OnConflict: record.ConflictSupersedeNewer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	up2, err := s2.Add(ctx, record.NewMemory{Content: "The API server listens on port 7070."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(up2.Contradicts) == 0 || !up2.Contradicts[0].Superseded {
+		t.Fatalf("the store's supersede-newer policy was not applied: %+v", up2.Contradicts)
+	}
+	if _, err := Open(t.TempDir(), Options{Create: true, Embedders: reg, OnConflict: "retire-older"}); err == nil {
+		t.Fatal("an unknown store policy was accepted")
 	}
 }
 

@@ -77,7 +77,7 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 	}
 	next = c.Apply(stored) // what is stored now: a concurrent update may have landed
 	if sameRecord(stored, next) {
-		stored.SupersededBy = s.supersededBy(stored.DocNum)
+		s.markRelations(ctx, &stored)
 		return UpdateResult{Memory: stored}, nil
 	}
 	computed := content
@@ -129,7 +129,7 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 	} else if s.ix != nil { // nil when opened for records only
 		s.ix.setMeta(m)
 	}
-	m.SupersededBy = s.supersededBy(m.DocNum)
+	s.markRelations(ctx, &m)
 	return UpdateResult{Memory: m, Changed: true, Reembedded: content}, nil
 }
 
@@ -148,14 +148,45 @@ func (s *Engine) History(ctx context.Context, id record.ID) ([]record.Memory, er
 	return s.cellar.History(ctx, id)
 }
 
-// supersededBy returns the memories that supersede doc.
-func (s *Engine) supersededBy(doc record.DocNum) []record.ID {
+// markRelations fills m.SupersededBy and m.ContradictedBy from the
+// in-memory relation marks, or from the relations family on a store
+// opened for records only.
+func (s *Engine) markRelations(ctx context.Context, m *record.Memory) {
 	if s.ix == nil {
-		return nil
+		rels, err := s.cellar.Relations(ctx, m.ID)
+		if err != nil {
+			return // the record reads; its badges are a courtesy
+		}
+		for _, r := range rels {
+			switch {
+			case r.To != m.ID:
+			case r.Type == record.RelSupersedes:
+				m.SupersededBy = append(m.SupersededBy, r.From)
+			case r.Type == record.RelContradicts:
+				m.ContradictedBy = append(m.ContradictedBy, r.From)
+			}
+		}
+		return
 	}
 	s.ix.mu.RLock()
 	defer s.ix.mu.RUnlock()
-	return s.ix.attrs.supersededByOf(uint32(doc))
+	m.SupersededBy = s.ix.attrs.superseded.of(uint32(m.DocNum))
+	m.ContradictedBy = s.ix.attrs.contradicted.of(uint32(m.DocNum))
+}
+
+// setMark records (on) or removes the relation "from t to" in the
+// in-memory marks (attrs.mark); a target no longer stored is skipped.
+func (s *Engine) setMark(ctx context.Context, t record.RelationType, from, to record.ID, on bool) {
+	if s.ix == nil || (t != record.RelSupersedes && t != record.RelContradicts) {
+		return
+	}
+	m, err := s.peek(ctx, to)
+	if err != nil {
+		return
+	}
+	s.ix.mu.Lock()
+	s.ix.attrs.mark(t, uint32(m.DocNum), from, on)
+	s.ix.mu.Unlock()
 }
 
 // Link stores the relation r (both directions, one batch). Linking a pair
@@ -181,18 +212,10 @@ func (s *Engine) Link(ctx context.Context, r record.Relation) (record.Relation, 
 	if err := b.Link(r); err != nil {
 		return r, err
 	}
-	to, err := b.Memory(r.To)
-	if err != nil {
-		return r, err
-	}
 	if err := b.Commit(); err != nil {
 		return r, fmt.Errorf("link %s %s %s: %w", r.From, r.Type, r.To, err)
 	}
-	if r.Type == record.RelSupersedes && s.ix != nil {
-		s.ix.mu.Lock()
-		s.ix.attrs.supersede(uint32(to.DocNum), r.From, true)
-		s.ix.mu.Unlock()
-	}
+	s.setMark(ctx, r.Type, r.From, r.To, true)
 	rels, err := s.cellar.Relations(ctx, r.From)
 	if err != nil {
 		return r, err
@@ -225,18 +248,10 @@ func (s *Engine) Unlink(ctx context.Context, from, to record.ID, t record.Relati
 	if err != nil || !ok {
 		return false, err
 	}
-	target, err := b.Memory(to)
-	if err != nil {
-		return false, err
-	}
 	if err := b.Commit(); err != nil {
 		return false, fmt.Errorf("unlink %s %s %s: %w", from, t, to, err)
 	}
-	if t == record.RelSupersedes && s.ix != nil {
-		s.ix.mu.Lock()
-		s.ix.attrs.supersede(uint32(target.DocNum), from, false)
-		s.ix.mu.Unlock()
-	}
+	s.setMark(ctx, t, from, to, false)
 	return true, nil
 }
 
@@ -331,7 +346,7 @@ func (s *Engine) Related(ctx context.Context, id record.ID, o RelatedOptions) ([
 				if err != nil {
 					return nil, fmt.Errorf("related memory %s of %s: %w", other, from, err)
 				}
-				m.SupersededBy = s.supersededBy(m.DocNum)
+				s.markRelations(ctx, &m)
 				out = append(out, RelatedMemory{Memory: m, Relation: r, Via: from, Depth: depth})
 				next = append(next, other)
 				if len(out) == o.Limit {

@@ -76,11 +76,11 @@ func (x *indexSet) loadRecords(ctx context.Context, eng *cellar.Store) error {
 	}
 }
 
-// loadSupersedes marks the targets of supersedes relations.
+// loadSupersedes marks the targets of supersedes and contradicts relations.
 func (x *indexSet) loadSupersedes(ctx context.Context, eng *cellar.Store) error {
 	var sup []record.Relation
 	if err := eng.EachRelation(ctx, func(r record.Relation) error {
-		if r.Type == record.RelSupersedes {
+		if r.Type == record.RelSupersedes || r.Type == record.RelContradicts {
 			sup = append(sup, r)
 		}
 		return nil
@@ -90,9 +90,9 @@ func (x *indexSet) loadSupersedes(ctx context.Context, eng *cellar.Store) error 
 	for _, r := range sup {
 		doc, err := eng.DocNumOf(ctx, r.To)
 		if err != nil {
-			return fmt.Errorf("rebuild indexes: relation %s supersedes %s: %w", r.From, r.To, err)
+			return fmt.Errorf("rebuild indexes: relation %s %s %s: %w", r.From, r.Type, r.To, err)
 		}
-		x.attrs.supersede(uint32(doc), r.From, true)
+		x.attrs.mark(r.Type, uint32(doc), r.From, true)
 	}
 	return nil
 }

@@ -172,7 +172,7 @@ func (s *Engine) resolve(ctx context.Context, res pipeline.Result) (SearchResult
 			continue
 		}
 		hits = append(hits, h)
-		ms[i].SupersededBy = s.supersededBy(ms[i].DocNum)
+		s.markRelations(ctx, &ms[i])
 		out.Memories = append(out.Memories, ms[i])
 	}
 	if n := len(res.Hits) - len(hits); n > 0 && len(res.Trace) > 0 {
@@ -298,7 +298,7 @@ func (s *Engine) expand(ctx context.Context, hits []record.Memory, types []recor
 			if err != nil {
 				return nil, fmt.Errorf("expand hit %s: %w", h.ID, err)
 			}
-			m.SupersededBy = s.supersededBy(m.DocNum)
+			s.markRelations(ctx, &m)
 			if !f.Scope().Match(m, len(m.SupersededBy) > 0) {
 				continue
 			}

@@ -32,6 +32,8 @@ type Engine struct {
 	// deferred are the slots AddBatch leaves to the filler (Options.DeferSlots).
 	deferred []fingerprint.SlotID
 	filler   *filler
+	// onConflict is the policy of writes that name none (Options.OnConflict).
+	onConflict record.ConflictPolicy
 
 	// writeMu serialises Add, AddBatch, Delete and Reembed from the batch
 	// to the index update, so indexes follow the store's commit order.
@@ -109,6 +111,11 @@ func Open(dir string, o Options) (*Engine, error) {
 	case o.TokenCacheBytes > 0:
 		s.tokens = newTokenCache(o.TokenCacheBytes)
 	}
+	onConflict, err := record.ParseConflictPolicy(string(o.OnConflict))
+	if err != nil {
+		return nil, err
+	}
+	s.onConflict = onConflict
 	eo := cellar.Options{ReadOnly: o.ReadOnly, Create: o.Create, MaxContentBytes: o.MaxContentBytes, Sync: o.Sync,
 		CreatedBy: Version}
 	eng, err := cellar.Open(dir, eo)
@@ -206,7 +213,7 @@ func (s *Engine) Warm(ctx context.Context) error {
 func (s *Engine) Get(ctx context.Context, id record.ID) (record.Memory, error) {
 	m, err := s.cellar.Get(ctx, id)
 	if err == nil {
-		m.SupersededBy = s.supersededBy(m.DocNum)
+		s.markRelations(ctx, &m)
 	}
 	return m, err
 }

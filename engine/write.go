@@ -174,23 +174,17 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 		if err := s.ix.apply(ms[i], &fps[i], nil); err != nil {
 			errs = append(errs, fmt.Errorf("memory %s was stored but not indexed (reopen the store to rebuild its indexes): %w", ms[i].ID, err))
 		}
-		superseded := make([]record.ID, 0, len(ms[i].Similar)+len(ms[i].Contradicts))
 		for _, sim := range ms[i].Similar {
 			if sim.Superseded {
-				superseded = append(superseded, sim.ID)
+				s.setMark(ctx, record.RelSupersedes, ms[i].ID, sim.ID, true)
 			}
 		}
 		for _, c := range ms[i].Contradicts {
-			if c.Superseded && !slices.Contains(superseded, c.ID) {
-				superseded = append(superseded, c.ID)
+			t := record.RelContradicts
+			if c.Superseded {
+				t = record.RelSupersedes
 			}
-		}
-		for _, id := range superseded {
-			if old, err := s.peek(ctx, id); err == nil {
-				s.ix.mu.Lock()
-				s.ix.attrs.supersede(uint32(old.DocNum), ms[i].ID, true)
-				s.ix.mu.Unlock()
-			}
+			s.setMark(ctx, t, ms[i].ID, c.ID, true)
 		}
 	}
 	return ms, errors.Join(errs...)
@@ -298,14 +292,9 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 	if s.ix != nil { // nil when opened for records only
 		s.ix.remove(uint32(m.DocNum))
 		s.tokens.remove(uint32(m.DocNum))
-		for _, r := range rels { // what it superseded is no longer superseded by it
-			if r.Type != record.RelSupersedes || r.From != id {
-				continue
-			}
-			if to, err := s.peek(ctx, r.To); err == nil {
-				s.ix.mu.Lock()
-				s.ix.attrs.supersede(uint32(to.DocNum), id, false)
-				s.ix.mu.Unlock()
+		for _, r := range rels { // what it superseded or contradicted is no longer so by it
+			if r.From == id {
+				s.setMark(ctx, r.Type, id, r.To, false)
 			}
 		}
 	}

@@ -43,6 +43,10 @@ type Hit struct {
 	// SupersededBy lists the newer memories that supersede this one (only
 	// found with filter.superseded include or only).
 	SupersededBy []record.ID `json:"superseded_by,omitempty"`
+	// ContradictedBy names the newer memories that contradict this one,
+	// an open pair nobody resolved (get_memory both; link the right one
+	// as superseding the other).
+	ContradictedBy []record.ID `json:"contradicted_by,omitempty"`
 	// Slots explains the score: each slot's rank, raw score, WRRF
 	// contribution and threshold level.
 	Slots  engine.SlotScores `json:"slots,omitempty"`
@@ -78,7 +82,7 @@ type SearchOutput struct {
 func toHit(rank int, h engine.Hit, m record.Memory) Hit {
 	return Hit{Rank: rank, ID: m.ID, Score: h.Score, Snippet: snippet(m.Content, snippetRunes), Type: m.Type,
 		Tags: m.Tags, Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(),
-		Project: m.Project, Meta: m.Meta, SupersededBy: m.SupersededBy,
+		Project: m.Project, Meta: m.Meta, SupersededBy: m.SupersededBy, ContradictedBy: m.ContradictedBy,
 		Slots: h.Slots, Boosts: h.Boosts, Badges: h.Badges}
 }
 
@@ -250,6 +254,11 @@ func (o SearchOutput) summary() string {
 	}
 	if len(o.Expanded) > 0 {
 		fmt.Fprintf(&b, "; %d linked memories in expanded", len(o.Expanded))
+	}
+	for _, h := range o.Results {
+		if len(h.ContradictedBy) > 0 {
+			fmt.Fprintf(&b, "; %s is contradicted by the newer %s (contradicted_by)", h.ID, h.ContradictedBy[len(h.ContradictedBy)-1])
+		}
 	}
 	b.WriteString(". The results are in structuredContent.")
 	return b.String()

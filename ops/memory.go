@@ -34,6 +34,9 @@ type Memory struct {
 	Revision uint32 `json:"revision"`
 	// SupersededBy lists the newer memories that supersede this one.
 	SupersededBy []record.ID `json:"superseded_by,omitempty"`
+	// ContradictedBy names the newer memories that contradict this one
+	// (an open pair: record.Memory.ContradictedBy).
+	ContradictedBy []record.ID `json:"contradicted_by,omitempty"`
 }
 
 // MemoryOf is m in its wire form.
@@ -44,6 +47,7 @@ func MemoryOf(m record.Memory) Memory {
 		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 		AccessCount: m.AccessCount, Importance: m.Importance,
 		Project: m.Project, Meta: m.Meta, Revision: m.Revision, SupersededBy: m.SupersededBy,
+		ContradictedBy: m.ContradictedBy,
 	}
 	if j.Tags == nil {
 		j.Tags = []string{}

@@ -78,6 +78,9 @@ type HitMemory struct {
 	Importance   float64     `json:"importance"`
 	Project      string      `json:"project"`
 	SupersededBy []record.ID `json:"superseded_by,omitempty"`
+	// ContradictedBy names the newer memories that contradict this one
+	// (record.Memory.ContradictedBy): an open question, the search badge.
+	ContradictedBy []record.ID `json:"contradicted_by,omitempty"`
 }
 
 // ExpandedHit is one memory an expansion added: the relation and the
@@ -93,7 +96,8 @@ type ExpandedHit struct {
 // HitMemoryOf is m's metadata in a result.
 func HitMemoryOf(m record.Memory) HitMemory {
 	j := HitMemory{Type: m.Type, Tags: m.Tags, Source: m.Source, Session: m.Session,
-		Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(), Importance: m.Importance, Project: m.Project, SupersededBy: m.SupersededBy}
+		Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC(), Importance: m.Importance, Project: m.Project, SupersededBy: m.SupersededBy,
+		ContradictedBy: m.ContradictedBy}
 	if j.Tags == nil {
 		j.Tags = []string{}
 	}

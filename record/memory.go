@@ -79,9 +79,11 @@ type NewMemory struct {
 	// with Near set) as superseded by the new memory, in the same batch.
 	Supersede bool
 	// OnConflict is what Add does with a stored memory the new one
-	// contradicts or updates (Memory.Contradicts): report it (the zero
-	// value, ConflictReport) or link the new memory as superseding it
-	// (ConflictSupersedeNewer).
+	// contradicts or updates (Memory.Contradicts): report it
+	// (ConflictReport: the pair is kept as a "contradicts" relation, open
+	// until resolved) or link the new memory as superseding it
+	// (ConflictSupersedeNewer). The zero value takes the store's default
+	// (engine Options.OnConflict, `cgraph serve --on-conflict`; report).
 	OnConflict ConflictPolicy
 }
 
@@ -90,7 +92,9 @@ type ConflictPolicy string
 
 // The conflict policies.
 const (
-	// ConflictReport only reports them (the default, also for "").
+	// ConflictReport reports them and keeps each as a "contradicts"
+	// relation from the new memory to the old, in the same batch: an open
+	// pair that search badges and `cgraph maintain --contradictions` lists.
 	ConflictReport ConflictPolicy = "report"
 	// ConflictSupersedeNewer links the new memory as superseding the old
 	// one (relation "supersedes"), in the same batch.
@@ -98,11 +102,10 @@ const (
 )
 
 // ParseConflictPolicy parses a policy name; the error lists the valid ones.
+// "" stays "": the store's default applies.
 func ParseConflictPolicy(s string) (ConflictPolicy, error) {
 	switch p := ConflictPolicy(strings.ToLower(strings.TrimSpace(s))); p {
-	case "", ConflictReport:
-		return ConflictReport, nil
-	case ConflictSupersedeNewer:
+	case "", ConflictReport, ConflictSupersedeNewer:
 		return p, nil
 	}
 	return "", &ValidationError{Field: "on_conflict", Problem: fmt.Sprintf("unknown policy %q", s), Fix: "use report or supersede-newer"}
@@ -186,6 +189,12 @@ type Memory struct {
 	// "supersedes"), oldest link first. The engine fills it on what it
 	// returns; it is never stored in the record.
 	SupersededBy []ID
+	// ContradictedBy lists the newer memories that contradict this one
+	// (relation "contradicts", kept by a write under the report policy),
+	// oldest link first: the search badge. Superseding this memory (or
+	// removing the relation) resolves the pair. The
+	// engine fills it on what it returns; it is never stored in the record.
+	ContradictedBy []ID
 	// Duplicate is set only on a memory Add returned instead of storing a
 	// new one: the store already held the same content (SameContent), so
 	// nothing was written and this is that earlier memory, its access
