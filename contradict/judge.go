@@ -74,8 +74,10 @@ var additive = regexp.MustCompile(`(?i)\b(also|as well|in addition|additionally|
 // changeMarkers say the new memory reports a change over time.
 var changeMarkers = regexp.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|downgraded|bumped|raised|lowered|increased|decreased|changed|replaced|renamed|rewritten|updated|scaled|took over|no longer|now|anymore|from \S+ to)\b`)
 
-// antonyms are pairs of stems that flip a claim.
-var antonyms = map[string]string{}
+// antonyms are the pairs of stems that flip a claim, both ways round. A
+// stem may have several ("allow" / "deny", "block", "forbid"): the key is
+// the pair, not the stem.
+var antonyms = map[[2]string]bool{}
 
 func init() {
 	for _, p := range [][2]string{{"enabl", "disabl"}, {"allow", "deny"}, {"allow", "block"}, {"allow", "forbid"},
@@ -84,7 +86,7 @@ func init() {
 		{"start", "stop"}, {"open", "clos"}, {"lazy", "eager"}, {"mutabl", "immutabl"}, {"static", "dynamic"},
 		{"increas", "decreas"}, {"strict", "loos"}, {"inbound", "outbound"}, {"local", "remot"}, {"verbos", "terse"},
 		{"always", "not"}, {"blocking", "non-blocking"}, {"whitelist", "blacklist"}, {"encrypt", "plaintext"}} {
-		antonyms[p[0]], antonyms[p[1]] = p[1], p[0]
+		antonyms[p], antonyms[[2]string{p[1], p[0]}] = true, true
 	}
 }
 
@@ -298,7 +300,7 @@ func valueAfter(ops []op, k int, a []token) bool {
 func antonymIn(x, y []token) (string, string, bool) {
 	for _, s := range x {
 		for _, t := range y {
-			if antonyms[s.stem] == t.stem && t.stem != "" {
+			if antonyms[[2]string{s.stem, t.stem}] {
 				return s.text, t.text, true
 			}
 		}

@@ -16,6 +16,9 @@ func TestJudgeCases(t *testing.T) {
 		{"The API server listens on port 8080.", "The API server listens on port 9090.", same, Contradiction, "9090"},
 		{"Keep refresh tokens in localStorage.", "Refresh tokens must be httpOnly cookies, never localStorage.", same, Contradiction, "localStorage"},
 		{"Enable strict mode in tsconfig.json.", "Disable strict mode in tsconfig.json.", same, Contradiction, "Disable"},
+		// allow / deny through the y → ies/ied endings the stemmer folds.
+		{"The firewall allows inbound SSH.", "The firewall denies inbound SSH.", same, Contradiction, "denies"},
+		{"The proxy denied uploads over 10 MB.", "The proxy allowed uploads over 10 MB.", same, Contradiction, "allowed"},
 		{"We use Postgres 15.", "We moved to Postgres 16.", same, Update, "moved"},
 		// Hard negatives: both negate; two values differ (another scope); an addition.
 		{"Never commit .env files.", "Never commit the node_modules folder.", same, None, "negate"},
@@ -27,6 +30,15 @@ func TestJudgeCases(t *testing.T) {
 		j := Judge(c.old, c.new, c.ev, DefaultRules)
 		if j.Kind != c.want || !strings.Contains(j.Reason, c.reason) {
 			t.Errorf("Judge(%q, %q) = %s (%s), want %s naming %q", c.old, c.new, j.Kind, j.Reason, c.want, c.reason)
+		}
+	}
+}
+
+func TestStem(t *testing.T) {
+	for in, want := range map[string]string{"denies": "deny", "denied": "deny", "deny": "deny", "denying": "deny",
+		"copies": "copy", "allows": "allow", "hashed": "hash", "committed": "commit", "runs": "run", "class": "class"} {
+		if got := stem(in); got != want {
+			t.Errorf("stem(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

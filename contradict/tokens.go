@@ -118,11 +118,15 @@ func valueShape(w string, first bool) bool {
 }
 
 // stem strips common English endings, crudely: enough that "runs", "run"
-// and "running", or "hashed" and "hash", compare equal.
+// and "running", "hashed" and "hash", or "denies", "denied" and "deny"
+// compare equal.
 func stem(w string) string {
 	for _, suf := range []string{"ing", "ed", "es", "s", "ly"} {
 		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) && !strings.HasSuffix(w, "ss") {
 			w = strings.TrimSuffix(w, suf)
+			if (suf == "ed" || suf == "es") && strings.HasSuffix(w, "i") {
+				w = w[:len(w)-1] + "y" // denies, denied → deny; copies → copy
+			}
 			break
 		}
 	}
