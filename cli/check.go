@@ -194,8 +194,8 @@ dropping an unreadable E12 matrix for ` + "`cgraph reembed --slot E12`" + ` to c
 						a.Printf("\n")
 					}
 					if l := r.Links; l.Changed() {
-						a.Printf("repair: dropped %d earlier revisions and %d relation keys of memories that no longer exist; wrote back %d missing relation mirrors\n",
-							l.DroppedHistory, l.DroppedRelations, l.Mirrored)
+						a.Printf("repair: dropped %d earlier revisions and %d relation keys of memories that no longer exist; wrote back %d missing relation mirrors; set %d valid-until times from the supersedes relations\n",
+							l.DroppedHistory, l.DroppedRelations, l.Mirrored, l.Validity)
 					}
 				}
 				if out.OK {

@@ -1,22 +1,16 @@
 package cli
 
 import (
-	"time"
-
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
 )
 
-// contradictionJSON is one open pair in maintain --contradictions --json.
+// contradictionJSON is one open pair in maintain --contradictions --json:
+// the engine's pair with both memories in their wire form.
 type contradictionJSON struct {
-	Newer  ops.Memory `json:"newer"`
-	Older  ops.Memory `json:"older"`
-	Since  time.Time  `json:"since"`
-	Kind   string     `json:"kind"`
-	E1     float64    `json:"e1"`
-	E6     float64    `json:"e6"`
-	E11    float64    `json:"e11"`
-	Reason string     `json:"reason"`
+	engine.OpenContradiction
+	Newer ops.Memory `json:"newer"`
+	Older ops.Memory `json:"older"`
 }
 
 // listContradictions prints the open contradiction pairs of the project
@@ -34,8 +28,8 @@ func (a *App) listContradictions() (err error) {
 	if a.JSON {
 		out := make([]contradictionJSON, len(pairs))
 		for i, p := range pairs {
-			out[i] = contradictionJSON{Newer: ops.MemoryOf(p.Newer), Older: ops.MemoryOf(p.Older), Since: p.Since.UTC(), Kind: p.Kind,
-				E1: p.E1, E6: p.E6, E11: p.E11, Reason: p.Reason}
+			p.Since = p.Since.UTC()
+			out[i] = contradictionJSON{OpenContradiction: p, Newer: ops.MemoryOf(p.Newer), Older: ops.MemoryOf(p.Older)}
 		}
 		return a.PrintJSON(out)
 	}

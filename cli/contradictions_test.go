@@ -72,3 +72,50 @@ func TestContradictionsCommand(t *testing.T) {
 		t.Fatalf("a resolved pair is still open: %+v", pairs)
 	}
 }
+
+// TestSearchAsOfFlag: search and context --as-of answer as the store knew
+// it then (a date before every memory finds nothing, one after the link
+// leaves the superseded memory out, one before the link keeps it), and a
+// value that is no time is a usage error saying what to give.
+func TestSearchAsOfFlag(t *testing.T) {
+	db := newStore(t)
+	add := func(content, created string) record.ID {
+		t.Helper()
+		var out struct {
+			ID record.ID `json:"id"`
+		}
+		oneJSON(t, mustRun(t, "", "--db", db, "--json", "add", content, "--created-at", created).stdout, &out)
+		return out.ID
+	}
+	older := add("Deploy releases with the blue-green script", "2025-01-01T00:00:00Z")
+	newer := add("Deploy releases with the canary pipeline", "2025-02-01T00:00:00Z")
+	mustRun(t, "", "--db", db, "link", newer.String(), older.String(), "--type", "supersedes")
+	found := func(args ...string) []record.ID {
+		t.Helper()
+		var sj searchIDs
+		oneJSON(t, mustRun(t, "", append([]string{"--db", db, "--json", "search", "deploy releases", "--no-thresholds"}, args...)...).stdout, &sj)
+		var out []record.ID
+		for _, r := range sj.Results {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	if got := found("--as-of", "2024-12-31"); len(got) != 0 {
+		t.Fatalf("--as-of before every memory: %v", got)
+	}
+	if got := found("--as-of", "2025-01-15"); len(got) != 1 || got[0] != older {
+		t.Fatalf("--as-of between the two: %v, want only %s", got, older)
+	}
+	if got := found("--as-of", "2025-03-01T00:00:00Z"); len(got) != 2 {
+		t.Fatalf("--as-of before the link: %v, want both", got)
+	}
+	if got := found(); len(got) != 1 || got[0] != newer {
+		t.Fatalf("default search: %v, want only %s (valid now)", got, newer)
+	}
+	if out := mustRun(t, "", "--db", db, "context", "deploy releases", "--as-of", "2025-01-15").stdout; !strings.Contains(out, "blue-green") || strings.Contains(out, "canary") {
+		t.Fatalf("context --as-of:\n%s", out)
+	}
+	if r := run(t, "", "--db", db, "search", "deploy", "--as-of", "last spring"); r.code != ExitUsage || !strings.Contains(r.stderr, "a date") {
+		t.Fatalf("--as-of with no time: exit %d %s", r.code, r.stderr)
+	}
+}

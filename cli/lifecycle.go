@@ -29,7 +29,7 @@ type filterFlags struct {
 	createdAfter, createdBefore   string
 	updatedAfter, updatedBefore   string
 	minImportance                 float64
-	superseded                    string
+	superseded, asOf              string
 	allProjects                   bool
 }
 
@@ -46,6 +46,7 @@ func (f *filterFlags) bind(fl *pflag.FlagSet) {
 	fl.Float64Var(&f.minImportance, "min-importance", 0, "keep memories of at least this importance (0 to 1)")
 	fl.StringArrayVar(&f.meta, "meta", nil, "keep memories whose metadata has key=value (repeat: all of them)")
 	fl.StringVar(&f.superseded, "superseded", "exclude", "superseded memories: exclude, include (marked) or only")
+	fl.StringVar(&f.asOf, "as-of", "", "answer as the store knew it then: memories created by then and still valid then (not superseded by then), each with its content of that time; RFC 3339, a date (its end, UTC) or an age such as 30d")
 	fl.BoolVar(&f.allProjects, "all-projects", false, "search every project, not only --project")
 }
 
@@ -81,6 +82,15 @@ func (f filterFlags) filter(project string, now time.Time) (record.Filter, error
 	out.Meta = meta
 	if out.Superseded, err = record.ParseSuperseded(f.superseded); err != nil {
 		return out, &UsageError{Problem: "--superseded: " + err.Error(), Fix: "use exclude, include or only"}
+	}
+	if f.asOf != "" {
+		if out.AsOf, err = record.ParseAsOf(f.asOf); err != nil {
+			at, aerr := parseWhen(f.asOf, now)
+			if aerr != nil {
+				return out, usagef("give an RFC 3339 time (2026-01-02T15:04:05Z), a date (2026-01-02: its end, UTC) or an age (30d, 2w)", "--as-of %q: %v", f.asOf, err)
+			}
+			out.AsOf = at.UTC()
+		}
 	}
 	if err := out.Validate(); err != nil {
 		return out, err

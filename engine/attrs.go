@@ -77,6 +77,7 @@ type attrRow struct {
 	session, source  string
 	meta             map[string]string
 	created, updated int64
+	validUntil       int64 // record.Memory.ValidUntil, 0: still valid
 	importance       float64
 	accessed         int64
 	accessCount      uint64
@@ -116,7 +117,7 @@ func (a *attrs) set(m record.Memory) {
 		a.rows = append(a.rows, attrRow{})
 	}
 	r := attrRow{set: true, typ: m.Type, tags: m.Tags, project: m.Project, session: m.Session, source: m.Source, meta: m.Meta,
-		created: unixNano(m.CreatedAt), updated: unixNano(m.UpdatedAt), importance: m.Importance}
+		created: unixNano(m.CreatedAt), updated: unixNano(m.UpdatedAt), validUntil: unixNano(m.ValidUntil), importance: m.Importance}
 	a.rows[doc] = r
 	bitmapOf(a.byType, r.typ, true).Add(doc)
 	for _, t := range r.tags {
@@ -159,6 +160,14 @@ func (a *attrs) unsetRow(doc uint32) {
 		unset(a.byMeta, metaKey(k, v), doc)
 	}
 	a.rows[doc] = attrRow{}
+}
+
+// setValidUntil records doc's end of validity (a supersedes link changed
+// it in the store).
+func (a *attrs) setValidUntil(doc uint32, t time.Time) {
+	if int(doc) < len(a.rows) && a.rows[doc].set {
+		a.rows[doc].validUntil = unixNano(t)
+	}
 }
 
 // mark records (on) or removes (!on) the relation "from t doc" where
@@ -231,17 +240,19 @@ func (a *attrs) allow(f record.Filter, live *roaring.Bitmap) *roaring.Bitmap {
 	for k, v := range f.Meta {
 		and(a.byMeta[metaKey(k, v)])
 	}
-	switch f.Superseded {
-	case record.ExcludeSuperseded:
+	asOf := unixNano(f.AsOf)
+	switch {
+	case asOf != 0: // validity at that time, from the rows below
+	case f.Superseded == record.ExcludeSuperseded:
 		if !a.superseded.docs.IsEmpty() {
 			restricted = true
 			out.AndNot(a.superseded.docs)
 		}
-	case record.OnlySuperseded:
+	case f.Superseded == record.OnlySuperseded:
 		and(a.superseded.docs)
 	}
 	ca, cb, ua, ub := unixNano(f.CreatedAfter), unixNano(f.CreatedBefore), unixNano(f.UpdatedAfter), unixNano(f.UpdatedBefore)
-	if ca != 0 || cb != 0 || ua != 0 || ub != 0 || f.MinImportance > 0 {
+	if ca != 0 || cb != 0 || ua != 0 || ub != 0 || f.MinImportance > 0 || asOf != 0 {
 		restricted = true
 		drop := roaring.New()
 		it := out.Iterator()
@@ -255,6 +266,13 @@ func (a *attrs) allow(f record.Filter, live *roaring.Bitmap) *roaring.Bitmap {
 			if (ca != 0 && r.created < ca) || (cb != 0 && r.created >= cb) || (ua != 0 && r.updated < ua) || (ub != 0 && r.updated >= ub) ||
 				r.importance < f.MinImportance {
 				drop.Add(d)
+				continue
+			}
+			if asOf != 0 {
+				ended := r.validUntil != 0 && r.validUntil <= asOf
+				if r.created > asOf || (f.Superseded == record.ExcludeSuperseded && ended) || (f.Superseded == record.OnlySuperseded && !ended) {
+					drop.Add(d)
+				}
 			}
 		}
 		out.AndNot(drop)

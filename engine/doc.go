@@ -53,6 +53,18 @@
 // links them in the memory's batch. Decay (DecayOf) is shown as a badge and
 // used by Maintain; it never changes a ranking.
 //
+// Contradictions found on write (contradict.Judge over the same evidence)
+// follow the write's policy (NewMemory.OnConflict, else
+// Options.OnConflict): report keeps a "contradicts" relation new → old,
+// supersede-newer a "supersedes" one, in the memory's batch. The attribute
+// table marks the targets of both (attrs.superseded filters, contradicted
+// badges: record.Memory.ContradictedBy); Contradictions lists the open
+// pairs. A supersedes link also ends its target's validity in the record
+// (record.Memory.ValidUntil, written by the cellar's Batch.Link and
+// Unlink); record.Filter.AsOf filters on creation and end times in the
+// attribute rows and revisionsAt puts back the revision each hit had then.
+// Ranking as of a time uses today's fingerprints.
+//
 // With Options.DeferSlots, AddBatch computes only the other slots and marks
 // the deferred ones in the pending family, in the memory's batch; the
 // filler (filler.go: FillPending, run in the background by engines that

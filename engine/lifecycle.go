@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/engine/internal/cellar"
@@ -186,7 +187,41 @@ func (s *Engine) setMark(ctx context.Context, t record.RelationType, from, to re
 	}
 	s.ix.mu.Lock()
 	s.ix.attrs.mark(t, uint32(m.DocNum), from, on)
+	if t == record.RelSupersedes { // the link's batch moved its end of validity
+		s.ix.attrs.setValidUntil(uint32(m.DocNum), m.ValidUntil)
+	}
 	s.ix.mu.Unlock()
+}
+
+// revisionsAt replaces each memory of ms that was updated after t with
+// the revision it had at t: the newest earlier revision (Engine.History)
+// written at or before t, or the oldest one kept when none was (a memory
+// imported with an older creation time). Its id, doc number, end of
+// validity and relation marks stay the current ones. Cost: one history
+// scan per memory updated after t.
+func (s *Engine) revisionsAt(ctx context.Context, ms []record.Memory, t time.Time) error {
+	for i := range ms {
+		if !ms[i].UpdatedAt.After(t) {
+			continue
+		}
+		hist, err := s.cellar.History(ctx, ms[i].ID)
+		if err != nil {
+			return fmt.Errorf("revision of memory %s as of %s: %w", ms[i].ID, t.Format(time.RFC3339), err)
+		}
+		if len(hist) == 0 {
+			continue
+		}
+		rev := hist[0]
+		for _, h := range hist {
+			if !h.UpdatedAt.After(t) {
+				rev = h
+			}
+		}
+		cur := ms[i]
+		rev.DocNum, rev.ValidUntil, rev.SupersededBy, rev.ContradictedBy = cur.DocNum, cur.ValidUntil, cur.SupersededBy, cur.ContradictedBy
+		ms[i] = rev
+	}
+	return nil
 }
 
 // Link stores the relation r (both directions, one batch). Linking a pair

@@ -99,6 +99,11 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err != nil {
 		return SearchResult{}, err
 	}
+	if !req.Filter.AsOf.IsZero() { // each memory as it read then
+		if err := s.revisionsAt(ctx, out.Memories, req.Filter.AsOf); err != nil {
+			return SearchResult{}, fmt.Errorf("search: %w", err)
+		}
+	}
 	out.Relevance = relevanceOf(out.Result)
 	if req.MinRelevance > 0 {
 		out.keepRelevant(req.MinRelevance)
@@ -118,6 +123,15 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if len(req.Expand) > 0 {
 		if out.Expanded, err = s.expand(ctx, out.Memories, req.Expand, req.Filter); err != nil {
 			return SearchResult{}, err
+		}
+		if !req.Filter.AsOf.IsZero() {
+			for i := range out.Expanded {
+				one := []record.Memory{out.Expanded[i].Memory}
+				if err := s.revisionsAt(ctx, one, req.Filter.AsOf); err != nil {
+					return SearchResult{}, fmt.Errorf("search: %w", err)
+				}
+				out.Expanded[i].Memory = one[0]
+			}
 		}
 	}
 	out.Encode, out.Total = encode, time.Since(start)

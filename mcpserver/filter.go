@@ -32,9 +32,10 @@ type filterArg struct {
 	MinImportance float64           `json:"min_importance,omitempty"`
 	Meta          map[string]string `json:"meta,omitempty"`
 	Superseded    string            `json:"superseded,omitempty"`
+	AsOf          string            `json:"as_of,omitempty"`
 }
 
-const filterDesc = "narrow before ranking (times RFC 3339; every meta pair must match); default: the default or pinned project, superseded excluded"
+const filterDesc = "narrow before ranking (RFC 3339 times; all meta pairs match); default: the default or pinned project, superseded excluded"
 
 // toFilter turns the filter argument into a record.Filter scoped to the
 // server's project: on a pinned server (Options.Project) the filter
@@ -81,6 +82,11 @@ func (s *Server) toFilter(a *filterArg) (record.Filter, error) {
 	}
 	if f.Superseded, err = record.ParseSuperseded(a.Superseded); err != nil {
 		return f, badArg("filter.superseded", "give exclude, include or only", "%q is not a mode", a.Superseded)
+	}
+	if a.AsOf != "" {
+		if f.AsOf, err = record.ParseAsOf(a.AsOf); err != nil {
+			return f, badArg("filter.as_of", "give an RFC 3339 time such as 2026-03-01T14:30:00Z or a date such as 2026-03-01", "%q is neither", a.AsOf)
+		}
 	}
 	for k := range a.Meta {
 		if err := record.CheckMetaKey(k); err != nil {

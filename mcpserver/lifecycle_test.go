@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -290,6 +291,13 @@ func TestSupersedeAndFilters(t *testing.T) {
 	}
 
 	refused(t, cs, "search_graph", map[string]any{"query": "q", "filter": map[string]any{"created_after": "yesterday"}}, `"filter.created_after"`, "RFC 3339")
+	refused(t, cs, "search_graph", map[string]any{"query": "q", "filter": map[string]any{"as_of": "yesterday"}}, `"filter.as_of"`, "a date such as")
+	if got := ids(t, must(t, cs, "search_recent", map[string]any{"filter": map[string]any{"as_of": "2000-01-01"}})["results"], ""); len(got) != 0 {
+		t.Fatalf("search_recent as of a date before every memory: %v", got)
+	}
+	if got := ids(t, must(t, cs, "search_recent", map[string]any{"filter": map[string]any{"as_of": time.Now().UTC().Add(time.Hour).Format(time.RFC3339)}})["results"], ""); len(got) != 1 || got[0] != newer {
+		t.Fatalf("search_recent as of now: %v", got)
+	}
 	refused(t, cs, "search_graph", map[string]any{"query": "q", "filter": map[string]any{"meta": map[string]any{"a b": "c"}}}, `"filter.meta"`, "letters")
 	refused(t, cs, "search_graph", map[string]any{"query": "q", "filter": map[string]any{"created_after": "2026-05-01T00:00:00Z", "created_before": "2026-04-01T00:00:00Z"}},
 		"filter.created_after", "earlier than")

@@ -54,7 +54,7 @@ var sampleArgs = map[string]map[string]any{
 var sampleFilter = map[string]any{"project": "cgraph", "all_projects": false, "types": []string{"decision", "error"}, "tags_any": []string{"ci"},
 	"tags_all": []string{"build"}, "session": "s1", "source": "go.mod", "created_after": "2026-01-01T00:00:00Z", "created_before": "2026-06-01T00:00:00Z",
 	"updated_after": "2026-01-01T00:00:00Z", "updated_before": "2026-06-01T00:00:00Z", "min_importance": 0.5, "meta": map[string]string{"ticket": "CG-12"},
-	"superseded": "include"}
+	"superseded": "include", "as_of": "2026-06-01"}
 
 // wantTools is DESIGN.md's tool list ("Interfaces") with the lifecycle
 // tools of issue 17 (update_memory, link_memories, get_related), exactly.

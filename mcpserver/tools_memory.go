@@ -18,7 +18,7 @@ type storeMemoryIn struct {
 	CreatedAt   string            `json:"created_at,omitempty" jsonschema:"RFC 3339; default now"`
 	Project     string            `json:"project,omitempty" jsonschema:"its project; default the default (or pinned) project"`
 	Supersede   bool              `json:"supersede,omitempty" jsonschema:"mark the near-duplicates found (similar) superseded by this one"`
-	OnConflict  string            `json:"on_conflict,omitempty" jsonschema:"report (keep it open) or supersede-newer (supersede it); default: the server's"`
+	OnConflict  string            `json:"on_conflict,omitempty" jsonschema:"report or supersede-newer; default: the server's"`
 	Meta        map[string]string `json:"meta,omitempty" jsonschema:"key: value metadata to filter by, e.g. {\"ticket\": \"CG-12\"}"`
 	Fingerprint bool              `json:"fingerprint,omitempty" jsonschema:"also list each space's representation"`
 }

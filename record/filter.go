@@ -93,6 +93,12 @@ type Filter struct {
 	// Superseded says whether superseded memories are left out (default),
 	// kept or the only ones kept.
 	Superseded Superseded `json:"superseded,omitzero"`
+	// AsOf, when set, answers as the store knew it at that time: only
+	// memories created at or before it, "superseded" meaning ended
+	// (Memory.ValidUntil) at or before it, and each memory with the
+	// revision it had then (the engine reads the history). Memories
+	// deleted since are gone and cannot be shown.
+	AsOf time.Time `json:"as_of,omitzero"`
 }
 
 // Validate checks the filter's values.
@@ -133,13 +139,27 @@ func (f Filter) Validate() error {
 // superseded mode. The other fields choose the hits themselves — a search
 // of errors expanded by "fixes" wants the fixes, whatever their type.
 func (f Filter) Scope() Filter {
-	return Filter{Project: f.Project, AllProjects: f.AllProjects, Superseded: f.Superseded}
+	return Filter{Project: f.Project, AllProjects: f.AllProjects, Superseded: f.Superseded, AsOf: f.AsOf}
+}
+
+// ValidAt reports whether m was stored and still valid at t: created at or
+// before t and not ended (ValidUntil) at or before it.
+func ValidAt(m Memory, t time.Time) bool {
+	return !m.CreatedAt.After(t) && (m.ValidUntil.IsZero() || m.ValidUntil.After(t))
 }
 
 // Match reports whether m passes the filter; superseded says whether m is
 // the target of a "supersedes" relation. It is the definition the
-// engine's index-side filtering must agree with.
+// engine's index-side filtering must agree with. With AsOf, superseded
+// means ended at or before AsOf (ValidAt), and a memory created after it
+// never matches.
 func (f Filter) Match(m Memory, superseded bool) bool {
+	if !f.AsOf.IsZero() {
+		if m.CreatedAt.After(f.AsOf) {
+			return false
+		}
+		superseded = !ValidAt(m, f.AsOf)
+	}
 	switch {
 	case !f.AllProjects && m.Project != f.Project:
 		return false
@@ -176,4 +196,19 @@ func (f Filter) Match(m Memory, superseded bool) bool {
 		}
 	}
 	return true
+}
+
+// ParseAsOf reads the time of an as-of search (Filter.AsOf): an RFC 3339
+// time, or a date (2006-01-02), which means the end of that day in UTC —
+// the store as it was once the day was over. The error says which forms
+// it takes.
+func ParseAsOf(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	if d, err := time.Parse(time.DateOnly, s); err == nil {
+		return d.Add(24*time.Hour - time.Nanosecond).UTC(), nil
+	}
+	return time.Time{}, &ValidationError{Field: "as_of", Problem: fmt.Sprintf("%q is neither an RFC 3339 time nor a date", s),
+		Fix: "give a time such as 2026-03-01T14:30:00Z or a date such as 2026-03-01 (its end, UTC)"}
 }

@@ -177,6 +177,13 @@ type Memory struct {
 	// Revision counts the memory's versions: 1 when stored, +1 for every
 	// Update that changed it. Earlier revisions are kept (Engine.History).
 	Revision uint32
+	// ValidUntil is when the memory stopped being valid: the creation time
+	// of the oldest "supersedes" relation that targets it (zero: still
+	// valid). The store keeps it in step with those relations, in their
+	// batch; valid-from is CreatedAt. A search as of a time T
+	// (record.Filter.AsOf) shows the memories created at or before T whose
+	// ValidUntil is zero or after T. Callers never set it.
+	ValidUntil time.Time
 	// Similar lists, on a memory Add just stored, the stored memories of
 	// its project that came close (near-duplicates and candidates that one
 	// space rejected), each with its evidence. It is never stored.

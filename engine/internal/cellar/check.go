@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/cgraph/cgraph/record"
 )
@@ -171,6 +172,7 @@ func checkPrefixFamilies(r kvReader, mems map[record.ID]record.Memory) []string 
 		out = append(out, fmt.Sprintf("scan history: %v", err))
 	}
 	it.close()
+	until := map[record.ID]time.Time{} // valid-until as the supersedes relations say
 	it = r.iter(FamRelations, nil, nil)
 	for it.first(); it.valid(); it.next() {
 		k, v := it.key(), it.value()
@@ -178,6 +180,11 @@ func checkPrefixFamilies(r kvReader, mems map[record.ID]record.Memory) []string 
 		if err != nil {
 			out = append(out, err.Error())
 			continue
+		}
+		if outgoing && rel.Type == record.RelSupersedes {
+			if t, ok := until[rel.To]; !ok || rel.CreatedAt.Before(t) {
+				until[rel.To] = rel.CreatedAt
+			}
 		}
 		_, fromOK := mems[rel.From]
 		_, toOK := mems[rel.To]
@@ -197,7 +204,20 @@ func checkPrefixFamilies(r kvReader, mems map[record.ID]record.Memory) []string 
 		out = append(out, fmt.Sprintf("scan relations: %v", err))
 	}
 	it.close()
+	for _, id := range slices.SortedFunc(maps.Keys(mems), func(a, b record.ID) int { return bytes.Compare(a[:], b[:]) }) {
+		if want, got := until[id], mems[id].ValidUntil; !want.Equal(got) {
+			out = append(out, fmt.Sprintf("memories/%s: valid until %s, its supersedes relations say %s (check --repair sets it from them)", id, fmtValid(got), fmtValid(want)))
+		}
+	}
 	return out
+}
+
+// fmtValid writes a valid-until time for a check problem.
+func fmtValid(t time.Time) string {
+	if t.IsZero() {
+		return "never ended"
+	}
+	return t.UTC().Format(time.RFC3339Nano)
 }
 
 // checkValue checks the value of an engine-written index key.

@@ -21,6 +21,9 @@ const (
 	// recordVersion2 adds project, revision and metadata after the v1
 	// fields (FORMAT.md, "the record, version 2").
 	recordVersion2 byte = 2
+	// recordVersion3 adds valid_until after the v2 fields (FORMAT.md,
+	// "the record, versions 1 to 3"; store format 4).
+	recordVersion3 byte = 3
 )
 
 // typeCodes are the on-disk numbers of memory types. They never shift: new
@@ -48,11 +51,11 @@ var typeByCode = func() map[byte]record.Type {
 // cannot make it allocate gigabytes.
 const maxDecodeLen = 1 << 30
 
-// encodeRecord appends the v2 encoding of m to dst: the v1 fields, then
-// the project, the revision and the metadata sorted by key. Cost: one
-// allocation when dst is too small.
+// encodeRecord appends the v3 encoding of m to dst: the v1 fields, then
+// the project, the revision, the metadata sorted by key and the
+// valid-until time. Cost: one allocation when dst is too small.
 func encodeRecord(dst []byte, m *record.Memory) []byte {
-	dst = append(dst, recordMagic, recordVersion2)
+	dst = append(dst, recordMagic, recordVersion3)
 	dst = appendV1Fields(dst, m)
 	dst = appendString(dst, m.Project)
 	dst = binary.AppendUvarint(dst, uint64(max(m.Revision, 1)))
@@ -62,7 +65,7 @@ func encodeRecord(dst []byte, m *record.Memory) []byte {
 		dst = appendString(dst, k)
 		dst = appendString(dst, m.Meta[k])
 	}
-	return dst
+	return appendTime(dst, m.ValidUntil)
 }
 
 // appendV1Fields appends the fields every record version starts with.
@@ -120,9 +123,9 @@ func decodeRecord(b []byte) (record.Memory, error) {
 		return m, fmt.Errorf("memory record: magic byte %#x, want %#x: %w", magic, recordMagic, record.ErrCorrupt)
 	}
 	version := d.Byte()
-	if d.Err() == nil && version != recordVersion1 && version != recordVersion2 {
+	if d.Err() == nil && (version < recordVersion1 || version > recordVersion3) {
 		return m, fmt.Errorf("memory record: version %d, this cgraph reads versions up to %d (upgrade cgraph): %w",
-			version, recordVersion2, record.ErrCorrupt)
+			version, recordVersion3, record.ErrCorrupt)
 	}
 	copy(m.ID[:], d.Bytes(16))
 	m.DocNum = record.DocNum(d.Be32())
@@ -147,7 +150,7 @@ func decodeRecord(b []byte) (record.Memory, error) {
 	m.AccessCount = d.Uvarint()
 	m.Importance = d.BeFloat64()
 	m.Revision = 1
-	if version == recordVersion2 {
+	if version >= recordVersion2 {
 		m.Project = d.UvarintStr(maxDecodeLen)
 		if r := d.UvarintMax(math.MaxUint32); r > 0 {
 			m.Revision = uint32(r)
@@ -169,6 +172,9 @@ func decodeRecord(b []byte) (record.Memory, error) {
 				}
 			}
 		}
+	}
+	if version >= recordVersion3 {
+		m.ValidUntil = decodeTime(&d)
 	}
 	if err := d.Done(); err != nil {
 		return record.Memory{}, fmt.Errorf("memory record: %w: %w", err, record.ErrCorrupt)

@@ -49,6 +49,14 @@ func fixtureMemoryV2() record.Memory {
 	return m
 }
 
+// fixtureMemoryV3 is fixtureMemoryV2 with the field record version 3
+// added: an end of validity.
+func fixtureMemoryV3() record.Memory {
+	m := fixtureMemoryV2()
+	m.ValidUntil = time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)
+	return m
+}
+
 // TestRecordFixtureV1 keeps format v1 records decoding forever: the fixture
 // was written by the first release of the codec and must not change.
 func TestRecordFixtureV1(t *testing.T) {
@@ -57,20 +65,38 @@ func TestRecordFixtureV1(t *testing.T) {
 		t.Skip("the v1 fixture is frozen: only a build that wrote version 1 may rewrite it")
 	}
 	b := readRecordFixture(t, "record_v1.bin", want)
-	// Version 2 is the v1 fields followed by its own: the v1 layout must
-	// not have moved.
+	// Versions 2 and 3 are the v1 fields followed by their own: the v1
+	// layout must not have moved.
 	enc := encodeRecord(nil, &want)
-	if enc[1] != recordVersion2 || !bytes.Equal(enc[2:len(b)], b[2:]) {
+	if enc[1] != recordVersion3 || !bytes.Equal(enc[2:len(b)], b[2:]) {
 		t.Fatalf("the v1 fields changed place in the record: add a new record version instead\n got %x\nwant %x…", enc, b)
 	}
 }
 
-// TestRecordFixtureV2 pins the v2 layout of the fields it added.
+// TestRecordFixtureV2 pins the v2 layout of the fields it added: version
+// 3 writes them in the same place, then valid_until (zero here).
 func TestRecordFixtureV2(t *testing.T) {
 	want := fixtureMemoryV2()
+	if *update {
+		t.Skip("the v2 fixture is frozen: only a build that wrote version 2 may rewrite it")
+	}
 	b := readRecordFixture(t, "record_v2.bin", want)
+	enc := encodeRecord(nil, &want)
+	if enc[1] != recordVersion3 || !bytes.Equal(enc[2:len(b)], b[2:]) || !bytes.Equal(enc[len(b):], make([]byte, 8)) {
+		t.Fatalf("the v2 fields changed place in the record: add a new record version instead\n got %x\nwant %x + 8 zero bytes", enc, b)
+	}
+}
+
+// TestRecordFixtureV3 pins the v3 layout: the v2 fields, then valid_until
+// (int64 BE Unix ns).
+func TestRecordFixtureV3(t *testing.T) {
+	want := fixtureMemoryV3()
+	b := readRecordFixture(t, "record_v3.bin", want)
 	if enc := encodeRecord(nil, &want); !bytes.Equal(enc, b) {
-		t.Fatalf("encoding changed for record v2: add a new record version instead\n got %x\nwant %x", enc, b)
+		t.Fatalf("encoding changed for record v3: add a new record version instead\n got %x\nwant %x", enc, b)
+	}
+	if n := int64(binary.BigEndian.Uint64(b[len(b)-8:])); n != want.ValidUntil.UnixNano() {
+		t.Fatalf("valid_until is not the last 8 bytes: %d", n)
 	}
 }
 
@@ -102,6 +128,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	tests := []record.Memory{
 		fixtureMemory(),
 		fixtureMemoryV2(),
+		fixtureMemoryV3(),
 		{Content: "x", Type: record.TypeNote, Revision: 1},
 		{ID: record.NewID(), DocNum: math.MaxUint32, Content: "最大", Type: record.TypePreference, Tags: []string{""},
 			Sequence: math.MaxUint64, AccessCount: math.MaxUint64, Importance: 1, Revision: math.MaxUint32,
@@ -127,16 +154,21 @@ func TestDecodeRecordErrors(t *testing.T) {
 	}{
 		{"empty", "truncated", nil},
 		{"bad magic", "magic byte", append([]byte{0x00}, good[1:]...)},
-		{"newer version", "version 3", append([]byte{recordMagic, 3}, good[2:]...)},
+		{"newer version", "version 4", append([]byte{recordMagic, 4}, good[2:]...)},
 		{"revision 0", "revision 0", func() []byte {
 			m := fixtureMemory()
 			b := encodeRecord(nil, &m)
-			return append(b[:len(b)-2], 0, 0) // revision 0, no metadata
+			return append(append(b[:len(b)-10], 0, 0), make([]byte, 8)...) // revision 0, no metadata, valid
 		}()},
 		{"meta out of order", "out of order", func() []byte {
 			m := fixtureMemory()
 			b := encodeRecord(nil, &m)
-			return append(b[:len(b)-1], 2, 1, 'b', 0, 1, 'a', 0)
+			return append(append(b[:len(b)-9], 2, 1, 'b', 0, 1, 'a', 0), make([]byte, 8)...)
+		}()},
+		{"v3 without valid_until", "truncated", func() []byte {
+			m := fixtureMemoryV3()
+			b := encodeRecord(nil, &m)
+			return b[:len(b)-8]
 		}()},
 		{"truncated", "truncated", good[:len(good)-5]},
 		{"trailing", "trailing", append(append([]byte{}, good...), 0)},
@@ -160,7 +192,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add(encodeRecord(nil, &m))
 	f.Add(encodeRecord(nil, &record.Memory{Type: record.TypeNote}))
 	f.Add([]byte{recordMagic, recordVersion1})
-	for _, name := range []string{"record_v1.bin", "record_v2.bin"} {
+	for _, name := range []string{"record_v1.bin", "record_v2.bin", "record_v3.bin"} {
 		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
 			f.Add(b)
 		}
@@ -187,9 +219,9 @@ func FuzzDecodeRecord(f *testing.F) {
 // FuzzRecordRoundTrip: any memory the store can hold survives encoding.
 func FuzzRecordRoundTrip(f *testing.F) {
 	f.Add([]byte{1, 2}, uint32(7), "content", uint8(3), "a,b", "src", "sess", uint64(9), int64(1), int64(2), int64(0), uint64(4), 0.5,
-		"proj", uint32(2), "k=v,j=w")
+		"proj", uint32(2), "k=v,j=w", int64(3))
 	f.Fuzz(func(t *testing.T, id []byte, doc uint32, content string, typ uint8, tags, source, session string,
-		seq uint64, created, updated, accessed int64, count uint64, imp float64, project string, revision uint32, meta string) {
+		seq uint64, created, updated, accessed int64, count uint64, imp float64, project string, revision uint32, meta string, until int64) {
 		m := record.Memory{DocNum: record.DocNum(doc), Content: content, Type: record.Types()[int(typ)%len(typeCodes)],
 			Source: source, Session: session, Sequence: seq, AccessCount: count, Importance: imp,
 			Project: project, Revision: max(revision, 1)}
@@ -207,7 +239,7 @@ func FuzzRecordRoundTrip(f *testing.F) {
 		for _, p := range []struct {
 			dst *time.Time
 			n   int64
-		}{{&m.CreatedAt, created}, {&m.UpdatedAt, updated}, {&m.AccessedAt, accessed}} {
+		}{{&m.CreatedAt, created}, {&m.UpdatedAt, updated}, {&m.AccessedAt, accessed}, {&m.ValidUntil, until}} {
 			if p.n != 0 {
 				*p.dst = time.Unix(0, p.n).UTC()
 			}
@@ -265,13 +297,13 @@ func FuzzKeys(f *testing.F) {
 	})
 }
 
-// TestFormatConstants pins every on-disk number and name of format v3.
+// TestFormatConstants pins every on-disk number and name of format v4.
 // If this fails you changed the format: restore the constant, or add a new
 // format version with a migration (FORMAT.md, "Versions").
 func TestFormatConstants(t *testing.T) {
-	if FormatVersion != 3 || recordMagic != 0xC6 || recordVersion1 != 1 || recordVersion2 != 2 || storeMagic != "cgraph-store" {
-		t.Fatalf("format constants changed: version %d, record magic %#x, record versions %d %d, store magic %q",
-			FormatVersion, recordMagic, recordVersion1, recordVersion2, storeMagic)
+	if FormatVersion != 4 || recordMagic != 0xC6 || recordVersion1 != 1 || recordVersion2 != 2 || recordVersion3 != 3 || storeMagic != "cgraph-store" {
+		t.Fatalf("format constants changed: version %d, record magic %#x, record versions %d %d %d, store magic %q",
+			FormatVersion, recordMagic, recordVersion1, recordVersion2, recordVersion3, storeMagic)
 	}
 	wantRel := []string{"causes", "fixes", "supersedes", "contradicts", "informs", "example_of", "prerequisite_for", "led_to", "related_to"}
 	for i, name := range wantRel {

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linxGnu/grocksdb"
-
 	"github.com/cgraph/cgraph/internal/testdir"
 	"github.com/cgraph/cgraph/record"
 )
@@ -138,36 +136,7 @@ func writeStoreFixture(t *testing.T, dst string) {
 		}
 		kept = append(kept, m)
 	}
-	s := e.kv.(*rocksStore)
-	fo := grocksdb.NewDefaultFlushOptions()
-	for _, h := range s.handles {
-		if err := s.db.FlushCF(h, fo); err != nil {
-			t.Fatal(err)
-		}
-	}
-	fo.Destroy()
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	// RocksDB's info logs and option dumps are not needed to open a store.
-	entries, err := os.ReadDir(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, en := range entries {
-		if strings.HasPrefix(en.Name(), "LOG") || strings.HasPrefix(en.Name(), "OPTIONS") || en.Name() == "LOCK" {
-			if err := os.Remove(filepath.Join(dst, en.Name())); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	raw, err := json.MarshalIndent(kept, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst+".json", append(raw, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	closeFixture(t, e, dst, map[string]any{".json": kept})
 }
 
 func TestMemoryIDText(t *testing.T) {

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linxGnu/grocksdb"
-
 	"github.com/cgraph/cgraph/internal/testdir"
 	"github.com/cgraph/cgraph/record"
 )
@@ -67,37 +65,7 @@ func writeStoreFixtureV2(t *testing.T, dst string) {
 		t.Fatal(err)
 	}
 	kept := []record.Memory{ms[0], ms[1], ms[2], ms[4]}
-	s := e.kv.(*rocksStore)
-	fo := grocksdb.NewDefaultFlushOptions()
-	for _, h := range s.handles {
-		if h != nil {
-			if err := s.db.FlushCF(h, fo); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	fo.Destroy()
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, en := range entries {
-		if strings.HasPrefix(en.Name(), "LOG") || strings.HasPrefix(en.Name(), "OPTIONS") || en.Name() == "LOCK" {
-			if err := os.Remove(filepath.Join(dst, en.Name())); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	raw, err := json.MarshalIndent(kept, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst+".json", append(raw, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	closeFixture(t, e, dst, map[string]any{".json": kept})
 }
 
 func TestStoreFixtureV2(t *testing.T) {

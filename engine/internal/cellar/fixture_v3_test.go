@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/linxGnu/grocksdb"
 
+	"github.com/cgraph/cgraph/internal/testdir"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -86,6 +88,15 @@ func writeStoreFixtureV3(t *testing.T, dst string) {
 	if err := b.Commit(); err != nil {
 		t.Fatal(err)
 	}
+	closeFixture(t, e, dst, map[string]any{".json": ms, ".relations.json": rels[:2]})
+}
+
+// closeFixture flushes every family of the fixture store e (so that its
+// data is in table files), closes it, removes what a store does not need
+// to open (RocksDB's info logs, option dumps and lock) and writes each
+// value of files as indented JSON to dst + its key.
+func closeFixture(t *testing.T, e *Store, dst string, files map[string]any) {
+	t.Helper()
 	s := e.kv.(*rocksStore)
 	fo := grocksdb.NewDefaultFlushOptions()
 	for _, h := range s.handles {
@@ -110,7 +121,7 @@ func writeStoreFixtureV3(t *testing.T, dst string) {
 			}
 		}
 	}
-	for name, v := range map[string]any{".json": ms, ".relations.json": rels[:2]} {
+	for name, v := range files {
 		raw, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -122,8 +133,167 @@ func writeStoreFixtureV3(t *testing.T, dst string) {
 }
 
 func TestStoreFixtureV3(t *testing.T) {
+	ctx := context.Background()
 	src := filepath.Join("testdata", storeFixtureV3)
 	if *update && FormatVersion == 3 { // frozen: only a format-3 build may write it
 		writeStoreFixtureV3(t, src)
+	}
+	var want []record.Memory
+	var rels []record.Relation
+	for name, v := range map[string]any{".json": &want, ".relations.json": &rels} {
+		raw, err := os.ReadFile(src + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want[0].ValidUntil = fixtureV3Link
+	dir := filepath.Join(t.TempDir(), "store")
+	testdir.Copy(t, src, dir)
+	if _, err := Open(dir, Options{ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "open it once for writing") {
+		t.Fatalf("read-only open of the v3 store: %v, want the advice to open it for writing", err)
+	}
+	verify := func(e *Store) {
+		t.Helper()
+		got, err := e.List(ctx, record.ListOptions{Oldest: true})
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("fixture memories after the upgrade (%v)\n got %+v\nwant %+v", err, got, want)
+		}
+		if st, err := e.Stats(ctx); err != nil || st.FormatVersion != FormatVersion {
+			t.Fatalf("format after the writer's upgrade: %+v, %v; want %d", st, err, FormatVersion)
+		}
+		for _, r := range rels {
+			got, err := e.Relations(ctx, r.From)
+			if err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], r) {
+				t.Fatalf("relations of %s after the upgrade: %+v, %v; want %+v", r.From, got, err, r)
+			}
+		}
+		if err := e.Check(ctx); err != nil {
+			t.Fatalf("upgraded fixture fails Check: %v", err)
+		}
+	}
+	e := openTest(t, dir, Options{})
+	verify(e)
+	// An interrupted upgrade: version still 3, one record rewritten wrongly.
+	s := e.kv.(*rocksStore)
+	b := s.newBatch()
+	wrong := want[2]
+	wrong.ValidUntil = fixtureV3Link
+	b.put(FamMemories, wrong.ID[:], encodeRecord(nil, &wrong))
+	b.put(FamDefault, metaFormatKey, []byte{0, 0, 0, 3})
+	if err := s.write(b, true); err != nil {
+		t.Fatal(err)
+	}
+	b.destroy()
+	if err := e.Check(ctx); err == nil || !strings.Contains(err.Error(), "valid until") {
+		t.Fatalf("Check does not see a valid-until that disagrees with the relations: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	verify(openTest(t, dir, Options{}))
+}
+
+// TestValidUntilFollowsLinks: linking supersedes ends the target at the
+// link's time in the same batch, an older second link moves the end
+// earlier, unlinking and deleting the newer memory restore it, an update
+// keeps it, and check --repair (RepairLinks) sets it from the relations.
+func TestValidUntilFollowsLinks(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	add := func(c string) record.Memory {
+		t.Helper()
+		m, err := e.Add(ctx, record.NewMemory{Content: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	old, newer, newest := add("old"), add("newer"), add("newest")
+	batch := func(fn func(b *Batch) error) {
+		t.Helper()
+		b, err := e.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Abort()
+		if err := fn(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	until := func() time.Time {
+		t.Helper()
+		m, err := e.Get(ctx, old.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Check(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return m.ValidUntil
+	}
+	t1, t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	batch(func(b *Batch) error {
+		return b.Link(record.Relation{From: newest.ID, To: old.ID, Type: record.RelSupersedes, Weight: 1, CreatedAt: t1})
+	})
+	if got := until(); !got.Equal(t1) {
+		t.Fatalf("after a supersedes link: valid until %v, want %v", got, t1)
+	}
+	batch(func(b *Batch) error {
+		return b.Link(record.Relation{From: newer.ID, To: old.ID, Type: record.RelSupersedes, Weight: 1, CreatedAt: t0})
+	})
+	if got := until(); !got.Equal(t0) {
+		t.Fatalf("after an older second link: valid until %v, want %v", got, t0)
+	}
+	batch(func(b *Batch) error {
+		m, err := b.Memory(old.ID)
+		if err != nil {
+			return err
+		}
+		m.Content = "old, corrected"
+		_, _, err = b.Replace(m)
+		return err
+	})
+	if got := until(); !got.Equal(t0) {
+		t.Fatalf("an update changed valid-until: %v, want %v", got, t0)
+	}
+	batch(func(b *Batch) error { _, err := b.Unlink(newer.ID, old.ID, record.RelSupersedes); return err })
+	if got := until(); !got.Equal(t1) {
+		t.Fatalf("after unlinking the older link: valid until %v, want %v", got, t1)
+	}
+	if err := e.Delete(ctx, newest.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := until(); !got.IsZero() {
+		t.Fatalf("after deleting the superseding memory: valid until %v, want still valid", got)
+	}
+	// A record that disagrees (written behind the batch's back) is found
+	// by Check and set right by RepairLinks.
+	s := e.kv.(*rocksStore)
+	m, err := e.Get(ctx, old.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ValidUntil = t0
+	b := s.newBatch()
+	b.put(FamMemories, m.ID[:], encodeRecord(nil, &m))
+	if err := s.write(b, false); err != nil {
+		t.Fatal(err)
+	}
+	b.destroy()
+	if err := e.Check(ctx); err == nil {
+		t.Fatal("Check accepts a valid-until no relation explains")
+	}
+	rep, err := e.RepairLinks(ctx)
+	if err != nil || rep.Validity != 1 {
+		t.Fatalf("RepairLinks: %+v, %v; want one valid-until set", rep, err)
+	}
+	if got := until(); !got.IsZero() {
+		t.Fatalf("after repair: valid until %v", got)
 	}
 }

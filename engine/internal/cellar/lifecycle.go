@@ -39,6 +39,7 @@ func (b *Batch) Replace(m record.Memory) (updated, old record.Memory, err error)
 	}
 	m.Revision = old.Revision + 1
 	m.UpdatedAt = time.Now().UTC()
+	m.ValidUntil = old.ValidUntil // the supersedes relations own it
 	m.Duplicate = false
 	if len(m.Meta) == 0 {
 		m.Meta = nil
@@ -185,6 +186,10 @@ func (b *Batch) Link(r record.Relation) error {
 	b.edited = true
 	b.put(FamRelations, relationKey(relOutPrefix, r.From, r.Type, r.To), v)
 	b.put(FamRelations, relationKey(relInPrefix, r.To, r.Type, r.From), v)
+	if r.Type == record.RelSupersedes {
+		_, err := b.refreshValidity(r.To)
+		return err
+	}
 	return nil
 }
 
@@ -199,6 +204,10 @@ func (b *Batch) Unlink(from, to record.ID, t record.RelationType) (bool, error) 
 	b.edited = true
 	b.del(FamRelations, out)
 	b.del(FamRelations, relationKey(relInPrefix, to, t, from))
+	if t == record.RelSupersedes {
+		_, err := b.refreshValidity(to)
+		return true, err
+	}
 	return true, nil
 }
 
@@ -226,7 +235,56 @@ func (b *Batch) unlinkAll(id record.ID) ([]record.Relation, error) {
 			return nil, err
 		}
 	}
+	for _, r := range gone { // what id superseded is valid again unless another supersedes it
+		if r.Type == record.RelSupersedes && r.From == id {
+			if _, err := b.refreshValidity(r.To); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return gone, nil
+}
+
+// validUntil is when id stopped being valid as the relations say (this
+// batch's included): the creation time of the oldest supersedes relation
+// that targets it, zero when none does (FORMAT.md, "valid_until").
+func (b *Batch) validUntil(id record.ID) (time.Time, error) {
+	var until time.Time
+	prefix := append(append([]byte{relInPrefix}, id[:]...), byte(record.RelSupersedes))
+	err := b.scan(FamRelations, prefix, func(k, v []byte) error {
+		r, _, err := decodeRelation(k, v)
+		if err != nil {
+			return err
+		}
+		if until.IsZero() || r.CreatedAt.Before(until) {
+			until = r.CreatedAt
+		}
+		return nil
+	})
+	return until, err
+}
+
+// refreshValidity rewrites id's record with the valid-until time its
+// supersedes relations give, in this batch, when it changed, and says
+// whether it did. A memory this batch deletes is left alone.
+func (b *Batch) refreshValidity(id record.ID) (bool, error) {
+	m, err := b.Memory(id)
+	if errors.Is(err, record.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	until, err := b.validUntil(id)
+	if err != nil {
+		return false, fmt.Errorf("valid-until of memory %s: %w", id, err)
+	}
+	if until.Equal(m.ValidUntil) {
+		return false, nil
+	}
+	m.ValidUntil = until
+	b.put(FamMemories, id[:], encodeRecord(nil, &m))
+	return true, nil
 }
 
 // Relations returns the relations of id: outgoing (id is From) then
@@ -271,10 +329,15 @@ type LinkRepair struct {
 	// Mirrored are relation keys whose mirror was missing or differed,
 	// rewritten from them (the outgoing key wins when both exist).
 	Mirrored int `json:"mirrored"`
+	// Validity are records whose valid-until time disagreed with their
+	// supersedes relations, set from them.
+	Validity int `json:"validity"`
 }
 
 // Changed reports whether the repair wrote anything.
-func (r LinkRepair) Changed() bool { return r.DroppedHistory+r.DroppedRelations+r.Mirrored > 0 }
+func (r LinkRepair) Changed() bool {
+	return r.DroppedHistory+r.DroppedRelations+r.Mirrored+r.Validity > 0
+}
 
 // RepairLinks makes the history and relations families agree with the
 // records, in one batch: entries of memories that are not stored are
@@ -348,6 +411,27 @@ func (e *Store) RepairLinks(ctx context.Context) (LinkRepair, error) {
 			rep.Mirrored++
 		}
 	}
+	var ids []record.ID
+	it := e.kv.iter(FamMemories, nil, nil)
+	for it.first(); it.valid(); it.next() {
+		if k := it.key(); len(k) == 16 {
+			ids = append(ids, record.ID(k))
+		}
+	}
+	err = it.err()
+	it.close()
+	if err != nil {
+		return rep, fmt.Errorf("repair: scan memories: %w", err)
+	}
+	for _, id := range ids { // valid-until follows the relations as repaired
+		changed, err := b.refreshValidity(id)
+		if err != nil {
+			return rep, fmt.Errorf("repair: %w", err)
+		}
+		if changed {
+			rep.Validity++
+		}
+	}
 	if !rep.Changed() {
 		return rep, nil
 	}
@@ -356,4 +440,70 @@ func (e *Store) RepairLinks(ctx context.Context) (LinkRepair, error) {
 		return rep, fmt.Errorf("repair history and relations: %w", err)
 	}
 	return rep, nil
+}
+
+// validityBatch bounds the records one batch of the valid-until migration
+// rewrites.
+const validityBatch = 4096
+
+// setValidity (the migration to format 4, and check --repair) gives every
+// memory the valid-until time its supersedes relations say (the oldest
+// one's creation time; zero when none targets it), rewriting in batches
+// only the records that differ; the others keep their encoding (a record
+// older than version 3 reads as still valid). The result depends only on
+// the relations, so an interrupted run is redone from the start on the
+// next writer open (the caller sets meta/format_version afterwards). It
+// returns how many records it rewrote. Cost: one scan of the relations'
+// incoming keys and one of memories.
+func setValidity(s *rocksStore) (int, error) {
+	until := map[record.ID]time.Time{}
+	it := s.iter(FamRelations, []byte{relInPrefix}, []byte{relInPrefix + 1})
+	for it.first(); it.valid(); it.next() {
+		r, _, err := decodeRelation(it.key(), it.value())
+		if err != nil {
+			it.close()
+			return 0, err
+		}
+		if t, seen := until[r.To]; r.Type == record.RelSupersedes && (!seen || r.CreatedAt.Before(t)) {
+			until[r.To] = r.CreatedAt
+		}
+	}
+	err := it.err()
+	it.close()
+	if err != nil {
+		return 0, fmt.Errorf("scan relations: %w", err)
+	}
+	b := s.newBatch()
+	defer func() { b.destroy() }()
+	fixed := 0
+	it = s.iter(FamMemories, nil, nil)
+	defer it.close()
+	for it.first(); it.valid(); it.next() {
+		m, err := decodeRecord(it.value())
+		if err != nil {
+			return fixed, fmt.Errorf("memories/%x: %w", it.key(), err)
+		}
+		if until[m.ID].Equal(m.ValidUntil) {
+			continue
+		}
+		m.ValidUntil = until[m.ID]
+		b.put(FamMemories, m.ID[:], encodeRecord(nil, &m))
+		fixed++
+		if b.count() >= validityBatch {
+			if err := s.write(b, false); err != nil {
+				return fixed, fmt.Errorf("write valid-until times: %w", err)
+			}
+			b.destroy()
+			b = s.newBatch()
+		}
+	}
+	if err := it.err(); err != nil {
+		return fixed, fmt.Errorf("scan memories: %w", err)
+	}
+	if b.count() > 0 {
+		if err := s.write(b, true); err != nil {
+			return fixed, fmt.Errorf("write valid-until times: %w", err)
+		}
+	}
+	return fixed, nil
 }

@@ -138,8 +138,10 @@ func writeMeta(s *rocksStore, createdBy string) error {
 // only added record fields and families, which readers of version 2 read
 // in old records as their defaults (FORMAT.md, "Migrations"), so nothing
 // is rewritten; version 3 fills content_hash from the records
-// (buildContentIndex). Builds that read only older versions then refuse
-// the store instead of misreading or failing to maintain it.
+// (buildContentIndex); version 4 sets the valid-until time of every
+// superseded memory from the relations (setValidity). Builds that read
+// only older versions then refuse the store instead of misreading or
+// failing to maintain it.
 func upgradeFormat(s *rocksStore) error {
 	v, ok, err := s.get(FamDefault, metaFormatKey)
 	if err != nil || !ok || len(v) != 4 || binary.BigEndian.Uint32(v) >= FormatVersion {
@@ -149,6 +151,9 @@ func upgradeFormat(s *rocksStore) error {
 		if err := buildContentIndex(s); err != nil {
 			return fmt.Errorf("upgrade the store to format version 3: %w", err)
 		}
+	}
+	if _, err := setValidity(s); err != nil {
+		return fmt.Errorf("upgrade the store to format version 4: %w", err)
 	}
 	b := s.newBatch()
 	defer b.destroy()
@@ -199,6 +204,13 @@ func openReader(dir string) (*rocksStore, error) {
 	if miss := s.missing(); len(miss) > 0 {
 		return nil, errors.Join(fmt.Errorf("store %s lacks column Family %s: open it once for writing to upgrade it",
 			dir, families[miss[0]].name), s.close())
+	}
+	if v, ok, err := s.get(FamDefault, metaFormatKey); err != nil || (ok && len(v) == 4 && binary.BigEndian.Uint32(v) < FormatVersion) {
+		if err == nil {
+			err = fmt.Errorf("store %s has format version %d, this cgraph reads it once a writer upgraded it to %d: open it once for writing to upgrade it",
+				dir, binary.BigEndian.Uint32(v), FormatVersion)
+		}
+		return nil, errors.Join(err, s.close())
 	}
 	return s, nil
 }

@@ -14,7 +14,7 @@ import (
 // FormatVersion is the on-disk format this build writes (FORMAT.md). A store
 // with a higher version is refused with record.ErrNewerFormat; a writer
 // opening a store of an older version upgrades it (FORMAT.md, "Versions").
-const FormatVersion uint32 = 3
+const FormatVersion uint32 = 4
 
 // Store is one open store. It is safe for concurrent use: writes are
 // serialised by one mutex (one writer process, one write at a time); reads
