@@ -73,6 +73,20 @@ type MaintainOptions struct {
 	// type but the protected ones (ProtectedTypes: decisions and
 	// preferences), which are proposed only when named here.
 	Types []record.Type
+	// Actions are the kinds of action Apply may carry out (prune,
+	// merge_duplicate, supersede; empty: all); the others are listed,
+	// held, with the reason.
+	Actions []string
+	// MaxActions bounds the actions one Apply carries out (0: no bound);
+	// those over it are listed, held.
+	MaxActions int
+	// By names what applies the actions in the audit log ("schedule",
+	// "maintain"; empty: "maintain").
+	By string
+	// Pause, when set, is called after each page of memories read and
+	// each action applied: a scheduled run passes one that yields to
+	// searches. It must not call the engine.
+	Pause func()
 }
 
 // ProtectedTypes are never pruned unless MaintainOptions.Types names them:
@@ -101,6 +115,11 @@ type MaintainAction struct {
 	Keep    record.ID `json:"keep,omitzero"`
 	Reason  string    `json:"reason"`
 	Applied bool      `json:"applied"`
+	// ActionID names the applied action in the audit log (cgraph log,
+	// cgraph undo).
+	ActionID ActionID `json:"action_id,omitzero"`
+	// Held says why an Apply did not carry the action out (the policy).
+	Held string `json:"held,omitempty"`
 }
 
 // Maintain walks every memory and lists those to prune (effective
@@ -108,10 +127,11 @@ type MaintainAction struct {
 // exact duplicates to merge into their oldest copy. It never proposes to
 // prune a memory touched (read, returned by a search, updated) within its
 // half-life, nor one of a protected type (ProtectedTypes) unless o.Types
-// names it. With Apply it deletes
-// them, one memory per batch (each delete is atomic and drops the
-// memory's relations and history); without it nothing is written. Every
-// action is reported.
+// names it. With Apply it carries each action out in its own batch with
+// its audit entry (applyAction): a deleted memory is kept, with its
+// history and relations, for Undo, and a merged copy's relations move to
+// the memory kept; without Apply nothing is written. Every action is
+// reported.
 func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAction, error) {
 	if o.Apply && s.ro {
 		return nil, s.refuseReadOnly("change it")
@@ -169,24 +189,41 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 		if len(page) < 1000 {
 			break
 		}
+		if o.Pause != nil {
+			o.Pause()
+		}
 		after = page[len(page)-1].ID
 	}
 	acts = append(acts, nearActs...)
 	if !o.Apply {
 		return acts, nil
 	}
+	by := o.By
+	if by == "" {
+		by = "maintain"
+	}
+	done := 0
 	for i := range acts {
-		if acts[i].Action == "supersede" {
-			if _, err := s.Link(ctx, record.Relation{From: acts[i].Keep, To: acts[i].ID, Type: record.RelSupersedes}); err != nil {
-				return acts, fmt.Errorf("maintain: %s supersedes %s (%d of %d actions applied): %w", acts[i].Keep, acts[i].ID, i, len(acts), err)
-			}
-			acts[i].Applied = true
+		if len(o.Actions) > 0 && !slices.Contains(o.Actions, acts[i].Action) {
+			acts[i].Held = "the policy does not allow " + acts[i].Action
 			continue
 		}
-		if err := s.Delete(ctx, acts[i].ID); err != nil {
-			return acts, fmt.Errorf("maintain: delete %s (%d of %d actions applied): %w", acts[i].ID, i, len(acts), err)
+		if o.MaxActions > 0 && done >= o.MaxActions {
+			acts[i].Held = fmt.Sprintf("over the policy's max_actions %d for one run", o.MaxActions)
+			continue
 		}
-		acts[i].Applied = true
+		if err := ctx.Err(); err != nil {
+			return acts, fmt.Errorf("maintain: stopped after %d of %d actions: %w", i, len(acts), err)
+		}
+		e, err := s.applyAction(ctx, acts[i], by, o.Now)
+		if err != nil {
+			return acts, fmt.Errorf("maintain: %s %s (%d of %d actions applied): %w", acts[i].Action, acts[i].ID, i, len(acts), err)
+		}
+		acts[i].Applied, acts[i].ActionID = true, e.ID
+		done++
+		if o.Pause != nil {
+			o.Pause()
+		}
 	}
 	return acts, nil
 }
@@ -235,3 +272,7 @@ func (s *Engine) nearOlder(ctx context.Context, m record.Memory, superseded map[
 	}
 	return out, nil
 }
+
+// MaintainActionKinds are the kinds of MaintainAction, in the order a
+// policy file names them.
+var MaintainActionKinds = []string{"merge_duplicate", "supersede", "prune"}

@@ -357,3 +357,10 @@ func (e *Store) RepairLinks(ctx context.Context) (LinkRepair, error) {
 	}
 	return rep, nil
 }
+
+// HasRelation reports whether the relation from → to of type t is stored
+// (or written by this batch).
+func (b *Batch) HasRelation(from, to record.ID, t record.RelationType) (bool, error) {
+	_, ok, err := b.Get(FamRelations, relationKey(relOutPrefix, from, t, to))
+	return ok, err
+}
