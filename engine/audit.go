@@ -358,3 +358,18 @@ func (s *Engine) ResolveAction(ctx context.Context, text string) (ActionID, erro
 	}
 	return found[0], nil
 }
+
+// undoneActions are the actions undone, as action + "\x00" + memory id.
+func (s *Engine) undoneActions(ctx context.Context) (map[string]bool, error) {
+	log, err := s.AuditLog(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, e := range log {
+		if !e.UndoneAt.IsZero() {
+			out[e.Action+"\x00"+e.Memory.String()] = true
+		}
+	}
+	return out, nil
+}

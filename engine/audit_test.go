@@ -47,8 +47,8 @@ func memState(t *testing.T, s *Engine, id record.ID) string {
 // memory kept) and links a near-duplicate; each action is in the audit log
 // with its evidence; undoing each brings the memory, its history and its
 // relations back as they were (only the doc number is new), searchable
-// again; the store checks clean after every step; a second undo is
-// refused.
+// again, and not proposed again; the store checks clean after every step;
+// a second undo is refused.
 func TestAuditUndoRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, filepath.Join(t.TempDir(), "s"), hashRegistry(t, ""))
@@ -137,6 +137,9 @@ func TestAuditUndoRoundTrip(t *testing.T) {
 		if got := memState(t, s, id); got != want {
 			t.Fatalf("memory %s after undo:\n got %s\nwant %s", id, got, want)
 		}
+	}
+	if again, err := s.Maintain(ctx, MaintainOptions{}); err != nil || len(again) != 0 {
+		t.Fatalf("undone actions proposed again: %+v, %v", again, err)
 	}
 	res, err := s.Search(ctx, SearchRequest{Query: newText, TopK: 3, Filter: record.Filter{Superseded: record.IncludeSuperseded}})
 	if err != nil {

@@ -130,7 +130,8 @@ type MaintainAction struct {
 // names it. With Apply it carries each action out in its own batch with
 // its audit entry (applyAction): a deleted memory is kept, with its
 // history and relations, for Undo, and a merged copy's relations move to
-// the memory kept; without Apply nothing is written. Every action is
+// the memory kept; without Apply nothing is written. An action undone
+// (Undo) is not proposed again for the same memory. Every action is
 // reported.
 func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAction, error) {
 	if o.Apply && s.ro {
@@ -195,6 +196,12 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 		after = page[len(page)-1].ID
 	}
 	acts = append(acts, nearActs...)
+	// An undo is a decision: what was undone is not proposed again.
+	undone, err := s.undoneActions(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("maintain: %w", err)
+	}
+	acts = slices.DeleteFunc(acts, func(a MaintainAction) bool { return undone[a.Action+"\x00"+a.ID.String()] })
 	if !o.Apply {
 		return acts, nil
 	}

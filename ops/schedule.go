@@ -16,6 +16,7 @@ type Schedule struct {
 	req   MaintenanceRequest
 	now   func() time.Time
 	log   func(line string)
+	cycle bool // each run gets a fresh dutyCycle pause
 
 	mu struct {
 		sync.Mutex
@@ -30,7 +31,7 @@ type ScheduleOptions struct {
 	// Every is the time between the end of a run and the start of the next.
 	Every time.Duration
 	// Request is each run's request (its Now is set per run; its Pause,
-	// when nil, is a short sleep that yields to searches).
+	// when nil, is a fresh dutyCycle per run, yielding to searches).
 	Request MaintenanceRequest
 	// Clock is the time decay is computed at (nil: time.Now); a test
 	// passes a fake one.
@@ -39,10 +40,22 @@ type ScheduleOptions struct {
 	Log func(line string)
 }
 
-// YieldPause is the sleep a scheduled run takes between pages of 1,000
-// memories and between actions, so that searches on the same engine are
-// not starved on a small machine.
+// YieldPause is the shortest sleep a scheduled run takes between pages of
+// 1,000 memories and between actions (dutyCycle).
 const YieldPause = 2 * time.Millisecond
+
+// dutyCycle returns a Pause that sleeps as long as the run worked since
+// the last pause (at least YieldPause): a scheduled run holds a core at
+// most half the time, so that searches on the same engine keep their speed
+// on a small machine, at the cost of a run taking about twice as long.
+// Each run needs its own; it is for one goroutine (the run).
+func dutyCycle() func() {
+	last := time.Now()
+	return func() {
+		time.Sleep(max(YieldPause, time.Since(last)))
+		last = time.Now()
+	}
+}
 
 // NewSchedule prepares a schedule; Run starts it.
 func NewSchedule(s MaintenanceStore, o ScheduleOptions) *Schedule {
@@ -50,9 +63,7 @@ func NewSchedule(s MaintenanceStore, o ScheduleOptions) *Schedule {
 	if sc.now == nil {
 		sc.now = time.Now
 	}
-	if sc.req.Pause == nil {
-		sc.req.Pause = func() { time.Sleep(YieldPause) }
-	}
+	sc.cycle = sc.req.Pause == nil
 	if sc.req.By == "" {
 		sc.req.By = "schedule"
 	}
@@ -88,6 +99,9 @@ func (sc *Schedule) setNext(at time.Time) {
 func (sc *Schedule) RunOnce(ctx context.Context) MaintenanceReport {
 	req := sc.req
 	req.Now = sc.now()
+	if sc.cycle {
+		req.Pause = dutyCycle()
+	}
 	rep, _ := Maintenance(ctx, sc.store, req) // the error is in the report
 	if sc.log != nil {
 		sc.log(rep.Summary())
