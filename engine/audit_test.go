@@ -157,40 +157,6 @@ func TestAuditUndoRoundTrip(t *testing.T) {
 	}
 }
 
-// TestUndoSupersede: a near-duplicate supersede link is logged and its
-// undo removes the link, so the older memory is searchable by default
-// again.
-func TestUndoSupersede(t *testing.T) {
-	ctx := context.Background()
-	s := openStore(t, filepath.Join(t.TempDir(), "s"), hashRegistry(t, ""))
-	base := time.Now().Add(-time.Hour)
-	older, err := s.Add(ctx, record.NewMemory{CreatedAt: base, Content: "Decision: pin github.com/linxGnu/grocksdb at v1.7.15 because librocksdb-dev 7.8.3 lacks newer C functions"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addAll(t, s, texts[1:])
-	if _, err := s.Add(ctx, record.NewMemory{CreatedAt: base.Add(time.Minute), Content: "Decision: pin github.com/linxGnu/grocksdb at v1.7.15 since librocksdb-dev 7.8.3 lacks the newer C functions"}); err != nil {
-		t.Fatal(err)
-	}
-	acts, err := s.Maintain(ctx, MaintainOptions{Near: true, Apply: true})
-	if err != nil || len(acts) != 1 || acts[0].ActionID == (ActionID{}) {
-		t.Fatalf("apply: %+v, %v", acts, err)
-	}
-	if m, _ := s.Get(ctx, older.ID); len(m.SupersededBy) != 1 {
-		t.Fatalf("not superseded: %+v", m.SupersededBy)
-	}
-	e, err := s.Undo(ctx, acts[0].ActionID)
-	if err != nil || e.Kept || len(e.Linked) != 1 {
-		t.Fatalf("undo: %+v, %v", e, err)
-	}
-	if m, _ := s.Get(ctx, older.ID); len(m.SupersededBy) != 0 {
-		t.Fatalf("still superseded after undo: %+v", m.SupersededBy)
-	}
-	if err := s.Check(ctx); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestUndoSurvivesReopenRecordsOnly: the kept memory is on disk, so a
 // store reopened for records only (no model) undoes a prune, and a store
 // opened with models afterwards finds the memory with its fingerprint.

@@ -66,7 +66,8 @@ func (h *handler) undo(w http.ResponseWriter, r *http.Request) {
 	h.answer(w, e, err)
 }
 
-// answer writes {"data": v}, or err with its status.
+// answer writes {"data": v} (200), or err with its status and code: the
+// end of every handler that is not a tool.
 func (h *handler) answer(w http.ResponseWriter, v any, err error) {
 	if err != nil {
 		var ae *apiError

@@ -253,15 +253,7 @@ func allowed(mux *http.ServeMux, r *http.Request) []string {
 func (h *handler) explainedSearch(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, h.o.MaxBody)
 	ans, err := h.search(r)
-	if err != nil {
-		var ae *apiError
-		if !errors.As(err, &ae) {
-			ae = classify(err)
-		}
-		WriteError(w, ae.status, ae.code, ae.msg)
-		return
-	}
-	WriteJSON(w, http.StatusOK, map[string]any{"data": ans})
+	h.answer(w, ans, err)
 }
 
 func (h *handler) search(r *http.Request) (ops.SearchAnswer, error) {
@@ -328,15 +320,7 @@ func (h *handler) brief(w http.ResponseWriter, r *http.Request) {
 		}
 		return ops.Brief(r.Context(), h.o.Records, ops.BriefRequest{Project: req.Project, Budget: req.Budget, Tokens: h.o.Tokens})
 	}()
-	if err != nil {
-		var ae *apiError
-		if !errors.As(err, &ae) {
-			ae = classify(err)
-		}
-		WriteError(w, ae.status, ae.code, ae.msg)
-		return
-	}
-	WriteJSON(w, http.StatusOK, map[string]any{"data": ans})
+	h.answer(w, ans, err)
 }
 
 type handler struct {
