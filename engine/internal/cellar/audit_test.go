@@ -2,7 +2,10 @@ package cellar
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,4 +42,111 @@ func FuzzDecodeKept(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCheckAuditKeys: a delete kept under an action with its entry checks
+// clean, and Restore puts the memory and its relation back; check names a
+// kept memory without its entry, a kept memory stored again, a kept value
+// that does not decode, an entry without its magic and a key of the wrong
+// length.
+func TestCheckAuditKeys(t *testing.T) {
+	ctx := context.Background()
+	e := openTest(t, filepath.Join(t.TempDir(), "store"), Options{Create: true})
+	a, err := e.Add(ctx, record.NewMemory{Content: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.Add(ctx, record.NewMemory{Content: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	action := [16]byte(record.NewID())
+	bt, err := e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.Link(record.Relation{From: a.ID, To: b.ID, Type: record.RelFixes, Weight: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	bt, err = e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := bt.DeleteKeeping(a.ID, action, []byte("fp"))
+	if err != nil || len(kept.Relations) != 1 {
+		t.Fatalf("DeleteKeeping: %+v, %v", kept, err)
+	}
+	bt.PutAuditEntry(action, []byte(AuditEntryMagic+"\x01{}"))
+	if err := bt.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("a kept delete with its entry: %v", err)
+	}
+	// The same delete without its entry: named.
+	kb := e.kv.newBatch()
+	kb.del(FamDefault, AuditEntryKey(action))
+	other := [16]byte(record.NewID())
+	kb.put(FamDefault, auditKeptKey(other), []byte("CGKP\x01garbage"))
+	kb.put(FamDefault, AuditEntryKey([16]byte(record.NewID())), []byte("{}"))
+	kb.put(FamDefault, append(bytes.Clone(AuditEntryPrefix), 1, 2, 3), []byte(AuditEntryMagic))
+	if err := e.kv.write(kb, true); err != nil {
+		t.Fatal(err)
+	}
+	kb.destroy()
+	err = e.Check(ctx)
+	for _, want := range []string{"has no audit entry", "kept memory:", "does not start with", "is not an audit key"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Check: %v; want a problem mentioning %q", err, want)
+		}
+	}
+	kb = e.kv.newBatch()
+	kb.put(FamDefault, AuditEntryKey(action), []byte(AuditEntryMagic+"\x01{}"))
+	for _, k := range [][]byte{auditKeptKey(other), append(bytes.Clone(AuditEntryPrefix), 1, 2, 3)} {
+		kb.del(FamDefault, k)
+	}
+	it := e.kv.iter(FamDefault, AuditEntryPrefix, prefixEnd(AuditEntryPrefix))
+	for it.first(); it.valid(); it.next() {
+		if k := it.key(); !bytes.Equal(k, AuditEntryKey(action)) {
+			kb.del(FamDefault, bytes.Clone(k))
+		}
+	}
+	it.close()
+	if err := e.kv.write(kb, true); err != nil {
+		t.Fatal(err)
+	}
+	kb.destroy()
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("after removing the bad keys: %v", err)
+	}
+	// Restore: the memory with its relation, a new doc number, the kept
+	// value gone; a second restore finds nothing.
+	bt, err = e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := bt.Restore(action)
+	if err != nil || back.Memory.ID != a.ID || back.Memory.DocNum == a.DocNum || len(back.Relations) != 1 || string(back.Fingerprint) != "fp" {
+		t.Fatalf("Restore: %+v, %v", back, err)
+	}
+	if err := bt.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("after Restore: %v", err)
+	}
+	if rels, err := e.Relations(ctx, b.ID); err != nil || len(rels) != 1 || rels[0].From != a.ID {
+		t.Fatalf("relation after Restore: %+v, %v", rels, err)
+	}
+	bt, err = e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bt.Abort()
+	if _, err := bt.Restore(action); !errors.Is(err, record.ErrNotFound) {
+		t.Fatalf("a second Restore: %v", err)
+	}
 }
