@@ -228,3 +228,27 @@ func FuzzDecodeAudit(f *testing.F) {
 		}
 	})
 }
+
+// TestNoMergeIntoAPrunedMemory: when the oldest of two exact copies is
+// superseded, a run that prunes it does not merge the younger copy into
+// it (both would go); a run that may not prune merges as usual.
+func TestNoMergeIntoAPrunedMemory(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), hashRegistry(t, ""))
+	ms := addAll(t, s, texts[:2])
+	dup, err := s.Add(ctx, record.NewMemory{Content: texts[0], AllowDuplicate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Link(ctx, record.Relation{From: ms[1].ID, To: ms[0].ID, Type: record.RelSupersedes}); err != nil {
+		t.Fatal(err)
+	}
+	acts, err := s.Maintain(ctx, MaintainOptions{})
+	if err != nil || len(acts) != 1 || acts[0].Action != "prune" || acts[0].ID != ms[0].ID {
+		t.Fatalf("may prune: %+v, %v; want the prune of the superseded oldest copy alone", acts, err)
+	}
+	acts, err = s.Maintain(ctx, MaintainOptions{Actions: []string{"merge_duplicate"}})
+	if err != nil || len(acts) != 2 || acts[1].Action != "merge_duplicate" || acts[1].ID != dup.ID || acts[1].Keep != ms[0].ID {
+		t.Fatalf("may not prune: %+v, %v; want the merge listed too", acts, err)
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -153,9 +154,14 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 	if err != nil {
 		return nil, err
 	}
+	copyOf, err := s.exactCopies(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var nearActs []MaintainAction
 	var acts []MaintainAction
-	first := map[string]record.ID{} // project + normalized content → oldest memory
+	pruned := map[record.ID]bool{} // listed for pruning by this run, when the run may prune
+	mayPrune := len(o.Actions) == 0 || slices.Contains(o.Actions, "prune")
 	var after record.ID
 	for {
 		page, err := s.cellar.List(ctx, record.ListOptions{Limit: 1000, After: after, Oldest: true})
@@ -163,14 +169,13 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 			return nil, fmt.Errorf("maintain: %w", err)
 		}
 		for _, m := range page {
-			key := m.Project + "\x00" + record.NormalizeContent(m.Content)
-			if keep, ok := first[key]; ok {
+			if keep, ok := copyOf[m.ID]; ok && !pruned[keep] { // never merge into a memory this run prunes
 				acts = append(acts, MaintainAction{Action: "merge_duplicate", ID: m.ID, Keep: keep, Reason: "the same content as the older memory, in the same project"})
 				continue
 			}
-			first[key] = m.ID
 			if by, ok := superseded[m.ID]; ok && o.prunable(m.Type) {
 				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID, Reason: fmt.Sprintf("superseded by %s", by)})
+				pruned[m.ID] = mayPrune
 				continue
 			}
 			if o.Near {
@@ -185,6 +190,7 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 			if d := DecayOf(m, o.Now); d.Effective < o.PruneBelow && d.IdleDays >= d.HalfLife && o.prunable(m.Type) {
 				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID,
 					Reason: fmt.Sprintf("effective importance %.3f < %.3f (importance %.2f, %.0f days idle, half-life %.0f days)", d.Effective, o.PruneBelow, d.Importance, d.IdleDays, d.HalfLife)})
+				pruned[m.ID] = mayPrune
 			}
 		}
 		if len(page) < 1000 {
@@ -233,6 +239,46 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 		}
 	}
 	return acts, nil
+}
+
+// exactCopies maps every exact copy (the same project and content once
+// white space is collapsed) to the oldest memory it copies — oldest in
+// List's order, creation time then id. The content_hash family names the
+// candidates; their records are compared, so a hash collision is no copy.
+// Cost: one scan of content_hash's keys and a record read per candidate.
+func (s *Engine) exactCopies(ctx context.Context) (map[record.ID]record.ID, error) {
+	out := map[record.ID]record.ID{}
+	err := s.cellar.EachCopyGroup(ctx, func(ids []record.ID) error {
+		ms, found, err := s.cellar.Peek(ctx, ids)
+		if err != nil {
+			return err
+		}
+		var group []record.Memory
+		for i := range ms {
+			if found[i] {
+				group = append(group, ms[i])
+			}
+		}
+		slices.SortFunc(group, func(a, b record.Memory) int {
+			if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+				return c
+			}
+			return bytes.Compare(a.ID[:], b.ID[:])
+		})
+		for i, m := range group {
+			for _, k := range group[:i] {
+				if _, isCopy := out[k.ID]; !isCopy && k.Project == m.Project && record.NormalizeContent(k.Content) == record.NormalizeContent(m.Content) {
+					out[m.ID] = k.ID
+					break
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("maintain: find exact copies: %w", err)
+	}
+	return out, nil
 }
 
 // supersededIDs maps every superseded memory to a memory that supersedes
