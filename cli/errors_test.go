@@ -23,6 +23,10 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	absent := "0192f1a4-7c3e-7b2a-9d4e-1f2a3b4c5d6e"
+	badPolicy := filepath.Join(dir, "policy.toml")
+	if err := os.WriteFile(badPolicy, []byte("actions = [\"prune\"]\nprune_bellow = 0.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name  string
 		stdin string
@@ -58,6 +62,13 @@ func TestBadInput(t *testing.T) {
 		{"id prefix matching nothing", "", []string{"get", "ffffffff"}, ExitError, []string{"no memory id starts or ends with ffffffff"}},
 		{"unknown id", "", []string{"get", absent}, ExitError, []string{"no memory with id " + absent, "cgraph list"}},
 		{"delete unknown id", "", []string{"delete", absent}, ExitError, []string{"no memory with id " + absent}},
+		{"maintain-apply without a schedule", "", []string{"serve", "--maintain-apply"}, ExitUsage, []string{"need a schedule", "--maintain-every 6h"}},
+		{"maintain-apply without a policy", "", []string{"serve", "--maintain-every", "6h", "--maintain-apply"}, ExitUsage, []string{"--maintain-apply needs --maintain-policy", "policy file"}},
+		{"maintain-every too short", "", []string{"serve", "--maintain-every", "10ms"}, ExitUsage, []string{"--maintain-every 10ms is too short", "1s or more"}},
+		{"bad policy key", "", []string{"serve", "--maintain-every", "6h", "--maintain-policy", badPolicy}, ExitUsage, []string{"prune_bellow: is not a policy key", "prune_below"}},
+		{"log limit", "", []string{"log", "--limit", "0"}, ExitUsage, []string{"--limit 0 is out of range", "from 1 to 100000"}},
+		{"malformed action id", "", []string{"undo", "x1"}, ExitUsage, []string{`"x1" is not an action id`, "last 8 or more hex digits"}},
+		{"unknown action id", "", []string{"undo", "deadbeef"}, ExitError, []string{"no action id ends with deadbeef", "cgraph log"}},
 		{"get without id", "", []string{"get"}, ExitUsage, []string{"needs one memory id, got 0", "usage: cgraph get ID"}},
 		{"list after unknown id", "", []string{"list", "--after", absent}, ExitError, []string{"that memory was deleted", "start again"}},
 		{"list limit 0", "", []string{"list", "--limit", "0"}, ExitUsage, []string{"--limit 0 is too small", "1 or more"}},

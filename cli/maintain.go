@@ -31,8 +31,11 @@ func newMaintainCmd(a *App) *cobra.Command {
   supersede        with --near: an older near-duplicate of a newer memory (E1 cosine,
                    E6 and E11 overlap all agreeing, as add reports); the newer one is
                    linked as superseding it, nothing is deleted (loads the models)
-Nothing is removed without --apply; then each memory is deleted in its own atomic
-write, with its relations and earlier revisions.
+Nothing is removed without --apply; then each action is carried out in its own atomic
+write with its entry in the audit log (cgraph log): a deleted memory is kept, with its
+relations and earlier revisions, so that cgraph undo ACTION-ID brings it back, and a
+merged copy's links move to the memory kept. serve --maintain-every runs this on a
+schedule.
 
 --contradictions lists instead the open contradictions: pairs a write kept under the
 report policy (add --on-conflict, serve --on-conflict) whose two memories are both still
@@ -83,6 +86,9 @@ Resolve one by linking the memory that holds as superseding the other.`,
 					verb = "did " + x.Action
 				}
 				a.Printf("%-22s %s  %s\n", verb, x.ID, x.Reason)
+				if x.Applied {
+					a.Printf("%-22s undo with: cgraph undo %s\n", "", x.ActionID)
+				}
 			}
 			if err != nil {
 				return err

@@ -193,6 +193,30 @@ func (l *lazyStore) LatestTopicSnapshot(ctx context.Context) ([]byte, time.Time,
 	return s.LatestTopicSnapshot(ctx)
 }
 
+func (l *lazyStore) Tally(ctx context.Context) (engine.Tally, error) {
+	s, err := l.wait(ctx)
+	if err != nil {
+		return engine.Tally{}, err
+	}
+	return s.Tally(ctx)
+}
+
+func (l *lazyStore) Stats(ctx context.Context) (record.Stats, error) {
+	s, err := l.wait(ctx)
+	if err != nil {
+		return record.Stats{}, err
+	}
+	return s.Stats(ctx)
+}
+
+func (l *lazyStore) Maintain(ctx context.Context, o engine.MaintainOptions) ([]engine.MaintainAction, error) {
+	s, err := l.wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Maintain(ctx, o)
+}
+
 // ReadOnly waits for the store: a write tool asks before it writes.
 func (l *lazyStore) ReadOnly() bool {
 	s, err := l.wait(context.Background())

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -13,6 +15,7 @@ import (
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/httpapi"
 	"github.com/cgraph/cgraph/mcpserver"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -24,7 +27,9 @@ const DefaultServeAddr = "127.0.0.1:7411"
 func newServeCmd(a *App) *cobra.Command {
 	var addr, tokenFile, tools, onConflict string
 	var allowedHosts []string
-	var deferSlots, install, uninstall, now bool
+	var deferSlots, install, uninstall, now, maintainApply bool
+	var maintainEvery time.Duration
+	var maintainPolicy string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the store over HTTP: a JSON API (/v1) and MCP (/mcp) from one warm process",
@@ -44,6 +49,9 @@ SIGTERM:
   POST   /v1/context                 {"query", "budget", "profile", "candidates", "filter", "expand"}
   GET    /v1/embedders               the slots, their models and indexes
   GET    /v1/stats                   memory count, format version, per-family sizes
+  GET    /v1/maintenance             the maintenance schedule and its last run (?dry_run=true: a dry run now)
+  GET    /v1/log                     the audit log of applied maintenance actions (?limit=N)
+  POST   /v1/undo                    {"action"}: undo one of them
   /mcp                               MCP over streamable HTTP (the same tools as cgraph mcp;
                                      /mcp?project=P serves the session pinned to project P)
 
@@ -59,6 +67,11 @@ host or one of --allowed-hosts: a web page that rebinds its own name to 127.0.0.
 drive the server. Cross-origin browser requests are refused (403).
 --on-conflict sets what a write that names no policy does with a stored memory it
 contradicts (report: keep the pair open; supersede-newer: supersede the old one).
+--maintain-every 6h runs maintenance every 6 hours on the open store (in batches that
+yield to searches): a dry run, logged one line per run and reported at GET /v1/maintenance
+and by the MCP tool maintenance_report; with --maintain-apply and --maintain-policy FILE it
+carries out what the policy allows, each action in its own atomic write, listed by cgraph
+log and reversed by cgraph undo ACTION-ID.
 On SIGTERM the listener closes, requests in flight finish (up to 30 s) and the store
 is closed cleanly; a memory whose store request was answered is durable.`,
 		Example: `  cgraph serve
@@ -78,6 +91,10 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			}
 			if err := record.CheckProject(a.Project); err != nil {
 				return err // a *record.ValidationError: exit 2
+			}
+			policy, err := maintainFlags(maintainEvery, maintainApply, maintainPolicy)
+			if err != nil {
+				return err
 			}
 			token, err := readToken(tokenFile)
 			if err != nil {
@@ -103,11 +120,11 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			if err != nil {
 				return usagef("give --allowed-hosts a comma-separated list of bare names or addresses, e.g. --allowed-hosts memory.internal,10.0.0.5", "--allowed-hosts: %v", err)
 			}
-			policy, err := record.ParseConflictPolicy(onConflict)
+			conflicts, err := record.ParseConflictPolicy(onConflict)
 			if err != nil {
 				return &UsageError{Problem: "--on-conflict: " + err.Error(), Fix: "give report or supersede-newer"}
 			}
-			s, err := a.openStore(storeOpen{write: true, deferSlots: deferSlots, onConflict: policy})
+			s, err := a.openStore(storeOpen{write: true, deferSlots: deferSlots, onConflict: conflicts})
 			if err != nil {
 				return err
 			}
@@ -116,8 +133,17 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			if err := s.Warm(a.Context()); err != nil {
 				return err
 			}
-			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project, HostsChecked: true})
-			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler(), Stats: s, Hosts: hosts, Searcher: s, Records: s, Tokens: a.tokenCounter(), Project: a.Project, Ingest: s})
+			var sched *ops.Schedule
+			if maintainEvery > 0 {
+				sched = ops.NewSchedule(s, ops.ScheduleOptions{Every: maintainEvery, Request: ops.MaintenanceRequest{Policy: policy, Apply: maintainApply},
+					Log: func(line string) { a.Warnf("%s", line) }})
+				ctx, cancel := context.WithCancel(a.Context())
+				stopped := make(chan struct{})
+				go func() { defer close(stopped); sched.Run(ctx) }()
+				defer func() { cancel(); <-stopped }() // before the store closes: a run in flight stops between actions
+			}
+			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project, HostsChecked: true, Maintenance: sched})
+			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler(), Stats: s, Hosts: hosts, Searcher: s, Records: s, Tokens: a.tokenCounter(), Project: a.Project, Ingest: s, Audit: s})
 			abs, err := filepath.Abs(a.DBDir)
 			if err != nil {
 				return fmt.Errorf("store directory %s: %w", a.DBDir, err)
@@ -141,8 +167,41 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 	cmd.Flags().BoolVar(&install, "install", false, "write a systemd user unit (~/.config/systemd/user/cgraph.service) or launchd agent (~/Library/LaunchAgents/dev.cgraph.serve.plist) that runs this serve command, print how to start it, and exit")
 	cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove the file --install wrote")
 	cmd.Flags().BoolVar(&now, "now", false, "with --install or --uninstall: also run the systemctl --user (or launchctl) commands that start or stop it")
+	cmd.Flags().DurationVar(&maintainEvery, "maintain-every", 0, "run maintenance on this schedule (e.g. 6h; 0: never): a dry run reported in the log and at GET /v1/maintenance, unless --maintain-apply")
+	cmd.Flags().BoolVar(&maintainApply, "maintain-apply", false, "with --maintain-every: carry out what the --maintain-policy file allows, each action logged (cgraph log) and undoable (cgraph undo)")
+	cmd.Flags().StringVar(&maintainPolicy, "maintain-policy", "", "policy file (TOML or YAML) of the scheduled maintenance: actions, prune_below, types, max_actions, near (README \"Upkeep\")")
+	_ = cmd.MarkFlagFilename("maintain-policy", "toml", "yaml", "yml") // fails only for an unknown flag
 	cmd.Flags().StringSliceVar(&allowedHosts, "allowed-hosts", nil, "more host names (or addresses) requests may name in Host and Origin, comma-separated; loopback names and the --addr host are always allowed")
 	return cmd
+}
+
+// MinMaintainEvery is the shortest --maintain-every: a run reads every
+// record, so a schedule tighter than this would keep the store busy.
+const MinMaintainEvery = time.Second
+
+// maintainFlags checks serve's maintenance flags together and reads the
+// policy file: --maintain-apply and --maintain-policy need a schedule, and
+// applying needs a policy written down.
+func maintainFlags(every time.Duration, apply bool, policyFile string) (ops.Policy, error) {
+	switch {
+	case every < 0 || (every > 0 && every < MinMaintainEvery):
+		return ops.Policy{}, usagef("give a duration of 1s or more, such as 6h (0: no schedule)", "--maintain-every %s is too short", every)
+	case every == 0 && (apply || policyFile != ""):
+		return ops.Policy{}, usagef("add --maintain-every DURATION, such as --maintain-every 6h", "--maintain-apply and --maintain-policy need a schedule")
+	case apply && policyFile == "":
+		return ops.Policy{}, usagef("write what a run may apply in a policy file and give --maintain-policy FILE (README \"Upkeep\" has an example)", "--maintain-apply needs --maintain-policy")
+	case policyFile == "":
+		return ops.DefaultPolicy(), nil
+	}
+	p, err := ops.LoadPolicy(policyFile)
+	if err != nil {
+		var ve *record.ValidationError
+		if errors.As(err, &ve) {
+			return ops.Policy{}, &UsageError{Problem: "--maintain-policy: " + err.Error(), Fix: ve.Fix}
+		}
+		return ops.Policy{}, usagef("give a readable policy file", "--maintain-policy: %v", err)
+	}
+	return p, nil
 }
 
 // tokenFileWarning says what is wrong with a token file others can read

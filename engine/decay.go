@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -73,6 +74,20 @@ type MaintainOptions struct {
 	// type but the protected ones (ProtectedTypes: decisions and
 	// preferences), which are proposed only when named here.
 	Types []record.Type
+	// Actions are the kinds of action Apply may carry out (prune,
+	// merge_duplicate, supersede; empty: all); the others are listed,
+	// held, with the reason.
+	Actions []string
+	// MaxActions bounds the actions one Apply carries out (0: no bound);
+	// those over it are listed, held.
+	MaxActions int
+	// By names what applies the actions in the audit log ("schedule",
+	// "maintain"; empty: "maintain").
+	By string
+	// Pause, when set, is called after each page of memories read and
+	// each action applied: a scheduled run passes one that yields to
+	// searches. It must not call the engine.
+	Pause func()
 }
 
 // ProtectedTypes are never pruned unless MaintainOptions.Types names them:
@@ -101,6 +116,11 @@ type MaintainAction struct {
 	Keep    record.ID `json:"keep,omitzero"`
 	Reason  string    `json:"reason"`
 	Applied bool      `json:"applied"`
+	// ActionID names the applied action in the audit log (cgraph log,
+	// cgraph undo).
+	ActionID ActionID `json:"action_id,omitzero"`
+	// Held says why an Apply did not carry the action out (the policy).
+	Held string `json:"held,omitempty"`
 }
 
 // Maintain walks every memory and lists those to prune (effective
@@ -108,10 +128,12 @@ type MaintainAction struct {
 // exact duplicates to merge into their oldest copy. It never proposes to
 // prune a memory touched (read, returned by a search, updated) within its
 // half-life, nor one of a protected type (ProtectedTypes) unless o.Types
-// names it. With Apply it deletes
-// them, one memory per batch (each delete is atomic and drops the
-// memory's relations and history); without it nothing is written. Every
-// action is reported.
+// names it. With Apply it carries each action out in its own batch with
+// its audit entry (applyAction): a deleted memory is kept, with its
+// history and relations, for Undo, and a merged copy's relations move to
+// the memory kept; without Apply nothing is written. An action undone
+// (Undo) is not proposed again for the same memory. Every action is
+// reported.
 func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAction, error) {
 	if o.Apply && s.ro {
 		return nil, s.refuseReadOnly("change it")
@@ -132,9 +154,14 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 	if err != nil {
 		return nil, err
 	}
+	copyOf, err := s.exactCopies(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var nearActs []MaintainAction
 	var acts []MaintainAction
-	first := map[string]record.ID{} // project + normalized content → oldest memory
+	pruned := map[record.ID]bool{} // listed for pruning by this run, when the run may prune
+	mayPrune := len(o.Actions) == 0 || slices.Contains(o.Actions, "prune")
 	var after record.ID
 	for {
 		page, err := s.cellar.List(ctx, record.ListOptions{Limit: 1000, After: after, Oldest: true})
@@ -142,14 +169,13 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 			return nil, fmt.Errorf("maintain: %w", err)
 		}
 		for _, m := range page {
-			key := m.Project + "\x00" + record.NormalizeContent(m.Content)
-			if keep, ok := first[key]; ok {
+			if keep, ok := copyOf[m.ID]; ok && !pruned[keep] { // never merge into a memory this run prunes
 				acts = append(acts, MaintainAction{Action: "merge_duplicate", ID: m.ID, Keep: keep, Reason: "the same content as the older memory, in the same project"})
 				continue
 			}
-			first[key] = m.ID
 			if by, ok := superseded[m.ID]; ok && o.prunable(m.Type) {
 				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID, Reason: fmt.Sprintf("superseded by %s", by)})
+				pruned[m.ID] = mayPrune
 				continue
 			}
 			if o.Near {
@@ -164,31 +190,95 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 			if d := DecayOf(m, o.Now); d.Effective < o.PruneBelow && d.IdleDays >= d.HalfLife && o.prunable(m.Type) {
 				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID,
 					Reason: fmt.Sprintf("effective importance %.3f < %.3f (importance %.2f, %.0f days idle, half-life %.0f days)", d.Effective, o.PruneBelow, d.Importance, d.IdleDays, d.HalfLife)})
+				pruned[m.ID] = mayPrune
 			}
 		}
 		if len(page) < 1000 {
 			break
 		}
+		if o.Pause != nil {
+			o.Pause()
+		}
 		after = page[len(page)-1].ID
 	}
 	acts = append(acts, nearActs...)
+	// An undo is a decision: what was undone is not proposed again.
+	undone, err := s.undoneActions(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("maintain: %w", err)
+	}
+	acts = slices.DeleteFunc(acts, func(a MaintainAction) bool { return undone[a.Action+"\x00"+a.ID.String()] })
 	if !o.Apply {
 		return acts, nil
 	}
+	by := o.By
+	if by == "" {
+		by = "maintain"
+	}
+	done := 0
 	for i := range acts {
-		if acts[i].Action == "supersede" {
-			if _, err := s.Link(ctx, record.Relation{From: acts[i].Keep, To: acts[i].ID, Type: record.RelSupersedes}); err != nil {
-				return acts, fmt.Errorf("maintain: %s supersedes %s (%d of %d actions applied): %w", acts[i].Keep, acts[i].ID, i, len(acts), err)
-			}
-			acts[i].Applied = true
+		if len(o.Actions) > 0 && !slices.Contains(o.Actions, acts[i].Action) {
+			acts[i].Held = "the policy does not allow " + acts[i].Action
 			continue
 		}
-		if err := s.Delete(ctx, acts[i].ID); err != nil {
-			return acts, fmt.Errorf("maintain: delete %s (%d of %d actions applied): %w", acts[i].ID, i, len(acts), err)
+		if o.MaxActions > 0 && done >= o.MaxActions {
+			acts[i].Held = fmt.Sprintf("over the policy's max_actions %d for one run", o.MaxActions)
+			continue
 		}
-		acts[i].Applied = true
+		if err := ctx.Err(); err != nil {
+			return acts, fmt.Errorf("maintain: stopped after %d of %d actions: %w", i, len(acts), err)
+		}
+		e, err := s.applyAction(ctx, acts[i], by, o.Now)
+		if err != nil {
+			return acts, fmt.Errorf("maintain: %s %s (%d of %d actions applied): %w", acts[i].Action, acts[i].ID, i, len(acts), err)
+		}
+		acts[i].Applied, acts[i].ActionID = true, e.ID
+		done++
+		if o.Pause != nil {
+			o.Pause()
+		}
 	}
 	return acts, nil
+}
+
+// exactCopies maps every exact copy (the same project and content once
+// white space is collapsed) to the oldest memory it copies — oldest in
+// List's order, creation time then id. The content_hash family names the
+// candidates; their records are compared, so a hash collision is no copy.
+// Cost: one scan of content_hash's keys and a record read per candidate.
+func (s *Engine) exactCopies(ctx context.Context) (map[record.ID]record.ID, error) {
+	out := map[record.ID]record.ID{}
+	err := s.cellar.EachCopyGroup(ctx, func(ids []record.ID) error {
+		ms, found, err := s.cellar.Peek(ctx, ids)
+		if err != nil {
+			return err
+		}
+		var group []record.Memory
+		for i := range ms {
+			if found[i] {
+				group = append(group, ms[i])
+			}
+		}
+		slices.SortFunc(group, func(a, b record.Memory) int {
+			if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+				return c
+			}
+			return bytes.Compare(a.ID[:], b.ID[:])
+		})
+		for i, m := range group {
+			for _, k := range group[:i] {
+				if _, isCopy := out[k.ID]; !isCopy && k.Project == m.Project && record.NormalizeContent(k.Content) == record.NormalizeContent(m.Content) {
+					out[m.ID] = k.ID
+					break
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("maintain: find exact copies: %w", err)
+	}
+	return out, nil
 }
 
 // supersededIDs maps every superseded memory to a memory that supersedes
@@ -235,3 +325,7 @@ func (s *Engine) nearOlder(ctx context.Context, m record.Memory, superseded map[
 	}
 	return out, nil
 }
+
+// MaintainActionKinds are the kinds of MaintainAction, in the order a
+// policy file names them.
+var MaintainActionKinds = []string{"merge_duplicate", "supersede", "prune"}

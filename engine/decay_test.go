@@ -203,7 +203,8 @@ func TestPruningFollowsUse(t *testing.T) {
 
 // TestMaintainNear: with Near, the newer of two near-duplicates is
 // proposed to supersede the older (E1, E6 and E11 agreeing), and --apply
-// links them; a memory on another subject is left alone.
+// links them, logged; a memory on another subject is left alone; undoing
+// the link frees the older memory for good.
 func TestMaintainNear(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, filepath.Join(t.TempDir(), "s"), hashRegistry(t, ""))
@@ -232,5 +233,22 @@ func TestMaintainNear(t *testing.T) {
 	}
 	if acts, err := s.Maintain(ctx, MaintainOptions{Near: true}); err != nil || len(acts) != 1 || acts[0].Action != "prune" {
 		t.Fatalf("second run: %+v, %v; want only the prune of the superseded memory", acts, err)
+	}
+	// The link is logged; its undo removes it, and it is not proposed again.
+	log, err := s.AuditLog(ctx, 0)
+	if err != nil || len(log) != 1 || log[0].Action != "supersede" || len(log[0].Linked) != 1 || log[0].Kept {
+		t.Fatalf("audit log: %+v, %v", log, err)
+	}
+	if _, err := s.Undo(ctx, log[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := s.Get(ctx, older.ID); len(m.SupersededBy) != 0 {
+		t.Fatalf("still superseded after undo: %+v", m.SupersededBy)
+	}
+	if acts, err := s.Maintain(ctx, MaintainOptions{Near: true}); err != nil || len(acts) != 0 {
+		t.Fatalf("after undo: %+v, %v; want nothing proposed", acts, err)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -212,8 +212,10 @@ func (s *Engine) firstProducers(fps []fingerprint.Fingerprint) map[fingerprint.S
 // writeMemory puts one new memory's fingerprint, per-slot families and
 // postings into b.
 func (s *Engine) writeMemory(b *cellar.Batch, m record.Memory, fp *fingerprint.Fingerprint) error {
-	if err := s.ix.check(fp); err != nil {
-		return err
+	if s.ix != nil { // nil when opened for records only (an undo)
+		if err := s.ix.check(fp); err != nil {
+			return err
+		}
 	}
 	enc, err := encodeStored(fp)
 	if err != nil {
@@ -250,6 +252,23 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 		return err
 	}
 	defer b.Abort()
+	m, rels, err := s.deleteIn(ctx, b, id, nil)
+	if err != nil {
+		return err
+	}
+	if err := b.Commit(); err != nil {
+		return fmt.Errorf("delete memory %s: %w", id, err)
+	}
+	s.afterDelete(ctx, m, rels)
+	return nil
+}
+
+// deleteIn deletes id in b: every key it owns (its history and relations
+// among them) and its postings. With a non-nil action it keeps what it
+// deletes under that action (cellar.Batch.DeleteKeeping), the fingerprint
+// with its E12 rows, so that Undo needs no model.
+// REQUIRES: s.writeMu held.
+func (s *Engine) deleteIn(ctx context.Context, b *cellar.Batch, id record.ID, action *ActionID) (record.Memory, []record.Relation, error) {
 	v, found, err := b.Get(cellar.FamFingerprints, id[:])
 	if errors.Is(err, record.ErrCorrupt) {
 		// A damaged block must not make its memory undeletable: its
@@ -257,15 +276,26 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 		v, found, err = nil, false, nil
 	}
 	if err != nil {
-		return err
+		return record.Memory{}, nil, err
 	}
-	rels, err := s.cellar.Relations(ctx, id) // writeMu held: they stay as read
-	if err != nil {
-		return err
+	var m record.Memory
+	var rels []record.Relation
+	if action == nil {
+		if rels, err = s.cellar.Relations(ctx, id); err != nil { // writeMu held: they stay as read
+			return record.Memory{}, nil, err
+		}
+		m, err = b.Delete(id) // every key keyed per memory, its history and relations among them
+	} else {
+		var full []byte
+		if full, err = s.fullFingerprint(ctx, id); err != nil {
+			return record.Memory{}, nil, fmt.Errorf("keep memory %s for undo: %w", id, err)
+		}
+		var k cellar.Kept
+		k, err = b.DeleteKeeping(id, *action, full)
+		m, rels = k.Memory, k.Relations
 	}
-	m, err := b.Delete(id) // every key keyed per memory, its history and relations among them
 	if err != nil {
-		return err
+		return record.Memory{}, nil, err
 	}
 	var fp *fingerprint.Fingerprint
 	if found {
@@ -276,29 +306,41 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 	for _, pf := range postingFamilies {
 		if fp == nil {
 			if err := dropDocPostings(ctx, s.cellar, b, pf, uint32(m.DocNum)); err != nil {
-				return err
+				return record.Memory{}, nil, err
 			}
 			continue
 		}
 		if old := fp.Get(pf.slot).Value; old != nil {
 			if err := pf.write(b, uint32(m.DocNum), old, -1); err != nil {
-				return err
+				return record.Memory{}, nil, err
 			}
 		}
 	}
-	if err := b.Commit(); err != nil {
-		return fmt.Errorf("delete memory %s: %w", id, err)
+	return m, rels, nil
+}
+
+// fullFingerprint is the stored fingerprint of id with its E12 rows, in
+// the fingerprint codec; nil when the memory has none.
+func (s *Engine) fullFingerprint(ctx context.Context, id record.ID) ([]byte, error) {
+	_, fps, err := s.readMemories(ctx, []record.ID{id})
+	if err != nil || fps[0] == nil {
+		return nil, err
 	}
-	if s.ix != nil { // nil when opened for records only
-		s.ix.remove(uint32(m.DocNum))
-		s.tokens.remove(uint32(m.DocNum))
-		for _, r := range rels { // what it superseded or contradicted is no longer so by it
-			if r.From == id {
-				s.setMark(ctx, r.Type, id, r.To, false)
-			}
+	return fingerprint.Encode(fps[0])
+}
+
+// afterDelete drops a deleted memory from the in-memory indexes.
+func (s *Engine) afterDelete(ctx context.Context, m record.Memory, rels []record.Relation) {
+	if s.ix == nil { // nil when opened for records only
+		return
+	}
+	s.ix.remove(uint32(m.DocNum))
+	s.tokens.remove(uint32(m.DocNum))
+	for _, r := range rels { // what it superseded or contradicted is no longer so by it
+		if r.From == m.ID {
+			s.setMark(ctx, r.Type, r.From, r.To, false)
 		}
 	}
-	return nil
 }
 
 // writeSlot moves one doc's stored data of slot from old to new (either may

@@ -34,7 +34,7 @@ func hostServer(t *testing.T, allowed []string) (*httptest.Server, *engine.Engin
 	}
 	extra := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { httpapi.WriteJSON(w, 200, map[string]any{"data": "ran"}) })
 	hs.Config.Handler = httpapi.Handler(srv, httpapi.Options{Version: "test", MCP: srv.HTTPHandler(), Stats: e, Hosts: hosts,
-		Searcher: e, Records: e, Ingest: e, Routes: map[string]http.Handler{"POST /v1/extra": extra}})
+		Searcher: e, Records: e, Ingest: e, Audit: e, Routes: map[string]http.Handler{"POST /v1/extra": extra}})
 	hs.Start()
 	t.Cleanup(func() {
 		hs.Close()
@@ -63,6 +63,9 @@ var routes = []struct{ method, path, body string }{
 	{"POST", "/v1/search/explain", `{"query": "planted", "top_k": 3}`},
 	{"POST", "/v1/brief", `{"budget": 300}`},
 	{"POST", "/v1/ingest", `{"host": "claude-code", "path": "/nonexistent/session.jsonl"}`},
+	{"GET", "/v1/maintenance?dry_run=true", ""},
+	{"GET", "/v1/log?limit=5", ""},
+	{"POST", "/v1/undo", `{"action": "a-0190a1b2c3d4e5f60718293a4b5c6d7e"}`},
 	{"POST", "/v1/extra", `{}`},
 	{"POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`},
 	{"GET", "/nowhere", ""},

@@ -31,6 +31,10 @@
 //	                                  → ops.IngestReport (ops.Ingest: idempotent, resumable)
 //	GET    /v1/embedders              list_embedder_indexes
 //	GET    /v1/stats                  memory count, format version, per-family sizes (the engine's Stats)
+//	GET    /v1/maintenance            maintenance_report: the schedule (serve --maintain-every), its last
+//	                                  run with every action and its evidence (?dry_run=true: a dry run now)
+//	GET    /v1/log                    the audit log of applied maintenance actions, newest first (?limit=N, default 50)
+//	POST   /v1/undo                   {"action": ID}: undo one action (engine.Undo); answers its entry
 //
 // An {id} is a full memory id or a unique suffix or prefix of 8 or more hex
 // digits (the ids of one session share their first digits: give the last). A
@@ -116,6 +120,8 @@ type Options struct {
 	// Ingest, when set, serves POST /v1/ingest (ingest.go): a transcript
 	// on this machine read into the store by ops.Ingest.
 	Ingest ops.IngestStore
+	// Audit, when set, serves GET /v1/log and POST /v1/undo (audit.go).
+	Audit Auditor
 	// Hosts are the names a request may reach the server under (Host and
 	// Origin headers); nil allows the loopback names only. Every route but
 	// /healthz is behind it.
@@ -165,6 +171,17 @@ func Handler(c Caller, o Options) http.Handler {
 	mux.Handle("GET /v1/embedders", h.auth(h.tool("list_embedder_indexes", func(*http.Request) (json.RawMessage, error) {
 		return json.RawMessage("{}"), nil
 	})))
+	mux.Handle("GET /v1/maintenance", h.auth(h.tool("maintenance_report", func(r *http.Request) (json.RawMessage, error) {
+		dry := r.URL.Query().Get("dry_run")
+		if dry != "" && dry != "true" && dry != "false" {
+			return nil, badRequest("dry_run=%q: give true or false", dry)
+		}
+		return json.Marshal(map[string]any{"dry_run": dry == "true"})
+	})))
+	if o.Audit != nil {
+		mux.Handle("GET /v1/log", h.auth(http.HandlerFunc(h.auditLog)))
+		mux.Handle("POST /v1/undo", h.auth(http.HandlerFunc(h.undo)))
+	}
 	if o.MCP != nil {
 		mux.Handle("/mcp", h.auth(o.MCP))
 	}
@@ -236,15 +253,7 @@ func allowed(mux *http.ServeMux, r *http.Request) []string {
 func (h *handler) explainedSearch(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, h.o.MaxBody)
 	ans, err := h.search(r)
-	if err != nil {
-		var ae *apiError
-		if !errors.As(err, &ae) {
-			ae = classify(err)
-		}
-		WriteError(w, ae.status, ae.code, ae.msg)
-		return
-	}
-	WriteJSON(w, http.StatusOK, map[string]any{"data": ans})
+	h.answer(w, ans, err)
 }
 
 func (h *handler) search(r *http.Request) (ops.SearchAnswer, error) {
@@ -311,15 +320,7 @@ func (h *handler) brief(w http.ResponseWriter, r *http.Request) {
 		}
 		return ops.Brief(r.Context(), h.o.Records, ops.BriefRequest{Project: req.Project, Budget: req.Budget, Tokens: h.o.Tokens})
 	}()
-	if err != nil {
-		var ae *apiError
-		if !errors.As(err, &ae) {
-			ae = classify(err)
-		}
-		WriteError(w, ae.status, ae.code, ae.msg)
-		return
-	}
-	WriteJSON(w, http.StatusOK, map[string]any{"data": ans})
+	h.answer(w, ans, err)
 }
 
 type handler struct {

@@ -202,7 +202,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	}
 	slices.Sort(names) // the SDK lists tools by name
 	slices.Sort(want)
-	if !slices.Equal(names, want) || len(names) != 27 {
+	if !slices.Equal(names, want) || len(names) != 29 {
 		t.Fatalf("tools/list: %v, want %v", names, want)
 	}
 
@@ -362,6 +362,15 @@ func TestMCPEndToEnd(t *testing.T) {
 		if s := c.(map[string]any)["slot"]; s == "E8" || s == "E9" || s == "E11" || s == "E2" {
 			t.Fatalf("divergence check in non-semantic slot %v", s)
 		}
+	}
+
+	mst := use("memory_stats", map[string]any{})
+	if mst["memories"] != float64(34) || mst["by_type"] == nil || mst["maintenance"].(map[string]any)["scheduled"] != false {
+		t.Fatalf("memory_stats: %v", mst)
+	}
+	mr := use("maintenance_report", map[string]any{"dry_run": true})
+	if dr, _ := mr["dry_run"].(map[string]any); dr == nil || dr["apply"] != false || mr["scheduled"] != false {
+		t.Fatalf("maintenance_report: %v", mr)
 	}
 
 	use("delete_memory", map[string]any{"id": id})
@@ -584,7 +593,7 @@ func TestMCPHTTP(t *testing.T) {
 	}
 	defer cs.Close()
 	lt, err := cs.ListTools(ctx, nil)
-	if err != nil || len(lt.Tools) != 27 {
+	if err != nil || len(lt.Tools) != 29 {
 		t.Fatalf("tools/list over HTTP: %v, %d tools", err, len(lt.Tools))
 	}
 	d := ok(t, cs, "search_by_keywords", map[string]any{"query": "WriteBatch"})

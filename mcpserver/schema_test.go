@@ -48,6 +48,8 @@ var sampleArgs = map[string]map[string]any{
 	"detect_topics":         {"min_cluster_size": 3, "min_samples": 2, "save": false, "members_shown": 5},
 	"get_topic_stability":   {"min_cluster_size": 3, "min_samples": 2},
 	"get_divergence_alerts": {"recent": 5, "min_cluster_size": 3, "min_samples": 2, "all_checks": true},
+	"memory_stats":          {},
+	"maintenance_report":    {"dry_run": true},
 }
 
 // sampleFilter sets every field of the filter argument.
@@ -57,12 +59,13 @@ var sampleFilter = map[string]any{"project": "cgraph", "all_projects": false, "t
 	"superseded": "include", "as_of": "2026-06-01"}
 
 // wantTools is DESIGN.md's tool list ("Interfaces") with the lifecycle
-// tools of issue 17 (update_memory, link_memories, get_related), exactly.
+// tools of issue 17 (update_memory, link_memories, get_related) and the
+// upkeep tools of issue 31 (memory_stats, maintenance_report), exactly.
 var wantTools = []string{"store_memory", "update_memory", "link_memories", "get_related", "get_memory", "delete_memory",
 	"search_by_embedder", "list_embedder_indexes", "get_embedder_clusters", "compare_embedder_views", "get_context",
 	"search_memory", "search_graph", "search_robust", "search_by_intent", "search_by_keywords", "search_code", "search_causes",
 	"search_effects", "search_connections", "search_by_entities", "search_recent", "search_periodic", "get_session_timeline",
-	"detect_topics", "get_topic_stability", "get_divergence_alerts"}
+	"detect_topics", "get_topic_stability", "get_divergence_alerts", "memory_stats", "maintenance_report"}
 
 // jsonFields lists the JSON names of t's fields, embedded structs flattened
 // as encoding/json does: exactly what the handler can read.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/cgraph/cgraph/contextpack"
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -51,6 +52,10 @@ type Store interface {
 	LatestTopicSnapshot(ctx context.Context) (value []byte, at time.Time, ok bool, err error)
 	ReadOnly() bool
 	Dir() string
+	// Tally and Stats and Maintain serve memory_stats and maintenance_report.
+	Tally(ctx context.Context) (engine.Tally, error)
+	Stats(ctx context.Context) (record.Stats, error)
+	Maintain(ctx context.Context, o engine.MaintainOptions) ([]engine.MaintainAction, error)
 }
 
 // Options configure New.
@@ -84,6 +89,10 @@ type Options struct {
 	// --allowed-hosts), so HTTPHandler turns the SDK's loopback-only Host
 	// check off. Leave it false unless such a check stands in front.
 	HostsChecked bool
+	// Maintenance is the running maintenance schedule (serve
+	// --maintain-every) that maintenance_report and memory_stats report;
+	// nil when there is none.
+	Maintenance *ops.Schedule
 }
 
 // Server serves the cgraph tools over MCP for one open store. It is safe for

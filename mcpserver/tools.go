@@ -1,5 +1,7 @@
 package mcpserver
 
+import "github.com/cgraph/cgraph/ops"
+
 // toolDefs is every tool, in the order tools/list shows them. Names are part
 // of the interface (DESIGN.md "Interfaces"); descriptions tell an agent when
 // to use the tool and what it returns.
@@ -95,5 +97,12 @@ func toolDefs() []toolDef {
 			"Check whether the newest memories diverge from the established topics, in the 7 semantic slots only: "+
 				"per slot the best similarity to any topic member; high alert below 0.10, medium below 0.20. Slots "+
 				"without a model are listed as unmeasured, never as alerts.", getDivergenceAlerts)),
+		withOutput[ops.MemoryStatsAnswer](define("memory_stats", "analysis", false,
+			"The store in figures: memories per type and project, how many are superseded, uses recorded (and memories never used), "+
+				"store size, the audit log's length and the maintenance schedule with its last run.", memoryStats)),
+		withOutput[maintenanceReportOut](define("maintenance_report", "analysis", false,
+			"The maintenance schedule (serve --maintain-every) and its last run: each action (merge_duplicate, supersede, prune) "+
+				"with its evidence, applied or held, and its action id (cgraph undo ACTION-ID reverses it). dry_run: true lists what "+
+				"a run would do now, writing nothing.", maintenanceReport)),
 	}
 }

@@ -11,5 +11,6 @@
 // what was wrong and how to fix it. ops sees the store only through small
 // interfaces of its own, which *engine.Engine satisfies; it must not open,
 // close or write a store except where an operation says so (Topics saves
-// its snapshot when asked).
+// its snapshot when asked; Maintenance, and the Schedule that runs it,
+// apply what a policy allows when asked to apply).
 package ops

@@ -59,8 +59,8 @@ check() {
 	log "ok: $what"
 }
 
-run --method tools/list 2>"$tmp/list.err" | check "tools/list lists the 27 tools" \
-	'd.tools.length === 27 && ["store_memory","update_memory","link_memories","get_related","search_memory","search_graph","search_causes","get_session_timeline","get_divergence_alerts"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
+run --method tools/list 2>"$tmp/list.err" | check "tools/list lists the 29 tools" \
+	'd.tools.length === 29 && ["store_memory","update_memory","link_memories","get_related","search_memory","search_graph","search_causes","get_session_timeline","get_divergence_alerts","memory_stats","maintenance_report"].every(n => d.tools.some(t => t.name === n)) && d.tools.every(t => t.inputSchema.additionalProperties === false)'
 
 # The core set (cgraph mcp --tools core): eight tools, the same portable schemas.
 (cd "$tmp" && "$INSPECTOR" --cli -e "CGRAPH_ORT_LIB=$ort" "$BIN" --db "$db" --models-dir "$models" mcp --tools=core --method tools/list) |

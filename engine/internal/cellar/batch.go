@@ -134,16 +134,24 @@ func (b *Batch) Add(n record.NewMemory) (record.Memory, error) {
 		if err := b.assignSequence(&m); err != nil {
 			return record.Memory{}, err
 		}
+	}
+	b.insert(&m)
+	return m, nil
+}
+
+// insert writes m's record and its record indexes and counts it; m has its
+// doc number (b.next) and, in a session, a free sequence number.
+func (b *Batch) insert(m *record.Memory) {
+	if m.Session != "" {
 		b.put(FamSequence, sequenceKey(m.Session, m.Sequence), m.ID[:])
 	}
-	b.put(FamMemories, m.ID[:], encodeRecord(nil, &m))
+	b.put(FamMemories, m.ID[:], encodeRecord(nil, m))
 	b.put(FamDocnums, docnumIDKey(m.ID), docKey(m.DocNum))
 	b.put(FamDocnums, docnumDocKey(m.DocNum), m.ID[:])
 	b.put(FamCreated, createdKey(m.CreatedAt, m.ID), nil)
 	b.put(FamContent, contentKey(contentHash(m.Project, m.Content), m.ID), nil)
 	b.next++
 	b.count++
-	return m, nil
 }
 
 // assignSequence gives m the next sequence of its session when it has none,
@@ -181,9 +189,15 @@ func (b *Batch) assignSequence(m *record.Memory) error {
 // between memories (postings and their statistics) are the caller's to
 // update in the same batch. Its doc number is never reused.
 func (b *Batch) Delete(id record.ID) (record.Memory, error) {
+	m, _, err := b.remove(id)
+	return m, err
+}
+
+// remove is Delete, returning the relations it dropped too.
+func (b *Batch) remove(id record.ID) (record.Memory, []record.Relation, error) {
 	m, err := b.Memory(id)
 	if err != nil {
-		return record.Memory{}, err
+		return record.Memory{}, nil, err
 	}
 	ref := refOf(&m)
 	for f, info := range families {
@@ -195,13 +209,14 @@ func (b *Batch) Delete(id record.ID) (record.Memory, error) {
 		}
 	}
 	if err := b.deleteHistory(id); err != nil {
-		return record.Memory{}, err
+		return record.Memory{}, nil, err
 	}
-	if _, err := b.unlinkAll(id); err != nil {
-		return record.Memory{}, err
+	rels, err := b.unlinkAll(id)
+	if err != nil {
+		return record.Memory{}, nil, err
 	}
 	b.count--
-	return m, nil
+	return m, rels, nil
 }
 
 // Memory reads a stored memory (as committed, or as added in this batch)

@@ -125,7 +125,7 @@ func checkStore(ctx context.Context, r kvReader) error {
 			bad("%s holds %d of the %d keys its memories need", info.name, seen, len(owned[f]))
 		}
 	}
-	for _, p := range checkPrefixFamilies(r, mems) {
+	for _, p := range append(checkPrefixFamilies(r, mems), checkAudit(r, mems)...) {
 		bad("%s", p)
 	}
 	return errors.Join(errs...)

@@ -314,6 +314,9 @@ func TestFormatConstants(t *testing.T) {
 	if relOutPrefix != 'o' || relInPrefix != 'i' {
 		t.Fatal("relation key prefixes changed")
 	}
+	if string(AuditEntryPrefix) != "audit/e/" || string(auditKeptPrefix) != "audit/k/" || AuditEntryMagic != "CGAU" || keptMagic != "CGKP" || keptVersion != 1 {
+		t.Fatal("audit log keys or magics changed")
+	}
 	wantTypes := map[record.Type]byte{"fact": 1, "decision": 2, "error": 3, "pattern": 4, "code": 5,
 		"conversation": 6, "note": 7, "preference": 8}
 	if !reflect.DeepEqual(typeCodes, wantTypes) {

@@ -1,6 +1,8 @@
 package cellar
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"slices"
 
@@ -80,4 +82,36 @@ func buildContentIndex(s *rocksStore) error {
 		}
 	}
 	return nil
+}
+
+// EachCopyGroup calls fn with the ids of every content hash that two or
+// more stored memories share (in id order): the candidates for exact
+// copies, still to be compared record by record (a hash collision is not
+// a copy). Cost: one scan of content_hash's keys; no record is read.
+func (e *Store) EachCopyGroup(ctx context.Context, fn func(ids []record.ID) error) error {
+	var hash []byte
+	var group []record.ID
+	flush := func() error {
+		if len(group) < 2 {
+			return nil
+		}
+		return fn(group)
+	}
+	err := e.Scan(ctx, FamContent, nil, func(k, _ []byte) error {
+		if len(k) != 48 {
+			return fmt.Errorf("content_hash/%x: a key of %d bytes, want 48: %w", k, len(k), record.ErrCorrupt)
+		}
+		if !bytes.Equal(k[:32], hash) {
+			if err := flush(); err != nil {
+				return err
+			}
+			hash, group = bytes.Clone(k[:32]), nil
+		}
+		group = append(group, record.ID(k[32:]))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
 }

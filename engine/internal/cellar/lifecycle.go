@@ -507,3 +507,10 @@ func setValidity(s *rocksStore) (int, error) {
 	}
 	return fixed, nil
 }
+
+// HasRelation reports whether the relation from → to of type t is stored
+// (or written by this batch).
+func (b *Batch) HasRelation(from, to record.ID, t record.RelationType) (bool, error) {
+	_, ok, err := b.Get(FamRelations, relationKey(relOutPrefix, from, t, to))
+	return ok, err
+}
