@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/cgraph/cgraph/internal/atomicfile"
+	"github.com/cgraph/cgraph/internal/shellword"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -151,7 +153,7 @@ func launchdAgent(home string, argv []string, env [][2]string) serviceFile {
 		platform:  "launchd",
 		path:      path,
 		content:   []byte(b.String()),
-		start:     []string{"launchctl bootout " + domain + "/" + launchdLabel, "launchctl bootstrap " + domain + " " + shellQuote(path)},
+		start:     []string{"launchctl bootout " + domain + "/" + launchdLabel, "launchctl bootstrap " + domain + " " + shellword.Quote(path)},
 		stop:      []string{"launchctl bootout " + domain + "/" + launchdLabel},
 		stopLater: []string{"launchctl bootout " + domain + "/" + launchdLabel},
 	}
@@ -255,14 +257,14 @@ func (a *App) serveService(cmd *cobra.Command, install, now bool) error {
 		default:
 			if exists {
 				res.Backup = sf.path + ".cgraph-backup"
-				if err := writeBackup(res.Backup, old, 0o644); err != nil {
+				if err := atomicfile.Backup(res.Backup, old, 0o644); err != nil {
 					return err
 				}
 			}
 			if err := os.MkdirAll(filepath.Dir(sf.path), 0o755); err != nil {
 				return fmt.Errorf("create %s: %w", filepath.Dir(sf.path), err)
 			}
-			if err := writeFileAtomic(sf.path, sf.content, 0o644); err != nil {
+			if err := atomicfile.WriteFile(sf.path, sf.content, 0o644); err != nil {
 				return fmt.Errorf("write %s: %w", sf.path, err)
 			}
 			res.Action = "created"
@@ -271,7 +273,7 @@ func (a *App) serveService(cmd *cobra.Command, install, now bool) error {
 			}
 		}
 		if _, err := os.Stat(storeOf(argv)); err != nil {
-			a.Warnf("the store %s does not exist yet: create it with `cgraph --db %s init`, or the service will fail to start", storeOf(argv), shellQuote(storeOf(argv)))
+			a.Warnf("the store %s does not exist yet: create it with `cgraph --db %s init`, or the service will fail to start", storeOf(argv), shellword.Quote(storeOf(argv)))
 		}
 	} else {
 		res.Commands = sf.stopLater
