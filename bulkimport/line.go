@@ -117,6 +117,14 @@ func (l RelationLine) parse() (record.Relation, error) {
 	if r.To, err = record.ParseID(l.To); err != nil {
 		return r, fmt.Errorf("relation.to: %w", err)
 	}
+	for _, end := range []struct {
+		field string
+		id    record.ID
+	}{{"relation.from", r.From}, {"relation.to", r.To}} {
+		if end.id.IsZero() {
+			return r, &record.ValidationError{Field: end.field, Problem: "is the nil id, which no memory has", Fix: "give the id of a memory of the file or the store"}
+		}
+	}
 	if !r.Type.Known() {
 		return r, &record.ValidationError{Field: "relation.type", Problem: "is missing", Fix: "use one of " + record.RelationTypeNames()}
 	}
