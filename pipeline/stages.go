@@ -15,10 +15,49 @@ import (
 
 // pipeline runs S1–S4; validate runs S5.
 func (r *run) pipeline() ([]*cand, error) {
-	// S1 recall: the union of sparse recall (E13 where it has a model, and
-	// E6), dense recall (E1 ANN) and the profile's extra recall slots, all
-	// searched in parallel. Each source's top FusionK is protected from the
-	// S2 filter, so S3 sees every document some recall source ranks high.
+	rs, err := r.recall()
+	if err != nil {
+		return nil, err
+	}
+	if rs.cands.IsEmpty() {
+		for _, st := range []Stage{StageFilter, StageFusion, StageRerank} {
+			r.trace(st, time.Now(), 0, "no candidates: no recall source returned any (see spaces)")
+		}
+		return nil, nil
+	}
+	filtered, err := r.filter(rs)
+	if err != nil {
+		return nil, err
+	}
+	top, err := r.fusion(rs, filtered)
+	if err != nil {
+		return nil, err
+	}
+	// S4 rerank with E12 MaxSim as one more WRRF list over the fused top.
+	start := time.Now()
+	top, note, err := r.rerank(top)
+	if err != nil {
+		return nil, err
+	}
+	r.trace(StageRerank, start, len(top), note)
+	return top, nil
+}
+
+// recallSet is what S1 found: the candidates, those a source ranks in its
+// top FusionK (protected from the S2 filter), and the first source that
+// returned hits — its order backs S2, its ranks show in the explanation.
+type recallSet struct {
+	cands, protected *roaring.Bitmap
+	slot             fingerprint.SlotID
+	order            []Hit
+	rank             map[record.DocNum]SlotScore
+}
+
+// recall is S1: the union of sparse recall (E13 where it has a model, and
+// E6), dense recall (E1 ANN) and the profile's extra recall slots, all
+// searched in parallel. Each source's top FusionK is protected from the S2
+// filter, so S3 sees every document some recall source ranks high.
+func (r *run) recall() (recallSet, error) {
 	start := time.Now()
 	jobs := []job{
 		{probe: recallProbe, k: r.req.RecallK, weight: r.weight(fingerprint.E13)},
@@ -30,12 +69,9 @@ func (r *run) pipeline() ([]*cand, error) {
 	}
 	outs, err := r.searchAll(StageRecall, jobs)
 	if err != nil {
-		return nil, err
+		return recallSet{}, err
 	}
-	recallRank := make(map[record.DocNum]SlotScore)
-	recallSlot := fingerprint.SlotID(0) // the first source that returned hits: its order backs S2
-	var recallOrder []Hit
-	cands, protected := roaring.New(), roaring.New()
+	rs := recallSet{cands: roaring.New(), protected: roaring.New(), rank: make(map[record.DocNum]SlotScore)}
 	var notes []string
 	for i, o := range outs {
 		s := jobs[i].probe.Slot
@@ -43,43 +79,41 @@ func (r *run) pipeline() ([]*cand, error) {
 		if len(o.hits) == 0 {
 			continue
 		}
-		if recallSlot == 0 {
-			recallSlot, recallOrder = s, o.hits
+		if rs.slot == 0 {
+			rs.slot, rs.order = s, o.hits
 			for rank, h := range o.hits {
-				recallRank[h.Doc] = SlotScore{Rank: rank, Score: h.Score}
+				rs.rank[h.Doc] = SlotScore{Rank: rank, Score: h.Score}
 			}
 		}
 		for rank, h := range o.hits {
-			cands.Add(uint32(h.Doc))
+			rs.cands.Add(uint32(h.Doc))
 			if rank < r.req.FusionK {
-				protected.Add(uint32(h.Doc))
+				rs.protected.Add(uint32(h.Doc))
 			}
 		}
 	}
-	note := "union of " + strings.Join(notes, ", ")
-	r.trace(StageRecall, start, int(cands.GetCardinality()), note)
-	if cands.IsEmpty() {
-		for _, st := range []Stage{StageFilter, StageFusion, StageRerank} {
-			r.trace(st, time.Now(), 0, "no candidates: no recall source returned any (see spaces)")
-		}
-		return nil, nil
-	}
+	r.trace(StageRecall, start, int(rs.cands.GetCardinality()), "union of "+strings.Join(notes, ", "))
+	return rs, nil
+}
 
-	// S2 filter: E1 Matryoshka-128 over the recall set.
-	start = time.Now()
-	outs, err = r.searchAll(StageFilter, []job{{probe: filterProbe, k: r.req.FilterK, within: cands, weight: r.weight(fingerprint.E1)}})
+// filter is S2: E1 Matryoshka-128 over the recall set (or, without it,
+// the first FilterK of the recall order), plus the protected candidates.
+func (r *run) filter(rs recallSet) (*roaring.Bitmap, error) {
+	start := time.Now()
+	outs, err := r.searchAll(StageFilter, []job{{probe: filterProbe, k: r.req.FilterK, within: rs.cands, weight: r.weight(fingerprint.E1)}})
 	if err != nil {
 		return nil, err
 	}
 	filtered := roaring.New()
+	var note string
 	if outs[0].status != StatusOK {
-		for i, h := range recallOrder {
+		for i, h := range rs.order {
 			if i >= r.req.FilterK {
 				break
 			}
 			filtered.Add(uint32(h.Doc))
 		}
-		note = fmt.Sprintf("E1-M128 %s: kept the first %d of %s's recall order", outs[0].status, r.req.FilterK, recallSlot)
+		note = fmt.Sprintf("E1-M128 %s: kept the first %d of %s's recall order", outs[0].status, r.req.FilterK, rs.slot)
 	} else {
 		for _, h := range outs[0].hits {
 			filtered.Add(uint32(h.Doc))
@@ -87,12 +121,17 @@ func (r *run) pipeline() ([]*cand, error) {
 		note = fmt.Sprintf("E1-M128 top %d", r.req.FilterK)
 	}
 	before := filtered.GetCardinality()
-	filtered.Or(protected)
+	filtered.Or(rs.protected)
 	note += fmt.Sprintf("; %d more kept past the filter as a recall source's top %d", filtered.GetCardinality()-before, r.req.FusionK)
 	r.trace(StageFilter, start, int(filtered.GetCardinality()), note)
+	return filtered, nil
+}
 
-	// S3 fusion: every fused slot, each scoring the whole filtered set.
-	start = time.Now()
+// fusion is S3: every fused slot, each scoring the whole filtered set,
+// fused by WRRF; a candidate the recall source ranked but no fused slot
+// lists shows that rank with contribution 0.
+func (r *run) fusion(rs recallSet, filtered *roaring.Bitmap) ([]*cand, error) {
+	start := time.Now()
 	n := int(filtered.GetCardinality())
 	lists, err := r.slotLists(StageFusion, r.fusionSlots(), n, filtered, r.weight)
 	if err != nil {
@@ -103,22 +142,14 @@ func (r *run) pipeline() ([]*cand, error) {
 		return nil, err
 	}
 	for _, c := range top {
-		if s, ok := recallRank[c.doc]; ok {
-			if _, fusedToo := c.slots[recallSlot]; !fusedToo {
-				c.slots[recallSlot] = s // recall only: contribution 0
+		if s, ok := rs.rank[c.doc]; ok {
+			if _, fusedToo := c.slots[rs.slot]; !fusedToo {
+				c.slots[rs.slot] = s // recall only: contribution 0
 			}
 		}
 	}
 	notes = append([]string{fmt.Sprintf("WRRF K=%d over %d lists, kept %d", RRFK, len(lists), r.req.FusionK)}, notes...)
 	r.trace(StageFusion, start, len(top), joinNotes(notes))
-
-	// S4 rerank with E12 MaxSim as one more WRRF list over the fused top.
-	start = time.Now()
-	top, note, err = r.rerank(top)
-	if err != nil {
-		return nil, err
-	}
-	r.trace(StageRerank, start, len(top), note)
 	return top, nil
 }
 
