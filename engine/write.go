@@ -81,119 +81,179 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 		return nil, err
 	}
 	defer b.Abort()
-	ms := make([]record.Memory, len(ns))
-	dup := make([]bool, len(ns))    // ms[i] is an earlier memory: nothing to write
-	stored := make([]bool, len(ns)) // … one stored before this batch (its access is recorded)
-	inBatch := map[string]int{}     // normalized content → first new memory of this batch
-	for i, n := range ns {
-		if !n.AllowDuplicate {
-			key := n.Project + "\x00" + record.NormalizeContent(n.Content)
-			if j, ok := inBatch[key]; ok {
-				ms[i], dup[i] = ms[j], true
-				ms[i].Duplicate = true
-				continue
-			}
-			old, found, err := s.findDuplicate(b, n.Project, n.Content)
-			if err != nil {
-				return nil, cellar.BatchErr(len(ns), i, err)
-			}
-			if found {
-				ms[i], dup[i], stored[i] = old, true, true
-				ms[i].Duplicate = true
-				continue
-			}
-			inBatch[key] = i
-		}
-		var similar []record.Similar
-		var conflicts []record.Contradiction
-		if !n.AllowDuplicate { // a corpus loaded with duplicates allowed is not a memory to tidy
-			if similar, conflicts, err = s.findSimilar(ctx, n.Project, &fps[i], n.Content); err != nil {
-				return nil, cellar.BatchErr(len(ns), i, err)
-			}
-		}
-		if ms[i], err = b.Add(n); err != nil {
-			return nil, cellar.BatchErr(len(ns), i, err)
-		}
-		inputs[i].Seq = ms[i].Sequence
-		for j := range similar {
-			if !n.Supersede || !similar[j].Near {
-				continue
-			}
-			if err := b.Link(record.Relation{From: ms[i].ID, To: similar[j].ID, Type: record.RelSupersedes, Weight: similar[j].E1}); err != nil {
-				return nil, cellar.BatchErr(len(ns), i, err)
-			}
-			similar[j].Superseded = true
-			similar[j].Decision += "; marked superseded by this memory"
-		}
-		ms[i].Similar = similar
-		if err := s.applyConflicts(b, ms[i].ID, n.OnConflict, conflicts); err != nil {
-			return nil, cellar.BatchErr(len(ns), i, err)
-		}
-		ms[i].Contradicts = conflicts
+	w, err := s.stageMemories(ctx, b, ns, inputs, fps)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.reg.EmbedSlots(ctx, inputs, []fingerprint.SlotID{fingerprint.E4}, fps); err != nil {
 		return nil, fmt.Errorf("fingerprint %d memories: %w", len(ns), err)
 	}
+	if err := s.commitMemories(b, w, fps); err != nil {
+		return nil, err
+	}
+	defer s.filler.poke()
+	return w.ms, s.indexWritten(ctx, w, fps)
+}
+
+// writeBatch is the memories of one write as they go into its batch.
+type writeBatch struct {
+	ms     []record.Memory
+	dup    []bool // ms[i] is an earlier memory: nothing to write
+	stored []bool // … one stored before this batch (its access is recorded)
+}
+
+// stageMemories adds each new memory's record to b — or names the earlier
+// memory it duplicates — with its supersede links and conflict relations,
+// and gives each input its sequence number (for E4).
+func (s *Engine) stageMemories(ctx context.Context, b *cellar.Batch, ns []record.NewMemory, inputs []embedders.Input, fps []fingerprint.Fingerprint) (writeBatch, error) {
+	w := writeBatch{ms: make([]record.Memory, len(ns)), dup: make([]bool, len(ns)), stored: make([]bool, len(ns))}
+	inBatch := map[string]int{} // normalized content → first new memory of this batch
+	for i, n := range ns {
+		if !n.AllowDuplicate {
+			key := n.Project + "\x00" + record.NormalizeContent(n.Content)
+			if j, ok := inBatch[key]; ok {
+				w.ms[i], w.dup[i] = w.ms[j], true
+				w.ms[i].Duplicate = true
+				continue
+			}
+			old, found, err := s.findDuplicate(b, n.Project, n.Content)
+			if err != nil {
+				return w, cellar.BatchErr(len(ns), i, err)
+			}
+			if found {
+				w.ms[i], w.dup[i], w.stored[i] = old, true, true
+				w.ms[i].Duplicate = true
+				continue
+			}
+			inBatch[key] = i
+		}
+		m, err := s.stageNew(ctx, b, n, &fps[i])
+		if err != nil {
+			return w, cellar.BatchErr(len(ns), i, err)
+		}
+		w.ms[i], inputs[i].Seq = m, m.Sequence
+	}
+	return w, nil
+}
+
+// stageNew adds n's record to b with what it found on the way: the
+// similar memories (linked as superseded when n asks and they are near)
+// and the contradictions, handled as n.OnConflict says.
+func (s *Engine) stageNew(ctx context.Context, b *cellar.Batch, n record.NewMemory, fp *fingerprint.Fingerprint) (record.Memory, error) {
+	var similar []record.Similar
+	var conflicts []record.Contradiction
+	var err error
+	if !n.AllowDuplicate { // a corpus loaded with duplicates allowed is not a memory to tidy
+		if similar, conflicts, err = s.findSimilar(ctx, n.Project, fp, n.Content); err != nil {
+			return record.Memory{}, err
+		}
+	}
+	m, err := b.Add(n)
+	if err != nil {
+		return record.Memory{}, err
+	}
+	for j := range similar {
+		if !n.Supersede || !similar[j].Near {
+			continue
+		}
+		if err := b.Link(record.Relation{From: m.ID, To: similar[j].ID, Type: record.RelSupersedes, Weight: similar[j].E1}); err != nil {
+			return record.Memory{}, err
+		}
+		similar[j].Superseded = true
+		similar[j].Decision += "; marked superseded by this memory"
+	}
+	m.Similar = similar
+	if err := s.applyConflicts(b, m.ID, n.OnConflict, conflicts); err != nil {
+		return record.Memory{}, err
+	}
+	m.Contradicts = conflicts
+	return m, nil
+}
+
+// commitMemories puts the new memories' fingerprints, derived values and
+// pending marks into b with the records of slots stored for the first
+// time, commits it, and then takes those slot records as the store's.
+func (s *Engine) commitMemories(b *cellar.Batch, w writeBatch, fps []fingerprint.Fingerprint) error {
+	for i := range w.ms {
+		if w.dup[i] {
+			continue
+		}
+		if err := s.writeMemory(b, w.ms[i], &fps[i]); err != nil {
+			return cellar.BatchErr(len(w.ms), i, fmt.Errorf("memory %s: %w", w.ms[i].ID, err))
+		}
+		if len(s.deferred) > 0 {
+			b.Put(cellar.FamPending, docKey(uint32(w.ms[i].DocNum)), pendingMask(s.deferred))
+		}
+	}
+	return s.commitWithFirsts(b, fps, fmt.Sprintf("store %d memories", len(w.ms)))
+}
+
+// commitWithFirsts puts the records of the slots that get their first
+// value in this store from fps into b, commits b, and then takes those
+// records as the store's; what names the write in the commit's error.
+func (s *Engine) commitWithFirsts(b *cellar.Batch, fps []fingerprint.Fingerprint, what string) error {
 	s.mu.RLock()
 	firsts := s.firstProducers(fps)
 	s.mu.RUnlock()
-	for i := range ms {
-		if dup[i] {
-			continue
-		}
-		if err := s.writeMemory(b, ms[i], &fps[i]); err != nil {
-			return nil, cellar.BatchErr(len(ns), i, fmt.Errorf("memory %s: %w", ms[i].ID, err))
-		}
-		if len(s.deferred) > 0 {
-			b.Put(cellar.FamPending, docKey(uint32(ms[i].DocNum)), pendingMask(s.deferred))
-		}
-	}
 	for slot, rec := range firsts {
 		b.Put(cellar.FamDefault, slotKey(slot), encodeSlotRecord(rec))
 	}
 	if err := b.Commit(); err != nil {
-		return nil, fmt.Errorf("store %d memories: %w", len(ns), err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	s.mu.Lock()
 	for slot, rec := range firsts {
 		s.stored[slot.Index()] = rec
 	}
 	s.mu.Unlock()
-	defer s.filler.poke()
+	return nil
+}
+
+// indexWritten updates the in-memory indexes after the commit: each new
+// memory is indexed and the memories it superseded are marked; a
+// duplicate of a stored memory records that memory's access, as a get
+// would. A memory stored but not indexed is an error naming it.
+func (s *Engine) indexWritten(ctx context.Context, w writeBatch, fps []fingerprint.Fingerprint) error {
 	var errs []error
-	for i := range ms {
-		if dup[i] {
-			if stored[i] { // record the access, as a get would
-				if m, err := s.cellar.Get(ctx, ms[i].ID); err == nil {
+	for i := range w.ms {
+		if w.dup[i] {
+			if w.stored[i] { // record the access, as a get would
+				if m, err := s.cellar.Get(ctx, w.ms[i].ID); err == nil {
 					m.Duplicate = true
-					ms[i] = m
+					w.ms[i] = m
 				}
 			}
 			continue
 		}
-		if err := s.ix.apply(ms[i], &fps[i], nil); err != nil {
-			errs = append(errs, fmt.Errorf("memory %s was stored but not indexed (reopen the store to rebuild its indexes): %w", ms[i].ID, err))
+		if err := s.ix.apply(w.ms[i], &fps[i], nil); err != nil {
+			errs = append(errs, fmt.Errorf("memory %s was stored but not indexed (reopen the store to rebuild its indexes): %w", w.ms[i].ID, err))
 		}
-		superseded := make([]record.ID, 0, len(ms[i].Similar)+len(ms[i].Contradicts))
-		for _, sim := range ms[i].Similar {
-			if sim.Superseded {
-				superseded = append(superseded, sim.ID)
-			}
-		}
-		for _, c := range ms[i].Contradicts {
-			if c.Superseded && !slices.Contains(superseded, c.ID) {
-				superseded = append(superseded, c.ID)
-			}
-		}
-		for _, id := range superseded {
+		for _, id := range supersededBy(w.ms[i]) {
 			if old, err := s.peek(ctx, id); err == nil {
 				s.ix.mu.Lock()
-				s.ix.attrs.supersede(uint32(old.DocNum), ms[i].ID, true)
+				s.ix.attrs.supersede(uint32(old.DocNum), w.ms[i].ID, true)
 				s.ix.mu.Unlock()
 			}
 		}
 	}
-	return ms, errors.Join(errs...)
+	return errors.Join(errs...)
+}
+
+// supersededBy lists the memories m was written to supersede: the near
+// similar ones and the contradicted ones it marked, each once.
+func supersededBy(m record.Memory) []record.ID {
+	superseded := make([]record.ID, 0, len(m.Similar)+len(m.Contradicts))
+	for _, sim := range m.Similar {
+		if sim.Superseded {
+			superseded = append(superseded, sim.ID)
+		}
+	}
+	for _, c := range m.Contradicts {
+		if c.Superseded && !slices.Contains(superseded, c.ID) {
+			superseded = append(superseded, c.ID)
+		}
+	}
+	return superseded
 }
 
 // firstProducers returns the slot records of slots that get their first
