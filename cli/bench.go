@@ -527,29 +527,7 @@ run of the other side, or with --run.`,
 			if a.JSON {
 				return a.PrintJSON(map[string]any{"a": args[0], "b": args[1], "comparisons": cs})
 			}
-			for _, c := range cs {
-				how := fmt.Sprintf("%d sampled sign flips", bench.RandomizationPermutations)
-				if c.Exact {
-					how = "exact"
-				}
-				if len(cs) > 1 {
-					how += fmt.Sprintf("; Holm-adjusted over %d comparisons: %.4g", len(cs), c.PHolm)
-				}
-				a.Printf("%s (A) vs %s (B), %s over %d paired queries:\n  mean A %.4f  mean B %.4f  Δ %+.4f  95%% CI [%+.4f, %+.4f]  p = %.4g (%s)\n  B better on %d, worse on %d, tied on %d queries",
-					c.A, c.B, c.Metric, c.Queries, c.MeanA, c.MeanB, c.MeanDelta, c.CI95.Lo, c.CI95.Hi, c.PValue, how, c.Wins, c.Losses, c.Ties)
-				if c.QueriesDiffer {
-					a.Printf("; the query files differ (same corpus and qrels)")
-				}
-				if c.Unpaired > 0 {
-					a.Printf("; %d queries in only one run ignored", c.Unpaired)
-				}
-				a.Printf("\n")
-				if perQuery {
-					for _, d := range c.Deltas {
-						a.Printf("    %-20s %.4f → %.4f  %+.4f\n", d.ID, d.A, d.B, d.Delta)
-					}
-				}
-			}
+			a.printComparisons(cs, perQuery)
 			return nil
 		},
 	}
@@ -561,6 +539,34 @@ run of the other side, or with --run.`,
 	fl.BoolVar(&perQuery, "per-query", false, "print every query's delta")
 	data.flags(cmd, "to score TREC run files against")
 	return cmd
+}
+
+// printComparisons prints each paired comparison of bench compare (and,
+// with perQuery, every query's delta).
+func (a *App) printComparisons(cs []*bench.Comparison, perQuery bool) {
+	for _, c := range cs {
+		how := fmt.Sprintf("%d sampled sign flips", bench.RandomizationPermutations)
+		if c.Exact {
+			how = "exact"
+		}
+		if len(cs) > 1 {
+			how += fmt.Sprintf("; Holm-adjusted over %d comparisons: %.4g", len(cs), c.PHolm)
+		}
+		a.Printf("%s (A) vs %s (B), %s over %d paired queries:\n  mean A %.4f  mean B %.4f  Δ %+.4f  95%% CI [%+.4f, %+.4f]  p = %.4g (%s)\n  B better on %d, worse on %d, tied on %d queries",
+			c.A, c.B, c.Metric, c.Queries, c.MeanA, c.MeanB, c.MeanDelta, c.CI95.Lo, c.CI95.Hi, c.PValue, how, c.Wins, c.Losses, c.Ties)
+		if c.QueriesDiffer {
+			a.Printf("; the query files differ (same corpus and qrels)")
+		}
+		if c.Unpaired > 0 {
+			a.Printf("; %d queries in only one run ignored", c.Unpaired)
+		}
+		a.Printf("\n")
+		if perQuery {
+			for _, d := range c.Deltas {
+				a.Printf("    %-20s %.4f → %.4f  %+.4f\n", d.ID, d.A, d.B, d.Delta)
+			}
+		}
+	}
 }
 
 // benchDataFlags name a dataset to load (for compare, which needs it only

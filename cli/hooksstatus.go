@@ -50,51 +50,10 @@ when a file cannot be read or is not valid JSON.`,
 				h, _ := hookconfig.FindHost(args[0]) // Args checked it
 				hosts = []*hookconfig.Host{h}
 			}
-			st := hooksStatus{Targets: []hookconfig.TargetStatus{}}
-			var broken []string
-			stores := map[string]bool{}
-			var storeOrder []string
-			addStore := func(db string) {
-				if db == "" {
-					db = a.DBDir
-				}
-				if abs, err := filepath.Abs(db); err == nil {
-					db = abs
-				}
-				if !stores[db] {
-					stores[db] = true
-					storeOrder = append(storeOrder, db)
-				}
+			st, broken, err := a.hooksStatus(&fl, hosts)
+			if err != nil {
+				return err
 			}
-			for _, h := range hosts {
-				targets, err := fl.targets(h, true)
-				if err != nil {
-					return err
-				}
-				for _, t := range targets {
-					ts := hookconfig.Status(t)
-					if ts.Error != "" {
-						broken = append(broken, ts.Error)
-					}
-					for _, e := range append(append([]hookconfig.EventStatus(nil), ts.Events...), ts.Other...) {
-						if e.Installed {
-							addStore(e.DB)
-						}
-					}
-					st.Targets = append(st.Targets, ts)
-				}
-			}
-			if len(storeOrder) == 0 {
-				addStore("")
-			}
-			for _, db := range storeOrder {
-				s := hooksServerStatus{DB: db}
-				if info, ok := readServerFile(db); ok {
-					s.Running, s.URL, s.PID, s.Version = true, info.URL, info.PID, info.Version
-				}
-				st.Servers = append(st.Servers, s)
-			}
-			var err error
 			if len(broken) > 0 {
 				err = &exitError{code: ExitError, msg: strings.Join(broken, "; ")}
 			}
@@ -112,6 +71,56 @@ when a file cannot be read or is not valid JSON.`,
 	cmd.Flags().StringVar(&fl.projectDir, "project-dir", "", "the project whose files to read (default: the git root of the working directory, else the working directory)")
 	_ = cmd.MarkFlagDirname("project-dir") // fails only for an unknown flag
 	return cmd
+}
+
+// hooksStatus reads every file of hosts the flags name, and says whether
+// a server runs for each store the installed hooks use (the default store
+// when none is installed); broken are the files that could not be read.
+func (a *App) hooksStatus(fl *hooksFlags, hosts []*hookconfig.Host) (st hooksStatus, broken []string, err error) {
+	st = hooksStatus{Targets: []hookconfig.TargetStatus{}}
+	stores := map[string]bool{}
+	var storeOrder []string
+	addStore := func(db string) {
+		if db == "" {
+			db = a.DBDir
+		}
+		if abs, err := filepath.Abs(db); err == nil {
+			db = abs
+		}
+		if !stores[db] {
+			stores[db] = true
+			storeOrder = append(storeOrder, db)
+		}
+	}
+	for _, h := range hosts {
+		targets, err := fl.targets(h, true)
+		if err != nil {
+			return st, nil, err
+		}
+		for _, t := range targets {
+			ts := hookconfig.Status(t)
+			if ts.Error != "" {
+				broken = append(broken, ts.Error)
+			}
+			for _, e := range append(append([]hookconfig.EventStatus(nil), ts.Events...), ts.Other...) {
+				if e.Installed {
+					addStore(e.DB)
+				}
+			}
+			st.Targets = append(st.Targets, ts)
+		}
+	}
+	if len(storeOrder) == 0 {
+		addStore("")
+	}
+	for _, db := range storeOrder {
+		s := hooksServerStatus{DB: db}
+		if info, ok := readServerFile(db); ok {
+			s.Running, s.URL, s.PID, s.Version = true, info.URL, info.PID, info.Version
+		}
+		st.Servers = append(st.Servers, s)
+	}
+	return st, broken, nil
 }
 
 func printHooksStatus(a *App, st hooksStatus) {
