@@ -26,7 +26,7 @@ type attrs struct {
 	// superseded holds the docs that are the target of a supersedes
 	// relation, and supersededBy the sources of each, oldest link first.
 	superseded   *roaring.Bitmap
-	supersededBy map[uint32][]record.ID
+	supersededBy map[record.DocNum][]record.ID
 }
 
 // attrRow is what attrs keeps of one memory, to filter on ordered fields
@@ -48,7 +48,7 @@ type attrRow struct {
 func newAttrs() *attrs {
 	return &attrs{byType: map[record.Type]*roaring.Bitmap{}, byTag: map[string]*roaring.Bitmap{}, byProject: map[string]*roaring.Bitmap{},
 		bySession: map[string]*roaring.Bitmap{}, bySource: map[string]*roaring.Bitmap{}, byMeta: map[string]*roaring.Bitmap{},
-		superseded: roaring.New(), supersededBy: map[uint32][]record.ID{}}
+		superseded: roaring.New(), supersededBy: map[record.DocNum][]record.ID{}}
 }
 
 func metaKey(k, v string) string { return k + "\x00" + v }
@@ -62,9 +62,9 @@ func bitmapOf[K comparable](m map[K]*roaring.Bitmap, k K, create bool) *roaring.
 	return b
 }
 
-func unset[K comparable](m map[K]*roaring.Bitmap, k K, doc uint32) {
+func unset[K comparable](m map[K]*roaring.Bitmap, k K, doc record.DocNum) {
 	if b := m[k]; b != nil {
-		b.Remove(doc)
+		b.Remove(uint32(doc))
 		if b.IsEmpty() {
 			delete(m, k)
 		}
@@ -73,7 +73,7 @@ func unset[K comparable](m map[K]*roaring.Bitmap, k K, doc uint32) {
 
 // set records m's fields, replacing what was recorded for its doc.
 func (a *attrs) set(m record.Memory) {
-	doc := uint32(m.DocNum)
+	doc := m.DocNum
 	a.unsetRow(doc)
 	for int(doc) >= len(a.rows) {
 		a.rows = append(a.rows, attrRow{})
@@ -81,32 +81,32 @@ func (a *attrs) set(m record.Memory) {
 	r := attrRow{set: true, typ: m.Type, tags: m.Tags, project: m.Project, session: m.Session, source: m.Source, meta: m.Meta,
 		created: unixNano(m.CreatedAt), updated: unixNano(m.UpdatedAt), importance: m.Importance}
 	a.rows[doc] = r
-	bitmapOf(a.byType, r.typ, true).Add(doc)
+	bitmapOf(a.byType, r.typ, true).Add(uint32(doc))
 	for _, t := range r.tags {
-		bitmapOf(a.byTag, t, true).Add(doc)
+		bitmapOf(a.byTag, t, true).Add(uint32(doc))
 	}
-	bitmapOf(a.byProject, r.project, true).Add(doc)
+	bitmapOf(a.byProject, r.project, true).Add(uint32(doc))
 	if r.session != "" {
-		bitmapOf(a.bySession, r.session, true).Add(doc)
+		bitmapOf(a.bySession, r.session, true).Add(uint32(doc))
 	}
 	if r.source != "" {
-		bitmapOf(a.bySource, r.source, true).Add(doc)
+		bitmapOf(a.bySource, r.source, true).Add(uint32(doc))
 	}
 	for k, v := range r.meta {
-		bitmapOf(a.byMeta, metaKey(k, v), true).Add(doc)
+		bitmapOf(a.byMeta, metaKey(k, v), true).Add(uint32(doc))
 	}
 }
 
 // remove forgets a deleted doc: its fields and its supersede marks (its
 // relations went with it).
-func (a *attrs) remove(doc uint32) {
+func (a *attrs) remove(doc record.DocNum) {
 	a.unsetRow(doc)
-	a.superseded.Remove(doc)
+	a.superseded.Remove(uint32(doc))
 	delete(a.supersededBy, doc)
 }
 
 // unsetRow forgets doc's fields.
-func (a *attrs) unsetRow(doc uint32) {
+func (a *attrs) unsetRow(doc record.DocNum) {
 	if int(doc) >= len(a.rows) || !a.rows[doc].set {
 		return
 	}
@@ -125,7 +125,7 @@ func (a *attrs) unsetRow(doc uint32) {
 }
 
 // supersede records (on) or removes (!on) the relation "by supersedes doc".
-func (a *attrs) supersede(doc uint32, by record.ID, on bool) {
+func (a *attrs) supersede(doc record.DocNum, by record.ID, on bool) {
 	list := a.supersededBy[doc]
 	i := slices.Index(list, by)
 	switch {
@@ -136,15 +136,17 @@ func (a *attrs) supersede(doc uint32, by record.ID, on bool) {
 	}
 	if len(list) == 0 {
 		delete(a.supersededBy, doc)
-		a.superseded.Remove(doc)
+		a.superseded.Remove(uint32(doc))
 		return
 	}
 	a.supersededBy[doc] = list
-	a.superseded.Add(doc)
+	a.superseded.Add(uint32(doc))
 }
 
 // supersededByOf returns the memories that supersede doc (none: nil).
-func (a *attrs) supersededByOf(doc uint32) []record.ID { return slices.Clone(a.supersededBy[doc]) }
+func (a *attrs) supersededByOf(doc record.DocNum) []record.ID {
+	return slices.Clone(a.supersededBy[doc])
+}
 
 func unixNano(t time.Time) int64 {
 	if t.IsZero() {

@@ -38,9 +38,9 @@ type derivedAudit struct {
 // the docnums, fingerprints and each per-doc family.
 func (s *Engine) auditDerived(ctx context.Context) (derivedAudit, error) {
 	a := derivedAudit{e12Lost: map[record.ID]*fingerprint.Fingerprint{}}
-	ids := map[uint32]record.ID{}
+	ids := map[record.DocNum]record.ID{}
 	if err := s.cellar.ScanDocs(ctx, func(d record.DocNum, id record.ID) error {
-		ids[uint32(d)] = id
+		ids[d] = id
 		return nil
 	}); err != nil {
 		return a, err
@@ -72,7 +72,7 @@ func (s *Engine) auditDerived(ctx context.Context) (derivedAudit, error) {
 		return a, err
 	}
 	for _, c := range columns {
-		seen := map[uint32]bool{}
+		seen := map[record.DocNum]bool{}
 		err := s.cellar.Scan(ctx, c.family, nil, func(k, v []byte) error {
 			doc, err := parseDocKey(c.family, k)
 			if err != nil {

@@ -216,7 +216,7 @@ func (s *Engine) writeFill(ctx context.Context, f fill) ([]int, error) {
 	defer b.Abort()
 	var done []int
 	for i, m := range f.recs {
-		key := docKey(uint32(m.DocNum))
+		key := docKey(m.DocNum)
 		if f.fps[i] == nil {
 			continue // deleted meanwhile
 		}
@@ -254,7 +254,7 @@ func (s *Engine) writeFilled(b *cellar.Batch, m record.Memory, fp *fingerprint.F
 	}
 	b.Put(cellar.FamFingerprints, m.ID[:], enc)
 	for _, sl := range slots {
-		if err := writeSlot(b, uint32(m.DocNum), sl, nil, fp.Get(sl).Value); err != nil {
+		if err := writeSlot(b, m.DocNum, sl, nil, fp.Get(sl).Value); err != nil {
 			return fmt.Errorf("memory %s %s: %w", m.ID, sl, err)
 		}
 	}

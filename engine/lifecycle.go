@@ -108,11 +108,11 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 			if oldFP != nil {
 				was = oldFP.Get(slot).Value
 			}
-			if err := writeSlot(b, uint32(stored.DocNum), slot, was, fp.Get(slot).Value); err != nil {
+			if err := writeSlot(b, stored.DocNum, slot, was, fp.Get(slot).Value); err != nil {
 				return UpdateResult{}, fmt.Errorf("memory %s %s: %w", id, slot, err)
 			}
 		}
-		b.Del(cellar.FamPending, docKey(uint32(stored.DocNum))) // every slot is computed now
+		b.Del(cellar.FamPending, docKey(stored.DocNum)) // every slot is computed now
 	}
 	m, _, err := b.Replace(next)
 	if err != nil {
@@ -122,7 +122,7 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 		return UpdateResult{}, fmt.Errorf("update memory %s: %w", id, err)
 	}
 	if content {
-		s.tokens.remove(uint32(m.DocNum))
+		s.tokens.remove(m.DocNum)
 		if err := s.ix.apply(m, &fp, nil); err != nil {
 			return UpdateResult{}, fmt.Errorf("memory %s was updated but not indexed (reopen the store to rebuild its indexes): %w", id, err)
 		}
@@ -155,7 +155,7 @@ func (s *Engine) supersededBy(doc record.DocNum) []record.ID {
 	}
 	s.ix.mu.RLock()
 	defer s.ix.mu.RUnlock()
-	return s.ix.attrs.supersededByOf(uint32(doc))
+	return s.ix.attrs.supersededByOf(doc)
 }
 
 // Link stores the relation r (both directions, one batch). Linking a pair
@@ -190,7 +190,7 @@ func (s *Engine) Link(ctx context.Context, r record.Relation) (record.Relation, 
 	}
 	if r.Type == record.RelSupersedes && s.ix != nil {
 		s.ix.mu.Lock()
-		s.ix.attrs.supersede(uint32(to.DocNum), r.From, true)
+		s.ix.attrs.supersede(to.DocNum, r.From, true)
 		s.ix.mu.Unlock()
 	}
 	rels, err := s.cellar.Relations(ctx, r.From)
@@ -234,7 +234,7 @@ func (s *Engine) Unlink(ctx context.Context, from, to record.ID, t record.Relati
 	}
 	if t == record.RelSupersedes && s.ix != nil {
 		s.ix.mu.Lock()
-		s.ix.attrs.supersede(uint32(target.DocNum), from, false)
+		s.ix.attrs.supersede(target.DocNum, from, false)
 		s.ix.mu.Unlock()
 	}
 	return true, nil

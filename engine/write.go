@@ -182,7 +182,7 @@ func (s *Engine) commitMemories(b *cellar.Batch, w writeBatch, fps []fingerprint
 			return cellar.BatchErr(len(w.ms), i, fmt.Errorf("memory %s: %w", w.ms[i].ID, err))
 		}
 		if len(s.deferred) > 0 {
-			b.Put(cellar.FamPending, docKey(uint32(w.ms[i].DocNum)), pendingMask(s.deferred))
+			b.Put(cellar.FamPending, docKey(w.ms[i].DocNum), pendingMask(s.deferred))
 		}
 	}
 	return s.commitWithFirsts(b, fps, fmt.Sprintf("store %d memories", len(w.ms)))
@@ -231,7 +231,7 @@ func (s *Engine) indexWritten(ctx context.Context, w writeBatch, fps []fingerpri
 		for _, id := range supersededBy(w.ms[i]) {
 			if old, err := s.peek(ctx, id); err == nil {
 				s.ix.mu.Lock()
-				s.ix.attrs.supersede(uint32(old.DocNum), w.ms[i].ID, true)
+				s.ix.attrs.supersede(old.DocNum, w.ms[i].ID, true)
 				s.ix.mu.Unlock()
 			}
 		}
@@ -287,7 +287,7 @@ func (s *Engine) writeMemory(b *cellar.Batch, m record.Memory, fp *fingerprint.F
 	}
 	b.Put(cellar.FamFingerprints, m.ID[:], enc)
 	for _, slot := range fingerprint.Slots() {
-		if err := writeSlot(b, uint32(m.DocNum), slot, nil, fp.Get(slot).Value); err != nil {
+		if err := writeSlot(b, m.DocNum, slot, nil, fp.Get(slot).Value); err != nil {
 			return fmt.Errorf("%s: %w", slot, err)
 		}
 	}
@@ -341,13 +341,13 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 	// Postings are shared between memories: the batch's writer keeps them.
 	for _, pf := range postingFamilies {
 		if fp == nil {
-			if err := dropDocPostings(ctx, s.cellar, b, pf, uint32(m.DocNum)); err != nil {
+			if err := dropDocPostings(ctx, s.cellar, b, pf, m.DocNum); err != nil {
 				return err
 			}
 			continue
 		}
 		if old := fp.Get(pf.slot).Value; old != nil {
-			if err := pf.write(b, uint32(m.DocNum), old, -1); err != nil {
+			if err := pf.write(b, m.DocNum, old, -1); err != nil {
 				return err
 			}
 		}
@@ -356,15 +356,15 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 		return fmt.Errorf("delete memory %s: %w", id, err)
 	}
 	if s.ix != nil { // nil when opened for records only
-		s.ix.remove(uint32(m.DocNum))
-		s.tokens.remove(uint32(m.DocNum))
+		s.ix.remove(m.DocNum)
+		s.tokens.remove(m.DocNum)
 		for _, r := range rels { // what it superseded is no longer superseded by it
 			if r.Type != record.RelSupersedes || r.From != id {
 				continue
 			}
 			if to, err := s.peek(ctx, r.To); err == nil {
 				s.ix.mu.Lock()
-				s.ix.attrs.supersede(uint32(to.DocNum), id, false)
+				s.ix.attrs.supersede(to.DocNum, id, false)
 				s.ix.mu.Unlock()
 			}
 		}
@@ -374,7 +374,7 @@ func (s *Engine) Delete(ctx context.Context, id record.ID) error {
 
 // writeSlot moves one doc's stored data of slot from old to new (either may
 // be nil): the per-doc families and the postings with their statistics.
-func writeSlot(b *cellar.Batch, doc uint32, slot fingerprint.SlotID, old, new fingerprint.Value) error {
+func writeSlot(b *cellar.Batch, doc record.DocNum, slot fingerprint.SlotID, old, new fingerprint.Value) error {
 	for _, c := range columns {
 		if c.slot != slot {
 			continue
