@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/capture/queue"
+	"github.com/cgraph/cgraph/hookstate"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
@@ -19,7 +20,7 @@ import (
 // captureQueue is the capture queue (capture/queue) of every store, in
 // the hooks' state directory.
 func captureQueue() queue.Queue {
-	return queue.Queue{Dir: filepath.Join(hookStateDir(), "capture-queue")}
+	return queue.Queue{Dir: filepath.Join(hookstate.Dir(), "capture-queue")}
 }
 
 // hookCapture queues the event's transcript and starts a drain.
@@ -80,7 +81,7 @@ func (a *App) drainCaptures(cmd *cobra.Command) error {
 	return queue.Drain(todo, func(e queue.Entry) error {
 		rep, err := ingest(ops.IngestRequest{Host: e.Host, Path: e.Path, Project: e.Project, Final: e.Final})
 		if err == nil && rep.Stored > 0 {
-			hookLogf("claude-code capture: %s: %d memories stored (%d turns read)", e.Path, rep.Stored, rep.Turns)
+			hookstate.Logf("claude-code capture: %s: %d memories stored (%d turns read)", e.Path, rep.Stored, rep.Turns)
 		}
 		return err
 	})
@@ -109,12 +110,12 @@ func (a *App) ingester(cmd *cobra.Command) (func(ops.IngestRequest) (ops.IngestR
 	}
 	done := func() {
 		if err := a.fillPending(s); err != nil {
-			hookLogf("claude-code capture: fill the model slots: %v (the next writer resumes it)", err)
+			hookstate.Logf("claude-code capture: fill the model slots: %v (the next writer resumes it)", err)
 		}
 		var cerr error
 		a.closeStore(s, &cerr)
 		if cerr != nil {
-			hookLogf("claude-code capture: %v", cerr)
+			hookstate.Logf("claude-code capture: %v", cerr)
 		}
 	}
 	return func(r ops.IngestRequest) (ops.IngestReport, error) { return ops.Ingest(a.Context(), s, r) }, done, nil
