@@ -229,75 +229,14 @@ func level(s fingerprint.SlotID, score float64) string {
 // weighted in temporal profiles of fusion modes), top-k. It fills r.res.Hits.
 func (r *run) validate(cands []*cand) error {
 	start := time.Now()
-	var notes []string
-	kept := cands[:0:0]
-	dropped := 0
-	for _, c := range cands {
-		has, pass := false, false
-		for s, sc := range c.slots {
-			if !thresholded(s) {
-				continue
-			}
-			sc.Level = level(s, sc.Score)
-			c.slots[s] = sc
-			has = true
-			pass = pass || sc.Level != "low"
-		}
-		if has && !pass && !r.req.NoThresholds {
-			dropped++
-			continue
-		}
-		kept = append(kept, c)
-	}
-	if r.req.NoThresholds {
-		notes = append(notes, "thresholds off")
-	} else {
-		notes = append(notes, fmt.Sprintf("dropped %d below every slot's Low threshold", dropped))
-	}
-
-	fusion := r.req.Mode == ModePipeline || r.req.Mode == ModeMultiSpace
-	weighted := fusion && r.req.Profile.Temporal
+	kept, note := r.thresholds(cands)
+	notes := []string{note}
 	if len(kept) > 0 {
-		docs := docsOf(kept)
-		var jobs []job
-		for _, s := range badgeSlots {
-			w := 0.0
-			if weighted {
-				w = r.weight(s)
-			}
-			jobs = append(jobs, job{probe: Probe{Slot: s}, k: len(kept), within: docs, weight: w})
-		}
-		outs, err := r.searchAll(StageValidate, jobs)
+		note, err := r.badges(kept)
 		if err != nil {
 			return err
 		}
-		byDoc := make(map[record.DocNum]*cand, len(kept))
-		for _, c := range kept {
-			byDoc[c.doc] = c
-		}
-		reordered := false
-		for i, o := range outs {
-			s := jobs[i].probe.Slot
-			for rank, h := range o.hits {
-				c := byDoc[h.Doc]
-				contrib := 0.0
-				if jobs[i].weight > 0 {
-					contrib = jobs[i].weight / float64(RRFK+rank)
-					c.score += contrib
-					reordered = true
-				}
-				c.slots[s] = SlotScore{Rank: rank, Score: h.Score, Contribution: contrib}
-				if h.Score >= s.Info().High {
-					c.badges = append(c.badges, badgeNames[s])
-					c.tie++
-				}
-			}
-		}
-		if reordered {
-			notes = append(notes, "temporal profile: E2–E4 weighted after retrieval")
-		} else {
-			notes = append(notes, "temporal badges break ties only")
-		}
+		notes = append(notes, note)
 	}
 	// Badges reorder only equal scores (unless weighted above, where they
 	// already moved the scores themselves).
@@ -322,4 +261,80 @@ func (r *run) validate(cands []*cand) error {
 	}
 	r.trace(StageValidate, start, len(r.res.Hits), joinNotes(notes))
 	return nil
+}
+
+// thresholds sets each thresholded slot's level and keeps the candidates
+// that pass at least one (all of them with NoThresholds).
+func (r *run) thresholds(cands []*cand) (kept []*cand, note string) {
+	kept = cands[:0:0]
+	dropped := 0
+	for _, c := range cands {
+		has, pass := false, false
+		for s, sc := range c.slots {
+			if !thresholded(s) {
+				continue
+			}
+			sc.Level = level(s, sc.Score)
+			c.slots[s] = sc
+			has = true
+			pass = pass || sc.Level != "low"
+		}
+		if has && !pass && !r.req.NoThresholds {
+			dropped++
+			continue
+		}
+		kept = append(kept, c)
+	}
+	if r.req.NoThresholds {
+		return kept, "thresholds off"
+	}
+	return kept, fmt.Sprintf("dropped %d below every slot's Low threshold", dropped)
+}
+
+// badges scores the kept candidates in the temporal slots: a score at a
+// slot's High threshold earns its badge (a tie-break), and in a temporal
+// profile of a fusion mode each slot's rank also adds its WRRF
+// contribution.
+func (r *run) badges(kept []*cand) (note string, err error) {
+	fusion := r.req.Mode == ModePipeline || r.req.Mode == ModeMultiSpace
+	weighted := fusion && r.req.Profile.Temporal
+	docs := docsOf(kept)
+	var jobs []job
+	for _, s := range badgeSlots {
+		w := 0.0
+		if weighted {
+			w = r.weight(s)
+		}
+		jobs = append(jobs, job{probe: Probe{Slot: s}, k: len(kept), within: docs, weight: w})
+	}
+	outs, err := r.searchAll(StageValidate, jobs)
+	if err != nil {
+		return "", err
+	}
+	byDoc := make(map[record.DocNum]*cand, len(kept))
+	for _, c := range kept {
+		byDoc[c.doc] = c
+	}
+	reordered := false
+	for i, o := range outs {
+		s := jobs[i].probe.Slot
+		for rank, h := range o.hits {
+			c := byDoc[h.Doc]
+			contrib := 0.0
+			if jobs[i].weight > 0 {
+				contrib = jobs[i].weight / float64(RRFK+rank)
+				c.score += contrib
+				reordered = true
+			}
+			c.slots[s] = SlotScore{Rank: rank, Score: h.Score, Contribution: contrib}
+			if h.Score >= s.Info().High {
+				c.badges = append(c.badges, badgeNames[s])
+				c.tie++
+			}
+		}
+	}
+	if reordered {
+		return "temporal profile: E2–E4 weighted after retrieval", nil
+	}
+	return "temporal badges break ties only", nil
 }
