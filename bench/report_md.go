@@ -22,6 +22,22 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	for _, w := range r.Warnings {
 		p("> Warning: %s\n\n", w)
 	}
+	r.writeQuality(p)
+	r.writeSignificance(p)
+	r.writeFailures(p)
+	r.writeLatency(p)
+	r.writeNotes(p)
+	p("\n## Ingest\n\n%s\n\n## Reproducibility\n\n", r.Ingest.Describe(r.Repro.DatasetChecksums["corpus"]))
+	r.writeRepro(p)
+	if err := b.Flush(); err != nil {
+		return fmt.Errorf("write markdown report: %w", err)
+	}
+	return nil
+}
+
+// writeQuality writes the quality table: each run's metrics (the headline
+// with its CI), latency, failed queries and verdict against the baseline.
+func (r *Report) writeQuality(p func(string, ...any)) {
 	p("## Quality\n\n")
 	ms := r.MetricList()
 	sig := r.Baseline != ""
@@ -50,8 +66,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		p("\n")
 	}
-	r.writeSignificance(p)
-	r.writeFailures(p)
+}
+
+// writeLatency writes the per-stage latency table.
+func (r *Report) writeLatency(p func(string, ...any)) {
 	p("\n## Latency per stage (ms, p50 / p95)\n\n")
 	stages := stageNames(r.Runs)
 	if len(stages) == 0 {
@@ -71,8 +89,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			p("| %s | %s | %.3f / %.3f |\n", mdEscape(run.Name), strings.Join(cells, " | "), run.LatencyMS.P50, run.LatencyMS.P95)
 		}
 	}
-	r.writeNotes(p)
-	p("\n## Ingest\n\n%s\n\n## Reproducibility\n\n", r.Ingest.Describe(r.Repro.DatasetChecksums["corpus"]))
+}
+
+// writeRepro writes the reproducibility block: versions, dataset, command,
+// models, stage sizes, seeds and profile weights.
+func (r *Report) writeRepro(p func(string, ...any)) {
 	rp := r.Repro
 	p("- cgraph %s, %s, %s, %d cores\n", rp.CgraphVersion, rp.CgraphCommit, rp.GoVersion, rp.Cores)
 	p("- dataset checksum `%s` over %s, split %s\n", rp.DatasetChecksum, strings.Join(rp.DatasetFiles, ", "), rp.Split)
@@ -111,10 +132,6 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		p("- profile %s: %s\n", name, strings.Join(parts, " "))
 	}
-	if err := b.Flush(); err != nil {
-		return fmt.Errorf("write markdown report: %w", err)
-	}
-	return nil
 }
 
 // metricLabel is how a metric is headed in tables: "nDCG@10", "MAP@100".

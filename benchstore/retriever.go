@@ -1,10 +1,18 @@
-// Package benchstore is the bench's retriever over a real store: it
+// Package benchstore is the bench over a real store. Its Retriever
 // indexes a corpus into an engine.Engine of its own (never the user's
 // store), reuses it when its manifest says it holds the same corpus computed
 // by the same slot producers, and maps each bench run (mode, profile, slot,
-// the rrf baseline) to an engine search. It is the bench's face on the
-// engine, so it must not reach the engine's storage; and it loads no model
-// itself — the caller hands it the embedders.
+// the rrf baseline) to an engine search. Run (bench run), Ablate (bench
+// ablate) and Learn (profiles learn) are the orchestration over it: load
+// the set, open the store, run, compare, fit, write the reports or the
+// profile file; a face parses its flags into their options and prints the
+// answer.
+//
+// It is the bench's face on the engine, so it must not reach the engine's
+// storage or the parts behind it; it loads no model itself (the caller's
+// Opener hands it the embedders) and draws nothing (progress and warnings
+// go through the caller's hooks). The package bench below it knows no
+// engine at all.
 package benchstore
 
 import (

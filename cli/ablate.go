@@ -1,38 +1,17 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/benchstore"
 	"github.com/cgraph/cgraph/engine"
 )
 
-// ablateRow is one line of `bench ablate --json`: the profile without one
-// slot against the whole profile, query by query.
-type ablateRow struct {
-	Removed   string  `json:"removed"`
-	NDCG      float64 `json:"ndcg_at_10"`
-	Delta     float64 `json:"delta"`
-	Low       float64 `json:"delta_ci95_low"`
-	High      float64 `json:"delta_ci95_high"`
-	PValue    float64 `json:"p_value"`
-	Wins      int     `json:"wins"`
-	Losses    int     `json:"losses"`
-	Evaluated int     `json:"queries"`
-}
-
-type ablateJSON struct {
-	Data    string      `json:"data"`
-	Profile string      `json:"profile"`
-	Mode    string      `json:"mode"`
-	Full    float64     `json:"ndcg_at_10"`
-	Rows    []ablateRow `json:"ablations"`
-}
+// ablateJSON is `bench ablate --json`.
+type ablateJSON = benchstore.Ablation
 
 type ablateFlags struct {
 	data, queries, qrels, split, profile, profileFile, mode, store string
@@ -88,55 +67,17 @@ func (a *App) ablate(f ablateFlags) (err error) {
 	} else if p, err = engine.BuiltinProfile(f.profile); err != nil {
 		return &UsageError{Problem: err.Error(), Fix: "see `cgraph profiles`"}
 	}
-	abl, err := bench.Ablations(p)
-	if err != nil {
-		return &UsageError{Problem: err.Error()}
-	}
-	ds, err := bench.Load(f.data, bench.LoadOptions{Split: f.split,
-		QueriesFile: inDataDir(f.data, f.queries), QrelsFile: inDataDir(f.data, f.qrels)})
-	if err != nil {
-		return fmt.Errorf("bench ablate: %w", err)
-	}
-	custom := map[string]engine.Profile{p.Name: p}
-	runs := []bench.RunSpec{{Mode: f.mode, Profile: p.Name}}
-	for _, ab := range abl {
-		custom[ab.Profile.Name] = ab.Profile
-		runs = append(runs, bench.RunSpec{Mode: f.mode, Profile: ab.Profile.Name})
-	}
-	store := f.store
-	if store == "" {
-		store = filepath.Join("bench-out", ds.Name, "store")
-	}
-	r, repro, closeR, err := benchRetriever(a, benchStoreConfig{Dir: store, Profiles: custom})
+	out, err := benchstore.Ablate(a.Context(), benchstore.AblateOptions{
+		Set:     benchstore.Set{Data: f.data, Queries: f.queries, Qrels: f.qrels, Split: f.split},
+		Profile: p, Mode: f.mode, Store: f.store, MaxQueries: f.maxQueries, Seed: f.seed, Open: a.benchOpener(),
+		Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress()})
 	if err != nil {
 		return err
-	}
-	defer func() {
-		if cerr := closeR(); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("close bench store: %w", cerr))
-		}
-	}()
-	repro.CgraphVersion = engine.Version
-	rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: 100, MaxQueries: f.maxQueries, Seed: f.seed,
-		Repro: repro, Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress()})
-	if err != nil {
-		return fmt.Errorf("bench ablate: %w", err)
-	}
-	out := ablateJSON{Data: ds.Name, Profile: p.Name, Mode: f.mode}
-	full := rep.Runs[0]
-	out.Full, _ = full.Metrics.Get("ndcg@10")
-	for i, ab := range abl {
-		c, err := bench.Compare(&rep.Runs[0], &rep.Runs[i+1], "ndcg@10", f.seed)
-		if err != nil {
-			return fmt.Errorf("bench ablate: %w", err)
-		}
-		out.Rows = append(out.Rows, ablateRow{Removed: ab.Slot.String(), NDCG: c.MeanB, Delta: c.MeanDelta,
-			Low: c.CI95.Lo, High: c.CI95.Hi, PValue: c.PValue, Wins: c.Wins, Losses: c.Losses, Evaluated: c.Queries})
 	}
 	if a.JSON {
 		return a.PrintJSON(out)
 	}
-	a.Printf("%s:%s on %s, nDCG@10 %.4f; each row removes one slot (Δ = without − with):\n", f.mode, p.Name, ds.Name, out.Full)
+	a.Printf("%s:%s on %s, nDCG@10 %.4f; each row removes one slot (Δ = without − with):\n", f.mode, p.Name, out.Data, out.Full)
 	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REMOVED\tnDCG@10\tΔ\t95% CI\tp\tWINS/LOSSES")
 	for _, r := range out.Rows {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -252,116 +251,14 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 		Example: `  cgraph bench run --data sets/csn-go --profiles code_search,typo_tolerant --modes pipeline,multi_space
   cgraph bench run --data sets/csn-go --queries queries-typos.jsonl --out out/typos --json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			if f.data == "" {
-				return usagef("give the set directory, e.g. one written by `cgraph bench prepare`", "--data is missing")
-			}
-			if i := slices.Index(f.profiles, "all"); i >= 0 { // all = every built-in, beside any profile files
-				f.profiles = slices.Concat(f.profiles[:i], engine.ProfileNames(), f.profiles[i+1:])
-			}
-			custom, err := benchProfiles(f.profiles)
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, err := f.options(a)
 			if err != nil {
 				return err
 			}
-			ms, err := bench.ParseMetrics(f.metrics)
-			if err != nil {
-				return &UsageError{Problem: err.Error(), Fix: "use " + bench.MetricForms}
-			}
-			if k := bench.MaxCutoff(ms); f.k > 0 && k > f.k {
-				return usagef(fmt.Sprintf("give --k %d or more", k), "--metrics look %d results deep but --k is %d", k, f.k)
-			}
-			runs, err := bench.PlanRuns(bench.PlanOptions{Modes: f.modes, Profiles: f.profiles, Embedders: f.embedders,
-				Direction: f.direction, Baselines: !f.noBaselines})
-			if err != nil {
-				return &UsageError{Problem: err.Error(), Fix: "see `cgraph bench run --help`"}
-			}
-			if len(f.correct) == 0 {
-				return usagef("give "+strings.Join(benchstore.CorrectScopes, ", ")+" or a list of them", "--correct names no scope")
-			}
-			for _, c := range f.correct {
-				if !slices.Contains(benchstore.CorrectScopes, c) {
-					return usagef("give "+strings.Join(benchstore.CorrectScopes, ", ")+" or a list of them", "--correct %q is not a correction scope", c)
-				}
-			}
-			if f.correct = unique(f.correct); len(f.correct) > 1 {
-				runs = withCorrectScopes(runs, f.correct)
-			} else {
-				for i := range runs {
-					runs[i].Correct = f.correct[0]
-				}
-			}
-			if err := checkBaselineFlag(runs, f.baseline, f.alpha); err != nil {
-				return err
-			}
-			ds, err := bench.Load(f.data, bench.LoadOptions{Split: f.split,
-				QueriesFile: inDataDir(f.data, f.queries), QrelsFile: inDataDir(f.data, f.qrels)})
-			if err != nil {
-				return fmt.Errorf("bench run: %w", err)
-			}
-			out := f.out
-			if out == "" {
-				out = filepath.Join("bench-out", ds.Name)
-			}
-			store := f.store
-			if store == "" {
-				store = filepath.Join(out, "store")
-			}
-			for _, v := range []struct {
-				name string
-				v    int
-			}{{"--recall-k", f.recallK}, {"--filter-k", f.filterK}, {"--fusion-k", f.fusionK}, {"--batch", f.batch}, {"--k", f.k}} {
-				if v.v < 0 {
-					return usagef("give 0 (the default) or a positive size", "%s %d is negative", v.name, v.v)
-				}
-			}
-			r, repro, closeR, err := benchRetriever(a, benchStoreConfig{Dir: store, RecallK: f.recallK, FilterK: f.filterK,
-				FusionK: f.fusionK, Batch: f.batch, NoThresholds: f.noThresholds, Profiles: custom})
+			rep, out, err := benchstore.Run(a.Context(), o)
 			if err != nil {
 				return err
-			}
-			defer func() {
-				if cerr := closeR(); cerr != nil {
-					err = errors.Join(err, fmt.Errorf("close bench store: %w", cerr))
-				}
-			}()
-			repro.CgraphVersion = engine.Version
-			repro.Command = "cgraph " + strings.Join(os.Args[1:], " ")
-			repro.ProfileWeights = map[string]map[string]float64{}
-			for _, p := range f.profiles {
-				pr, ok := custom[p]
-				if !ok {
-					pr, _ = engine.BuiltinProfile(p) // validated by benchProfiles
-				}
-				ws := map[string]float64{}
-				for _, s := range pr.Weights.Active() {
-					ws[s.String()] = pr.Weights.Get(s)
-				}
-				repro.ProfileWeights[pr.Name] = ws
-			}
-			if !f.noBaselines {
-				repro.ProfileWeights[bench.RRFProfileName] = map[string]float64{"E1": 0.5, "E6": 0.5}
-			}
-			if repro.StageSizes == nil {
-				repro.StageSizes = map[string]int{}
-			}
-			repro.StageSizes["top_k"] = f.k
-			if f.noThresholds {
-				repro.StageSizes["no_thresholds"] = 1
-			}
-			for _, w := range ds.Warnings {
-				a.Warnf("bench: %s", w)
-			}
-			rep, err := bench.Run(a.Context(), ds, r, bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Repro: repro, Metrics: f.metrics,
-				Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress(), OnRun: a.saveRun(out), RunDir: f.runOut,
-				Baseline: f.baseline, Alpha: f.alpha})
-			if err != nil {
-				if rep != nil && len(rep.Runs) > 0 {
-					if werr := rep.WriteAll(out); werr != nil {
-						err = errors.Join(err, werr)
-					}
-					a.Warnf("bench: the %d finished runs are in %s (marked partial)", len(rep.Runs), out)
-				}
-				return fmt.Errorf("bench run: %w", err)
 			}
 			if a.JSON {
 				return a.PrintJSON(rep.WithoutQueries())
@@ -397,18 +294,83 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	return cmd
 }
 
-// withCorrectScopes runs each run once per correction scope, named
-// "RUN/correct=SCOPE".
-func withCorrectScopes(runs []bench.RunSpec, scopes []string) []bench.RunSpec {
-	var out []bench.RunSpec
-	for _, r := range runs {
-		for _, c := range scopes {
-			x := r
-			x.Name, x.Correct = r.DisplayName()+"/correct="+c, c
-			out = append(out, x)
+// options checks the flags of `bench run` and turns them into the
+// bench's options: the planned runs, the profile files read, the stage
+// sizes.
+func (f *benchRunFlags) options(a *App) (benchstore.RunOptions, error) {
+	if f.data == "" {
+		return benchstore.RunOptions{}, usagef("give the set directory, e.g. one written by `cgraph bench prepare`", "--data is missing")
+	}
+	if i := slices.Index(f.profiles, "all"); i >= 0 { // all = every built-in, beside any profile files
+		f.profiles = slices.Concat(f.profiles[:i], engine.ProfileNames(), f.profiles[i+1:])
+	}
+	custom, err := benchProfiles(f.profiles)
+	if err != nil {
+		return benchstore.RunOptions{}, err
+	}
+	ms, err := bench.ParseMetrics(f.metrics)
+	if err != nil {
+		return benchstore.RunOptions{}, &UsageError{Problem: err.Error(), Fix: "use " + bench.MetricForms}
+	}
+	if k := bench.MaxCutoff(ms); f.k > 0 && k > f.k {
+		return benchstore.RunOptions{}, usagef(fmt.Sprintf("give --k %d or more", k), "--metrics look %d results deep but --k is %d", k, f.k)
+	}
+	runs, err := f.plan()
+	if err != nil {
+		return benchstore.RunOptions{}, err
+	}
+	for _, v := range []struct {
+		name string
+		v    int
+	}{{"--recall-k", f.recallK}, {"--filter-k", f.filterK}, {"--fusion-k", f.fusionK}, {"--batch", f.batch}, {"--k", f.k}} {
+		if v.v < 0 {
+			return benchstore.RunOptions{}, usagef("give 0 (the default) or a positive size", "%s %d is negative", v.name, v.v)
 		}
 	}
-	return out
+	return benchstore.RunOptions{
+		Set: benchstore.Set{Data: f.data, Queries: f.queries, Qrels: f.qrels, Split: f.split},
+		Out: f.out, Store: f.store, Profiles: f.profiles, Baselines: !f.noBaselines,
+		Config: benchStoreConfig{RecallK: f.recallK, FilterK: f.filterK, FusionK: f.fusionK, Batch: f.batch,
+			NoThresholds: f.noThresholds, Profiles: custom},
+		Bench: bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Metrics: f.metrics,
+			Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress(), RunDir: f.runOut,
+			Baseline: f.baseline, Alpha: f.alpha},
+		Command: "cgraph " + strings.Join(os.Args[1:], " "),
+		Open:    a.benchOpener(),
+		Warn:    a.Warnf,
+	}, nil
+}
+
+// plan is the runs --modes, --profiles, --embedders and --correct ask
+// for, with the --baseline and --alpha that test them checked.
+func (f *benchRunFlags) plan() ([]bench.RunSpec, error) {
+	runs, err := bench.PlanRuns(bench.PlanOptions{Modes: f.modes, Profiles: f.profiles, Embedders: f.embedders,
+		Direction: f.direction, Baselines: !f.noBaselines})
+	if err != nil {
+		return nil, &UsageError{Problem: err.Error(), Fix: "see `cgraph bench run --help`"}
+	}
+	if len(f.correct) == 0 {
+		return nil, usagef("give "+strings.Join(benchstore.CorrectScopes, ", ")+" or a list of them", "--correct names no scope")
+	}
+	for _, c := range f.correct {
+		if !slices.Contains(benchstore.CorrectScopes, c) {
+			return nil, usagef("give "+strings.Join(benchstore.CorrectScopes, ", ")+" or a list of them", "--correct %q is not a correction scope", c)
+		}
+	}
+	f.correct = unique(f.correct)
+	runs = benchstore.WithCorrectScopes(runs, f.correct)
+	if err := checkBaselineFlag(runs, f.baseline, f.alpha); err != nil {
+		return nil, err
+	}
+	return runs, nil
+}
+
+// benchOpener opens the retriever through benchRetriever (a test's, or
+// the real one over the installed models).
+func (a *App) benchOpener() benchstore.Opener {
+	return func(cfg benchstore.Config) (bench.Retriever, bench.Repro, func() error, error) {
+		return benchRetriever(a, cfg)
+	}
 }
 
 // checkBaselineFlag refuses a --baseline that names no planned run and an
@@ -430,44 +392,16 @@ func checkBaselineFlag(runs []bench.RunSpec, baseline string, alpha float64) err
 	return usagef("use one of "+strings.Join(names, ", "), "--baseline %q is not one of the runs", baseline)
 }
 
-// saveRun writes the report files after every finished run (each file
-// through a temporary file and a rename), so an interrupted bench keeps
-// what it did, and warns about the run's failed queries.
-func (a *App) saveRun(out string) func(*bench.Report) error {
-	return func(rep *bench.Report) error {
-		run := rep.Runs[len(rep.Runs)-1]
-		if run.Failed > 0 {
-			a.Warnf("bench: run %s: %d of %d queries failed and were scored as empty rankings (first: %s: %s)",
-				run.Name, run.Failed, len(run.Queries), run.Failures[0].Query, run.Failures[0].Error)
-		}
-		return rep.WriteAll(out)
-	}
-}
-
-// inDataDir resolves a bare file name against the data directory when it
-// does not exist relative to the working directory.
-func inDataDir(data, p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	if cand := filepath.Join(data, p); fileExists(cand) {
-		return cand
-	}
-	return p
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+// drawsProgress reports whether progress bars are drawn: on a terminal
+// stderr, never with --json.
+func (a *App) drawsProgress() bool {
+	return !a.JSON && a.isTerminal != nil && a.isTerminal(a.Stderr)
 }
 
 // benchProgress draws one progress bar per run on a terminal stderr (never
 // with --json); it returns nil elsewhere.
 func (a *App) benchProgress() func(run string, done, total int) {
-	if a.JSON || a.isTerminal == nil || !a.isTerminal(a.Stderr) {
+	if !a.drawsProgress() {
 		return nil
 	}
 	var bar *progressbar.ProgressBar
@@ -484,16 +418,18 @@ func (a *App) benchProgress() func(run string, done, total int) {
 }
 
 // benchIndexProgress draws the ingest progress bar on a terminal stderr.
-func (a *App) benchIndexProgress() func(done, total int) {
-	if a.JSON || a.isTerminal == nil || !a.isTerminal(a.Stderr) {
+func (a *App) benchIndexProgress() func(done, total int) { return a.countProgress("indexing") }
+
+// countProgress draws a count bar (countBar) made at the first call, when
+// the total is known; it returns nil where no bar is drawn.
+func (a *App) countProgress(desc string) func(done, total int) {
+	if !a.drawsProgress() {
 		return nil
 	}
 	var bar *progressbar.ProgressBar
 	return func(done, total int) {
 		if bar == nil {
-			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(a.Stderr),
-				progressbar.OptionSetDescription("indexing"), progressbar.OptionSetWidth(30), progressbar.OptionShowCount(),
-				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+			bar = a.countBar(total, desc)
 		}
 		_ = bar.Set(done) // drawing errors on a terminal are not worth stopping a bench for
 	}
@@ -591,29 +527,7 @@ run of the other side, or with --run.`,
 			if a.JSON {
 				return a.PrintJSON(map[string]any{"a": args[0], "b": args[1], "comparisons": cs})
 			}
-			for _, c := range cs {
-				how := fmt.Sprintf("%d sampled sign flips", bench.RandomizationPermutations)
-				if c.Exact {
-					how = "exact"
-				}
-				if len(cs) > 1 {
-					how += fmt.Sprintf("; Holm-adjusted over %d comparisons: %.4g", len(cs), c.PHolm)
-				}
-				a.Printf("%s (A) vs %s (B), %s over %d paired queries:\n  mean A %.4f  mean B %.4f  Δ %+.4f  95%% CI [%+.4f, %+.4f]  p = %.4g (%s)\n  B better on %d, worse on %d, tied on %d queries",
-					c.A, c.B, c.Metric, c.Queries, c.MeanA, c.MeanB, c.MeanDelta, c.CI95.Lo, c.CI95.Hi, c.PValue, how, c.Wins, c.Losses, c.Ties)
-				if c.QueriesDiffer {
-					a.Printf("; the query files differ (same corpus and qrels)")
-				}
-				if c.Unpaired > 0 {
-					a.Printf("; %d queries in only one run ignored", c.Unpaired)
-				}
-				a.Printf("\n")
-				if perQuery {
-					for _, d := range c.Deltas {
-						a.Printf("    %-20s %.4f → %.4f  %+.4f\n", d.ID, d.A, d.B, d.Delta)
-					}
-				}
-			}
+			a.printComparisons(cs, perQuery)
 			return nil
 		},
 	}
@@ -625,6 +539,34 @@ run of the other side, or with --run.`,
 	fl.BoolVar(&perQuery, "per-query", false, "print every query's delta")
 	data.flags(cmd, "to score TREC run files against")
 	return cmd
+}
+
+// printComparisons prints each paired comparison of bench compare (and,
+// with perQuery, every query's delta).
+func (a *App) printComparisons(cs []*bench.Comparison, perQuery bool) {
+	for _, c := range cs {
+		how := fmt.Sprintf("%d sampled sign flips", bench.RandomizationPermutations)
+		if c.Exact {
+			how = "exact"
+		}
+		if len(cs) > 1 {
+			how += fmt.Sprintf("; Holm-adjusted over %d comparisons: %.4g", len(cs), c.PHolm)
+		}
+		a.Printf("%s (A) vs %s (B), %s over %d paired queries:\n  mean A %.4f  mean B %.4f  Δ %+.4f  95%% CI [%+.4f, %+.4f]  p = %.4g (%s)\n  B better on %d, worse on %d, tied on %d queries",
+			c.A, c.B, c.Metric, c.Queries, c.MeanA, c.MeanB, c.MeanDelta, c.CI95.Lo, c.CI95.Hi, c.PValue, how, c.Wins, c.Losses, c.Ties)
+		if c.QueriesDiffer {
+			a.Printf("; the query files differ (same corpus and qrels)")
+		}
+		if c.Unpaired > 0 {
+			a.Printf("; %d queries in only one run ignored", c.Unpaired)
+		}
+		a.Printf("\n")
+		if perQuery {
+			for _, d := range c.Deltas {
+				a.Printf("    %-20s %.4f → %.4f  %+.4f\n", d.ID, d.A, d.B, d.Delta)
+			}
+		}
+	}
 }
 
 // benchDataFlags name a dataset to load (for compare, which needs it only
@@ -644,7 +586,7 @@ func (d *benchDataFlags) load() (*bench.Dataset, error) {
 	if d.data == "" {
 		return nil, nil
 	}
-	return bench.Load(d.data, bench.LoadOptions{Split: d.split, QueriesFile: inDataDir(d.data, d.queries), QrelsFile: inDataDir(d.data, d.qrels)})
+	return benchstore.Set{Data: d.data, Queries: d.queries, Qrels: d.qrels, Split: d.split}.Load()
 }
 
 // unique drops repeated strings, keeping the first of each.

@@ -10,18 +10,6 @@ import (
 	"github.com/cgraph/cgraph/engine"
 )
 
-// BenchmarkParseJSONLine measures decoding and checking one typical JSONL
-// line (one sample memory).
-func BenchmarkParseJSONLine(b *testing.B) {
-	line := bytes.SplitN(sampleJSONL, []byte("\n"), 2)[0]
-	b.SetBytes(int64(len(line)))
-	for b.Loop() {
-		if _, err := parseJSONLine(line); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkBulkAdd measures add --jsonl end to end minus process start:
 // parsing, validation and AddBatch of the 32 sample memories into a real
 // store. Reported per memory.

@@ -115,99 +115,126 @@ dropping an unreadable E12 matrix for ` + "`cgraph reembed --slot E12`" + ` to c
 		Example: `  cgraph check
   cgraph check --repair --db ~/.local/share/cgraph/default`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			out := checkJSON{DB: a.DBDir, Problems: []string{}}
-			if repair {
-				if a.ReadOnly {
-					return &UsageError{Problem: "--repair writes to the store, and --read-only was given", Fix: "drop --read-only"}
-				}
-				rep, err := engine.Repair(a.DBDir)
-				if err != nil {
-					return fmt.Errorf("repair: %w", err)
-				}
-				out.Repair = &repairJSON{Changed: !rep.Healthy, Manifest: rep.Manifest, Tried: rep.Tried, LostLogs: rep.LostLogs, Postings: []engine.PostingRepair{}}
-				if out.Repair.Tried == nil {
-					out.Repair.Tried = []string{}
-				}
-				if out.Repair.LostLogs == nil {
-					out.Repair.LostLogs = []string{}
-				}
-				if err := a.repairPostings(out.Repair); err != nil {
-					return err
-				}
-			}
-			e, err := a.OpenRecords(false)
-			switch {
-			case errors.Is(err, record.ErrDamaged):
-				out.Problems = append(out.Problems, err.Error())
-			case err != nil:
-				return err
-			default:
-				defer closeEngine(e, &err)
-				if cerr := e.Check(a.Context()); cerr != nil {
-					out.Problems = append(out.Problems, strings.Split(cerr.Error(), "\n")...)
-				}
-				st, err := e.Stats(a.Context())
-				if err != nil {
-					return err
-				}
-				out.Memories = st.Memories
-			}
-			out.OK = len(out.Problems) == 0
-			if a.JSON {
-				if err := a.PrintJSON(out); err != nil {
-					return err
-				}
-			} else {
-				if r := out.Repair; r != nil {
-					for _, t := range r.Tried {
-						a.Printf("repair: refused %s\n", t)
-					}
-					for _, l := range r.LostLogs {
-						a.Printf("repair: accepted the loss of a write-ahead log: %s\n", l)
-					}
-					switch {
-					case len(r.Tried) > 0 || (r.Changed && len(r.LostLogs) == 0):
-						a.Printf("repair: CURRENT now names %s\n", r.Manifest)
-					case !r.Changed:
-						a.Printf("repair: the store opened as it was (%s)\n", r.Manifest)
-					}
-					if fr := r.Fingerprints; fr.Salvaged {
-						a.Printf("repair: fingerprints had a damaged block: rewrote the family without its table files, kept %d fingerprints\n", fr.Kept)
-						for _, d := range fr.Dropped {
-							a.Printf("repair: dropped memory %s, whose fingerprint could not be read; add its content again: %q\n", d.ID, d.Content)
-						}
-					}
-					if rr := r.Records; rr.Changed() {
-						a.Printf("repair: rebuilt from the stored records: counters reset %v, %d index keys of docnums, created_index and sequence written or dropped, %d keys of no stored memory dropped\n",
-							rr.Counters, rr.IndexKeys, rr.Orphans)
-					}
-					for _, p := range r.Postings {
-						a.Printf("repair: %s: dropped %d postings of memories that no longer exist; statistics set to %d documents, length %d\n",
-							p.Family, p.Dropped, p.Docs, p.Length)
-					}
-					if d := r.Derived; d.Rewritten > 0 || len(d.E12Dropped) > 0 {
-						a.Printf("repair: rewrote %d derived values from the fingerprints", d.Rewritten)
-						if n := len(d.E12Dropped); n > 0 {
-							a.Printf("; dropped %d unreadable E12 matrices: run `cgraph reembed --slot E12` to compute them again", n)
-						}
-						a.Printf("\n")
-					}
-					if l := r.Links; l.Changed() {
-						a.Printf("repair: dropped %d earlier revisions and %d relation keys of memories that no longer exist; wrote back %d missing relation mirrors; set %d valid-until times from the supersedes relations\n",
-							l.DroppedHistory, l.DroppedRelations, l.Mirrored, l.Validity)
-					}
-				}
-				if out.OK {
-					a.Printf("store %s is consistent: %d memories\n", out.DB, out.Memories)
-				}
-			}
-			if !out.OK {
-				return &exitError{code: ExitError, msg: fmt.Sprintf("store %s has %d problem(s):\n  %s", out.DB, len(out.Problems), strings.Join(out.Problems, "\n  "))}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return a.check(repair) },
 	}
 	cmd.Flags().BoolVar(&repair, "repair", false, "recover a store whose CURRENT file is missing or names the wrong manifest (takes the writer lock)")
 	return cmd
+}
+
+// check is `cgraph check`: repair first when asked, then verify the store
+// read-only and report; a problem found exits 1.
+func (a *App) check(repair bool) (err error) {
+	out := checkJSON{DB: a.DBDir, Problems: []string{}}
+	if repair {
+		if out.Repair, err = a.repairStore(); err != nil {
+			return err
+		}
+	}
+	if err := a.verifyStore(&out); err != nil {
+		return err
+	}
+	out.OK = len(out.Problems) == 0
+	if a.JSON {
+		if err := a.PrintJSON(out); err != nil {
+			return err
+		}
+	} else {
+		if out.Repair != nil {
+			a.printRepair(out.Repair)
+		}
+		if out.OK {
+			a.Printf("store %s is consistent: %d memories\n", out.DB, out.Memories)
+		}
+	}
+	if !out.OK {
+		return &exitError{code: ExitError, msg: fmt.Sprintf("store %s has %d problem(s):\n  %s", out.DB, len(out.Problems), strings.Join(out.Problems, "\n  "))}
+	}
+	return nil
+}
+
+// repairStore is check --repair: the store's files (CURRENT, lost logs),
+// then its records, postings, links and derived values.
+func (a *App) repairStore() (*repairJSON, error) {
+	if a.ReadOnly {
+		return nil, &UsageError{Problem: "--repair writes to the store, and --read-only was given", Fix: "drop --read-only"}
+	}
+	rep, err := engine.Repair(a.DBDir)
+	if err != nil {
+		return nil, fmt.Errorf("repair: %w", err)
+	}
+	r := &repairJSON{Changed: !rep.Healthy, Manifest: rep.Manifest, Tried: rep.Tried, LostLogs: rep.LostLogs, Postings: []engine.PostingRepair{}}
+	if r.Tried == nil {
+		r.Tried = []string{}
+	}
+	if r.LostLogs == nil {
+		r.LostLogs = []string{}
+	}
+	if err := a.repairPostings(r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// verifyStore opens the store read-only and adds what Check finds to
+// out's problems (a damaged store is one problem), and the memory count.
+func (a *App) verifyStore(out *checkJSON) (err error) {
+	e, err := a.OpenRecords(false)
+	switch {
+	case errors.Is(err, record.ErrDamaged):
+		out.Problems = append(out.Problems, err.Error())
+		return nil
+	case err != nil:
+		return err
+	}
+	defer closeEngine(e, &err)
+	if cerr := e.Check(a.Context()); cerr != nil {
+		out.Problems = append(out.Problems, strings.Split(cerr.Error(), "\n")...)
+	}
+	st, err := e.Stats(a.Context())
+	if err != nil {
+		return err
+	}
+	out.Memories = st.Memories
+	return nil
+}
+
+// printRepair says what check --repair did, one line per change.
+func (a *App) printRepair(r *repairJSON) {
+	for _, t := range r.Tried {
+		a.Printf("repair: refused %s\n", t)
+	}
+	for _, l := range r.LostLogs {
+		a.Printf("repair: accepted the loss of a write-ahead log: %s\n", l)
+	}
+	switch {
+	case len(r.Tried) > 0 || (r.Changed && len(r.LostLogs) == 0):
+		a.Printf("repair: CURRENT now names %s\n", r.Manifest)
+	case !r.Changed:
+		a.Printf("repair: the store opened as it was (%s)\n", r.Manifest)
+	}
+	if fr := r.Fingerprints; fr.Salvaged {
+		a.Printf("repair: fingerprints had a damaged block: rewrote the family without its table files, kept %d fingerprints\n", fr.Kept)
+		for _, d := range fr.Dropped {
+			a.Printf("repair: dropped memory %s, whose fingerprint could not be read; add its content again: %q\n", d.ID, d.Content)
+		}
+	}
+	if rr := r.Records; rr.Changed() {
+		a.Printf("repair: rebuilt from the stored records: counters reset %v, %d index keys of docnums, created_index and sequence written or dropped, %d keys of no stored memory dropped\n",
+			rr.Counters, rr.IndexKeys, rr.Orphans)
+	}
+	for _, p := range r.Postings {
+		a.Printf("repair: %s: dropped %d postings of memories that no longer exist; statistics set to %d documents, length %d\n",
+			p.Family, p.Dropped, p.Docs, p.Length)
+	}
+	if d := r.Derived; d.Rewritten > 0 || len(d.E12Dropped) > 0 {
+		a.Printf("repair: rewrote %d derived values from the fingerprints", d.Rewritten)
+		if n := len(d.E12Dropped); n > 0 {
+			a.Printf("; dropped %d unreadable E12 matrices: run `cgraph reembed --slot E12` to compute them again", n)
+		}
+		a.Printf("\n")
+	}
+	if l := r.Links; l.Changed() {
+		a.Printf("repair: dropped %d earlier revisions and %d relation keys of memories that no longer exist; wrote back %d missing relation mirrors; set %d valid-until times from the supersedes relations\n",
+			l.DroppedHistory, l.DroppedRelations, l.Mirrored, l.Validity)
+	}
 }

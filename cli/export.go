@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/bulkimport"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
@@ -20,7 +21,7 @@ func init() {
 // exportRelation is a relation line of an export, written after every
 // memory line so that import links memories it has stored.
 type exportRelation struct {
-	Relation relationLine `json:"relation"`
+	Relation bulkimport.RelationLine `json:"relation"`
 }
 
 func newExportCmd(a *App) *cobra.Command {
@@ -84,7 +85,7 @@ exported. It opens the store read-only and loads no model.`,
 					if r.From != id || !in[r.To] { // each relation once, from its source; both ends exported
 						continue
 					}
-					l := relationLine{From: r.From.String(), To: r.To.String(), Type: r.Type, Weight: r.Weight, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano)}
+					l := bulkimport.RelationLine{From: r.From.String(), To: r.To.String(), Type: r.Type, Weight: r.Weight, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano)}
 					if err := enc.Encode(exportRelation{l}); err != nil {
 						return fmt.Errorf("export: %w", err)
 					}

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/hookstate"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
@@ -94,11 +94,11 @@ $XDG_STATE_HOME/cgraph/hooks.log (~/.local/state/cgraph/hooks.log).`,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				hookLogf("hook %s: give the host and the event, e.g. cgraph hook claude-code SessionStart", strings.Join(args, " "))
+				hookstate.Logf("hook %s: give the host and the event, e.g. cgraph hook claude-code SessionStart", strings.Join(args, " "))
 				return nil
 			}
 			if err := a.hook(cmd, args[0], args[1], budget); err != nil {
-				hookLogf("%s %s: %v", args[0], args[1], err)
+				hookstate.Logf("%s %s: %v", args[0], args[1], err)
 			}
 			return nil // never fail the agent
 		},
@@ -210,20 +210,20 @@ func (a *App) hookPrompt(cmd *cobra.Command, ev hookInput, project string) (stri
 	if err != nil {
 		return "", err
 	}
-	shown := loadHookSession(ev.SessionID)
+	shown := hookstate.Load(ev.SessionID)
 	var lines []string
 	for _, h := range ans.Results {
-		if h.Relevance < hookPromptFloor || shown.has(h.ID) { // a server that predates MinRelevance answers every hit
+		if h.Relevance < hookPromptFloor || shown.Has(h.ID) { // a server that predates MinRelevance answers every hit
 			continue
 		}
-		shown.add(h.ID)
+		shown.Add(h.ID)
 		lines = append(lines, hookLine(h))
 	}
 	if len(lines) == 0 {
 		return "", nil
 	}
-	if err := shown.save(); err != nil {
-		hookLogf("claude-code UserPromptSubmit: remember what was shown: %v", err)
+	if err := shown.Save(); err != nil {
+		hookstate.Logf("claude-code UserPromptSubmit: remember what was shown: %v", err)
 	}
 	return "Memories that may matter for this prompt (from cgraph):\n" + strings.Join(lines, "\n"), nil
 }
@@ -247,8 +247,8 @@ func (a *App) hookFile(cmd *cobra.Command, ev hookInput, project string) (string
 			rel = r
 		}
 	}
-	shown := loadHookSession(ev.SessionID)
-	if shown.hasFile(rel) {
+	shown := hookstate.Load(ev.SessionID)
+	if shown.HasFile(rel) {
 		return "", nil
 	}
 	p, err := engine.LookupProfile("")
@@ -260,21 +260,21 @@ func (a *App) hookFile(cmd *cobra.Command, ev hookInput, project string) (string
 	if err != nil {
 		return "", err
 	}
-	shown.addFile(rel)
+	shown.AddFile(rel)
 	base := filepath.Base(rel)
 	var lines []string
 	for _, h := range ans.Results {
 		if len(lines) == hookFileTopK {
 			break
 		}
-		if shown.has(h.ID) || !strings.Contains(h.Content, base) && !strings.Contains(h.Memory.Source, base) {
+		if shown.Has(h.ID) || !strings.Contains(h.Content, base) && !strings.Contains(h.Memory.Source, base) {
 			continue
 		}
-		shown.add(h.ID)
+		shown.Add(h.ID)
 		lines = append(lines, hookLine(h))
 	}
-	if err := shown.save(); err != nil {
-		hookLogf("claude-code PostToolUse: remember what was shown: %v", err)
+	if err := shown.Save(); err != nil {
+		hookstate.Logf("claude-code PostToolUse: remember what was shown: %v", err)
 	}
 	if len(lines) == 0 {
 		return "", nil
@@ -319,96 +319,4 @@ func projectOf(cwd string) string {
 		return ""
 	}
 	return name
-}
-
-// hookSession remembers, per agent session, the memories and files already
-// surfaced, so nothing is injected twice. It lives in the state directory
-// and is forgotten after a week.
-type hookSession struct {
-	path  string
-	IDs   []record.ID `json:"ids"`
-	Files []string    `json:"files"`
-}
-
-func loadHookSession(session string) *hookSession {
-	s := &hookSession{}
-	if session == "" {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range session {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
-			b.WriteRune(r)
-		}
-	}
-	s.path = filepath.Join(hookStateDir(), "sessions", b.String()+".json")
-	if raw, err := os.ReadFile(s.path); err == nil {
-		_ = json.Unmarshal(raw, s) // a damaged file starts the session's memory afresh
-	}
-	return s
-}
-
-func (s *hookSession) has(id record.ID) bool    { return slices.Contains(s.IDs, id) }
-func (s *hookSession) add(id record.ID)         { s.IDs = append(s.IDs, id) }
-func (s *hookSession) hasFile(path string) bool { return slices.Contains(s.Files, path) }
-func (s *hookSession) addFile(path string)      { s.Files = append(s.Files, path) }
-
-func (s *hookSession) save() error {
-	if s.path == "" {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return err
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	tmp := s.path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	pruneHookSessions(filepath.Dir(s.path))
-	return os.Rename(tmp, s.path)
-}
-
-// pruneHookSessions removes session files untouched for a week.
-func pruneHookSessions(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > 7*24*time.Hour {
-			_ = os.Remove(filepath.Join(dir, e.Name())) // best effort: a leftover is harmless
-		}
-	}
-}
-
-// hookStateDir is $XDG_STATE_HOME/cgraph, else ~/.local/state/cgraph.
-func hookStateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "cgraph")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "cgraph-state")
-	}
-	return filepath.Join(home, ".local", "state", "cgraph")
-}
-
-// hookLogf appends one line to the hooks log; a log that cannot be written
-// is given up on silently (the agent must not see it).
-func hookLogf(format string, args ...any) {
-	dir := hookStateDir()
-	if os.MkdirAll(dir, 0o700) != nil {
-		return
-	}
-	f, err := os.OpenFile(filepath.Join(dir, "hooks.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	line := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " ")
-	fmt.Fprintf(f, "%s %s\n", time.Now().UTC().Format(time.RFC3339), line)
 }

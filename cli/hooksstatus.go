@@ -2,43 +2,17 @@ package cli
 
 import (
 	"fmt"
-	"maps"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/cgraph/cgraph/hookconfig"
 	"github.com/spf13/cobra"
 )
 
 // hooksStatus is hooks status --json.
 type hooksStatus struct {
-	Targets []hooksTargetStatus `json:"targets"`
-	Servers []hooksServerStatus `json:"servers"`
-}
-
-type hooksTargetStatus struct {
-	Host   string `json:"host"`
-	Scope  string `json:"scope"`
-	File   string `json:"file"`
-	Exists bool   `json:"exists"`
-	Error  string `json:"error,omitempty"` // the file could not be read or is not valid
-	// Events are the host's events cgraph hooks into; Other are cgraph
-	// entries under events it does not install (hand-written ones).
-	Events []hookEventStatus `json:"events"`
-	Other  []hookEventStatus `json:"other,omitempty"`
-}
-
-type hookEventStatus struct {
-	Event         string `json:"event"`
-	Installed     bool   `json:"installed"`
-	Entries       int    `json:"entries,omitempty"` // more than 1: the host runs cgraph that many times
-	Matcher       string `json:"matcher,omitempty"`
-	Command       string `json:"command,omitempty"`
-	Binary        string `json:"binary,omitempty"`
-	BinaryMissing bool   `json:"binary_missing,omitempty"`
-	DB            string `json:"db,omitempty"` // "" : the hook's default store
-	ModelsDir     string `json:"models_dir,omitempty"`
+	Targets []hookconfig.TargetStatus `json:"targets"`
+	Servers []hooksServerStatus       `json:"servers"`
 }
 
 type hooksServerStatus struct {
@@ -61,66 +35,25 @@ a cgraph serve is running for each store the hooks use. It changes nothing; it e
 when a file cannot be read or is not valid JSON.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
-				return usagef("give at most one host: "+hookHostNames(), "%s takes at most one host, got %d", cmd.CommandPath(), len(args))
+				return usagef("give at most one host: "+hookconfig.HostNames(), "%s takes at most one host, got %d", cmd.CommandPath(), len(args))
 			}
 			if len(args) == 1 {
-				_, err := findHookHost(args[0])
+				_, err := hookconfig.FindHost(args[0])
 				return err
 			}
 			return nil
 		},
 		ValidArgs: []string{"claude-code", "cursor"},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			hosts := hookHosts
+			hosts := hookconfig.Hosts
 			if len(args) == 1 {
-				h, _ := findHookHost(args[0]) // Args checked it
-				hosts = []*hookHost{h}
+				h, _ := hookconfig.FindHost(args[0]) // Args checked it
+				hosts = []*hookconfig.Host{h}
 			}
-			st := hooksStatus{Targets: []hooksTargetStatus{}}
-			var broken []string
-			stores := map[string]bool{}
-			var storeOrder []string
-			addStore := func(db string) {
-				if db == "" {
-					db = a.DBDir
-				}
-				if abs, err := filepath.Abs(db); err == nil {
-					db = abs
-				}
-				if !stores[db] {
-					stores[db] = true
-					storeOrder = append(storeOrder, db)
-				}
+			st, broken, err := a.hooksStatus(&fl, hosts)
+			if err != nil {
+				return err
 			}
-			for _, h := range hosts {
-				targets, err := fl.targets(h, true)
-				if err != nil {
-					return err
-				}
-				for _, t := range targets {
-					ts := targetStatus(t)
-					if ts.Error != "" {
-						broken = append(broken, ts.Error)
-					}
-					for _, e := range append(append([]hookEventStatus(nil), ts.Events...), ts.Other...) {
-						if e.Installed {
-							addStore(e.DB)
-						}
-					}
-					st.Targets = append(st.Targets, ts)
-				}
-			}
-			if len(storeOrder) == 0 {
-				addStore("")
-			}
-			for _, db := range storeOrder {
-				s := hooksServerStatus{DB: db}
-				if info, ok := readServerFile(db); ok {
-					s.Running, s.URL, s.PID, s.Version = true, info.URL, info.PID, info.Version
-				}
-				st.Servers = append(st.Servers, s)
-			}
-			var err error
 			if len(broken) > 0 {
 				err = &exitError{code: ExitError, msg: strings.Join(broken, "; ")}
 			}
@@ -140,38 +73,54 @@ when a file cannot be read or is not valid JSON.`,
 	return cmd
 }
 
-// targetStatus reads one file and reports cgraph's entries in it.
-func targetStatus(t hooksTarget) hooksTargetStatus {
-	ts := hooksTargetStatus{Host: t.host.name, Scope: string(t.scope), File: t.path, Events: []hookEventStatus{}}
-	f, err := readHooksFile(t)
-	if err != nil {
-		ts.Error = err.Error()
-		return ts
-	}
-	ts.Exists = f.exists
-	found := t.host.format.find(f.root, t.host.name)
-	status := func(name string, hs []foundHook) hookEventStatus {
-		es := hookEventStatus{Event: name, Installed: len(hs) > 0, Entries: len(hs)}
-		if len(hs) == 1 {
-			es.Entries = 0
+// hooksStatus reads every file of hosts the flags name, and says whether
+// a server runs for each store the installed hooks use (the default store
+// when none is installed); broken are the files that could not be read.
+func (a *App) hooksStatus(fl *hooksFlags, hosts []*hookconfig.Host) (st hooksStatus, broken []string, err error) {
+	st = hooksStatus{Targets: []hookconfig.TargetStatus{}}
+	stores := map[string]bool{}
+	var storeOrder []string
+	addStore := func(db string) {
+		if db == "" {
+			db = a.DBDir
 		}
-		if len(hs) > 0 {
-			h := hs[0]
-			es.Command, es.Matcher, es.Binary, es.DB, es.ModelsDir = h.command, h.matcher, h.parsed.binary, h.parsed.db, h.parsed.modelsDir
-			if _, err := os.Stat(h.parsed.binary); err != nil {
-				es.BinaryMissing = true
+		if abs, err := filepath.Abs(db); err == nil {
+			db = abs
+		}
+		if !stores[db] {
+			stores[db] = true
+			storeOrder = append(storeOrder, db)
+		}
+	}
+	for _, h := range hosts {
+		targets, err := fl.targets(h, true)
+		if err != nil {
+			return st, nil, err
+		}
+		for _, t := range targets {
+			ts := hookconfig.Status(t)
+			if ts.Error != "" {
+				broken = append(broken, ts.Error)
 			}
+			for _, e := range append(append([]hookconfig.EventStatus(nil), ts.Events...), ts.Other...) {
+				if e.Installed {
+					addStore(e.DB)
+				}
+			}
+			st.Targets = append(st.Targets, ts)
 		}
-		return es
 	}
-	for _, e := range t.host.events {
-		ts.Events = append(ts.Events, status(e.name, found[e.name]))
-		delete(found, e.name)
+	if len(storeOrder) == 0 {
+		addStore("")
 	}
-	for _, name := range slices.Sorted(maps.Keys(found)) {
-		ts.Other = append(ts.Other, status(name, found[name]))
+	for _, db := range storeOrder {
+		s := hooksServerStatus{DB: db}
+		if info, ok := readServerFile(db); ok {
+			s.Running, s.URL, s.PID, s.Version = true, info.URL, info.PID, info.Version
+		}
+		st.Servers = append(st.Servers, s)
 	}
-	return ts
+	return st, broken, nil
 }
 
 func printHooksStatus(a *App, st hooksStatus) {
@@ -187,7 +136,7 @@ func printHooksStatus(a *App, st hooksStatus) {
 		if t.Error != "" {
 			continue
 		}
-		for _, e := range append(append([]hookEventStatus(nil), t.Events...), t.Other...) {
+		for _, e := range append(append([]hookconfig.EventStatus(nil), t.Events...), t.Other...) {
 			if !e.Installed {
 				a.Printf("  %-18s -\n", e.Event)
 				continue

@@ -1,15 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/benchstore"
 	"github.com/cgraph/cgraph/engine"
 )
 
@@ -107,83 +105,15 @@ func (a *App) learnProfile(f learnFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	ds, err := bench.Load(f.data, bench.LoadOptions{Split: f.split,
-		QueriesFile: inDataDir(f.data, f.queries), QrelsFile: inDataDir(f.data, f.qrels)})
-	if err != nil {
-		return fmt.Errorf("profiles learn: %w", err)
-	}
-	store := f.store
-	if store == "" {
-		store = filepath.Join("bench-out", ds.Name, "store")
-	}
-	r, _, closeR, err := benchRetriever(a, benchStoreConfig{Dir: store})
+	l, err := benchstore.Learn(a.Context(), benchstore.LearnOptions{
+		Set:  benchstore.Set{Data: f.data, Queries: f.queries, Qrels: f.qrels, Split: f.split},
+		Base: base, Slots: slots, Folds: f.folds, Depth: f.depth, MaxQueries: f.maxQueries, Holdout: f.holdout, Seed: f.seed,
+		Name: f.name, Out: f.out, Format: format, Store: f.store, Open: a.benchOpener(),
+		IndexProgress: a.benchIndexProgress(), SearchProgress: a.countProgress("searching each slot"), Warn: a.Warnf})
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := closeR(); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("close bench store: %w", cerr))
-		}
-	}()
-	draw := a.benchIndexProgress()
-	progress := func(done int) {
-		if draw != nil {
-			draw(done, len(ds.Corpus))
-		}
-	}
-	if _, err := r.Index(a.Context(), ds.Corpus, progress); err != nil {
-		return fmt.Errorf("profiles learn: index %s: %w", ds.Name, err)
-	}
-	qs := bench.SampleQueries(heldOut(ds.Queries, f.holdout, f.seed), f.maxQueries, f.seed)
-	if len(qs) == 0 {
-		return usagef("give a smaller --holdout", "--holdout %d leaves no query of %d to learn from", f.holdout, len(ds.Queries))
-	}
-	lqs, used, err := a.slotLists(r, qs, slots, f.depth)
-	if err != nil {
-		return err
-	}
-	res, err := bench.LearnWeights(lqs, ds.Qrels, bench.LearnConfig{Base: base, Slots: used, Folds: f.folds, Seed: f.seed})
-	if err != nil {
-		return fmt.Errorf("profiles learn: %w", err)
-	}
-	p := res.Profile
-	p.Name = f.name
-	if p.Name == "" {
-		p.Name = "learned_" + strings.NewReplacer("-", "_", ".", "_").Replace(ds.Name)
-	}
-	held := ""
-	if f.holdout > 0 {
-		held = fmt.Sprintf(", holding out the %d queries of bench run --max-queries %d --seed %d", f.holdout, f.holdout, f.seed)
-	}
-	p.Description = fmt.Sprintf("learned from %s (%d queries%s) starting at %s; %d-fold CV nDCG@10 %.3f [%.3f, %.3f] vs the base's %.3f",
-		ds.Name, len(lqs), held, f.base, f.folds, res.CV.Mean, res.CV.Low, res.CV.High, res.Base.Mean)
-	body, err := engine.EncodeProfile(p, format)
-	if err != nil {
-		return fmt.Errorf("profiles learn: %w", err)
-	}
-	if err := os.WriteFile(f.out, body, 0o644); err != nil {
-		return fmt.Errorf("profiles learn: write %s: %w", f.out, err)
-	}
-	return a.printLearned(f, ds, p, used, res, len(lqs))
-}
-
-// heldOut returns qs without the n queries a bench run with --max-queries n
-// --seed seed evaluates (all of qs when n is 0).
-func heldOut(qs []bench.Query, n int, seed uint64) []bench.Query {
-	if n <= 0 {
-		return qs
-	}
-	test := map[bench.QueryID]bool{}
-	for _, q := range bench.SampleQueries(qs, n, seed) {
-		test[q.ID] = true
-	}
-	out := make([]bench.Query, 0, len(qs)-len(test))
-	for _, q := range qs {
-		if !test[q.ID] {
-			out = append(out, q)
-		}
-	}
-	return out
+	return a.printLearned(f, l)
 }
 
 // learnSlots parses --slots; empty means every fused slot.
@@ -211,39 +141,8 @@ func learnSlots(names []string) ([]engine.SlotID, error) {
 	return out, nil
 }
 
-// slotLists searches every slot on its own for every query. A slot that
-// returns nothing for every query (no model here) is left out, and said.
-func (a *App) slotLists(r bench.Retriever, qs []bench.Query, slots []engine.SlotID, depth int) ([]bench.LearnQuery, []engine.SlotID, error) {
-	out := make([]bench.LearnQuery, len(qs))
-	found := map[engine.SlotID]bool{}
-	bar := a.countBar(len(qs)*len(slots), "searching each slot")
-	for i, q := range qs {
-		out[i] = bench.LearnQuery{ID: q.ID, Lists: map[engine.SlotID][]bench.Ranked{}}
-		for _, s := range slots {
-			ranked, _, err := r.Search(a.Context(), bench.SearchRequest{Query: q, K: depth,
-				Run: bench.RunSpec{Mode: "embedder_first", Embedder: s.String()}})
-			if err != nil {
-				return nil, nil, fmt.Errorf("profiles learn: query %s, %s: %w", q.ID, s, err)
-			}
-			out[i].Lists[s] = ranked
-			found[s] = found[s] || len(ranked) > 0
-			if bar != nil {
-				_ = bar.Add(1) // only draws on the terminal
-			}
-		}
-	}
-	var used []engine.SlotID
-	for _, s := range slots {
-		if found[s] {
-			used = append(used, s)
-		} else {
-			a.Warnf("profiles learn: %s returned nothing for every query (no model here?): left out", s)
-		}
-	}
-	return out, used, nil
-}
-
-func (a *App) printLearned(f learnFlags, ds *bench.Dataset, p engine.Profile, used []engine.SlotID, res bench.LearnResult, n int) error {
+func (a *App) printLearned(f learnFlags, l benchstore.Learned) error {
+	p, res, n := l.Profile, l.Result, l.Queries
 	weights := func(w engine.Weights) map[string]float64 {
 		m := map[string]float64{}
 		for _, s := range w.Active() {
@@ -252,9 +151,9 @@ func (a *App) printLearned(f learnFlags, ds *bench.Dataset, p engine.Profile, us
 		return m
 	}
 	if a.JSON {
-		out := learnJSON{Data: ds.Name, Queries: n, Out: f.out, Profile: p.Name, Base: f.base, Weights: weights(p.Weights),
+		out := learnJSON{Data: l.Data, Queries: n, Out: f.out, Profile: p.Name, Base: f.base, Weights: weights(p.Weights),
 			Folds: f.folds, CV: res.CV, BaseCV: res.Base}
-		for _, s := range used {
+		for _, s := range l.Used {
 			out.Slots = append(out.Slots, s.String())
 		}
 		for _, w := range res.FoldWeights {
@@ -262,7 +161,7 @@ func (a *App) printLearned(f learnFlags, ds *bench.Dataset, p engine.Profile, us
 		}
 		return a.PrintJSON(out)
 	}
-	a.Printf("wrote %s (profile %s) from %d queries of %s\n", f.out, p.Name, n, ds.Name)
+	a.Printf("wrote %s (profile %s) from %d queries of %s\n", f.out, p.Name, n, l.Data)
 	a.Printf("%d-fold cross-validated nDCG@10: learned %.4f [%.4f, %.4f], base %s %.4f [%.4f, %.4f] (WRRF of the slots' own lists)\n",
 		f.folds, res.CV.Mean, res.CV.Low, res.CV.High, f.base, res.Base.Mean, res.Base.Low, res.Base.High)
 	var parts []string

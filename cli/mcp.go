@@ -60,7 +60,7 @@ answer with an error that names the writing process.`,
 			if httpAddr == "" && !a.ReadOnly && os.Getenv("CGRAPH_NO_SERVER") == "" {
 				if info, ok := readServerFile(a.DBDir); ok && (!info.Token || hasClientToken()) {
 					a.Warnf("store %s is served by cgraph serve at %s (pid %d): relaying this MCP session to it", a.DBDir, info.URL, info.PID)
-					return a.bridgeMCP(a.Context(), info.URL, tools)
+					return mcpserver.Bridge(a.Context(), a.Stdin, a.Stdout, mcpserver.BridgeOptions{URL: info.URL, Project: a.Project, Tools: tools, Token: clientToken})
 				}
 			}
 			var ln net.Listener
@@ -109,12 +109,12 @@ answer with an error that names the writing process.`,
 // then the models warm up) in the background; the first tool call waits for
 // the store. The store closes after the session, once the warm-up stopped.
 func (a *App) serveStdioMCP(tools string) (err error) {
-	ls := newLazyStore(a.DBDir)
+	ls := mcpserver.NewLazyStore(a.DBDir)
 	warmed := make(chan struct{})
 	go func() {
 		defer close(warmed)
 		s, writer, err := a.openStoreForMCP()
-		ls.set(s, writer, err)
+		ls.Set(s, writer, err)
 		if err != nil {
 			a.Warnf("open the store: %v", err)
 			return
@@ -125,8 +125,8 @@ func (a *App) serveStdioMCP(tools string) (err error) {
 	}()
 	defer func() {
 		<-warmed
-		if ls.err == nil && ls.s != nil {
-			a.closeStore(ls.s, &err)
+		if s, oerr := ls.Opened(); oerr == nil && s != nil {
+			a.closeStore(s, &err)
 		}
 	}()
 	srv := mcpserver.New(ls, mcpserver.Options{Version: engine.Version, Tokens: a.lazyTokenCounter(), Tools: tools, Project: a.Project})
@@ -213,3 +213,10 @@ func serveHTTP(a *App, h http.Handler, ln net.Listener, what string) error {
 
 // shutdownGrace is how long a stopping server waits for requests in flight.
 const shutdownGrace = 30 * time.Second
+
+// hasClientToken reports whether $CGRAPH_TOKEN_FILE gives a token to send
+// to a server that wants one.
+func hasClientToken() bool {
+	_, ok := clientToken()
+	return ok
+}

@@ -2,13 +2,14 @@ package cli
 
 import (
 	"context"
-	"encoding/xml"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/cgraph/cgraph/serviceunit"
 )
 
 // serviceEnvForTest gives a test its own $HOME and a known environment
@@ -62,7 +63,7 @@ func TestServiceSystemd(t *testing.T) {
 	}
 	got := string(readFile(t, unit))
 	for _, want := range []string{
-		"# " + serviceHeader + "\n",
+		"# " + serviceunit.Header + "\n",
 		"ExecStart=" + exe + ` serve --db "` + db + `" --models-dir /models --project web --addr 127.0.0.1:7999 --allowed-hosts a.internal,b.internal --defer-slots=true` + "\n",
 		`Environment="CGRAPH_ORT_LIB=/opt/ort 1.30/libonnxruntime%%.so"` + "\n",
 		"KillSignal=SIGTERM\n", "Restart=on-failure\n", "WantedBy=default.target\n",
@@ -75,7 +76,7 @@ func TestServiceSystemd(t *testing.T) {
 		t.Errorf("unit holds what it should not:\n%s", got)
 	}
 
-	var res serviceResult
+	var res serviceunit.Result
 	oneJSON(t, mustRun(t, "", append([]string{"--json"}, args...)...).stdout, &res)
 	if res.Action != "unchanged" || res.Backup != "" || string(readFile(t, unit)) != got {
 		t.Fatalf("second install: %+v", res)
@@ -147,60 +148,6 @@ func TestServiceWarnsMissingStore(t *testing.T) {
 	r := mustRun(t, "", "--db", db, "serve", "--install")
 	if !strings.Contains(r.stderr, "the store "+db+" does not exist yet") || !strings.Contains(r.stderr, "init") {
 		t.Errorf("stderr %q", r.stderr)
-	}
-}
-
-// TestServiceLaunchd: the macOS agent is a well-formed plist running the
-// same command line, restarted on failure.
-func TestServiceLaunchd(t *testing.T) {
-	argv := []string{"/Users/a/go/bin/cgraph", "serve", "--db", "/Users/a/R&D <store>", "--models-dir", "/m"}
-	sf, err := serviceFor("darwin", "/Users/a", "/Users/a/.config", argv, [][2]string{{"CGRAPH_ORT_LIB", "/opt/ort.dylib"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sf.path != "/Users/a/Library/LaunchAgents/dev.cgraph.serve.plist" {
-		t.Errorf("path %s", sf.path)
-	}
-	var plist struct {
-		Dict struct {
-			Inner []byte `xml:",innerxml"`
-		} `xml:"dict"`
-	}
-	if err := xml.Unmarshal(sf.content, &plist); err != nil {
-		t.Fatalf("not well-formed XML: %v\n%s", err, sf.content)
-	}
-	text := string(sf.content)
-	for _, want := range []string{"<string>dev.cgraph.serve</string>", "<string>/Users/a/R&amp;D &lt;store&gt;</string>",
-		"<key>SuccessfulExit</key>\n    <false/>", "<key>CGRAPH_ORT_LIB</key>\n    <string>/opt/ort.dylib</string>", serviceHeader} {
-		if !strings.Contains(text, want) {
-			t.Errorf("plist lacks %q:\n%s", want, text)
-		}
-	}
-	if !strings.Contains(strings.Join(sf.start, " "), "launchctl bootstrap gui/$(id -u) /Users/a/Library/LaunchAgents/dev.cgraph.serve.plist") {
-		t.Errorf("start commands %q", sf.start)
-	}
-	if _, err := serviceFor("windows", "", "", argv, nil); err == nil || !strings.Contains(err.Error(), "not windows") {
-		t.Errorf("windows: %v", err)
-	}
-}
-
-// TestServiceQuoting: ExecStart words as systemd splits them.
-func TestServiceQuoting(t *testing.T) {
-	cases := map[string]string{
-		"/usr/bin/cgraph":    "/usr/bin/cgraph",
-		"/data/my store":     `"/data/my store"`,
-		"50%":                "50%%",
-		"$HOME/x":            "$$HOME/x",
-		`a"b\c`:              `"a\"b\\c"`,
-		"":                   `""`,
-		"127.0.0.1:7411":     "127.0.0.1:7411",
-		"a;b":                `"a;b"`,
-		"--defer-slots=true": "--defer-slots=true",
-	}
-	for in, want := range cases {
-		if got := systemdQuote(in); got != want {
-			t.Errorf("systemdQuote(%q) = %s, want %s", in, got, want)
-		}
 	}
 }
 

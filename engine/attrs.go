@@ -32,13 +32,13 @@ type attrs struct {
 // and the sources of each, oldest link first.
 type edgeMarks struct {
 	docs *roaring.Bitmap
-	by   map[uint32][]record.ID
+	by   map[record.DocNum][]record.ID
 }
 
-func newEdgeMarks() edgeMarks { return edgeMarks{docs: roaring.New(), by: map[uint32][]record.ID{}} }
+func newEdgeMarks() edgeMarks { return edgeMarks{docs: roaring.New(), by: map[record.DocNum][]record.ID{}} }
 
 // set records (on) or removes (!on) the relation "from → doc".
-func (e edgeMarks) set(doc uint32, from record.ID, on bool) {
+func (e edgeMarks) set(doc record.DocNum, from record.ID, on bool) {
 	list := e.by[doc]
 	i := slices.Index(list, from)
 	switch {
@@ -49,21 +49,21 @@ func (e edgeMarks) set(doc uint32, from record.ID, on bool) {
 	}
 	if len(list) == 0 {
 		delete(e.by, doc)
-		e.docs.Remove(doc)
+		e.docs.Remove(uint32(doc))
 		return
 	}
 	e.by[doc] = list
-	e.docs.Add(doc)
+	e.docs.Add(uint32(doc))
 }
 
 // forget drops every mark of a deleted doc.
-func (e edgeMarks) forget(doc uint32) {
-	e.docs.Remove(doc)
+func (e edgeMarks) forget(doc record.DocNum) {
+	e.docs.Remove(uint32(doc))
 	delete(e.by, doc)
 }
 
 // of returns the sources of the relations to doc (none: nil).
-func (e edgeMarks) of(doc uint32) []record.ID { return slices.Clone(e.by[doc]) }
+func (e edgeMarks) of(doc record.DocNum) []record.ID { return slices.Clone(e.by[doc]) }
 
 func (e edgeMarks) bytes() int64 { return int64(e.docs.GetSizeInBytes()) + int64(len(e.by))*40 }
 
@@ -100,9 +100,9 @@ func bitmapOf[K comparable](m map[K]*roaring.Bitmap, k K, create bool) *roaring.
 	return b
 }
 
-func unset[K comparable](m map[K]*roaring.Bitmap, k K, doc uint32) {
+func unset[K comparable](m map[K]*roaring.Bitmap, k K, doc record.DocNum) {
 	if b := m[k]; b != nil {
-		b.Remove(doc)
+		b.Remove(uint32(doc))
 		if b.IsEmpty() {
 			delete(m, k)
 		}
@@ -111,7 +111,7 @@ func unset[K comparable](m map[K]*roaring.Bitmap, k K, doc uint32) {
 
 // set records m's fields, replacing what was recorded for its doc.
 func (a *attrs) set(m record.Memory) {
-	doc := uint32(m.DocNum)
+	doc := m.DocNum
 	a.unsetRow(doc)
 	for int(doc) >= len(a.rows) {
 		a.rows = append(a.rows, attrRow{})
@@ -119,32 +119,32 @@ func (a *attrs) set(m record.Memory) {
 	r := attrRow{set: true, typ: m.Type, tags: m.Tags, project: m.Project, session: m.Session, source: m.Source, meta: m.Meta,
 		created: unixNano(m.CreatedAt), updated: unixNano(m.UpdatedAt), validUntil: unixNano(m.ValidUntil), importance: m.Importance}
 	a.rows[doc] = r
-	bitmapOf(a.byType, r.typ, true).Add(doc)
+	bitmapOf(a.byType, r.typ, true).Add(uint32(doc))
 	for _, t := range r.tags {
-		bitmapOf(a.byTag, t, true).Add(doc)
+		bitmapOf(a.byTag, t, true).Add(uint32(doc))
 	}
-	bitmapOf(a.byProject, r.project, true).Add(doc)
+	bitmapOf(a.byProject, r.project, true).Add(uint32(doc))
 	if r.session != "" {
-		bitmapOf(a.bySession, r.session, true).Add(doc)
+		bitmapOf(a.bySession, r.session, true).Add(uint32(doc))
 	}
 	if r.source != "" {
-		bitmapOf(a.bySource, r.source, true).Add(doc)
+		bitmapOf(a.bySource, r.source, true).Add(uint32(doc))
 	}
 	for k, v := range r.meta {
-		bitmapOf(a.byMeta, metaKey(k, v), true).Add(doc)
+		bitmapOf(a.byMeta, metaKey(k, v), true).Add(uint32(doc))
 	}
 }
 
 // remove forgets a deleted doc: its fields and its supersede marks (its
 // relations went with it).
-func (a *attrs) remove(doc uint32) {
+func (a *attrs) remove(doc record.DocNum) {
 	a.unsetRow(doc)
 	a.superseded.forget(doc)
 	a.contradicted.forget(doc)
 }
 
 // unsetRow forgets doc's fields.
-func (a *attrs) unsetRow(doc uint32) {
+func (a *attrs) unsetRow(doc record.DocNum) {
 	if int(doc) >= len(a.rows) || !a.rows[doc].set {
 		return
 	}
@@ -164,7 +164,7 @@ func (a *attrs) unsetRow(doc uint32) {
 
 // setValidUntil records doc's end of validity (a supersedes link changed
 // it in the store).
-func (a *attrs) setValidUntil(doc uint32, t time.Time) {
+func (a *attrs) setValidUntil(doc record.DocNum, t time.Time) {
 	if int(doc) < len(a.rows) && a.rows[doc].set {
 		a.rows[doc].validUntil = unixNano(t)
 	}
@@ -173,7 +173,7 @@ func (a *attrs) setValidUntil(doc uint32, t time.Time) {
 // mark records (on) or removes (!on) the relation "from t doc" where
 // the table follows relations of type t (supersedes, contradicts); other
 // types are ignored.
-func (a *attrs) mark(t record.RelationType, doc uint32, from record.ID, on bool) {
+func (a *attrs) mark(t record.RelationType, doc record.DocNum, from record.ID, on bool) {
 	switch t {
 	case record.RelSupersedes:
 		a.superseded.set(doc, from, on)

@@ -44,7 +44,7 @@ func (s *Engine) catchUp(ctx context.Context) error {
 	s.mu.RLock()
 	seen, curGen, edits := s.seenNext, s.generation, s.edits
 	s.mu.RUnlock()
-	if gen != curGen || c.Edits != edits || uint32(c.NextDocNum)-seen > maxIncremental {
+	if gen != curGen || c.Edits != edits || c.NextDocNum-seen > maxIncremental {
 		// The writer may have re-embedded slots: what is stale now follows
 		// the new records.
 		mism, _ := mismatches(&recs, have, c.Memories, s.reg.Statuses())
@@ -58,11 +58,11 @@ func (s *Engine) catchUp(ctx context.Context) error {
 			return err
 		}
 		s.mu.Lock()
-		s.ix, s.seenNext, s.generation, s.stored, s.edits = ix, uint32(c.NextDocNum), gen, recs, c.Edits
+		s.ix, s.seenNext, s.generation, s.stored, s.edits = ix, c.NextDocNum, gen, recs, c.Edits
 		s.mu.Unlock()
 		return nil
 	}
-	if next := uint32(c.NextDocNum); next > seen {
+	if next := c.NextDocNum; next > seen {
 		if err := s.indexNew(ctx, seen, next); err != nil {
 			return err
 		}
@@ -77,10 +77,10 @@ func (s *Engine) catchUp(ctx context.Context) error {
 }
 
 // indexNew indexes the memories with doc numbers in [from, to).
-func (s *Engine) indexNew(ctx context.Context, from, to uint32) error {
+func (s *Engine) indexNew(ctx context.Context, from, to record.DocNum) error {
 	docs := make([]record.DocNum, 0, to-from)
 	for d := from; d < to; d++ {
-		docs = append(docs, record.DocNum(d))
+		docs = append(docs, d)
 	}
 	ms, found, err := s.cellar.PeekDocs(ctx, docs)
 	if err != nil {
@@ -114,9 +114,9 @@ func (s *Engine) indexNew(ctx context.Context, from, to uint32) error {
 
 // dropDeleted removes from the indexes every doc no longer stored.
 func (s *Engine) dropDeleted(ctx context.Context) error {
-	stored := make(map[uint32]bool)
+	stored := make(map[record.DocNum]bool)
 	if err := s.cellar.ScanDocs(ctx, func(d record.DocNum, _ record.ID) error {
-		stored[uint32(d)] = true
+		stored[d] = true
 		return nil
 	}); err != nil {
 		return err
@@ -124,10 +124,10 @@ func (s *Engine) dropDeleted(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ix.mu.RLock()
-	var gone []uint32
+	var gone []record.DocNum
 	it := s.ix.live.Iterator()
 	for it.HasNext() {
-		if d := it.Next(); !stored[d] {
+		if d := record.DocNum(it.Next()); !stored[d] {
 			gone = append(gone, d)
 		}
 	}

@@ -51,10 +51,10 @@ func (s *Engine) checkPostings(ctx context.Context) error {
 }
 
 // liveDocs is the set of stored doc numbers.
-func (s *Engine) liveDocs(ctx context.Context) (map[uint32]bool, error) {
-	live := map[uint32]bool{}
+func (s *Engine) liveDocs(ctx context.Context) (map[record.DocNum]bool, error) {
+	live := map[record.DocNum]bool{}
 	err := s.cellar.ScanDocs(ctx, func(d record.DocNum, _ record.ID) error {
-		live[uint32(d)] = true
+		live[d] = true
 		return nil
 	})
 	return live, err
@@ -65,8 +65,8 @@ func (s *Engine) liveDocs(ctx context.Context) (map[uint32]bool, error) {
 type postingAudit struct {
 	stats   postingStats
 	orphans []orphanPosting
-	named   int               // distinct docs the parseable postings name, orphans included
-	kept    map[uint32]uint64 // stored doc → its length (E6: Σ counts; E13: non-zero weights)
+	named   int                      // distinct docs the parseable postings name, orphans included
+	kept    map[record.DocNum]uint64 // stored doc → its length (E6: Σ counts; E13: non-zero weights)
 }
 
 // orphanPosting is a posting that cannot stay: its key does not parse, its
@@ -76,11 +76,11 @@ type orphanPosting struct {
 	why string
 }
 
-func (s *Engine) auditPostings(ctx context.Context, pf postingFamily, live map[uint32]bool) (postingAudit, error) {
-	a := postingAudit{kept: map[uint32]uint64{}}
-	named := map[uint32]bool{}
+func (s *Engine) auditPostings(ctx context.Context, pf postingFamily, live map[record.DocNum]bool) (postingAudit, error) {
+	a := postingAudit{kept: map[record.DocNum]uint64{}}
+	named := map[record.DocNum]bool{}
 	var err error
-	a.stats, err = scanPostings(ctx, s.cellar, pf, func(k, _ []byte, doc uint32, v []byte, keyErr error) error {
+	a.stats, err = scanPostings(ctx, s.cellar, pf, func(k, _ []byte, doc record.DocNum, v []byte, keyErr error) error {
 		switch {
 		case keyErr != nil:
 			a.orphans = append(a.orphans, orphanPosting{slices.Clone(k), keyErr.Error()})

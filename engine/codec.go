@@ -134,12 +134,12 @@ var (
 )
 
 // postingKey returns the key of term's posting of doc.
-func postingKey(term []byte, doc uint32) []byte {
+func postingKey(term []byte, doc record.DocNum) []byte {
 	k := make([]byte, 0, 1+binary.MaxVarintLen16+len(term)+4)
 	k = append(k, postingPrefix)
 	k = binary.AppendUvarint(k, uint64(len(term)))
 	k = append(k, term...)
-	return binary.BigEndian.AppendUint32(k, doc)
+	return binary.BigEndian.AppendUint32(k, uint32(doc))
 }
 
 // maxTermBytes bounds a term in a posting key.
@@ -147,7 +147,7 @@ const maxTermBytes = 1 << 12
 
 // parsePostingKey splits a posting key into its term and doc. The term
 // aliases k.
-func parsePostingKey(k []byte) (term []byte, doc uint32, err error) {
+func parsePostingKey(k []byte) (term []byte, doc record.DocNum, err error) {
 	if len(k) < 1 || k[0] != postingPrefix {
 		return nil, 0, fmt.Errorf("posting key %x: no 'p' prefix: %w", k, record.ErrCorrupt)
 	}
@@ -159,7 +159,7 @@ func parsePostingKey(k []byte) (term []byte, doc uint32, err error) {
 	if uint64(d.Len()) != n+4 {
 		return nil, 0, fmt.Errorf("posting key %x: %d bytes after the term length %d, want %d: %w", k, d.Len(), n, n+4, record.ErrCorrupt)
 	}
-	return d.Bytes(int(n)), d.Be32(), nil
+	return d.Bytes(int(n)), record.DocNum(d.Be32()), nil
 }
 
 // spladeTerm is the term bytes of a vocabulary index.
@@ -175,4 +175,4 @@ func decodeU64(b []byte) (uint64, error) {
 }
 
 // docKey is the 4-byte BE doc number, the key of per-doc families.
-func docKey(doc uint32) []byte { return binary.BigEndian.AppendUint32(nil, doc) }
+func docKey(doc record.DocNum) []byte { return binary.BigEndian.AppendUint32(nil, uint32(doc)) }

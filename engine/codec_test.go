@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/record"
 )
 
 func TestPostingKeyRoundTrip(t *testing.T) {
 	for _, c := range []struct {
 		term string
-		doc  uint32
+		doc  record.DocNum
 	}{{"a", 0}, {"fmt.errorf", 7}, {string(make([]byte, 300)), 1 << 31}, {"", 3}} {
 		k := postingKey([]byte(c.term), c.doc)
 		term, doc, err := parsePostingKey(k)

@@ -29,8 +29,8 @@ type column struct {
 	// keep indexes what else the index set holds of a value besides its
 	// vector (E9 bits, E11 names), from a slot value or a stored one.
 	// REQUIRES: x.mu held for writing.
-	keep       func(x *indexSet, doc uint32, v fingerprint.Value)
-	keepStored func(x *indexSet, doc uint32, b []byte) error
+	keep       func(x *indexSet, doc record.DocNum, v fingerprint.Value)
+	keepStored func(x *indexSet, doc record.DocNum, b []byte) error
 }
 
 func denseOf(v fingerprint.Value) []float32 {
@@ -98,15 +98,15 @@ var columns = []column{
 			h, err := decodeHyper(b)
 			return h.Projection, err
 		},
-		keep: func(x *indexSet, doc uint32, v fingerprint.Value) {
+		keep: func(x *indexSet, doc record.DocNum, v fingerprint.Value) {
 			if h, ok := v.(fingerprint.Hyper); ok {
-				x.hyper.Put(record.DocNum(doc), h.Bits)
+				x.hyper.Put(doc, h.Bits)
 			}
 		},
-		keepStored: func(x *indexSet, doc uint32, b []byte) error {
+		keepStored: func(x *indexSet, doc record.DocNum, b []byte) error {
 			h, err := decodeHyper(b)
 			if err == nil {
-				x.hyper.Put(record.DocNum(doc), h.Bits)
+				x.hyper.Put(doc, h.Bits)
 			}
 			return err
 		}},
@@ -130,15 +130,15 @@ var columns = []column{
 			e, err := decodeEntities(b)
 			return e.Vector, err
 		},
-		keep: func(x *indexSet, doc uint32, v fingerprint.Value) {
+		keep: func(x *indexSet, doc record.DocNum, v fingerprint.Value) {
 			if e, ok := v.(fingerprint.Entities); ok {
-				x.names.Set(record.DocNum(doc), e.Names)
+				x.names.Set(doc, e.Names)
 			}
 		},
-		keepStored: func(x *indexSet, doc uint32, b []byte) error {
+		keepStored: func(x *indexSet, doc record.DocNum, b []byte) error {
 			e, err := decodeEntities(b)
 			if err == nil {
-				x.names.Set(record.DocNum(doc), e.Names)
+				x.names.Set(doc, e.Names)
 			}
 			return err
 		}},

@@ -38,12 +38,28 @@ type derivedAudit struct {
 // the docnums, fingerprints and each per-doc family.
 func (s *Engine) auditDerived(ctx context.Context) (derivedAudit, error) {
 	a := derivedAudit{e12Lost: map[record.ID]*fingerprint.Fingerprint{}}
-	ids := map[uint32]record.ID{}
+	ids, fps, err := s.derivedSources(ctx, &a)
+	if err != nil {
+		return a, err
+	}
+	for _, c := range columns {
+		if err := s.auditColumn(ctx, c, ids, fps, &a); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+// derivedSources reads what the derived values come from: each stored
+// doc's memory id, and each memory's fingerprint (one that does not decode
+// is a problem in a, and its values are not checked).
+func (s *Engine) derivedSources(ctx context.Context, a *derivedAudit) (map[record.DocNum]record.ID, map[record.ID]*fingerprint.Fingerprint, error) {
+	ids := map[record.DocNum]record.ID{}
 	if err := s.cellar.ScanDocs(ctx, func(d record.DocNum, id record.ID) error {
-		ids[uint32(d)] = id
+		ids[d] = id
 		return nil
 	}); err != nil {
-		return a, err
+		return nil, nil, err
 	}
 	fps := map[record.ID]*fingerprint.Fingerprint{}
 	if err := s.cellar.Scan(ctx, cellar.FamFingerprints, nil, func(k, v []byte) error {
@@ -69,71 +85,76 @@ func (s *Engine) auditDerived(ctx context.Context) (derivedAudit, error) {
 			}
 		}
 	} else if err != nil {
-		return a, err
+		return nil, nil, err
 	}
-	for _, c := range columns {
-		seen := map[uint32]bool{}
-		err := s.cellar.Scan(ctx, c.family, nil, func(k, v []byte) error {
-			doc, err := parseDocKey(c.family, k)
-			if err != nil {
-				a.problems = append(a.problems, err.Error())
-				a.fixes = append(a.fixes, derivedFix{c.family, append([]byte(nil), k...), nil})
-				return nil
-			}
-			seen[doc] = true
-			id, live := ids[doc]
-			if !live {
-				a.fixes = append(a.fixes, derivedFix{c.family, append([]byte(nil), k...), nil}) // Check reports it already
-				return nil
-			}
-			fp := fps[id]
-			if fp == nil {
-				return nil // reported with its fingerprint
-			}
-			if c.slot == fingerprint.E12 {
-				if _, err := indexes.DecodeTokenMatrix(v); err != nil {
-					a.problems = append(a.problems, fmt.Sprintf("%s/%d: %v", c.family, doc, err))
-					a.fixes = append(a.fixes, derivedFix{c.family, docKey(doc), nil})
-					a.e12Lost[id] = fp
-				}
-				return nil
-			}
-			want, err := c.encode(fp.Get(c.slot).Value)
-			if err != nil {
-				return fmt.Errorf("%s/%d: encode from the fingerprint: %w", c.family, doc, err)
-			}
-			if !bytes.Equal(v, want) {
-				a.problems = append(a.problems, fmt.Sprintf("%s/%d differs from memory %s's fingerprint", c.family, doc, id))
-				a.fixes = append(a.fixes, derivedFix{c.family, docKey(doc), want})
+	return ids, fps, nil
+}
+
+// auditColumn compares one per-doc family with the fingerprints: keys of no
+// stored doc, values that differ, values missing (E12 must decode; its rows
+// live only there).
+func (s *Engine) auditColumn(ctx context.Context, c column, ids map[record.DocNum]record.ID, fps map[record.ID]*fingerprint.Fingerprint, a *derivedAudit) error {
+	seen := map[record.DocNum]bool{}
+	err := s.cellar.Scan(ctx, c.family, nil, func(k, v []byte) error {
+		doc, err := parseDocKey(c.family, k)
+		if err != nil {
+			a.problems = append(a.problems, err.Error())
+			a.fixes = append(a.fixes, derivedFix{c.family, append([]byte(nil), k...), nil})
+			return nil
+		}
+		seen[doc] = true
+		id, live := ids[doc]
+		if !live {
+			a.fixes = append(a.fixes, derivedFix{c.family, append([]byte(nil), k...), nil}) // Check reports it already
+			return nil
+		}
+		fp := fps[id]
+		if fp == nil {
+			return nil // reported with its fingerprint
+		}
+		if c.slot == fingerprint.E12 {
+			if _, err := indexes.DecodeTokenMatrix(v); err != nil {
+				a.problems = append(a.problems, fmt.Sprintf("%s/%d: %v", c.family, doc, err))
+				a.fixes = append(a.fixes, derivedFix{c.family, docKey(doc), nil})
+				a.e12Lost[id] = fp
 			}
 			return nil
-		})
-		if err != nil {
-			return a, err
 		}
-		for doc, id := range ids {
-			fp := fps[id]
-			if seen[doc] || fp == nil {
-				continue
+		want, err := c.encode(fp.Get(c.slot).Value)
+		if err != nil {
+			return fmt.Errorf("%s/%d: encode from the fingerprint: %w", c.family, doc, err)
+		}
+		if !bytes.Equal(v, want) {
+			a.problems = append(a.problems, fmt.Sprintf("%s/%d differs from memory %s's fingerprint", c.family, doc, id))
+			a.fixes = append(a.fixes, derivedFix{c.family, docKey(doc), want})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for doc, id := range ids {
+		fp := fps[id]
+		if seen[doc] || fp == nil {
+			continue
+		}
+		if c.slot == fingerprint.E12 {
+			if t, ok := fp.Get(fingerprint.E12).Value.(fingerprint.Tokens); ok && t.Dim > 0 {
+				a.problems = append(a.problems, fmt.Sprintf("%s/%d is missing: memory %s's fingerprint has an E12 value", c.family, doc, id))
+				a.e12Lost[id] = fp
 			}
-			if c.slot == fingerprint.E12 {
-				if t, ok := fp.Get(fingerprint.E12).Value.(fingerprint.Tokens); ok && t.Dim > 0 {
-					a.problems = append(a.problems, fmt.Sprintf("%s/%d is missing: memory %s's fingerprint has an E12 value", c.family, doc, id))
-					a.e12Lost[id] = fp
-				}
-				continue
-			}
-			want, err := c.encode(fp.Get(c.slot).Value)
-			if err != nil {
-				return a, fmt.Errorf("%s/%d: encode from the fingerprint: %w", c.family, doc, err)
-			}
-			if want != nil {
-				a.problems = append(a.problems, fmt.Sprintf("%s/%d is missing: memory %s's fingerprint has a value", c.family, doc, id))
-				a.fixes = append(a.fixes, derivedFix{c.family, docKey(doc), want})
-			}
+			continue
+		}
+		want, err := c.encode(fp.Get(c.slot).Value)
+		if err != nil {
+			return fmt.Errorf("%s/%d: encode from the fingerprint: %w", c.family, doc, err)
+		}
+		if want != nil {
+			a.problems = append(a.problems, fmt.Sprintf("%s/%d is missing: memory %s's fingerprint has a value", c.family, doc, id))
+			a.fixes = append(a.fixes, derivedFix{c.family, docKey(doc), want})
 		}
 	}
-	return a, nil
+	return nil
 }
 
 // checkDerived is the derived-family half of Check.

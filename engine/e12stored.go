@@ -46,7 +46,7 @@ func (s *Engine) hydrateE12(ctx context.Context, docs []record.DocNum, fps []*fi
 			continue
 		}
 		if t, ok := fp.Get(fingerprint.E12).Value.(fingerprint.Tokens); ok && t.Rows() == 0 {
-			keys = append(keys, docKey(uint32(docs[i])))
+			keys = append(keys, docKey(docs[i]))
 			which = append(which, i)
 		}
 	}

@@ -109,6 +109,29 @@ func (s *Engine) FillPending(ctx context.Context, max int) (int, error) {
 	if s.ro || s.ix == nil {
 		return 0, nil
 	}
+	docs, masks, err := s.pendingDocs(ctx, max)
+	if err != nil || len(docs) == 0 {
+		return 0, err
+	}
+	f, err := s.computeFill(ctx, docs, masks)
+	if err != nil {
+		return 0, err
+	}
+	done, err := s.writeFill(ctx, f)
+	if err != nil {
+		return 0, err
+	}
+	for _, i := range done {
+		if err := s.ix.apply(f.recs[i], &f.vals[i], f.slots); err != nil {
+			return len(done), fmt.Errorf("memory %s was filled but not indexed (reopen the store): %w", f.recs[i].ID, err)
+		}
+	}
+	return len(done), nil
+}
+
+// pendingDocs reads up to max pending marks, oldest doc numbers first:
+// each memory's doc number and the slots it waits for.
+func (s *Engine) pendingDocs(ctx context.Context, max int) ([]record.DocNum, [][]fingerprint.SlotID, error) {
 	var docs []record.DocNum
 	var masks [][]fingerprint.SlotID
 	errStop := fmt.Errorf("enough")
@@ -128,60 +151,78 @@ func (s *Engine) FillPending(ctx context.Context, max int) (int, error) {
 		return nil
 	})
 	if err != nil && err != errStop {
-		return 0, fmt.Errorf("fill pending slots: %w", err)
+		return nil, nil, fmt.Errorf("fill pending slots: %w", err)
 	}
-	if len(docs) == 0 {
-		return 0, nil
-	}
+	return docs, masks, nil
+}
+
+// fill is one FillPending batch: the memories read (recs[i], its stored
+// fingerprint fps[i], nil when deleted meanwhile), their fingerprints with
+// the pending slots computed (vals[i]) and those slots.
+type fill struct {
+	recs  []record.Memory
+	fps   []*fingerprint.Fingerprint
+	vals  []fingerprint.Fingerprint
+	slots []fingerprint.SlotID
+}
+
+// computeFill reads the pending memories and computes every slot any of
+// them waits for, before the write lock.
+func (s *Engine) computeFill(ctx context.Context, docs []record.DocNum, masks [][]fingerprint.SlotID) (fill, error) {
 	ms, found, err := s.cellar.PeekDocs(ctx, docs)
 	if err != nil {
-		return 0, fmt.Errorf("fill pending slots: %w", err)
+		return fill{}, fmt.Errorf("fill pending slots: %w", err)
 	}
+	var f fill
 	var ids []record.ID
-	var slots []fingerprint.SlotID
 	for i := range ms {
 		if found[i] {
 			ids = append(ids, ms[i].ID)
 		}
 		for _, sl := range masks[i] {
-			if !slices.Contains(slots, sl) {
-				slots = append(slots, sl)
+			if !slices.Contains(f.slots, sl) {
+				f.slots = append(f.slots, sl)
 			}
 		}
 	}
-	slices.Sort(slots)
-	recs, fps, err := s.readMemories(ctx, ids)
-	if err != nil {
-		return 0, fmt.Errorf("fill pending slots: %w", err)
+	slices.Sort(f.slots)
+	if f.recs, f.fps, err = s.readMemories(ctx, ids); err != nil {
+		return fill{}, fmt.Errorf("fill pending slots: %w", err)
 	}
-	inputs := make([]embedders.Input, len(recs))
-	vals := make([]fingerprint.Fingerprint, len(recs))
-	for i, m := range recs {
+	inputs := make([]embedders.Input, len(f.recs))
+	f.vals = make([]fingerprint.Fingerprint, len(f.recs))
+	for i, m := range f.recs {
 		inputs[i] = embedders.Input{Text: m.Content, Created: m.CreatedAt, Session: m.Session, Seq: m.Sequence}
-		if fps[i] != nil {
-			vals[i] = *fps[i]
+		if f.fps[i] != nil {
+			f.vals[i] = *f.fps[i]
 		}
 	}
-	if err := s.reg.EmbedSlots(ctx, inputs, slots, vals); err != nil {
-		return 0, fmt.Errorf("fill pending slots %v: %w", slots, err)
+	if err := s.reg.EmbedSlots(ctx, inputs, f.slots, f.vals); err != nil {
+		return fill{}, fmt.Errorf("fill pending slots %v: %w", f.slots, err)
 	}
+	return f, nil
+}
 
+// writeFill writes the computed slots of the memories still pending and
+// unchanged in one batch, under the write lock, and returns which of
+// f.recs it completed.
+func (s *Engine) writeFill(ctx context.Context, f fill) ([]int, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	b, err := s.cellar.Begin(ctx)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer b.Abort()
 	var done []int
-	for i, m := range recs {
-		key := docKey(uint32(m.DocNum))
-		if fps[i] == nil {
+	for i, m := range f.recs {
+		key := docKey(m.DocNum)
+		if f.fps[i] == nil {
 			continue // deleted meanwhile
 		}
 		if _, ok, err := b.Get(cellar.FamPending, key); err != nil || !ok {
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
 			continue // an update computed every slot meanwhile
 		}
@@ -189,42 +230,35 @@ func (s *Engine) FillPending(ctx context.Context, max int) (int, error) {
 		if err != nil || cur.Content != m.Content {
 			continue
 		}
-		if err := s.ix.check(&vals[i]); err != nil {
-			return 0, fmt.Errorf("memory %s: %w", m.ID, err)
-		}
-		enc, err := encodeStored(&vals[i])
-		if err != nil {
-			return 0, fmt.Errorf("memory %s: encode fingerprint: %w", m.ID, err)
-		}
-		b.Put(cellar.FamFingerprints, m.ID[:], enc)
-		for _, sl := range slots {
-			if err := writeSlot(b, uint32(m.DocNum), sl, nil, vals[i].Get(sl).Value); err != nil {
-				return 0, fmt.Errorf("memory %s %s: %w", m.ID, sl, err)
-			}
+		if err := s.writeFilled(b, m, &f.vals[i], f.slots); err != nil {
+			return nil, err
 		}
 		b.Del(cellar.FamPending, key)
 		done = append(done, i)
 	}
-	s.mu.RLock()
-	firsts := s.firstProducers(vals)
-	s.mu.RUnlock()
-	for slot, rec := range firsts {
-		b.Put(cellar.FamDefault, slotKey(slot), encodeSlotRecord(rec))
+	if err := s.commitWithFirsts(b, f.vals, "fill pending slots"); err != nil {
+		return nil, err
 	}
-	if err := b.Commit(); err != nil {
-		return 0, fmt.Errorf("fill pending slots: %w", err)
+	return done, nil
+}
+
+// writeFilled puts m's completed fingerprint and its filled slots' derived
+// values into b.
+func (s *Engine) writeFilled(b *cellar.Batch, m record.Memory, fp *fingerprint.Fingerprint, slots []fingerprint.SlotID) error {
+	if err := s.ix.check(fp); err != nil {
+		return fmt.Errorf("memory %s: %w", m.ID, err)
 	}
-	s.mu.Lock()
-	for slot, rec := range firsts {
-		s.stored[slot.Index()] = rec
+	enc, err := encodeStored(fp)
+	if err != nil {
+		return fmt.Errorf("memory %s: encode fingerprint: %w", m.ID, err)
 	}
-	s.mu.Unlock()
-	for _, i := range done {
-		if err := s.ix.apply(recs[i], &vals[i], slots); err != nil {
-			return len(done), fmt.Errorf("memory %s was filled but not indexed (reopen the store): %w", recs[i].ID, err)
+	b.Put(cellar.FamFingerprints, m.ID[:], enc)
+	for _, sl := range slots {
+		if err := writeSlot(b, m.DocNum, sl, nil, fp.Get(sl).Value); err != nil {
+			return fmt.Errorf("memory %s %s: %w", m.ID, sl, err)
 		}
 	}
-	return len(done), nil
+	return nil
 }
 
 // filler runs FillPending in the background of a writable engine: after

@@ -139,10 +139,10 @@ func (x *indexSet) check(fp *fingerprint.Fingerprint) error {
 func (x *indexSet) apply(m record.Memory, fp *fingerprint.Fingerprint, only []fingerprint.SlotID) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	doc := uint32(m.DocNum)
+	doc := m.DocNum
 	want := func(s fingerprint.SlotID) bool { return only == nil || slices.Contains(only, s) }
 	if only == nil {
-		x.live.Add(doc)
+		x.live.Add(uint32(doc))
 		x.setMetaLocked(m)
 		x.speller.AddText(m.Content)
 	}
@@ -152,7 +152,7 @@ func (x *indexSet) apply(m record.Memory, fp *fingerprint.Fingerprint, only []fi
 		}
 		x.dropSlotLocked(doc, s)
 		if fp.Get(s).Value != nil {
-			x.has[s.Index()].Add(doc)
+			x.has[s.Index()].Add(uint32(doc))
 		}
 	}
 	for _, c := range denseColumns() {
@@ -180,25 +180,25 @@ func (x *indexSet) apply(m record.Memory, fp *fingerprint.Fingerprint, only []fi
 		if err != nil {
 			return err
 		}
-		if err := d.Add(record.DocNum(doc), vec); err != nil {
+		if err := d.Add(doc, vec); err != nil {
 			return fmt.Errorf("index %s of doc %d: %w", c.space(), doc, err)
 		}
 	}
 	e1 := fp.Get(fingerprint.E1).Value
 	if want(fingerprint.E1) && e1 != nil {
 		if v := denseOf(e1); len(v) >= 128 {
-			if err := x.m128.Add(record.DocNum(doc), v); err != nil {
+			if err := x.m128.Add(doc, v); err != nil {
 				return fmt.Errorf("index E1-Matryoshka-128 of doc %d: %w", doc, err)
 			}
 		}
 	}
 	if tf, ok := fp.Get(fingerprint.E6).Value.(fingerprint.TermFreqs); ok && want(fingerprint.E6) && len(tf.Terms) > 0 {
-		if err := x.bm25.Add(record.DocNum(doc), tf); err != nil {
+		if err := x.bm25.Add(doc, tf); err != nil {
 			return fmt.Errorf("index E6 of doc %d: %w", doc, err)
 		}
 	}
 	if sp, ok := fp.Get(fingerprint.E13).Value.(fingerprint.Sparse); ok && want(fingerprint.E13) && len(sp.Indices) > 0 {
-		if err := x.splade.Add(record.DocNum(doc), sp); err != nil {
+		if err := x.splade.Add(doc, sp); err != nil {
 			return fmt.Errorf("index E13 of doc %d: %w", doc, err)
 		}
 	}
@@ -210,36 +210,36 @@ func (x *indexSet) apply(m record.Memory, fp *fingerprint.Fingerprint, only []fi
 
 // dropSlotLocked removes doc from every index of slot s.
 // REQUIRES: x.mu held for writing.
-func (x *indexSet) dropSlotLocked(doc uint32, s fingerprint.SlotID) {
-	x.has[s.Index()].Remove(doc)
+func (x *indexSet) dropSlotLocked(doc record.DocNum, s fingerprint.SlotID) {
+	x.has[s.Index()].Remove(uint32(doc))
 	for k, d := range x.dense {
 		if k.slot == s {
-			d.Delete(record.DocNum(doc))
+			d.Delete(doc)
 		}
 	}
 	switch s { // the non-dense indexes of a slot
 	case fingerprint.E1:
-		x.m128.Delete(record.DocNum(doc))
+		x.m128.Delete(doc)
 	case fingerprint.E6:
-		x.bm25.Delete(record.DocNum(doc))
+		x.bm25.Delete(doc)
 	case fingerprint.E13:
-		x.splade.Delete(record.DocNum(doc))
+		x.splade.Delete(doc)
 	case fingerprint.E11:
-		x.names.Remove(record.DocNum(doc))
+		x.names.Remove(doc)
 	case fingerprint.E9:
-		x.hyper.Remove(record.DocNum(doc))
+		x.hyper.Remove(doc)
 	}
 }
 
 // remove drops a deleted memory from every index.
-func (x *indexSet) remove(doc uint32) {
+func (x *indexSet) remove(doc record.DocNum) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, s := range fingerprint.Slots() {
 		x.dropSlotLocked(doc, s)
 	}
-	x.live.Remove(doc)
-	x.times.Remove(record.DocNum(doc))
+	x.live.Remove(uint32(doc))
+	x.times.Remove(doc)
 	x.attrs.remove(doc)
 }
 

@@ -109,11 +109,11 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 			if oldFP != nil {
 				was = oldFP.Get(slot).Value
 			}
-			if err := writeSlot(b, uint32(stored.DocNum), slot, was, fp.Get(slot).Value); err != nil {
+			if err := writeSlot(b, stored.DocNum, slot, was, fp.Get(slot).Value); err != nil {
 				return UpdateResult{}, fmt.Errorf("memory %s %s: %w", id, slot, err)
 			}
 		}
-		b.Del(cellar.FamPending, docKey(uint32(stored.DocNum))) // every slot is computed now
+		b.Del(cellar.FamPending, docKey(stored.DocNum)) // every slot is computed now
 	}
 	m, _, err := b.Replace(next)
 	if err != nil {
@@ -123,7 +123,7 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 		return UpdateResult{}, fmt.Errorf("update memory %s: %w", id, err)
 	}
 	if content {
-		s.tokens.remove(uint32(m.DocNum))
+		s.tokens.remove(m.DocNum)
 		if err := s.ix.apply(m, &fp, nil); err != nil {
 			return UpdateResult{}, fmt.Errorf("memory %s was updated but not indexed (reopen the store to rebuild its indexes): %w", id, err)
 		}
@@ -171,8 +171,8 @@ func (s *Engine) markRelations(ctx context.Context, m *record.Memory) {
 	}
 	s.ix.mu.RLock()
 	defer s.ix.mu.RUnlock()
-	m.SupersededBy = s.ix.attrs.superseded.of(uint32(m.DocNum))
-	m.ContradictedBy = s.ix.attrs.contradicted.of(uint32(m.DocNum))
+	m.SupersededBy = s.ix.attrs.superseded.of(m.DocNum)
+	m.ContradictedBy = s.ix.attrs.contradicted.of(m.DocNum)
 }
 
 // setMark records (on) or removes the relation "from t to" in the
@@ -186,9 +186,9 @@ func (s *Engine) setMark(ctx context.Context, t record.RelationType, from, to re
 		return
 	}
 	s.ix.mu.Lock()
-	s.ix.attrs.mark(t, uint32(m.DocNum), from, on)
+	s.ix.attrs.mark(t, m.DocNum, from, on)
 	if t == record.RelSupersedes { // the link's batch moved its end of validity
-		s.ix.attrs.setValidUntil(uint32(m.DocNum), m.ValidUntil)
+		s.ix.attrs.setValidUntil(m.DocNum, m.ValidUntil)
 	}
 	s.ix.mu.Unlock()
 }

@@ -57,7 +57,7 @@ var postingFamilies = []postingFamily{
 // write adds (sign +1) or removes (sign -1) the postings of one doc's slot
 // value and adjusts the family's statistics in b, which sees the batch's
 // earlier changes.
-func (pf postingFamily) write(b *cellar.Batch, doc uint32, v fingerprint.Value, sign int) error {
+func (pf postingFamily) write(b *cellar.Batch, doc record.DocNum, v fingerprint.Value, sign int) error {
 	terms, vals, length, ok := pf.postings(v)
 	if !ok {
 		return nil
@@ -163,7 +163,7 @@ type postingStats struct {
 // returned postingStats, every posting to fn with its parsed term and doc,
 // or keyErr when its key does not parse. The rebuild, Check and
 // RepairPostings all read the family through it.
-func scanPostings(ctx context.Context, eng *cellar.Store, pf postingFamily, fn func(k, term []byte, doc uint32, v []byte, keyErr error) error) (postingStats, error) {
+func scanPostings(ctx context.Context, eng *cellar.Store, pf postingFamily, fn func(k, term []byte, doc record.DocNum, v []byte, keyErr error) error) (postingStats, error) {
 	var st postingStats
 	err := eng.Scan(ctx, pf.family, nil, func(k, v []byte) error {
 		if len(k) > 0 && k[0] == statPrefix {
@@ -191,10 +191,10 @@ func scanPostings(ctx context.Context, eng *cellar.Store, pf postingFamily, fn f
 // dropDocPostings removes every posting of doc from pf's family in b and
 // takes it out of the statistics, without its fingerprint: what Delete does
 // when the fingerprint does not read. Cost: one scan of the family.
-func dropDocPostings(ctx context.Context, eng *cellar.Store, b *cellar.Batch, pf postingFamily, doc uint32) error {
+func dropDocPostings(ctx context.Context, eng *cellar.Store, b *cellar.Batch, pf postingFamily, doc record.DocNum) error {
 	var length uint64
 	n := 0
-	if _, err := scanPostings(ctx, eng, pf, func(k, _ []byte, d uint32, v []byte, keyErr error) error {
+	if _, err := scanPostings(ctx, eng, pf, func(k, _ []byte, d record.DocNum, v []byte, keyErr error) error {
 		if keyErr != nil || d != doc {
 			return nil
 		}

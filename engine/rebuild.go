@@ -57,16 +57,16 @@ func (x *indexSet) loadRecords(ctx context.Context, eng *cellar.Store) error {
 			return fmt.Errorf("rebuild indexes: list memories: %w", err)
 		}
 		for _, m := range page {
-			doc := uint32(m.DocNum)
-			x.live.Add(doc)
+			doc := m.DocNum
+			x.live.Add(uint32(doc))
 			x.setMetaLocked(m)
 			x.speller.AddText(m.Content)
 			// E2 and E3 are computed from the creation time every memory has
 			// (the store sets it), E4 from the session position.
-			x.has[fingerprint.E2.Index()].Add(doc)
-			x.has[fingerprint.E3.Index()].Add(doc)
+			x.has[fingerprint.E2.Index()].Add(uint32(doc))
+			x.has[fingerprint.E3.Index()].Add(uint32(doc))
 			if m.Session != "" {
-				x.has[fingerprint.E4.Index()].Add(doc)
+				x.has[fingerprint.E4.Index()].Add(uint32(doc))
 			}
 		}
 		if len(page) < 1000 {
@@ -92,16 +92,16 @@ func (x *indexSet) loadSupersedes(ctx context.Context, eng *cellar.Store) error 
 		if err != nil {
 			return fmt.Errorf("rebuild indexes: relation %s %s %s: %w", r.From, r.Type, r.To, err)
 		}
-		x.attrs.mark(r.Type, uint32(doc), r.From, true)
+		x.attrs.mark(r.Type, doc, r.From, true)
 	}
 	return nil
 }
 
-func parseDocKey(family cellar.Family, k []byte) (uint32, error) {
+func parseDocKey(family cellar.Family, k []byte) (record.DocNum, error) {
 	if len(k) != 4 {
 		return 0, fmt.Errorf("%s key %x is not a 4-byte doc number: %w", family, k, record.ErrCorrupt)
 	}
-	return binary.BigEndian.Uint32(k), nil
+	return record.DocNum(binary.BigEndian.Uint32(k)), nil
 }
 
 func (x *indexSet) loadDense(ctx context.Context, eng *cellar.Store, c column, stale bool, want int) error {
@@ -116,7 +116,7 @@ func (x *indexSet) loadDense(ctx context.Context, eng *cellar.Store, c column, s
 		if err != nil {
 			return fmt.Errorf("%s/%d: %w", c.family, doc, err)
 		}
-		x.has[c.slot.Index()].Add(doc)
+		x.has[c.slot.Index()].Add(uint32(doc))
 		if c.keepStored != nil {
 			if err := c.keepStored(x, doc, v); err != nil {
 				return fmt.Errorf("%s/%d: %w", c.family, doc, err)
@@ -170,9 +170,9 @@ func (x *indexSet) loadM128(ctx context.Context, eng *cellar.Store) error {
 }
 
 func (x *indexSet) loadPostings(ctx context.Context, eng *cellar.Store, pf postingFamily) error {
-	byDoc := map[uint32]*docPostings{}
-	var order []uint32
-	st, err := scanPostings(ctx, eng, pf, func(_, term []byte, doc uint32, v []byte, keyErr error) error {
+	byDoc := map[record.DocNum]*docPostings{}
+	var order []record.DocNum
+	st, err := scanPostings(ctx, eng, pf, func(_, term []byte, doc record.DocNum, v []byte, keyErr error) error {
 		if keyErr != nil {
 			return fmt.Errorf("%s: %w", pf.family, keyErr)
 		}
@@ -207,7 +207,7 @@ func (x *indexSet) loadPostings(ctx context.Context, eng *cellar.Store, pf posti
 			}
 			total += tf.DocLen()
 			docs, tfs = append(docs, record.DocNum(d)), append(tfs, tf)
-			x.has[pf.slot.Index()].Add(d)
+			x.has[pf.slot.Index()].Add(uint32(d))
 		}
 		if err := x.bm25.Build(docs, tfs); err != nil {
 			return fmt.Errorf("rebuild %s: %w", pf.family, err)
@@ -221,7 +221,7 @@ func (x *indexSet) loadPostings(ctx context.Context, eng *cellar.Store, pf posti
 			}
 			total += uint64(len(sp.Indices))
 			docs, sps = append(docs, record.DocNum(d)), append(sps, sp)
-			x.has[pf.slot.Index()].Add(d)
+			x.has[pf.slot.Index()].Add(uint32(d))
 		}
 		if err := x.splade.Build(docs, sps); err != nil {
 			return fmt.Errorf("rebuild %s: %w", pf.family, err)
@@ -254,7 +254,7 @@ func (x *indexSet) loadE12(ctx context.Context, eng *cellar.Store) error {
 		} else if int(dim) != x.e12Dim {
 			return fmt.Errorf("%s/%d: tokens %d wide, others %d: %w", family, doc, dim, x.e12Dim, record.ErrCorrupt)
 		}
-		x.has[fingerprint.E12.Index()].Add(doc)
+		x.has[fingerprint.E12.Index()].Add(uint32(doc))
 		return nil
 	})
 }

@@ -181,7 +181,7 @@ func (s *Engine) reembedBatch(ctx context.Context, ids []record.ID, slots []fing
 	}
 	if err := s.rewrite(ctx, todoIDs, func(b *cellar.Batch, stored []record.Memory) error {
 		for j, i := range todo {
-			doc := uint32(stored[j].DocNum)
+			doc := stored[j].DocNum
 			enc, err := encodeStored(fps[i])
 			if err != nil {
 				return fmt.Errorf("memory %s: encode fingerprint: %w", ms[i].ID, err)

@@ -248,10 +248,12 @@ func searchE9(_ context.Context, sp *spaces, p pipeline.Probe, k int, within *ro
 		return nil, fmt.Errorf("E9 query view is %T, want a hypervector", v)
 	}
 	depth := max(e9Depth*k, e9MinDepth)
-	var cands []uint32
+	var cands []record.DocNum
 	if within != nil && within.GetCardinality() <= uint64(depth) {
 		sp.ix.mu.RLock()
-		cands = roaring.And(within, sp.ix.has[fingerprint.E9.Index()]).ToArray()
+		for _, d := range roaring.And(within, sp.ix.has[fingerprint.E9.Index()]).ToArray() {
+			cands = append(cands, record.DocNum(d))
+		}
 		sp.ix.mu.RUnlock()
 	} else {
 		hs, err := sp.denseSearch(spaceKey{slot: fingerprint.E9}, q.Projection, depth, within)
@@ -259,7 +261,7 @@ func searchE9(_ context.Context, sp *spaces, p pipeline.Probe, k int, within *ro
 			return nil, err
 		}
 		for _, h := range hs {
-			cands = append(cands, uint32(h.Doc))
+			cands = append(cands, h.Doc)
 		}
 	}
 	if len(cands) == 0 {
@@ -268,8 +270,8 @@ func searchE9(_ context.Context, sp *spaces, p pipeline.Probe, k int, within *ro
 	out := make([]pipeline.Hit, 0, len(cands))
 	sp.ix.mu.RLock()
 	for _, d := range cands {
-		if sim, ok := sp.ix.hyper.Similarity(record.DocNum(d), q.Bits); ok {
-			out = append(out, pipeline.Hit{Doc: record.DocNum(d), Score: sim})
+		if sim, ok := sp.ix.hyper.Similarity(d, q.Bits); ok {
+			out = append(out, pipeline.Hit{Doc: d, Score: sim})
 		}
 	}
 	sp.ix.mu.RUnlock()
@@ -351,14 +353,14 @@ func searchE12(ctx context.Context, sp *spaces, _ pipeline.Probe, k int, within 
 	docs := make([]record.DocNum, len(cands))
 	byDoc := make(map[record.DocNum]indexes.TokenMatrix, len(cands))
 	var keys [][]byte // the matrices the cache lacks
-	var missed []uint32
+	var missed []record.DocNum
 	for i, d := range cands {
 		docs[i] = record.DocNum(d)
-		if m, ok := sp.s.tokens.get(d); ok {
+		if m, ok := sp.s.tokens.get(docs[i]); ok {
 			byDoc[docs[i]] = m
 			continue
 		}
-		keys, missed = append(keys, docKey(d)), append(missed, d)
+		keys, missed = append(keys, docKey(docs[i])), append(missed, docs[i])
 	}
 	if len(keys) > 0 {
 		vals, err := sp.s.cellar.Values(ctx, cellar.FamE12LateInteraction, keys)
@@ -373,7 +375,7 @@ func searchE12(ctx context.Context, sp *spaces, _ pipeline.Probe, k int, within 
 			if err != nil {
 				return nil, fmt.Errorf("E12: e12_late_interaction/%d: %w", missed[i], err)
 			}
-			byDoc[record.DocNum(missed[i])] = m
+			byDoc[missed[i]] = m
 			sp.s.tokens.put(missed[i], m)
 		}
 	}
@@ -441,12 +443,12 @@ func searchTemporal(ctx context.Context, sp *spaces, p pipeline.Probe, k int, wi
 	}
 	x := sp.ix
 	x.mu.RLock()
-	var docs []uint32
+	var docs []record.DocNum
 	var inputs []embedders.Input
 	it := roaring.And(within, x.has[p.Slot.Index()]).Iterator()
 	for it.HasNext() {
-		d := it.Next()
-		created, seq, inSession, ok := x.times.Get(record.DocNum(d), sp.q.session)
+		d := record.DocNum(it.Next())
+		created, seq, inSession, ok := x.times.Get(d, sp.q.session)
 		if !ok || (p.Slot == fingerprint.E4 && !inSession) {
 			continue
 		}
@@ -470,7 +472,7 @@ func searchTemporal(ctx context.Context, sp *spaces, p pipeline.Probe, k int, wi
 		if !ok {
 			return nil, fmt.Errorf("%s: value %T does not match the query view %T", p.Slot, en.Value, qv)
 		}
-		out = append(out, pipeline.Hit{Doc: record.DocNum(docs[i]), Score: sc})
+		out = append(out, pipeline.Hit{Doc: docs[i], Score: sc})
 	}
 	return topHits(out, k), nil
 }

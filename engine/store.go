@@ -55,7 +55,7 @@ type Engine struct {
 	// writer's history: docs below seenNext are indexed, generation is the
 	// slot/generation the indexes were built at, and edits the writer's
 	// meta/edit_count they include.
-	seenNext   uint32
+	seenNext   record.DocNum
 	generation uint64
 	edits      uint64
 
@@ -172,7 +172,7 @@ func (s *Engine) open(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("open %s: %w", s.dir, err)
 	}
-	s.ix, s.seenNext, s.generation, s.edits = ix, uint32(c.NextDocNum), gen, c.Edits
+	s.ix, s.seenNext, s.generation, s.edits = ix, c.NextDocNum, gen, c.Edits
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/cgraph/cgraph/engine/internal/cellar"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/indexes"
+	"github.com/cgraph/cgraph/record"
 )
 
 // DefaultTokenCacheBytes is how much of the E12 token matrices a writer
@@ -21,10 +22,10 @@ const DefaultTokenCacheBytes = 64 << 20
 // deleted (Delete drops it). Only a writer has one: a read-only follower
 // cannot see a re-embedding in the writer. Cached matrices are shared and
 // must not be modified.
-type tokenCache = lru[uint32, indexes.TokenMatrix]
+type tokenCache = lru[record.DocNum, indexes.TokenMatrix]
 
 func newTokenCache(maxBytes int) *tokenCache {
-	return newLRU[uint32](maxBytes, func(m indexes.TokenMatrix) int { return m.Rows()*m.Dim() + 4*m.Rows() + 64 })
+	return newLRU[record.DocNum](maxBytes, func(m indexes.TokenMatrix) int { return m.Rows()*m.Dim() + 4*m.Rows() + 64 })
 }
 
 // warmChunk is how many matrices WarmTokens reads per hold of writeMu.
@@ -54,10 +55,10 @@ func (s *Engine) WarmTokens(ctx context.Context) (int, error) {
 	it := docs.ReverseIterator()
 	added := 0
 	for it.HasNext() {
-		var chunk []uint32
+		var chunk []record.DocNum
 		var keys [][]byte
 		for len(chunk) < warmChunk && it.HasNext() {
-			d := it.Next()
+			d := record.DocNum(it.Next())
 			chunk, keys = append(chunk, d), append(keys, docKey(d))
 		}
 		n, full, err := s.warmChunk(ctx, chunk, keys)
@@ -71,7 +72,7 @@ func (s *Engine) WarmTokens(ctx context.Context) (int, error) {
 
 // warmChunk caches the matrices of chunk (their keys in keys) that are not
 // cached yet, while they fit; full reports that one did not.
-func (s *Engine) warmChunk(ctx context.Context, chunk []uint32, keys [][]byte) (added int, full bool, err error) {
+func (s *Engine) warmChunk(ctx context.Context, chunk []record.DocNum, keys [][]byte) (added int, full bool, err error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	vals, err := s.cellar.Values(ctx, cellar.FamE12LateInteraction, keys)

@@ -18,13 +18,13 @@ func TestTokenCacheLRU(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newTokenCache(3 * 80)
-	for d := range uint32(4) {
+	for d := range record.DocNum(4) {
 		c.put(d, m)
 	}
 	if _, ok := c.get(0); ok {
 		t.Fatal("the least recently used matrix was kept past the byte bound")
 	}
-	for d := uint32(1); d < 4; d++ {
+	for d := record.DocNum(1); d < 4; d++ {
 		if _, ok := c.get(d); !ok {
 			t.Fatalf("doc %d evicted too early", d)
 		}
@@ -141,14 +141,14 @@ func TestWarmTokens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, cached := w.tokens.get(uint32(m.DocNum))
+		got, cached := w.tokens.get(m.DocNum)
 		if newest := i >= len(ids)-n; cached != newest {
 			t.Fatalf("memory %d of %d: cached %v, want %v", i, len(ids), cached, newest)
 		}
 		if !cached {
 			continue
 		}
-		vals, err := w.cellar.Values(ctx, cellar.FamE12LateInteraction, [][]byte{docKey(uint32(m.DocNum))})
+		vals, err := w.cellar.Values(ctx, cellar.FamE12LateInteraction, [][]byte{docKey(m.DocNum)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestWarmTokens(t *testing.T) {
 	if _, err := w.Update(ctx, last, record.Change{Content: ptr("a different text about RocksDB column families")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := w.tokens.get(uint32(m.DocNum)); ok {
+	if _, ok := w.tokens.get(m.DocNum); ok {
 		t.Fatal("the updated memory's old matrix is still cached")
 	}
 	if err := w.Close(); err != nil {

@@ -81,113 +81,167 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 		return nil, err
 	}
 	defer b.Abort()
-	ms := make([]record.Memory, len(ns))
-	dup := make([]bool, len(ns))    // ms[i] is an earlier memory: nothing to write
-	stored := make([]bool, len(ns)) // … one stored before this batch (its access is recorded)
-	inBatch := map[string]int{}     // normalized content → first new memory of this batch
-	for i, n := range ns {
-		if !n.AllowDuplicate {
-			key := n.Project + "\x00" + record.NormalizeContent(n.Content)
-			if j, ok := inBatch[key]; ok {
-				ms[i], dup[i] = ms[j], true
-				ms[i].Duplicate = true
-				continue
-			}
-			old, found, err := s.findDuplicate(b, n.Project, n.Content)
-			if err != nil {
-				return nil, cellar.BatchErr(len(ns), i, err)
-			}
-			if found {
-				ms[i], dup[i], stored[i] = old, true, true
-				ms[i].Duplicate = true
-				continue
-			}
-			inBatch[key] = i
-		}
-		var similar []record.Similar
-		var conflicts []record.Contradiction
-		if !n.AllowDuplicate { // a corpus loaded with duplicates allowed is not a memory to tidy
-			if similar, conflicts, err = s.findSimilar(ctx, n.Project, &fps[i], n.Content); err != nil {
-				return nil, cellar.BatchErr(len(ns), i, err)
-			}
-		}
-		if ms[i], err = b.Add(n); err != nil {
-			return nil, cellar.BatchErr(len(ns), i, err)
-		}
-		inputs[i].Seq = ms[i].Sequence
-		for j := range similar {
-			if !n.Supersede || !similar[j].Near {
-				continue
-			}
-			if err := b.Link(record.Relation{From: ms[i].ID, To: similar[j].ID, Type: record.RelSupersedes, Weight: similar[j].E1}); err != nil {
-				return nil, cellar.BatchErr(len(ns), i, err)
-			}
-			similar[j].Superseded = true
-			similar[j].Decision += "; marked superseded by this memory"
-		}
-		ms[i].Similar = similar
-		if err := s.applyConflicts(b, ms[i].ID, n.OnConflict, conflicts); err != nil {
-			return nil, cellar.BatchErr(len(ns), i, err)
-		}
-		ms[i].Contradicts = conflicts
+	w, err := s.stageMemories(ctx, b, ns, inputs, fps)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.reg.EmbedSlots(ctx, inputs, []fingerprint.SlotID{fingerprint.E4}, fps); err != nil {
 		return nil, fmt.Errorf("fingerprint %d memories: %w", len(ns), err)
 	}
+	if err := s.commitMemories(b, w, fps); err != nil {
+		return nil, err
+	}
+	defer s.filler.poke()
+	return w.ms, s.indexWritten(ctx, w, fps)
+}
+
+// writeBatch is the memories of one write as they go into its batch.
+type writeBatch struct {
+	ms     []record.Memory
+	dup    []bool // ms[i] is an earlier memory: nothing to write
+	stored []bool // … one stored before this batch (its access is recorded)
+}
+
+// stageMemories adds each new memory's record to b — or names the earlier
+// memory it duplicates — with its supersede links and conflict relations,
+// and gives each input its sequence number (for E4).
+func (s *Engine) stageMemories(ctx context.Context, b *cellar.Batch, ns []record.NewMemory, inputs []embedders.Input, fps []fingerprint.Fingerprint) (writeBatch, error) {
+	w := writeBatch{ms: make([]record.Memory, len(ns)), dup: make([]bool, len(ns)), stored: make([]bool, len(ns))}
+	inBatch := map[string]int{} // normalized content → first new memory of this batch
+	for i, n := range ns {
+		if !n.AllowDuplicate {
+			key := n.Project + "\x00" + record.NormalizeContent(n.Content)
+			if j, ok := inBatch[key]; ok {
+				w.ms[i], w.dup[i] = w.ms[j], true
+				w.ms[i].Duplicate = true
+				continue
+			}
+			old, found, err := s.findDuplicate(b, n.Project, n.Content)
+			if err != nil {
+				return w, cellar.BatchErr(len(ns), i, err)
+			}
+			if found {
+				w.ms[i], w.dup[i], w.stored[i] = old, true, true
+				w.ms[i].Duplicate = true
+				continue
+			}
+			inBatch[key] = i
+		}
+		m, err := s.stageNew(ctx, b, n, &fps[i])
+		if err != nil {
+			return w, cellar.BatchErr(len(ns), i, err)
+		}
+		w.ms[i], inputs[i].Seq = m, m.Sequence
+	}
+	return w, nil
+}
+
+// stageNew adds n's record to b with what it found on the way: the
+// similar memories (linked as superseded when n asks and they are near)
+// and the contradictions, handled as n.OnConflict says.
+func (s *Engine) stageNew(ctx context.Context, b *cellar.Batch, n record.NewMemory, fp *fingerprint.Fingerprint) (record.Memory, error) {
+	var similar []record.Similar
+	var conflicts []record.Contradiction
+	var err error
+	if !n.AllowDuplicate { // a corpus loaded with duplicates allowed is not a memory to tidy
+		if similar, conflicts, err = s.findSimilar(ctx, n.Project, fp, n.Content); err != nil {
+			return record.Memory{}, err
+		}
+	}
+	m, err := b.Add(n)
+	if err != nil {
+		return record.Memory{}, err
+	}
+	for j := range similar {
+		if !n.Supersede || !similar[j].Near {
+			continue
+		}
+		if err := b.Link(record.Relation{From: m.ID, To: similar[j].ID, Type: record.RelSupersedes, Weight: similar[j].E1}); err != nil {
+			return record.Memory{}, err
+		}
+		similar[j].Superseded = true
+		similar[j].Decision += "; marked superseded by this memory"
+	}
+	m.Similar = similar
+	if err := s.applyConflicts(b, m.ID, n.OnConflict, conflicts); err != nil {
+		return record.Memory{}, err
+	}
+	m.Contradicts = conflicts
+	return m, nil
+}
+
+// commitMemories puts the new memories' fingerprints, derived values and
+// pending marks into b with the records of slots stored for the first
+// time, commits it, and then takes those slot records as the store's.
+func (s *Engine) commitMemories(b *cellar.Batch, w writeBatch, fps []fingerprint.Fingerprint) error {
+	for i := range w.ms {
+		if w.dup[i] {
+			continue
+		}
+		if err := s.writeMemory(b, w.ms[i], &fps[i]); err != nil {
+			return cellar.BatchErr(len(w.ms), i, fmt.Errorf("memory %s: %w", w.ms[i].ID, err))
+		}
+		if len(s.deferred) > 0 {
+			b.Put(cellar.FamPending, docKey(w.ms[i].DocNum), pendingMask(s.deferred))
+		}
+	}
+	return s.commitWithFirsts(b, fps, fmt.Sprintf("store %d memories", len(w.ms)))
+}
+
+// commitWithFirsts puts the records of the slots that get their first
+// value in this store from fps into b, commits b, and then takes those
+// records as the store's; what names the write in the commit's error.
+func (s *Engine) commitWithFirsts(b *cellar.Batch, fps []fingerprint.Fingerprint, what string) error {
 	s.mu.RLock()
 	firsts := s.firstProducers(fps)
 	s.mu.RUnlock()
-	for i := range ms {
-		if dup[i] {
-			continue
-		}
-		if err := s.writeMemory(b, ms[i], &fps[i]); err != nil {
-			return nil, cellar.BatchErr(len(ns), i, fmt.Errorf("memory %s: %w", ms[i].ID, err))
-		}
-		if len(s.deferred) > 0 {
-			b.Put(cellar.FamPending, docKey(uint32(ms[i].DocNum)), pendingMask(s.deferred))
-		}
-	}
 	for slot, rec := range firsts {
 		b.Put(cellar.FamDefault, slotKey(slot), encodeSlotRecord(rec))
 	}
 	if err := b.Commit(); err != nil {
-		return nil, fmt.Errorf("store %d memories: %w", len(ns), err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	s.mu.Lock()
 	for slot, rec := range firsts {
 		s.stored[slot.Index()] = rec
 	}
 	s.mu.Unlock()
-	defer s.filler.poke()
+	return nil
+}
+
+// indexWritten updates the in-memory indexes after the commit: each new
+// memory is indexed and the memories it superseded are marked; a
+// duplicate of a stored memory records that memory's access, as a get
+// would. A memory stored but not indexed is an error naming it.
+func (s *Engine) indexWritten(ctx context.Context, w writeBatch, fps []fingerprint.Fingerprint) error {
 	var errs []error
-	for i := range ms {
-		if dup[i] {
-			if stored[i] { // record the access, as a get would
-				if m, err := s.cellar.Get(ctx, ms[i].ID); err == nil {
+	for i := range w.ms {
+		if w.dup[i] {
+			if w.stored[i] { // record the access, as a get would
+				if m, err := s.cellar.Get(ctx, w.ms[i].ID); err == nil {
 					m.Duplicate = true
-					ms[i] = m
+					w.ms[i] = m
 				}
 			}
 			continue
 		}
-		if err := s.ix.apply(ms[i], &fps[i], nil); err != nil {
-			errs = append(errs, fmt.Errorf("memory %s was stored but not indexed (reopen the store to rebuild its indexes): %w", ms[i].ID, err))
+		if err := s.ix.apply(w.ms[i], &fps[i], nil); err != nil {
+			errs = append(errs, fmt.Errorf("memory %s was stored but not indexed (reopen the store to rebuild its indexes): %w", w.ms[i].ID, err))
 		}
-		for _, sim := range ms[i].Similar {
+		for _, sim := range w.ms[i].Similar {
 			if sim.Superseded {
-				s.setMark(ctx, record.RelSupersedes, ms[i].ID, sim.ID, true)
+				s.setMark(ctx, record.RelSupersedes, w.ms[i].ID, sim.ID, true)
 			}
 		}
-		for _, c := range ms[i].Contradicts {
+		for _, c := range w.ms[i].Contradicts {
 			t := record.RelContradicts
 			if c.Superseded {
 				t = record.RelSupersedes
 			}
-			s.setMark(ctx, t, ms[i].ID, c.ID, true)
+			s.setMark(ctx, t, w.ms[i].ID, c.ID, true)
 		}
 	}
-	return ms, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // firstProducers returns the slot records of slots that get their first
@@ -223,7 +277,7 @@ func (s *Engine) writeMemory(b *cellar.Batch, m record.Memory, fp *fingerprint.F
 	}
 	b.Put(cellar.FamFingerprints, m.ID[:], enc)
 	for _, slot := range fingerprint.Slots() {
-		if err := writeSlot(b, uint32(m.DocNum), slot, nil, fp.Get(slot).Value); err != nil {
+		if err := writeSlot(b, m.DocNum, slot, nil, fp.Get(slot).Value); err != nil {
 			return fmt.Errorf("%s: %w", slot, err)
 		}
 	}
@@ -305,13 +359,13 @@ func (s *Engine) deleteIn(ctx context.Context, b *cellar.Batch, id record.ID, ac
 	// Postings are shared between memories: the batch's writer keeps them.
 	for _, pf := range postingFamilies {
 		if fp == nil {
-			if err := dropDocPostings(ctx, s.cellar, b, pf, uint32(m.DocNum)); err != nil {
+			if err := dropDocPostings(ctx, s.cellar, b, pf, m.DocNum); err != nil {
 				return record.Memory{}, nil, err
 			}
 			continue
 		}
 		if old := fp.Get(pf.slot).Value; old != nil {
-			if err := pf.write(b, uint32(m.DocNum), old, -1); err != nil {
+			if err := pf.write(b, m.DocNum, old, -1); err != nil {
 				return record.Memory{}, nil, err
 			}
 		}
@@ -334,8 +388,8 @@ func (s *Engine) afterDelete(ctx context.Context, m record.Memory, rels []record
 	if s.ix == nil { // nil when opened for records only
 		return
 	}
-	s.ix.remove(uint32(m.DocNum))
-	s.tokens.remove(uint32(m.DocNum))
+	s.ix.remove(m.DocNum)
+	s.tokens.remove(m.DocNum)
 	for _, r := range rels { // what it superseded or contradicted is no longer so by it
 		if r.From == m.ID {
 			s.setMark(ctx, r.Type, r.From, r.To, false)
@@ -345,7 +399,7 @@ func (s *Engine) afterDelete(ctx context.Context, m record.Memory, rels []record
 
 // writeSlot moves one doc's stored data of slot from old to new (either may
 // be nil): the per-doc families and the postings with their statistics.
-func writeSlot(b *cellar.Batch, doc uint32, slot fingerprint.SlotID, old, new fingerprint.Value) error {
+func writeSlot(b *cellar.Batch, doc record.DocNum, slot fingerprint.SlotID, old, new fingerprint.Value) error {
 	for _, c := range columns {
 		if c.slot != slot {
 			continue

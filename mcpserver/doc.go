@@ -69,8 +69,9 @@
 // searches catch up with the writer's writes before they run — while the
 // write tools (store_memory, update_memory, link_memories, delete_memory)
 // answer with a tool error naming the writing process. When a `cgraph serve` serves the store, `cgraph mcp` relays the
-// whole session to its /mcp endpoint instead (package cli), so every agent
-// writes through the one writer. detect_topics on a
+// whole session to its /mcp endpoint instead (Bridge), so every agent
+// writes through the one writer. A stdio server that answers before its
+// store is open serves a LazyStore, whose calls wait for the store. detect_topics on a
 // read-only server computes topics but does not save a snapshot (it says so).
 //
 // Search tools default to the multi_space mode (every weighted slot searched

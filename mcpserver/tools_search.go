@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -182,15 +182,7 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 	if err != nil {
 		return nil, err
 	}
-	k := req.TopK
 	var slots []engine.SlotID
-	if len(in.Embedders) == 0 {
-		for _, si := range s.store.Slots() {
-			if si.Status.State != engine.SlotUnavailable && si.Slot.CanLead() {
-				slots = append(slots, si.Slot)
-			}
-		}
-	}
 	for _, e := range in.Embedders {
 		slot, err := parseRetrievingSlot("embedders", e)
 		if err != nil {
@@ -198,106 +190,39 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 		}
 		slots = append(slots, slot)
 	}
-	if len(slots) < 2 {
-		return nil, badArg("embedders", "name at least two slots that can lead a search, or install models (list_embedder_indexes)", "%d slot(s) to compare", len(slots))
+	cmp, err := ops.CompareViews(ctx, s.store, ops.CompareViewsRequest{Search: req, Slots: slots})
+	if err != nil {
+		return nil, argOf(err)
 	}
-	out := compareOut{Query: in.Query, Overlap: map[string]map[string]float64{}}
-	sets := make([]map[record.ID]int, len(slots))
+	return compareOutOf(in.Query, cmp), nil
+}
+
+// compareOutOf is the tool's form of a view comparison: each slot's list
+// as search hits, each agreement with its memory's snippet.
+func compareOutOf(query string, cmp ops.ViewComparison) compareOut {
+	out := compareOut{Query: query, Overlap: cmp.Overlap}
 	snippets := map[record.ID]string{}
-	for i, slot := range slots {
-		r := SlotRanking{Slot: slot.String(), Status: engine.SpaceOK, Results: []Hit{}}
-		res, err := s.slotSearch(ctx, req, slot, engine.DirectionAny)
-		if err != nil {
-			r.Status, r.Note = engine.SpaceUnavailable, err.Error()
-			if !errors.Is(err, engine.ErrSlotUnavailable) {
-				r.Status = engine.SpaceFailed
-			}
+	for _, v := range cmp.Slots {
+		r := SlotRanking{Slot: v.Slot.String(), Status: v.Status, Results: []Hit{}, Overlap: v.Overlap}
+		if v.Err != nil {
+			r.Note = searchError(v.Err).Error()
 		} else {
-			r.Results = res.Results
-			if len(res.Results) == 0 {
-				r.Status = engine.SpaceEmpty
-			}
+			r.Results = toOutput(v.Result, v.Request).Results
 		}
-		sets[i] = map[record.ID]int{}
 		for _, h := range r.Results {
-			sets[i][h.ID] = h.Rank
 			snippets[h.ID] = h.Snippet
 		}
 		out.Slots = append(out.Slots, r)
 	}
-	for i := range slots {
-		row := map[string]float64{}
-		var sum float64
-		n := 0
-		for j := range slots {
-			if i == j {
-				continue
-			}
-			jac := setJaccard(sets[i], sets[j])
-			row[slots[j].String()] = jac
-			if out.Slots[i].Status == engine.SpaceOK && out.Slots[j].Status == engine.SpaceOK {
-				sum += jac
-				n++
-			}
+	agreed := func(as []ops.ViewAgreement) []Disagreement {
+		ds := make([]Disagreement, 0, len(as))
+		for _, a := range as {
+			ds = append(ds, Disagreement{ID: a.ID, Snippet: snippets[a.ID], RankedBy: a.RankedBy, MissedBy: a.MissedBy})
 		}
-		out.Overlap[slots[i].String()] = row
-		if n > 0 {
-			out.Slots[i].Overlap = sum / float64(n)
-		}
+		return ds
 	}
-	all := map[record.ID]bool{}
-	for _, set := range sets {
-		for id := range set {
-			all[id] = true
-		}
-	}
-	ids := make([]record.ID, 0, len(all))
-	for id := range all {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(a, b int) bool { return ids[a].String() < ids[b].String() })
-	for _, id := range ids {
-		d := Disagreement{ID: id, Snippet: snippets[id], RankedBy: map[string]int{}, MissedBy: []string{}}
-		best := k + 1
-		for i, set := range sets {
-			if out.Slots[i].Status != engine.SpaceOK {
-				continue // a slot with no list (empty, unavailable) neither agrees nor misses
-			}
-			if r, ok := set[id]; ok {
-				d.RankedBy[slots[i].String()] = r
-				best = min(best, r)
-			} else {
-				d.MissedBy = append(d.MissedBy, slots[i].String())
-			}
-		}
-		switch {
-		case len(d.MissedBy) == 0:
-			out.Consensus = append(out.Consensus, d)
-		case best <= 3:
-			out.Disagreements = append(out.Disagreements, d)
-		}
-	}
-	if out.Consensus == nil {
-		out.Consensus = []Disagreement{}
-	}
-	if out.Disagreements == nil {
-		out.Disagreements = []Disagreement{}
-	}
-	return out, nil
-}
-
-func setJaccard(a, b map[record.ID]int) float64 {
-	inter := 0
-	for id := range a {
-		if _, ok := b[id]; ok {
-			inter++
-		}
-	}
-	union := len(a) + len(b) - inter
-	if union == 0 {
-		return 0
-	}
-	return float64(inter) / float64(union)
+	out.Consensus, out.Disagreements = agreed(cmp.Consensus), agreed(cmp.Disagreements)
+	return out
 }
 
 // ---- domain tools

@@ -1,6 +1,7 @@
 // Package ops is cgraph's operations layer: what takes more than one engine
 // call — packing the memories of a task into a token budget, topic
-// detection with its stability and save — as typed functions that every
+// detection with its stability and save, the comparison of how each slot
+// alone ranks a query (CompareViews) — as typed functions that every
 // face (the CLI, the MCP server, the HTTP API, agent hooks) calls the same
 // way. A face parses its own input (flags, JSON arguments, a URL) into an
 // ops request, calls the function and prints the typed answer in its own

@@ -15,10 +15,49 @@ import (
 
 // pipeline runs S1–S4; validate runs S5.
 func (r *run) pipeline() ([]*cand, error) {
-	// S1 recall: the union of sparse recall (E13 where it has a model, and
-	// E6), dense recall (E1 ANN) and the profile's extra recall slots, all
-	// searched in parallel. Each source's top FusionK is protected from the
-	// S2 filter, so S3 sees every document some recall source ranks high.
+	rs, err := r.recall()
+	if err != nil {
+		return nil, err
+	}
+	if rs.cands.IsEmpty() {
+		for _, st := range []Stage{StageFilter, StageFusion, StageRerank} {
+			r.trace(st, time.Now(), 0, "no candidates: no recall source returned any (see spaces)")
+		}
+		return nil, nil
+	}
+	filtered, err := r.filter(rs)
+	if err != nil {
+		return nil, err
+	}
+	top, err := r.fusion(rs, filtered)
+	if err != nil {
+		return nil, err
+	}
+	// S4 rerank with E12 MaxSim as one more WRRF list over the fused top.
+	start := time.Now()
+	top, note, err := r.rerank(top)
+	if err != nil {
+		return nil, err
+	}
+	r.trace(StageRerank, start, len(top), note)
+	return top, nil
+}
+
+// recallSet is what S1 found: the candidates, those a source ranks in its
+// top FusionK (protected from the S2 filter), and the first source that
+// returned hits — its order backs S2, its ranks show in the explanation.
+type recallSet struct {
+	cands, protected *roaring.Bitmap
+	slot             fingerprint.SlotID
+	order            []Hit
+	rank             map[record.DocNum]SlotScore
+}
+
+// recall is S1: the union of sparse recall (E13 where it has a model, and
+// E6), dense recall (E1 ANN) and the profile's extra recall slots, all
+// searched in parallel. Each source's top FusionK is protected from the S2
+// filter, so S3 sees every document some recall source ranks high.
+func (r *run) recall() (recallSet, error) {
 	start := time.Now()
 	jobs := []job{
 		{probe: recallProbe, k: r.req.RecallK, weight: r.weight(fingerprint.E13)},
@@ -30,12 +69,9 @@ func (r *run) pipeline() ([]*cand, error) {
 	}
 	outs, err := r.searchAll(StageRecall, jobs)
 	if err != nil {
-		return nil, err
+		return recallSet{}, err
 	}
-	recallRank := make(map[record.DocNum]SlotScore)
-	recallSlot := fingerprint.SlotID(0) // the first source that returned hits: its order backs S2
-	var recallOrder []Hit
-	cands, protected := roaring.New(), roaring.New()
+	rs := recallSet{cands: roaring.New(), protected: roaring.New(), rank: make(map[record.DocNum]SlotScore)}
 	var notes []string
 	for i, o := range outs {
 		s := jobs[i].probe.Slot
@@ -43,43 +79,41 @@ func (r *run) pipeline() ([]*cand, error) {
 		if len(o.hits) == 0 {
 			continue
 		}
-		if recallSlot == 0 {
-			recallSlot, recallOrder = s, o.hits
+		if rs.slot == 0 {
+			rs.slot, rs.order = s, o.hits
 			for rank, h := range o.hits {
-				recallRank[h.Doc] = SlotScore{Rank: rank, Score: h.Score}
+				rs.rank[h.Doc] = SlotScore{Rank: rank, Score: h.Score}
 			}
 		}
 		for rank, h := range o.hits {
-			cands.Add(uint32(h.Doc))
+			rs.cands.Add(uint32(h.Doc))
 			if rank < r.req.FusionK {
-				protected.Add(uint32(h.Doc))
+				rs.protected.Add(uint32(h.Doc))
 			}
 		}
 	}
-	note := "union of " + strings.Join(notes, ", ")
-	r.trace(StageRecall, start, int(cands.GetCardinality()), note)
-	if cands.IsEmpty() {
-		for _, st := range []Stage{StageFilter, StageFusion, StageRerank} {
-			r.trace(st, time.Now(), 0, "no candidates: no recall source returned any (see spaces)")
-		}
-		return nil, nil
-	}
+	r.trace(StageRecall, start, int(rs.cands.GetCardinality()), "union of "+strings.Join(notes, ", "))
+	return rs, nil
+}
 
-	// S2 filter: E1 Matryoshka-128 over the recall set.
-	start = time.Now()
-	outs, err = r.searchAll(StageFilter, []job{{probe: filterProbe, k: r.req.FilterK, within: cands, weight: r.weight(fingerprint.E1)}})
+// filter is S2: E1 Matryoshka-128 over the recall set (or, without it,
+// the first FilterK of the recall order), plus the protected candidates.
+func (r *run) filter(rs recallSet) (*roaring.Bitmap, error) {
+	start := time.Now()
+	outs, err := r.searchAll(StageFilter, []job{{probe: filterProbe, k: r.req.FilterK, within: rs.cands, weight: r.weight(fingerprint.E1)}})
 	if err != nil {
 		return nil, err
 	}
 	filtered := roaring.New()
+	var note string
 	if outs[0].status != StatusOK {
-		for i, h := range recallOrder {
+		for i, h := range rs.order {
 			if i >= r.req.FilterK {
 				break
 			}
 			filtered.Add(uint32(h.Doc))
 		}
-		note = fmt.Sprintf("E1-M128 %s: kept the first %d of %s's recall order", outs[0].status, r.req.FilterK, recallSlot)
+		note = fmt.Sprintf("E1-M128 %s: kept the first %d of %s's recall order", outs[0].status, r.req.FilterK, rs.slot)
 	} else {
 		for _, h := range outs[0].hits {
 			filtered.Add(uint32(h.Doc))
@@ -87,12 +121,17 @@ func (r *run) pipeline() ([]*cand, error) {
 		note = fmt.Sprintf("E1-M128 top %d", r.req.FilterK)
 	}
 	before := filtered.GetCardinality()
-	filtered.Or(protected)
+	filtered.Or(rs.protected)
 	note += fmt.Sprintf("; %d more kept past the filter as a recall source's top %d", filtered.GetCardinality()-before, r.req.FusionK)
 	r.trace(StageFilter, start, int(filtered.GetCardinality()), note)
+	return filtered, nil
+}
 
-	// S3 fusion: every fused slot, each scoring the whole filtered set.
-	start = time.Now()
+// fusion is S3: every fused slot, each scoring the whole filtered set,
+// fused by WRRF; a candidate the recall source ranked but no fused slot
+// lists shows that rank with contribution 0.
+func (r *run) fusion(rs recallSet, filtered *roaring.Bitmap) ([]*cand, error) {
+	start := time.Now()
 	n := int(filtered.GetCardinality())
 	lists, err := r.slotLists(StageFusion, r.fusionSlots(), n, filtered, r.weight)
 	if err != nil {
@@ -103,22 +142,14 @@ func (r *run) pipeline() ([]*cand, error) {
 		return nil, err
 	}
 	for _, c := range top {
-		if s, ok := recallRank[c.doc]; ok {
-			if _, fusedToo := c.slots[recallSlot]; !fusedToo {
-				c.slots[recallSlot] = s // recall only: contribution 0
+		if s, ok := rs.rank[c.doc]; ok {
+			if _, fusedToo := c.slots[rs.slot]; !fusedToo {
+				c.slots[rs.slot] = s // recall only: contribution 0
 			}
 		}
 	}
 	notes = append([]string{fmt.Sprintf("WRRF K=%d over %d lists, kept %d", RRFK, len(lists), r.req.FusionK)}, notes...)
 	r.trace(StageFusion, start, len(top), joinNotes(notes))
-
-	// S4 rerank with E12 MaxSim as one more WRRF list over the fused top.
-	start = time.Now()
-	top, note, err = r.rerank(top)
-	if err != nil {
-		return nil, err
-	}
-	r.trace(StageRerank, start, len(top), note)
 	return top, nil
 }
 
@@ -198,75 +229,14 @@ func level(s fingerprint.SlotID, score float64) string {
 // weighted in temporal profiles of fusion modes), top-k. It fills r.res.Hits.
 func (r *run) validate(cands []*cand) error {
 	start := time.Now()
-	var notes []string
-	kept := cands[:0:0]
-	dropped := 0
-	for _, c := range cands {
-		has, pass := false, false
-		for s, sc := range c.slots {
-			if !thresholded(s) {
-				continue
-			}
-			sc.Level = level(s, sc.Score)
-			c.slots[s] = sc
-			has = true
-			pass = pass || sc.Level != "low"
-		}
-		if has && !pass && !r.req.NoThresholds {
-			dropped++
-			continue
-		}
-		kept = append(kept, c)
-	}
-	if r.req.NoThresholds {
-		notes = append(notes, "thresholds off")
-	} else {
-		notes = append(notes, fmt.Sprintf("dropped %d below every slot's Low threshold", dropped))
-	}
-
-	fusion := r.req.Mode == ModePipeline || r.req.Mode == ModeMultiSpace
-	weighted := fusion && r.req.Profile.Temporal
+	kept, note := r.thresholds(cands)
+	notes := []string{note}
 	if len(kept) > 0 {
-		docs := docsOf(kept)
-		var jobs []job
-		for _, s := range badgeSlots {
-			w := 0.0
-			if weighted {
-				w = r.weight(s)
-			}
-			jobs = append(jobs, job{probe: Probe{Slot: s}, k: len(kept), within: docs, weight: w})
-		}
-		outs, err := r.searchAll(StageValidate, jobs)
+		note, err := r.badges(kept)
 		if err != nil {
 			return err
 		}
-		byDoc := make(map[record.DocNum]*cand, len(kept))
-		for _, c := range kept {
-			byDoc[c.doc] = c
-		}
-		reordered := false
-		for i, o := range outs {
-			s := jobs[i].probe.Slot
-			for rank, h := range o.hits {
-				c := byDoc[h.Doc]
-				contrib := 0.0
-				if jobs[i].weight > 0 {
-					contrib = jobs[i].weight / float64(RRFK+rank)
-					c.score += contrib
-					reordered = true
-				}
-				c.slots[s] = SlotScore{Rank: rank, Score: h.Score, Contribution: contrib}
-				if h.Score >= s.Info().High {
-					c.badges = append(c.badges, badgeNames[s])
-					c.tie++
-				}
-			}
-		}
-		if reordered {
-			notes = append(notes, "temporal profile: E2–E4 weighted after retrieval")
-		} else {
-			notes = append(notes, "temporal badges break ties only")
-		}
+		notes = append(notes, note)
 	}
 	// Badges reorder only equal scores (unless weighted above, where they
 	// already moved the scores themselves).
@@ -291,4 +261,80 @@ func (r *run) validate(cands []*cand) error {
 	}
 	r.trace(StageValidate, start, len(r.res.Hits), joinNotes(notes))
 	return nil
+}
+
+// thresholds sets each thresholded slot's level and keeps the candidates
+// that pass at least one (all of them with NoThresholds).
+func (r *run) thresholds(cands []*cand) (kept []*cand, note string) {
+	kept = cands[:0:0]
+	dropped := 0
+	for _, c := range cands {
+		has, pass := false, false
+		for s, sc := range c.slots {
+			if !thresholded(s) {
+				continue
+			}
+			sc.Level = level(s, sc.Score)
+			c.slots[s] = sc
+			has = true
+			pass = pass || sc.Level != "low"
+		}
+		if has && !pass && !r.req.NoThresholds {
+			dropped++
+			continue
+		}
+		kept = append(kept, c)
+	}
+	if r.req.NoThresholds {
+		return kept, "thresholds off"
+	}
+	return kept, fmt.Sprintf("dropped %d below every slot's Low threshold", dropped)
+}
+
+// badges scores the kept candidates in the temporal slots: a score at a
+// slot's High threshold earns its badge (a tie-break), and in a temporal
+// profile of a fusion mode each slot's rank also adds its WRRF
+// contribution.
+func (r *run) badges(kept []*cand) (note string, err error) {
+	fusion := r.req.Mode == ModePipeline || r.req.Mode == ModeMultiSpace
+	weighted := fusion && r.req.Profile.Temporal
+	docs := docsOf(kept)
+	var jobs []job
+	for _, s := range badgeSlots {
+		w := 0.0
+		if weighted {
+			w = r.weight(s)
+		}
+		jobs = append(jobs, job{probe: Probe{Slot: s}, k: len(kept), within: docs, weight: w})
+	}
+	outs, err := r.searchAll(StageValidate, jobs)
+	if err != nil {
+		return "", err
+	}
+	byDoc := make(map[record.DocNum]*cand, len(kept))
+	for _, c := range kept {
+		byDoc[c.doc] = c
+	}
+	reordered := false
+	for i, o := range outs {
+		s := jobs[i].probe.Slot
+		for rank, h := range o.hits {
+			c := byDoc[h.Doc]
+			contrib := 0.0
+			if jobs[i].weight > 0 {
+				contrib = jobs[i].weight / float64(RRFK+rank)
+				c.score += contrib
+				reordered = true
+			}
+			c.slots[s] = SlotScore{Rank: rank, Score: h.Score, Contribution: contrib}
+			if h.Score >= s.Info().High {
+				c.badges = append(c.badges, badgeNames[s])
+				c.tie++
+			}
+		}
+	}
+	if reordered {
+		return "temporal profile: E2–E4 weighted after retrieval", nil
+	}
+	return "temporal badges break ties only", nil
 }

@@ -12,7 +12,10 @@ import (
 	"github.com/cgraph/cgraph/record"
 )
 
-// Hit is one document and its raw score in one space.
+// Hit is one document and its raw score in one space. The indexes answer
+// indexes.Hit (a float32 score, the precision their vectors hold); the
+// engine's toPipeline (engine/spaces.go) is the one conversion into this
+// float64 form, the precision fusion sums in.
 type Hit struct {
 	Doc   record.DocNum
 	Score float64

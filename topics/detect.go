@@ -204,9 +204,13 @@ func Agreement(labels []SlotLabels, a, b int) float64 {
 // first member; labels[i] is memory i's topic or Noise. Cost O(n²·slots) for
 // the agreement matrix (n² float32) and about O(n²) for the merges.
 func Group(n int, labels []SlotLabels, threshold float64, minSize int) ([]Topic, []int) {
-	// ag[a][b] is the complete-linkage agreement between groups a and b
-	// (the minimum over their cross pairs); a group is named by its
-	// lowest member, alive while it has not been merged into another.
+	parent := mergeGroups(agreementMatrix(n, labels), float32(threshold))
+	return topicsOf(parent, labels, minSize)
+}
+
+// agreementMatrix is the Agreement of every pair of the n memories (n²
+// float32, symmetric).
+func agreementMatrix(n int, labels []SlotLabels) [][]float32 {
 	ag := make([][]float32, n)
 	for a := range n {
 		ag[a] = make([]float32, n)
@@ -215,6 +219,17 @@ func Group(n int, labels []SlotLabels, threshold float64, minSize int) ([]Topic,
 			ag[a][b], ag[b][a] = v, v
 		}
 	}
+	return ag
+}
+
+// mergeGroups runs the complete-linkage merges over ag (which it
+// overwrites) while the best pair of groups agrees at ≥ th, and returns
+// each memory's parent: following parents from a memory reaches its
+// group's lowest member. ag[a][b] is the agreement between groups a and b
+// (the minimum over their cross pairs); a group is named by its lowest
+// member, alive while it has not been merged into another.
+func mergeGroups(ag [][]float32, th float32) []int {
+	n := len(ag)
 	alive := make([]bool, n)
 	parent := make([]int, n)
 	for i := range alive {
@@ -233,7 +248,6 @@ func Group(n int, labels []SlotLabels, threshold float64, minSize int) ([]Topic,
 	for a := range n {
 		rowBest(a)
 	}
-	th := float32(threshold)
 	for {
 		x, y := -1, -1
 		for a := range n {
@@ -245,7 +259,7 @@ func Group(n int, labels []SlotLabels, threshold float64, minSize int) ([]Topic,
 			}
 		}
 		if x < 0 || ag[x][y] < th {
-			break
+			return parent
 		}
 		if y < x {
 			x, y = y, x
@@ -265,6 +279,13 @@ func Group(n int, labels []SlotLabels, threshold float64, minSize int) ([]Topic,
 			}
 		}
 	}
+}
+
+// topicsOf turns the merged groups into topics (groups of at least
+// minSize, and 2), ordered by size, then by first member, and each
+// memory's topic label (or Noise).
+func topicsOf(parent []int, labels []SlotLabels, minSize int) ([]Topic, []int) {
+	n := len(parent)
 	find := func(x int) int {
 		for parent[x] != x {
 			x = parent[x]

@@ -31,12 +31,44 @@ func (e *Store) Check(ctx context.Context) error {
 }
 
 func checkStore(ctx context.Context, r kvReader) error {
-	var errs []error
-	bad := func(format string, args ...any) {
-		if len(errs) < 20 {
-			errs = append(errs, fmt.Errorf(format, args...))
+	var c checker
+	mems, err := c.records(r)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	next, err := c.counters(r, mems)
+	if err != nil {
+		return err
+	}
+	owned := c.ownedKeys(mems, next)
+	for f, info := range families {
+		if info.keys == nil {
+			continue
+		}
+		if err := c.family(r, Family(f), info, owned[f], mems); err != nil {
+			return err
 		}
 	}
+	for _, p := range append(checkPrefixFamilies(r, mems), checkAudit(r, mems)...) {
+		c.bad("%s", p)
+	}
+	return errors.Join(c.errs...)
+}
+
+// checker collects what checkStore finds (the first 20 problems).
+type checker struct{ errs []error }
+
+func (c *checker) bad(format string, args ...any) {
+	if len(c.errs) < 20 {
+		c.errs = append(c.errs, fmt.Errorf(format, args...))
+	}
+}
+
+// records reads every memory record that decodes under its own id.
+func (c *checker) records(r kvReader) (map[record.ID]record.Memory, error) {
 	mems := make(map[record.ID]record.Memory)
 	it := r.iter(FamMemories, nil, nil)
 	for it.first(); it.valid(); it.next() {
@@ -44,9 +76,9 @@ func checkStore(ctx context.Context, r kvReader) error {
 		m, err := decodeRecord(it.value())
 		switch {
 		case err != nil:
-			bad("memories/%x: %w", k, err)
+			c.bad("memories/%x: %w", k, err)
 		case len(k) != 16 || !bytes.Equal(k, m.ID[:]):
-			bad("memories/%x holds the record of %s", k, m.ID)
+			c.bad("memories/%x holds the record of %s", k, m.ID)
 		default:
 			mems[m.ID] = m
 		}
@@ -54,31 +86,34 @@ func checkStore(ctx context.Context, r kvReader) error {
 	err := it.err()
 	it.close()
 	if err != nil {
-		return fmt.Errorf("scan memories: %w", err)
+		return nil, fmt.Errorf("scan memories: %w", err)
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+	return mems, nil
+}
+
+// counters checks the memory count against the records and returns the
+// next doc number.
+func (c *checker) counters(r kvReader, mems map[record.ID]record.Memory) (next uint64, err error) {
 	count, err := readMetaUint(r, metaMemoryCountKey, 8)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if count != uint64(len(mems)) {
-		bad("meta/memory_count is %d, memories holds %d records", count, len(mems))
+		c.bad("meta/memory_count is %d, memories holds %d records", count, len(mems))
 	}
-	next, err := readMetaUint(r, metaNextDocNumKey, 4)
-	if err != nil {
-		return err
-	}
-	// Every family keyed per memory must hold exactly (engine families) or
-	// at most (slot families, filled by hooks) the keys of stored memories.
+	return readMetaUint(r, metaNextDocNumKey, 4)
+}
+
+// ownedKeys maps, per family keyed per memory, every key the stored
+// memories need to its memory; a doc number at or past next is a problem.
+func (c *checker) ownedKeys(mems map[record.ID]record.Memory, next uint64) []map[string]record.ID {
 	owned := make([]map[string]record.ID, numFamilies)
 	for f := range owned {
 		owned[f] = make(map[string]record.ID)
 	}
 	for _, m := range mems {
 		if uint64(m.DocNum) >= next {
-			bad("memory %s has docnum %d, not below meta/next_docnum %d", m.ID, m.DocNum, next)
+			c.bad("memory %s has docnum %d, not below meta/next_docnum %d", m.ID, m.DocNum, next)
 		}
 		ref := refOf(&m)
 		for f, info := range families {
@@ -89,46 +124,48 @@ func checkStore(ctx context.Context, r kvReader) error {
 			}
 		}
 	}
-	exact := map[Family]bool{FamMemories: true, FamDocnums: true, FamCreated: true, FamSequence: true, FamContent: true}
-	for f, info := range families {
-		if info.keys == nil {
+	return owned
+}
+
+// exactFamilies must hold exactly the keys of stored memories; the other
+// families keyed per memory (slot families, filled by hooks) at most.
+var exactFamilies = map[Family]bool{FamMemories: true, FamDocnums: true, FamCreated: true, FamSequence: true, FamContent: true}
+
+// family checks one family keyed per memory against owned (its keys of
+// stored memories): no key of another, values that check, and, for the
+// exact families, every key there.
+func (c *checker) family(r kvReader, f Family, info familyInfo, owned map[string]record.ID, mems map[record.ID]record.Memory) error {
+	seen := 0
+	it := r.iter(f, nil, nil)
+	for it.first(); it.valid(); it.next() {
+		k := it.key()
+		if _, ok := owned[string(k)]; !ok {
+			c.bad("%s/%x belongs to no stored memory", info.name, k)
 			continue
 		}
-		seen := 0
-		it := r.iter(Family(f), nil, nil)
-		for it.first(); it.valid(); it.next() {
-			k := it.key()
-			if _, ok := owned[f][string(k)]; !ok {
-				bad("%s/%x belongs to no stored memory", info.name, k)
-				continue
-			}
-			seen++
-			if err := checkValue(Family(f), k, it.value(), mems); err != nil {
-				bad("%s/%x: %w", info.name, k, err)
-			}
-		}
-		err := it.err()
-		it.close()
-		if errors.Is(err, record.ErrCorrupt) {
-			// A damaged block stops the scan: name the memories whose
-			// values no longer read, one point read each.
-			bad("%s: the scan stopped at damaged data: %v", info.name, err)
-			for _, p := range unreadable(r, Family(f), owned[f]) {
-				bad("%s", p)
-			}
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("scan %s: %w", info.name, err)
-		}
-		if exact[Family(f)] && seen != len(owned[f]) {
-			bad("%s holds %d of the %d keys its memories need", info.name, seen, len(owned[f]))
+		seen++
+		if err := checkValue(f, k, it.value(), mems); err != nil {
+			c.bad("%s/%x: %w", info.name, k, err)
 		}
 	}
-	for _, p := range append(checkPrefixFamilies(r, mems), checkAudit(r, mems)...) {
-		bad("%s", p)
+	err := it.err()
+	it.close()
+	if errors.Is(err, record.ErrCorrupt) {
+		// A damaged block stops the scan: name the memories whose
+		// values no longer read, one point read each.
+		c.bad("%s: the scan stopped at damaged data: %v", info.name, err)
+		for _, p := range unreadable(r, f, owned) {
+			c.bad("%s", p)
+		}
+		return nil
 	}
-	return errors.Join(errs...)
+	if err != nil {
+		return fmt.Errorf("scan %s: %w", info.name, err)
+	}
+	if exactFamilies[f] && seen != len(owned) {
+		c.bad("%s holds %d of the %d keys its memories need", info.name, seen, len(owned))
+	}
+	return nil
 }
 
 // unreadable reads every key of owned (key → its memory) in f and says,

@@ -42,9 +42,39 @@ func (e *Store) RepairRecords(ctx context.Context) (RecordRepair, error) {
 		return rep, err
 	}
 	defer b.Abort()
+	mems, maxDoc, err := e.storedRecords()
+	if err != nil {
+		return rep, err
+	}
+	want, owned := recordKeys(mems)
+	for f, info := range families {
+		if info.keys == nil || Family(f) == FamMemories {
+			continue
+		}
+		if err := e.repairFamily(b, Family(f), want, owned[f], &rep); err != nil {
+			return rep, err
+		}
+	}
+	e.repairCounters(b, len(mems), maxDoc, &rep)
+	if !rep.Changed() {
+		return rep, nil
+	}
+	if rep.Counters && b.b.count() == 0 {
+		// Commit writes the counters only beside other writes.
+		b.put(FamDefault, metaMemoryCountKey, binary.BigEndian.AppendUint64(nil, b.count))
+	}
+	if err := b.Commit(); err != nil {
+		return rep, fmt.Errorf("repair record indexes: %w", err)
+	}
+	return rep, nil
+}
+
+// storedRecords reads every record that decodes under its own id (Check
+// names the others) and the highest doc number among them (-1: none).
+func (e *Store) storedRecords() (map[record.ID]record.Memory, int64, error) {
 	mems := map[record.ID]record.Memory{}
 	var maxDoc int64 = -1
-	err = e.scanAll(FamMemories, func(k, v []byte) {
+	err := e.scanAll(FamMemories, func(k, v []byte) {
 		m, err := decodeRecord(v)
 		if err != nil || len(k) != 16 || !bytes.Equal(k, m.ID[:]) {
 			return // Check names it
@@ -52,12 +82,16 @@ func (e *Store) RepairRecords(ctx context.Context) (RecordRepair, error) {
 		mems[m.ID] = m
 		maxDoc = max(maxDoc, int64(m.DocNum))
 	})
-	if err != nil {
-		return rep, err
-	}
-	// want holds every key the record indexes must have, with its value.
-	want := map[Family]map[string][]byte{FamDocnums: {}, FamCreated: {}, FamSequence: {}, FamContent: {}}
-	owned := make([]map[string]bool, numFamilies)
+	return mems, maxDoc, err
+}
+
+// recordKeys is what the records imply: want, every key the record
+// indexes (docnums, created_index, sequence, content_hash) must have with
+// its value, and owned, per family keyed per memory, the keys of stored
+// memories.
+func recordKeys(mems map[record.ID]record.Memory) (want map[Family]map[string][]byte, owned []map[string]bool) {
+	want = map[Family]map[string][]byte{FamDocnums: {}, FamCreated: {}, FamSequence: {}, FamContent: {}}
+	owned = make([]map[string]bool, numFamilies)
 	for f := range owned {
 		owned[f] = map[string]bool{}
 	}
@@ -78,41 +112,50 @@ func (e *Store) RepairRecords(ctx context.Context) (RecordRepair, error) {
 			}
 		}
 	}
-	for f, info := range families {
-		if info.keys == nil || Family(f) == FamMemories {
-			continue
-		}
-		w, isIndex := want[Family(f)]
-		seen := map[string]bool{}
-		err := e.scanAll(Family(f), func(k, v []byte) {
-			switch {
-			case isIndex:
-				wv, ok := w[string(k)]
-				if !ok {
-					b.del(Family(f), k)
-					rep.IndexKeys++
-					return
-				}
-				seen[string(k)] = true
-				if !bytes.Equal(v, wv) {
-					b.put(Family(f), k, wv)
-					rep.IndexKeys++
-				}
-			case !owned[f][string(k)]:
-				b.del(Family(f), k)
-				rep.Orphans++
+	return want, owned
+}
+
+// repairFamily makes one family keyed per memory what the records imply:
+// a record index holds exactly want's keys and values; another family
+// loses the keys of no stored memory.
+func (e *Store) repairFamily(b *Batch, f Family, want map[Family]map[string][]byte, owned map[string]bool, rep *RecordRepair) error {
+	w, isIndex := want[f]
+	seen := map[string]bool{}
+	err := e.scanAll(f, func(k, v []byte) {
+		switch {
+		case isIndex:
+			wv, ok := w[string(k)]
+			if !ok {
+				b.del(f, k)
+				rep.IndexKeys++
+				return
 			}
-		})
-		if err != nil {
-			return rep, err
-		}
-		for k, v := range w {
-			if !seen[k] {
-				b.put(Family(f), []byte(k), v)
+			seen[string(k)] = true
+			if !bytes.Equal(v, wv) {
+				b.put(f, k, wv)
 				rep.IndexKeys++
 			}
+		case !owned[string(k)]:
+			b.del(f, k)
+			rep.Orphans++
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for k, v := range w {
+		if !seen[k] {
+			b.put(f, []byte(k), v)
+			rep.IndexKeys++
 		}
 	}
+	return nil
+}
+
+// repairCounters sets meta/memory_count to the records stored and raises
+// meta/next_docnum above the highest doc number stored (doc numbers are
+// never reused), when either is wrong or unreadable.
+func (e *Store) repairCounters(b *Batch, stored int, maxDoc int64, rep *RecordRepair) {
 	count, err := readMetaUint(e.kv, metaMemoryCountKey, 8)
 	if err != nil {
 		count = ^uint64(0) // unreadable: set it anew
@@ -121,22 +164,11 @@ func (e *Store) RepairRecords(ctx context.Context) (RecordRepair, error) {
 	if err != nil {
 		next = 0
 	}
-	if count != uint64(len(mems)) || int64(next) <= maxDoc {
+	if count != uint64(stored) || int64(next) <= maxDoc {
 		rep.Counters = true
-		b.count = uint64(len(mems))
+		b.count = uint64(stored)
 		b.next = record.DocNum(max(int64(next), maxDoc+1))
 	}
-	if !rep.Changed() {
-		return rep, nil
-	}
-	if rep.Counters && b.b.count() == 0 {
-		// Commit writes the counters only beside other writes.
-		b.put(FamDefault, metaMemoryCountKey, binary.BigEndian.AppendUint64(nil, b.count))
-	}
-	if err := b.Commit(); err != nil {
-		return rep, fmt.Errorf("repair record indexes: %w", err)
-	}
-	return rep, nil
 }
 
 // scanAll calls fn with every key and value of f.

@@ -1,4 +1,4 @@
-package cli
+package hookconfig
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // member a line, a fixed indent) comes back byte for byte; a hand-packed
 // one (an array on one line) comes back re-indented. Uninstall restores the
 // backup's exact bytes when nothing but cgraph's entries changed since
-// (hooksfile.go).
+// (file.go).
 
 // jsonObject is a JSON object that keeps its members in order.
 type jsonObject struct{ members []jsonMember }
@@ -228,6 +228,21 @@ func encodeStyled(v any, s jsonStyle) ([]byte, error) {
 func sameJSON(a, b any) bool {
 	var x, y bytes.Buffer
 	return encodeCompact(&x, a) == nil && encodeCompact(&y, b) == nil && bytes.Equal(x.Bytes(), y.Bytes())
+}
+
+// SameJSON reports whether the documents got and want hold the same JSON,
+// members in the same order, whatever their layout; an error says got is
+// not JSON (want must be).
+func SameJSON(got, want []byte) (bool, error) {
+	w, err := parseOrderedJSON(want)
+	if err != nil {
+		return false, fmt.Errorf("want: %w", err)
+	}
+	g, err := parseOrderedJSON(got)
+	if err != nil {
+		return false, err
+	}
+	return sameJSON(g, w), nil
 }
 
 // cloneJSON deep-copies an ordered value.

@@ -1,14 +1,18 @@
-package cli
+// Package textdiff prints the unified diff of two small texts (a
+// configuration file before and after), for a command to show a change
+// before it makes it. It is quadratic in the number of lines: it must not
+// be used on data.
+package textdiff
 
 import (
 	"fmt"
 	"strings"
 )
 
-// unifiedDiff returns a unified diff (3 lines of context) from a to b,
+// Unified returns a unified diff (3 lines of context) from a to b,
 // "" when they are equal. It is quadratic in the number of lines: meant
 // for configuration files, not for data.
-func unifiedDiff(a, b, nameA, nameB string) string {
+func Unified(a, b, nameA, nameB string) string {
 	if a == b {
 		return ""
 	}

@@ -1,30 +1,33 @@
-package cli
+package hookconfig
 
 import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/cgraph/cgraph/internal/shellword"
+	"github.com/cgraph/cgraph/record"
 )
 
-// hookHost is an agent host whose hooks cgraph installs: where its
+// Host is an agent host whose hooks cgraph installs: where its
 // configuration lives and which of its events run `cgraph hook HOST EVENT`.
-type hookHost struct {
-	name   string      // as given on the command line and to cgraph hook
-	dir    string      // the configuration directory, in the project and in $HOME
-	file   string      // the file in dir
-	events []hookEvent // in the order they are installed and listed
+type Host struct {
+	Name   string  // as given on the command line and to cgraph hook
+	Dir    string  // the configuration directory, in the project and in $HOME
+	File   string  // the file in Dir
+	Events []Event // in the order they are installed and listed
 	format hooksFormat
 }
 
-// hookEvent is one event of a host that cgraph hooks into.
-type hookEvent struct {
-	name    string // the host's event name, passed verbatim to cgraph hook
-	matcher string // Claude Code: the tool names (a regular expression); "" matches every one
-	timeout int    // Claude Code: seconds before the host kills the hook; 0: the host's default
-	does    string // one line for status and --help
+// Event is one event of a host that cgraph hooks into.
+type Event struct {
+	Name    string // the host's event name, passed verbatim to cgraph hook
+	Matcher string // Claude Code: the tool names (a regular expression); "" matches every one
+	Timeout int    // Claude Code: seconds before the host kills the hook; 0: the host's default
+	Does    string // one line for status and --help
 }
 
-// hookHosts are the hosts cgraph knows, by name.
+// Hosts are the hosts cgraph knows, by name.
 //
 // Claude Code (its hooks reference, docs.claude.com/en/docs/claude-code/hooks):
 // .claude/settings.json or
@@ -35,105 +38,85 @@ type hookEvent struct {
 // into it): .cursor/hooks.json or ~/.cursor/hooks.json, {"version": 1,
 // "hooks": {EVENT: [{"command"}]}}; no timeout is written, as sources
 // disagree on its unit.
-var hookHosts = []*hookHost{
+var Hosts = []*Host{
 	{
-		name: "claude-code", dir: ".claude", file: "settings.json", format: claudeFormat{},
-		events: []hookEvent{
-			{name: "SessionStart", timeout: 10, does: "injects the project's packed context"},
-			{name: "UserPromptSubmit", timeout: 10, does: "injects memories relevant to the prompt"},
-			{name: "PostToolUse", matcher: "Read|Edit|Write|MultiEdit", timeout: 10, does: "surfaces the memories of a file read or edited, once per session"},
-			{name: "Stop", timeout: 30, does: "ingests the new turns of the transcript"},
-			{name: "PreCompact", timeout: 30, does: "ingests the transcript before it is compacted"},
-			{name: "SessionEnd", timeout: 30, does: "ingests the rest of the transcript"},
+		Name: "claude-code", Dir: ".claude", File: "settings.json", format: claudeFormat{},
+		Events: []Event{
+			{Name: "SessionStart", Timeout: 10, Does: "injects the project's packed context"},
+			{Name: "UserPromptSubmit", Timeout: 10, Does: "injects memories relevant to the prompt"},
+			{Name: "PostToolUse", Matcher: "Read|Edit|Write|MultiEdit", Timeout: 10, Does: "surfaces the memories of a file read or edited, once per session"},
+			{Name: "Stop", Timeout: 30, Does: "ingests the new turns of the transcript"},
+			{Name: "PreCompact", Timeout: 30, Does: "ingests the transcript before it is compacted"},
+			{Name: "SessionEnd", Timeout: 30, Does: "ingests the rest of the transcript"},
 		},
 	},
 	{
-		name: "cursor", dir: ".cursor", file: "hooks.json", format: cursorFormat{},
-		events: []hookEvent{
-			{name: "beforeSubmitPrompt", does: "recalls memories for the prompt"},
-			{name: "afterFileEdit", does: "recalls the memories of the edited file"},
-			{name: "stop", does: "captures the end of the agent's turn"},
+		Name: "cursor", Dir: ".cursor", File: "hooks.json", format: cursorFormat{},
+		Events: []Event{
+			{Name: "beforeSubmitPrompt", Does: "recalls memories for the prompt"},
+			{Name: "afterFileEdit", Does: "recalls the memories of the edited file"},
+			{Name: "stop", Does: "captures the end of the agent's turn"},
 		},
 	},
 }
 
-// hookHostNames lists the hosts for messages.
-func hookHostNames() string {
+// HostNames lists the hosts for messages.
+func HostNames() string {
 	var n []string
-	for _, h := range hookHosts {
-		n = append(n, h.name)
+	for _, h := range Hosts {
+		n = append(n, h.Name)
 	}
 	return strings.Join(n, " or ")
 }
 
-func findHookHost(name string) (*hookHost, error) {
-	for _, h := range hookHosts {
-		if h.name == name {
+func FindHost(name string) (*Host, error) {
+	for _, h := range Hosts {
+		if h.Name == name {
 			return h, nil
 		}
 	}
-	return nil, usagef("give "+hookHostNames(), "unknown host %q", name)
+	return nil, &record.ValidationError{Field: "host", Problem: fmt.Sprintf("unknown host %q", name), Fix: "give " + HostNames()}
 }
 
-// event returns the host's event called name.
-func (h *hookHost) event(name string) (hookEvent, bool) {
-	for _, e := range h.events {
-		if e.name == name {
+// Event returns the host's event called name.
+func (h *Host) Event(name string) (Event, bool) {
+	for _, e := range h.Events {
+		if e.Name == name {
 			return e, true
 		}
 	}
-	return hookEvent{}, false
+	return Event{}, false
 }
 
-// selectEvents returns the events named (all of them for none); an
-// unknown name is a usage error listing the valid ones.
-func (h *hookHost) selectEvents(names []string) ([]hookEvent, error) {
-	if len(names) == 0 {
-		return h.events, nil
-	}
-	var out []hookEvent
-	for _, n := range names {
-		e, ok := h.event(n)
-		if !ok {
-			var valid []string
-			for _, e := range h.events {
-				valid = append(valid, e.name)
-			}
-			return nil, usagef("give one of "+strings.Join(valid, ", "), "--event %q is not a %s event cgraph hooks into", n, h.name)
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
-
-// hookCommand is the command line a host runs for event: the cgraph
+// Command is the command line a host runs for event: the cgraph
 // binary, "hook HOST EVENT", then the store and models flags when the
 // user chose them, so the hook uses the store the install named.
-type hookCommand struct {
-	binary, db, modelsDir string
+type Command struct {
+	Binary, DB, ModelsDir string
 }
 
-func (c hookCommand) line(host, event string) string {
-	parts := []string{shellQuote(c.binary), "hook", host, event}
-	if c.db != "" {
-		parts = append(parts, "--db", shellQuote(c.db))
+// Line is the command line the host runs for event.
+func (c Command) Line(host, event string) string {
+	parts := []string{shellword.Quote(c.Binary), "hook", host, event}
+	if c.DB != "" {
+		parts = append(parts, "--db", shellword.Quote(c.DB))
 	}
-	if c.modelsDir != "" {
-		parts = append(parts, "--models-dir", shellQuote(c.modelsDir))
+	if c.ModelsDir != "" {
+		parts = append(parts, "--models-dir", shellword.Quote(c.ModelsDir))
 	}
 	return strings.Join(parts, " ")
 }
 
-// parseHookCommand recognises a command line that runs `hook HOST EVENT`
+// ParseCommand recognises a command line that runs `hook HOST EVENT`
 // of a cgraph binary (a program whose name starts with "cgraph") and
 // returns what it names. Entries so recognised are cgraph's: install
 // replaces them, uninstall removes them; every other entry is left alone.
-func parseHookCommand(line, host string) (c hookCommand, event string, ok bool) {
-	f := shellFields(line)
+func ParseCommand(line, host string) (c Command, event string, ok bool) {
+	f := shellword.Fields(line)
 	if len(f) < 4 || !strings.HasPrefix(filepath.Base(f[0]), "cgraph") {
 		return c, "", false
 	}
-	c.binary = f[0]
+	c.Binary = f[0]
 	for i := 1; i+2 < len(f); i++ {
 		if f[i] == "hook" && f[i+1] == host {
 			event, ok = f[i+2], true
@@ -146,73 +129,16 @@ func parseHookCommand(line, host string) (c hookCommand, event string, ok bool) 
 	for j := 1; j < len(f); j++ {
 		switch {
 		case f[j] == "--db" && j+1 < len(f):
-			c.db = f[j+1]
+			c.DB = f[j+1]
 		case strings.HasPrefix(f[j], "--db="):
-			c.db = strings.TrimPrefix(f[j], "--db=")
+			c.DB = strings.TrimPrefix(f[j], "--db=")
 		case f[j] == "--models-dir" && j+1 < len(f):
-			c.modelsDir = f[j+1]
+			c.ModelsDir = f[j+1]
 		case strings.HasPrefix(f[j], "--models-dir="):
-			c.modelsDir = strings.TrimPrefix(f[j], "--models-dir=")
+			c.ModelsDir = strings.TrimPrefix(f[j], "--models-dir=")
 		}
 	}
 	return c, event, true
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// shellFields splits a command line into words as a POSIX shell would for
-// plain words, single and double quotes and backslashes (no expansion).
-func shellFields(s string) []string {
-	var out []string
-	var cur strings.Builder
-	inWord := false
-	var quote rune
-	esc := false
-	for _, r := range s {
-		switch {
-		case esc:
-			cur.WriteRune(r)
-			esc = false
-		case quote == '\'':
-			if r == '\'' {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case quote == '"':
-			switch r {
-			case '"':
-				quote = 0
-			case '\\':
-				esc = true
-			default:
-				cur.WriteRune(r)
-			}
-		case r == '\\':
-			esc, inWord = true, true
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out
 }
 
 // hooksFormat is how a host lays out its hooks in the configuration's
@@ -225,7 +151,7 @@ type hooksFormat interface {
 	check(root *jsonObject) error
 	// set makes cmd the one cgraph entry of ev, in the place of the first
 	// one there was, and reports whether anything changed.
-	set(root *jsonObject, ev hookEvent, cmd string) bool
+	set(root *jsonObject, ev Event, cmd string) bool
 	// remove deletes cgraph's entries of the named events (every event
 	// when names is empty) and reports how many it removed.
 	remove(root *jsonObject, host string, names []string) int
@@ -235,9 +161,9 @@ type hooksFormat interface {
 
 // foundHook is a cgraph entry in a host's configuration.
 type foundHook struct {
-	command string
-	matcher string
-	parsed  hookCommand
+	Command string
+	Matcher string
+	Parsed  Command
 }
 
 // hooksObject returns root's "hooks" object, creating it when create is
@@ -293,7 +219,7 @@ func isCgraphEntry(v any, host string, names []string) bool {
 	if !ok {
 		return false
 	}
-	_, ev, ok := parseHookCommand(cmd, host)
+	_, ev, ok := ParseCommand(cmd, host)
 	if !ok {
 		return false
 	}
@@ -337,29 +263,29 @@ func groupMatcher(g any) string {
 	return s
 }
 
-func (f claudeFormat) set(root *jsonObject, ev hookEvent, cmd string) bool {
+func (f claudeFormat) set(root *jsonObject, ev Event, cmd string) bool {
 	const host = "claude-code"
 	want := &jsonObject{}
-	if ev.matcher != "" {
-		want.set("matcher", ev.matcher)
+	if ev.Matcher != "" {
+		want.set("matcher", ev.Matcher)
 	}
 	entry := &jsonObject{}
 	entry.set("type", "command")
 	entry.set("command", cmd)
-	if ev.timeout > 0 {
-		entry.set("timeout", ev.timeout)
+	if ev.Timeout > 0 {
+		entry.set("timeout", ev.Timeout)
 	}
 	want.set("hooks", []any{entry})
 
 	hooks := hooksObject(root, true)
-	v, _ := hooks.get(ev.name)
+	v, _ := hooks.get(ev.Name)
 	groups, _ := v.([]any)
 	// Unchanged when the one cgraph entry is already the wanted group.
 	var found []any
 	for _, g := range groups {
 		hs, _ := groupHooks(g)
 		for _, h := range hs {
-			if isCgraphEntry(h, host, []string{ev.name}) {
+			if isCgraphEntry(h, host, []string{ev.Name}) {
 				found = append(found, g)
 			}
 		}
@@ -377,7 +303,7 @@ func (f claudeFormat) set(root *jsonObject, ev hookEvent, cmd string) bool {
 		}
 		kept := hs[:0:0]
 		for _, h := range hs {
-			if !isCgraphEntry(h, host, []string{ev.name}) {
+			if !isCgraphEntry(h, host, []string{ev.Name}) {
 				kept = append(kept, h)
 			}
 		}
@@ -394,7 +320,7 @@ func (f claudeFormat) set(root *jsonObject, ev hookEvent, cmd string) bool {
 	if !placed {
 		out = append(out, want)
 	}
-	hooks.set(ev.name, out)
+	hooks.set(ev.Name, out)
 	return true
 }
 
@@ -456,8 +382,8 @@ func (claudeFormat) find(root *jsonObject, host string) map[string][]foundHook {
 			hs, _ := groupHooks(g)
 			for _, h := range hs {
 				cmd, _ := commandOf(h)
-				if c, _, ok := parseHookCommand(cmd, host); ok {
-					out[m.key] = append(out[m.key], foundHook{command: cmd, matcher: groupMatcher(g), parsed: c})
+				if c, _, ok := ParseCommand(cmd, host); ok {
+					out[m.key] = append(out[m.key], foundHook{Command: cmd, Matcher: groupMatcher(g), Parsed: c})
 				}
 			}
 		}
@@ -481,7 +407,7 @@ func (cursorFormat) check(root *jsonObject) error {
 	return checkHooksShape(root)
 }
 
-func (cursorFormat) set(root *jsonObject, ev hookEvent, cmd string) bool {
+func (cursorFormat) set(root *jsonObject, ev Event, cmd string) bool {
 	const host = "cursor"
 	want := &jsonObject{}
 	want.set("command", cmd)
@@ -489,11 +415,11 @@ func (cursorFormat) set(root *jsonObject, ev hookEvent, cmd string) bool {
 		root.members = append([]jsonMember{{"version", 1}}, root.members...)
 	}
 	hooks := hooksObject(root, true)
-	v, _ := hooks.get(ev.name)
+	v, _ := hooks.get(ev.Name)
 	entries, _ := v.([]any)
 	var found []any
 	for _, e := range entries {
-		if isCgraphEntry(e, host, []string{ev.name}) {
+		if isCgraphEntry(e, host, []string{ev.Name}) {
 			found = append(found, e)
 		}
 	}
@@ -503,7 +429,7 @@ func (cursorFormat) set(root *jsonObject, ev hookEvent, cmd string) bool {
 	var out []any
 	placed := false
 	for _, e := range entries {
-		if !isCgraphEntry(e, host, []string{ev.name}) {
+		if !isCgraphEntry(e, host, []string{ev.Name}) {
 			out = append(out, e)
 		} else if !placed {
 			out, placed = append(out, want), true
@@ -512,7 +438,7 @@ func (cursorFormat) set(root *jsonObject, ev hookEvent, cmd string) bool {
 	if !placed {
 		out = append(out, want)
 	}
-	hooks.set(ev.name, out)
+	hooks.set(ev.Name, out)
 	return true
 }
 
@@ -555,8 +481,8 @@ func (cursorFormat) find(root *jsonObject, host string) map[string][]foundHook {
 		entries, _ := m.val.([]any)
 		for _, e := range entries {
 			cmd, _ := commandOf(e)
-			if c, _, ok := parseHookCommand(cmd, host); ok {
-				out[m.key] = append(out[m.key], foundHook{command: cmd, parsed: c})
+			if c, _, ok := ParseCommand(cmd, host); ok {
+				out[m.key] = append(out[m.key], foundHook{Command: cmd, Parsed: c})
 			}
 		}
 	}

@@ -1,0 +1,320 @@
+// Package bulkimport stores the memories and relations of a JSONL stream
+// (add --jsonl, import of an export): one JSON object a line, parsed and
+// validated line by line, stored in batches through the store's AddBatch,
+// relations linked at the end. A bad line is reported by its number and
+// skipped; a store error stops the import with the line to resume from.
+//
+// It sees the store only through its small Adder interface, draws nothing
+// (progress goes through Options.Progress) and never opens or closes a
+// store.
+package bulkimport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/cgraph/cgraph/record"
+)
+
+// BatchSize is how many valid lines go into one engine AddBatch: big enough
+// to amortise the write and fill the models' batches, small enough that the
+// progress bar moves every few seconds and an interrupt loses little work.
+const BatchSize = 64
+
+// Adder is what a bulk add needs from a store: engine.Engine (every memory
+// gets its fingerprint).
+type Adder interface {
+	Add(ctx context.Context, m record.NewMemory) (record.Memory, error)
+	AddBatch(ctx context.Context, ms []record.NewMemory) ([]record.Memory, error)
+	Link(ctx context.Context, r record.Relation) (record.Relation, error)
+}
+
+// Result is the summary of an import (and add --jsonl --json).
+type Result struct {
+	Added int `json:"added"`
+	// Duplicates are lines whose content the store already held (or an
+	// earlier line of this run): nothing stored, the earlier memory named.
+	Duplicates []DuplicateLine `json:"duplicates"`
+	Failed     int             `json:"failed"`
+	Errors     []LineError     `json:"errors"`
+	// Linked counts the relation lines stored (after every memory line).
+	Linked int `json:"linked"`
+	// relations are the valid relation lines, linked at the end.
+	relations []pendingRelation
+}
+
+type pendingRelation struct {
+	line int
+	rel  record.Relation
+}
+
+// DuplicateLine is one line that was already stored.
+type DuplicateLine struct {
+	Line        int       `json:"line"`
+	DuplicateOf record.ID `json:"duplicate_of"`
+}
+
+// LineError is one refused line.
+type LineError struct {
+	Line  int    `json:"line"`
+	Error string `json:"error"`
+}
+
+// Options are the settings of one import.
+type Options struct {
+	// MaxContent is the largest content, in bytes, a memory may have
+	// (record.DefaultMaxContentBytes when 0).
+	MaxContent int
+	// Project is given to the memories whose line names none.
+	Project string
+	// AllowDuplicate stores a line whose content the store already holds.
+	AllowDuplicate bool
+	// SkipLines are the first lines, stored by an earlier run, to skip.
+	SkipLines int
+	// Progress counts lines done (nil: none): a stored line when its batch
+	// is stored, any other line when it is read.
+	Progress func(lines int)
+	// AfterFlush, when set (by a test), runs after each batch is stored.
+	AfterFlush func()
+}
+
+// rerunNote follows every "resume with --skip-lines N": after a crash or
+// kill, when nothing could say where the import stopped, the whole file
+// can be run again, because a line whose content is stored already is a
+// duplicate (found by the store's content hash) and stores nothing.
+const rerunNote = " (or run the whole file again: lines already stored are found as duplicates and store nothing)"
+
+// idleFlush is how long add --jsonl waits for the next line before it
+// stores the valid lines it holds, so a slow stream (tail -f | cgraph add
+// --jsonl -) is stored as it comes instead of 256 lines at a time.
+const idleFlush = 200 * time.Millisecond
+
+// readResult is one line from the reading goroutine of Import.
+type readResult struct {
+	line    []byte
+	tooLong bool
+	err     error
+}
+
+// importer is one run of Import: the store, the settings, the lines read
+// and not yet stored, and the result so far.
+type importer struct {
+	ctx     context.Context
+	e       Adder
+	o       Options
+	maxLine int
+	res     Result
+	pending []record.NewMemory
+	lines   []int // pending[i] is line lines[i]
+}
+
+// Import reads JSONL from r and stores every valid line; a bad line is
+// recorded with its number and skipped. Blank lines are skipped silently.
+// Valid lines are stored BatchSize at a time, and whenever the input
+// pauses for idleFlush; relation lines are linked at the end, when both
+// ends are stored. It stops on the first store error, or when ctx is
+// cancelled: then the lines already read are stored and the error names
+// the last one (and how to resume). Reading runs in a goroutine so a
+// cancel is seen while r blocks; that goroutine ends at r's next line or
+// EOF. Cost: one AddBatch per BatchSize valid lines.
+func Import(ctx context.Context, e Adder, r io.Reader, o Options) (Result, error) {
+	if o.MaxContent <= 0 {
+		o.MaxContent = record.DefaultMaxContentBytes
+	}
+	im := &importer{ctx: ctx, e: e, o: o, maxLine: 6*o.MaxContent + 64<<10, // JSON escaping can grow text up to 6×
+		res: Result{Errors: []LineError{}, Duplicates: []DuplicateLine{}}}
+	lineCh, done := make(chan readResult), make(chan struct{})
+	defer close(done)
+	go readLines(r, im.maxLine, lineCh, done)
+	if err := im.consume(lineCh); err != nil {
+		return im.res, err
+	}
+	if err := im.flush(); err != nil {
+		return im.res, err
+	}
+	return im.res, im.link()
+}
+
+// readLines sends r's lines until EOF, a read error, or done.
+func readLines(r io.Reader, maxLine int, lineCh chan<- readResult, done <-chan struct{}) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		l, tooLong, err := readLine(br, maxLine)
+		select {
+		case lineCh <- readResult{l, tooLong, err}:
+		case <-done:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// consume takes the lines as they come, storing a batch when it is full
+// or the input pauses, until EOF, a read or store error, or a cancel.
+func (im *importer) consume(lineCh <-chan readResult) error {
+	idle := time.NewTimer(idleFlush)
+	defer idle.Stop()
+	for lineNo := 0; ; {
+		var rr readResult
+		select {
+		case rr = <-lineCh:
+			lineNo++
+		case <-idle.C:
+			if err := im.flush(); err != nil {
+				return err
+			}
+			continue
+		case <-im.ctx.Done():
+			return errors.Join(fmt.Errorf("interrupted after line %d (%d memories stored, every line up to it): resume with --skip-lines %d%s: %w",
+				lineNo, im.res.Added+len(im.pending), lineNo, rerunNote, im.ctx.Err()), im.flush())
+		}
+		if rr.err != nil && !errors.Is(rr.err, io.EOF) {
+			return errors.Join(fmt.Errorf("read line %d: %w: every line before it is stored: resume with --skip-lines %d%s", lineNo, rr.err, lineNo-1, rerunNote), im.flush())
+		}
+		if err := im.take(rr, lineNo); err != nil {
+			return err
+		}
+		if errors.Is(rr.err, io.EOF) {
+			return nil
+		}
+		idle.Reset(idleFlush)
+	}
+}
+
+// take handles line lineNo: skipped when an earlier run stored it, else
+// parsed into pending (or the errors), and the batch stored when full.
+func (im *importer) take(rr readResult, lineNo int) error {
+	countLine := func() { // a line that stores nothing; stored lines count at their flush
+		if im.o.Progress != nil && (len(rr.line) > 0 || rr.err == nil) {
+			im.o.Progress(1)
+		}
+	}
+	if lineNo <= im.o.SkipLines { // resuming: an earlier run stored it
+		countLine()
+		return nil
+	}
+	if lineNo == 1 {
+		rr.line = bytes.TrimPrefix(rr.line, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark some editors write
+	}
+	before := len(im.pending)
+	im.takeLine(rr, lineNo)
+	if len(im.pending) == before {
+		countLine()
+	}
+	if len(im.pending) >= BatchSize {
+		return im.flush()
+	}
+	return nil
+}
+
+// flush stores the pending lines in one batch. Lines already read are
+// stored whole even after a cancel.
+func (im *importer) flush() error {
+	if len(im.pending) == 0 {
+		return nil
+	}
+	err := im.storeBatch(context.WithoutCancel(im.ctx), im.pending, im.lines)
+	if im.o.Progress != nil {
+		im.o.Progress(len(im.pending))
+	}
+	im.pending, im.lines = im.pending[:0], im.lines[:0]
+	if im.o.AfterFlush != nil {
+		im.o.AfterFlush()
+	}
+	return err
+}
+
+// link stores the relation lines, last: both ends are stored by now (or
+// were before). A relation the store refuses fails its line only.
+func (im *importer) link() error {
+	for _, p := range im.res.relations {
+		if _, err := im.e.Link(context.WithoutCancel(im.ctx), p.rel); err != nil {
+			var ve *record.ValidationError
+			if !errors.As(err, &ve) && !errors.Is(err, record.ErrNotFound) {
+				return fmt.Errorf("link line %d: %w", p.line, err)
+			}
+			im.res.fail(p.line, err.Error())
+			continue
+		}
+		im.res.Linked++
+	}
+	return nil
+}
+
+// takeLine parses and checks one line: a valid memory joins pending, a bad
+// line is recorded in the result.
+func (im *importer) takeLine(rr readResult, lineNo int) {
+	switch {
+	case rr.tooLong:
+		im.res.fail(lineNo, fmt.Sprintf("line is longer than %d bytes: split the content into smaller memories", im.maxLine))
+	case len(bytes.TrimSpace(rr.line)) > 0:
+		n, rel, err := parseLine(rr.line)
+		if err == nil && rel == nil {
+			err = n.Validate(im.o.MaxContent)
+		}
+		if err != nil {
+			im.res.fail(lineNo, err.Error())
+			return
+		}
+		if rel != nil {
+			im.res.relations = append(im.res.relations, pendingRelation{lineNo, *rel})
+			return
+		}
+		if n.Project == "" {
+			n.Project = im.o.Project
+		}
+		n.AllowDuplicate = im.o.AllowDuplicate
+		im.pending, im.lines = append(im.pending, n), append(im.lines, lineNo)
+	}
+}
+
+func (r *Result) fail(line int, msg string) {
+	r.Failed++
+	r.Errors = append(r.Errors, LineError{Line: line, Error: msg})
+}
+
+// storeBatch stores ns (from lines) in one AddBatch. If the engine refuses
+// one memory the batch is retried one memory at a time, so only that line
+// fails. Other errors (the store) stop the bulk add.
+func (im *importer) storeBatch(ctx context.Context, ns []record.NewMemory, lines []int) error {
+	e, res := im.e, &im.res
+	ms, err := e.AddBatch(ctx, ns)
+	if err == nil {
+		for i, m := range ms {
+			if m.Duplicate {
+				res.Duplicates = append(res.Duplicates, DuplicateLine{lines[i], m.ID})
+			} else {
+				res.Added++
+			}
+		}
+		return nil
+	}
+	var ve *record.ValidationError
+	if !errors.As(err, &ve) {
+		return fmt.Errorf("store lines %d-%d (%d memories stored before them; none of these): %w: resume with --skip-lines %d%s",
+			lines[0], lines[len(lines)-1], res.Added, err, lines[0]-1, rerunNote)
+	}
+	for i, n := range ns {
+		m, err := e.Add(ctx, n)
+		if err != nil {
+			if !errors.As(err, &ve) {
+				return fmt.Errorf("store line %d (%d memories stored before it): %w: resume with --skip-lines %d%s", lines[i], res.Added, err, lines[i]-1, rerunNote)
+			}
+			res.fail(lines[i], err.Error())
+			continue
+		}
+		if m.Duplicate {
+			res.Duplicates = append(res.Duplicates, DuplicateLine{lines[i], m.ID})
+			continue
+		}
+		res.Added++
+	}
+	return nil
+}

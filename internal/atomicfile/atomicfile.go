@@ -1,0 +1,77 @@
+// Package atomicfile writes a file whole or not at all: a temporary file
+// beside it, synced, renamed over it. It is for small files a user or a
+// host reads (agent hook settings, service units); it must not be used
+// for the store, whose writes are RocksDB's.
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// WriteFile replaces path with data: a temporary file in the same
+// directory, synced, then renamed over it. A crash leaves the old or the
+// new file, never half of one.
+func WriteFile(path string, data []byte, mode fs.FileMode) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".cgraph-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp.Name()) // the error that got us here is the one to report
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync() // makes the rename durable where the file system can; the file is written either way
+		_ = d.Close()
+	}
+	return nil
+}
+
+// Backup copies data to path unless a file is already there: the first
+// backup of a file is the file as it was before cgraph, and stays. It is
+// not atomic (a crash can leave a short copy); a caller that needs one
+// whole writes it before it changes the original.
+func Backup(path string, data []byte, mode fs.FileMode) error {
+	w, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("back up to %s: %w", path, err)
+	}
+	if _, err := w.Write(data); err != nil {
+		_ = w.Close() // the write's error is the one to report
+		return fmt.Errorf("back up to %s: %w", path, err)
+	}
+	if err := w.Sync(); err != nil {
+		_ = w.Close()
+		return fmt.Errorf("back up to %s: %w", path, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("back up to %s: %w", path, err)
+	}
+	return nil
+}
