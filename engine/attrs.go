@@ -35,7 +35,9 @@ type edgeMarks struct {
 	by   map[record.DocNum][]record.ID
 }
 
-func newEdgeMarks() edgeMarks { return edgeMarks{docs: roaring.New(), by: map[record.DocNum][]record.ID{}} }
+func newEdgeMarks() edgeMarks {
+	return edgeMarks{docs: roaring.New(), by: map[record.DocNum][]record.ID{}}
+}
 
 // set records (on) or removes (!on) the relation "from → doc".
 func (e edgeMarks) set(doc record.DocNum, from record.ID, on bool) {
