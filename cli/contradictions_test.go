@@ -66,6 +66,23 @@ func TestContradictionsCommand(t *testing.T) {
 		t.Fatalf("--contradictions --apply: exit %d %s", r.code, r.stderr)
 	}
 
+	// Superseding the contradicting memory closes the pair too, until the
+	// link goes again.
+	third := add("The API server listens on port 7070.")
+	mustRun(t, "", "--db", db, "link", third.String(), newer.String(), "--type", "supersedes")
+	if out := mustRun(t, "", "--db", db, "get", older.String()).stdout; strings.Contains(out, "contradicted") {
+		t.Fatalf("a badge names a contradicting memory that was superseded since:\n%s", out)
+	}
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "maintain", "--contradictions").stdout, &pairs)
+	if len(pairs) != 0 {
+		t.Fatalf("a pair whose newer memory was superseded is still open: %+v", pairs)
+	}
+	mustRun(t, "", "--db", db, "unlink", third.String(), newer.String(), "--type", "supersedes")
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "maintain", "--contradictions").stdout, &pairs)
+	if len(pairs) != 1 {
+		t.Fatalf("the pair did not reopen after the unlink: %+v", pairs)
+	}
+
 	mustRun(t, "", "--db", db, "link", newer.String(), older.String(), "--type", "supersedes")
 	oneJSON(t, mustRun(t, "", "--db", db, "--json", "maintain", "--contradictions").stdout, &pairs)
 	if len(pairs) != 0 {
@@ -90,6 +107,14 @@ func TestSearchAsOfFlag(t *testing.T) {
 	older := add("Deploy releases with the blue-green script", "2025-01-01T00:00:00Z")
 	newer := add("Deploy releases with the canary pipeline", "2025-02-01T00:00:00Z")
 	mustRun(t, "", "--db", db, "link", newer.String(), older.String(), "--type", "supersedes")
+	var got memoryJSON
+	oneJSON(t, mustRun(t, "", "--db", db, "--json", "get", older.String()).stdout, &got)
+	if got.ValidUntil.IsZero() || got.ValidUntil.Before(got.CreatedAt) {
+		t.Fatalf("get --json of the superseded memory: valid_until %v", got.ValidUntil)
+	}
+	if out := mustRun(t, "", "--db", db, "get", older.String()).stdout; !strings.Contains(out, "valid until:") {
+		t.Fatalf("get does not say when the memory stopped being valid:\n%s", out)
+	}
 	found := func(args ...string) []record.ID {
 		t.Helper()
 		var sj searchIDs
@@ -117,5 +142,15 @@ func TestSearchAsOfFlag(t *testing.T) {
 	}
 	if r := run(t, "", "--db", db, "search", "deploy", "--as-of", "last spring"); r.code != ExitUsage || !strings.Contains(r.stderr, "a date") {
 		t.Fatalf("--as-of with no time: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// TestServeOnConflictRefused: serve refuses an unknown --on-conflict
+// policy before it listens or opens the store, naming the valid ones.
+func TestServeOnConflictRefused(t *testing.T) {
+	db := newStore(t)
+	r := run(t, "", "--db", db, "serve", "--addr", "127.0.0.1:0", "--on-conflict", "retire-older")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "supersede-newer") {
+		t.Fatalf("serve --on-conflict retire-older: exit %d, stderr %s", r.code, r.stderr)
 	}
 }

@@ -58,6 +58,9 @@ func (a *App) printMemory(m record.Memory) {
 	for _, by := range m.SupersededBy {
 		a.Printf("superseded: by %s\n", by)
 	}
+	if !m.ValidUntil.IsZero() {
+		a.Printf("valid until: %s (search --as-of an earlier time still finds it)\n", m.ValidUntil.UTC().Format(humanTime))
+	}
 	for _, by := range m.ContradictedBy {
 		a.Printf("contradicted: by %s (open: cgraph maintain --contradictions)\n", by)
 	}

@@ -89,6 +89,10 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			if err := checkTools(tools); err != nil {
 				return err
 			}
+			conflicts, err := record.ParseConflictPolicy(onConflict)
+			if err != nil {
+				return &UsageError{Problem: "--on-conflict: " + err.Error(), Fix: "give report or supersede-newer"}
+			}
 			if err := record.CheckProject(a.Project); err != nil {
 				return err // a *record.ValidationError: exit 2
 			}
@@ -119,10 +123,6 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			hosts, err := httpapi.NewHosts(ln.Addr().String(), allowedHosts)
 			if err != nil {
 				return usagef("give --allowed-hosts a comma-separated list of bare names or addresses, e.g. --allowed-hosts memory.internal,10.0.0.5", "--allowed-hosts: %v", err)
-			}
-			conflicts, err := record.ParseConflictPolicy(onConflict)
-			if err != nil {
-				return &UsageError{Problem: "--on-conflict: " + err.Error(), Fix: "give report or supersede-newer"}
 			}
 			s, err := a.openStore(storeOpen{write: true, deferSlots: deferSlots, onConflict: conflicts})
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/cgraph/cgraph/embedders"
@@ -167,12 +168,21 @@ func (s *Engine) markRelations(ctx context.Context, m *record.Memory) {
 				m.ContradictedBy = append(m.ContradictedBy, r.From)
 			}
 		}
-		return
+	} else {
+		s.ix.mu.RLock()
+		m.SupersededBy = s.ix.attrs.superseded.of(m.DocNum)
+		m.ContradictedBy = s.ix.attrs.contradicted.of(m.DocNum)
+		s.ix.mu.RUnlock()
 	}
-	s.ix.mu.RLock()
-	defer s.ix.mu.RUnlock()
-	m.SupersededBy = s.ix.attrs.superseded.of(m.DocNum)
-	m.ContradictedBy = s.ix.attrs.contradicted.of(m.DocNum)
+	// A contradicting memory that was itself superseded since no longer
+	// stands against this one: the pair is resolved.
+	m.ContradictedBy = slices.DeleteFunc(m.ContradictedBy, func(by record.ID) bool {
+		sup, err := s.isSuperseded(ctx, by)
+		return err == nil && sup
+	})
+	if len(m.ContradictedBy) == 0 {
+		m.ContradictedBy = nil
+	}
 }
 
 // setMark records (on) or removes the relation "from t to" in the

@@ -32,6 +32,9 @@ type Memory struct {
 	Meta        map[string]string `json:"meta,omitempty"`
 	// Revision counts the memory's versions: 1 when stored, +1 per change.
 	Revision uint32 `json:"revision"`
+	// ValidUntil is when a supersedes link ended the memory's validity;
+	// left out while it is valid.
+	ValidUntil time.Time `json:"valid_until,omitzero"`
 	// SupersededBy lists the newer memories that supersede this one.
 	SupersededBy []record.ID `json:"superseded_by,omitempty"`
 	// ContradictedBy names the newer memories that contradict this one
@@ -54,6 +57,9 @@ func MemoryOf(m record.Memory) Memory {
 	}
 	if !m.AccessedAt.IsZero() {
 		j.AccessedAt = m.AccessedAt.UTC()
+	}
+	if !m.ValidUntil.IsZero() {
+		j.ValidUntil = m.ValidUntil.UTC()
 	}
 	return j
 }
