@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,7 +48,8 @@ func memState(t *testing.T, s *Engine, id record.ID) string {
 // history and relations, merges an exact copy (moving its links onto the
 // memory kept) and links a near-duplicate; each action is in the audit log
 // with its evidence; undoing each brings the memory, its history and its
-// relations back as they were (only the doc number is new), searchable
+// relations back as they were (only the doc number is new), its stored
+// fingerprint byte for byte, searchable
 // again, and not proposed again; the store checks clean after every step;
 // a second undo is refused.
 func TestAuditUndoRoundTrip(t *testing.T) {
@@ -85,6 +87,7 @@ func TestAuditUndoRoundTrip(t *testing.T) {
 		}
 	}
 	before := map[record.ID]string{gone.ID: memState(t, s, gone.ID), dup.ID: memState(t, s, dup.ID), keep.ID: memState(t, s, keep.ID), newer.ID: memState(t, s, newer.ID)}
+	fpBefore := map[record.ID][]byte{gone.ID: rawFingerprint(t, s, gone.ID), dup.ID: rawFingerprint(t, s, dup.ID)}
 	acts, err := s.Maintain(ctx, MaintainOptions{Apply: true})
 	if err != nil {
 		t.Fatal(err)
@@ -137,6 +140,11 @@ func TestAuditUndoRoundTrip(t *testing.T) {
 	for id, want := range before {
 		if got := memState(t, s, id); got != want {
 			t.Fatalf("memory %s after undo:\n got %s\nwant %s", id, got, want)
+		}
+	}
+	for id, want := range fpBefore {
+		if got := rawFingerprint(t, s, id); !bytes.Equal(got, want) {
+			t.Fatalf("memory %s: its stored fingerprint differs after undo", id)
 		}
 	}
 	if again, err := s.Maintain(ctx, MaintainOptions{}); err != nil || len(again) != 0 {
