@@ -132,6 +132,9 @@ func (s *Engine) applyAction(ctx context.Context, a MaintainAction, by string, n
 		return e, err
 	}
 	e.Content = contentStart(m.Content)
+	if a.faded && (s.uses.waiting(a.ID) || DecayOf(m, now).IdleDays < DecayOf(m, now).HalfLife) {
+		return e, &changedError{fmt.Sprintf("memory %s was used since it was listed", a.ID)}
+	}
 	var rels []record.Relation
 	switch a.Action {
 	case "supersede":
@@ -169,6 +172,12 @@ func (s *Engine) applyAction(ctx context.Context, a MaintainAction, by string, n
 	}
 	return e, nil
 }
+
+// changedError says a listed action no longer holds: the memory was used
+// (or changed) between Maintain's listing and the action's batch.
+type changedError struct{ why string }
+
+func (e *changedError) Error() string { return e.why }
 
 // moveLinks relinks each relation of the deleted copy onto keep, keeping
 // its type, weight and time; a relation with keep itself, or one keep

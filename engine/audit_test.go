@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,7 +48,8 @@ func memState(t *testing.T, s *Engine, id record.ID) string {
 // history and relations, merges an exact copy (moving its links onto the
 // memory kept) and links a near-duplicate; each action is in the audit log
 // with its evidence; undoing each brings the memory, its history and its
-// relations back as they were (only the doc number is new), searchable
+// relations back as they were (only the doc number is new), its stored
+// fingerprint byte for byte, searchable
 // again, and not proposed again; the store checks clean after every step;
 // a second undo is refused.
 func TestAuditUndoRoundTrip(t *testing.T) {
@@ -84,6 +87,7 @@ func TestAuditUndoRoundTrip(t *testing.T) {
 		}
 	}
 	before := map[record.ID]string{gone.ID: memState(t, s, gone.ID), dup.ID: memState(t, s, dup.ID), keep.ID: memState(t, s, keep.ID), newer.ID: memState(t, s, newer.ID)}
+	fpBefore := map[record.ID][]byte{gone.ID: rawFingerprint(t, s, gone.ID), dup.ID: rawFingerprint(t, s, dup.ID)}
 	acts, err := s.Maintain(ctx, MaintainOptions{Apply: true})
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +140,11 @@ func TestAuditUndoRoundTrip(t *testing.T) {
 	for id, want := range before {
 		if got := memState(t, s, id); got != want {
 			t.Fatalf("memory %s after undo:\n got %s\nwant %s", id, got, want)
+		}
+	}
+	for id, want := range fpBefore {
+		if got := rawFingerprint(t, s, id); !bytes.Equal(got, want) {
+			t.Fatalf("memory %s: its stored fingerprint differs after undo", id)
 		}
 	}
 	if again, err := s.Maintain(ctx, MaintainOptions{}); err != nil || len(again) != 0 {
@@ -250,5 +259,45 @@ func TestNoMergeIntoAPrunedMemory(t *testing.T) {
 	acts, err = s.Maintain(ctx, MaintainOptions{Actions: []string{"merge_duplicate"}})
 	if err != nil || len(acts) != 2 || acts[1].Action != "merge_duplicate" || acts[1].ID != dup.ID || acts[1].Keep != ms[0].ID {
 		t.Fatalf("may not prune: %+v, %v; want the merge listed too", acts, err)
+	}
+}
+
+// TestUsedSinceListedIsNotPruned: a faded memory read or returned by a
+// search after Maintain listed it and before its action is not pruned —
+// the action is held — so a use always wins over a listing.
+func TestUsedSinceListedIsNotPruned(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), hashRegistry(t, ""))
+	var ids []record.ID
+	for _, c := range texts[:3] {
+		m, err := s.Add(ctx, record.NewMemory{Content: c, CreatedAt: now.Add(-300 * 24 * time.Hour), Importance: 0.2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	calls := 0
+	pause := func() { // after the first prune, an agent reads one and searches the other
+		calls++
+		if calls != 1 {
+			return
+		}
+		if _, err := s.Get(ctx, ids[1]); err != nil {
+			t.Error(err)
+		}
+		if _, err := s.Search(ctx, SearchRequest{Query: texts[2], TopK: 1}); err != nil {
+			t.Error(err)
+		}
+	}
+	acts, err := s.Maintain(ctx, MaintainOptions{PruneBelow: 0.1, Apply: true, Now: now, Pause: pause})
+	if err != nil || len(acts) != 3 {
+		t.Fatalf("maintain: %+v, %v", acts, err)
+	}
+	if !acts[0].Applied || acts[1].Applied || acts[2].Applied || !strings.Contains(acts[1].Held, "used since it was listed") || acts[2].Held == "" {
+		t.Fatalf("actions %+v: want the first applied, the two used since held", acts)
+	}
+	if ms, found, err := s.Peek(ctx, ids); err != nil || found[0] || !found[1] || !found[2] {
+		t.Fatalf("stored after the run: %v %v %v", ms, found, err)
 	}
 }

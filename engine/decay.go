@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -86,7 +87,7 @@ type MaintainOptions struct {
 	By string
 	// Pause, when set, is called after each page of memories read and
 	// each action applied: a scheduled run passes one that yields to
-	// searches. It must not call the engine.
+	// searches. It is called outside any batch and lock.
 	Pause func()
 }
 
@@ -119,8 +120,11 @@ type MaintainAction struct {
 	// ActionID names the applied action in the audit log (cgraph log,
 	// cgraph undo).
 	ActionID ActionID `json:"action_id,omitzero"`
-	// Held says why an Apply did not carry the action out (the policy).
+	// Held says why an Apply did not carry the action out (the policy,
+	// or the memory changed since it was listed).
 	Held string `json:"held,omitempty"`
+	// faded marks a prune for fading: applyAction checks it is still idle.
+	faded bool
 }
 
 // Maintain walks every memory and lists those to prune (effective
@@ -189,7 +193,7 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 			// its importance: only the idle fade away.
 			if d := DecayOf(m, o.Now); d.Effective < o.PruneBelow && d.IdleDays >= d.HalfLife && o.prunable(m.Type) {
 				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID,
-					Reason: fmt.Sprintf("effective importance %.3f < %.3f (importance %.2f, %.0f days idle, half-life %.0f days)", d.Effective, o.PruneBelow, d.Importance, d.IdleDays, d.HalfLife)})
+					Reason: fmt.Sprintf("effective importance %.3f < %.3f (importance %.2f, %.0f days idle, half-life %.0f days)", d.Effective, o.PruneBelow, d.Importance, d.IdleDays, d.HalfLife), faded: true})
 				pruned[m.ID] = mayPrune
 			}
 		}
@@ -229,6 +233,11 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 			return acts, fmt.Errorf("maintain: stopped after %d of %d actions: %w", i, len(acts), err)
 		}
 		e, err := s.applyAction(ctx, acts[i], by, o.Now)
+		var changed *changedError
+		if errors.As(err, &changed) || errors.Is(err, record.ErrNotFound) {
+			acts[i].Held = "not applied: " + err.Error()
+			continue
+		}
 		if err != nil {
 			return acts, fmt.Errorf("maintain: %s %s (%d of %d actions applied): %w", acts[i].Action, acts[i].ID, i, len(acts), err)
 		}

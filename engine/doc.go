@@ -1,7 +1,7 @@
 // Package engine is cgraph's front door: Open, Add, AddBatch, Get, Peek,
 // Update, History, Delete, Link, Unlink, Related, Relations, List, Stats,
-// Search, Maintain, Reembed, Check, RepairPostings, RepairLinks, Backup,
-// ResolveID, Warm, SessionTimeline and topic snapshots over one store. It composes its cellar (engine/internal/cellar:
+// Search, Maintain, AuditLog, Undo, Tally, Reembed, Check, RepairPostings,
+// RepairLinks, Backup, ResolveID, ResolveAction, Warm, SessionTimeline and topic snapshots over one store. It composes its cellar (engine/internal/cellar:
 // RocksDB column families, keys, the record codec, the writer lock), an
 // *embedders.Registry (fingerprints, query views), in-memory structures of
 // package indexes rebuilt from the families on open, and pipeline.Run. The
@@ -51,7 +51,9 @@
 // neighbours in its project (findSimilar) and reports near-duplicates only
 // when E1, E6 and E11 all agree (DefaultNearDuplicate); NewMemory.Supersede
 // links them in the memory's batch. Decay (DecayOf) is shown as a badge and
-// used by Maintain; it never changes a ranking.
+// used by Maintain; it never changes a ranking. Every action Maintain
+// applies is written with its audit entry in one batch (audit.go); a delete
+// keeps the memory whole so that Undo puts it back without a model.
 //
 // Contradictions found on write (contradict.Judge over the same evidence)
 // follow the write's policy (NewMemory.OnConflict, else

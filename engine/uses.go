@@ -65,6 +65,18 @@ func (u *useLog) note(ms []record.Memory) {
 	}
 }
 
+// waiting reports whether id was used since the last flush (its use not
+// yet in its record).
+func (u *useLog) waiting(id record.ID) bool {
+	if u == nil {
+		return false
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	_, ok := u.pending[id]
+	return ok
+}
+
 // flush writes the counted uses. On failure they are counted again for the
 // next flush.
 func (u *useLog) flush(ctx context.Context) error {
