@@ -67,60 +67,13 @@ func pyDef(path string, lines []string, i int) (Pair, bool) {
 	if k := strings.IndexAny(name, "( "); k > 0 {
 		name = name[:k]
 	}
-	// Header: until parentheses balance and the line ends with ':'.
-	depth, h := 0, i
-	for ; h < len(lines); h++ {
-		code := lines[h]
-		if k := strings.Index(code, "#"); k >= 0 {
-			code = code[:k]
-		}
-		depth += strings.Count(code, "(") + strings.Count(code, "[") - strings.Count(code, ")") - strings.Count(code, "]")
-		if depth <= 0 && strings.HasSuffix(strings.TrimSpace(code), ":") {
-			break
-		}
-		if h-i > 30 {
-			return Pair{}, false
-		}
-	}
-	if h >= len(lines) {
+	h, ok := pyHeaderEnd(lines, i)
+	if !ok {
 		return Pair{}, false
 	}
-	// Docstring: the first non-blank line after the header.
-	d := h + 1
-	for d < len(lines) && indentOf(lines[d]) < 0 {
-		d++
-	}
-	if d >= len(lines) || indentOf(lines[d]) <= ind {
+	doc, end, ok := pyDocstring(lines, h, ind)
+	if !ok {
 		return Pair{}, false
-	}
-	first := strings.TrimSpace(lines[d])
-	first = strings.TrimLeft(first, "rRuU")
-	var quote string
-	switch {
-	case strings.HasPrefix(first, `"""`):
-		quote = `"""`
-	case strings.HasPrefix(first, `'''`):
-		quote = `'''`
-	default:
-		return Pair{}, false
-	}
-	var doc []string
-	rest := first[3:]
-	end := d
-	if k := strings.Index(rest, quote); k >= 0 {
-		doc = append(doc, rest[:k])
-	} else {
-		doc = append(doc, rest)
-		for end = d + 1; end < len(lines); end++ {
-			if k := strings.Index(lines[end], quote); k >= 0 {
-				doc = append(doc, lines[end][:k])
-				break
-			}
-			doc = append(doc, lines[end])
-		}
-		if end >= len(lines) {
-			return Pair{}, false
-		}
 	}
 	// Body: following lines indented deeper than the def (blank lines kept inside).
 	last := end
@@ -148,6 +101,63 @@ func pyDef(path string, lines []string, i int) (Pair, bool) {
 		return Pair{}, false
 	}
 	return Pair{Path: path, Line: i + 1, Func: name, Query: q, Code: strings.TrimSpace(strings.Join(code, "\n"))}, true
+}
+
+// pyHeaderEnd is the line that ends the def header starting at line i: the
+// first where the parentheses balance and the code ends with ':' (a header
+// of more than 30 lines is not one).
+func pyHeaderEnd(lines []string, i int) (int, bool) {
+	depth := 0
+	for h := i; h < len(lines); h++ {
+		code := lines[h]
+		if k := strings.Index(code, "#"); k >= 0 {
+			code = code[:k]
+		}
+		depth += strings.Count(code, "(") + strings.Count(code, "[") - strings.Count(code, ")") - strings.Count(code, "]")
+		if depth <= 0 && strings.HasSuffix(strings.TrimSpace(code), ":") {
+			return h, true
+		}
+		if h-i > 30 {
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// pyDocstring reads the docstring that opens the body after header line h
+// (the first non-blank line, indented deeper than ind, starting with
+// triple quotes): its lines and the line it ends on.
+func pyDocstring(lines []string, h, ind int) (doc []string, end int, ok bool) {
+	d := h + 1
+	for d < len(lines) && indentOf(lines[d]) < 0 {
+		d++
+	}
+	if d >= len(lines) || indentOf(lines[d]) <= ind {
+		return nil, 0, false
+	}
+	first := strings.TrimSpace(lines[d])
+	first = strings.TrimLeft(first, "rRuU")
+	var quote string
+	switch {
+	case strings.HasPrefix(first, `"""`):
+		quote = `"""`
+	case strings.HasPrefix(first, `'''`):
+		quote = `'''`
+	default:
+		return nil, 0, false
+	}
+	rest := first[3:]
+	if k := strings.Index(rest, quote); k >= 0 {
+		return []string{rest[:k]}, d, true
+	}
+	doc = append(doc, rest)
+	for end = d + 1; end < len(lines); end++ {
+		if k := strings.Index(lines[end], quote); k >= 0 {
+			return append(doc, lines[end][:k]), end, true
+		}
+		doc = append(doc, lines[end])
+	}
+	return nil, 0, false
 }
 
 func leadingSpace(s string) int {

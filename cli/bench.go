@@ -71,44 +71,7 @@ sha256 the hub lists; prepare.json records the commit and the files.`,
 			if task, ok := strings.CutPrefix(args[0], "mteb:"); ok {
 				return a.prepareMTEB(task, o.Out, hub, split)
 			}
-			kind, lang := args[0], ""
-			switch kind {
-			case "csn-go":
-				lang = "go"
-			case "csn-python", "csn-py":
-				lang = "python"
-			case "csn":
-			default:
-				return usagef("use csn-go, csn-python or mteb:TASK", "unknown set kind %q", kind)
-			}
-			if cmd.Flags().Changed("lang") && lang != "" && normLang(o.Lang) != lang {
-				return usagef("drop --lang or use the matching kind", "%s conflicts with --lang %s", kind, o.Lang)
-			}
-			if !cmd.Flags().Changed("lang") && lang != "" {
-				o.Lang = lang
-			}
-			if o.Src == "" {
-				return usagef("give the source tree, e.g. --src \"$(go env GOROOT)/src\"", "--src is missing")
-			}
-			if o.Out == "" {
-				return usagef("give an output directory with --out DIR", "--out is missing")
-			}
-			if o.Max < 0 {
-				return usagef("give --max 0 (all) or a positive count", "--max %d is negative", o.Max)
-			}
-			if _, err := bench.ExtractorFor(o.Lang); err != nil {
-				return &UsageError{Problem: err.Error()}
-			}
-			st, err := bench.Prepare(o)
-			if err != nil {
-				return fmt.Errorf("bench prepare: %w", err)
-			}
-			if a.JSON {
-				return a.PrintJSON(map[string]any{"out": o.Out, "lang": normLang(o.Lang), "stats": st})
-			}
-			a.Printf("wrote %d query/function pairs to %s (%d files read, %d trivial, %d duplicates, %d unparsable files skipped)\n",
-				st.Pairs, o.Out, st.Files, st.Trivial, st.Duplicates, st.ParseErrors)
-			return nil
+			return a.prepareCSN(args[0], o, cmd.Flags().Changed("lang"))
 		},
 	}
 	f := cmd.Flags()
@@ -123,6 +86,50 @@ sha256 the hub lists; prepare.json records the commit and the files.`,
 	_ = cmd.MarkFlagDirname("src") // fails only for an unknown flag
 	_ = cmd.MarkFlagDirname("out") // fails only for an unknown flag
 	return cmd
+}
+
+// prepareCSN builds a CodeSearchNet-style set of kind (csn-go,
+// csn-python, csn with --lang) from a source tree; langSet says --lang was
+// given.
+func (a *App) prepareCSN(kind string, o bench.PrepareOptions, langSet bool) error {
+	lang := ""
+	switch kind {
+	case "csn-go":
+		lang = "go"
+	case "csn-python", "csn-py":
+		lang = "python"
+	case "csn":
+	default:
+		return usagef("use csn-go, csn-python or mteb:TASK", "unknown set kind %q", kind)
+	}
+	if langSet && lang != "" && normLang(o.Lang) != lang {
+		return usagef("drop --lang or use the matching kind", "%s conflicts with --lang %s", kind, o.Lang)
+	}
+	if !langSet && lang != "" {
+		o.Lang = lang
+	}
+	if o.Src == "" {
+		return usagef("give the source tree, e.g. --src \"$(go env GOROOT)/src\"", "--src is missing")
+	}
+	if o.Out == "" {
+		return usagef("give an output directory with --out DIR", "--out is missing")
+	}
+	if o.Max < 0 {
+		return usagef("give --max 0 (all) or a positive count", "--max %d is negative", o.Max)
+	}
+	if _, err := bench.ExtractorFor(o.Lang); err != nil {
+		return &UsageError{Problem: err.Error()}
+	}
+	st, err := bench.Prepare(o)
+	if err != nil {
+		return fmt.Errorf("bench prepare: %w", err)
+	}
+	if a.JSON {
+		return a.PrintJSON(map[string]any{"out": o.Out, "lang": normLang(o.Lang), "stats": st})
+	}
+	a.Printf("wrote %d query/function pairs to %s (%d files read, %d trivial, %d duplicates, %d unparsable files skipped)\n",
+		st.Pairs, o.Out, st.Files, st.Trivial, st.Duplicates, st.ParseErrors)
+	return nil
 }
 
 func mtebTaskNames() string {

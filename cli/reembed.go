@@ -79,36 +79,41 @@ and can be run again. A progress bar is drawn on a terminal.`,
 				}
 				return fmt.Errorf("reembed (%d memories re-embedded before the error; run it again to finish): %w", rep.Memories, err)
 			}
-			n := rep.Memories
-			out := reembedJSON{DB: s.Dir(), Slots: []string{}, Reembedded: n, Unreadable: rep.Unreadable}
-			if out.Unreadable == nil {
-				out.Unreadable = []record.ID{}
-			}
-			for _, sl := range rep.Slots {
-				out.Slots = append(out.Slots, sl.String())
-			}
-			if a.JSON {
-				return a.PrintJSON(out)
-			}
-			if len(rep.Unreadable) > 0 {
-				a.Printf("skipped %d memories whose fingerprint is in a damaged block and cannot be read: %v; `cgraph check --repair` rewrites the family and names them, or `cgraph export` + `cgraph import` into a new store\n",
-					len(rep.Unreadable), rep.Unreadable)
-			}
-			what := "no slot's model changed"
-			if len(rep.Slots) > 0 {
-				what = slotList(rep.Slots)
-			}
-			if n == 0 {
-				a.Printf("nothing to re-embed (%s): every memory's values already come from the installed embedders in %s\n", what, s.Dir())
-				return nil
-			}
-			a.Printf("re-embedded %d memories (%s) in %s\n", n, what, s.Dir())
-			return nil
+			return a.printReembed(s.Dir(), rep)
 		},
 	}
 	cmd.Flags().StringArrayVar(&slotNames, "slot", nil, "recompute only this slot, e.g. E1 (repeat for several; default every slot whose model changed)")
 	_ = cmd.RegisterFlagCompletionFunc("slot", cobra.FixedCompletions(slotCompletions(engine.Slots()), cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
 	return cmd
+}
+
+// printReembed says what reembed did (or, with --json, gives reembedJSON).
+func (a *App) printReembed(dir string, rep engine.ReembedReport) error {
+	n := rep.Memories
+	out := reembedJSON{DB: dir, Slots: []string{}, Reembedded: n, Unreadable: rep.Unreadable}
+	if out.Unreadable == nil {
+		out.Unreadable = []record.ID{}
+	}
+	for _, sl := range rep.Slots {
+		out.Slots = append(out.Slots, sl.String())
+	}
+	if a.JSON {
+		return a.PrintJSON(out)
+	}
+	if len(rep.Unreadable) > 0 {
+		a.Printf("skipped %d memories whose fingerprint is in a damaged block and cannot be read: %v; `cgraph check --repair` rewrites the family and names them, or `cgraph export` + `cgraph import` into a new store\n",
+			len(rep.Unreadable), rep.Unreadable)
+	}
+	what := "no slot's model changed"
+	if len(rep.Slots) > 0 {
+		what = slotList(rep.Slots)
+	}
+	if n == 0 {
+		a.Printf("nothing to re-embed (%s): every memory's values already come from the installed embedders in %s\n", what, dir)
+		return nil
+	}
+	a.Printf("re-embedded %d memories (%s) in %s\n", n, what, dir)
+	return nil
 }
 
 // parseSlots parses --slot values, refusing an unknown or repeated slot with
