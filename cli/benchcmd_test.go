@@ -224,8 +224,8 @@ func TestBenchRunAllProfiles(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Runs) != 16 || rep.Runs[0].Name != "pipeline:semantic_search" || len(rep.Repro.ProfileWeights) != 16 {
-		t.Fatalf("%d runs, first %q, %d profiles recorded; want the 16 built-ins", len(rep.Runs), rep.Runs[0].Name, len(rep.Repro.ProfileWeights))
+	if len(rep.Runs) != 17 || rep.Runs[0].Name != "pipeline:semantic_search" || len(rep.Repro.ProfileWeights) != 17 {
+		t.Fatalf("%d runs, first %q, %d profiles recorded; want the 17 built-ins", len(rep.Runs), rep.Runs[0].Name, len(rep.Repro.ProfileWeights))
 	}
 	if rep.Repro.Queries != 2 {
 		t.Errorf("--max-queries 2 ran %d queries", rep.Repro.Queries)

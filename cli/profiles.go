@@ -23,12 +23,13 @@ type profileJSON struct {
 	Staged      bool           `json:"staged"`
 	E10Boost    float64        `json:"e10_boost"`
 	ExtraRecall []string       `json:"extra_recall"`
+	Adaptive    bool           `json:"adaptive"`
 	Builtin     bool           `json:"builtin"`
 }
 
 func toProfileJSON(p engine.Profile, builtin bool) profileJSON {
 	j := profileJSON{Name: p.Name, Description: p.Description, Weights: p.Weights, Temporal: p.Temporal,
-		Staged: p.Staged, E10Boost: p.E10Boost, ExtraRecall: []string{}, Builtin: builtin}
+		Staged: p.Staged, E10Boost: p.E10Boost, ExtraRecall: []string{}, Adaptive: p.Adaptive, Builtin: builtin}
 	for _, s := range p.ExtraRecall {
 		j.ExtraRecall = append(j.ExtraRecall, s.String())
 	}
@@ -40,7 +41,7 @@ func newProfilesCmd(a *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "profiles",
 		Short: "List the weight profiles search can use, with their per-slot weights",
-		Long: `List the 16 built-in weight profiles: how much each embedder slot E1–E13
+		Long: `List the 17 built-in weight profiles: how much each embedder slot E1–E13
 counts when search fuses its spaces (weights sum to 1), and the flags that change
 how a profile acts:
 
@@ -48,6 +49,7 @@ how a profile acts:
   staged     written for the five-stage pipeline; may weigh E12 (rerank) and E13 (recall)
   e10×N      the strength of the E10 intent boost on E1 scores
   +E9        slots that also supply candidates in S1 recall
+  adaptive   weights set per query (auto); the row shows its typical weights
 
 --file F validates a custom profile file (TOML or YAML) and shows it, as
 "search --profile-file F" would use it. Needs no store.`,
@@ -135,6 +137,9 @@ func profileFlags(p engine.Profile) string {
 	var fs []string
 	if p.Name == engine.DefaultProfile {
 		fs = append(fs, "default")
+	}
+	if p.Adaptive {
+		fs = append(fs, "adaptive")
 	}
 	if p.Temporal {
 		fs = append(fs, "temporal")

@@ -26,8 +26,8 @@ func TestProfilesJSON(t *testing.T) {
 	var got profilesOut
 	oneJSON(t, mustRun(t, "", "--json", "profiles").stdout, &got)
 	want := engine.BuiltinProfiles()
-	if len(got) != 16 || len(want) != 16 {
-		t.Fatalf("profiles --json lists %d profiles, built-ins %d; want 16", len(got), len(want))
+	if len(got) != 17 || len(want) != 17 {
+		t.Fatalf("profiles --json lists %d profiles, built-ins %d; want 17", len(got), len(want))
 	}
 	for i, p := range want {
 		g := got[i]
@@ -74,11 +74,11 @@ func TestProfilesHuman(t *testing.T) {
 		t.Fatalf("header %q", lines[0])
 	}
 	rows := map[string][]string{}
-	for _, l := range lines[1:17] {
+	for _, l := range lines[1:18] {
 		f := strings.Fields(l)
 		rows[f[0]] = f
 	}
-	if len(rows) != 16 {
+	if len(rows) != 17 {
 		t.Fatalf("%d profile rows:\n%s", len(rows), out)
 	}
 	// causal_reasoning: E1 .15, E2–E4 ., E5 .25; no flags.

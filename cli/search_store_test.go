@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,7 @@ func TestSearchSamples(t *testing.T) {
 		{"code", []string{"retry an async function with exponential backoff", "--profile", "code_search"}, "withRetry", 3, ""},
 		{"typo", []string{"tokeniser retruns UNK for evry subword", "--profile", "typo_tolerant"}, "tokenized to [UNK]", 3, ""},
 		{"override", []string{"why did the build fail", "--profile", "causal_reasoning", "--weight", "E1=0.6"}, "go build fails with 'undefined reference", 3, ""},
+		{"auto", []string{"retry an async function with exponential backoff", "--profile", "auto"}, "withRetry", 3, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"--db", db, "--models-dir", models, "--json", "search"}, tc.args...)
@@ -63,6 +65,20 @@ func TestSearchSamples(t *testing.T) {
 			}
 			if len(got.Trace) == 0 {
 				t.Error("no trace")
+			}
+			if tc.name == "auto" && got.Auto == nil {
+				t.Fatal("auto: no per-query weights in the JSON")
+			}
+			if tc.name == "auto" {
+				// one weight per slot that returned a list (E11 finds no
+				// entity in some queries), summing to 1, with reasons
+				sum := 0.0
+				for _, w := range got.Auto.Weights {
+					sum += w.Weight
+				}
+				if len(got.Auto.Weights) < 5 || math.Abs(sum-1) > 1e-6 || len(got.Auto.Reasons) == 0 {
+					t.Errorf("auto: per-query weights %+v (sum %g) in the JSON", got.Auto, sum)
+				}
 			}
 			if tc.name == "override" && (strings.Join(got.Overrides, ",") != "E1=0.6" || got.Weights["E1"] != 0.6) {
 				t.Errorf("override: overrides %v, weights %v", got.Overrides, got.Weights)

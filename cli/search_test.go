@@ -213,6 +213,13 @@ type searchOut struct {
 		MS         *float64 `json:"ms"`
 		Note       *string  `json:"note"`
 	} `json:"trace"`
+	Auto *struct {
+		Weights []struct {
+			Slot   string  `json:"slot"`
+			Weight float64 `json:"weight"`
+		} `json:"weights"`
+		Reasons []string `json:"reasons"`
+	} `json:"auto"`
 	EncodeMS float64 `json:"encode_ms"`
 	TotalMS  float64 `json:"total_ms"`
 }

@@ -124,6 +124,9 @@ type (
 	// Explained is a search's ranked hits with the spaces it used and its
 	// stage trace (SearchResult carries it).
 	Explained = pipeline.Result
+	// AutoDecision is the weights the auto profile chose for one query and
+	// the features that moved them.
+	AutoDecision = pipeline.AutoDecision
 )
 
 // ViewBackward compares a query's second-role view with the documents'

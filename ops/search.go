@@ -34,6 +34,9 @@ type SearchAnswer struct {
 	Note            string               `json:"note,omitempty"`
 	Spaces          []engine.SpaceReport `json:"spaces"`
 	Trace           []engine.StageTrace  `json:"trace"`
+	// Auto is what the auto profile chose for this query: the per-query
+	// weights and why (absent for static profiles).
+	Auto *engine.AutoDecision `json:"auto,omitempty"`
 	// Expanded are the memories the request's Expand linked to the
 	// results.
 	Expanded []ExpandedHit `json:"expanded,omitempty"`
@@ -111,7 +114,7 @@ func SearchAnswerOf(res engine.SearchResult, req engine.SearchRequest) SearchAns
 		Query: res.Query, Corrections: res.Corrections, Corrected: res.Corrected, Profile: res.Profile, Mode: res.Mode, Direction: req.Direction.String(), TopK: req.TopK,
 		Weights: req.Profile.Weights, Overrides: []string{}, Results: make([]SearchHit, 0, len(res.Hits)),
 		Spaces: res.Spaces, Trace: res.Trace, EncodeMS: ms(res.Encode), TotalMS: ms(res.Total), Filtered: res.Filtered,
-		MinRelevance: req.MinRelevance, NothingRelevant: res.NothingRelevant,
+		MinRelevance: req.MinRelevance, NothingRelevant: res.NothingRelevant, Auto: res.Auto,
 	}
 	if res.NothingRelevant {
 		out.Note = NothingRelevantNote(req.MinRelevance, res.Best)

@@ -55,6 +55,18 @@
 // contribution + in temporal profiles the S5 E2–E4 contributions. Every part is
 // in the result's explain (slots, boosts).
 //
+// # Per-query weights (the auto profile)
+//
+// For an adaptive profile (profiles "auto") S3 does not use the profile's
+// weights: AutoModel.Weigh sets each list's weight from features of the query
+// text (QueryFeatures) and of what each slot returned (ListEvidence: top
+// score, gap, entropy of the top 10, agreement with the other lists), with
+// the parameters embedded in auto_model.json, before the E10 boost and WRRF.
+// A slot whose confidence passes its learned gate is returned alone. The
+// decision is Result.Auto and a line in the S3 trace. Weigh is pure: no I/O,
+// O(lists × top 50). The parameters are fitted offline
+// (bench/autofit_experiment_test.go, docs/PROFILES.md).
+//
 // # Thresholds and badges
 //
 // S5 drops a result that has at least one thresholded score (every slot but

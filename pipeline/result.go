@@ -20,6 +20,9 @@ type Result struct {
 	Hits    []ResultHit   `json:"results"`
 	Spaces  []SpaceReport `json:"spaces"`
 	Trace   []StageTrace  `json:"trace"`
+	// Auto is what the auto profile chose for this query (nil for static
+	// profiles and single-slot modes).
+	Auto *AutoDecision `json:"auto,omitempty"`
 }
 
 // ResultHit is one ranked document. The engine adds the memory id and content.

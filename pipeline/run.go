@@ -354,6 +354,9 @@ func (r *run) applyExactNames(st Stage, fused []Fused) (string, error) {
 	if r.weight(fingerprint.E11) <= 0 || len(fused) == 0 {
 		return "", nil
 	}
+	if r.res.Auto != nil && r.res.Auto.Gated != "" {
+		return "E11 exact names skipped: " + r.res.Auto.Gated + "'s ranking returned alone", nil
+	}
 	docs := roaring.New()
 	for _, f := range fused {
 		docs.Add(uint32(f.Doc))
@@ -388,6 +391,11 @@ func (r *run) applyExactNames(st Stage, fused []Fused) (string, error) {
 func (r *run) fuse(st Stage, lists []RankedList, keep int) ([]*cand, []string, error) {
 	r.boosts = map[record.DocNum][]Boost{}
 	var notes []string
+	if r.req.Profile.Adaptive {
+		dec := DefaultAutoModel.Weigh(r.req.Query, lists)
+		r.res.Auto = &dec
+		notes = append(notes, dec.String())
+	}
 	note, err := r.applyE10(st, lists)
 	if err != nil {
 		return nil, nil, err

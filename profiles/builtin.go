@@ -62,15 +62,22 @@ var builtin = []Profile{
 		Weights: w(.50, 0, 0, 0, .12, .05, .15, .03, .02, .08, .05, 0, 0), Staged: true},
 	{Name: "pipeline_full", Description: "the default for the five-stage pipeline",
 		Weights: w(.33, 0, 0, 0, .23, .14, .09, .02, .02, .09, .01, 0, .07), Staged: true},
+	{Name: "auto", Description: "fusion weights chosen per query from the query and what each space returns; one confident space is returned alone",
+		Weights: w(AutoBase...), Adaptive: true},
 	{Name: "balanced", Description: "uniform research baseline: every slot .077 (E13 .076)",
 		Weights:  w(.077, .077, .077, .077, .077, .077, .077, .077, .077, .077, .077, .077, .076),
 		Temporal: true, Staged: true},
 }
 
+// AutoBase is the auto profile's typical weights, E1 … E13: the base
+// weights of the embedded model (pipeline/auto_model.json), rounded. A
+// pipeline test checks that they agree. The pipeline replaces them per query.
+var AutoBase = []float64{.30, 0, 0, 0, .25, .15, .12, .03, .02, .12, .01, 0, 0}
+
 // Default is the profile used when none is named.
 const Default = "semantic_search"
 
-// Builtin returns copies of the 16 built-in profiles in listing order. The
+// Builtin returns copies of the 17 built-in profiles in listing order. The
 // caller may modify them.
 func Builtin() []Profile {
 	out := make([]Profile, len(builtin))

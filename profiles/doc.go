@@ -35,6 +35,16 @@
 // say `temporal = true`, which tells the reader (and the pipeline) that the
 // profile re-orders results by time.
 //
+// # The auto profile
+//
+// The built-in profile auto is adaptive (Profile.Adaptive): the pipeline
+// sets its fusion weights per query from what each space returned, with the
+// model embedded in package pipeline (auto_model.json). Its Weights here
+// (AutoBase) are the model's base weights: they say which slots are searched
+// and what the weights are before the evidence moves them. Profile files
+// cannot declare a profile adaptive, Encode refuses one, and per-query
+// overrides are refused on it (there is no fixed weight to pin).
+//
 // # Per-query overrides
 //
 // An override "E5=0.6" (ParseOverride) pins one slot's weight. After applying

@@ -170,6 +170,9 @@ func Encode(p Profile, f Format) ([]byte, error) {
 	if isBuiltin(p.Name) {
 		return nil, fmt.Errorf("name %q is a built-in profile: give the profile file another name", p.Name)
 	}
+	if p.Adaptive {
+		return nil, fmt.Errorf("profile %s sets its weights per query (adaptive), which a profile file cannot express: write a static profile, e.g. from `profiles learn`", p.Name)
+	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}

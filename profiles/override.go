@@ -67,6 +67,9 @@ func (p Profile) WithOverrides(ovs ...Override) (Profile, error) {
 	if len(ovs) == 0 {
 		return p.Clone(), nil
 	}
+	if p.Adaptive {
+		return Profile{}, fmt.Errorf("profile %s sets its weights per query, so overrides %v cannot pin them: name a static profile (e.g. semantic_search) with the overrides, or drop them", p.Name, ovs)
+	}
 	out := p.Clone()
 	pinned := map[fingerprint.SlotID]bool{}
 	var pinnedSum float64

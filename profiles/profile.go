@@ -107,6 +107,12 @@ type Profile struct {
 	// ExtraRecall lists slots that also supply candidates in S1 next to
 	// E13 (typo_tolerant: E9), whatever their fusion weight.
 	ExtraRecall []fingerprint.SlotID `json:"extra_recall,omitempty"`
+	// Adaptive marks the built-in auto profile: the pipeline sets the fusion
+	// weights per query from the query and from what each space returned
+	// (pipeline.AutoModel), and Weights are only the typical weights it
+	// starts from, which say which slots are searched. Custom files cannot
+	// declare it, and per-query overrides are refused on it.
+	Adaptive bool `json:"adaptive,omitempty"`
 }
 
 // Clone returns a deep copy of p.

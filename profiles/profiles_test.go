@@ -15,8 +15,8 @@ import (
 
 func TestBuiltinsValid(t *testing.T) {
 	ps := Builtin()
-	if len(ps) != 16 {
-		t.Fatalf("got %d built-in profiles, want 16", len(ps))
+	if len(ps) != 17 {
+		t.Fatalf("got %d built-in profiles, want 17", len(ps))
 	}
 	seen := map[string]bool{}
 	for _, p := range ps {
@@ -403,6 +403,12 @@ func TestEncodeRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		p.Name = "my_" + name
+		if p.Adaptive { // a file cannot say "weights per query": refused, not silently made static
+			if _, err := Encode(p, TOML); err == nil || !strings.Contains(err.Error(), "per query") {
+				t.Errorf("%s: encoding an adaptive profile: %v", name, err)
+			}
+			continue
+		}
 		for _, f := range []Format{TOML, YAML} {
 			b, err := Encode(p, f)
 			if err != nil {
@@ -420,5 +426,18 @@ func TestEncodeRoundTrip(t *testing.T) {
 	p, _ := Lookup("code_search")
 	if _, err := Encode(p, TOML); err == nil {
 		t.Error("a built-in profile's name was written")
+	}
+}
+
+// TestAutoProfileOverrides: per-query weight overrides cannot pin an
+// adaptive profile's weights; the error says what to do instead.
+func TestAutoProfileOverrides(t *testing.T) {
+	p, err := Resolve("auto", "", nil)
+	if err != nil || !p.Adaptive || p.Validate() != nil {
+		t.Fatalf("auto: %+v, %v", p, err)
+	}
+	_, err = Resolve("auto", "", []string{"E5=0.6"})
+	if err == nil || !strings.Contains(err.Error(), "static profile") {
+		t.Errorf("auto with an override: %v", err)
 	}
 }
