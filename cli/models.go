@@ -186,28 +186,7 @@ network each failed file lists every source tried and why it failed.`,
 			if results == nil && pullErr != nil {
 				return pullErr
 			}
-			outs := make([]pullOutcome, 0, len(results))
-			for _, r := range results {
-				o := pullOutcome{ID: string(r.Model), OK: r.Err == nil, Installed: r.Installed, Present: r.Present, Sources: r.Sources}
-				if o.Installed == nil {
-					o.Installed = []string{}
-				}
-				if o.Present == nil {
-					o.Present = []string{}
-				}
-				if r.Err != nil {
-					o.Error = r.Err.Error()
-				}
-				outs = append(outs, o)
-				switch {
-				case r.Err != nil:
-					a.Printf("%s: FAILED\n", r.Model)
-				case len(r.Installed) == 0:
-					a.Printf("%s: already installed\n", r.Model)
-				default:
-					a.Printf("%s: installed %s\n", r.Model, strings.Join(r.Installed, ", "))
-				}
-			}
+			outs := a.pullOutcomes(results)
 			if a.JSON {
 				if err := a.PrintJSON(outs); err != nil {
 					return errors.Join(pullErr, err)
@@ -232,6 +211,34 @@ network each failed file lists every source tried and why it failed.`,
 		return ids, cobra.ShellCompDirectiveNoFileComp
 	}
 	return cmd
+}
+
+// pullOutcomes is models pull's report per model (--json), each said in
+// one line unless --json.
+func (a *App) pullOutcomes(results []models.Result) []pullOutcome {
+	outs := make([]pullOutcome, 0, len(results))
+	for _, r := range results {
+		o := pullOutcome{ID: string(r.Model), OK: r.Err == nil, Installed: r.Installed, Present: r.Present, Sources: r.Sources}
+		if o.Installed == nil {
+			o.Installed = []string{}
+		}
+		if o.Present == nil {
+			o.Present = []string{}
+		}
+		if r.Err != nil {
+			o.Error = r.Err.Error()
+		}
+		outs = append(outs, o)
+		switch {
+		case r.Err != nil:
+			a.Printf("%s: FAILED\n", r.Model)
+		case len(r.Installed) == 0:
+			a.Printf("%s: already installed\n", r.Model)
+		default:
+			a.Printf("%s: installed %s\n", r.Model, strings.Join(r.Installed, ", "))
+		}
+	}
+	return outs
 }
 
 // pullProgress shows a byte progress bar per hub download on a terminal, and
