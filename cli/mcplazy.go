@@ -97,6 +97,14 @@ func (l *lazyStore) History(ctx context.Context, id record.ID) ([]record.Memory,
 	return s.History(ctx, id)
 }
 
+func (l *lazyStore) RevisionsAt(ctx context.Context, ms []record.Memory, t time.Time) error {
+	s, err := l.wait(ctx)
+	if err != nil {
+		return err
+	}
+	return s.RevisionsAt(ctx, ms, t)
+}
+
 func (l *lazyStore) Link(ctx context.Context, r record.Relation) (record.Relation, error) {
 	s, err := l.wait(ctx)
 	if err != nil {
