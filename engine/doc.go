@@ -64,7 +64,7 @@
 // pairs. A supersedes link also ends its target's validity in the record
 // (record.Memory.ValidUntil, written by the cellar's Batch.Link and
 // Unlink); record.Filter.AsOf filters on creation and end times in the
-// attribute rows and revisionsAt puts back the revision each hit had then.
+// attribute rows and RevisionsAt puts back the revision each hit had then.
 // Ranking as of a time uses today's fingerprints.
 //
 // With Options.DeferSlots, AddBatch computes only the other slots and marks

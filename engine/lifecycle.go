@@ -203,13 +203,15 @@ func (s *Engine) setMark(ctx context.Context, t record.RelationType, from, to re
 	s.ix.mu.Unlock()
 }
 
-// revisionsAt replaces each memory of ms that was updated after t with
+// RevisionsAt replaces each memory of ms that was updated after t with
 // the revision it had at t: the newest earlier revision (Engine.History)
 // written at or before t, or the oldest one kept when none was (a memory
 // imported with an older creation time). Its id, doc number, end of
-// validity and relation marks stay the current ones. Cost: one history
-// scan per memory updated after t.
-func (s *Engine) revisionsAt(ctx context.Context, ms []record.Memory, t time.Time) error {
+// validity and relation marks stay the current ones. Search applies it to
+// its hits under record.Filter.AsOf; a face that lists memories itself
+// (MCP search_recent without a query) calls it. Cost: one history scan
+// per memory updated after t.
+func (s *Engine) RevisionsAt(ctx context.Context, ms []record.Memory, t time.Time) error {
 	for i := range ms {
 		if !ms[i].UpdatedAt.After(t) {
 			continue

@@ -100,7 +100,7 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, err
 	}
 	if !req.Filter.AsOf.IsZero() { // each memory as it read then
-		if err := s.revisionsAt(ctx, out.Memories, req.Filter.AsOf); err != nil {
+		if err := s.RevisionsAt(ctx, out.Memories, req.Filter.AsOf); err != nil {
 			return SearchResult{}, fmt.Errorf("search: %w", err)
 		}
 	}
@@ -127,7 +127,7 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		if !req.Filter.AsOf.IsZero() {
 			for i := range out.Expanded {
 				one := []record.Memory{out.Expanded[i].Memory}
-				if err := s.revisionsAt(ctx, one, req.Filter.AsOf); err != nil {
+				if err := s.RevisionsAt(ctx, one, req.Filter.AsOf); err != nil {
 					return SearchResult{}, fmt.Errorf("search: %w", err)
 				}
 				out.Expanded[i].Memory = one[0]

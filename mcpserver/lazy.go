@@ -94,6 +94,14 @@ func (l *LazyStore) History(ctx context.Context, id record.ID) ([]record.Memory,
 	return s.History(ctx, id)
 }
 
+func (l *LazyStore) RevisionsAt(ctx context.Context, ms []record.Memory, t time.Time) error {
+	s, err := l.wait(ctx)
+	if err != nil {
+		return err
+	}
+	return s.RevisionsAt(ctx, ms, t)
+}
+
 func (l *LazyStore) Link(ctx context.Context, r record.Relation) (record.Relation, error) {
 	s, err := l.wait(ctx)
 	if err != nil {

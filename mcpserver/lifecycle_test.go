@@ -398,3 +398,28 @@ func TestPinnedProject(t *testing.T) {
 		t.Fatal("a project name with a control character was served")
 	}
 }
+
+// TestSearchRecentAsOf: search_recent without a query, as of a time before
+// an update, lists the memory with the content it had then; without
+// as_of, with its content now.
+func TestSearchRecentAsOf(t *testing.T) {
+	cs, _ := connect(t, mcpserver.Options{})
+	id := must(t, cs, "store_memory", map[string]any{"content": "The build uses Go 1.25 on every runner."})["id"].(string)
+	before := time.Now().UTC()
+	time.Sleep(5 * time.Millisecond) // the update's time must come after before
+	must(t, cs, "update_memory", map[string]any{"id": id, "content": "The build uses Go 1.26 on every runner."})
+	snippet := func(args map[string]any) string {
+		t.Helper()
+		rs, _ := must(t, cs, "search_recent", args)["results"].([]any)
+		if len(rs) != 1 {
+			t.Fatalf("search_recent %v: %d results", args, len(rs))
+		}
+		return rs[0].(map[string]any)["snippet"].(string)
+	}
+	if got := snippet(map[string]any{"filter": map[string]any{"as_of": before.Format(time.RFC3339Nano)}}); !strings.Contains(got, "1.25") {
+		t.Fatalf("as of before the update: %q", got)
+	}
+	if got := snippet(map[string]any{}); !strings.Contains(got, "1.26") {
+		t.Fatalf("now: %q", got)
+	}
+}

@@ -38,6 +38,9 @@ type Store interface {
 	ResolveID(ctx context.Context, text string) (record.ID, error)
 	Update(ctx context.Context, id record.ID, c record.Change) (engine.UpdateResult, error)
 	History(ctx context.Context, id record.ID) ([]record.Memory, error)
+	// RevisionsAt puts back the revision each memory had at a time
+	// (record.Filter.AsOf).
+	RevisionsAt(ctx context.Context, ms []record.Memory, t time.Time) error
 	Link(ctx context.Context, r record.Relation) (record.Relation, error)
 	Unlink(ctx context.Context, from, to record.ID, t record.RelationType) (bool, error)
 	Related(ctx context.Context, id record.ID, o engine.RelatedOptions) ([]engine.RelatedMemory, error)

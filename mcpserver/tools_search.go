@@ -493,6 +493,11 @@ func (s *Server) newest(ctx context.Context, f record.Filter, k int) ([]record.M
 		}
 		o.After = page[len(page)-1].ID
 	}
+	if !f.AsOf.IsZero() { // each as it read then
+		if err := s.store.RevisionsAt(ctx, out, f.AsOf); err != nil {
+			return nil, nil, err
+		}
+	}
 	return out, nil, nil
 }
 

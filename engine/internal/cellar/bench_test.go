@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/cgraph/cgraph/record"
 )
@@ -146,5 +147,67 @@ func BenchmarkAddSync(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
+	}
+}
+
+// BenchmarkMigrateValidity is the migration to format 4 (setValidity) on a
+// store of 10,000 memories of which every other one is superseded, after
+// its records were put back without valid_until; BenchmarkMigrateContent
+// is the 2 → 3 migration (buildContentIndex) on the same store, the
+// same-run baseline of an upgrade that touches every record.
+//
+//	go test -run XXX -bench Migrate -count 5 ./engine/internal/cellar
+func BenchmarkMigrateValidity(b *testing.B) { benchMigrate(b, true) }
+
+func BenchmarkMigrateContent(b *testing.B) { benchMigrate(b, false) }
+
+func benchMigrate(b *testing.B, validity bool) {
+	ctx := context.Background()
+	e, err := Open(b.TempDir(), Options{Create: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	ids := addN(b, e, 10000)
+	for i := 1; i < len(ids); i += 2 {
+		bt, err := e.Begin(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := bt.Link(record.Relation{From: ids[i], To: ids[i-1], Type: record.RelSupersedes, Weight: 1}); err != nil {
+			b.Fatal(err)
+		}
+		if err := bt.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s := e.kv.(*rocksStore)
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		if validity { // back to a format-3 store: no record says when it ended
+			wb := s.newBatch()
+			for i := 0; i < len(ids); i += 2 {
+				m, err := e.readMemory(s, ids[i])
+				if err != nil {
+					b.Fatal(err)
+				}
+				m.ValidUntil = time.Time{}
+				wb.put(FamMemories, m.ID[:], encodeRecord(nil, &m))
+			}
+			if err := s.write(wb, false); err != nil {
+				b.Fatal(err)
+			}
+			wb.destroy()
+		}
+		b.StartTimer()
+		if validity {
+			n, err := setValidity(s)
+			if err != nil || n != len(ids)/2 {
+				b.Fatalf("setValidity rewrote %d records (%v), want %d", n, err, len(ids)/2)
+			}
+		} else if err := buildContentIndex(s); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
