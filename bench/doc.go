@@ -42,7 +42,7 @@
 // $CGRAPH_HF_ENDPOINT or $HF_ENDPOINT; a hub that cannot be reached is a
 // HubUnreachableError saying how to get the set another way.
 //
-// # Prepared sets (csn-go, csn-python)
+// # Prepared sets (csn-go, csn-python, csn-java, csn-javascript)
 //
 // Prepare walks a source tree in lexical order and pairs the first paragraph
 // of each function's doc comment (the query) with the function's source
@@ -52,6 +52,11 @@
 //     Go files, bodiless declarations, deprecation/TODO comments, queries under
 //     MinQueryWords words, functions under MinCodeLines lines, and any pair whose
 //     query (case-folded) or code (whitespace-folded) was already taken;
+//   - Java and JavaScript pairs come from `/** … */` blocks right before a
+//     method or function with a body (blockDocExtractor, a scanner, not a
+//     parser): the query is the prose before the first block tag, inline
+//     tags reduced to their text, HTML dropped; type docs, abstract methods
+//     and minified (.min.js) or test files are skipped;
 //   - Go queries lose a leading function name ("Split slices s …" → "Slices s
 //     …"): Go comments start with the name by convention, and keeping it would
 //     let any keyword matcher answer by name alone;

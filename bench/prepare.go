@@ -65,8 +65,12 @@ func ExtractorFor(lang string) (Extractor, error) {
 		return goExtractor{}, nil
 	case "python", "py":
 		return pyExtractor{}, nil
+	case "java":
+		return javaExtractor, nil
+	case "javascript", "js":
+		return jsExtractor, nil
 	}
-	return nil, fmt.Errorf("unknown --lang %q: use go or python", lang)
+	return nil, fmt.Errorf("unknown --lang %q: use go, python, java or javascript", lang)
 }
 
 // skipDir reports directories never walked: test fixtures, vendored code,
@@ -238,8 +242,13 @@ func Prepare(o PrepareOptions) (PrepareStats, error) {
 }
 
 func langName(l string) string {
-	if l == "py" || l == "python" {
+	switch l {
+	case "py", "python":
 		return "python"
+	case "js", "javascript":
+		return "javascript"
+	case "java":
+		return "java"
 	}
 	return "go"
 }

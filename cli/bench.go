@@ -41,11 +41,12 @@ func newBenchPrepareCmd(a *App) *cobra.Command {
 	var o bench.PrepareOptions
 	var hub, split string
 	cmd := &cobra.Command{
-		Use:   "prepare csn-go|csn-python|mteb:TASK --out DIR",
+		Use:   "prepare csn-go|csn-python|csn-java|csn-javascript|mteb:TASK --out DIR",
 		Short: "Build a code-search set from a source tree, or fetch an MTEB task",
 		Long: `Build a CodeSearchNet-style BEIR set from real source files: each query is the first
-paragraph of a function's doc comment (Go) or docstring (Python), its one relevant
-document is the function without that comment. Test files, testdata/vendor
+paragraph of a function's doc comment (Go), docstring (Python) or /** */ block
+(Javadoc for Java, JSDoc for JavaScript; block tags and HTML dropped), its one
+relevant document is the function without that comment. Test files, testdata/vendor
 directories, trivial functions (< 3 lines, queries < 4 words) and duplicates are
 skipped. Go queries lose their leading function name (Go comments start with it,
 which would let a keyword match find every answer by name alone).
@@ -65,8 +66,9 @@ or a dataset repository owner/name[@revision]. Each file is checked against the
 sha256 the hub lists; prepare.json records the commit and the files.`,
 		Example: `  cgraph bench prepare csn-go --src "$(go env GOROOT)/src" --out sets/csn-go --typos --max 2000
   cgraph bench prepare csn-python --src /usr/lib/python3.11 --out sets/csn-py
+  cgraph bench prepare csn-java --src /tmp/jdk17-src --out sets/csn-java --max 2000
   cgraph bench prepare mteb:CosQA --out sets/cosqa`,
-		Args: exactArgs(1, "the set kind (csn-go, csn-python or mteb:TASK)"),
+		Args: exactArgs(1, "the set kind (csn-go, csn-python, csn-java, csn-javascript or mteb:TASK)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if task, ok := strings.CutPrefix(args[0], "mteb:"); ok {
 				return a.prepareMTEB(task, o.Out, hub, split)
@@ -77,7 +79,7 @@ sha256 the hub lists; prepare.json records the commit and the files.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Src, "src", "", "source tree to read")
 	f.StringVar(&o.Out, "out", "", "output directory (created)")
-	f.StringVar(&o.Lang, "lang", "go", "language: go or python")
+	f.StringVar(&o.Lang, "lang", "go", "language: go, python, java or javascript")
 	f.BoolVar(&o.Typos, "typos", false, "also write queries-typos.jsonl with keyboard typos")
 	f.IntVar(&o.Max, "max", 0, "keep at most N pairs, a seeded sample (0 = all)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed for sampling and typos")
@@ -98,9 +100,13 @@ func (a *App) prepareCSN(kind string, o bench.PrepareOptions, langSet bool) erro
 		lang = "go"
 	case "csn-python", "csn-py":
 		lang = "python"
+	case "csn-java":
+		lang = "java"
+	case "csn-javascript", "csn-js":
+		lang = "javascript"
 	case "csn":
 	default:
-		return usagef("use csn-go, csn-python or mteb:TASK", "unknown set kind %q", kind)
+		return usagef("use csn-go, csn-python, csn-java, csn-javascript or mteb:TASK", "unknown set kind %q", kind)
 	}
 	if langSet && lang != "" && normLang(o.Lang) != lang {
 		return usagef("drop --lang or use the matching kind", "%s conflicts with --lang %s", kind, o.Lang)
@@ -175,8 +181,11 @@ func (a *App) prepareMTEB(spec, out, hub, split string) error {
 }
 
 func normLang(l string) string {
-	if l == "py" {
+	switch l {
+	case "py":
 		return "python"
+	case "js":
+		return "javascript"
 	}
 	return l
 }

@@ -319,6 +319,31 @@ func TestBenchPrepareDeterministic(t *testing.T) {
 	}
 }
 
+// TestBenchPrepareJavaAndJS builds sets from the Javadoc and JSDoc fixtures
+// through the command, and refuses a --lang that contradicts the kind.
+func TestBenchPrepareJavaAndJS(t *testing.T) {
+	for _, c := range []struct {
+		kind, src, lang string
+		pairs           int
+	}{{"csn-java", "../bench/testdata/src/java", "java", 2}, {"csn-js", "../bench/testdata/src/js", "javascript", 3}} {
+		stdout, stderr, code := benchExec(t, "--json", "bench", "prepare", c.kind, "--src", c.src, "--out", t.TempDir())
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.kind, code, stderr)
+		}
+		var res struct {
+			Lang  string
+			Stats bench.PrepareStats
+		}
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Stats.Pairs != c.pairs || res.Lang != c.lang {
+			t.Errorf("%s: output %s (%v), want %d %s pairs", c.kind, stdout, err, c.pairs, c.lang)
+		}
+	}
+	_, stderr, code := benchExec(t, "bench", "prepare", "csn-java", "--lang", "go", "--src", ".", "--out", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, "conflicts with --lang") {
+		t.Errorf("csn-java --lang go: exit %d, %s", code, stderr)
+	}
+}
+
 // TestProfilesLearn fits a profile on the tiny set with the exact test
 // retriever: the file it writes is a valid profile that profile files load,
 // it keeps the base's stage-only weight, and the JSON reports both

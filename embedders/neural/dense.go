@@ -11,11 +11,14 @@ import (
 )
 
 // denseEmbedder fills a dense slot (E1, E7) with one pooled vector per memory
-// from one model, with a fixed prefix per view.
+// from one model, with a fixed prefix per view. queryHead, when set, maps
+// the query's pooled vector (E7's learned code head); documents are never
+// mapped, so their stored vectors are the model's own.
 type denseEmbedder struct {
 	slot                   fingerprint.SlotID
 	lm                     *loaded
 	docPrefix, queryPrefix string
+	queryHead              *projection
 	status                 embedders.SlotStatus
 }
 
@@ -40,7 +43,8 @@ func (e *denseEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Inp
 	return out, nil
 }
 
-// EmbedQuery embeds the query with the query prefix.
+// EmbedQuery embeds the query with the query prefix, through the query head
+// where the slot has one.
 func (e *denseEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embedders.QueryView, error) {
 	if err := symmetric(e.slot, q); err != nil {
 		return embedders.QueryView{}, err
@@ -48,6 +52,9 @@ func (e *denseEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embe
 	v, err := embedOne(ctx, e.lm, e.queryPrefix, q.Text, e.slot)
 	if err != nil {
 		return embedders.QueryView{}, err
+	}
+	if e.queryHead != nil {
+		v = e.queryHead.apply(v)
 	}
 	return embedders.QueryView{Slot: e.slot, Value: fingerprint.Dense(v)}, nil
 }

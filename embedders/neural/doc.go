@@ -17,7 +17,7 @@
 // run of a model share it per batch (sharedPass): E1 and E12 (e5-small-v2),
 // E7 and E10 (all-MiniLM-L6-v2). Every slot's producer is the model id plus a
 // sha256 over the ONNX file's pinned sha256, the slot's recipe and its
-// parameters (prefixes, the E5 head file, the E12 projection file, the E10
+// parameters (prefixes, the E5 head file, the E7 head file, the E12 projection file, the E10
 // sentence rules), so any change is a different producer and a store built
 // otherwise is refused.
 //
@@ -35,7 +35,13 @@
 //     views asymmetric (figures below).
 //   - E7 code: jina-embeddings-v2-base-code where installed (hub only), else
 //     all-MiniLM-L6-v2, whose 1B training pairs include CodeSearchNet
-//     (docstring, code) pairs.
+//     (docstring, code) pairs, with a learned query head (e7head.bin, a
+//     384×384 map in projection's format): a query's vector is mapped
+//     toward where its code's vector lies; documents keep MiniLM's own
+//     vectors. Fitted by TestUpdateE7Head on doc-comment → code pairs mined
+//     from the Go module cache, Python's dist-packages, the JDK sources and
+//     an npm tree — never GOROOT/src or /usr/lib/python3.11, the trees of
+//     the development bench sets (e7head.txt, docs/MODELS.md).
 //   - E8 graph: the structure text of package structure embedded with
 //     all-MiniLM-L6-v2: as-source = imports, calls, paths (what the memory
 //     depends on); as-target = definitions, paths (what it provides). No

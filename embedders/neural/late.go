@@ -32,10 +32,12 @@ var e12PCA []byte
 var e12PCASHA256 = sha256.Sum256(e12PCA)
 
 // projection maps an In-dim vector x to Out dims: Components·(x − Mean).
+// E12's PCA (rows orthonormal, Out < In) and E7's query head (a square
+// learned map, e7head.bin) share it.
 type projection struct {
 	In, Out    int
 	Mean       []float32 // In
-	Components []float32 // Out×In, row-major, rows orthonormal
+	Components []float32 // Out×In, row-major (orthonormal rows for a PCA)
 }
 
 const projectionMagic = "CGPCA\x01"
@@ -86,25 +88,36 @@ func (p projection) tokens(tm runtime.TokenMatrix) fingerprint.Tokens {
 	out := make([]float32, rows*p.Out)
 	x := make([]float32, p.In)
 	for r := range rows {
-		row := tm.Row(r)
-		for k := range x {
-			x[k] = row[k] - p.Mean[k]
-		}
-		dst := out[r*p.Out : (r+1)*p.Out]
-		var ss float64
-		for j := range dst {
-			s := vek32.Dot(p.Components[j*p.In:(j+1)*p.In], x)
-			dst[j] = s
-			ss += float64(s) * float64(s)
-		}
-		if ss > 0 {
-			inv := float32(1 / math.Sqrt(ss))
-			for j := range dst {
-				dst[j] *= inv
-			}
-		}
+		p.projectInto(out[r*p.Out:(r+1)*p.Out], tm.Row(r), x)
 	}
 	return fingerprint.Tokens{Dim: uint32(p.Out), Data: out}
+}
+
+// apply projects one vector into a new, L2-normalised slice.
+func (p projection) apply(v []float32) []float32 {
+	out := make([]float32, p.Out)
+	p.projectInto(out, v, make([]float32, p.In))
+	return out
+}
+
+// projectInto writes the normalised projection of row into dst (Out long),
+// using x (In long) as scratch. Cost: Out·In multiply-adds.
+func (p projection) projectInto(dst, row, x []float32) {
+	for k := range x {
+		x[k] = row[k] - p.Mean[k]
+	}
+	var ss float64
+	for j := range dst {
+		s := vek32.Dot(p.Components[j*p.In:(j+1)*p.In], x)
+		dst[j] = s
+		ss += float64(s) * float64(s)
+	}
+	if ss > 0 {
+		inv := float32(1 / math.Sqrt(ss))
+		for j := range dst {
+			dst[j] *= inv
+		}
+	}
 }
 
 // sharedPass runs e5-small-v2 once per document batch for both E1 (pooled

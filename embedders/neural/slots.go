@@ -1,6 +1,8 @@
 package neural
 
 import (
+	"crypto/sha256"
+	_ "embed"
 	"fmt"
 
 	"github.com/cgraph/cgraph/embedders"
@@ -41,10 +43,13 @@ func buildE1(l *loader) (embedders.Embedder, error) {
 // buildE7: a code encoder. jina-embeddings-v2-base-code where installed (a
 // code model; hub only); else all-MiniLM-L6-v2, whose 1B training pairs
 // include CodeSearchNet (docstring, code) pairs — the best code-aware encoder
-// this machine's registries ship.
+// this machine's registries ship — with E7's learned query head (e7head.bin):
+// a 384×384 map fitted so that a description's vector lands near its code's.
+// Documents keep MiniLM's own vectors; only queries are mapped.
 func buildE7(l *loader) (embedders.Embedder, error) {
 	id, why := l.cfg.variant(l.mf, modelMiniLM), "all-MiniLM-L6-v2 (trained with CodeSearchNet pairs among its 1B pairs; jina-embeddings-v2-base-code is not installed — hub only)"
-	if l.installed(modelCode) {
+	code := l.installed(modelCode)
+	if code {
 		id, why = modelCode, "jina-embeddings-v2-base-code (a code-trained encoder)"
 	}
 	lm, reason, err := l.get(id)
@@ -52,8 +57,43 @@ func buildE7(l *loader) (embedders.Embedder, error) {
 		return unavailable(fingerprint.E7, reason), err
 	}
 	qp, dp := lm.meta.QueryPrefix, lm.meta.PassagePrefix
-	return &denseEmbedder{slot: fingerprint.E7, lm: lm, docPrefix: dp, queryPrefix: qp,
+	e := &denseEmbedder{slot: fingerprint.E7, lm: lm, docPrefix: dp, queryPrefix: qp,
 		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
 			Producer:       lm.producer("E7 dense v1", dp, qp),
-			Representation: fmt.Sprintf("%d-d %s: %s; onnx sha256 %s", lm.meta.Dims, id, why, lm.short())}}, nil
+			Representation: fmt.Sprintf("%d-d %s: %s; onnx sha256 %s", lm.meta.Dims, id, why, lm.short())}}
+	if code {
+		return e, nil
+	}
+	h, err := loadE7Head(lm.meta.Dims)
+	if err != nil {
+		return nil, err
+	}
+	e.queryHead = &h
+	e.status.Producer = lm.producer("E7 dense v2 query head", dp, qp, fmt.Sprintf("e7head.bin sha256 %x", e7HeadSHA256))
+	e.status.Representation = fmt.Sprintf("%d-d %s: %s; queries mapped by the learned code head (e7head.bin sha256 %x, fitted on doc-comment → code pairs of Go, Python, Java and JavaScript); onnx sha256 %s",
+		lm.meta.Dims, id, why, e7HeadSHA256[:6], lm.short())
+	return e, nil
+}
+
+// e7Head is E7's query head, in the format of projection.MarshalBinary:
+// Mean zero, Components a square map. Fitted by TestUpdateE7Head
+// (e7head_test.go); provenance in e7head.txt and docs/MODELS.md.
+//
+//go:embed e7head.bin
+var e7Head []byte
+
+// e7HeadSHA256 identifies the head in E7's producer: a refit head changes
+// the producer, so stores know which E7 they hold.
+var e7HeadSHA256 = sha256.Sum256(e7Head)
+
+// loadE7Head decodes the embedded head and checks it maps dims-d vectors.
+func loadE7Head(dims int) (projection, error) {
+	h, err := parseProjection(e7Head)
+	if err != nil {
+		return h, fmt.Errorf("neural: embedded e7head.bin: %w", err)
+	}
+	if h.In != dims || h.Out != dims {
+		return h, fmt.Errorf("neural: embedded e7head.bin maps %d→%d dims, E7's model gives %d", h.In, h.Out, dims)
+	}
+	return h, nil
 }
