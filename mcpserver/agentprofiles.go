@@ -2,8 +2,6 @@ package mcpserver
 
 import (
 	"strings"
-
-	"github.com/cgraph/cgraph/engine"
 )
 
 // agentProfile is a profile choice in an agent's words and the built-in
@@ -12,12 +10,19 @@ type agentProfile struct {
 	Name, Builtin, Means string
 }
 
+// AgentDefaultProfile is the built-in profile an agent's search gets when
+// it names none (or "auto"): the adaptive profile, whose fusion weights
+// follow what each space returned for the query (docs/PROFILES.md: held
+// out, it beats every static built-in profile on average over the three
+// development sets, though not on each one).
+const AgentDefaultProfile = "auto"
+
 // agentProfiles are search_memory's and get_context's profile choices, in
 // the order the schema lists them. "recent" is not a built-in profile: it is
 // auto with recency at half the weight (search_recent's ordering), so
 // get_context, which ranks by a built-in profile, does not offer it.
 var agentProfiles = []agentProfile{
-	{"auto", engine.DefaultProfile, "all views (default)"},
+	{"auto", AgentDefaultProfile, "all views, weighted per query (default)"},
 	{"code", "code_search", "code"},
 	{"causal", "causal_reasoning", "why questions"},
 	{"facts", "fact_checking", "named things"},
@@ -52,8 +57,7 @@ func agentProfileDesc(withRecent bool) string {
 }
 
 // builtinOf maps an agent's profile choice onto its built-in profile name
-// ("" for auto's default and for a name that is not a choice, which passes
-// through unchanged).
+// (a name that is not a choice passes through unchanged).
 func builtinOf(name string) string {
 	for _, p := range agentProfiles {
 		if p.Name == name {

@@ -153,11 +153,15 @@ func parseDirection(s string) (engine.Direction, error) {
 	return d, nil
 }
 
-// resolveProfile is the named profile (default semantic_search) with the
-// per-slot weight overrides applied.
+// resolveProfile is the named profile with the per-slot weight overrides
+// applied. An unnamed one is AgentDefaultProfile, or, with overrides (which
+// the adaptive profile takes none of), the engine's static default.
 func resolveProfile(name string, weights map[string]float64) (engine.Profile, error) {
-	if name == "" {
+	switch {
+	case name == "" && len(weights) > 0:
 		name = engine.DefaultProfile
+	case name == "":
+		name = AgentDefaultProfile
 	}
 	p, err := engine.BuiltinProfile(name)
 	if err != nil {

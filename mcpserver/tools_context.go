@@ -49,7 +49,11 @@ func getContext(ctx context.Context, s *Server, in contextIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := ops.Context(ctx, s.store, ops.ContextRequest{Query: in.Query, Budget: in.Budget, Profile: builtinOf(in.Profile),
+	profile := builtinOf(in.Profile)
+	if profile == "" {
+		profile = AgentDefaultProfile
+	}
+	out, err := ops.Context(ctx, s.store, ops.ContextRequest{Query: in.Query, Budget: in.Budget, Profile: profile,
 		Candidates: in.Candidates, Filter: f, Expand: types, Tokens: s.opts.Tokens, Index: true})
 	if err != nil {
 		return nil, argOf(searchError(err))
