@@ -229,7 +229,7 @@ func compareOutOf(query string, cmp ops.ViewComparison) compareOut {
 
 type searchGraphIn struct {
 	Query     string             `json:"query" jsonschema:"what to look for"`
-	Profile   string             `json:"profile,omitempty" jsonschema:"weight profile: semantic_search (default), causal_reasoning, code_search, fact_checking, intent_search, intent_enhanced, graph_reasoning, temporal_navigation, sequence_navigation, conversation_history, category_weighted, typo_tolerant, pipeline_stage1_recall, pipeline_stage2_scoring, pipeline_full, auto, balanced"`
+	Profile   string             `json:"profile,omitempty" jsonschema:"weight profile: auto (default), semantic_search, causal_reasoning, code_search, fact_checking, intent_search, intent_enhanced, graph_reasoning, temporal_navigation, sequence_navigation, conversation_history, category_weighted, typo_tolerant, pipeline_stage1_recall, pipeline_stage2_scoring, pipeline_full, balanced"`
 	Weights   map[string]float64 `json:"weights,omitempty" jsonschema:"per-slot weight overrides, e.g. {\"E5\": 0.6}; the other weighted slots are re-normalised so the sum stays 1"`
 	Mode      string             `json:"mode,omitempty" jsonschema:"multi_space (default: every weighted slot searched over the whole store, fused by weighted RRF), pipeline (five stages from a keyword/SPLADE recall set), e1_only"`
 	TopK      int                `json:"top_k,omitempty" jsonschema:"how many results, 1 to 100; default 10"`
