@@ -69,7 +69,10 @@ func buildE7(l *loader) (embedders.Embedder, error) {
 		return nil, err
 	}
 	e.queryHead = &h
-	e.status.Producer = lm.producer("E7 dense v2 query head", dp, qp, fmt.Sprintf("e7head.bin sha256 %x", e7HeadSHA256))
+	// The producer stays raw MiniLM's: it names what made the stored
+	// values, and the head maps queries only, so a store's E7 vectors are
+	// the same with or without it and stay valid across a refit. The
+	// representation (embedders, explain) names the head.
 	e.status.Representation = fmt.Sprintf("%d-d %s: %s; queries mapped by the learned code head (e7head.bin sha256 %x, fitted on doc-comment → code pairs of Go, Python, Java and JavaScript); onnx sha256 %s",
 		lm.meta.Dims, id, why, e7HeadSHA256[:6], lm.short())
 	return e, nil
@@ -82,8 +85,9 @@ func buildE7(l *loader) (embedders.Embedder, error) {
 //go:embed e7head.bin
 var e7Head []byte
 
-// e7HeadSHA256 identifies the head in E7's producer: a refit head changes
-// the producer, so stores know which E7 they hold.
+// e7HeadSHA256 identifies the head in E7's representation (embedders,
+// --explain); it is not in the producer, which names what made the stored
+// document vectors.
 var e7HeadSHA256 = sha256.Sum256(e7Head)
 
 // loadE7Head decodes the embedded head and checks it maps dims-d vectors.
