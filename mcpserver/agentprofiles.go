@@ -22,7 +22,7 @@ const AgentDefaultProfile = "auto"
 // auto with recency at half the weight (search_recent's ordering), so
 // get_context, which ranks by a built-in profile, does not offer it.
 var agentProfiles = []agentProfile{
-	{"auto", AgentDefaultProfile, "all views, weighted per query (default)"},
+	{"auto", AgentDefaultProfile, "all views (default)"},
 	{"code", "code_search", "code"},
 	{"causal", "causal_reasoning", "why questions"},
 	{"facts", "fact_checking", "named things"},
