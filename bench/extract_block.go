@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"html"
 	"regexp"
 	"strings"
 )
@@ -41,7 +42,9 @@ func (x blockDocExtractor) Match(path string) bool {
 }
 
 var (
-	inlineTagRE = regexp.MustCompile(`\{@\w+\s*([^}]*)\}`)
+	// inlineTagRE matches an innermost inline tag ({@return {@code x} …}
+	// nests): its name and its text.
+	inlineTagRE = regexp.MustCompile(`\{@(\w+)\s*([^{}]*)\}`)
 	htmlTagRE   = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
 	// declKeywordRE marks a doc block that documents a type, not a method.
 	declKeywordRE = regexp.MustCompile(`(^|\s)(class|interface|enum|record|@interface)\s`)
@@ -140,9 +143,28 @@ func javadocQuery(body string) string {
 		lines = append(lines, l)
 	}
 	p := FirstParagraph(strings.Join(lines, "\n"))
-	p = inlineTagRE.ReplaceAllString(p, "$1")
-	p = htmlTagRE.ReplaceAllString(p, "")
+	for inlineTagRE.MatchString(p) { // innermost first, until none is left
+		p = inlineTagRE.ReplaceAllStringFunc(p, inlineTagText)
+	}
+	p = html.UnescapeString(htmlTagRE.ReplaceAllString(p, ""))
 	return strings.Join(strings.Fields(p), " ")
+}
+
+// inlineTagText is the text an inline tag shows: a link's label, or its
+// reference with # read as a dot (#init → init, Map#get → Map.get); any
+// other tag's own text ({@code x} → x, {@return …} → …).
+func inlineTagText(tag string) string {
+	m := inlineTagRE.FindStringSubmatch(tag)
+	name, text := m[1], strings.TrimSpace(m[2])
+	if name != "link" && name != "linkplain" {
+		return text
+	}
+	ref, label, ok := strings.Cut(text, " ")
+	if ok && strings.TrimSpace(label) != "" {
+		return strings.TrimSpace(label)
+	}
+	ref, _, _ = strings.Cut(ref, "(") // a method's parameter list
+	return strings.Trim(strings.ReplaceAll(ref, "#", "."), ".")
 }
 
 // declEnd returns the index of the `{` that opens the body of the

@@ -64,6 +64,11 @@ func TestJavadocQuery(t *testing.T) {
 		{"\n * First <i>part</i>\n * continues.\n *\n * Second paragraph.\n", "First part continues."},
 		{"\n * @deprecated use other\n", ""},
 		{"\n * Deprecated: gone.\n", ""},
+		// nested inline tags, link labels and references, HTML entities
+		{"\n * {@return {@code true} if this object has been {@link #init initialized}, {@code false} otherwise}\n",
+			"true if this object has been initialized, false otherwise"},
+		{" Calls {@link Map#get(Object)} or {@linkplain #put}. ", "Calls Map.get or put."},
+		{" Splits on &#92; and &lt;tab&gt;. ", "Splits on \\ and <tab>."},
 	} {
 		if got := javadocQuery(c.in); got != c.want {
 			t.Errorf("javadocQuery(%q) = %q, want %q", c.in, got, c.want)
