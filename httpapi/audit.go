@@ -24,6 +24,9 @@ const DefaultLogLimit = 50
 
 // auditLog serves GET /v1/log?limit=N: the newest N entries, newest first.
 func (h *handler) auditLog(w http.ResponseWriter, r *http.Request) {
+	if h.pinnedRefused(w, "the audit log") {
+		return
+	}
 	limit := DefaultLogLimit
 	if q := r.URL.Query().Get("limit"); q != "" {
 		n, err := strconv.Atoi(q)
@@ -43,6 +46,9 @@ func (h *handler) auditLog(w http.ResponseWriter, r *http.Request) {
 // undo serves POST /v1/undo {"action": ID}: the id or its last 8+ hex
 // digits.
 func (h *handler) undo(w http.ResponseWriter, r *http.Request) {
+	if h.pinnedRefused(w, "undo") {
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, h.o.MaxBody)
 	e, err := func() (engine.AuditEntry, error) {
 		raw, err := bodyArgs(r)
@@ -64,6 +70,18 @@ func (h *handler) undo(w http.ResponseWriter, r *http.Request) {
 		return h.o.Audit.Undo(r.Context(), id)
 	}()
 	h.answer(w, e, err)
+}
+
+// pinnedRefused answers 403 to a route that covers every project (the
+// audit log, undo) on a server pinned to one (serve --project): its
+// clients must not see or change other projects' memories.
+func (h *handler) pinnedRefused(w http.ResponseWriter, what string) bool {
+	p := h.o.Project
+	if p == "" {
+		return false
+	}
+	WriteError(w, http.StatusForbidden, "forbidden", what+" covers every project of the store, and this server is pinned to project "+strconv.Quote(p)+": run cgraph log / cgraph undo against the store, or serve it without --project")
+	return true
 }
 
 // answer writes {"data": v} (200), or err with its status and code: the

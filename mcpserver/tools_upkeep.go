@@ -2,13 +2,27 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/cgraph/cgraph/ops"
 )
 
+// wholeStore refuses a tool that reports on every project (the store's
+// counts, maintenance of every memory) on a server pinned to one project:
+// its agents must not see other projects' memories or names.
+func wholeStore(s *Server, tool string) error {
+	if p := s.opts.Project; p != "" {
+		return fmt.Errorf("%s covers every project of the store, and this server is pinned to project %q (cgraph mcp --project, or /mcp?project=): use a server without a pinned project", tool, p)
+	}
+	return nil
+}
+
 type memoryStatsIn struct{}
 
 func memoryStats(ctx context.Context, s *Server, _ memoryStatsIn) (any, error) {
+	if err := wholeStore(s, "memory_stats"); err != nil {
+		return nil, err
+	}
 	return ops.MemoryStats(ctx, s.store, s.opts.Maintenance)
 }
 
@@ -24,6 +38,9 @@ type maintenanceReportOut struct {
 }
 
 func maintenanceReport(ctx context.Context, s *Server, in maintenanceReportIn) (any, error) {
+	if err := wholeStore(s, "maintenance_report"); err != nil {
+		return nil, err
+	}
 	st := s.opts.Maintenance.Status()
 	out := maintenanceReportOut{ScheduleStatus: st}
 	if in.DryRun {
