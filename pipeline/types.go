@@ -286,6 +286,7 @@ const (
 	StageRecall   Stage = "S1 recall"   // E13 (or E6) inverted index, plus profile extra recall
 	StageFilter   Stage = "S2 filter"   // E1 Matryoshka-128 flat scan
 	StageFusion   Stage = "S3 fusion"   // WRRF over the profile's spaces
+	StageFeedback Stage = "S3 feedback" // Request.Feedback: expanded E1/E5/E6, WRRF again
 	StageRerank   Stage = "S4 rerank"   // E12 MaxSim
 	StageValidate Stage = "S5 validate" // thresholds, temporal badges, top-k
 )
