@@ -66,7 +66,7 @@ func (sp *spaces) Expand(ctx context.Context, docs []pipeline.Hit) (pipeline.Spa
 	if v, ok := q.views[viewKey{fingerprint.E6, 0}]; ok {
 		tf, isTF := v.(fingerprint.TermFreqs)
 		if isTF && len(tf.Terms) > 0 {
-			fds, err := sp.feedbackTerms(ctx, docs)
+			fds, err := sp.feedbackTerms(ctx, nums, docs)
 			if err != nil {
 				return nil, exp, err
 			}
@@ -85,13 +85,10 @@ func (sp *spaces) Expand(ctx context.Context, docs []pipeline.Hit) (pipeline.Spa
 	return &out, exp, nil
 }
 
-// feedbackTerms reads the stored E6 term frequencies of docs (from their
-// fingerprints); a deleted doc or one without E6 terms is skipped.
-func (sp *spaces) feedbackTerms(ctx context.Context, docs []pipeline.Hit) ([]pipeline.FeedbackDoc, error) {
-	nums := make([]record.DocNum, len(docs))
-	for i, h := range docs {
-		nums[i] = h.Doc
-	}
+// feedbackTerms reads the stored E6 term frequencies of docs (nums are
+// their doc numbers) from their fingerprints; a deleted doc or one without
+// E6 terms is skipped.
+func (sp *spaces) feedbackTerms(ctx context.Context, nums []record.DocNum, docs []pipeline.Hit) ([]pipeline.FeedbackDoc, error) {
 	ms, found, err := sp.s.cellar.PeekDocs(ctx, nums)
 	if err != nil {
 		return nil, fmt.Errorf("feedback: read documents: %w", err)
