@@ -291,7 +291,8 @@ const (
 	StageValidate Stage = "S5 validate" // thresholds, temporal badges, top-k
 )
 
-// Stages returns the stages mode m runs, in order.
+// Stages returns the stages mode m runs, in order; a Request with Feedback
+// adds StageFeedback after StageFusion in the fusion modes.
 func (m Mode) Stages() []Stage {
 	switch m {
 	case ModePipeline:
