@@ -76,6 +76,10 @@ type RunSpec struct {
 	// for its default, else a scope it names (benchstore: keywords,
 	// every, off), so that one report pairs the scopes query by query.
 	Correct string `json:",omitempty"`
+	// Feedback is the retriever's pseudo-relevance feedback depth (the
+	// top documents that expand the query; 0 off), so that one report
+	// pairs runs with and without it query by query.
+	Feedback int `json:",omitempty"`
 }
 
 // DisplayName returns Name, or the default built from mode and profile.

@@ -33,3 +33,15 @@ func TestRequestCorrectScope(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestFeedback: a run's feedback depth reaches the engine request.
+func TestRequestFeedback(t *testing.T) {
+	r := &Retriever{}
+	for _, n := range []int{0, 3} {
+		req, err := r.request(bench.SearchRequest{Query: bench.Query{ID: "q", Text: "x"}, K: 10,
+			Run: bench.RunSpec{Mode: "pipeline", Profile: "semantic_search", Feedback: n}})
+		if err != nil || req.Feedback != n {
+			t.Errorf("feedback %d: request feedback %d, error %v", n, req.Feedback, err)
+		}
+	}
+}

@@ -386,6 +386,7 @@ func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, erro
 	out := engine.SearchRequest{Query: req.Query.Text, Mode: mode, Direction: dir, TopK: req.K,
 		RecallK: r.cfg.RecallK, DenseRecallK: r.cfg.DenseRecallK, FilterK: r.cfg.FilterK, FusionK: r.cfg.FusionK, NoThresholds: r.cfg.NoThresholds,
 		Now: createdAt}
+	out.Feedback = spec.Feedback
 	switch spec.Correct {
 	case "", CorrectEvery:
 	case CorrectOff:

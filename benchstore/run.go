@@ -176,20 +176,34 @@ func saveRun(out string, warn func(string, ...any)) func(*bench.Report) error {
 	}
 }
 
+// WithFeedback runs each run once per feedback depth, named
+// "RUN/feedback=N"; with one depth every run just takes it.
+func WithFeedback(runs []bench.RunSpec, depths []int) []bench.RunSpec {
+	return withVariants(runs, "feedback", depths, func(r *bench.RunSpec, n int) { r.Feedback = n })
+}
+
 // WithCorrectScopes runs each run once per correction scope, named
 // "RUN/correct=SCOPE"; with one scope every run just takes it.
 func WithCorrectScopes(runs []bench.RunSpec, scopes []string) []bench.RunSpec {
-	if len(scopes) == 1 {
+	return withVariants(runs, "correct", scopes, func(r *bench.RunSpec, c string) { r.Correct = c })
+}
+
+// withVariants runs each run once per value, set by set and named
+// "RUN/key=VALUE", so that one report pairs the values query by query; with
+// one value every run takes it under its own name.
+func withVariants[T any](runs []bench.RunSpec, key string, values []T, set func(*bench.RunSpec, T)) []bench.RunSpec {
+	if len(values) == 1 {
 		for i := range runs {
-			runs[i].Correct = scopes[0]
+			set(&runs[i], values[0])
 		}
 		return runs
 	}
 	var out []bench.RunSpec
 	for _, r := range runs {
-		for _, c := range scopes {
+		for _, v := range values {
 			x := r
-			x.Name, x.Correct = r.DisplayName()+"/correct="+c, c
+			x.Name = fmt.Sprintf("%s/%s=%v", r.DisplayName(), key, v)
+			set(&x, v)
 			out = append(out, x)
 		}
 	}

@@ -1,6 +1,7 @@
 package benchstore
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -29,6 +30,31 @@ func TestWithCorrectScopes(t *testing.T) {
 	} {
 		if got := names(WithCorrectScopes(plan(), c.scopes)); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("scopes %v: runs %v, want %v", c.scopes, got, c.want)
+		}
+	}
+}
+
+// TestWithFeedback: one depth is set on every run under its own name;
+// several multiply the runs, each named RUN/feedback=N.
+func TestWithFeedback(t *testing.T) {
+	plan := func() []bench.RunSpec {
+		return []bench.RunSpec{{Mode: "pipeline", Profile: "auto"}, {Mode: "e1_only"}}
+	}
+	names := func(runs []bench.RunSpec) (out []string) {
+		for _, r := range runs {
+			out = append(out, fmt.Sprintf("%s|%d", r.DisplayName(), r.Feedback))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		depths []int
+		want   []string
+	}{
+		{[]int{3}, []string{"pipeline:auto|3", "e1_only|3"}},
+		{[]int{0, 3}, []string{"pipeline:auto/feedback=0|0", "pipeline:auto/feedback=3|3", "e1_only/feedback=0|0", "e1_only/feedback=3|3"}},
+	} {
+		if got := names(WithFeedback(plan(), c.depths)); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("depths %v: runs %v, want %v", c.depths, got, c.want)
 		}
 	}
 }

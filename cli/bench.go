@@ -235,6 +235,7 @@ type benchRunFlags struct {
 	seed                                               uint64
 	noBaselines, noThresholds                          bool
 	correct                                            []string
+	feedback                                           []int
 }
 
 func newBenchRunCmd(a *App) *cobra.Command {
@@ -306,6 +307,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.IntVar(&f.fusionK, "fusion-k", 0, "S3 fusion size and per-slot k in multi_space (0 = the default, 100)")
 	fl.IntVar(&f.batch, "batch", 0, "memories per write batch while indexing (0 = 64)")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low similarity threshold")
+	fl.IntSliceVar(&f.feedback, "feedback", []int{0}, "pseudo-relevance feedback depth of the pipeline and multi_space runs (the top N fused documents expand the E1/E5/E6 queries; 0 off). Several (0,3) run every run once per depth, named RUN/feedback=N, paired in one report")
 	fl.StringSliceVar(&f.correct, "correct", []string{benchstore.CorrectEvery}, "typo correction of the queries: every = the corrected query for every space (what search does); keywords = for E6 and E9 only, the typed query elsewhere; off = none. Several (off,every) run every run once per scope, named RUN/correct=SCOPE, paired in one report")
 	return cmd
 }
@@ -375,6 +377,16 @@ func (f *benchRunFlags) plan() ([]bench.RunSpec, error) {
 	}
 	f.correct = unique(f.correct)
 	runs = benchstore.WithCorrectScopes(runs, f.correct)
+	if len(f.feedback) == 0 {
+		return nil, usagef("give 0 (off) or a depth such as 3, or a list (0,3)", "--feedback names no depth")
+	}
+	for _, n := range f.feedback {
+		if n < 0 || n > engine.MaxFeedback {
+			return nil, usagef(fmt.Sprintf("give depths from 0 (off) to %d; 3 is typical", engine.MaxFeedback), "--feedback %d is out of range", n)
+		}
+	}
+	f.feedback = unique(f.feedback)
+	runs = benchstore.WithFeedback(runs, f.feedback)
 	if err := checkBaselineFlag(runs, f.baseline, f.alpha); err != nil {
 		return nil, err
 	}
@@ -605,10 +617,10 @@ func (d *benchDataFlags) load() (*bench.Dataset, error) {
 	return benchstore.Set{Data: d.data, Queries: d.queries, Qrels: d.qrels, Split: d.split}.Load()
 }
 
-// unique drops repeated strings, keeping the first of each.
-func unique(xs []string) []string {
-	var out []string
-	seen := map[string]bool{}
+// unique drops repeated values, keeping the first of each.
+func unique[T comparable](xs []T) []T {
+	var out []T
+	seen := map[T]bool{}
 	for _, x := range xs {
 		if !seen[x] {
 			seen[x] = true

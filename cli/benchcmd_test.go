@@ -544,4 +544,9 @@ func TestBenchRunCorrectScopes(t *testing.T) {
 	if _, stderr, code := benchExec(t, "bench", "run", "--data", tinySet, "--correct", "sometimes", "--out", t.TempDir()); code != 2 || !strings.Contains(stderr, "every, keywords, off") {
 		t.Errorf("--correct sometimes: exit %d, %s", code, stderr)
 	}
+	for _, bad := range []string{"-1", "21", "0,99"} {
+		if _, stderr, code := benchExec(t, "bench", "run", "--data", tinySet, "--feedback", bad, "--out", t.TempDir()); code != 2 || !strings.Contains(stderr, "is out of range") {
+			t.Errorf("--feedback %s: exit %d, %s", bad, code, stderr)
+		}
+	}
 }

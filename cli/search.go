@@ -46,6 +46,7 @@ type searchFlags struct {
 	explain              bool
 	noThresholds         bool
 	noCorrect            bool
+	feedback             int
 	minRelevance         float64
 	now                  string
 	filter               filterFlags
@@ -141,6 +142,7 @@ func bindSearchFlags(cmd *cobra.Command, f *searchFlags) {
 	fl.BoolVar(&f.explain, "explain", false, "show per-slot scores, the spaces searched and the stage trace")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low threshold")
 	fl.Float64Var(&f.minRelevance, "min-relevance", 0, fmt.Sprintf("drop results whose calibrated relevance is below this probability (%g is the engine's floor); none left answers \"nothing relevant\"", engine.RelevanceFloor))
+	fl.IntVar(&f.feedback, "feedback", 0, fmt.Sprintf("pseudo-relevance feedback: the top N fused results move the E1/E5 queries towards them and add their best E6 terms, then fusion runs again (pipeline and multi_space modes; 0 off, at most %d, 3 typical; --explain shows the documents and terms)", engine.MaxFeedback))
 	fl.BoolVar(&f.noCorrect, "no-correct", false, "search the words as typed: no correction of words that neither the store's text nor the English word list contains")
 	f.filter.bind(fl)
 	fl.StringVar(&f.expand, "expand", "", "also list the memories these relation types link to the results, comma separated (e.g. fixes,causes)")
@@ -219,6 +221,10 @@ func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchReq
 		return req, usagef(fmt.Sprintf("give a probability from 0 to 1, e.g. %g", engine.RelevanceFloor), "--min-relevance %g is out of range", f.minRelevance)
 	}
 	req.MinRelevance = f.minRelevance
+	if f.feedback < 0 || f.feedback > engine.MaxFeedback {
+		return req, usagef(fmt.Sprintf("give 0 (off) or 1 to %d; 3 is typical", engine.MaxFeedback), "--feedback %d is out of range", f.feedback)
+	}
+	req.Feedback = f.feedback
 	for _, k := range []struct {
 		name string
 		v    int

@@ -50,6 +50,8 @@ func TestSearchUsageErrors(t *testing.T) {
 		{"top-k 0", []string{"search", "q", "--top-k", "0"}, []string{"--top-k 0 is out of range"}},
 		{"top-k huge", []string{"search", "q", "--top-k", "100000"}, []string{"--top-k 100000 is out of range"}},
 		{"recall-k", []string{"search", "q", "--recall-k", "-1"}, []string{"--recall-k -1 is not positive"}},
+		{"negative feedback", []string{"search", "q", "--feedback", "-1"}, []string{"--feedback -1 is out of range", "1 to 20"}},
+		{"feedback too deep", []string{"search", "q", "--feedback", "21"}, []string{"--feedback 21 is out of range", "1 to 20"}},
 		{"seq without session", []string{"search", "q", "--seq", "3"}, []string{"--seq needs --session"}},
 		{"bad now", []string{"search", "q", "--now", "yesterday"}, []string{"RFC 3339"}},
 	} {

@@ -191,6 +191,10 @@ type SearchRequest struct {
 	NoThresholds bool `json:"no_thresholds,omitempty"`
 	// Partial records a failing index as failed and goes on; see pipeline.
 	Partial bool `json:"partial,omitempty"`
+	// Feedback, when positive, is pseudo-relevance feedback from the top
+	// Feedback fused documents (pipeline and multi_space modes; see
+	// pipeline.Request.Feedback): 0 is off, at most pipeline.MaxFeedback.
+	Feedback int `json:"feedback,omitempty"`
 	// Filter restricts every index search to the memories that match it
 	// (before fusion, so top-k stays full). The zero Filter searches the
 	// default project without superseded memories.

@@ -23,6 +23,9 @@ const DefaultProfile = "semantic_search"
 // tokens of it anyway; a longer query costs keyword work without helping.
 const MaxQueryBytes = 64 << 10
 
+// MaxFeedback bounds SearchRequest.Feedback (pipeline.MaxFeedback).
+const MaxFeedback = pipeline.MaxFeedback
+
 // Search encodes the query views the request needs (in parallel, only the
 // slots the mode and profile use), runs pipeline.Run over the store's indexes
 // and resolves the hits to memories without recording accesses. A read-only
@@ -65,7 +68,7 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	}
 	preq := pipeline.Request{Query: req.Query, Profile: req.Profile, Mode: req.Mode, Primary: req.Embedder,
 		Direction: req.Direction, TopK: req.TopK, RecallK: req.RecallK, DenseRecallK: req.DenseRecallK, FilterK: req.FilterK, FusionK: req.FusionK,
-		NoThresholds: req.NoThresholds, Partial: req.Partial}
+		NoThresholds: req.NoThresholds, Partial: req.Partial, Feedback: req.Feedback}
 	keys, err := planViews(preq)
 	if err != nil {
 		return SearchResult{}, fmt.Errorf("search: %w", err)

@@ -28,6 +28,9 @@ type queryViews struct {
 	views   map[viewKey]fingerprint.Value
 	missing map[viewKey]error
 	session string // E4 anchor session
+	// e6Extra are pseudo-relevance feedback's E6 expansion terms, searched
+	// with the typed terms at their own weights (Expand); nil otherwise.
+	e6Extra []pipeline.WeightedTerm
 }
 
 // spaces is the pipeline.Spaces of one query over a store's indexes.
@@ -193,6 +196,20 @@ func searchE6(_ context.Context, sp *spaces, _ pipeline.Probe, k int, within *ro
 		for range tf.Counts[i] {
 			terms = append(terms, t) // the query's term frequency
 		}
+	}
+	if len(sp.q.e6Extra) > 0 {
+		weights := make([]float64, len(terms), len(terms)+len(sp.q.e6Extra))
+		for i := range weights {
+			weights[i] = 1
+		}
+		for _, t := range sp.q.e6Extra {
+			terms, weights = append(terms, t.Term), append(weights, t.Weight)
+		}
+		hs, err := sp.ix.bm25.SearchWeighted(terms, weights, k, within, sp.exact)
+		if err != nil {
+			return nil, fmt.Errorf("E6 with feedback terms: %w", err)
+		}
+		return toPipeline(hs), nil
 	}
 	search := sp.ix.bm25.Search
 	if sp.exact {

@@ -258,7 +258,7 @@ func BenchmarkInverted(b *testing.B) {
 					f := invFor(b, n)
 					a := map[string]algo{"auto": algoAuto, "maxscore": algoMaxScore, "exhaustive": algoExhaustive}[alg]
 					for i := 0; b.Loop(); i++ {
-						if _, err := f.bm.search(f.words[i%64], k, nil, a); err != nil {
+						if _, err := f.bm.search(f.words[i%64], nil, k, nil, a); err != nil {
 							b.Fatal(err)
 						}
 					}

@@ -213,11 +213,15 @@ func (x *BM25) Delete(doc record.DocNum) bool {
 
 // resolveLocked turns query terms into scored query terms; unknown terms are
 // dropped (they match nothing). Repeated terms count as query term frequency.
-func (x *BM25) resolveLocked(query []string) ([]qterm, scoreFn) {
+func (x *BM25) resolveLocked(query []string, weights []float64) ([]qterm, scoreFn) {
 	qtf := map[TermID]float64{}
-	for _, t := range query {
+	for i, t := range query {
 		if id, ok := x.dict[t]; ok {
-			qtf[id]++
+			if weights == nil {
+				qtf[id]++
+			} else {
+				qtf[id] += weights[i]
+			}
 		}
 	}
 	k1, b, avgdl, n := x.params.K1, x.params.B, x.avgdlLocked(), float64(x.ix.n)
@@ -251,21 +255,42 @@ func (x *BM25) resolveLocked(query []string) ([]qterm, scoreFn) {
 // dense term-at-a-time accumulator (whichever measured faster). Cost: at most one
 // pass over the query terms' posting lists.
 func (x *BM25) Search(query []string, k int, filter *roaring.Bitmap) (Hits, error) {
-	return x.search(query, k, filter, algoAuto)
+	return x.search(query, nil, k, filter, algoAuto)
+}
+
+// SearchWeighted is Search with a query weight per term in place of the
+// counted repeats (weights[i] for query[i]; a repeated term sums its
+// weights): the expanded queries of pseudo-relevance feedback, whose added
+// terms weigh a fraction of a typed one. Weights must be finite and ≥ 0.
+// exhaustive scores every posting (SearchExhaustive's baseline).
+func (x *BM25) SearchWeighted(query []string, weights []float64, k int, filter *roaring.Bitmap, exhaustive bool) (Hits, error) {
+	if len(weights) != len(query) {
+		return nil, fmt.Errorf("BM25 index %q: search: %d terms but %d weights", x.name, len(query), len(weights))
+	}
+	for i, w := range weights {
+		if !(w >= 0) || math.IsInf(w, 0) {
+			return nil, fmt.Errorf("BM25 index %q: search: term %q has weight %v: give a finite weight ≥ 0", x.name, query[i], w)
+		}
+	}
+	a := algoAuto
+	if exhaustive {
+		a = algoExhaustive
+	}
+	return x.search(query, weights, k, filter, a)
 }
 
 // SearchExhaustive is Search scoring every posting (term at a time): the
 // reference and the baseline for Search's early termination.
 func (x *BM25) SearchExhaustive(query []string, k int, filter *roaring.Bitmap) (Hits, error) {
-	return x.search(query, k, filter, algoExhaustive)
+	return x.search(query, nil, k, filter, algoExhaustive)
 }
 
-func (x *BM25) search(query []string, k int, filter *roaring.Bitmap, a algo) (Hits, error) {
+func (x *BM25) search(query []string, weights []float64, k int, filter *roaring.Bitmap, a algo) (Hits, error) {
 	if err := checkK(fmt.Sprintf("BM25 index %q: search", x.name), k); err != nil {
 		return nil, err
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	qs, score := x.resolveLocked(query)
+	qs, score := x.resolveLocked(query, weights)
 	return x.ix.topK(qs, k, filter, score, a, math.MaxInt), nil
 }

@@ -139,7 +139,7 @@ func BenchmarkBM25GoComments(b *testing.B) {
 					b.Skip("no Go comment corpus")
 				}
 				for i := 0; b.Loop(); i++ {
-					if _, err := x.search(qs[i%len(qs)], k, nil, alg.a); err != nil {
+					if _, err := x.search(qs[i%len(qs)], nil, k, nil, alg.a); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -164,7 +164,7 @@ func TestBM25GoCommentsExact(t *testing.T) {
 	for i, b := range blocks[:100] {
 		q := words(b)
 		for _, k := range []int{1, 10, 50} {
-			got, _ := x.search(q, k, nil, algoMaxScore)
+			got, _ := x.search(q, nil, k, nil, algoMaxScore)
 			want, _ := x.SearchExhaustive(q, k, nil)
 			sameHits(t, fmt.Sprintf("query %d k=%d", i, k), got, want)
 		}

@@ -188,7 +188,7 @@ func TestMaxScoreEqualsExhaustive(t *testing.T) {
 		for _, k := range []int{1, 10, 100} {
 			for _, f := range []*roaring.Bitmap{nil, filter} {
 				label := fmt.Sprintf("query %d %v k=%d filter=%v", qi, words, k, f != nil)
-				got, err := bm.search(words, k, f, algoMaxScore)
+				got, err := bm.search(words, nil, k, f, algoMaxScore)
 				must(t, err)
 				want, _ := bm.SearchExhaustive(words, k, f)
 				sameHits(t, "BM25 "+label, got, want)
@@ -304,7 +304,7 @@ func FuzzMaxScoreExact(f *testing.F) {
 		for i := range qs.Indices {
 			qs.Weights = append(qs.Weights, float32(i+1)/2)
 		}
-		got, _ := bm.search(qw, k, nil, algoMaxScore)
+		got, _ := bm.search(qw, nil, k, nil, algoMaxScore)
 		want, _ := bm.SearchExhaustive(qw, k, nil)
 		sameHits(t, "BM25", got, want)
 		got, _ = sp.search(qs, k, nil, algoMaxScore)

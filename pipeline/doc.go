@@ -20,10 +20,14 @@
 //	               S2 filter   E1 Matryoshka-128 top FilterK (1,000) within S1
 //	               S3 fusion   WRRF over the profile's fused slots, each scoring every
 //	                           S2 candidate with its own view; keep FusionK (100)
+//	               S3 feedback only with Request.Feedback N > 0: the top N fused
+//	                           documents move the E1/E5 queries (Rocchio) and
+//	                           expand E6 (RM3, Expander); those slots score the S2
+//	                           candidates again and WRRF fuses again
 //	               S4 rerank   E12 MaxSim over the S3 top as one more WRRF list
 //	               S5 validate thresholds, E2/E3/E4 badges, top-k
 //	multi_space    S3 over all documents (each slot top FusionK, in parallel; keep
-//	               FusionK), S5
+//	               FusionK), S3 feedback (over all documents) when asked, S5
 //	e1_only        one E1 search (top-k), S5
 //	embedder_first one search in any retrieving slot (--embedder Ek), S5
 //

@@ -55,6 +55,13 @@ type Request struct {
 	// Partial records a failing index as status "failed" and goes on with the
 	// other spaces; by default the first index error fails the search.
 	Partial bool
+	// Feedback, when positive, is pseudo-relevance feedback in the fusion
+	// modes: the top Feedback fused documents move the E1 and E5 queries
+	// (Rocchio) and expand the E6 query (RM3), those slots are searched
+	// again and S3 fuses again (StageFeedback). 0 is off; at most
+	// MaxFeedback. It costs one more search per re-searched probe and a
+	// second fusion; the single-slot modes ignore it.
+	Feedback int
 }
 
 func (r Request) withDefaults() (Request, error) {
@@ -63,6 +70,9 @@ func (r Request) withDefaults() (Request, error) {
 	}
 	if int(r.Mode) >= len(modeNames) {
 		return r, fmt.Errorf("search request: invalid mode %d", r.Mode)
+	}
+	if err := checkFeedback(r.Feedback); err != nil {
+		return r, err
 	}
 	if int(r.Direction) >= len(directionNames) {
 		return r, fmt.Errorf("search request: invalid direction %d", r.Direction)
@@ -464,13 +474,14 @@ func (r *run) multiSpace() ([]*cand, error) {
 	if err != nil {
 		return nil, err
 	}
+	raw := slices.Clone(lists) // fuse re-weighs and boosts lists in place
 	cands, notes, err := r.fuse(StageFusion, lists, r.req.FusionK)
 	if err != nil {
 		return nil, err
 	}
 	notes = append([]string{fmt.Sprintf("WRRF K=%d over %d lists", RRFK, len(lists))}, notes...)
 	r.trace(StageFusion, start, len(cands), joinNotes(notes))
-	return cands, nil
+	return r.feedback(raw, r.req.FusionK, nil, cands)
 }
 
 // duplicate reports a document listed twice. It uses a bitset when document

@@ -137,8 +137,14 @@ func (r *run) fusion(rs recallSet, filtered *roaring.Bitmap) ([]*cand, error) {
 	if err != nil {
 		return nil, err
 	}
+	raw := slices.Clone(lists) // fuse re-weighs and boosts lists in place
 	top, notes, err := r.fuse(StageFusion, lists, r.req.FusionK)
 	if err != nil {
+		return nil, err
+	}
+	notes = append([]string{fmt.Sprintf("WRRF K=%d over %d lists, kept %d", RRFK, len(lists), r.req.FusionK)}, notes...)
+	r.trace(StageFusion, start, len(top), joinNotes(notes))
+	if top, err = r.feedback(raw, n, filtered, top); err != nil {
 		return nil, err
 	}
 	for _, c := range top {
@@ -148,8 +154,6 @@ func (r *run) fusion(rs recallSet, filtered *roaring.Bitmap) ([]*cand, error) {
 			}
 		}
 	}
-	notes = append([]string{fmt.Sprintf("WRRF K=%d over %d lists, kept %d", RRFK, len(lists), r.req.FusionK)}, notes...)
-	r.trace(StageFusion, start, len(top), joinNotes(notes))
 	return top, nil
 }
 

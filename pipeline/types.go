@@ -286,11 +286,13 @@ const (
 	StageRecall   Stage = "S1 recall"   // E13 (or E6) inverted index, plus profile extra recall
 	StageFilter   Stage = "S2 filter"   // E1 Matryoshka-128 flat scan
 	StageFusion   Stage = "S3 fusion"   // WRRF over the profile's spaces
+	StageFeedback Stage = "S3 feedback" // Request.Feedback: expanded E1/E5/E6, WRRF again
 	StageRerank   Stage = "S4 rerank"   // E12 MaxSim
 	StageValidate Stage = "S5 validate" // thresholds, temporal badges, top-k
 )
 
-// Stages returns the stages mode m runs, in order.
+// Stages returns the stages mode m runs, in order; a Request with Feedback
+// adds StageFeedback after StageFusion in the fusion modes.
 func (m Mode) Stages() []Stage {
 	switch m {
 	case ModePipeline:
