@@ -13,10 +13,9 @@ import (
 	"github.com/cgraph/cgraph/mcpserver"
 )
 
-// hostServer is a real store behind the API as cgraph serve builds it: the
-// Host policy of its listen address plus allowed, the MCP handler with the
-// SDK's own check handed to it, and one extra route.
-func hostServer(t *testing.T, allowed []string) (*httptest.Server, *engine.Engine) {
+// modelFreeEngine opens a new store with the model-free slots, closed
+// (and checked closed) when the test ends.
+func modelFreeEngine(t *testing.T) *engine.Engine {
 	t.Helper()
 	reg, err := modelfree.Registry(modelfree.Config{})
 	if err != nil {
@@ -26,6 +25,20 @@ func hostServer(t *testing.T, allowed []string) (*httptest.Server, *engine.Engin
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return e
+}
+
+// hostServer is a real store behind the API as cgraph serve builds it: the
+// Host policy of its listen address plus allowed, the MCP handler with the
+// SDK's own check handed to it, and one extra route.
+func hostServer(t *testing.T, allowed []string) (*httptest.Server, *engine.Engine) {
+	t.Helper()
+	e := modelFreeEngine(t)
 	srv := mcpserver.New(e, mcpserver.Options{Version: "test", HostsChecked: true})
 	hs := httptest.NewUnstartedServer(nil)
 	hosts, err := httpapi.NewHosts(hs.Listener.Addr().String(), allowed)
@@ -36,12 +49,7 @@ func hostServer(t *testing.T, allowed []string) (*httptest.Server, *engine.Engin
 	hs.Config.Handler = httpapi.Handler(srv, httpapi.Options{Version: "test", MCP: srv.HTTPHandler(), Stats: e, Hosts: hosts,
 		Searcher: e, Records: e, Ingest: e, Audit: e, Routes: map[string]http.Handler{"POST /v1/extra": extra}})
 	hs.Start()
-	t.Cleanup(func() {
-		hs.Close()
-		if err := e.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	t.Cleanup(hs.Close) // before the store closes: cleanups run last first
 	return hs, e
 }
 

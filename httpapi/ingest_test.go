@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cgraph/cgraph/embedders/modelfree"
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/httpapi"
 	"github.com/cgraph/cgraph/mcpserver"
 	"github.com/cgraph/cgraph/ops"
@@ -22,22 +20,10 @@ import (
 // stores nothing; relative, missing and non-regular paths, unknown fields
 // and another project than the pinned one are 400s naming the problem.
 func TestIngestRoute(t *testing.T) {
-	reg, err := modelfree.Registry(modelfree.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := engine.Open(filepath.Join(t.TempDir(), "store"), engine.Options{Embedders: reg, Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := modelFreeEngine(t)
 	srv := mcpserver.New(e, mcpserver.Options{Version: "test"})
 	hs := httptest.NewServer(httpapi.Handler(srv, httpapi.Options{Version: "test", Stats: e, Ingest: e, Project: "billing"}))
-	t.Cleanup(func() {
-		hs.Close()
-		if err := e.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	t.Cleanup(hs.Close)
 	b, err := os.ReadFile("../capture/extract/testdata/transcripts/go-failing-test.jsonl")
 	if err != nil {
 		t.Fatal(err)

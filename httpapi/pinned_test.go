@@ -3,12 +3,9 @@ package httpapi_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/cgraph/cgraph/embedders/modelfree"
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/httpapi"
 	"github.com/cgraph/cgraph/mcpserver"
 )
@@ -18,19 +15,7 @@ import (
 // project — the audit log, undo, the maintenance report — answer an error
 // naming the pin, while the same routes of an unpinned server answer.
 func TestPinnedServerRefusesWholeStoreRoutes(t *testing.T) {
-	reg, err := modelfree.Registry(modelfree.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := engine.Open(filepath.Join(t.TempDir(), "store"), engine.Options{Embedders: reg, Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	e := modelFreeEngine(t)
 	serve := func(project string) *httptest.Server {
 		srv := mcpserver.New(e, mcpserver.Options{Version: "test", Project: project})
 		hs := httptest.NewServer(httpapi.Handler(srv, httpapi.Options{Version: "test", MCP: srv.HTTPHandler(), Stats: e,
