@@ -34,7 +34,7 @@ func newMaintainCmd(a *App) *cobra.Command {
   consolidate      with --near --consolidate, instead of supersede: each cluster of
                    near-duplicates in one project (pairs that share a member join) is
                    folded into its newest memory, one action per older member: its content
-                   becomes an earlier revision of the newest (cgraph history NEWEST shows
+                   becomes an earlier revision of the newest (cgraph get NEWEST --history shows
                    it), its links move to the newest, and it is deleted, kept for undo.
                    Decisions and preferences only when --types names them, and never a
                    memory used within its half-life; undo brings the member and its

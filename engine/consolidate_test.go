@@ -60,8 +60,17 @@ func TestMaintainConsolidate(t *testing.T) {
 			t.Fatalf("%d consolidate actions %+v; want %s and %s", len(got), acts, a.ID, b.ID)
 		}
 	}
-	acts, err := s.Maintain(ctx, MaintainOptions{Consolidate: true})
-	if err != nil {
+	// Opt-in: Near alone links, it never folds.
+	acts, err := s.Maintain(ctx, MaintainOptions{Near: true})
+	if err != nil || len(acts) == 0 || slices.ContainsFunc(acts, func(x MaintainAction) bool { return x.Action != "supersede" }) {
+		t.Fatalf("near without consolidate: %+v, %v; want supersede proposals only", acts, err)
+	}
+	// A policy naming consolidate is the same as the option.
+	if acts, err = s.Maintain(ctx, MaintainOptions{Actions: []string{"consolidate"}}); err != nil {
+		t.Fatal(err)
+	}
+	wantFolded(acts, false)
+	if acts, err = s.Maintain(ctx, MaintainOptions{Consolidate: true}); err != nil {
 		t.Fatal(err)
 	}
 	wantFolded(acts, false)
@@ -69,6 +78,11 @@ func TestMaintainConsolidate(t *testing.T) {
 		if !containsAll(x.Reason, "E1", "E6", "E11", "5 near-duplicates") {
 			t.Fatalf("reason %q names no evidence or cluster", x.Reason)
 		}
+	}
+	// A protected type is folded only when Types names it.
+	if acts, err := s.Maintain(ctx, MaintainOptions{Consolidate: true, Types: []record.Type{record.TypeNote, record.TypeDecision}}); err != nil ||
+		!slices.ContainsFunc(acts, func(x MaintainAction) bool { return x.ID == prot.ID && x.Keep == keep.ID }) {
+		t.Fatalf("with types note,decision: %+v, %v; want the decision folded too", acts, err)
 	}
 	if acts, err = s.Maintain(ctx, MaintainOptions{Consolidate: true, Apply: true}); err != nil {
 		t.Fatal(err)
