@@ -18,28 +18,20 @@ type nearPair struct {
 }
 
 // nearPairs returns a pair for each stored memory of m's project created
-// before m that is a near-duplicate of it (the rule of writes, as
-// nearOlder), and records both memories in members. It proposes nothing.
+// before m that is a near-duplicate of it (olderNear) and not listed in
+// acted, and records both memories in members. It proposes nothing.
 func (s *Engine) nearPairs(ctx context.Context, m record.Memory, acted map[record.ID]bool, members map[record.ID]record.Memory) ([]nearPair, error) {
-	_, fps, err := s.readMemories(ctx, []record.ID{m.ID})
-	if err != nil || fps[0] == nil {
-		return nil, err
-	}
-	sims, _, err := s.findSimilar(ctx, m.Project, fps[0], "")
+	older, err := s.olderNear(ctx, m)
 	if err != nil {
 		return nil, err
 	}
 	var out []nearPair
-	for _, sim := range sims {
-		if sim.ID == m.ID || !sim.Near || acted[sim.ID] {
+	for _, o := range older {
+		if acted[o.ID] {
 			continue
 		}
-		older, err := s.peek(ctx, sim.ID)
-		if err != nil || !older.CreatedAt.Before(m.CreatedAt) || older.Project != m.Project {
-			continue // never across projects, whatever the index says
-		}
-		members[m.ID], members[older.ID] = m, older
-		out = append(out, nearPair{older: older.ID, newer: m.ID, why: sim.Decision})
+		members[m.ID], members[o.ID] = m, o.Memory
+		out = append(out, nearPair{older: o.ID, newer: m.ID, why: o.why})
 	}
 	return out, nil
 }

@@ -338,6 +338,31 @@ func (s *Engine) supersededIDs(ctx context.Context) (map[record.ID]record.ID, er
 // nearOlder returns a supersede action for each stored memory created
 // before m that is a near-duplicate of it and not superseded yet.
 func (s *Engine) nearOlder(ctx context.Context, m record.Memory, superseded map[record.ID]record.ID) ([]MaintainAction, error) {
+	older, err := s.olderNear(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	var out []MaintainAction
+	for _, o := range older {
+		if _, done := superseded[o.ID]; done {
+			continue
+		}
+		superseded[o.ID] = m.ID
+		out = append(out, MaintainAction{Action: "supersede", ID: o.ID, Keep: m.ID, Reason: o.why})
+	}
+	return out, nil
+}
+
+// olderMemory is a stored memory olderNear found, with the evidence.
+type olderMemory struct {
+	record.Memory
+	why string
+}
+
+// olderNear returns the stored memories of m's project created before m
+// that are near-duplicates of it (every space agreeing, as on write), each
+// with its evidence. It changes nothing.
+func (s *Engine) olderNear(ctx context.Context, m record.Memory) ([]olderMemory, error) {
 	_, fps, err := s.readMemories(ctx, []record.ID{m.ID})
 	if err != nil || fps[0] == nil {
 		return nil, err
@@ -346,20 +371,16 @@ func (s *Engine) nearOlder(ctx context.Context, m record.Memory, superseded map[
 	if err != nil {
 		return nil, err
 	}
-	var out []MaintainAction
+	var out []olderMemory
 	for _, sim := range sims {
 		if sim.ID == m.ID || !sim.Near {
 			continue
 		}
-		if _, done := superseded[sim.ID]; done {
-			continue
-		}
 		older, err := s.peek(ctx, sim.ID)
-		if err != nil || !older.CreatedAt.Before(m.CreatedAt) {
-			continue
+		if err != nil || !older.CreatedAt.Before(m.CreatedAt) || older.Project != m.Project {
+			continue // never across projects, whatever the index says
 		}
-		superseded[sim.ID] = m.ID
-		out = append(out, MaintainAction{Action: "supersede", ID: sim.ID, Keep: m.ID, Reason: sim.Decision})
+		out = append(out, olderMemory{older, sim.Decision})
 	}
 	return out, nil
 }
