@@ -146,7 +146,7 @@ func (s *Engine) applyAction(ctx context.Context, a MaintainAction, by string, n
 		}
 		e.Linked = []record.Relation{r}
 	case "prune", "merge_duplicate", "consolidate":
-		if a.Action == "consolidate" && m.Project != "" {
+		if a.Action == "consolidate" { // never across projects, even if one moved since the listing
 			if k, err := b.Memory(a.Keep); err != nil {
 				return e, err
 			} else if k.Project != m.Project {
