@@ -197,3 +197,42 @@ func mustCheck(t *testing.T, s *Engine) {
 		t.Fatal(err)
 	}
 }
+
+// TestConsolidateUndoAfterUpdate: a survivor updated after a fold keeps
+// its own revisions when the fold is undone; only the folded one goes.
+func TestConsolidateUndoAfterUpdate(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), hashRegistry(t, ""))
+	base := time.Now().Add(-100 * 24 * time.Hour)
+	const pin = "pin github.com/linxGnu/grocksdb at v1.7.15 because librocksdb-dev 7.8.3 lacks newer C functions"
+	addAll(t, s, texts[1:])
+	var ms []record.Memory
+	for i, c := range []string{"We " + pin, "So we " + pin} {
+		m, err := s.Add(ctx, record.NewMemory{CreatedAt: base.Add(time.Duration(i) * time.Hour), Type: record.TypeNote, Content: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	acts, err := s.Maintain(ctx, MaintainOptions{Consolidate: true, Apply: true})
+	if err != nil || len(acts) != 1 || !acts[0].Applied || acts[0].ID != ms[0].ID || acts[0].Keep != ms[1].ID {
+		t.Fatalf("consolidate: %+v, %v", acts, err)
+	}
+	if _, err := s.Update(ctx, ms[1].ID, record.Change{AddTags: []string{"storage"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Undo(ctx, acts[0].ActionID); err != nil {
+		t.Fatal(err)
+	}
+	mustCheck(t, s)
+	h, err := s.History(ctx, ms[1].ID)
+	if err != nil || len(h) != 1 || h[0].Content != ms[1].Content || h[0].Revision != 2 {
+		t.Fatalf("history after undo: %+v, %v; want only the survivor's own revision 2", h, err)
+	}
+	if k, err := s.Get(ctx, ms[1].ID); err != nil || k.Revision != 3 || !slices.Contains(k.Tags, "storage") {
+		t.Fatalf("survivor: %+v, %v; want revision 3 with its update", k, err)
+	}
+	if _, err := s.Get(ctx, ms[0].ID); err != nil {
+		t.Fatalf("the folded member is not back: %v", err)
+	}
+}
