@@ -66,6 +66,7 @@ func TestBadInput(t *testing.T) {
 		{"maintain-apply without a policy", "", []string{"serve", "--maintain-every", "6h", "--maintain-apply"}, ExitUsage, []string{"--maintain-apply needs --maintain-policy", "policy file"}},
 		{"maintain-every too short", "", []string{"serve", "--maintain-every", "10ms"}, ExitUsage, []string{"--maintain-every 10ms is too short", "1s or more"}},
 		{"bad policy key", "", []string{"serve", "--maintain-every", "6h", "--maintain-policy", badPolicy}, ExitUsage, []string{"prune_bellow: is not a policy key", "prune_below"}},
+		{"consolidate without near", "", []string{"maintain", "--consolidate"}, ExitUsage, []string{"--consolidate needs --near", "cgraph maintain --near --consolidate"}},
 		{"log limit", "", []string{"log", "--limit", "0"}, ExitUsage, []string{"--limit 0 is out of range", "from 1 to 100000"}},
 		{"malformed action id", "", []string{"undo", "x1"}, ExitUsage, []string{`"x1" is not an action id`, "last 8 or more hex digits"}},
 		{"unknown action id", "", []string{"undo", "deadbeef"}, ExitError, []string{"no action id ends with deadbeef", "cgraph log"}},

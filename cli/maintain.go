@@ -31,6 +31,14 @@ func newMaintainCmd(a *App) *cobra.Command {
   supersede        with --near: an older near-duplicate of a newer memory (E1 cosine,
                    E6 and E11 overlap all agreeing, as add reports); the newer one is
                    linked as superseding it, nothing is deleted (loads the models)
+  consolidate      with --near --consolidate, instead of supersede: each cluster of
+                   near-duplicates in one project (pairs that share a member join) is
+                   folded into its newest memory, one action per older member: its content
+                   becomes an earlier revision of the newest (cgraph get NEWEST --history shows
+                   it), its links move to the newest, and it is deleted, kept for undo.
+                   Decisions and preferences only when --types names them, and never a
+                   memory used within its half-life; undo brings the member and its
+                   links back and takes its revision out of the newest
 Nothing is removed without --apply; then each action is carried out in its own atomic
 write with its entry in the audit log (cgraph log): a deleted memory is kept, with its
 relations and earlier revisions, so that cgraph undo ACTION-ID brings it back, and a
@@ -43,15 +51,20 @@ valid, newest first, each with its evidence judged again (kind, reason, E1/E6/E1
 Resolve one by linking the memory that holds as superseding the other.`,
 		Example: `  cgraph maintain --prune-below 0.05
   cgraph maintain --prune-below 0.05 --apply
+  cgraph maintain --near --consolidate
+  cgraph maintain --near --consolidate --apply
   cgraph maintain --contradictions --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if contradictions {
-				if o.Apply || o.Near || o.PruneBelow != 0 || len(types) > 0 {
+				if o.Apply || o.Near || o.Consolidate || o.PruneBelow != 0 || len(types) > 0 {
 					return usagef("run maintain --contradictions alone; resolve a pair with cgraph link NEWER OLDER --type supersedes",
-						"--contradictions lists open pairs and takes none of --apply, --near, --prune-below, --types")
+						"--contradictions lists open pairs and takes none of --apply, --near, --consolidate, --prune-below, --types")
 				}
 				return a.listContradictions()
+			}
+			if o.Consolidate && !o.Near {
+				return usagef("add --near: cgraph maintain --near --consolidate (it folds the near-duplicates --near finds)", "--consolidate needs --near")
 			}
 			if o.PruneBelow < 0 || o.PruneBelow > 1 {
 				return usagef("give an effective importance from 0 to 1, such as 0.05", "--prune-below %v is outside [0, 1]", o.PruneBelow)
@@ -107,6 +120,7 @@ Resolve one by linking the memory that holds as superseding the other.`,
 	cmd.Flags().Float64Var(&o.PruneBelow, "prune-below", 0, "list memories whose effective importance is below this (0: only superseded ones and duplicates)")
 	cmd.Flags().BoolVar(&o.Apply, "apply", false, "carry out the actions (default: list them only)")
 	cmd.Flags().BoolVar(&o.Near, "near", false, "also find near-duplicates and propose that the newer supersedes the older")
+	cmd.Flags().BoolVar(&o.Consolidate, "consolidate", false, "with --near: fold each near-duplicate cluster into its newest memory (earlier revisions, moved links) instead of linking them")
 	cmd.Flags().BoolVar(&contradictions, "contradictions", false, "list the open contradictions (both memories still valid) with their evidence, instead of pruning")
 	cmd.Flags().StringSliceVar(&types, "types", nil, "prune only memories of these types (default: every type but decision and preference, which are pruned only when named)")
 	return cmd

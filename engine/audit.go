@@ -49,7 +49,8 @@ func (a *ActionID) UnmarshalText(b []byte) error {
 type AuditEntry struct {
 	ID ActionID  `json:"id"`
 	At time.Time `json:"at"`
-	// Action is a MaintainAction's: prune, merge_duplicate or supersede.
+	// Action is a MaintainAction's: prune, merge_duplicate, supersede or
+	// consolidate.
 	Action string    `json:"action"`
 	Memory record.ID `json:"memory"`
 	Keep   record.ID `json:"keep,omitzero"`
@@ -114,9 +115,10 @@ func contentStart(content string) string {
 }
 
 // applyAction carries out one maintenance action in one batch with its
-// audit entry: prune and merge_duplicate delete the memory keeping it for
-// Undo (a merge first moves its relations onto the kept memory);
-// supersede links Keep → ID. After a crash the store holds the action and
+// audit entry: prune, merge_duplicate and consolidate delete the memory
+// keeping it for Undo (a merge or consolidate first moves its relations
+// onto the kept memory; a consolidate also keeps its record as an earlier
+// revision of Keep, cellar.Fold); supersede links Keep → ID. After a crash the store holds the action and
 // its entry, or neither. It returns the entry.
 func (s *Engine) applyAction(ctx context.Context, a MaintainAction, by string, now time.Time) (AuditEntry, error) {
 	e := AuditEntry{ID: NewActionID(), At: now.UTC(), Action: a.Action, Memory: a.ID, Keep: a.Keep, Evidence: a.Reason, By: by}
@@ -143,14 +145,26 @@ func (s *Engine) applyAction(ctx context.Context, a MaintainAction, by string, n
 			return e, err
 		}
 		e.Linked = []record.Relation{r}
-	case "prune", "merge_duplicate":
+	case "prune", "merge_duplicate", "consolidate":
+		if a.Action == "consolidate" { // never across projects, even if one moved since the listing
+			if k, err := b.Memory(a.Keep); err != nil {
+				return e, err
+			} else if k.Project != m.Project {
+				return e, &changedError{fmt.Sprintf("memory %s moved to another project than %s since it was listed", a.ID, a.Keep)}
+			}
+		}
 		if m, rels, err = s.deleteIn(ctx, b, a.ID, &e.ID); err != nil {
 			return e, err
 		}
 		e.Kept = true
-		if a.Action == "merge_duplicate" {
+		if a.Action != "prune" {
 			if e.Linked, err = moveLinks(b, rels, a.ID, a.Keep); err != nil {
 				return e, err
+			}
+		}
+		if a.Action == "consolidate" { // the content stays, as an earlier revision of the survivor
+			if _, err := b.Fold(a.Keep, m); err != nil {
+				return e, fmt.Errorf("fold %s into %s: %w", a.ID, a.Keep, err)
 			}
 		}
 	default:
@@ -207,7 +221,8 @@ func moveLinks(b *cellar.Batch, rels []record.Relation, copyID, keep record.ID) 
 }
 
 // Undo reverses an action of the audit log in one batch: the relations it
-// added are removed, and a memory it deleted is stored again with the same
+// added are removed, a consolidate's revision is taken out of the survivor
+// (cellar.Unfold), and a memory it deleted is stored again with the same
 // id, record, history and relations (those whose other memory is still
 // stored), its fingerprint and indexes derived from what the delete kept —
 // no model runs. The entry is marked undone. An action undone already, or
@@ -242,6 +257,11 @@ func (s *Engine) Undo(ctx context.Context, id ActionID) (AuditEntry, error) {
 	for _, r := range e.Linked {
 		if _, err := b.Unlink(r.From, r.To, r.Type); err != nil {
 			return e, err
+		}
+	}
+	if e.Action == "consolidate" {
+		if _, err := b.Unfold(e.Keep, e.Memory); err != nil {
+			return e, fmt.Errorf("undo %s: take the folded revision out of %s: %w", id, e.Keep, err)
 		}
 	}
 	var m record.Memory

@@ -71,6 +71,12 @@ type MaintainOptions struct {
 	// write) and proposes that the newer of each pair supersedes the older.
 	// It needs the embedders' indexes (an engine opened with Embedders).
 	Near bool
+	// Consolidate folds each cluster of near-duplicates (connected
+	// components of the pairs Near finds, within one project) into its
+	// newest memory instead of proposing supersede links: one consolidate
+	// action per older member (applyAction). It implies Near. Actions
+	// naming "consolidate" sets it; empty Actions do not (it is opt-in).
+	Consolidate bool
 	// Types are the memory types that may be pruned. Empty means every
 	// type but the protected ones (ProtectedTypes: decisions and
 	// preferences), which are proposed only when named here.
@@ -109,11 +115,15 @@ type MaintainAction struct {
 	// "merge_duplicate" (delete a copy of an older memory with the same
 	// content in the same project, stored with AllowDuplicate) or
 	// "supersede" (with Near: Keep, the newer near-duplicate, supersedes
-	// ID; nothing is deleted).
+	// ID; nothing is deleted) or "consolidate" (with Consolidate: ID, an
+	// older member of a near-duplicate cluster, is folded into Keep, the
+	// cluster's newest: its content becomes an earlier revision of Keep,
+	// its relations move to Keep, and it is deleted, kept for Undo).
 	Action string    `json:"action"`
 	ID     record.ID `json:"id"`
 	// Keep is, for merge_duplicate, the older memory that stays; for
-	// supersede, the newer memory that supersedes ID.
+	// supersede, the newer memory that supersedes ID; for consolidate,
+	// the survivor ID is folded into.
 	Keep    record.ID `json:"keep,omitzero"`
 	Reason  string    `json:"reason"`
 	Applied bool      `json:"applied"`
@@ -148,6 +158,12 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
+	if slices.Contains(o.Actions, "consolidate") {
+		o.Consolidate = true
+	}
+	if o.Consolidate {
+		o.Near = true
+	}
 	if o.Near && s.ix == nil {
 		return nil, fmt.Errorf("maintain: looking for near-duplicates needs the store opened with its models")
 	}
@@ -163,6 +179,9 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 		return nil, err
 	}
 	var nearActs []MaintainAction
+	var pairs []nearPair // with Consolidate
+	members := map[record.ID]record.Memory{}
+	acted := map[record.ID]bool{} // listed for prune or merge by this run
 	var acts []MaintainAction
 	pruned := map[record.ID]bool{} // listed for pruning by this run, when the run may prune
 	mayPrune := len(o.Actions) == 0 || slices.Contains(o.Actions, "prune")
@@ -175,14 +194,22 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 		for _, m := range page {
 			if keep, ok := copyOf[m.ID]; ok && !pruned[keep] { // never merge into a memory this run prunes
 				acts = append(acts, MaintainAction{Action: "merge_duplicate", ID: m.ID, Keep: keep, Reason: "the same content as the older memory, in the same project"})
+				acted[m.ID] = true
 				continue
 			}
 			if by, ok := superseded[m.ID]; ok && o.prunable(m.Type) {
 				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID, Reason: fmt.Sprintf("superseded by %s", by)})
 				pruned[m.ID] = mayPrune
+				acted[m.ID] = true
 				continue
 			}
-			if o.Near {
+			if o.Consolidate {
+				ps, err := s.nearPairs(ctx, m, acted, members)
+				if err != nil {
+					return nil, err
+				}
+				pairs = append(pairs, ps...)
+			} else if o.Near {
 				acts, err := s.nearOlder(ctx, m, superseded)
 				if err != nil {
 					return nil, err
@@ -195,6 +222,7 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID,
 					Reason: fmt.Sprintf("effective importance %.3f < %.3f (importance %.2f, %.0f days idle, half-life %.0f days)", d.Effective, o.PruneBelow, d.Importance, d.IdleDays, d.HalfLife), faded: true})
 				pruned[m.ID] = mayPrune
+				acted[m.ID] = true
 			}
 		}
 		if len(page) < 1000 {
@@ -206,6 +234,7 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 		after = page[len(page)-1].ID
 	}
 	acts = append(acts, nearActs...)
+	acts = append(acts, consolidations(pairs, members, acted, o)...)
 	// An undo is a decision: what was undone is not proposed again.
 	undone, err := s.undoneActions(ctx)
 	if err != nil {
@@ -309,6 +338,31 @@ func (s *Engine) supersededIDs(ctx context.Context) (map[record.ID]record.ID, er
 // nearOlder returns a supersede action for each stored memory created
 // before m that is a near-duplicate of it and not superseded yet.
 func (s *Engine) nearOlder(ctx context.Context, m record.Memory, superseded map[record.ID]record.ID) ([]MaintainAction, error) {
+	older, err := s.olderNear(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	var out []MaintainAction
+	for _, o := range older {
+		if _, done := superseded[o.ID]; done {
+			continue
+		}
+		superseded[o.ID] = m.ID
+		out = append(out, MaintainAction{Action: "supersede", ID: o.ID, Keep: m.ID, Reason: o.why})
+	}
+	return out, nil
+}
+
+// olderMemory is a stored memory olderNear found, with the evidence.
+type olderMemory struct {
+	record.Memory
+	why string
+}
+
+// olderNear returns the stored memories of m's project created before m
+// that are near-duplicates of it (every space agreeing, as on write), each
+// with its evidence. It changes nothing.
+func (s *Engine) olderNear(ctx context.Context, m record.Memory) ([]olderMemory, error) {
 	_, fps, err := s.readMemories(ctx, []record.ID{m.ID})
 	if err != nil || fps[0] == nil {
 		return nil, err
@@ -317,24 +371,20 @@ func (s *Engine) nearOlder(ctx context.Context, m record.Memory, superseded map[
 	if err != nil {
 		return nil, err
 	}
-	var out []MaintainAction
+	var out []olderMemory
 	for _, sim := range sims {
 		if sim.ID == m.ID || !sim.Near {
 			continue
 		}
-		if _, done := superseded[sim.ID]; done {
-			continue
-		}
 		older, err := s.peek(ctx, sim.ID)
-		if err != nil || !older.CreatedAt.Before(m.CreatedAt) {
-			continue
+		if err != nil || !older.CreatedAt.Before(m.CreatedAt) || older.Project != m.Project {
+			continue // never across projects, whatever the index says
 		}
-		superseded[sim.ID] = m.ID
-		out = append(out, MaintainAction{Action: "supersede", ID: sim.ID, Keep: m.ID, Reason: sim.Decision})
+		out = append(out, olderMemory{older, sim.Decision})
 	}
 	return out, nil
 }
 
 // MaintainActionKinds are the kinds of MaintainAction, in the order a
 // policy file names them.
-var MaintainActionKinds = []string{"merge_duplicate", "supersede", "prune"}
+var MaintainActionKinds = []string{"merge_duplicate", "supersede", "prune", "consolidate"}

@@ -101,7 +101,7 @@ func toolDefs() []toolDef {
 			"The store in figures: memories per type and project, how many are superseded, uses recorded (and memories never used), "+
 				"store size, the audit log's length and the maintenance schedule with its last run.", memoryStats)),
 		withOutput[maintenanceReportOut](define("maintenance_report", "analysis", false,
-			"The maintenance schedule (serve --maintain-every) and its last run: each action (merge_duplicate, supersede, prune) "+
+			"The maintenance schedule (serve --maintain-every) and its last run: each action (merge_duplicate, supersede, prune, consolidate) "+
 				"with its evidence, applied or held, and its action id (cgraph undo ACTION-ID reverses it). dry_run: true lists what "+
 				"a run would do now, writing nothing.", maintenanceReport)),
 	}

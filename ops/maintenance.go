@@ -27,7 +27,10 @@ import (
 // uses. Decisions and preferences are retired only when Types names them.
 type Policy struct {
 	// Actions are the kinds a run may apply: merge_duplicate, supersede,
-	// prune. The others are still listed in the report, held.
+	// prune, consolidate. The others are still listed in the report, held.
+	// consolidate is opt-in (only when named, and it needs Near): each
+	// near-duplicate cluster of a project is folded into its newest memory
+	// instead of linked by supersede (engine.MaintainOptions.Consolidate).
 	Actions []string `json:"actions" toml:"actions" yaml:"actions"`
 	// PruneBelow is the effective importance under which an idle memory
 	// is listed for pruning (0: only superseded memories are).
@@ -112,6 +115,10 @@ func (p Policy) Validate() error {
 		if !slices.Contains(engine.MaintainActionKinds, a) {
 			return &record.ValidationError{Field: "actions", Problem: fmt.Sprintf("%q is not an action", a), Fix: "list some of " + strings.Join(engine.MaintainActionKinds, ", ")}
 		}
+	}
+	if slices.Contains(p.Actions, "consolidate") && !p.Near {
+		return &record.ValidationError{Field: "near", Problem: "actions names consolidate but near is false",
+			Fix: "add near: true (consolidate folds the near-duplicates that near finds), or drop consolidate from actions"}
 	}
 	if math.IsNaN(p.PruneBelow) || p.PruneBelow < 0 || p.PruneBelow > 1 {
 		return &record.ValidationError{Field: "prune_below", Problem: fmt.Sprintf("%v is outside [0, 1]", p.PruneBelow), Fix: "give an effective importance from 0 to 1, such as 0.05 (0: prune superseded memories only)"}

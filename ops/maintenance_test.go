@@ -27,6 +27,8 @@ func TestPolicyFiles(t *testing.T) {
 		{file: "good.toml", want: Policy{Actions: []string{"merge_duplicate", "prune"}, PruneBelow: 0.05, Types: []record.Type{"note", "conversation"}, MaxActions: 50}},
 		{file: "good.yaml", want: Policy{Actions: []string{"merge_duplicate", "supersede", "prune"}, PruneBelow: 0.1, Types: []record.Type{"note", "decision"}, MaxActions: 10, Near: true}},
 		{file: "empty.yaml", want: DefaultPolicy()},
+		{file: "consolidate.yaml", want: Policy{Actions: []string{"merge_duplicate", "consolidate", "prune"}, MaxActions: 20, Near: true}},
+		{file: "consolidatenonear.toml", field: "near"},
 		{file: "badkey.toml", field: "prune_bellow"},
 		{file: "badaction.yaml", field: "actions"},
 		{file: "badprune.toml", field: "prune_below"},
