@@ -285,7 +285,7 @@ func (a *App) hookFile(cmd *cobra.Command, ev hookInput, project string) (string
 // hookLine is one injected memory: type, date, id and its text cut at a
 // line or sentence boundary.
 func hookLine(h ops.SearchHit) string {
-	return fmt.Sprintf("- %s %s (%s): %s", h.Memory.Type, h.Memory.CreatedAt.Format("2006-01-02"), h.ID, snippet(h.Content, 400))
+	return fmt.Sprintf("- %s %s (%s): %s", h.Memory.Type, h.Memory.CreatedAt.Format("2006-01-02"), h.ID, ops.Snippet(h.Content, 400))
 }
 
 // projectOf is the project of a working directory: the name of the git

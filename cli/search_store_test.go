@@ -59,7 +59,7 @@ func TestSearchSamples(t *testing.T) {
 			if found < 0 {
 				var top []string
 				for _, r := range got.Results {
-					top = append(top, snippet(r.Content, 60))
+					top = append(top, ops.Snippet(r.Content, 60))
 				}
 				t.Errorf("no result with %q in the top %d:\n%s", tc.want, tc.topK, strings.Join(top, "\n"))
 			}
