@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/serverfile"
 )
 
 // TestCopiedStoreBesideItsServer is issue 27 item 2: `cp -a` of a served
@@ -30,7 +31,7 @@ func TestCopiedStoreBesideItsServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var info serverInfo
+	var info serverfile.Info
 	if err := json.Unmarshal(raw, &info); err != nil || len(info.Store) != 36 || info.Dir == "" {
 		t.Fatalf("discovery file %s: %v, want the store's identity and directory", raw, err)
 	}

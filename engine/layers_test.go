@@ -82,8 +82,9 @@ func lowerLayer(pkg string) bool {
 // import engine, ops, record (and bench, models, their own helpers), never
 // the parts behind the engine. hooks (what an agent hook event does, the
 // CLI's hook command's job) searches through engine and ops as a face does,
-// so it is held to the same rule.
-var faces = []string{"cli", "cmd/cgraph", "mcpserver", "httpapi", "ops", "benchstore", "hooks"}
+// so it is held to the same rule; so is serverfile (a serve's discovery
+// file), which names the store's directory through engine.
+var faces = []string{"cli", "cmd/cgraph", "mcpserver", "httpapi", "ops", "benchstore", "hooks", "serverfile"}
 
 func face(pkg string) bool { return slices.Contains(faces, pkg) }
 
