@@ -149,7 +149,7 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			if err != nil {
 				return fmt.Errorf("store directory %s: %w", a.DBDir, err)
 			}
-			h = requireStore(s.StoreID(), abs, h)
+			h = httpapi.RequireStore(s.StoreID(), abs, h)
 			remove, err := serverfile.Write(a.DBDir, serverfile.Info{URL: "http://" + ln.Addr().String(), PID: os.Getpid(),
 				Version: engine.Version, Token: token != "", Started: time.Now().UTC(), Store: s.StoreID(), Dir: abs})
 			if err != nil {

@@ -30,25 +30,6 @@ import (
 // device or a read-only open than the server's.
 var localOnlyFlags = []string{"models-dir", "device", "read-only"}
 
-// storeHeader names, on every request a client sends to a server, the
-// identity of the store it means; a server of another store refuses it.
-const storeHeader = "X-Cgraph-Store"
-
-// requireStore refuses a request whose storeHeader names another store
-// than id (409): a client that found the server through a stale or copied
-// discovery file must not get another store's answers. A request without
-// the header (curl, MCP clients) is served.
-func requireStore(id, dir string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if want := r.Header.Get(storeHeader); want != "" && want != id {
-			httpapi.WriteError(w, http.StatusConflict, "wrong_store", fmt.Sprintf("this server serves store %s (%s), the request is for store %s: "+
-				"open that store with --db, or set CGRAPH_NO_SERVER=1 to run the command here", id, dir, want))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // serverClient reaches a running cgraph serve of this store through its
 // typed /v1 routes.
 type serverClient struct {
@@ -128,7 +109,7 @@ func (c *serverClient) do(ctx context.Context, method, path string, body []byte,
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	if c.store != "" {
-		req.Header.Set(storeHeader, c.store)
+		req.Header.Set(httpapi.StoreHeader, c.store)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
