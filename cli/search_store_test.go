@@ -92,7 +92,7 @@ func TestSearchSamples(t *testing.T) {
 // there and is not scored in any result.
 func TestSearchReportsEverySpace(t *testing.T) {
 	db := sharedSampleStore(t)
-	var slots []embedderJSON
+	var slots []ops.EmbedderRow
 	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", realModelsDir(t), "--json", "embedders").stdout, &slots)
 	unavailable := map[string]bool{}
 	for _, s := range slots {
