@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -20,37 +21,12 @@ type checkJSON struct {
 	Problems []string `json:"problems"`
 	Memories uint64   `json:"memories"`
 	// Repair is what --repair did; absent without --repair.
-	Repair *repairJSON `json:"repair,omitempty"`
+	Repair *ops.RepairReport `json:"repair,omitempty"`
 }
 
-type repairJSON struct {
-	Changed  bool     `json:"changed"`
-	Manifest string   `json:"manifest"`
-	Tried    []string `json:"tried"`
-	// LostLogs are the write-ahead logs the store needed and lost, whose
-	// loss the repair accepted (one line each); empty when none.
-	LostLogs []string `json:"lost_logs"`
-	// Fingerprints is what was done to a fingerprints family with a
-	// damaged block: rewritten without its table files, and the memories
-	// whose fingerprint did not read dropped, with their content.
-	Fingerprints engine.FingerprintRepair `json:"fingerprints"`
-	// Records is what was rebuilt from the stored records: counters, the
-	// docnums, created_index and sequence families, orphan keys.
-	Records engine.RecordRepair `json:"records"`
-	// Postings is what was done to the posting families (orphans dropped,
-	// statistics reset); empty when they agreed with the records.
-	Postings []engine.PostingRepair `json:"postings"`
-	// Links is what was done to history and relations (entries of missing
-	// memories dropped, missing mirror keys written back).
-	Links engine.LinkRepair `json:"links"`
-	// Derived is what was rewritten in the per-doc derived families from
-	// the fingerprints, and the memories whose E12 matrix was dropped.
-	Derived engine.DerivedRepair `json:"derived"`
-}
-
-// repairPostings drops orphan postings and resets the posting statistics
-// (engine.RepairPostings) with the writer lock, and records what it did.
-func (a *App) repairPostings(r *repairJSON) (err error) {
+// repairContents opens the store with the writer lock and repairs its
+// contents (ops.RepairContents), recording what was done in r.
+func (a *App) repairContents(r *ops.RepairReport) (err error) {
 	e, err := a.OpenRecords(true)
 	if errors.Is(err, record.ErrDamaged) {
 		return nil // the check below reports it
@@ -59,32 +35,7 @@ func (a *App) repairPostings(r *repairJSON) (err error) {
 		return fmt.Errorf("repair: %w", err)
 	}
 	defer closeEngine(e, &err)
-	if r.Fingerprints, err = e.RepairFingerprints(a.Context()); err != nil {
-		return fmt.Errorf("repair: %w", err)
-	}
-	if r.Fingerprints.Dropped == nil {
-		r.Fingerprints.Dropped = []engine.DroppedMemory{}
-	}
-	if r.Records, err = e.RepairRecords(a.Context()); err != nil {
-		return fmt.Errorf("repair: %w", err)
-	}
-	rep, err := e.RepairPostings(a.Context())
-	if err != nil {
-		return fmt.Errorf("repair: %w", err)
-	}
-	r.Postings = append(r.Postings, rep...)
-	links, err := e.RepairLinks(a.Context())
-	if err != nil {
-		return fmt.Errorf("repair: %w", err)
-	}
-	r.Links = links
-	if r.Derived, err = e.RepairDerived(a.Context()); err != nil {
-		return fmt.Errorf("repair: %w", err)
-	}
-	if r.Derived.E12Dropped == nil {
-		r.Derived.E12Dropped = []record.ID{}
-	}
-	return nil
+	return ops.RepairContents(a.Context(), e, r)
 }
 
 func newCheckCmd(a *App) *cobra.Command {
@@ -154,7 +105,7 @@ func (a *App) check(repair bool) (err error) {
 
 // repairStore is check --repair: the store's files (CURRENT, lost logs),
 // then its records, postings, links and derived values.
-func (a *App) repairStore() (*repairJSON, error) {
+func (a *App) repairStore() (*ops.RepairReport, error) {
 	if a.ReadOnly {
 		return nil, &UsageError{Problem: "--repair writes to the store, and --read-only was given", Fix: "drop --read-only"}
 	}
@@ -162,14 +113,8 @@ func (a *App) repairStore() (*repairJSON, error) {
 	if err != nil {
 		return nil, fmt.Errorf("repair: %w", err)
 	}
-	r := &repairJSON{Changed: !rep.Healthy, Manifest: rep.Manifest, Tried: rep.Tried, LostLogs: rep.LostLogs, Postings: []engine.PostingRepair{}}
-	if r.Tried == nil {
-		r.Tried = []string{}
-	}
-	if r.LostLogs == nil {
-		r.LostLogs = []string{}
-	}
-	if err := a.repairPostings(r); err != nil {
+	r := ops.RepairReportOf(rep)
+	if err := a.repairContents(r); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -199,7 +144,7 @@ func (a *App) verifyStore(out *checkJSON) (err error) {
 }
 
 // printRepair says what check --repair did, one line per change.
-func (a *App) printRepair(r *repairJSON) {
+func (a *App) printRepair(r *ops.RepairReport) {
 	for _, t := range r.Tried {
 		a.Printf("repair: refused %s\n", t)
 	}

@@ -9,40 +9,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/models/runtime"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newEmbeddersCmd) }
-
-// embedderJSON is one element of `embedders --json`.
-type embedderJSON struct {
-	Slot   string `json:"slot"`
-	Name   string `json:"name"`
-	Status string `json:"status"` // ready, fallback or unavailable
-	Reason string `json:"reason"` // why a slot is unavailable or which fallback it uses
-	Model  string `json:"model"`  // model id, or the algorithm of a model-free slot; "" when unavailable
-	// Device is the execution provider the slot's model runs on ("cpu",
-	// "cuda", "cpu (fallback: …)", "… (not loaded yet)"); "" for a model-free
-	// slot.
-	Device         string `json:"device"`
-	Producer       string `json:"producer"`
-	Dims           int    `json:"dims"`
-	Representation string `json:"representation"`
-	Index          string `json:"index"` // "-" without a store
-	Docs           int    `json:"docs"`
-	RAMBytes       int64  `json:"ram_bytes"`
-	// Stored is the producer recorded in the store for the slot ("" when
-	// none or without a store); StoredDiffers says it is not the installed
-	// one (also when "" is stored and a model is installed now), so the
-	// slot needs `cgraph reembed --slot`.
-	Stored        string `json:"stored"`
-	StoredDiffers bool   `json:"stored_differs"`
-	// Pending counts the memories whose value of the slot a deferred write
-	// (add --defer, serve --defer-slots) has not filled yet.
-	Pending int `json:"pending"`
-}
 
 func newEmbeddersCmd(a *App) *cobra.Command {
 	return &cobra.Command{
@@ -86,7 +58,7 @@ producer recorded in the store, marked when it differs from the installed one
 
 // embedderRows reports the 13 slots from the store at a.DBDir, or from the
 // registry alone when there is no store (note says so).
-func (a *App) embedderRows() (rows []embedderJSON, note string, err error) {
+func (a *App) embedderRows() (rows []ops.EmbedderRow, note string, err error) {
 	reg, closeReg, err := a.loadRegistryOpen(a.Device == string(runtime.DeviceCUDA))
 	if err != nil {
 		return nil, "", err
@@ -94,14 +66,14 @@ func (a *App) embedderRows() (rows []embedderJSON, note string, err error) {
 	// Open despite producer mismatches: showing them is this command's job.
 	s, err := a.openStoreWith(reg, closeReg, storeOpen{reembed: true})
 	if errors.Is(err, record.ErrNoStore) {
-		return registryRows(reg.Statuses()), fmt.Sprintf("no store at %s: showing the installed embedders only (index -, docs 0)", a.DBDir),
+		return ops.RegistryRows(reg.Statuses()), fmt.Sprintf("no store at %s: showing the installed embedders only (index -, docs 0)", a.DBDir),
 			closeRegistry(closeReg)
 	}
 	if err != nil {
 		return nil, "", errors.Join(err, closeRegistry(closeReg))
 	}
 	defer a.closeStore(s, &err)
-	rows = storeRows(s.Slots())
+	rows = ops.StoreRows(s.Slots())
 	pending, err := s.PendingBySlot(a.Context())
 	if err != nil {
 		return nil, "", err
@@ -112,56 +84,10 @@ func (a *App) embedderRows() (rows []embedderJSON, note string, err error) {
 	return rows, "", nil
 }
 
-// registryRows describes slots from their embedders alone.
-func registryRows(sts []engine.SlotReadiness) []embedderJSON {
-	rows := make([]embedderJSON, 0, len(sts))
-	for i, st := range sts {
-		rows = append(rows, statusRow(engine.Slots()[i], st))
-	}
-	return rows
-}
-
-// storeRows describes slots of an open store.
-func storeRows(infos []engine.SlotInfo) []embedderJSON {
-	rows := make([]embedderJSON, 0, len(infos))
-	for _, si := range infos {
-		r := statusRow(si.Slot, si.Status)
-		r.Index, r.Docs, r.RAMBytes = si.Index, si.Docs, si.RAMBytes
-		if si.Stored != (engine.Producer{}) {
-			r.Stored = si.Stored.String()
-		}
-		// A slot recorded as "nothing" that has a producer now differs too:
-		// the store's memories have no value of it.
-		r.StoredDiffers = si.Stored != si.Status.Producer
-		rows = append(rows, r)
-	}
-	return rows
-}
-
-func statusRow(slot engine.SlotID, st engine.SlotReadiness) embedderJSON {
-	r := embedderJSON{Slot: slot.String(), Name: slot.Info().Name, Status: statusWord(st.State), Reason: st.Reason,
-		Dims: st.Dims, Representation: st.Representation, Index: "-", Device: st.Device}
-	if st.Producer != (engine.Producer{}) {
-		r.Model, r.Producer = st.Producer.Model, st.Producer.String()
-	}
-	return r
-}
-
-// statusWord is the word `cgraph embedders` uses for a slot state.
-func statusWord(s engine.SlotStatus) string {
-	switch s {
-	case engine.SlotPresent:
-		return "ready"
-	case engine.SlotFallback:
-		return "fallback"
-	}
-	return "unavailable"
-}
-
 // printEmbedders writes the slots as a table (slot, name, status, model,
 // dims, docs, index), then each slot's representation, then why each slot
 // that is not ready is not (status "fallback: …" or "unavailable: …").
-func (a *App) printEmbedders(rows []embedderJSON) error {
+func (a *App) printEmbedders(rows []ops.EmbedderRow) error {
 	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "slot\tname\tstatus\tmodel\tdims\tdocs\tindex\tdevice\n")
 	for _, r := range rows {

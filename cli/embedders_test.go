@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/models/runtime"
+	"github.com/cgraph/cgraph/ops"
 )
 
 // TestEmbeddersWithoutStore: with no store at --db and no models, the 13
@@ -16,7 +17,7 @@ import (
 func TestEmbeddersWithoutStore(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "absent")
 	r := mustRun(t, "", "--db", db, "--json", "embedders")
-	var rows []embedderJSON
+	var rows []ops.EmbedderRow
 	oneJSON(t, r.stdout, &rows)
 	if len(rows) != 13 {
 		t.Fatalf("%d slots, want 13", len(rows))
@@ -71,10 +72,10 @@ func TestEmbeddersWithoutStore(t *testing.T) {
 // E7 are ready with their models, and each indexed slot counts the samples.
 func TestEmbeddersRealStore(t *testing.T) {
 	db := sharedSampleStore(t)
-	var rows []embedderJSON
+	var rows []ops.EmbedderRow
 	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", realModelsDir(t), "--json", "embedders").stdout, &rows)
 	n := bytes.Count(sampleJSONL, []byte("\n"))
-	bySlot := map[string]embedderJSON{}
+	bySlot := map[string]ops.EmbedderRow{}
 	for _, r := range rows {
 		bySlot[r.Slot] = r
 	}

@@ -1,67 +1,21 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/hooks"
 	"github.com/cgraph/cgraph/hookstate"
 	"github.com/cgraph/cgraph/ops"
-	"github.com/cgraph/cgraph/record"
 )
 
 func init() { register(newHookCmd) }
-
-// Hook budgets and floors.
-const (
-	// hookPromptFloor is the relevance (engine.RelevanceEvidence, calibrated
-	// on the development sets with off-topic queries) a memory must reach
-	// to be injected for a prompt: the engine's floor, which answers
-	// "nothing relevant" to ≥ 90% of off-topic queries while keeping the
-	// relevant top hit of ≥ 98% of the others (docs/BENCHMARKS.md,
-	// "Relevance"). It replaces a raw E1 cosine floor of 0.84.
-	hookPromptFloor = engine.RelevanceFloor
-	hookPromptTopK  = 5
-	// hookFileTopK bounds the memories surfaced for one touched file.
-	hookFileTopK = 3
-	// hookMaxInput bounds the event read from stdin.
-	hookMaxInput = 8 << 20
-)
-
-// hookInput is the JSON a host sends on a hook's stdin: Claude Code's
-// fields (session_id, transcript_path, cwd, hook_event_name and the
-// event's own), and Cursor's where they differ.
-type hookInput struct {
-	SessionID      string         `json:"session_id"`
-	TranscriptPath string         `json:"transcript_path"`
-	CWD            string         `json:"cwd"`
-	Event          string         `json:"hook_event_name"`
-	Source         string         `json:"source"` // SessionStart: startup, resume, clear, compact
-	Prompt         string         `json:"prompt"` // UserPromptSubmit; Cursor beforeSubmitPrompt
-	ToolName       string         `json:"tool_name"`
-	ToolInput      map[string]any `json:"tool_input"`
-	Reason         string         `json:"reason"` // SessionEnd
-	// Cursor.
-	ConversationID string   `json:"conversation_id"`
-	FilePath       string   `json:"file_path"`
-	WorkspaceRoots []string `json:"workspace_roots"`
-}
-
-// hookOutput is what a Claude Code hook prints to add context.
-type hookOutput struct {
-	HookSpecificOutput struct {
-		HookEventName     string `json:"hookEventName"`
-		AdditionalContext string `json:"additionalContext"`
-	} `json:"hookSpecificOutput"`
-}
 
 func newHookCmd(a *App) *cobra.Command {
 	var budget int
@@ -112,15 +66,13 @@ func (a *App) hook(cmd *cobra.Command, host, event string, budget int) error {
 	if host == "claude-code" && isCaptureDrain(event) {
 		return a.drainCaptures(cmd)
 	}
-	raw, err := io.ReadAll(io.LimitReader(a.Stdin, hookMaxInput))
+	raw, err := io.ReadAll(io.LimitReader(a.Stdin, hooks.MaxInput))
 	if err != nil {
 		return fmt.Errorf("read the event: %w", err)
 	}
-	var ev hookInput
-	if len(strings.TrimSpace(string(raw))) > 0 {
-		if err := json.Unmarshal(raw, &ev); err != nil {
-			return fmt.Errorf("the event is not JSON: %w", err)
-		}
+	ev, err := hooks.ParseInput(raw)
+	if err != nil {
+		return err
 	}
 	switch host {
 	case "cursor":
@@ -131,16 +83,17 @@ func (a *App) hook(cmd *cobra.Command, host, event string, budget int) error {
 	}
 	project := a.Project
 	if project == "" {
-		project = projectOf(ev.CWD)
+		project = hooks.ProjectOf(ev.CWD)
 	}
+	search := func(req engine.SearchRequest) (ops.SearchAnswer, error) { return a.search(cmd, req) }
 	var text string
 	switch event {
 	case "SessionStart":
 		text, err = a.hookBrief(cmd, project, budget)
 	case "UserPromptSubmit":
-		text, err = a.hookPrompt(cmd, ev, project)
+		text, err = hooks.Prompt(ev, project, search)
 	case "PostToolUse":
-		text, err = a.hookFile(cmd, ev, project)
+		text, err = hooks.File(ev, project, search)
 	case "Stop", "PreCompact", "SessionEnd", "SubagentStop":
 		return a.hookCapture(ev, project, event == "SessionEnd")
 	default:
@@ -149,10 +102,7 @@ func (a *App) hook(cmd *cobra.Command, host, event string, budget int) error {
 	if err != nil || text == "" {
 		return err
 	}
-	var out hookOutput
-	out.HookSpecificOutput.HookEventName = event
-	out.HookSpecificOutput.AdditionalContext = text
-	return a.PrintJSON(out)
+	return a.PrintJSON(hooks.Answer(event, text))
 }
 
 // hookBrief is a session start's context: ops.Brief through the server
@@ -163,7 +113,7 @@ func (a *App) hookBrief(cmd *cobra.Command, project string, budget int) (string,
 	if srv, ok := a.server(cmd); ok {
 		err := srv.post(a.Context(), "/v1/brief", map[string]any{"project": project, "budget": budget}, &ans)
 		if err == nil {
-			return briefText(ans), nil
+			return hooks.BriefText(ans), nil
 		}
 		if !errors.Is(err, errNoServer) {
 			return "", err
@@ -181,142 +131,5 @@ func (a *App) hookBrief(cmd *cobra.Command, project string, budget int) (string,
 	if ans, err = ops.Brief(a.Context(), e, req); err != nil {
 		return "", err
 	}
-	return briefText(ans), nil
-}
-
-func briefText(ans ops.ContextAnswer) string {
-	if len(ans.Items) == 0 {
-		return ""
-	}
-	return "Memories cgraph keeps for this project (cite them by their [n]; `cgraph get ID` reads one whole):\n\n" + ans.Markdown
-}
-
-// hookPrompt is the memories a prompt matches strongly, none shown before
-// in the session.
-func (a *App) hookPrompt(cmd *cobra.Command, ev hookInput, project string) (string, error) {
-	if strings.TrimSpace(ev.Prompt) == "" {
-		return "", nil
-	}
-	p, err := engine.LookupProfile("")
-	if err != nil {
-		return "", err
-	}
-	q := ev.Prompt
-	if len(q) > 2048 {
-		q = q[:2048] // the opening of a long prompt says what it is about
-	}
-	ans, err := a.search(cmd, engine.SearchRequest{Query: q, Profile: p, Mode: engine.ModeMultiSpace, TopK: hookPromptTopK,
-		Filter: record.Filter{Project: project}, MinRelevance: hookPromptFloor})
-	if err != nil {
-		return "", err
-	}
-	shown := hookstate.Load(ev.SessionID)
-	var lines []string
-	for _, h := range ans.Results {
-		if h.Relevance < hookPromptFloor || shown.Has(h.ID) { // a server that predates MinRelevance answers every hit
-			continue
-		}
-		shown.Add(h.ID)
-		lines = append(lines, hookLine(h))
-	}
-	if len(lines) == 0 {
-		return "", nil
-	}
-	if err := shown.Save(); err != nil {
-		hookstate.Logf("claude-code UserPromptSubmit: remember what was shown: %v", err)
-	}
-	return "Memories that may matter for this prompt (from cgraph):\n" + strings.Join(lines, "\n"), nil
-}
-
-// hookFile is what the store knows of a file just read or edited: errors,
-// decisions and fixes that name it, once per file and session.
-func (a *App) hookFile(cmd *cobra.Command, ev hookInput, project string) (string, error) {
-	if !slices.Contains([]string{"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"}, ev.ToolName) {
-		return "", nil
-	}
-	path, _ := ev.ToolInput["file_path"].(string)
-	if path == "" {
-		path, _ = ev.ToolInput["notebook_path"].(string)
-	}
-	if path == "" {
-		return "", nil
-	}
-	rel := path
-	if ev.CWD != "" {
-		if r, err := filepath.Rel(ev.CWD, path); err == nil && !strings.HasPrefix(r, "..") {
-			rel = r
-		}
-	}
-	shown := hookstate.Load(ev.SessionID)
-	if shown.HasFile(rel) {
-		return "", nil
-	}
-	p, err := engine.LookupProfile("")
-	if err != nil {
-		return "", err
-	}
-	ans, err := a.search(cmd, engine.SearchRequest{Query: rel, Profile: p, Mode: engine.ModeEmbedderFirst, Embedder: engine.E6, TopK: 20,
-		Filter: record.Filter{Project: project, Types: []record.Type{record.TypeError, record.TypeDecision, record.TypeNote, record.TypeFact}}})
-	if err != nil {
-		return "", err
-	}
-	shown.AddFile(rel)
-	base := filepath.Base(rel)
-	var lines []string
-	for _, h := range ans.Results {
-		if len(lines) == hookFileTopK {
-			break
-		}
-		if shown.Has(h.ID) || !strings.Contains(h.Content, base) && !strings.Contains(h.Memory.Source, base) {
-			continue
-		}
-		shown.Add(h.ID)
-		lines = append(lines, hookLine(h))
-	}
-	if err := shown.Save(); err != nil {
-		hookstate.Logf("claude-code PostToolUse: remember what was shown: %v", err)
-	}
-	if len(lines) == 0 {
-		return "", nil
-	}
-	return fmt.Sprintf("cgraph remembers about %s:\n%s", rel, strings.Join(lines, "\n")), nil
-}
-
-// hookLine is one injected memory: type, date, id and its text cut at a
-// line or sentence boundary.
-func hookLine(h ops.SearchHit) string {
-	return fmt.Sprintf("- %s %s (%s): %s", h.Memory.Type, h.Memory.CreatedAt.Format("2006-01-02"), h.ID, snippet(h.Content, 400))
-}
-
-// projectOf is the project of a working directory: the name of the git
-// root above it (or of the directory itself), made a valid project name;
-// "" (the default project) when there is none.
-func projectOf(cwd string) string {
-	if cwd == "" {
-		return ""
-	}
-	root := cwd
-	for dir := cwd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			root = dir
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			break
-		}
-	}
-	var b strings.Builder
-	for _, r := range strings.ToLower(filepath.Base(root)) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteRune('-')
-		}
-	}
-	name := strings.Trim(b.String(), "-.")
-	if record.CheckProject(name) != nil || name == "" {
-		return ""
-	}
-	return name
+	return hooks.BriefText(ans), nil
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cgraph/cgraph/hooks"
 )
 
 // hookRun runs the real binary's `cgraph hook HOST EVENT` with the event of
@@ -47,7 +49,7 @@ func additional(t *testing.T, stdout string) string {
 	if strings.TrimSpace(stdout) == "" {
 		return ""
 	}
-	var out hookOutput
+	var out hooks.Output
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatalf("hook output is not the host's JSON: %v\n%s", err, stdout)
 	}
@@ -177,25 +179,5 @@ func TestHooksEndToEnd(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(state, "cgraph", "hooks.log"))
 	if err != nil || !strings.Contains(string(log), "SessionStart: the event is not JSON") {
 		t.Fatalf("hooks.log: %v\n%s", err, log)
-	}
-}
-
-func TestProjectOf(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "My Repo.v2")
-	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	deep := filepath.Join(root, "a", "b")
-	if err := os.MkdirAll(deep, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct{ cwd, want string }{
-		{deep, "my-repo.v2"},
-		{root, "my-repo.v2"},
-		{"", ""},
-	} {
-		if got := projectOf(c.cwd); got != c.want {
-			t.Errorf("projectOf(%q) = %q, want %q", c.cwd, got, c.want)
-		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/capture/queue"
+	"github.com/cgraph/cgraph/hooks"
 	"github.com/cgraph/cgraph/hookstate"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
@@ -24,7 +25,7 @@ func captureQueue() queue.Queue {
 }
 
 // hookCapture queues the event's transcript and starts a drain.
-func (a *App) hookCapture(ev hookInput, project string, final bool) error {
+func (a *App) hookCapture(ev hooks.Input, project string, final bool) error {
 	if ev.TranscriptPath == "" {
 		return nil
 	}

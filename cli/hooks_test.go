@@ -10,6 +10,7 @@ import (
 
 	"github.com/cgraph/cgraph/hookconfig"
 	"github.com/cgraph/cgraph/internal/textdiff"
+	"github.com/cgraph/cgraph/serverfile"
 )
 
 // hooksEnv gives a test its own $HOME and no $CGRAPH_DB/$CGRAPH_MODELS,
@@ -397,7 +398,7 @@ func TestHooksStatus(t *testing.T) {
 	}
 
 	// A live server for the user's store.
-	remove, err := writeServerFile(db, serverInfo{URL: "http://127.0.0.1:1", PID: os.Getpid(), Version: "test", Store: "s", Started: time.Now(), Dir: db})
+	remove, err := serverfile.Write(db, serverfile.Info{URL: "http://127.0.0.1:1", PID: os.Getpid(), Version: "test", Store: "s", Started: time.Now(), Dir: db})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cgraph/cgraph/hookconfig"
+	"github.com/cgraph/cgraph/serverfile"
 	"github.com/spf13/cobra"
 )
 
@@ -115,7 +116,7 @@ func (a *App) hooksStatus(fl *hooksFlags, hosts []*hookconfig.Host) (st hooksSta
 	}
 	for _, db := range storeOrder {
 		s := hooksServerStatus{DB: db}
-		if info, ok := readServerFile(db); ok {
+		if info, ok := serverfile.Read(db); ok {
 			s.Running, s.URL, s.PID, s.Version = true, info.URL, info.PID, info.Version
 		}
 		st.Servers = append(st.Servers, s)

@@ -15,6 +15,7 @@ import (
 	"github.com/cgraph/cgraph/httpapi"
 	"github.com/cgraph/cgraph/mcpserver"
 	"github.com/cgraph/cgraph/record"
+	"github.com/cgraph/cgraph/serverfile"
 )
 
 func init() { register(newMCPCmd) }
@@ -58,7 +59,7 @@ answer with an error that names the writing process.`,
 			// A relayed session with a project is pinned to it by the server
 			// (/mcp?project=P).
 			if httpAddr == "" && !a.ReadOnly && os.Getenv("CGRAPH_NO_SERVER") == "" {
-				if info, ok := readServerFile(a.DBDir); ok && (!info.Token || hasClientToken()) {
+				if info, ok := serverfile.Read(a.DBDir); ok && (!info.Token || hasClientToken()) {
 					a.Warnf("store %s is served by cgraph serve at %s (pid %d): relaying this MCP session to it", a.DBDir, info.URL, info.PID)
 					return mcpserver.Bridge(a.Context(), a.Stdin, a.Stdout, mcpserver.BridgeOptions{URL: info.URL, Project: a.Project, Tools: tools, Token: clientToken})
 				}

@@ -34,32 +34,6 @@ into place; an interrupted hub download resumes. See docs/MODELS.md.`,
 	return cmd
 }
 
-// modelListing is one element of `models list --json`.
-type modelListing struct {
-	ID          string            `json:"id"`
-	Slots       []string          `json:"slots"`
-	Installed   bool              `json:"installed"`
-	Files       []fileListing     `json:"files"`
-	Sources     []models.Source   `json:"sources"`
-	Task        models.TaskKind   `json:"task"`
-	Pooling     models.Pooling    `json:"pooling"`
-	Dims        int               `json:"dims"`
-	MaxLength   int               `json:"max_length"`
-	Default     bool              `json:"default"`
-	NeedsHub    bool              `json:"needs_hub"`
-	Licence     string            `json:"licence"`
-	Description string            `json:"description"`
-	Path        string            `json:"path"`
-	Quant       string            `json:"quantization"`
-	Prefixes    map[string]string `json:"prefixes"`
-}
-
-type fileListing struct {
-	Name   string `json:"name"`
-	SHA256 string `json:"sha256"`
-	Size   int64  `json:"size"`
-}
-
 func newModelsListCmd(a *App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
@@ -73,23 +47,7 @@ re-hashing (size, modification time and the digest recorded at install); run
 			if err != nil {
 				return err
 			}
-			out := make([]modelListing, 0, len(mf.Models))
-			for _, m := range mf.Models {
-				l := modelListing{
-					ID: string(m.ID), Slots: m.SlotNames, Installed: mf.Installed(a.ModelsDir, m.ID),
-					Sources: m.Sources, Task: m.Task, Pooling: m.Pooling, Dims: m.Dims, MaxLength: m.MaxLength,
-					Default: m.Default, NeedsHub: m.NeedsHub, Licence: m.Licence, Description: m.Description,
-					Path: models.Path(a.ModelsDir, m.ID, ""), Quant: m.Quantization,
-					Prefixes: map[string]string{"query": m.QueryPrefix, "passage": m.PassagePrefix},
-				}
-				if l.Slots == nil {
-					l.Slots = []string{}
-				}
-				for _, f := range m.Files {
-					l.Files = append(l.Files, fileListing{Name: f.Name, SHA256: f.SHA256, Size: f.Size})
-				}
-				out = append(out, l)
-			}
+			out := mf.Listings(a.ModelsDir)
 			if a.JSON {
 				return a.PrintJSON(out)
 			}
@@ -135,16 +93,6 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
-}
-
-// pullOutcome is one element of `models pull --json`.
-type pullOutcome struct {
-	ID        string            `json:"id"`
-	OK        bool              `json:"ok"`
-	Installed []string          `json:"installed"`
-	Present   []string          `json:"present"`
-	Sources   map[string]string `json:"sources"`
-	Error     string            `json:"error,omitempty"`
 }
 
 func newModelsPullCmd(a *App) *cobra.Command {
@@ -215,20 +163,10 @@ network each failed file lists every source tried and why it failed.`,
 
 // pullOutcomes is models pull's report per model (--json), each said in
 // one line unless --json.
-func (a *App) pullOutcomes(results []models.Result) []pullOutcome {
-	outs := make([]pullOutcome, 0, len(results))
+func (a *App) pullOutcomes(results []models.Result) []models.PullOutcome {
+	outs := make([]models.PullOutcome, 0, len(results))
 	for _, r := range results {
-		o := pullOutcome{ID: string(r.Model), OK: r.Err == nil, Installed: r.Installed, Present: r.Present, Sources: r.Sources}
-		if o.Installed == nil {
-			o.Installed = []string{}
-		}
-		if o.Present == nil {
-			o.Present = []string{}
-		}
-		if r.Err != nil {
-			o.Error = r.Err.Error()
-		}
-		outs = append(outs, o)
+		outs = append(outs, models.OutcomeOf(r))
 		switch {
 		case r.Err != nil:
 			a.Printf("%s: FAILED\n", r.Model)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cgraph/cgraph/ops"
 )
 
 // TestReembedAfterModelChange builds a store without models (E1 and E7
@@ -39,7 +41,7 @@ func TestReembedAfterModelChange(t *testing.T) {
 	if len(fp.Fingerprint) == 0 || fp.Fingerprint[0].Slot != "E1" || fp.Fingerprint[0].Status != "unavailable" || fp.Fingerprint[0].Note == "" {
 		t.Errorf("get --fingerprint on the mixed store: %+v", fp.Fingerprint)
 	}
-	var rows []embedderJSON
+	var rows []ops.EmbedderRow
 	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", models, "--json", "embedders").stdout, &rows)
 	if e1 := rows[0]; !e1.StoredDiffers || e1.Stored != "" || e1.Status != "unavailable" || !strings.Contains(e1.Reason, "cgraph reembed --slot E1") || e1.Docs != 0 {
 		t.Errorf("embedders does not flag E1: %+v", e1)
@@ -224,7 +226,7 @@ func TestCorruptModelIsReportedAndNotReembedded(t *testing.T) {
 			}
 		}
 	}
-	var rows []embedderJSON
+	var rows []ops.EmbedderRow
 	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", modelsDir, "--json", "embedders").stdout, &rows)
 	if rows[0].Status != "unavailable" {
 		t.Errorf("embedders: E1 is %q with a corrupt model", rows[0].Status)

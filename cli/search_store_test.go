@@ -59,7 +59,7 @@ func TestSearchSamples(t *testing.T) {
 			if found < 0 {
 				var top []string
 				for _, r := range got.Results {
-					top = append(top, snippet(r.Content, 60))
+					top = append(top, ops.Snippet(r.Content, 60))
 				}
 				t.Errorf("no result with %q in the top %d:\n%s", tc.want, tc.topK, strings.Join(top, "\n"))
 			}
@@ -92,7 +92,7 @@ func TestSearchSamples(t *testing.T) {
 // there and is not scored in any result.
 func TestSearchReportsEverySpace(t *testing.T) {
 	db := sharedSampleStore(t)
-	var slots []embedderJSON
+	var slots []ops.EmbedderRow
 	oneJSON(t, mustRun(t, "", "--db", db, "--models-dir", realModelsDir(t), "--json", "embedders").stdout, &slots)
 	unavailable := map[string]bool{}
 	for _, s := range slots {

@@ -370,18 +370,7 @@ func TestSearchHumanNoResults(t *testing.T) {
 	}
 }
 
-func TestSnippetAndScore(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"short", "short"},
-		{"  two\tspaces  here \nsecond line", "two space…"},
-		{"two  spaces\nsecond line", "two spaces…"},
-		{strings.Repeat("é", 12), "ééééééééé…"},
-		{"", ""},
-	} {
-		if got := snippet(tc.in, 10); got != tc.want {
-			t.Errorf("snippet(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
+func TestFormatScore(t *testing.T) {
 	for _, tc := range []struct {
 		v    float64
 		want string

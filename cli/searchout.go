@@ -60,7 +60,7 @@ func printSearch(w io.Writer, res ops.SearchAnswer, req engine.SearchRequest, v 
 		scoreLabel = "raw"
 	}
 	for i, h := range res.Results {
-		line := fmt.Sprintf("%3d. %s %s  %s  %-12s %s", i+1, scoreLabel, formatScore(h.Score), h.ID, h.Memory.Type, snippet(h.Content, snippetWidth))
+		line := fmt.Sprintf("%3d. %s %s  %s  %-12s %s", i+1, scoreLabel, formatScore(h.Score), h.ID, h.Memory.Type, ops.Snippet(h.Content, snippetWidth))
 		if len(h.Badges) > 0 {
 			line += "  [" + strings.Join(h.Badges, "] [") + "]"
 		}
@@ -76,7 +76,7 @@ func printSearch(w io.Writer, res ops.SearchAnswer, req engine.SearchRequest, v 
 		}
 	}
 	for _, x := range res.Expanded {
-		ew.printf("   + %-16s of %s: %s  %-12s %s\n", x.Relation, x.From, x.ID, x.Memory.Type, snippet(x.Content, snippetWidth))
+		ew.printf("   + %-16s of %s: %s  %-12s %s\n", x.Relation, x.From, x.ID, x.Memory.Type, ops.Snippet(x.Content, snippetWidth))
 	}
 	if v.explain {
 		if res.Filtered >= 0 {
@@ -173,21 +173,6 @@ func formatScore(v float64) string {
 		return strconv.FormatFloat(v, 'f', 5, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
-}
-
-// snippet is the start of content's first non-blank line, with runs of
-// white space as one space, cut to width characters with "…" when more
-// follows.
-func snippet(content string, width int) string {
-	first, _, more := strings.Cut(strings.TrimSpace(content), "\n")
-	first = strings.Join(strings.Fields(first), " ")
-	if r := []rune(first); len(r) > width {
-		first, more = string(r[:width-1]), true
-	}
-	if more {
-		first += "…"
-	}
-	return first
 }
 
 // errWriter writes to w and keeps the first error, so long outputs check

@@ -17,6 +17,7 @@ import (
 	"github.com/cgraph/cgraph/mcpserver"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
+	"github.com/cgraph/cgraph/serverfile"
 )
 
 func init() { register(newServeCmd) }
@@ -148,8 +149,8 @@ is closed cleanly; a memory whose store request was answered is durable.`,
 			if err != nil {
 				return fmt.Errorf("store directory %s: %w", a.DBDir, err)
 			}
-			h = requireStore(s.StoreID(), abs, h)
-			remove, err := writeServerFile(a.DBDir, serverInfo{URL: "http://" + ln.Addr().String(), PID: os.Getpid(),
+			h = httpapi.RequireStore(s.StoreID(), abs, h)
+			remove, err := serverfile.Write(a.DBDir, serverfile.Info{URL: "http://" + ln.Addr().String(), PID: os.Getpid(),
 				Version: engine.Version, Token: token != "", Started: time.Now().UTC(), Store: s.StoreID(), Dir: abs})
 			if err != nil {
 				return err

@@ -10,13 +10,12 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/httpapi"
+	"github.com/cgraph/cgraph/serverfile"
 )
 
 // A running `cgraph serve` keeps the store open and the models loaded. The
@@ -30,89 +29,6 @@ import (
 // localOnlyFlags make a command run here: they choose other models, another
 // device or a read-only open than the server's.
 var localOnlyFlags = []string{"models-dir", "device", "read-only"}
-
-// serverInfo is the discovery file's content.
-type serverInfo struct {
-	URL     string    `json:"url"`
-	PID     int       `json:"pid"`
-	Version string    `json:"version"`
-	Token   bool      `json:"token"` // requests need the bearer token of --token-file
-	Started time.Time `json:"started"`
-	Store   string    `json:"store"` // the served store's identity (meta/store_id)
-	Dir     string    `json:"dir"`   // the served store's directory, absolute
-}
-
-// storeHeader names, on every request a client sends to a server, the
-// identity of the store it means; a server of another store refuses it.
-const storeHeader = "X-Cgraph-Store"
-
-// requireStore refuses a request whose storeHeader names another store
-// than id (409): a client that found the server through a stale or copied
-// discovery file must not get another store's answers. A request without
-// the header (curl, MCP clients) is served.
-func requireStore(id, dir string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if want := r.Header.Get(storeHeader); want != "" && want != id {
-			httpapi.WriteError(w, http.StatusConflict, "wrong_store", fmt.Sprintf("this server serves store %s (%s), the request is for store %s: "+
-				"open that store with --db, or set CGRAPH_NO_SERVER=1 to run the command here", id, dir, want))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// writeServerFile announces a server for the store in dir; the returned
-// func removes the file if it still names this process.
-func writeServerFile(dir string, info serverInfo) (func(), error) {
-	b, err := json.Marshal(info)
-	if err != nil {
-		return nil, err
-	}
-	path := engine.ServerFile(dir)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return nil, fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return nil, fmt.Errorf("write %s: %w", path, err)
-	}
-	return func() {
-		if cur, ok := readServerFile(dir); ok && cur.PID == info.PID {
-			_ = os.Remove(path) // a leftover is ignored by clients: its pid is gone
-		}
-	}, nil
-}
-
-// readServerFile returns the live server announced for the store in dir.
-// A file that names another directory (it was copied with the store, as
-// `cp -a` does) or no store identity (an older server's) is ignored.
-func readServerFile(dir string) (serverInfo, bool) {
-	b, err := os.ReadFile(engine.ServerFile(dir))
-	if err != nil {
-		return serverInfo{}, false
-	}
-	var info serverInfo
-	if json.Unmarshal(b, &info) != nil || info.URL == "" || info.PID <= 0 || info.Store == "" || !sameDir(info.Dir, dir) {
-		return serverInfo{}, false
-	}
-	if err := syscall.Kill(info.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return serverInfo{}, false // a server that died without removing it
-	}
-	return info, true
-}
-
-// sameDir reports whether a and b name the same existing directory.
-func sameDir(a, b string) bool {
-	if a == "" {
-		return false
-	}
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	fb, err := os.Stat(b)
-	return err == nil && os.SameFile(fa, fb)
-}
 
 // serverClient reaches a running cgraph serve of this store through its
 // typed /v1 routes.
@@ -139,7 +55,7 @@ func (a *App) server(cmd *cobra.Command) (*serverClient, bool) {
 	c := &serverClient{url: os.Getenv("CGRAPH_SERVER"), http: &http.Client{Timeout: 5 * time.Minute}}
 	token, hasToken := clientToken()
 	if c.url == "" {
-		info, ok := readServerFile(a.DBDir)
+		info, ok := serverfile.Read(a.DBDir)
 		if !ok || (info.Token && !hasToken) {
 			return nil, false
 		}
@@ -193,7 +109,7 @@ func (c *serverClient) do(ctx context.Context, method, path string, body []byte,
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	if c.store != "" {
-		req.Header.Set(storeHeader, c.store)
+		req.Header.Set(httpapi.StoreHeader, c.store)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

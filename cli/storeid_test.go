@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/httpapi"
+	"github.com/cgraph/cgraph/serverfile"
 )
 
 // TestCopiedStoreBesideItsServer is issue 27 item 2: `cp -a` of a served
@@ -30,7 +32,7 @@ func TestCopiedStoreBesideItsServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var info serverInfo
+	var info serverfile.Info
 	if err := json.Unmarshal(raw, &info); err != nil || len(info.Store) != 36 || info.Dir == "" {
 		t.Fatalf("discovery file %s: %v, want the store's identity and directory", raw, err)
 	}
@@ -56,7 +58,7 @@ func TestCopiedStoreBesideItsServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set(storeHeader, "0190a1b2-0000-4000-8000-000000000000")
+	req.Header.Set(httpapi.StoreHeader, "0190a1b2-0000-4000-8000-000000000000")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +73,7 @@ func TestCopiedStoreBesideItsServer(t *testing.T) {
 	}
 	// Its own store's requests are served.
 	req, _ = http.NewRequest(http.MethodPost, base+"/v1/search/explain", strings.NewReader(`{"query": "zebras", "top_k": 3}`))
-	req.Header.Set(storeHeader, info.Store)
+	req.Header.Set(httpapi.StoreHeader, info.Store)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("request for the served store: %v %v", resp, err)
 	} else {

@@ -80,8 +80,11 @@ func lowerLayer(pkg string) bool {
 // faces are the packages that serve people and programs (commands, tools,
 // routes, the bench's retriever) and the operations layer under them: they
 // import engine, ops, record (and bench, models, their own helpers), never
-// the parts behind the engine.
-var faces = []string{"cli", "cmd/cgraph", "mcpserver", "httpapi", "ops", "benchstore"}
+// the parts behind the engine. hooks (what an agent hook event does, the
+// CLI's hook command's job) searches through engine and ops as a face does,
+// so it is held to the same rule; so is serverfile (a serve's discovery
+// file), which names the store's directory through engine.
+var faces = []string{"cli", "cmd/cgraph", "mcpserver", "httpapi", "ops", "benchstore", "hooks", "serverfile"}
 
 func face(pkg string) bool { return slices.Contains(faces, pkg) }
 

@@ -49,7 +49,8 @@
 // with the HTTP status of its code: bad_request 400, unauthorized 401,
 // forbidden 403 (a cross-origin browser request, or a Host or Origin that
 // is not a name of this server: see Hosts), not_found 404, read_only
-// 409, too_large 413, internal 500.
+// 409, wrong_store 409 (the request's X-Cgraph-Store names another store:
+// see RequireStore), too_large 413, internal 500.
 //
 // It must not open, close or write the store itself, and it does not listen:
 // the caller (cgraph serve) owns the listener and the store.

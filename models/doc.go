@@ -19,6 +19,8 @@
 //     holds framework weights names a conversion (Model.Convert): Pull then
 //     fetches the pinned inputs, builds the ONNX file with package convert,
 //     and checks the result against its own pin like a download.
+//   - Manifest.Listings and OutcomeOf are the per-model reports that
+//     `cgraph models list --json` and `models pull --json` print.
 //
 // The subpackages runtime and tokenizer run the installed files; they take
 // plain configuration that the manifest's fields fill. Subpackage convert

@@ -13,5 +13,6 @@
 // interfaces of its own, which *engine.Engine satisfies; it must not open,
 // close or write a store except where an operation says so (Topics saves
 // its snapshot when asked; Maintenance, and the Schedule that runs it,
-// apply what a policy allows when asked to apply).
+// apply what a policy allows when asked to apply; RepairContents repairs
+// the store it is given open for writing).
 package ops

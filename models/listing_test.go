@@ -1,0 +1,36 @@
+package models
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestListings: every manifest model is listed once, in order, not
+// installed in an empty directory, with its files and a non-null slots
+// list; a pull result's report has [] lists and the error's text.
+func TestListings(t *testing.T) {
+	mf, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ls := mf.Listings(dir)
+	if len(ls) != len(mf.Models) {
+		t.Fatalf("%d listings for %d models", len(ls), len(mf.Models))
+	}
+	for i, l := range ls {
+		m := mf.Models[i]
+		if l.ID != string(m.ID) || l.Installed || l.Slots == nil || len(l.Files) != len(m.Files) || !strings.HasPrefix(l.Path, dir) {
+			t.Errorf("listing %d: %+v", i, l)
+		}
+	}
+	raw, err := json.Marshal(OutcomeOf(Result{Model: "m", Err: errors.New("no source delivered model.onnx")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"id":"m","ok":false,"installed":[],"present":[],"sources":null,"error":"no source delivered model.onnx"}`; string(raw) != want {
+		t.Errorf("outcome JSON %s, want %s", raw, want)
+	}
+}
