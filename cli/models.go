@@ -252,17 +252,9 @@ recorded at install). Exit code 1 when a file is missing or differs.`,
 			}
 			checks, verr := models.Verify(mf, a.ModelsDir)
 			if a.JSON {
-				type check struct {
-					Model  string            `json:"model"`
-					File   string            `json:"file"`
-					Status models.FileStatus `json:"status"`
-					Want   string            `json:"want_sha256"`
-					Got    string            `json:"sha256,omitempty"`
-					Size   int64             `json:"size"`
-				}
-				out := make([]check, 0, len(checks))
-				for _, c := range checks {
-					out = append(out, check{string(c.Model), c.File, c.Status, c.Want, c.Got, c.Size})
+				out := checks
+				if out == nil {
+					out = []models.FileCheck{}
 				}
 				if err := a.PrintJSON(out); err != nil {
 					return errors.Join(verr, err)

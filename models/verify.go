@@ -18,14 +18,15 @@ const (
 	StatusUnknown FileStatus = "unknown" // unpinned and never recorded: nothing to compare with
 )
 
-// FileCheck is Verify's finding for one file.
+// FileCheck is Verify's finding for one file; its JSON form is one element
+// of `cgraph models verify --json`.
 type FileCheck struct {
-	Model  ModelID
-	File   string
-	Status FileStatus
-	Want   string // expected sha256
-	Got    string // actual sha256, when the file exists
-	Size   int64
+	Model  ModelID    `json:"model"`
+	File   string     `json:"file"`
+	Status FileStatus `json:"status"`
+	Want   string     `json:"want_sha256"`      // expected sha256
+	Got    string     `json:"sha256,omitempty"` // actual sha256, when the file exists
+	Size   int64      `json:"size"`
 }
 
 // Problem says what is wrong with the file and how to fix it, in the words
