@@ -143,26 +143,16 @@ func ids(rs []bench.Ranked) []bench.DocID {
 }
 
 // confidence is how far a list's top score stands out of its own top 50:
-// (s1 − mean) / std. A list with one clear winner scores high; a flat list
-// (the slot cannot tell its candidates apart) scores low.
+// (s1 − mean) / std, as the engine's auto gate computes it
+// (pipeline.ListEvidence). A list with one clear winner scores high; a flat
+// list (the slot cannot tell its candidates apart) scores low.
 func confidence(rs []bench.Ranked) float64 {
-	n := min(len(rs), 50)
-	if n < 5 {
-		return 0
+	hs := make([]pipeline.Hit, len(rs))
+	for i, r := range rs {
+		hs[i] = pipeline.Hit{Doc: record.DocNum(i), Score: r.Score}
 	}
-	var sum, sq float64
-	for _, r := range rs[:n] {
-		sum += r.Score
-	}
-	mean := sum / float64(n)
-	for _, r := range rs[:n] {
-		sq += (r.Score - mean) * (r.Score - mean)
-	}
-	sd := math.Sqrt(sq / float64(n))
-	if sd == 0 {
-		return 0
-	}
-	return (rs[0].Score - mean) / sd
+	_, conf := pipeline.ListEvidence([]pipeline.RankedList{{Hits: hs}})
+	return conf[0]
 }
 
 // agreement is the share of a list's top 10 found in the other lists' top 10.
