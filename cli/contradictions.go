@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
 )
@@ -37,7 +40,11 @@ func (a *App) listContradictions() (err error) {
 		a.Printf("%s  %s\n", p.Kind, p.Since.UTC().Format(humanTime))
 		a.Printf("  older  %s\n", summaryLine(p.Older, snippetWidth))
 		a.Printf("  newer  %s\n", summaryLine(p.Newer, snippetWidth))
-		a.Printf("  why    %s (E1 %.2f, E6 %.2f, E11 %.2f)\n", p.Reason, p.E1, p.E6, p.E11)
+		why := p.Reason
+		if !strings.Contains(why, "E1 ") { // the judge's reason names the evidence already
+			why += fmt.Sprintf(" (E1 %.2f, E6 %.2f, E11 %.2f)", p.E1, p.E6, p.E11)
+		}
+		a.Printf("  why    %s\n", why)
 		a.Printf("  fix    cgraph link %s %s --type supersedes  (or the other way round)\n\n", p.Newer.ID, p.Older.ID)
 	}
 	if len(pairs) == 0 {
