@@ -60,6 +60,15 @@ func TestDuplicatesAreNotStoredTwice(t *testing.T) {
 	if n := count(); n != 8 {
 		t.Fatalf("%d memories after the batch, want 8", n)
 	}
+	// A copy the batch allows, then the same content allowing none: the
+	// second names the first (it is in the store once the batch commits).
+	ms2, err := s.AddBatch(ctx, []record.NewMemory{{Content: "batch note three", AllowDuplicate: true}, {Content: "batch note three"}, {Content: "batch note three", AllowDuplicate: true}})
+	if err != nil || ms2[0].Duplicate || !ms2[1].Duplicate || ms2[1].ID != ms2[0].ID || ms2[2].Duplicate || ms2[2].ID == ms2[0].ID {
+		t.Fatalf("batch with allowed copies: %+v %v", ms2, err)
+	}
+	if n := count(); n != 10 {
+		t.Fatalf("%d memories after the batch with allowed copies, want 10", n)
+	}
 	if err := s.Delete(ctx, ms[2].ID); err != nil {
 		t.Fatal(err)
 	}

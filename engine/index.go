@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -139,6 +140,57 @@ func (x *indexSet) check(fp *fingerprint.Fingerprint) error {
 func (x *indexSet) apply(m record.Memory, fp *fingerprint.Fingerprint, only []fingerprint.SlotID) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	return x.applyLocked(m, fp, only, func(d *indexes.Dense, doc record.DocNum, vec []float32) error { return d.Add(doc, vec) })
+}
+
+// denseAdd is one vector for one dense space.
+type denseAdd struct {
+	doc record.DocNum
+	vec []float32
+}
+
+// applyNew indexes newly committed memories (ms[i] with fps[i], skipping
+// those skip marks) under one lock: everything but the dense spaces in
+// order, then each dense space's vectors on its own goroutine (a Dense
+// takes one writer at a time; the spaces are independent). errs[i] is
+// memory i's error, if any.
+func (x *indexSet) applyNew(ms []record.Memory, fps []fingerprint.Fingerprint, skip []bool) []error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	errs := make([]error, len(ms))
+	jobs := map[*indexes.Dense][]denseAdd{}
+	owner := map[record.DocNum]int{}
+	for i := range ms {
+		if skip[i] {
+			continue
+		}
+		owner[ms[i].DocNum] = i
+		errs[i] = x.applyLocked(ms[i], &fps[i], nil, func(d *indexes.Dense, doc record.DocNum, vec []float32) error {
+			jobs[d] = append(jobs[d], denseAdd{doc, vec})
+			return nil
+		})
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for d, adds := range jobs {
+		wg.Go(func() {
+			for _, a := range adds {
+				if err := d.Add(a.doc, a.vec); err != nil {
+					mu.Lock()
+					i := owner[a.doc]
+					errs[i] = errors.Join(errs[i], fmt.Errorf("index %s of doc %d: %w", d.Name(), a.doc, err))
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errs
+}
+
+// applyLocked is apply with x.mu held; add puts one vector into a dense
+// space (now, or later: applyNew).
+func (x *indexSet) applyLocked(m record.Memory, fp *fingerprint.Fingerprint, only []fingerprint.SlotID, add func(d *indexes.Dense, doc record.DocNum, vec []float32) error) error {
 	doc := m.DocNum
 	want := func(s fingerprint.SlotID) bool { return only == nil || slices.Contains(only, s) }
 	if only == nil {
@@ -180,7 +232,7 @@ func (x *indexSet) apply(m record.Memory, fp *fingerprint.Fingerprint, only []fi
 		if err != nil {
 			return err
 		}
-		if err := d.Add(doc, vec); err != nil {
+		if err := add(d, doc, vec); err != nil {
 			return fmt.Errorf("index %s of doc %d: %w", c.space(), doc, err)
 		}
 	}

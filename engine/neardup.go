@@ -173,7 +173,11 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 			ids, keep = append(ids, ms[i].ID), append(keep, i)
 		}
 	}
-	_, fps, err := s.readMemories(ctx, ids)
+	all := make([]bool, len(ids))
+	for i := range all {
+		all[i] = true
+	}
+	fps, err := s.storedFingerprints(ctx, ids, all) // E6 and E11 only: no E12 matrices
 	if err != nil {
 		return nil, nil, fmt.Errorf("look for near-duplicates: %w", err)
 	}

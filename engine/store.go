@@ -34,6 +34,9 @@ type Engine struct {
 	filler   *filler
 	// onConflict is the policy of writes that name none (Options.OnConflict).
 	onConflict record.ConflictPolicy
+	// writeTimer, when set (BenchmarkWrite), accumulates where writes
+	// spend their time; nil in every real store. Guarded by writeMu.
+	writeTimer *writeSteps
 
 	// writeMu serialises Add, AddBatch, Delete and Reembed from the batch
 	// to the index update, so indexes follow the store's commit order.
@@ -283,25 +286,9 @@ func (s *Engine) readMemories(ctx context.Context, ids []record.ID) ([]record.Me
 	if err != nil {
 		return nil, nil, err
 	}
-	keys := make([][]byte, len(ids))
-	for i := range ids {
-		keys[i] = ids[i][:]
-	}
-	vals, err := s.cellar.Values(ctx, cellar.FamFingerprints, keys)
+	fps, err := s.storedFingerprints(ctx, ids, found)
 	if err != nil {
 		return nil, nil, err
-	}
-	fps := make([]*fingerprint.Fingerprint, len(ids))
-	for i, v := range vals {
-		if !found[i] {
-			continue
-		}
-		if v == nil {
-			return nil, nil, fmt.Errorf("memory %s has no fingerprint (written without package memory): run `cgraph reembed`: %w", ids[i], record.ErrCorrupt)
-		}
-		if fps[i], err = fingerprint.Decode(v); err != nil {
-			return nil, nil, fmt.Errorf("fingerprints/%s: %w", ids[i], err)
-		}
 	}
 	docs := make([]record.DocNum, len(ms))
 	for i := range ms {
@@ -311,6 +298,34 @@ func (s *Engine) readMemories(ctx context.Context, ids []record.ID) ([]record.Me
 		return nil, nil, err
 	}
 	return ms, fps, nil
+}
+
+// storedFingerprints decodes the stored fingerprints of ids (nil where
+// found[i] is false) without their E12 token matrices, which live in their
+// own family (hydrateE12 adds them): what a caller that compares E1, E6 or
+// E11 needs.
+func (s *Engine) storedFingerprints(ctx context.Context, ids []record.ID, found []bool) ([]*fingerprint.Fingerprint, error) {
+	keys := make([][]byte, len(ids))
+	for i := range ids {
+		keys[i] = ids[i][:]
+	}
+	vals, err := s.cellar.Values(ctx, cellar.FamFingerprints, keys)
+	if err != nil {
+		return nil, err
+	}
+	fps := make([]*fingerprint.Fingerprint, len(ids))
+	for i, v := range vals {
+		if !found[i] {
+			continue
+		}
+		if v == nil {
+			return nil, fmt.Errorf("memory %s has no fingerprint (written without package memory): run `cgraph reembed`: %w", ids[i], record.ErrCorrupt)
+		}
+		if fps[i], err = fingerprint.Decode(v); err != nil {
+			return nil, fmt.Errorf("fingerprints/%s: %w", ids[i], err)
+		}
+	}
+	return fps, nil
 }
 
 // indexKind names the in-memory index of each slot for SlotInfo.

@@ -81,6 +81,7 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 		return nil, err
 	}
 	defer b.Abort()
+	t0 := time.Now()
 	w, err := s.stageMemories(ctx, b, ns, inputs, fps)
 	if err != nil {
 		return nil, err
@@ -88,11 +89,29 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 	if err := s.reg.EmbedSlots(ctx, inputs, []fingerprint.SlotID{fingerprint.E4}, fps); err != nil {
 		return nil, fmt.Errorf("fingerprint %d memories: %w", len(ns), err)
 	}
+	t1 := time.Now()
 	if err := s.commitMemories(b, w, fps); err != nil {
 		return nil, err
 	}
 	defer s.filler.poke()
-	return w.ms, s.indexWritten(ctx, w, fps)
+	t2 := time.Now()
+	err = s.indexWritten(ctx, w, fps)
+	if s.writeTimer != nil {
+		s.writeTimer.add(writeSteps{stage: t1.Sub(t0), commit: t2.Sub(t1), index: time.Since(t2), total: time.Since(t0)})
+	}
+	return w.ms, err
+}
+
+// writeSteps is where writes spent their time: staging (duplicate lookup,
+// similar search, records, E4), the commit, the in-memory indexes. Only
+// BenchmarkWrite sets Engine.writeTimer; a nil timer costs two clock reads.
+type writeSteps struct{ stage, commit, index, total time.Duration }
+
+func (w *writeSteps) add(o writeSteps) {
+	w.stage += o.stage
+	w.commit += o.commit
+	w.index += o.index
+	w.total += o.total
 }
 
 // writeBatch is the memories of one write as they go into its batch.
@@ -104,16 +123,25 @@ type writeBatch struct {
 
 // stageMemories adds each new memory's record to b — or names the earlier
 // memory it duplicates — with its supersede links and conflict relations,
-// and gives each input its sequence number (for E4).
+// and gives each input its sequence number (for E4). The similar-memory
+// search of every new memory (the costliest step of a write once the
+// fingerprints exist: an E1 search, the candidates' fingerprints, the
+// contradiction judge) runs on all cores first; it reads only committed
+// state, so its answers are those a memory-by-memory loop would get.
 func (s *Engine) stageMemories(ctx context.Context, b *cellar.Batch, ns []record.NewMemory, inputs []embedders.Input, fps []fingerprint.Fingerprint) (writeBatch, error) {
 	w := writeBatch{ms: make([]record.Memory, len(ns)), dup: make([]bool, len(ns)), stored: make([]bool, len(ns))}
 	inBatch := map[string]int{} // normalized content → first new memory of this batch
+	copyOf := map[int]int{}     // a copy within the batch → the memory it copies
+	var fresh []int             // the new memories to store
 	for i, n := range ns {
-		if !n.AllowDuplicate {
-			key := n.Project + "\x00" + record.NormalizeContent(n.Content)
+		key := n.Project + "\x00" + record.NormalizeContent(n.Content)
+		if n.AllowDuplicate {
+			if _, ok := inBatch[key]; !ok {
+				inBatch[key] = i // a later memory that allows no copy is this one's copy
+			}
+		} else {
 			if j, ok := inBatch[key]; ok {
-				w.ms[i], w.dup[i] = w.ms[j], true
-				w.ms[i].Duplicate = true
+				w.dup[i], copyOf[i] = true, j
 				continue
 			}
 			old, found, err := s.findDuplicate(b, n.Project, n.Content)
@@ -127,27 +155,60 @@ func (s *Engine) stageMemories(ctx context.Context, b *cellar.Batch, ns []record
 			}
 			inBatch[key] = i
 		}
-		m, err := s.stageNew(ctx, b, n, &fps[i])
+		fresh = append(fresh, i)
+	}
+	near, err := s.similarAll(ctx, ns, fps, fresh)
+	if err != nil {
+		return w, err
+	}
+	for k, i := range fresh {
+		m, err := s.stageNew(b, ns[i], near[k])
 		if err != nil {
 			return w, cellar.BatchErr(len(ns), i, err)
 		}
 		w.ms[i], inputs[i].Seq = m, m.Sequence
 	}
+	for i, j := range copyOf { // a copy within the batch names the memory stored
+		w.ms[i] = w.ms[j]
+		w.ms[i].Duplicate = true
+	}
 	return w, nil
 }
 
-// stageNew adds n's record to b with what it found on the way: the
-// similar memories (linked as superseded when n asks and they are near)
-// and the contradictions, handled as n.OnConflict says.
-func (s *Engine) stageNew(ctx context.Context, b *cellar.Batch, n record.NewMemory, fp *fingerprint.Fingerprint) (record.Memory, error) {
-	var similar []record.Similar
-	var conflicts []record.Contradiction
-	var err error
-	if !n.AllowDuplicate { // a corpus loaded with duplicates allowed is not a memory to tidy
-		if similar, conflicts, err = s.findSimilar(ctx, n.Project, fp, n.Content); err != nil {
-			return record.Memory{}, err
+// nearby is what a new memory's similar-memory search found (findSimilar).
+type nearby struct {
+	similar   []record.Similar
+	conflicts []record.Contradiction
+}
+
+// similarAll runs findSimilar for ns[i], i in which, on all cores; a
+// memory stored with AllowDuplicate is not searched (a corpus loaded with
+// duplicates allowed is not a memory to tidy). The first error (by
+// position) names its memory.
+// REQUIRES: s.writeMu held.
+func (s *Engine) similarAll(ctx context.Context, ns []record.NewMemory, fps []fingerprint.Fingerprint, which []int) ([]nearby, error) {
+	out := make([]nearby, len(which))
+	errs := make([]error, len(which))
+	embedders.ForEach(len(which), func(k int) {
+		i := which[k]
+		if ns[i].AllowDuplicate {
+			return
+		}
+		out[k].similar, out[k].conflicts, errs[k] = s.findSimilar(ctx, ns[i].Project, &fps[i], ns[i].Content)
+	})
+	for k, err := range errs {
+		if err != nil {
+			return nil, cellar.BatchErr(len(ns), which[k], err)
 		}
 	}
+	return out, nil
+}
+
+// stageNew adds n's record to b with what its similar-memory search found:
+// the similar memories (linked as superseded when n asks and they are
+// near) and the contradictions, handled as n.OnConflict says.
+func (s *Engine) stageNew(b *cellar.Batch, n record.NewMemory, near nearby) (record.Memory, error) {
+	similar, conflicts := near.similar, near.conflicts
 	m, err := b.Add(n)
 	if err != nil {
 		return record.Memory{}, err
@@ -173,12 +234,27 @@ func (s *Engine) stageNew(ctx context.Context, b *cellar.Batch, n record.NewMemo
 // commitMemories puts the new memories' fingerprints, derived values and
 // pending marks into b with the records of slots stored for the first
 // time, commits it, and then takes those slot records as the store's.
+//
+// The values are encoded on all cores first (E12's quantised token
+// matrices are most of a write's encoding time); putting them into the
+// batch stays in order on this goroutine.
 func (s *Engine) commitMemories(b *cellar.Batch, w writeBatch, fps []fingerprint.Fingerprint) error {
+	enc := make([]encodedMemory, len(w.ms))
+	errs := make([]error, len(w.ms))
+	embedders.ForEach(len(w.ms), func(i int) {
+		if !w.dup[i] {
+			enc[i], errs[i] = s.encodeMemory(&fps[i])
+		}
+	})
 	for i := range w.ms {
 		if w.dup[i] {
 			continue
 		}
-		if err := s.writeMemory(b, w.ms[i], &fps[i]); err != nil {
+		err := errs[i]
+		if err == nil {
+			err = enc[i].put(b, w.ms[i], &fps[i])
+		}
+		if err != nil {
 			return cellar.BatchErr(len(w.ms), i, fmt.Errorf("memory %s: %w", w.ms[i].ID, err))
 		}
 		if len(s.deferred) > 0 {
@@ -215,6 +291,7 @@ func (s *Engine) commitWithFirsts(b *cellar.Batch, fps []fingerprint.Fingerprint
 // would. A memory stored but not indexed is an error naming it.
 func (s *Engine) indexWritten(ctx context.Context, w writeBatch, fps []fingerprint.Fingerprint) error {
 	var errs []error
+	ixErrs := s.ix.applyNew(w.ms, fps, w.dup)
 	for i := range w.ms {
 		if w.dup[i] {
 			if w.stored[i] { // record the access, as a get would
@@ -225,7 +302,7 @@ func (s *Engine) indexWritten(ctx context.Context, w writeBatch, fps []fingerpri
 			}
 			continue
 		}
-		if err := s.ix.apply(w.ms[i], &fps[i], nil); err != nil {
+		if err := ixErrs[i]; err != nil {
 			errs = append(errs, fmt.Errorf("memory %s was stored but not indexed (reopen the store to rebuild its indexes): %w", w.ms[i].ID, err))
 		}
 		for _, sim := range w.ms[i].Similar {
@@ -266,19 +343,59 @@ func (s *Engine) firstProducers(fps []fingerprint.Fingerprint) map[fingerprint.S
 // writeMemory puts one new memory's fingerprint, per-slot families and
 // postings into b.
 func (s *Engine) writeMemory(b *cellar.Batch, m record.Memory, fp *fingerprint.Fingerprint) error {
+	enc, err := s.encodeMemory(fp)
+	if err != nil {
+		return err
+	}
+	return enc.put(b, m, fp)
+}
+
+// encodedMemory is a new memory's fingerprint and per-slot family values,
+// encoded and not yet in a batch: encodeMemory is safe to run for many
+// memories at once, put is not.
+type encodedMemory struct {
+	fp   []byte
+	cols [][]byte // columns[i]'s value (nil: none)
+}
+
+// encodeMemory checks fp against the indexes and encodes what writeMemory
+// stores of it.
+func (s *Engine) encodeMemory(fp *fingerprint.Fingerprint) (encodedMemory, error) {
 	if s.ix != nil { // nil when opened for records only (an undo)
 		if err := s.ix.check(fp); err != nil {
-			return err
+			return encodedMemory{}, err
 		}
 	}
-	enc, err := encodeStored(fp)
-	if err != nil {
-		return fmt.Errorf("encode fingerprint: %w", err)
+	var e encodedMemory
+	var err error
+	if e.fp, err = encodeStored(fp); err != nil {
+		return encodedMemory{}, fmt.Errorf("encode fingerprint: %w", err)
 	}
-	b.Put(cellar.FamFingerprints, m.ID[:], enc)
-	for _, slot := range fingerprint.Slots() {
-		if err := writeSlot(b, m.DocNum, slot, nil, fp.Get(slot).Value); err != nil {
-			return fmt.Errorf("%s: %w", slot, err)
+	e.cols = make([][]byte, len(columns))
+	for i, c := range columns {
+		if v := fp.Get(c.slot).Value; v != nil {
+			if e.cols[i], err = c.encode(v); err != nil {
+				return encodedMemory{}, fmt.Errorf("%s: %w", c.slot, err)
+			}
+		}
+	}
+	return e, nil
+}
+
+// put adds the encoded memory m to b: its fingerprint, each family value,
+// and its postings with their statistics.
+func (e encodedMemory) put(b *cellar.Batch, m record.Memory, fp *fingerprint.Fingerprint) error {
+	b.Put(cellar.FamFingerprints, m.ID[:], e.fp)
+	for i, c := range columns {
+		if e.cols[i] != nil {
+			b.Put(c.family, docKey(m.DocNum), e.cols[i])
+		}
+	}
+	for _, pf := range postingFamilies {
+		if v := fp.Get(pf.slot).Value; v != nil {
+			if err := pf.write(b, m.DocNum, v, +1); err != nil {
+				return fmt.Errorf("%s: %w", pf.slot, err)
+			}
 		}
 	}
 	return nil

@@ -84,6 +84,9 @@ func NewDense(cfg DenseConfig) (*Dense, error) {
 // Dim returns the dimension of the space.
 func (x *Dense) Dim() int { return x.dim }
 
+// Name returns the space's label (DenseConfig.Name).
+func (x *Dense) Name() string { return x.name }
+
 // SetRerank changes how many sketch candidates are rescored exactly (0 restores
 // DefaultRerank). More buys recall on hard data at about 60–100 ns per candidate;
 // measure recall on the store's own vectors with BruteForce to tune it.
