@@ -32,15 +32,13 @@ func (Embedder) Status() embedders.SlotStatus {
 // EmbedDocuments returns each document's term frequencies. A document without
 // any term is present with an empty bag: it simply never matches.
 func (Embedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
-	out := make([]fingerprint.Entry, len(docs))
-	for i, d := range docs {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("E6: %w", err)
-			}
-		}
-		out[i] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: producer, Value: TermFreqs(d.Text)}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("E6: %w", err)
 	}
+	out := make([]fingerprint.Entry, len(docs))
+	embedders.ForEach(len(docs), func(i int) { // on all cores: on a GPU the fingerprint waits for the CPU slots
+		out[i] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: producer, Value: TermFreqs(docs[i].Text)}
+	})
 	return out, nil
 }
 

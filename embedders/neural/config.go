@@ -38,6 +38,10 @@ type Config struct {
 	// once (0: the runtime's default, 1); the slots sharing a model (E7, E8,
 	// E10, E11 on MiniLM) otherwise queue for it.
 	ConcurrentRuns int
+	// Sessions is how many sessions of each model are open (0: the
+	// runtime's default, 1): with more, the slots sharing a model run side by
+	// side instead of queueing (runtime.Config.Sessions).
+	Sessions int
 	// CUDAOptions are extra ONNX Runtime CUDA provider options (cuda only).
 	CUDAOptions map[string]string
 	// OpenNow opens every model's session while Registry builds and runs one

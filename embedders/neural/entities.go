@@ -44,8 +44,8 @@ func (e *entityEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.In
 	sets := make([][]string, len(docs))
 	var texts []string
 	var idx []int
-	for i, d := range docs {
-		sets[i] = entities.Extract(d.Text)
+	embedders.ForEach(len(docs), func(i int) { sets[i] = entities.Extract(docs[i].Text) }) // the regexps: on all cores while the GPU runs the other slots
+	for i := range docs {
 		if len(sets[i]) == 0 {
 			out[i] = fingerprint.Entry{Status: fingerprint.StatusUnavailable, Note: noEntities}
 			continue

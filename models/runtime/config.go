@@ -136,6 +136,13 @@ type Config struct {
 	// and always on cuda (ConcurrentRuns+1), one call's batches are processed on that
 	// many goroutines, so packing and unpacking overlap the runs.
 	ConcurrentRuns int
+	// Sessions is how many ONNX Runtime sessions of the model are open (default 1).
+	// A run takes a free one, so with more than one, runs from concurrent calls (the
+	// slots sharing a model) or from one call's pipeline execute side by side; on cuda
+	// each session has its own CUDA stream, so one's kernels fill the gaps between
+	// another's. Each session holds its own copy of the weights and, on cuda, its own
+	// memory arena. ConcurrentRuns is raised to at least Sessions.
+	Sessions int
 	// LibraryPath is the ONNX Runtime library ("" means LibraryPath()).
 	LibraryPath string
 }
@@ -159,8 +166,11 @@ func (c Config) withDefaults() Config {
 	if c.MaxBatchTokens <= 0 && c.Device == DeviceCUDA {
 		c.MaxBatchTokens = CUDABatchTokens
 	}
-	if c.ConcurrentRuns <= 0 {
-		c.ConcurrentRuns = 1
+	if c.Sessions <= 0 {
+		c.Sessions = 1
+	}
+	if c.ConcurrentRuns < c.Sessions {
+		c.ConcurrentRuns = c.Sessions
 	}
 	if c.LibraryPath == "" {
 		c.LibraryPath = LibraryPathFor(c.Device)

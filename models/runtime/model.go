@@ -62,7 +62,8 @@ type Sparse struct {
 	Meta
 }
 
-// Model is one loaded model: a tokenizer and one ONNX Runtime session.
+// Model is one loaded model: a tokenizer and its ONNX Runtime session (Config.Sessions
+// of them when asked).
 //
 // Safe for concurrent use. ONNX Runtime's Run is thread-safe on a shared session, and
 // every call here allocates its own input and output tensors; at most
@@ -80,7 +81,9 @@ type Model struct {
 
 	// mu guards sess: calls hold it for reading, Close for writing.
 	mu   sync.RWMutex
-	sess *ort.DynamicAdvancedSession // nil after Close
+	sess []*ort.DynamicAdvancedSession // Config.Sessions of them; nil after Close
+	// free holds the indices of the sessions no run is using.
+	free chan int
 }
 
 var supportedInputs = []string{"input_ids", "attention_mask", "token_type_ids"}
@@ -225,12 +228,25 @@ func (m *Model) newSession(cuda bool) (err error) {
 			return err
 		}
 	}
-	m.sess, err = ort.NewDynamicAdvancedSession(m.cfg.ONNXPath, m.inputs, []string{m.outName}, opts)
-	switch {
-	case err != nil && cuda:
-		return cudaError(m.cfg.LibraryPath, "cannot create a session for "+m.cfg.ONNXPath, err)
-	case err != nil:
+	sessions := make([]*ort.DynamicAdvancedSession, 0, m.cfg.Sessions)
+	for range m.cfg.Sessions {
+		sess, err := ort.NewDynamicAdvancedSession(m.cfg.ONNXPath, m.inputs, []string{m.outName}, opts)
+		if err == nil {
+			sessions = append(sessions, sess)
+			continue
+		}
+		for _, s := range sessions {
+			err = errors.Join(err, s.Destroy())
+		}
+		if cuda {
+			return cudaError(m.cfg.LibraryPath, "cannot create a session for "+m.cfg.ONNXPath, err)
+		}
 		return fmt.Errorf("create session for %s on cpu: %w", m.cfg.ONNXPath, err)
+	}
+	m.sess = sessions
+	m.free = make(chan int, len(sessions))
+	for i := range sessions {
+		m.free <- i
 	}
 	return nil
 }
@@ -302,7 +318,10 @@ func (m *Model) Close() error {
 	if m.sess == nil {
 		return nil
 	}
-	err := m.sess.Destroy()
+	var err error
+	for _, s := range m.sess {
+		err = errors.Join(err, s.Destroy())
+	}
 	m.sess = nil
 	if err != nil {
 		return fmt.Errorf("close %s: %w", m.cfg.ID, err)
@@ -530,8 +549,10 @@ func (m *Model) infer(ctx context.Context, inputs, outputs []ort.Value) error {
 	if m.sess == nil {
 		return ErrClosed
 	}
+	i := <-m.free // a run slot holds at most one session, and there are as many slots as sessions or more
+	defer func() { m.free <- i }()
 	t0 := time.Now()
-	err := m.sess.Run(inputs, outputs)
+	err := m.sess[i].Run(inputs, outputs)
 	m.stats.run.Add(int64(time.Since(t0)))
 	if err != nil {
 		return fmt.Errorf("run on %s: %w", m.device, err)

@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -247,9 +249,57 @@ func TestTinyQueryPrefix(t *testing.T) {
 
 // TestTinyConcurrent shares one Model across goroutines; results equal the serial ones.
 func TestTinyConcurrent(t *testing.T) {
+	for _, tc := range []struct{ runs, sessions int }{{2, 1}, {1, 3}, {4, 2}} {
+		t.Run(fmt.Sprintf("runs=%d,sessions=%d", tc.runs, tc.sessions), func(t *testing.T) {
+			cfg := tinyConfig("tiny_encoder.onnx")
+			cfg.ConcurrentRuns, cfg.Sessions = tc.runs, tc.sessions
+			testConcurrentCalls(t, openTiny(t, cfg))
+		})
+	}
+}
+
+// TestTinySessions: every session of a pool computes the same vectors as a
+// model with one, the pool raises ConcurrentRuns to its size, and a closed
+// pool refuses calls.
+func TestTinySessions(t *testing.T) {
+	ctx := context.Background()
+	one := openTiny(t, tinyConfig("tiny_encoder.onnx"))
+	want, err := one.Embed(ctx, ViewPassage, tinyTexts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := tinyConfig("tiny_encoder.onnx")
-	cfg.ConcurrentRuns = 2
-	m := openTiny(t, cfg)
+	cfg.Sessions = 3
+	m, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Config().ConcurrentRuns; got != 3 {
+		t.Errorf("ConcurrentRuns = %d with 3 sessions, want 3", got)
+	}
+	if len(m.sess) != 3 {
+		t.Fatalf("%d sessions open, want 3", len(m.sess))
+	}
+	for range 3 * len(m.sess) { // one text per call: each call takes the next free session
+		got, err := m.Embed(ctx, ViewPassage, tinyTexts[2:3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got[0].Vector, want[2].Vector) {
+			t.Fatalf("a pooled session's vector differs from the single session's")
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Embed(ctx, ViewPassage, tinyTexts[:1]); !errors.Is(err, ErrClosed) {
+		t.Fatalf("closed pool: %v, want ErrClosed", err)
+	}
+}
+
+// testConcurrentCalls runs 8 concurrent Embed calls on m and checks each
+// against one call's vectors.
+func testConcurrentCalls(t *testing.T, m *Model) {
 	ctx := context.Background()
 	want, err := m.Embed(ctx, ViewPassage, tinyTexts)
 	if err != nil {

@@ -45,16 +45,16 @@ import (
 )
 
 type options struct {
-	modelsDir, corpus, out, only string
-	gpuDocs, cpuDocs, queries    int
-	batch, batchTokens           int
-	minCosine                    float64
-	full, engine                 bool
-	devices                      string
-	cudaOpts, precision          string
-	cpuProfile                   string
-	slotDocs, concurrentRuns     int
-	perModel                     bool
+	modelsDir, corpus, out, only       string
+	gpuDocs, cpuDocs, queries          int
+	batch, batchTokens                 int
+	minCosine                          float64
+	full, engine                       bool
+	devices                            string
+	cudaOpts, precision                string
+	cpuProfile                         string
+	slotDocs, concurrentRuns, sessions int
+	perModel                           bool
 }
 
 func main() {
@@ -77,6 +77,7 @@ func main() {
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the full-fingerprint registry run on the first device here")
 	flag.IntVar(&o.slotDocs, "slot-docs", 512, "documents each slot embeds alone, one slot after another, for per-slot times (0: skip)")
 	flag.IntVar(&o.concurrentRuns, "concurrent-runs", 0, "runs at once per session on every device (0: runtime default)")
+	flag.IntVar(&o.sessions, "sessions", 0, "sessions per model on every device (0: runtime default, 1)")
 	flag.BoolVar(&o.perModel, "per-model", true, "measure parity, queries and ingest per model")
 	flag.Parse()
 	if err := run(context.Background(), o); err != nil {
@@ -286,7 +287,7 @@ func openModel(o options, id models.ModelID, dev runtime.Device, cudaOpts map[st
 	if err != nil {
 		return nil, err
 	}
-	rc.Device, rc.CUDAOptions, rc.ConcurrentRuns = dev, cudaOpts, o.concurrentRuns
+	rc.Device, rc.CUDAOptions, rc.ConcurrentRuns, rc.Sessions = dev, cudaOpts, o.concurrentRuns, o.sessions
 	if dev == runtime.DeviceCUDA {
 		rc.BatchSize, rc.MaxBatchTokens = o.batch, o.batchTokens
 	}
@@ -392,7 +393,7 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 	if prec == "default" {
 		prec = neural.PrecisionDefault
 	}
-	cfg := neural.Config{ModelsDir: o.modelsDir, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec, ConcurrentRuns: o.concurrentRuns}
+	cfg := neural.Config{ModelsDir: o.modelsDir, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec, ConcurrentRuns: o.concurrentRuns, Sessions: o.sessions}
 	if dev == runtime.DeviceCUDA {
 		cfg.BatchSize, cfg.MaxBatchTokens = o.batch, o.batchTokens
 	}
