@@ -33,6 +33,8 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cgraph/cgraph/embedders"
@@ -79,7 +81,15 @@ func main() {
 	flag.IntVar(&o.concurrentRuns, "concurrent-runs", 0, "runs at once per session on every device (0: runtime default)")
 	flag.IntVar(&o.sessions, "sessions", 0, "sessions per model on every device (0: runtime default, 1)")
 	flag.BoolVar(&o.perModel, "per-model", true, "measure parity, queries and ingest per model")
+	writeCorpus := flag.String("write-corpus", "", "write the corpus (-gpu-docs texts, one JSON string a line) to this file for -corpus on another machine, and exit")
 	flag.Parse()
+	if *writeCorpus != "" {
+		if err := saveCorpus(*writeCorpus, o); err != nil {
+			fmt.Fprintln(os.Stderr, "gpucheck:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "gpucheck:", err)
 		os.Exit(1)
@@ -151,7 +161,7 @@ type ingest struct {
 }
 
 type fullIngest struct {
-	What     string            `json:"what"` // "registry" or "engine"
+	What     string            `json:"what"` // "registry", "engine" or "engine, 2 writers"
 	Device   string            `json:"device"`
 	Docs     int               `json:"docs"`
 	DocsPerS float64           `json:"docs_per_s"`
@@ -173,7 +183,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	res := Result{Library: runtime.LibraryPathFor(runtime.DeviceCUDA), Cores: goruntime.NumCPU(), StartedAt: t0.UTC(),
-		Options: map[string]any{"concurrent_runs": o.concurrentRuns, "precision": o.precision, "gpu_docs": o.gpuDocs, "cpu_docs": o.cpuDocs, "queries": o.queries, "batch": o.batch, "batch_tokens": o.batchTokens, "cuda_options": o.cudaOpts}}
+		Options: map[string]any{"concurrent_runs": o.concurrentRuns, "sessions": o.sessions, "precision": o.precision, "gpu_docs": o.gpuDocs, "cpu_docs": o.cpuDocs, "queries": o.queries, "batch": o.batch, "batch_tokens": o.batchTokens, "cuda_options": o.cudaOpts}}
 	cudaOpts, err := parseKV(o.cudaOpts)
 	if err != nil {
 		return err
@@ -461,23 +471,54 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 		return err
 	}
 	defer os.RemoveAll(dir)
-	s, err := engine.Open(dir, engine.Options{Create: true, Embedders: reg})
+	for _, writers := range []int{1, 2} {
+		what := "engine"
+		if writers > 1 {
+			what = fmt.Sprintf("engine, %d writers", writers)
+		}
+		sp, err := engineIngest(ctx, dir, what, reg, docs, writers)
+		if err != nil {
+			return fmt.Errorf("%s on %s: %w", what, dev, err)
+		}
+		res.Full = append(res.Full, fullIngest{What: what, Device: string(dev), Docs: len(docs), DocsPerS: float64(len(docs)) / (sp.End - sp.Start), Devices: devsUsed, Unavailable: unavailable, span: sp})
+	}
+	return nil
+}
+
+// engineIngest stores docs into a fresh store under dir through
+// engine.AddBatch in calls of 512, from writers goroutines taking the next
+// call in turn: with two, one call's fingerprint (the GPU) overlaps the
+// other's write (the CPU), as two clients of a server would.
+func engineIngest(ctx context.Context, dir, what string, reg *engine.Registry, docs []string, writers int) (span, error) {
+	sub, err := os.MkdirTemp(dir, "store-")
 	if err != nil {
-		return fmt.Errorf("open a store in %s: %w", dir, err)
+		return span{}, err
 	}
-	t = time.Now()
-	for start := 0; start < len(docs); start += 512 {
-		batch := make([]record.NewMemory, 0, 512)
-		for _, d := range docs[start:min(start+512, len(docs))] {
-			batch = append(batch, record.NewMemory{Content: d, Type: record.TypeCode, Session: "gpucheck"})
-		}
-		if _, err := s.AddBatch(ctx, batch); err != nil {
-			return errors.Join(fmt.Errorf("engine AddBatch on %s: %w", dev, err), s.Close())
-		}
+	s, err := engine.Open(sub, engine.Options{Create: true, Embedders: reg})
+	if err != nil {
+		return span{}, fmt.Errorf("open a store in %s: %w", sub, err)
 	}
-	sp = since(t)
-	res.Full = append(res.Full, fullIngest{What: "engine", Device: string(dev), Docs: len(docs), DocsPerS: float64(len(docs)) / (sp.End - sp.Start), Devices: devsUsed, Unavailable: unavailable, span: sp})
-	return s.Close()
+	var next atomic.Int64
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	t := time.Now()
+	for w := range writers {
+		wg.Go(func() {
+			for start := int(next.Add(512) - 512); start < len(docs); start = int(next.Add(512) - 512) {
+				batch := make([]record.NewMemory, 0, 512)
+				for _, d := range docs[start:min(start+512, len(docs))] {
+					batch = append(batch, record.NewMemory{Content: d, Type: record.TypeCode, Session: "gpucheck"})
+				}
+				if _, err := s.AddBatch(ctx, batch); err != nil {
+					errs[w] = fmt.Errorf("AddBatch: %w", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	sp := since(t)
+	return sp, errors.Join(errors.Join(errs...), s.Close())
 }
 
 func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -521,6 +562,25 @@ var fixedQueries = []string{
 
 // loadCorpus reads one JSON string per line, or cuts Go functions of
 // 350–750 bytes (about 200 e5 tokens on average) out of $GOROOT/src.
+//
+// saveCorpus writes what loadCorpus reads: a machine without Go's sources
+// (a GPU machine) then measures the same texts.
+func saveCorpus(path string, o options) error {
+	docs, _, err := loadCorpus(o.corpus, max(o.gpuDocs, o.cpuDocs))
+	if err != nil {
+		return err
+	}
+	var buf []byte
+	for _, d := range docs {
+		b, err := json.Marshal(d)
+		if err != nil {
+			return err
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	return os.WriteFile(path, buf, 0o644)
+}
+
 func loadCorpus(path string, n int) ([]string, string, error) {
 	if path != "" {
 		f, err := os.Open(path)
@@ -597,7 +657,7 @@ func printTable(r Result) {
 	}
 	fmt.Printf("\nfull fingerprint (13 slots):\n")
 	for _, f := range r.Full {
-		fmt.Printf("  %-8s %-5s %8.1f docs/s  %4d docs  %v\n", f.What, f.Device, f.DocsPerS, f.Docs, f.Devices)
+		fmt.Printf("  %-17s %-5s %8.1f docs/s  %4d docs  %v\n", f.What, f.Device, f.DocsPerS, f.Docs, f.Devices)
 		if len(f.SlotMS) > 0 {
 			fmt.Printf("           each slot alone:")
 			for _, slot := range fingerprint.Slots() {
