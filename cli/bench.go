@@ -14,7 +14,6 @@ import (
 	"github.com/cgraph/cgraph/bench"
 	"github.com/cgraph/cgraph/benchstore"
 	"github.com/cgraph/cgraph/engine"
-	"github.com/cgraph/cgraph/models/runtime"
 )
 
 func init() { register(newBenchCmd) }
@@ -205,13 +204,9 @@ type benchStoreConfig = benchstore.Config
 // newEngineRetriever is the real bench retriever: a store fingerprinted by
 // the models of --models-dir (benchstore).
 func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Repro, func() error, error) {
-	dev, err := runtime.ParseDevice(a.Device)
+	reg, closeReg, err := a.loadRegistry() // --device and --precision, as every command
 	if err != nil {
-		return nil, bench.Repro{}, nil, &UsageError{Problem: err.Error()}
-	}
-	reg, closeReg, err := engine.LoadModels(a.Context(), engine.ModelsConfig{ModelsDir: a.ModelsDir, Device: dev})
-	if err != nil {
-		return nil, bench.Repro{}, nil, fmt.Errorf("bench run: load embedders from %s: %w", a.ModelsDir, err)
+		return nil, bench.Repro{}, nil, fmt.Errorf("bench run: %w", err)
 	}
 	r, err := benchstore.New(cfg, reg, closeReg)
 	if err != nil {

@@ -78,6 +78,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown command", "", []string{"lsit"}, ExitUsage, []string{`unknown command "lsit"`, "did you mean", "list"}},
 		{"unknown flag", "", []string{"list", "--newest"}, ExitUsage, []string{"unknown flag: --newest", "--help"}},
 		{"bad device", "", []string{"stats", "--device", "gpu"}, ExitUsage, []string{`--device "gpu" is not a device`, "cpu or --device cuda"}},
+		{"bad precision", "", []string{"stats", "--precision", "fp16"}, ExitUsage, []string{`--precision "fp16" is not a weight precision`, "default, fp32 or int8"}},
 		{"read-only write", "", []string{"add", "x", "--read-only"}, ExitUsage, []string{"--read-only was given", "drop --read-only"}},
 		{"read-only init", "", []string{"init", "--read-only"}, ExitUsage, []string{"init creates a store", "drop --read-only"}},
 		{"samples into a used store", "", []string{"init", "--samples"}, ExitUsage, []string{"already holds 1 memories", "new directory"}},

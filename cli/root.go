@@ -44,6 +44,7 @@ type App struct {
 	ReadOnly  bool   // --read-only: open the store beside a writer; writes are refused
 	ModelsDir string // --models-dir, default $CGRAPH_MODELS, else $XDG_CACHE_HOME/cgraph/models
 	Device    string // --device cpu|cuda (default cpu)
+	Precision string // --precision default|fp32|int8: the model weights (default: int8 e5/bge on the CPU, fp32 on cuda)
 	Project   string // --project, default $CGRAPH_PROJECT, else "" (the default project)
 
 	// showingHistory is set by get --history: printMemory then does not
@@ -369,6 +370,11 @@ Create it with "cgraph init" (--samples adds bundled example memories).
 			default:
 				return usagef("use --device cpu or --device cuda", "--device %q is not a device", a.Device)
 			}
+			switch a.Precision {
+			case "default", "fp32", "int8":
+			default:
+				return usagef("use --precision default, fp32 or int8", "--precision %q is not a weight precision", a.Precision)
+			}
 			if a.DBDir == "" {
 				return usagef("give --db a directory, or set $CGRAPH_DB", "--db is empty")
 			}
@@ -384,8 +390,10 @@ Create it with "cgraph init" (--samples adds bundled example memories).
 	pf.BoolVar(&a.ReadOnly, "read-only", false, "open the store read-only, beside a running writer")
 	pf.StringVar(&a.ModelsDir, "models-dir", defaultModelsDir(getenv), "model directory ($CGRAPH_MODELS, else $XDG_CACHE_HOME/cgraph/models)")
 	pf.StringVar(&a.Device, "device", "cpu", "where models run: cpu or cuda")
+	pf.StringVar(&a.Precision, "precision", "default", "model weights: default (int8 e5/bge on the CPU, fp32 on cuda), fp32 or int8; a store keeps the weights it was built with")
 	pf.StringVar(&a.Project, "project", getenv("CGRAPH_PROJECT"), "the project (namespace) memories are stored in and searched ($CGRAPH_PROJECT, else the default project)")
 	_ = root.RegisterFlagCompletionFunc("device", cobra.FixedCompletions([]string{"cpu", "cuda"}, cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
+	_ = root.RegisterFlagCompletionFunc("precision", cobra.FixedCompletions([]string{"default", "fp32", "int8"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.MarkPersistentFlagDirname("db")                                                                                           // fails only for an unknown flag
 	_ = root.MarkPersistentFlagDirname("models-dir")                                                                                   // fails only for an unknown flag
 

@@ -71,7 +71,11 @@ func (a *App) loadRegistryOpen(openNow bool) (*engine.Registry, func() error, er
 	if err != nil {
 		return nil, nil, &UsageError{Problem: err.Error(), Fix: "use --device cpu or --device cuda"}
 	}
-	reg, closeReg, err := engine.LoadModels(a.Context(), engine.ModelsConfig{ModelsDir: a.ModelsDir, Device: dev, OpenNow: openNow})
+	cfg := engine.ModelsConfig{ModelsDir: a.ModelsDir, Device: dev, OpenNow: openNow}
+	if a.Precision != "default" {
+		cfg.Precision = engine.Precision(a.Precision)
+	}
+	reg, closeReg, err := engine.LoadModels(a.Context(), cfg)
 	if errors.Is(err, runtime.ErrCUDAUnavailable) {
 		return nil, nil, fmt.Errorf("load the embedders from %s on cuda: %w", a.ModelsDir, err)
 	}

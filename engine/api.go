@@ -127,7 +127,39 @@ func (e *ProducerMismatchError) Error() string {
 	case broken:
 		return s + " fix the models named above; do not re-embed, which would drop the slots' values"
 	}
+	switch e.precision() {
+	case "fp32":
+		return s + " the store holds the fp32 weights of the same models (built on cuda, or with --precision fp32): open it with `--precision fp32`, or run `cgraph reembed` to recompute those slots"
+	case "int8":
+		return s + " the store holds the CPU's default int8 weights of the same models: open it with `--device cpu` (and the default --precision), or run `cgraph reembed` to recompute those slots in these weights"
+	}
 	return s + " run `cgraph reembed` (or `cgraph reembed --slot E1`) to recompute those slots, or install the models the store was built with"
+}
+
+// precision returns "fp32" or "int8" when every mismatch is the same model
+// in the other weights (the manifest's "<id>-q" is the int8 build of <id>):
+// a store built on cuda (fp32 by default) opened on the CPU (int8 e5 and
+// bge by default) needs a flag, not a re-embed.
+func (e *ProducerMismatchError) precision() string {
+	want := ""
+	for _, m := range e.Mismatches {
+		var p string
+		switch {
+		case m.broken():
+			return ""
+		case m.Stored.Model+"-q" == m.Current.Model:
+			p = "fp32"
+		case m.Stored.Model == m.Current.Model+"-q":
+			p = "int8"
+		default:
+			return ""
+		}
+		if want != "" && want != p {
+			return ""
+		}
+		want = p
+	}
+	return want
 }
 
 func producerName(p fingerprint.Producer) string {

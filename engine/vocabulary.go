@@ -221,6 +221,10 @@ type (
 	SlotReadiness = embedders.SlotStatus
 	// ModelsConfig says where the models are and on which device they run.
 	ModelsConfig = neural.Config
+	// Precision names the model weights ModelsConfig loads: "" (the
+	// default: int8 e5-small-v2 and bge-small-en-v1.5 on the CPU, fp32 on
+	// cuda), "fp32" or "int8".
+	Precision = neural.Precision
 )
 
 // LoadModels builds the registry of the models installed in
