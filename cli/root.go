@@ -392,10 +392,10 @@ Create it with "cgraph init" (--samples adds bundled example memories).
 	pf.StringVar(&a.Device, "device", "cpu", "where models run: cpu or cuda")
 	pf.StringVar(&a.Precision, "precision", "default", "model weights: default (int8 e5/bge on the CPU, fp32 on cuda), fp32 or int8; a store keeps the weights it was built with")
 	pf.StringVar(&a.Project, "project", getenv("CGRAPH_PROJECT"), "the project (namespace) memories are stored in and searched ($CGRAPH_PROJECT, else the default project)")
-	_ = root.RegisterFlagCompletionFunc("device", cobra.FixedCompletions([]string{"cpu", "cuda"}, cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
-	_ = root.RegisterFlagCompletionFunc("precision", cobra.FixedCompletions([]string{"default", "fp32", "int8"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = root.MarkPersistentFlagDirname("db")                                                                                           // fails only for an unknown flag
-	_ = root.MarkPersistentFlagDirname("models-dir")                                                                                   // fails only for an unknown flag
+	_ = root.RegisterFlagCompletionFunc("device", cobra.FixedCompletions([]string{"cpu", "cuda"}, cobra.ShellCompDirectiveNoFileComp))                // fails only for an unknown flag
+	_ = root.RegisterFlagCompletionFunc("precision", cobra.FixedCompletions([]string{"default", "fp32", "int8"}, cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag
+	_ = root.MarkPersistentFlagDirname("db")                                                                                                          // fails only for an unknown flag
+	_ = root.MarkPersistentFlagDirname("models-dir")                                                                                                  // fails only for an unknown flag
 
 	buildersMu.Lock()
 	bs := append([]func(*App) *cobra.Command(nil), builders...)
