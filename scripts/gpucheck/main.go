@@ -57,6 +57,11 @@ type options struct {
 	cpuProfile                         string
 	slotDocs, concurrentRuns, sessions int
 	perModel                           bool
+	// manifest and refDir run other weights than the installed manifest's
+	// (an fp16 conversion): -models-dir holds them, -manifest pins them,
+	// and the CPU side (parity's reference) opens -reference-models-dir with
+	// the default manifest.
+	manifest, refDir string
 }
 
 func main() {
@@ -81,6 +86,8 @@ func main() {
 	flag.IntVar(&o.concurrentRuns, "concurrent-runs", 0, "runs at once per session on every device (0: runtime default)")
 	flag.IntVar(&o.sessions, "sessions", 0, "sessions per model on every device (0: runtime default, 1)")
 	flag.BoolVar(&o.perModel, "per-model", true, "measure parity, queries and ingest per model")
+	flag.StringVar(&o.manifest, "manifest", "", "a model manifest (JSON) for -models-dir instead of the built-in one, e.g. pinning fp16 conversions of the default models under their ids")
+	flag.StringVar(&o.refDir, "reference-models-dir", "", "the CPU side (parity's reference, CPU figures) opens the built-in manifest's models here instead of -models-dir")
 	writeCorpus := flag.String("write-corpus", "", "write the corpus (-gpu-docs texts, one JSON string a line) to this file for -corpus on another machine, and exit")
 	flag.Parse()
 	if *writeCorpus != "" {
@@ -183,7 +190,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	res := Result{Library: runtime.LibraryPathFor(runtime.DeviceCUDA), Cores: goruntime.NumCPU(), StartedAt: t0.UTC(),
-		Options: map[string]any{"concurrent_runs": o.concurrentRuns, "sessions": o.sessions, "precision": o.precision, "gpu_docs": o.gpuDocs, "cpu_docs": o.cpuDocs, "queries": o.queries, "batch": o.batch, "batch_tokens": o.batchTokens, "cuda_options": o.cudaOpts}}
+		Options: map[string]any{"concurrent_runs": o.concurrentRuns, "sessions": o.sessions, "precision": o.precision, "gpu_docs": o.gpuDocs, "cpu_docs": o.cpuDocs, "queries": o.queries, "batch": o.batch, "batch_tokens": o.batchTokens, "cuda_options": o.cudaOpts, "manifest": o.manifest, "reference_models_dir": o.refDir}}
 	cudaOpts, err := parseKV(o.cudaOpts)
 	if err != nil {
 		return err
@@ -264,7 +271,7 @@ func modelIDs(o options) ([]models.ModelID, error) {
 		}
 		return ids, nil
 	}
-	mf, err := models.Default()
+	mf, dir, err := modelsFor(o, runtime.DeviceCUDA)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +281,7 @@ func modelIDs(o options) ([]models.ModelID, error) {
 	}
 	var ids []models.ModelID
 	for _, id := range all {
-		if c, err := mf.Check(o.modelsDir, id); err == nil && c.Status == models.StatusOK {
+		if c, err := mf.Check(dir, id); err == nil && c.Status == models.StatusOK {
 			ids = append(ids, id)
 		}
 	}
@@ -284,8 +291,31 @@ func modelIDs(o options) ([]models.ModelID, error) {
 	return ids, nil
 }
 
+// modelsFor returns the manifest and models directory of dev's side:
+// -reference-models-dir with the built-in manifest for the CPU when given,
+// else -models-dir with -manifest (or the built-in one).
+func modelsFor(o options, dev runtime.Device) (*models.Manifest, string, error) {
+	if dev == runtime.DeviceCPU && o.refDir != "" {
+		mf, err := models.Default()
+		return mf, o.refDir, err
+	}
+	if o.manifest == "" {
+		mf, err := models.Default()
+		return mf, o.modelsDir, err
+	}
+	data, err := os.ReadFile(o.manifest)
+	if err != nil {
+		return nil, "", err
+	}
+	mf, err := models.ParseManifest(data)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", o.manifest, err)
+	}
+	return mf, o.modelsDir, nil
+}
+
 func openModel(o options, id models.ModelID, dev runtime.Device, cudaOpts map[string]string) (*runtime.Model, error) {
-	mf, err := models.Default()
+	mf, dir, err := modelsFor(o, dev)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +323,7 @@ func openModel(o options, id models.ModelID, dev runtime.Device, cudaOpts map[st
 	if err != nil {
 		return nil, err
 	}
-	rc, err := meta.RuntimeConfig(o.modelsDir)
+	rc, err := meta.RuntimeConfig(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -403,7 +433,11 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 	if prec == "default" {
 		prec = neural.PrecisionDefault
 	}
-	cfg := neural.Config{ModelsDir: o.modelsDir, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec, ConcurrentRuns: o.concurrentRuns, Sessions: o.sessions}
+	mf, dir, err := modelsFor(o, dev)
+	if err != nil {
+		return err
+	}
+	cfg := neural.Config{ModelsDir: dir, Manifest: mf, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec, ConcurrentRuns: o.concurrentRuns, Sessions: o.sessions}
 	if dev == runtime.DeviceCUDA {
 		cfg.BatchSize, cfg.MaxBatchTokens = o.batch, o.batchTokens
 	}
@@ -466,17 +500,17 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 	if !o.engine {
 		return nil
 	}
-	dir, err := os.MkdirTemp("", "gpucheck-store-")
+	storeDir, err := os.MkdirTemp("", "gpucheck-store-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer os.RemoveAll(storeDir)
 	for _, writers := range []int{1, 2} {
 		what := "engine"
 		if writers > 1 {
 			what = fmt.Sprintf("engine, %d writers", writers)
 		}
-		sp, err := engineIngest(ctx, dir, what, reg, docs, writers)
+		sp, err := engineIngest(ctx, storeDir, what, reg, docs, writers)
 		if err != nil {
 			return fmt.Errorf("%s on %s: %w", what, dev, err)
 		}
