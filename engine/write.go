@@ -46,8 +46,8 @@ func (s *Engine) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.
 	ns = slices.Clone(ns)
 	now := time.Now().UTC()
 	inputs := make([]embedders.Input, len(ns))
+	embedders.ForEach(len(ns), func(i int) { s.redactNew(&ns[i]) }) // the secret patterns: a regexp pass over every text
 	for i := range ns {
-		s.redactNew(&ns[i])
 		if err := ns[i].Validate(s.maxBytes); err != nil {
 			return nil, cellar.BatchErr(len(ns), i, err)
 		}

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -11,6 +13,7 @@ import (
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
+	"github.com/cgraph/cgraph/redact"
 )
 
 // BenchmarkWrite measures what a write costs once its fingerprints exist:
@@ -95,4 +98,136 @@ func benchWriteOnce(b *testing.B, reg *embedders.Registry, docs []string, fps []
 	}
 	b.StartTimer()
 	return st
+}
+
+// BenchmarkAddBatch measures engine.AddBatch with the models taken out: a
+// replay registry returns each text's cached real fingerprint (one map
+// look-up per slot), so what is timed is everything AddBatch does besides
+// the models — redaction, validation, the duplicate and similar search, the
+// batch, the indexes. On a GPU this is what separates "registry" from
+// "engine" in scripts/gpucheck. CGRAPH_WRITE_CORPUS (one JSON string a line,
+// e.g. `gpucheck -write-corpus`) replaces the Go comment blocks:
+//
+//	CGRAPH_MEMORY_BENCH=1 CGRAPH_WRITE_CORPUS=/tmp/corpus.jsonl go test ./engine -run XXX -bench AddBatch -benchtime 3x
+func BenchmarkAddBatch(b *testing.B) {
+	if os.Getenv("CGRAPH_MEMORY_BENCH") == "" {
+		b.Skip("set CGRAPH_MEMORY_BENCH=1: needs the models (fingerprints are cached under $TMPDIR/cgraph-membench)")
+	}
+	reg := neuralRegistry(b)
+	docs := writeBenchCorpus(b)
+	fps := cachedFingerprints(b, reg, docs)
+	replay := replayRegistry(b, reg, docs, fps)
+	ctx := context.Background()
+	b.Run(fmt.Sprintf("docs=%d/procs=%d", len(docs), runtime.GOMAXPROCS(0)), func(b *testing.B) {
+		var total time.Duration
+		var st writeSteps
+		for range b.N {
+			b.StopTimer()
+			s, err := Open(b.TempDir(), Options{Create: true, Embedders: replay})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.writeTimer = &st
+			b.StartTimer()
+			start := time.Now()
+			for lo := 0; lo < len(docs); lo += writeBenchBatch {
+				var ns []record.NewMemory
+				for _, d := range docs[lo:min(lo+writeBenchBatch, len(docs))] {
+					ns = append(ns, record.NewMemory{Content: d, Type: record.TypeCode, Session: "bench"})
+				}
+				if _, err := s.AddBatch(ctx, ns); err != nil {
+					b.Fatal(err)
+				}
+			}
+			total += time.Since(start)
+			b.StopTimer()
+			if err := s.Close(); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		n := float64(b.N * len(docs))
+		b.ReportMetric(n/total.Seconds(), "docs/s")
+		b.ReportMetric(ms(total-st.total)/n, "before-write-ms/doc") // redaction, validation, the replayed fingerprint
+		b.ReportMetric(ms(st.stage)/n, "stage-ms/doc")
+		b.ReportMetric(ms(st.commit)/n, "commit-ms/doc")
+		b.ReportMetric(ms(st.index)/n, "index-ms/doc")
+	})
+}
+
+// writeBenchCorpus returns $CGRAPH_WRITE_CORPUS's texts (one JSON string a
+// line, the first writeBenchDocs), or writeBenchDocs Go comment blocks.
+func writeBenchCorpus(tb testing.TB) []string {
+	path := os.Getenv("CGRAPH_WRITE_CORPUS")
+	if path == "" {
+		docs, _ := goComments(tb, writeBenchDocs, 0)
+		return docs
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close() // read-only
+	var docs []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() && len(docs) < writeBenchDocs {
+		var d string
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			tb.Fatalf("%s: %v", path, err)
+		}
+		docs = append(docs, d)
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return docs
+}
+
+// replayEmbedder returns, for a text it was given, that text's cached entry
+// of its slot (E4, which depends on the store's sequence numbers, is
+// computed by the real embedder).
+type replayEmbedder struct {
+	embedders.Embedder // the real one: Slot, Status, EmbedQuery
+	entries            map[string]fingerprint.Entry
+}
+
+func (r replayEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
+	out := make([]fingerprint.Entry, len(docs))
+	for i, d := range docs {
+		e, ok := r.entries[d.Text]
+		if !ok {
+			return nil, fmt.Errorf("replay %s: no cached entry for %.40q", r.Slot(), d.Text)
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+// replayRegistry is reg with every slot but E4 answering from fps.
+func replayRegistry(tb testing.TB, reg *embedders.Registry, docs []string, fps []fingerprint.Fingerprint) *embedders.Registry {
+	red := redact.Default()
+	redacted := make([]string, len(docs))
+	for i, d := range docs {
+		redacted[i], _ = red.Redact(d) // what AddBatch embeds: secrets replaced
+	}
+	var es []embedders.Embedder
+	for _, slot := range fingerprint.Slots() {
+		e := reg.Get(slot)
+		if slot == fingerprint.E4 {
+			es = append(es, e)
+			continue
+		}
+		m := make(map[string]fingerprint.Entry, len(docs))
+		for i, d := range docs {
+			m[d] = fps[i].Get(slot)
+			m[redacted[i]] = fps[i].Get(slot)
+		}
+		es = append(es, replayEmbedder{Embedder: e, entries: m})
+	}
+	r, err := embedders.NewRegistry(es...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
 }

@@ -54,7 +54,7 @@ type options struct {
 	full, engine                       bool
 	devices                            string
 	cudaOpts, precision                string
-	cpuProfile                         string
+	cpuProfile, engineProfile          string
 	slotDocs, concurrentRuns, sessions int
 	perModel                           bool
 	// manifest and refDir run other weights than the installed manifest's
@@ -82,6 +82,7 @@ func main() {
 	flag.StringVar(&o.precision, "precision", "fp32", "weights of the full-fingerprint registry on both devices (fp32, int8, or default: int8 e5/bge on the CPU, fp32 on cuda)")
 	flag.StringVar(&o.cudaOpts, "cuda-options", "", "extra CUDA provider options, k=v,k=v (e.g. use_tf32=0)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the full-fingerprint registry run on the first device here")
+	flag.StringVar(&o.engineProfile, "engine-cpuprofile", "", "write a CPU profile of the one-writer engine run on the first device here")
 	flag.IntVar(&o.slotDocs, "slot-docs", 512, "documents each slot embeds alone, one slot after another, for per-slot times (0: skip)")
 	flag.IntVar(&o.concurrentRuns, "concurrent-runs", 0, "runs at once per session on every device (0: runtime default)")
 	flag.IntVar(&o.sessions, "sessions", 0, "sessions per model on every device (0: runtime default, 1)")
@@ -454,16 +455,10 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 	if _, err := reg.EmbedDocuments(ctx, in[:min(32, len(in))]); err != nil { // warm-up
 		return err
 	}
-	var stopProfile func()
-	if o.cpuProfile != "" && len(res.Full) == 0 {
-		f, err := os.Create(o.cpuProfile)
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return errors.Join(err, f.Close())
-		}
-		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+	first := len(res.Full) == 0
+	stopProfile, err := startProfile(o.cpuProfile, first)
+	if err != nil {
+		return err
 	}
 	t := time.Now()
 	for start := 0; start < len(in); start += 512 {
@@ -510,13 +505,36 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 		if writers > 1 {
 			what = fmt.Sprintf("engine, %d writers", writers)
 		}
+		stop, err := startProfile(o.engineProfile, first && writers == 1)
+		if err != nil {
+			return err
+		}
 		sp, err := engineIngest(ctx, storeDir, what, reg, docs, writers)
+		if stop != nil {
+			stop()
+		}
 		if err != nil {
 			return fmt.Errorf("%s on %s: %w", what, dev, err)
 		}
 		res.Full = append(res.Full, fullIngest{What: what, Device: string(dev), Docs: len(docs), DocsPerS: float64(len(docs)) / (sp.End - sp.Start), Devices: devsUsed, Unavailable: unavailable, span: sp})
 	}
 	return nil
+}
+
+// startProfile starts a CPU profile into path when path is set and on is
+// true; the returned function (nil otherwise) stops and closes it.
+func startProfile(path string, on bool) (func(), error) {
+	if path == "" || !on {
+		return nil, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return nil, errors.Join(err, f.Close())
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // engineIngest stores docs into a fresh store under dir through
