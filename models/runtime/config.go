@@ -143,6 +143,12 @@ type Config struct {
 	// another's. Each session holds its own copy of the weights and, on cuda, its own
 	// memory arena. ConcurrentRuns is raised to at least Sessions.
 	Sessions int
+	// ProfilePrefix, when set, turns on ONNX Runtime's own profiler: each
+	// session writes a Chrome-trace JSON of every node it ran (operator,
+	// execution provider, microseconds) to ProfilePrefix_<time>.json when it
+	// is closed. For measurements (scripts/gpucheck -ort-profile), never on by
+	// default: it slows every run.
+	ProfilePrefix string
 	// LibraryPath is the ONNX Runtime library ("" means LibraryPath()).
 	LibraryPath string
 }

@@ -271,6 +271,11 @@ func (m *Model) sessionOptions() (*ort.SessionOptions, error) {
 	if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", spin); err != nil {
 		return nil, errors.Join(fmt.Errorf("set intra-op spinning: %w", err), opts.Destroy())
 	}
+	if m.cfg.ProfilePrefix != "" {
+		if err := opts.EnableProfiling(m.cfg.ProfilePrefix); err != nil {
+			return nil, errors.Join(fmt.Errorf("enable ONNX Runtime profiling: %w", err), opts.Destroy())
+		}
+	}
 	return opts, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -329,5 +330,46 @@ func testConcurrentCalls(t *testing.T, m *Model) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestTinyProfile: with ProfilePrefix the session writes ONNX Runtime's
+// trace of the nodes it ran when it closes.
+func TestTinyProfile(t *testing.T) {
+	cfg := tinyConfig("tiny_encoder.onnx")
+	cfg.ProfilePrefix = filepath.Join(t.TempDir(), "ort")
+	m, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Embed(context.Background(), ViewPassage, tinyTexts[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(cfg.ProfilePrefix + "_*.json")
+	if err != nil || len(files) != 1 {
+		t.Fatalf("profile files %v (%v), want one", files, err)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []struct {
+		Cat  string         `json:"cat"`
+		Args map[string]any `json:"args"`
+	}
+	if err := json.Unmarshal(data, &events); err != nil {
+		t.Fatalf("profile is not a JSON trace: %v", err)
+	}
+	nodes := 0
+	for _, e := range events {
+		if e.Cat == "Node" && e.Args["provider"] == "CPUExecutionProvider" {
+			nodes++
+		}
+	}
+	if nodes == 0 {
+		t.Fatalf("no node events on the CPU provider among %d events", len(events))
 	}
 }

@@ -62,6 +62,9 @@ type options struct {
 	// and the CPU side (parity's reference) opens -reference-models-dir with
 	// the default manifest.
 	manifest, refDir string
+	// ortProfile is ONNX Runtime's per-node profile prefix for the cuda
+	// sessions of the per-model checks (runtime.Config.ProfilePrefix).
+	ortProfile string
 }
 
 func main() {
@@ -89,6 +92,7 @@ func main() {
 	flag.BoolVar(&o.perModel, "per-model", true, "measure parity, queries and ingest per model")
 	flag.StringVar(&o.manifest, "manifest", "", "a model manifest (JSON) for -models-dir instead of the built-in one, e.g. pinning fp16 conversions of the default models under their ids")
 	flag.StringVar(&o.refDir, "reference-models-dir", "", "the CPU side (parity's reference, CPU figures) opens the built-in manifest's models here instead of -models-dir")
+	flag.StringVar(&o.ortProfile, "ort-profile", "", "ONNX Runtime's per-node profile (Chrome trace JSON) of each model's cuda session, written to PREFIX_<time>.json")
 	writeCorpus := flag.String("write-corpus", "", "write the corpus (-gpu-docs texts, one JSON string a line) to this file for -corpus on another machine, and exit")
 	flag.Parse()
 	if *writeCorpus != "" {
@@ -331,6 +335,9 @@ func openModel(o options, id models.ModelID, dev runtime.Device, cudaOpts map[st
 	rc.Device, rc.CUDAOptions, rc.ConcurrentRuns, rc.Sessions = dev, cudaOpts, o.concurrentRuns, o.sessions
 	if dev == runtime.DeviceCUDA {
 		rc.BatchSize, rc.MaxBatchTokens = o.batch, o.batchTokens
+		if o.ortProfile != "" {
+			rc.ProfilePrefix = o.ortProfile + "-" + string(id)
+		}
 	}
 	return runtime.Open(rc)
 }
