@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -166,13 +165,5 @@ func producerString(p engine.Producer) string {
 // writing, or read-only with --read-only or when another process holds the
 // writer lock.
 func (a *App) openForAccess() (*engine.Engine, error) {
-	if a.ReadOnly {
-		return a.OpenRecords(false)
-	}
-	e, err := a.OpenRecords(true)
-	var inUse *record.StoreInUseError
-	if errors.As(err, &inUse) {
-		return a.OpenRecords(false)
-	}
-	return e, err
+	return writerElseReader(a.ReadOnly, a.OpenRecords, nil)
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -146,18 +145,11 @@ func checkTools(t string) error {
 // is given or another process holds the writer lock; writer is then that
 // process's pid (0 if unknown).
 func (a *App) openStoreForMCP() (s *engine.Engine, writer int, err error) {
-	if a.ReadOnly {
-		s, err = a.OpenStore(false)
-		return s, 0, err
-	}
-	s, err = a.OpenStore(true)
-	var inUse *record.StoreInUseError
-	if !errors.As(err, &inUse) {
-		return s, 0, err
-	}
-	a.Warnf("store %s is in use by process %d: serving read-only; store_memory, update_memory, link_memories and delete_memory will be refused", a.DBDir, inUse.PID)
-	s, err = a.OpenStore(false)
-	return s, inUse.PID, err
+	s, err = writerElseReader(a.ReadOnly, a.OpenStore, func(inUse *record.StoreInUseError) {
+		a.Warnf("store %s is in use by process %d: serving read-only; store_memory, update_memory, link_memories and delete_memory will be refused", a.DBDir, inUse.PID)
+		writer = inUse.PID
+	})
+	return s, writer, err
 }
 
 // listenMCP listens on addr, refusing a non-loopback host unless allowed.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -93,15 +92,7 @@ store is in use by another writer).`,
 // openStoreForTopics opens the store for writing (to save the snapshot), or
 // read-only with --read-only, --no-save or when another process writes.
 func (a *App) openStoreForTopics(noSave bool) (*engine.Engine, error) {
-	if a.ReadOnly || noSave {
-		return a.OpenStore(false)
-	}
-	s, err := a.OpenStore(true)
-	var inUse *record.StoreInUseError
-	if errors.As(err, &inUse) {
-		return a.OpenStore(false)
-	}
-	return s, err
+	return writerElseReader(a.ReadOnly || noSave, a.OpenStore, nil)
 }
 
 func topicsReport(ans ops.TopicsAnswer, recent int) topicsJSON {
