@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/cgraph/cgraph/record"
@@ -15,12 +14,7 @@ import (
 func TestDivergenceOf(t *testing.T) {
 	ctx := context.Background()
 	e := openStore(t)
-	for i := range 12 {
-		subject := []string{"rocksdb column family compaction", "onnx runtime session threads", "mcp stdio json rpc framing"}[i%3]
-		if _, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprintf("%s note %d about %s", subject, i, subject)}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	addTopicNotes(t, e)
 	odd, err := e.Add(ctx, record.NewMemory{Content: "Grandmother's sourdough wants a cold overnight proof in the fridge."})
 	if err != nil {
 		t.Fatal(err)
