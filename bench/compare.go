@@ -110,6 +110,44 @@ func hasMetric(run *RunResult, metric string) error {
 	return nil
 }
 
+// CompareFilesOptions say what CompareFiles compares: two files
+// ReadComparable reads, and which runs on which metric.
+type CompareFilesOptions struct {
+	A, B string
+	// Data is the set a TREC run file is scored against (nil: only
+	// report.json files can be compared).
+	Data *Dataset
+	// RunA and RunB name the runs (CompareReports); Metric is the metric
+	// compared (a TREC run is scored on it and on MetricNames); Seed
+	// seeds the bootstrap and the sampled randomisation test.
+	RunA, RunB, Metric string
+	Seed               uint64
+}
+
+// CompareFiles is bench compare: it reads o.A and o.B (ReadComparable) and
+// compares their runs query by query (CompareReports).
+func CompareFiles(o CompareFilesOptions) ([]*Comparison, error) {
+	names := []string{o.Metric}
+	for _, n := range MetricNames {
+		if n != o.Metric {
+			names = append(names, n)
+		}
+	}
+	ms, err := ParseMetrics(names)
+	if err != nil {
+		return nil, err
+	}
+	ra, err := ReadComparable(o.A, o.Data, ms, 0)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := ReadComparable(o.B, o.Data, ms, 0)
+	if err != nil {
+		return nil, err
+	}
+	return CompareReports(ra, rb, o.RunA, o.RunB, o.Metric, o.Seed)
+}
+
 // CompareReports compares runs of two reports over the same dataset (or the
 // same corpus and qrels with another query file, e.g. typo queries: then
 // QueriesDiffer is set); either may come from a TREC run (ReadComparable).

@@ -651,3 +651,32 @@ func TestRunMaxQueriesSamples(t *testing.T) {
 		t.Errorf("MaxQueries always takes the first queries")
 	}
 }
+
+// TestCompareFiles: bench compare's job reads two report files and
+// compares them as CompareReports compares the reports; a TREC run
+// without the set it ran on is refused.
+func TestCompareFiles(t *testing.T) {
+	rep := tinyRun(t, []RunSpec{{Name: "good", Mode: "overlap"}, {Name: "bad", Mode: "reverse"}})
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := CompareFiles(CompareFilesOptions{A: path, B: path, RunA: "good", RunB: "bad", Metric: "mrr@10", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := CompareReports(rep, rep, "good", "bad", "mrr@10", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].MeanDelta != want[0].MeanDelta || got[0].PValue != want[0].PValue || got[0].Queries != want[0].Queries {
+		t.Errorf("from files: %+v\nfrom reports: %+v", got[0], want[0])
+	}
+	if _, err := CompareFiles(CompareFilesOptions{A: path, B: "testdata/trec/run-ties.trec", Metric: "ndcg@10"}); err == nil || !strings.Contains(err.Error(), "give the dataset") {
+		t.Errorf("TREC run without --data: %v", err)
+	}
+}

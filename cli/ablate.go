@@ -14,9 +14,10 @@ import (
 type ablateJSON = benchstore.Ablation
 
 type ablateFlags struct {
-	data, queries, qrels, split, profile, profileFile, mode, store string
-	maxQueries                                                     int
-	seed                                                           uint64
+	set                               benchstore.Set
+	profile, profileFile, mode, store string
+	maxQueries                        int
+	seed                              uint64
 }
 
 func newBenchAblateCmd(a *App) *cobra.Command {
@@ -39,10 +40,7 @@ whatever their weight, so they are not ablated here.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.data, "data", "", "BEIR-layout set directory")
-	fl.StringVar(&f.queries, "queries", "", "queries file inside --data (default queries.jsonl)")
-	fl.StringVar(&f.qrels, "qrels", "", "qrels file inside --data")
-	fl.StringVar(&f.split, "split", "test", "qrels split")
+	bindSet(fl, &f.set, "BEIR-layout set directory", "queries file inside --data (default queries.jsonl)", "qrels file inside --data", "qrels split")
 	fl.StringVar(&f.profile, "profile", "pipeline_full", "built-in profile to ablate")
 	fl.StringVar(&f.profileFile, "profile-file", "", "ablate a profile file instead (e.g. one `profiles learn` wrote)")
 	fl.StringVar(&f.mode, "mode", "pipeline", "search mode: pipeline or multi_space")
@@ -53,7 +51,7 @@ whatever their weight, so they are not ablated here.`,
 }
 
 func (a *App) ablate(f ablateFlags) (err error) {
-	if f.data == "" {
+	if f.set.Data == "" {
 		return usagef("give the set directory", "--data is missing")
 	}
 	if f.mode != "pipeline" && f.mode != "multi_space" {
@@ -68,8 +66,7 @@ func (a *App) ablate(f ablateFlags) (err error) {
 		return &UsageError{Problem: err.Error(), Fix: "see `cgraph profiles`"}
 	}
 	out, err := benchstore.Ablate(a.Context(), benchstore.AblateOptions{
-		Set:     benchstore.Set{Data: f.data, Queries: f.queries, Qrels: f.qrels, Split: f.split},
-		Profile: p, Mode: f.mode, Store: f.store, MaxQueries: f.maxQueries, Seed: f.seed, Open: a.benchOpener(),
+		Set: f.set, Profile: p, Mode: f.mode, Store: f.store, MaxQueries: f.maxQueries, Seed: f.seed, Open: a.benchOpener(),
 		Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress()})
 	if err != nil {
 		return err

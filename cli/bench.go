@@ -6,10 +6,9 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cgraph/cgraph/bench"
 	"github.com/cgraph/cgraph/benchstore"
@@ -221,16 +220,17 @@ func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Re
 }
 
 type benchRunFlags struct {
-	data, queries, qrels, split, out, store, direction string
-	runOut, baseline                                   string
-	alpha                                              float64
-	profiles, modes, embedders, metrics                []string
-	maxQueries, k                                      int
-	recallK, filterK, fusionK, batch                   int
-	seed                                               uint64
-	noBaselines, noThresholds                          bool
-	correct                                            []string
-	feedback                                           []int
+	set                                 benchstore.Set
+	out, store, direction               string
+	runOut, baseline                    string
+	alpha                               float64
+	profiles, modes, embedders, metrics []string
+	maxQueries, k                       int
+	recallK, filterK, fusionK, batch    int
+	seed                                uint64
+	noBaselines, noThresholds           bool
+	correct                             []string
+	feedback                            []int
 }
 
 func newBenchRunCmd(a *App) *cobra.Command {
@@ -279,10 +279,9 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.data, "data", "", "set directory, BEIR layout or MTEB/Hugging Face layout (corpus/, queries/, data/)")
-	fl.StringVar(&f.queries, "queries", "", "queries file (default <data>/queries.jsonl; a bare name is looked up in --data)")
-	fl.StringVar(&f.qrels, "qrels", "", "qrels file, BEIR TSV or TREC (qid 0 docid rel), may be .gz (default <data>/qrels/<split>.tsv)")
-	fl.StringVar(&f.split, "split", "test", "qrels split")
+	bindSet(fl, &f.set, "set directory, BEIR layout or MTEB/Hugging Face layout (corpus/, queries/, data/)",
+		"queries file (default <data>/queries.jsonl; a bare name is looked up in --data)",
+		"qrels file, BEIR TSV or TREC (qid 0 docid rel), may be .gz (default <data>/qrels/<split>.tsv)", "qrels split")
 	fl.StringSliceVar(&f.profiles, "profiles", []string{engine.DefaultProfile}, "profiles for the multi_space and pipeline modes: built-in names, profile files (.toml, .yaml; e.g. from `profiles learn`), or all = every built-in profile")
 	fl.StringSliceVar(&f.modes, "modes", []string{"pipeline"}, "modes: "+strings.Join(bench.Modes, ", "))
 	fl.StringSliceVar(&f.embedders, "embedders", nil, "primary slots for embedder_first, e.g. E6,E7")
@@ -311,7 +310,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 // bench's options: the planned runs, the profile files read, the stage
 // sizes.
 func (f *benchRunFlags) options(a *App) (benchstore.RunOptions, error) {
-	if f.data == "" {
+	if f.set.Data == "" {
 		return benchstore.RunOptions{}, usagef("give the set directory, e.g. one written by `cgraph bench prepare`", "--data is missing")
 	}
 	if i := slices.Index(f.profiles, "all"); i >= 0 { // all = every built-in, beside any profile files
@@ -341,8 +340,7 @@ func (f *benchRunFlags) options(a *App) (benchstore.RunOptions, error) {
 		}
 	}
 	return benchstore.RunOptions{
-		Set: benchstore.Set{Data: f.data, Queries: f.queries, Qrels: f.qrels, Split: f.split},
-		Out: f.out, Store: f.store, Profiles: f.profiles, Baselines: !f.noBaselines,
+		Set: f.set, Out: f.out, Store: f.store, Profiles: f.profiles, Baselines: !f.noBaselines,
 		Config: benchStoreConfig{RecallK: f.recallK, FilterK: f.filterK, FusionK: f.fusionK, Batch: f.batch,
 			NoThresholds: f.noThresholds, Profiles: custom},
 		Bench: bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Metrics: f.metrics,
@@ -415,49 +413,6 @@ func checkBaselineFlag(runs []bench.RunSpec, baseline string, alpha float64) err
 	return usagef("use one of "+strings.Join(names, ", "), "--baseline %q is not one of the runs", baseline)
 }
 
-// drawsProgress reports whether progress bars are drawn: on a terminal
-// stderr, never with --json.
-func (a *App) drawsProgress() bool {
-	return !a.JSON && a.isTerminal != nil && a.isTerminal(a.Stderr)
-}
-
-// benchProgress draws one progress bar per run on a terminal stderr (never
-// with --json); it returns nil elsewhere.
-func (a *App) benchProgress() func(run string, done, total int) {
-	if !a.drawsProgress() {
-		return nil
-	}
-	var bar *progressbar.ProgressBar
-	cur := ""
-	return func(run string, done, total int) {
-		if run != cur {
-			cur = run
-			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(a.Stderr),
-				progressbar.OptionSetDescription(run), progressbar.OptionSetWidth(30),
-				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-		}
-		_ = bar.Set(done) // drawing errors on a terminal are not worth stopping a bench for
-	}
-}
-
-// benchIndexProgress draws the ingest progress bar on a terminal stderr.
-func (a *App) benchIndexProgress() func(done, total int) { return a.countProgress("indexing") }
-
-// countProgress draws a count bar (countBar) made at the first call, when
-// the total is known; it returns nil where no bar is drawn.
-func (a *App) countProgress(desc string) func(done, total int) {
-	if !a.drawsProgress() {
-		return nil
-	}
-	var bar *progressbar.ProgressBar
-	return func(done, total int) {
-		if bar == nil {
-			bar = a.countBar(total, desc)
-		}
-		_ = bar.Set(done) // drawing errors on a terminal are not worth stopping a bench for
-	}
-}
-
 func (a *App) printRunSummary(rep *bench.Report, out string) error {
 	ms := rep.MetricList()
 	a.Printf("%-32s", "run")
@@ -494,7 +449,7 @@ func newBenchCompareCmd(a *App) *cobra.Command {
 	var runA, runB, metric string
 	var seed uint64
 	var perQuery bool
-	var data benchDataFlags
+	var data benchstore.Set
 	cmd := &cobra.Command{
 		Use:   "compare A B",
 		Short: "Paired per-query comparison of two bench runs (report.json or TREC run files)",
@@ -527,23 +482,11 @@ run of the other side, or with --run.`,
 			if runB != "" && runA == "" {
 				return usagef("give --run too", "--run-b needs --run")
 			}
-			ms, err := bench.ParseMetrics(unique(append([]string{metric}, bench.MetricNames...)))
-			if err != nil {
-				return &UsageError{Problem: err.Error()}
-			}
-			ds, err := data.load()
+			ds, err := loadSet(data)
 			if err != nil {
 				return fmt.Errorf("bench compare: %w", err)
 			}
-			ra, err := bench.ReadComparable(args[0], ds, ms, 0)
-			if err != nil {
-				return err
-			}
-			rb, err := bench.ReadComparable(args[1], ds, ms, 0)
-			if err != nil {
-				return err
-			}
-			cs, err := bench.CompareReports(ra, rb, runA, runB, metric, seed)
+			cs, err := bench.CompareFiles(bench.CompareFilesOptions{A: args[0], B: args[1], Data: ds, RunA: runA, RunB: runB, Metric: metric, Seed: seed})
 			if err != nil {
 				return err
 			}
@@ -560,7 +503,8 @@ run of the other side, or with --run.`,
 	fl.StringVar(&metric, "metric", "ndcg@10", "metric: "+bench.MetricForms)
 	fl.Uint64Var(&seed, "seed", 1, "seed for the bootstrap and the sampled randomisation test")
 	fl.BoolVar(&perQuery, "per-query", false, "print every query's delta")
-	data.flags(cmd, "to score TREC run files against")
+	bindSet(fl, &data, "set directory to score TREC run files against", "queries file of --data (default its queries.jsonl)",
+		"qrels file of --data (default qrels/<split>.tsv)", "qrels split of --data")
 	return cmd
 }
 
@@ -592,24 +536,23 @@ func (a *App) printComparisons(cs []*bench.Comparison, perQuery bool) {
 	}
 }
 
-// benchDataFlags name a dataset to load (for compare, which needs it only
-// to score TREC run files).
-type benchDataFlags struct{ data, queries, qrels, split string }
-
-func (d *benchDataFlags) flags(cmd *cobra.Command, why string) {
-	fl := cmd.Flags()
-	fl.StringVar(&d.data, "data", "", "set directory "+why)
-	fl.StringVar(&d.queries, "queries", "", "queries file of --data (default its queries.jsonl)")
-	fl.StringVar(&d.qrels, "qrels", "", "qrels file of --data (default qrels/<split>.tsv)")
-	fl.StringVar(&d.split, "split", "test", "qrels split of --data")
+// bindSet defines the flags that name a bench set — --data, --queries,
+// --qrels and --split (default test) — into s, with the command's help
+// for each: bench run, bench compare, bench ablate and profiles learn.
+func bindSet(fl *pflag.FlagSet, s *benchstore.Set, data, queries, qrels, split string) {
+	fl.StringVar(&s.Data, "data", "", data)
+	fl.StringVar(&s.Queries, "queries", "", queries)
+	fl.StringVar(&s.Qrels, "qrels", "", qrels)
+	fl.StringVar(&s.Split, "split", "test", split)
 }
 
-// load loads the dataset, or returns nil when --data is not given.
-func (d *benchDataFlags) load() (*bench.Dataset, error) {
-	if d.data == "" {
+// loadSet loads the set s names, or returns nil when --data is not given
+// (bench compare needs a set only to score TREC run files).
+func loadSet(s benchstore.Set) (*bench.Dataset, error) {
+	if s.Data == "" {
 		return nil, nil
 	}
-	return benchstore.Set{Data: d.data, Queries: d.queries, Qrels: d.qrels, Split: d.split}.Load()
+	return s.Load()
 }
 
 // unique drops repeated values, keeping the first of each.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/bulkimport"
@@ -152,25 +151,4 @@ func (a *App) maxContent() int {
 		return record.DefaultMaxContentBytes
 	}
 	return a.MaxContentBytes
-}
-
-// progress returns a progress bar on stderr when stderr is a terminal, else
-// nil: lines done of lines (-1: a spinner), the rate and the time left. A
-// stored line counts when its batch is stored, any other line when read.
-func (a *App) progress(lines int64) *progressbar.ProgressBar {
-	if a.JSON || a.isTerminal == nil || !a.isTerminal(a.Stderr) {
-		return nil
-	}
-	return progressbar.NewOptions64(lines,
-		progressbar.OptionSetWriter(a.Stderr),
-		progressbar.OptionSetDescription("adding"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("lines"),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionSetRenderBlankState(true), // shown from the start, before the first batch is stored
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
 }

@@ -1,14 +1,8 @@
 package cli
 
 import (
-	"bufio"
-	"encoding/json"
-	"fmt"
-	"time"
-
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/bulkimport"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
@@ -16,12 +10,6 @@ import (
 func init() {
 	register(newExportCmd)
 	register(newImportCmd)
-}
-
-// exportRelation is a relation line of an export, written after every
-// memory line so that import links memories it has stored.
-type exportRelation struct {
-	Relation bulkimport.RelationLine `json:"relation"`
 }
 
 func newExportCmd(a *App) *cobra.Command {
@@ -45,57 +33,11 @@ exported. It opens the store read-only and loads no model.`,
 				return err
 			}
 			defer closeEngine(s, &err)
-			w := bufio.NewWriter(a.Stdout)
-			enc := json.NewEncoder(w)
-			enc.SetEscapeHTML(false)
-			var after record.ID
-			n := 0
-			var exported []record.ID
-			for {
-				ms, err := s.List(a.Context(), record.ListOptions{Limit: 1000, After: after, Oldest: true})
-				if err != nil {
-					return err
-				}
-				for _, m := range ms {
-					if a.Project != "" && m.Project != a.Project {
-						continue
-					}
-					exported = append(exported, m.ID)
-					if err := enc.Encode(ops.MemoryOf(m).Export()); err != nil {
-						return fmt.Errorf("export: %w", err)
-					}
-					n++
-				}
-				if len(ms) < 1000 {
-					break
-				}
-				after = ms[len(ms)-1].ID
+			n, err := ops.Export(a.Context(), s, a.Stdout, a.Project)
+			if err != nil {
+				return err
 			}
-			in := make(map[record.ID]bool, len(exported))
-			for _, id := range exported {
-				in[id] = true
-			}
-			rels := 0
-			for _, id := range exported {
-				rs, err := s.Relations(a.Context(), id)
-				if err != nil {
-					return fmt.Errorf("export: %w", err)
-				}
-				for _, r := range rs {
-					if r.From != id || !in[r.To] { // each relation once, from its source; both ends exported
-						continue
-					}
-					l := bulkimport.RelationLine{From: r.From.String(), To: r.To.String(), Type: r.Type, Weight: r.Weight, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano)}
-					if err := enc.Encode(exportRelation{l}); err != nil {
-						return fmt.Errorf("export: %w", err)
-					}
-					rels++
-				}
-			}
-			if err := w.Flush(); err != nil {
-				return fmt.Errorf("export: %w", err)
-			}
-			a.Warnf("exported %d memories, %d relations", n, rels)
+			a.Warnf("exported %d memories, %d relations", n.Memories, n.Relations)
 			return nil
 		},
 	}

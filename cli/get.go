@@ -1,13 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -95,27 +95,11 @@ func nextUpdate(h []record.Memory, i int, cur record.Memory) time.Time {
 	return cur.UpdatedAt
 }
 
-// fingerprintSlotJSON is one slot of `get --fingerprint --json`, from
-// engine.SlotSummary.
-type fingerprintSlotJSON struct {
-	Slot     string  `json:"slot"`
-	Status   string  `json:"status"` // present, fallback or unavailable
-	Note     string  `json:"note"`
-	Producer string  `json:"producer"`
-	Model    string  `json:"model"`
-	Kind     string  `json:"kind"`
-	Dims     int     `json:"dims"`
-	Norm     float64 `json:"norm"`
-	NormB    float64 `json:"norm_b"` // side B of a pair (E5 effect, E8 target, E10 context)
-	NNZ      int     `json:"nnz"`
-	Tokens   int     `json:"tokens"`
-}
-
 // memoryWithFingerprint is `get --fingerprint --json`: the memory object
 // with its fingerprint summary under "fingerprint".
 type memoryWithFingerprint struct {
 	memoryJSON
-	Fingerprint []fingerprintSlotJSON `json:"fingerprint"`
+	Fingerprint []ops.FingerprintSlot `json:"fingerprint"`
 }
 
 // getWithFingerprint shows a memory and its stored fingerprint.
@@ -137,42 +121,20 @@ func (a *App) getWithFingerprint(idText string) (err error) {
 	if err != nil {
 		return fmt.Errorf("read the fingerprint of %s: %w", id, err)
 	}
-	sum := fp.Summary()
 	if a.JSON {
-		out := memoryWithFingerprint{memoryJSON: toJSON(m), Fingerprint: make([]fingerprintSlotJSON, 0, len(sum))}
-		for _, ss := range sum {
-			out.Fingerprint = append(out.Fingerprint, fingerprintSlotJSON{Slot: ss.Slot.String(), Status: ss.Status.String(), Note: ss.Note,
-				Producer: producerString(ss.Producer), Model: ss.Producer.Model, Kind: ss.Kind.String(), Dims: ss.Dims,
-				Norm: ss.Norm, NormB: ss.NormB, NNZ: ss.NNZ, Tokens: ss.Tokens})
-		}
-		return a.PrintJSON(out)
+		return a.PrintJSON(memoryWithFingerprint{memoryJSON: toJSON(m), Fingerprint: ops.FingerprintOf(fp, false)})
 	}
 	a.printMemory(m)
 	a.Printf("\nfingerprint:\n")
-	for _, ss := range sum {
+	for _, ss := range fp.Summary() {
 		a.Printf("  %s\n", ss)
 	}
 	return nil
-}
-
-func producerString(p engine.Producer) string {
-	if p == (engine.Producer{}) {
-		return ""
-	}
-	return p.String()
 }
 
 // openForAccess opens the store for a read that records accesses: for
 // writing, or read-only with --read-only or when another process holds the
 // writer lock.
 func (a *App) openForAccess() (*engine.Engine, error) {
-	if a.ReadOnly {
-		return a.OpenRecords(false)
-	}
-	e, err := a.OpenRecords(true)
-	var inUse *record.StoreInUseError
-	if errors.As(err, &inUse) {
-		return a.OpenRecords(false)
-	}
-	return e, err
+	return writerElseReader(a.ReadOnly, a.OpenRecords, nil)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cgraph/cgraph/hookconfig"
+	"github.com/cgraph/cgraph/hooks"
 	"github.com/spf13/cobra"
 )
 
@@ -44,7 +45,7 @@ func (fl *hooksFlags) targets(host *hookconfig.Host, both bool) ([]hookconfig.Ta
 			if err != nil {
 				return nil, fmt.Errorf("working directory: %w: give --project-dir", err)
 			}
-			dir = gitRoot(wd)
+			dir = hooks.GitRoot(wd)
 		}
 		abs, err := filepath.Abs(dir)
 		if err != nil {
@@ -56,21 +57,6 @@ func (fl *hooksFlags) targets(host *hookconfig.Host, both bool) ([]hookconfig.Ta
 		out = append(out, hookconfig.Target{Host: host, Scope: hookconfig.ScopeProject, Path: filepath.Join(abs, host.Dir, host.File)})
 	}
 	return out, nil
-}
-
-// gitRoot returns the nearest directory at or above dir holding .git (a
-// directory, or a file in a worktree), else dir.
-func gitRoot(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return dir
-		}
-		d = up
-	}
 }
 
 // hookCommandFor is the command line install writes: --binary or this

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/cgraph/cgraph/hookconfig"
@@ -78,43 +77,17 @@ when a file cannot be read or is not valid JSON.`,
 // a server runs for each store the installed hooks use (the default store
 // when none is installed); broken are the files that could not be read.
 func (a *App) hooksStatus(fl *hooksFlags, hosts []*hookconfig.Host) (st hooksStatus, broken []string, err error) {
-	st = hooksStatus{Targets: []hookconfig.TargetStatus{}}
-	stores := map[string]bool{}
-	var storeOrder []string
-	addStore := func(db string) {
-		if db == "" {
-			db = a.DBDir
-		}
-		if abs, err := filepath.Abs(db); err == nil {
-			db = abs
-		}
-		if !stores[db] {
-			stores[db] = true
-			storeOrder = append(storeOrder, db)
-		}
-	}
+	var targets []hookconfig.Target
 	for _, h := range hosts {
-		targets, err := fl.targets(h, true)
+		ts, err := fl.targets(h, true)
 		if err != nil {
 			return st, nil, err
 		}
-		for _, t := range targets {
-			ts := hookconfig.Status(t)
-			if ts.Error != "" {
-				broken = append(broken, ts.Error)
-			}
-			for _, e := range append(append([]hookconfig.EventStatus(nil), ts.Events...), ts.Other...) {
-				if e.Installed {
-					addStore(e.DB)
-				}
-			}
-			st.Targets = append(st.Targets, ts)
-		}
+		targets = append(targets, ts...)
 	}
-	if len(storeOrder) == 0 {
-		addStore("")
-	}
-	for _, db := range storeOrder {
+	var stores []string
+	st.Targets, stores, broken = hookconfig.Survey(targets, a.DBDir)
+	for _, db := range stores {
 		s := hooksServerStatus{DB: db}
 		if info, ok := serverfile.Read(db); ok {
 			s.Running, s.URL, s.PID, s.Version = true, info.URL, info.PID, info.Version

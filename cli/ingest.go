@@ -101,41 +101,13 @@ func transcripts(arg string) ([]string, error) {
 	return out, nil
 }
 
-// ingestTotal is what `cgraph ingest` prints: one report per file and
-// the sums.
-type ingestTotal struct {
-	Files      []ops.IngestReport `json:"files"`
-	Turns      int                `json:"turns"`
-	Stored     int                `json:"stored"`
-	Skipped    int                `json:"skipped"`
-	Duplicates int                `json:"duplicates"`
-	Links      int                `json:"links"`
-	Typed      map[string]int     `json:"typed"`
-	Problems   int                `json:"problems"`
-	Served     bool               `json:"served"` // a cgraph serve did the work
-	Seconds    float64            `json:"seconds"`
-}
-
-func (t *ingestTotal) add(r ops.IngestReport) {
-	t.Files = append(t.Files, r)
-	t.Turns += r.Turns
-	t.Stored += r.Stored
-	t.Skipped += r.Skipped
-	t.Duplicates += r.Duplicates
-	t.Links += r.Links
-	t.Problems += len(r.Problems)
-	for k, n := range r.Typed {
-		t.Typed[string(k)] += n
-	}
-}
-
 // ingest reads files through the cgraph serve of this store when one
 // answers, else into the store opened here.
 func (a *App) ingest(cmd *cobra.Command, files []string, req ops.IngestRequest, deferSlots bool) (err error) {
 	start := time.Now()
-	total := ingestTotal{Typed: map[string]int{}}
+	total := ops.NewIngestTotal()
 	done := func(i int, r ops.IngestReport) {
-		total.add(r)
+		total.Add(r)
 		a.Warnf("[%d/%d] %s: %d turns, %d stored, %d already stored", i+1, len(files), r.Path, r.Turns, r.Stored, r.Skipped+r.Duplicates)
 		for _, p := range r.Problems {
 			a.Warnf("  %s", p)
@@ -179,7 +151,7 @@ func (a *App) ingest(cmd *cobra.Command, files []string, req ops.IngestRequest, 
 			if errors.As(err, &ve) {
 				err = &UsageError{Problem: ve.Field + ": " + ve.Problem, Fix: ve.Fix}
 			}
-			total.add(rep)
+			total.Add(rep)
 			return errors.Join(a.printIngest(total, start), fmt.Errorf("ingest %s: %w", f, err))
 		}
 		done(i, rep)
@@ -194,7 +166,7 @@ func (a *App) ingest(cmd *cobra.Command, files []string, req ops.IngestRequest, 
 	return a.printIngest(total, start)
 }
 
-func (a *App) printIngest(t ingestTotal, start time.Time) error {
+func (a *App) printIngest(t ops.IngestTotal, start time.Time) error {
 	t.Seconds = time.Since(start).Seconds()
 	if a.JSON {
 		return a.PrintJSON(t)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -45,13 +46,13 @@ func TestIngestCommand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a transcript"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var first ingestTotal
+	var first ops.IngestTotal
 	r := mustRun(t, "", "--db", db, "--project", "p", "--json", "ingest", "claude-code", dir)
 	oneJSON(t, r.stdout, &first)
 	if len(first.Files) != 2 || first.Stored == 0 || first.Typed["error"] == 0 || first.Files[0].Project != "p" || !strings.Contains(r.stderr, "[2/2]") {
 		t.Fatalf("first ingest: %+v\nstderr: %s", first, r.stderr)
 	}
-	var second ingestTotal
+	var second ops.IngestTotal
 	oneJSON(t, mustRun(t, "", "--db", db, "--project", "p", "--json", "ingest", "claude-code", dir).stdout, &second)
 	if second.Stored != 0 || second.Turns != 0 {
 		t.Errorf("second ingest stored %d (read %d turns), want 0", second.Stored, second.Turns)

@@ -27,10 +27,11 @@ type learnJSON struct {
 }
 
 type learnFlags struct {
-	data, queries, qrels, split, base, mode, out, name, store string
-	slots                                                     []string
-	folds, depth, maxQueries, holdout                         int
-	seed                                                      uint64
+	set                               benchstore.Set
+	base, mode, out, name, store      string
+	slots                             []string
+	folds, depth, maxQueries, holdout int
+	seed                              uint64
 }
 
 func newProfilesLearnCmd(a *App) *cobra.Command {
@@ -58,10 +59,8 @@ and by bench run --profiles FILE.toml. The store is built as bench run builds it
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.data, "data", "", "BEIR-layout set directory (corpus.jsonl, queries.jsonl, qrels/)")
-	fl.StringVar(&f.queries, "queries", "", "queries file inside --data (default queries.jsonl)")
-	fl.StringVar(&f.qrels, "qrels", "", "qrels file inside --data (default qrels/<split>.tsv)")
-	fl.StringVar(&f.split, "split", "test", "qrels split")
+	bindSet(fl, &f.set, "BEIR-layout set directory (corpus.jsonl, queries.jsonl, qrels/)", "queries file inside --data (default queries.jsonl)",
+		"qrels file inside --data (default qrels/<split>.tsv)", "qrels split")
 	fl.StringVar(&f.base, "base", "pipeline_full", "built-in profile to start from (its flags and stage-only weights are kept)")
 	fl.StringVar(&f.mode, "mode", "pipeline", "mode the profile is for: pipeline (staged) or multi_space")
 	fl.StringVar(&f.out, "out", "", "profile file to write (.toml, .yaml or .yml)")
@@ -77,7 +76,7 @@ and by bench run --profiles FILE.toml. The store is built as bench run builds it
 }
 
 func (a *App) learnProfile(f learnFlags) (err error) {
-	if f.data == "" || f.out == "" {
+	if f.set.Data == "" || f.out == "" {
 		return usagef("give --data SET and --out FILE.toml", "--data and --out are required")
 	}
 	format, err := engine.ProfileFormatOf(f.out)
@@ -106,8 +105,7 @@ func (a *App) learnProfile(f learnFlags) (err error) {
 		return err
 	}
 	l, err := benchstore.Learn(a.Context(), benchstore.LearnOptions{
-		Set:  benchstore.Set{Data: f.data, Queries: f.queries, Qrels: f.qrels, Split: f.split},
-		Base: base, Slots: slots, Folds: f.folds, Depth: f.depth, MaxQueries: f.maxQueries, Holdout: f.holdout, Seed: f.seed,
+		Set: f.set, Base: base, Slots: slots, Folds: f.folds, Depth: f.depth, MaxQueries: f.maxQueries, Holdout: f.holdout, Seed: f.seed,
 		Name: f.name, Out: f.out, Format: format, Store: f.store, Open: a.benchOpener(),
 		IndexProgress: a.benchIndexProgress(), SearchProgress: a.countProgress("searching each slot"), Warn: a.Warnf})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -400,7 +401,7 @@ that the listed memory fixes its via memory.`,
 			if a.JSON {
 				out := make([]relatedJSON, len(rel))
 				for i, r := range rel {
-					out[i] = relatedJSON{Memory: toJSON(r.Memory), Relation: r.Relation.Type, Direction: direction(r), Via: r.Via, Depth: r.Depth, Weight: r.Relation.Weight}
+					out[i] = relatedJSON{Memory: toJSON(r.Memory), Relation: r.Relation.Type, Direction: ops.Direction(r.Relation, r.Via), Via: r.Via, Depth: r.Depth, Weight: r.Relation.Weight}
 				}
 				return a.PrintJSON(out)
 			}
@@ -410,7 +411,7 @@ that the listed memory fixes its via memory.`,
 			}
 			for _, r := range rel {
 				arrow := "→"
-				if direction(r) == "in" {
+				if ops.Direction(r.Relation, r.Via) == "in" {
 					arrow = "←"
 				}
 				a.Printf("%d %s %-16s %s\n", r.Depth, arrow, r.Relation.Type, summaryLine(r.Memory, 60))
@@ -422,13 +423,4 @@ that the listed memory fixes its via memory.`,
 	cmd.Flags().IntVar(&depth, "depth", 1, fmt.Sprintf("hops to follow, 1 to %d", engine.MaxRelatedDepth))
 	cmd.Flags().IntVar(&limit, "limit", engine.DefaultRelatedLimit, "most memories to list")
 	return cmd
-}
-
-// direction is "out" when the related memory is the relation's target
-// (via → memory), "in" when it is the source.
-func direction(r engine.RelatedMemory) string {
-	if r.Relation.From == r.Via {
-		return "out"
-	}
-	return "in"
 }

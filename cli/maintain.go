@@ -11,14 +11,9 @@ import (
 
 func init() { register(newMaintainCmd) }
 
-func newMaintainCmd(a *App) *cobra.Command {
-	var o engine.MaintainOptions
-	var types []string
-	var contradictions bool
-	cmd := &cobra.Command{
-		Use:   "maintain",
-		Short: "List (and with --apply remove) faded, superseded and duplicate memories",
-		Long: `maintain walks every memory and lists what could go, each with its reason:
+// maintainHelp is cgraph maintain's long help: each action and what
+// --apply and --contradictions do.
+const maintainHelp = `maintain walks every memory and lists what could go, each with its reason:
   prune            a memory superseded by a newer one (cgraph link NEW OLD --type
                    supersedes, or add --supersede), or one whose effective importance has
                    faded below --prune-below: importance × 2^(-idle days / half-life), the
@@ -48,14 +43,23 @@ schedule.
 --contradictions lists instead the open contradictions: pairs a write kept under the
 report policy (add --on-conflict, serve --on-conflict) whose two memories are both still
 valid, newest first, each with its evidence judged again (kind, reason, E1/E6/E11).
-Resolve one by linking the memory that holds as superseding the other.`,
+Resolve one by linking the memory that holds as superseding the other.`
+
+func newMaintainCmd(a *App) *cobra.Command {
+	var o engine.MaintainOptions
+	var types []string
+	var contradictions bool
+	cmd := &cobra.Command{
+		Use:   "maintain",
+		Short: "List (and with --apply remove) faded, superseded and duplicate memories",
+		Long:  maintainHelp,
 		Example: `  cgraph maintain --prune-below 0.05
   cgraph maintain --prune-below 0.05 --apply
   cgraph maintain --near --consolidate
   cgraph maintain --near --consolidate --apply
   cgraph maintain --contradictions --json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if contradictions {
 				if o.Apply || o.Near || o.Consolidate || o.PruneBelow != 0 || len(types) > 0 {
 					return usagef("run maintain --contradictions alone; resolve a pair with cgraph link NEWER OLDER --type supersedes",
@@ -63,58 +67,11 @@ Resolve one by linking the memory that holds as superseding the other.`,
 				}
 				return a.listContradictions()
 			}
-			if o.Consolidate && !o.Near {
-				return usagef("add --near: cgraph maintain --near --consolidate (it folds the near-duplicates --near finds)", "--consolidate needs --near")
-			}
-			if o.PruneBelow < 0 || o.PruneBelow > 1 {
-				return usagef("give an effective importance from 0 to 1, such as 0.05", "--prune-below %v is outside [0, 1]", o.PruneBelow)
-			}
-			for _, t := range types {
-				typ, err := record.ParseType(t)
-				if err != nil {
-					return usagef("give --types a comma-separated list of memory types, e.g. note,conversation", "--types: %v", err)
-				}
-				o.Types = append(o.Types, typ)
-			}
-			var e *engine.Engine
-			if o.Near {
-				e, err = a.OpenStore(o.Apply)
-			} else {
-				e, err = a.OpenRecords(o.Apply)
-			}
+			o, err := maintainOptions(o, types)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
-			acts, err := e.Maintain(a.Context(), o)
-			if a.JSON {
-				if acts == nil {
-					acts = []engine.MaintainAction{}
-				}
-				return errors.Join(a.PrintJSON(acts), err)
-			}
-			for _, x := range acts {
-				verb := "would " + x.Action
-				if x.Applied {
-					verb = "did " + x.Action
-				}
-				a.Printf("%-22s %s  %s\n", verb, x.ID, x.Reason)
-				if x.Applied {
-					a.Printf("%-22s undo with: cgraph undo %s\n", "", x.ActionID)
-				}
-			}
-			if err != nil {
-				return err
-			}
-			switch {
-			case len(acts) == 0:
-				a.Warnf("nothing to prune or merge")
-			case !o.Apply:
-				a.Warnf("%d actions listed, nothing changed: run again with --apply to carry them out", len(acts))
-			default:
-				a.Warnf("%d actions applied", len(acts))
-			}
-			return nil
+			return a.maintain(o)
 		},
 	}
 	cmd.Flags().Float64Var(&o.PruneBelow, "prune-below", 0, "list memories whose effective importance is below this (0: only superseded ones and duplicates)")
@@ -124,4 +81,67 @@ Resolve one by linking the memory that holds as superseding the other.`,
 	cmd.Flags().BoolVar(&contradictions, "contradictions", false, "list the open contradictions (both memories still valid) with their evidence, instead of pruning")
 	cmd.Flags().StringSliceVar(&types, "types", nil, "prune only memories of these types (default: every type but decision and preference, which are pruned only when named)")
 	return cmd
+}
+
+// maintainOptions checks maintain's flags and adds the --types to o.
+func maintainOptions(o engine.MaintainOptions, types []string) (engine.MaintainOptions, error) {
+	if o.Consolidate && !o.Near {
+		return o, usagef("add --near: cgraph maintain --near --consolidate (it folds the near-duplicates --near finds)", "--consolidate needs --near")
+	}
+	if o.PruneBelow < 0 || o.PruneBelow > 1 {
+		return o, usagef("give an effective importance from 0 to 1, such as 0.05", "--prune-below %v is outside [0, 1]", o.PruneBelow)
+	}
+	for _, t := range types {
+		typ, err := record.ParseType(t)
+		if err != nil {
+			return o, usagef("give --types a comma-separated list of memory types, e.g. note,conversation", "--types: %v", err)
+		}
+		o.Types = append(o.Types, typ)
+	}
+	return o, nil
+}
+
+// maintain is cgraph maintain without --contradictions: it opens the
+// store (with its models for --near), runs engine.Maintain and prints
+// each action, then a summary on stderr.
+func (a *App) maintain(o engine.MaintainOptions) (err error) {
+	var e *engine.Engine
+	if o.Near {
+		e, err = a.OpenStore(o.Apply)
+	} else {
+		e, err = a.OpenRecords(o.Apply)
+	}
+	if err != nil {
+		return err
+	}
+	defer closeEngine(e, &err)
+	acts, err := e.Maintain(a.Context(), o)
+	if a.JSON {
+		if acts == nil {
+			acts = []engine.MaintainAction{}
+		}
+		return errors.Join(a.PrintJSON(acts), err)
+	}
+	for _, x := range acts {
+		verb := "would " + x.Action
+		if x.Applied {
+			verb = "did " + x.Action
+		}
+		a.Printf("%-22s %s  %s\n", verb, x.ID, x.Reason)
+		if x.Applied {
+			a.Printf("%-22s undo with: cgraph undo %s\n", "", x.ActionID)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(acts) == 0:
+		a.Warnf("nothing to prune or merge")
+	case !o.Apply:
+		a.Warnf("%d actions listed, nothing changed: run again with --apply to carry them out", len(acts))
+	default:
+		a.Warnf("%d actions applied", len(acts))
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -20,13 +19,9 @@ import (
 
 func init() { register(newMCPCmd) }
 
-func newMCPCmd(a *App) *cobra.Command {
-	var httpAddr, tools string
-	var allowRemote bool
-	cmd := &cobra.Command{
-		Use:   "mcp",
-		Short: "Serve the cgraph tools to a coding agent over MCP (stdio, or streamable HTTP with --http)",
-		Long: `mcp serves the store's memory, search and analysis tools over the Model Context Protocol:
+// mcpHelp is cgraph mcp's long help: the transports, --project, and how
+// sessions share a store (a serve's relay, one writer).
+const mcpHelp = `mcp serves the store's memory, search and analysis tools over the Model Context Protocol:
 on stdin/stdout by default (what Claude Code, Cursor and other MCP hosts start), or on
 streamable HTTP with --http 127.0.0.1:PORT.
 
@@ -44,65 +39,87 @@ served the core set, /mcp?tools=core).
 Otherwise the first cgraph mcp on a store takes its writer lock. Later ones (or any beside another
 writing cgraph command) open the store read-only: their read tools see the writer's
 memories, and their write tools (store_memory, update_memory, link_memories, delete_memory)
-answer with an error that names the writing process.`,
+answer with an error that names the writing process.`
+
+func newMCPCmd(a *App) *cobra.Command {
+	var httpAddr, tools string
+	var allowRemote bool
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the cgraph tools to a coding agent over MCP (stdio, or streamable HTTP with --http)",
+		Long:  mcpHelp,
 		Example: `  claude mcp add cgraph -- cgraph mcp --db ~/.local/share/cgraph/default
   claude mcp add cgraph -- cgraph mcp --project myrepo --tools core
   cgraph mcp --http 127.0.0.1:8765`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) (err error) {
-			if err := checkTools(tools); err != nil {
-				return err
-			}
-			if err := record.CheckProject(a.Project); err != nil {
-				return err // a *record.ValidationError: exit 2
-			}
-			// A relayed session with a project is pinned to it by the server
-			// (/mcp?project=P).
-			if httpAddr == "" && !a.ReadOnly && os.Getenv("CGRAPH_NO_SERVER") == "" {
-				if info, ok := serverfile.Read(a.DBDir); ok && (!info.Token || hasClientToken()) {
-					a.Warnf("store %s is served by cgraph serve at %s (pid %d): relaying this MCP session to it", a.DBDir, info.URL, info.PID)
-					return mcpserver.Bridge(a.Context(), a.Stdin, a.Stdout, mcpserver.BridgeOptions{URL: info.URL, Project: a.Project, Tools: tools, Token: clientToken})
-				}
-			}
-			var ln net.Listener
-			if httpAddr != "" {
-				if ln, err = listenMCP(httpAddr, allowRemote); err != nil {
-					return err
-				}
-				defer ln.Close() // Serve closes it first; a second close's error means nothing
-			}
-			if ln == nil {
-				return a.serveStdioMCP(tools)
-			}
-			s, writer, err := a.openStoreForMCP()
-			if err != nil {
-				return err
-			}
-			defer a.closeStore(s, &err)
-			// The handshake does not wait for the models: they load in the
-			// background while the client initializes and lists the tools,
-			// and the first search waits for them (sessions open on first
-			// use). The store closes only after the warm-up has stopped.
-			warmed := make(chan struct{})
-			go func() {
-				defer close(warmed)
-				if err := s.Warm(a.Context()); err != nil && a.Context().Err() == nil {
-					a.Warnf("warming the models: %v (the first search loads them)", err)
-				}
-			}()
-			defer func() { <-warmed }()
-			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project})
-			hosts, err := httpapi.NewHosts(ln.Addr().String(), nil)
-			if err != nil {
-				return err // ln's own address: cannot be malformed
-			}
-			return serveHTTP(a, hosts.Guard(srv.HTTPHandler()), ln, "MCP (streamable HTTP)")
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.mcp(tools, httpAddr, allowRemote) },
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this address (host:port, loopback unless --allow-remote) instead of stdio")
 	cmd.Flags().StringVar(&tools, "tools", mcpserver.ToolsFull, "tool set: full (every tool) or core (8 tools: store, update, link, search, context, recent, get, delete)")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --http on a non-loopback address (the tools read and write the store without authentication)")
 	return cmd
+}
+
+// mcp is cgraph mcp: it relays the session to the cgraph serve of the
+// store when one answers (unless --http, --read-only or
+// CGRAPH_NO_SERVER), else serves it here, on stdio or on httpAddr.
+func (a *App) mcp(tools, httpAddr string, allowRemote bool) error {
+	if err := checkTools(tools); err != nil {
+		return err
+	}
+	if err := record.CheckProject(a.Project); err != nil {
+		return err // a *record.ValidationError: exit 2
+	}
+	// A relayed session with a project is pinned to it by the server
+	// (/mcp?project=P).
+	if httpAddr == "" && !a.ReadOnly && os.Getenv("CGRAPH_NO_SERVER") == "" {
+		if info, ok := serverfile.Read(a.DBDir); ok && (!info.Token || hasClientToken()) {
+			a.Warnf("store %s is served by cgraph serve at %s (pid %d): relaying this MCP session to it", a.DBDir, info.URL, info.PID)
+			return mcpserver.Bridge(a.Context(), a.Stdin, a.Stdout, mcpserver.BridgeOptions{URL: info.URL, Project: a.Project, Tools: tools, Token: clientToken})
+		}
+	}
+	if httpAddr == "" {
+		return a.serveStdioMCP(tools)
+	}
+	ln, err := listenMCP(httpAddr, allowRemote)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // Serve closes it first; a second close's error means nothing
+	return a.serveHTTPMCP(ln, tools)
+}
+
+// serveHTTPMCP serves MCP over streamable HTTP on ln. The handshake does
+// not wait for the models: they load in the background while the client
+// initializes and lists the tools, and the first search waits for them
+// (sessions open on first use). The store closes only after the warm-up
+// has stopped.
+func (a *App) serveHTTPMCP(ln net.Listener, tools string) (err error) {
+	s, writer, err := a.openStoreForMCP()
+	if err != nil {
+		return err
+	}
+	defer a.closeStore(s, &err)
+	warmed := make(chan struct{})
+	go func() {
+		defer close(warmed)
+		a.warm(s)
+	}()
+	defer func() { <-warmed }()
+	srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project})
+	hosts, err := httpapi.NewHosts(ln.Addr().String(), nil)
+	if err != nil {
+		return err // ln's own address: cannot be malformed
+	}
+	return serveHTTP(a, hosts.Guard(srv.HTTPHandler()), ln, "MCP (streamable HTTP)")
+}
+
+// warm loads the models of s and says why it could not, unless the run is
+// stopping (the first search then loads them).
+func (a *App) warm(s *engine.Engine) {
+	if err := s.Warm(a.Context()); err != nil && a.Context().Err() == nil {
+		a.Warnf("warming the models: %v (the first search loads them)", err)
+	}
 }
 
 // serveStdioMCP serves MCP on stdin/stdout before the store is open: the
@@ -120,9 +137,7 @@ func (a *App) serveStdioMCP(tools string) (err error) {
 			a.Warnf("open the store: %v", err)
 			return
 		}
-		if err := s.Warm(a.Context()); err != nil && a.Context().Err() == nil {
-			a.Warnf("warming the models: %v (the first search loads them)", err)
-		}
+		a.warm(s)
 	}()
 	defer func() {
 		<-warmed
@@ -146,18 +161,11 @@ func checkTools(t string) error {
 // is given or another process holds the writer lock; writer is then that
 // process's pid (0 if unknown).
 func (a *App) openStoreForMCP() (s *engine.Engine, writer int, err error) {
-	if a.ReadOnly {
-		s, err = a.OpenStore(false)
-		return s, 0, err
-	}
-	s, err = a.OpenStore(true)
-	var inUse *record.StoreInUseError
-	if !errors.As(err, &inUse) {
-		return s, 0, err
-	}
-	a.Warnf("store %s is in use by process %d: serving read-only; store_memory, update_memory, link_memories and delete_memory will be refused", a.DBDir, inUse.PID)
-	s, err = a.OpenStore(false)
-	return s, inUse.PID, err
+	s, err = writerElseReader(a.ReadOnly, a.OpenStore, func(inUse *record.StoreInUseError) {
+		a.Warnf("store %s is in use by process %d: serving read-only; store_memory, update_memory, link_memories and delete_memory will be refused", a.DBDir, inUse.PID)
+		writer = inUse.PID
+	})
+	return s, writer, err
 }
 
 // listenMCP listens on addr, refusing a non-loopback host unless allowed.

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -133,20 +132,4 @@ func parseSlots(names []string) ([]engine.SlotID, error) {
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-// countBar returns a progress bar over total units on stderr when stderr
-// is a terminal (and not --json), else nil.
-func (a *App) countBar(total int, desc string) *progressbar.ProgressBar {
-	if a.JSON || a.isTerminal == nil || !a.isTerminal(a.Stderr) {
-		return nil
-	}
-	return progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(a.Stderr),
-		progressbar.OptionSetDescription(desc),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
 }

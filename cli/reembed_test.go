@@ -113,7 +113,7 @@ func TestReembedUsage(t *testing.T) {
 type fingerprintOut struct {
 	ID          string                `json:"id"`
 	Content     string                `json:"content"`
-	Fingerprint []fingerprintSlotJSON `json:"fingerprint"`
+	Fingerprint []ops.FingerprintSlot `json:"fingerprint"`
 }
 
 func TestGetFingerprint(t *testing.T) {
@@ -133,7 +133,7 @@ func TestGetFingerprint(t *testing.T) {
 	if got.ID != id || got.Content != content {
 		t.Fatalf("get --fingerprint returned %s", got.ID)
 	}
-	by := map[string]fingerprintSlotJSON{}
+	by := map[string]ops.FingerprintSlot{}
 	for _, s := range got.Fingerprint {
 		by[s.Slot] = s
 	}

@@ -151,7 +151,7 @@ func bindSearchFlags(cmd *cobra.Command, f *searchFlags) {
 	}
 	comp("profile", profileCompletions())
 	comp("mode", modeCompletions())
-	comp("embedder", slotCompletions(primarySlots()))
+	comp("embedder", slotCompletions(engine.LeadingSlots()))
 	comp("direction", []cobra.Completion{
 		cobra.CompletionWithDesc("causes", "the query is an effect: find its causes"),
 		cobra.CompletionWithDesc("effects", "the query is a cause: find its effects"),
@@ -200,15 +200,15 @@ func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchReq
 		if err != nil {
 			return req, &UsageError{Problem: "--embedder: " + err.Error(), Fix: "see `cgraph embedders`"}
 		}
-		if !isPrimarySlot(slot) {
-			return req, usagef("give one of "+slotList(primarySlots()), "--embedder %s cannot lead a search: E2–E4 only badge results and E12 only reranks", slot)
+		if !slot.CanLead() {
+			return req, usagef("give one of "+slotList(engine.LeadingSlots()), "--embedder %s cannot lead a search: E2–E4 only badge results and E12 only reranks", slot)
 		}
 		if f.mode != "" && req.Mode != engine.ModeEmbedderFirst {
 			return req, usagef("drop --mode, or use --mode embedder_first", "--embedder %s needs --mode embedder_first, got --mode %s", slot, req.Mode)
 		}
 		req.Mode, req.Embedder = engine.ModeEmbedderFirst, slot
 	} else if req.Mode == engine.ModeEmbedderFirst {
-		return req, usagef("add --embedder Ek, one of "+slotList(primarySlots()), "--mode embedder_first needs --embedder")
+		return req, usagef("add --embedder Ek, one of "+slotList(engine.LeadingSlots()), "--mode embedder_first needs --embedder")
 	}
 	if req.Direction, err = engine.ParseDirection(f.direction); err != nil {
 		return req, &UsageError{Problem: "--direction: " + err.Error(), Fix: "causes: the query describes an effect; effects: it describes a cause"}
@@ -310,22 +310,6 @@ func nothingSearched(res ops.SearchAnswer) error {
 	}
 	return &exitError{code: ExitError, msg: fmt.Sprintf("nothing could be searched: %s: see `cgraph embedders`, install the model (`cgraph models pull ID`) or choose another --mode or --embedder",
 		strings.Join(why, "; "))}
-}
-
-// primarySlots are the slots embedder_first may search: every slot that
-// retrieves (not the temporal badges E2–E4, not the reranker E12).
-func primarySlots() []engine.SlotID {
-	var out []engine.SlotID
-	for _, s := range engine.Slots() {
-		if isPrimarySlot(s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func isPrimarySlot(s engine.SlotID) bool {
-	return s.Valid() && s.CanLead()
 }
 
 func slotList(ss []engine.SlotID) string {

@@ -25,16 +25,9 @@ func init() { register(newServeCmd) }
 // DefaultServeAddr is cgraph serve's address when --addr is not given.
 const DefaultServeAddr = "127.0.0.1:7411"
 
-func newServeCmd(a *App) *cobra.Command {
-	var addr, tokenFile, tools, onConflict string
-	var allowedHosts []string
-	var deferSlots, install, uninstall, now, maintainApply bool
-	var maintainEvery time.Duration
-	var maintainPolicy string
-	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Serve the store over HTTP: a JSON API (/v1) and MCP (/mcp) from one warm process",
-		Long: `serve opens the store for writing, loads the models once and serves until SIGINT or
+// serveHelp is cgraph serve's long help: the routes, the security rules,
+// scheduled maintenance and shutdown.
+const serveHelp = `serve opens the store for writing, loads the models once and serves until SIGINT or
 SIGTERM:
 
   GET    /healthz                    liveness and version (never needs the token)
@@ -74,106 +67,157 @@ and by the MCP tool maintenance_report; with --maintain-apply and --maintain-pol
 carries out what the policy allows, each action in its own atomic write, listed by cgraph
 log and reversed by cgraph undo ACTION-ID.
 On SIGTERM the listener closes, requests in flight finish (up to 30 s) and the store
-is closed cleanly; a memory whose store request was answered is durable.`,
+is closed cleanly; a memory whose store request was answered is durable.`
+
+// serveFlags are cgraph serve's flags.
+type serveFlags struct {
+	addr, tokenFile, tools, onConflict  string
+	allowedHosts                        []string
+	deferSlots, install, uninstall, now bool
+	maintainEvery                       time.Duration
+	maintainApply                       bool
+	maintainPolicy                      string
+}
+
+func newServeCmd(a *App) *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the store over HTTP: a JSON API (/v1) and MCP (/mcp) from one warm process",
+		Long:  serveHelp,
 		Example: `  cgraph serve
   cgraph serve --install      # a systemd user unit (Linux) or launchd agent (macOS) that keeps it running
   cgraph serve --addr 0.0.0.0:7411 --token-file ~/.config/cgraph/token
   curl -s localhost:7411/v1/search -d '{"query": "why did the build fail", "top_k": 5}'`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) (err error) {
-			if install || uninstall || now {
-				if install == uninstall {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.install || f.uninstall || f.now {
+				if f.install == f.uninstall {
 					return usagef("give --install, or --uninstall (with --now to run systemctl/launchctl too)", "serve needs exactly one of --install and --uninstall here")
 				}
-				return a.serveService(cmd, install, now) // service.go
+				return a.serveService(cmd, f.install, f.now) // service.go
 			}
-			if err := checkTools(tools); err != nil {
-				return err
-			}
-			conflicts, err := record.ParseConflictPolicy(onConflict)
-			if err != nil {
-				return &UsageError{Problem: "--on-conflict: " + err.Error(), Fix: "give report or supersede-newer"}
-			}
-			if err := record.CheckProject(a.Project); err != nil {
-				return err // a *record.ValidationError: exit 2
-			}
-			policy, err := maintainFlags(maintainEvery, maintainApply, maintainPolicy)
-			if err != nil {
-				return err
-			}
-			token, err := readToken(tokenFile)
-			if err != nil {
-				return err
-			}
-			if w := tokenFileWarning(tokenFile); w != "" {
-				a.Warnf("%s", w)
-			}
-			host, _, err := net.SplitHostPort(addr)
-			if err != nil {
-				return usagef("give host:port, e.g. "+DefaultServeAddr, "--addr %q: %v", addr, err)
-			}
-			if !isLoopback(host) && token == "" {
-				return usagef("give --token-file FILE (a file holding a secret token) to serve beyond this machine, or use 127.0.0.1:PORT",
-					"--addr %s is not a loopback address and no token protects it", addr)
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return fmt.Errorf("listen on %s: %w: choose another port with --addr", addr, err)
-			}
-			defer ln.Close() // Serve closes it first; a second close's error means nothing
-			hosts, err := httpapi.NewHosts(ln.Addr().String(), allowedHosts)
-			if err != nil {
-				return usagef("give --allowed-hosts a comma-separated list of bare names or addresses, e.g. --allowed-hosts memory.internal,10.0.0.5", "--allowed-hosts: %v", err)
-			}
-			s, err := a.openStore(storeOpen{write: true, deferSlots: deferSlots, onConflict: conflicts})
-			if err != nil {
-				return err
-			}
-			defer a.closeStore(s, &err)
-			s.StartFiller() // completes slots deferred writes left pending, now or before a restart
-			if err := s.Warm(a.Context()); err != nil {
-				return err
-			}
-			var sched *ops.Schedule
-			if maintainEvery > 0 {
-				sched = ops.NewSchedule(s, ops.ScheduleOptions{Every: maintainEvery, Request: ops.MaintenanceRequest{Policy: policy, Apply: maintainApply},
-					Log: func(line string) { a.Warnf("%s", line) }})
-				ctx, cancel := context.WithCancel(a.Context())
-				stopped := make(chan struct{})
-				go func() { defer close(stopped); sched.Run(ctx) }()
-				defer func() { cancel(); <-stopped }() // before the store closes: a run in flight stops between actions
-			}
-			srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project, HostsChecked: true, Maintenance: sched})
-			h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: token, MCP: srv.HTTPHandler(), Stats: s, Hosts: hosts, Searcher: s, Records: s, Tokens: a.tokenCounter(), Project: a.Project, Ingest: s, Audit: s})
-			abs, err := filepath.Abs(a.DBDir)
-			if err != nil {
-				return fmt.Errorf("store directory %s: %w", a.DBDir, err)
-			}
-			h = httpapi.RequireStore(s.StoreID(), abs, h)
-			remove, err := serverfile.Write(a.DBDir, serverfile.Info{URL: "http://" + ln.Addr().String(), PID: os.Getpid(),
-				Version: engine.Version, Token: token != "", Started: time.Now().UTC(), Store: s.StoreID(), Dir: abs})
-			if err != nil {
-				return err
-			}
-			defer remove()
-			return serveHTTP(a, h, ln, "the cgraph API (/v1) and MCP (/mcp)")
+			return a.serve(f)
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", DefaultServeAddr, "address to listen on (host:port); not loopback needs --token-file")
-	cmd.Flags().StringVar(&onConflict, "on-conflict", string(record.ConflictReport), "default policy of writes through this server (HTTP, MCP, the CLI beside it) that name none, for stored memories a new one contradicts or updates: report (keep the pair as an open contradiction) or supersede-newer (mark the old one superseded)")
-	cmd.Flags().StringVar(&tools, "tools", mcpserver.ToolsFull, "MCP tool set on /mcp: full or core (the /v1 routes work either way)")
-	cmd.Flags().BoolVar(&deferSlots, "defer-slots", false, "store memories with E1, keywords and the model-free slots, and fill the other model slots in the background (faster writes; restarts resume the filling)")
-	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token every request must send (required off loopback)")
+	cmd.Flags().StringVar(&f.addr, "addr", DefaultServeAddr, "address to listen on (host:port); not loopback needs --token-file")
+	cmd.Flags().StringVar(&f.onConflict, "on-conflict", string(record.ConflictReport), "default policy of writes through this server (HTTP, MCP, the CLI beside it) that name none, for stored memories a new one contradicts or updates: report (keep the pair as an open contradiction) or supersede-newer (mark the old one superseded)")
+	cmd.Flags().StringVar(&f.tools, "tools", mcpserver.ToolsFull, "MCP tool set on /mcp: full or core (the /v1 routes work either way)")
+	cmd.Flags().BoolVar(&f.deferSlots, "defer-slots", false, "store memories with E1, keywords and the model-free slots, and fill the other model slots in the background (faster writes; restarts resume the filling)")
+	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token every request must send (required off loopback)")
 	_ = cmd.MarkFlagFilename("token-file") // fails only for an unknown flag
-	cmd.Flags().BoolVar(&install, "install", false, "write a systemd user unit (~/.config/systemd/user/cgraph.service) or launchd agent (~/Library/LaunchAgents/dev.cgraph.serve.plist) that runs this serve command, print how to start it, and exit")
-	cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove the file --install wrote")
-	cmd.Flags().BoolVar(&now, "now", false, "with --install or --uninstall: also run the systemctl --user (or launchctl) commands that start or stop it")
-	cmd.Flags().DurationVar(&maintainEvery, "maintain-every", 0, "run maintenance on this schedule (e.g. 6h; 0: never): a dry run reported in the log and at GET /v1/maintenance, unless --maintain-apply")
-	cmd.Flags().BoolVar(&maintainApply, "maintain-apply", false, "with --maintain-every: carry out what the --maintain-policy file allows, each action logged (cgraph log) and undoable (cgraph undo)")
-	cmd.Flags().StringVar(&maintainPolicy, "maintain-policy", "", "policy file (TOML or YAML) of the scheduled maintenance: actions, prune_below, types, max_actions, near (README \"Upkeep\")")
+	cmd.Flags().BoolVar(&f.install, "install", false, "write a systemd user unit (~/.config/systemd/user/cgraph.service) or launchd agent (~/Library/LaunchAgents/dev.cgraph.serve.plist) that runs this serve command, print how to start it, and exit")
+	cmd.Flags().BoolVar(&f.uninstall, "uninstall", false, "remove the file --install wrote")
+	cmd.Flags().BoolVar(&f.now, "now", false, "with --install or --uninstall: also run the systemctl --user (or launchctl) commands that start or stop it")
+	cmd.Flags().DurationVar(&f.maintainEvery, "maintain-every", 0, "run maintenance on this schedule (e.g. 6h; 0: never): a dry run reported in the log and at GET /v1/maintenance, unless --maintain-apply")
+	cmd.Flags().BoolVar(&f.maintainApply, "maintain-apply", false, "with --maintain-every: carry out what the --maintain-policy file allows, each action logged (cgraph log) and undoable (cgraph undo)")
+	cmd.Flags().StringVar(&f.maintainPolicy, "maintain-policy", "", "policy file (TOML or YAML) of the scheduled maintenance: actions, prune_below, types, max_actions, near (README \"Upkeep\")")
 	_ = cmd.MarkFlagFilename("maintain-policy", "toml", "yaml", "yml") // fails only for an unknown flag
-	cmd.Flags().StringSliceVar(&allowedHosts, "allowed-hosts", nil, "more host names (or addresses) requests may name in Host and Origin, comma-separated; loopback names and the --addr host are always allowed")
+	cmd.Flags().StringSliceVar(&f.allowedHosts, "allowed-hosts", nil, "more host names (or addresses) requests may name in Host and Origin, comma-separated; loopback names and the --addr host are always allowed")
 	return cmd
+}
+
+// serveSettings are serve's flags checked and read: the write policy, the
+// maintenance policy and the bearer token ("" on loopback without one).
+type serveSettings struct {
+	conflicts record.ConflictPolicy
+	policy    ops.Policy
+	token     string
+}
+
+// check validates serve's flags together and reads the files they name.
+// It starts nothing.
+func (f serveFlags) check(a *App) (serveSettings, error) {
+	var st serveSettings
+	if err := checkTools(f.tools); err != nil {
+		return st, err
+	}
+	conflicts, err := record.ParseConflictPolicy(f.onConflict)
+	if err != nil {
+		return st, &UsageError{Problem: "--on-conflict: " + err.Error(), Fix: "give report or supersede-newer"}
+	}
+	if err := record.CheckProject(a.Project); err != nil {
+		return st, err // a *record.ValidationError: exit 2
+	}
+	policy, err := maintainFlags(f.maintainEvery, f.maintainApply, f.maintainPolicy)
+	if err != nil {
+		return st, err
+	}
+	token, err := readToken(f.tokenFile)
+	if err != nil {
+		return st, err
+	}
+	if w := tokenFileWarning(f.tokenFile); w != "" {
+		a.Warnf("%s", w)
+	}
+	host, _, err := net.SplitHostPort(f.addr)
+	if err != nil {
+		return st, usagef("give host:port, e.g. "+DefaultServeAddr, "--addr %q: %v", f.addr, err)
+	}
+	if !isLoopback(host) && token == "" {
+		return st, usagef("give --token-file FILE (a file holding a secret token) to serve beyond this machine, or use 127.0.0.1:PORT",
+			"--addr %s is not a loopback address and no token protects it", f.addr)
+	}
+	return serveSettings{conflicts: conflicts, policy: policy, token: token}, nil
+}
+
+// serve is cgraph serve: it checks the flags, listens, opens and warms
+// the store, starts the maintenance schedule, writes the server file the
+// CLI finds the server by, and serves until the run's context ends.
+func (a *App) serve(f serveFlags) (err error) {
+	st, err := f.check(a)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w: choose another port with --addr", f.addr, err)
+	}
+	defer ln.Close() // Serve closes it first; a second close's error means nothing
+	hosts, err := httpapi.NewHosts(ln.Addr().String(), f.allowedHosts)
+	if err != nil {
+		return usagef("give --allowed-hosts a comma-separated list of bare names or addresses, e.g. --allowed-hosts memory.internal,10.0.0.5", "--allowed-hosts: %v", err)
+	}
+	s, err := a.openStore(storeOpen{write: true, deferSlots: f.deferSlots, onConflict: st.conflicts})
+	if err != nil {
+		return err
+	}
+	defer a.closeStore(s, &err)
+	s.StartFiller() // completes slots deferred writes left pending, now or before a restart
+	if err := s.Warm(a.Context()); err != nil {
+		return err
+	}
+	sched, stop := a.startSchedule(s, f, st.policy)
+	defer stop() // before the store closes: a run in flight stops between actions
+	srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: f.tools, Project: a.Project, HostsChecked: true, Maintenance: sched})
+	h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: st.token, MCP: srv.HTTPHandler(), Stats: s, Hosts: hosts, Searcher: s, Records: s, Tokens: a.tokenCounter(), Project: a.Project, Ingest: s, Audit: s})
+	abs, err := filepath.Abs(a.DBDir)
+	if err != nil {
+		return fmt.Errorf("store directory %s: %w", a.DBDir, err)
+	}
+	h = httpapi.RequireStore(s.StoreID(), abs, h)
+	remove, err := serverfile.Write(a.DBDir, serverfile.Info{URL: "http://" + ln.Addr().String(), PID: os.Getpid(),
+		Version: engine.Version, Token: st.token != "", Started: time.Now().UTC(), Store: s.StoreID(), Dir: abs})
+	if err != nil {
+		return err
+	}
+	defer remove()
+	return serveHTTP(a, h, ln, "the cgraph API (/v1) and MCP (/mcp)")
+}
+
+// startSchedule runs maintenance on s every f.maintainEvery in the
+// background (nil and a no-op stop without a schedule); stop ends it and
+// waits for it, so a run in flight stops between actions.
+func (a *App) startSchedule(s *engine.Engine, f serveFlags, policy ops.Policy) (sched *ops.Schedule, stop func()) {
+	if f.maintainEvery <= 0 {
+		return nil, func() {}
+	}
+	sched = ops.NewSchedule(s, ops.ScheduleOptions{Every: f.maintainEvery, Request: ops.MaintenanceRequest{Policy: policy, Apply: f.maintainApply},
+		Log: func(line string) { a.Warnf("%s", line) }})
+	ctx, cancel := context.WithCancel(a.Context())
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); sched.Run(ctx) }()
+	return sched, func() { cancel(); <-stopped }
 }
 
 // MinMaintainEvery is the shortest --maintain-every: a run reads every

@@ -138,14 +138,29 @@ func closeRegistry(closeReg func() error) error {
 // mismatches, since showing which producer made each stored value is what
 // one inspects a fingerprint for; nothing is embedded or searched.
 func (a *App) openStoreForInspection() (*engine.Engine, error) {
-	o := storeOpen{write: !a.ReadOnly, reembed: true}
-	s, err := a.openStore(o)
-	var inUse *record.StoreInUseError
-	if o.write && errors.As(err, &inUse) {
-		o.write = false
-		return a.openStore(o)
+	return writerElseReader(a.ReadOnly, func(write bool) (*engine.Engine, error) {
+		return a.openStore(storeOpen{write: write, reembed: true})
+	}, nil)
+}
+
+// writerElseReader opens the store with open(true), or with open(false)
+// when readOnly is set or another process holds the writer lock; inUse
+// (when not nil) hears of that process before the read-only open. It is
+// how a command that would record accesses or save a result still reads
+// beside a running writer.
+func writerElseReader(readOnly bool, open func(write bool) (*engine.Engine, error), inUse func(*record.StoreInUseError)) (*engine.Engine, error) {
+	if readOnly {
+		return open(false)
 	}
-	return s, err
+	s, err := open(true)
+	var held *record.StoreInUseError
+	if !errors.As(err, &held) {
+		return s, err
+	}
+	if inUse != nil {
+		inUse(held)
+	}
+	return open(false)
 }
 
 // openSearcher opens the store read-only for search, refusing an empty

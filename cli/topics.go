@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
-	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/topics"
 	"github.com/cgraph/cgraph/topics/topicstore"
 )
@@ -21,10 +19,10 @@ func init() { register(newTopicsCmd) }
 // detect_topics shares, plus stability, divergence and the saved flag.
 type topicsJSON struct {
 	topicstore.Report
-	Stability  *stabilityJSON   `json:"stability"`
-	Divergence []divergenceJSON `json:"divergence_alerts"`
-	Unmeasured []string         `json:"divergence_unmeasured_slots"`
-	Saved      bool             `json:"saved"`
+	Stability  *stabilityJSON        `json:"stability"`
+	Divergence []ops.DivergenceAlert `json:"divergence_alerts"`
+	Unmeasured []string              `json:"divergence_unmeasured_slots"`
+	Saved      bool                  `json:"saved"`
 }
 
 type stabilityJSON struct {
@@ -32,14 +30,6 @@ type stabilityJSON struct {
 	Common   int       `json:"common_memories"`
 	Overall  float64   `json:"overall"`
 	Vanished int       `json:"vanished_topics"`
-}
-
-type divergenceJSON struct {
-	ID         record.ID `json:"id"`
-	Slot       string    `json:"slot"`
-	Similarity float64   `json:"similarity"`
-	Nearest    record.ID `json:"nearest"`
-	Severity   string    `json:"severity"`
 }
 
 func newTopicsCmd(a *App) *cobra.Command {
@@ -93,32 +83,21 @@ store is in use by another writer).`,
 // openStoreForTopics opens the store for writing (to save the snapshot), or
 // read-only with --read-only, --no-save or when another process writes.
 func (a *App) openStoreForTopics(noSave bool) (*engine.Engine, error) {
-	if a.ReadOnly || noSave {
-		return a.OpenStore(false)
-	}
-	s, err := a.OpenStore(true)
-	var inUse *record.StoreInUseError
-	if errors.As(err, &inUse) {
-		return a.OpenStore(false)
-	}
-	return s, err
+	return writerElseReader(a.ReadOnly || noSave, a.OpenStore, nil)
 }
 
 func topicsReport(ans ops.TopicsAnswer, recent int) topicsJSON {
 	an := ans.Analysis
-	out := topicsJSON{Report: ans.Report, Divergence: []divergenceJSON{}, Unmeasured: []string{}, Saved: ans.Saved}
+	out := topicsJSON{Report: ans.Report, Divergence: []ops.DivergenceAlert{}, Unmeasured: []string{}, Saved: ans.Saved}
 	if st := ans.Stability; st != nil {
 		out.Stability = &stabilityJSON{Previous: ans.Previous, Common: st.Common, Overall: st.Overall, Vanished: len(st.Vanished)}
 	}
 	if recent > 0 && len(an.Items) > 1 {
-		r, _, _ := an.Divergence(recent)
-		for _, c := range r.Alerts() {
-			out.Divergence = append(out.Divergence, divergenceJSON{ID: an.Items[c.Memory].ID, Slot: c.Slot.String(), Similarity: c.Similarity,
-				Nearest: an.Items[c.Nearest].ID, Severity: c.Severity})
+		d := ops.DivergenceOf(an, recent)
+		for _, c := range d.Alerts {
+			out.Divergence = append(out.Divergence, c.Alert())
 		}
-		for _, s := range r.Unmeasured {
-			out.Unmeasured = append(out.Unmeasured, s.String())
-		}
+		out.Unmeasured = d.Unmeasured
 	}
 	return out
 }

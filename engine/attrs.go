@@ -194,95 +194,126 @@ func unixNano(t time.Time) int64 {
 // allow returns the docs of live that pass f, or nil when f keeps every
 // live doc (no restriction: the indexes search as before).
 func (a *attrs) allow(f record.Filter, live *roaring.Bitmap) *roaring.Bitmap {
-	out := live.Clone()
-	restricted := false
-	and := func(b *roaring.Bitmap) {
-		restricted = true
-		if b == nil {
-			out.Clear()
-			return
-		}
-		out.And(b)
+	k := &keptDocs{out: live.Clone()}
+	a.keepIndexed(k, f)
+	a.keepValid(k, f)
+	a.keepRows(k, f)
+	if !k.restricted || k.out.GetCardinality() == live.GetCardinality() {
+		return nil
 	}
-	union := func(bs []*roaring.Bitmap) *roaring.Bitmap {
-		u := roaring.New()
-		for _, b := range bs {
-			if b != nil {
-				u.Or(b)
-			}
-		}
-		return u
+	return k.out
+}
+
+// keptDocs is the doc set allow narrows, and whether any part of the
+// filter restricted it.
+type keptDocs struct {
+	out        *roaring.Bitmap
+	restricted bool
+}
+
+// and keeps the docs of b (none when b is nil: no doc has that value).
+func (k *keptDocs) and(b *roaring.Bitmap) {
+	k.restricted = true
+	if b == nil {
+		k.out.Clear()
+		return
 	}
+	k.out.And(b)
+}
+
+// andAny keeps the docs of any of bs (nil ones hold no doc).
+func (k *keptDocs) andAny(bs []*roaring.Bitmap) {
+	u := roaring.New()
+	for _, b := range bs {
+		if b != nil {
+			u.Or(b)
+		}
+	}
+	k.and(u)
+}
+
+// keepIndexed applies the parts of f the attribute bitmaps answer:
+// project, types, tags, session, source and metadata.
+func (a *attrs) keepIndexed(k *keptDocs, f record.Filter) {
 	if !f.AllProjects {
-		and(a.byProject[f.Project])
+		k.and(a.byProject[f.Project])
 	}
 	if len(f.Types) > 0 {
 		var bs []*roaring.Bitmap
 		for _, t := range f.Types {
 			bs = append(bs, a.byType[t])
 		}
-		and(union(bs))
+		k.andAny(bs)
 	}
 	if len(f.TagsAny) > 0 {
 		var bs []*roaring.Bitmap
 		for _, t := range f.TagsAny {
 			bs = append(bs, a.byTag[t])
 		}
-		and(union(bs))
+		k.andAny(bs)
 	}
 	for _, t := range f.TagsAll {
-		and(a.byTag[t])
+		k.and(a.byTag[t])
 	}
 	if f.Session != "" {
-		and(a.bySession[f.Session])
+		k.and(a.bySession[f.Session])
 	}
 	if f.Source != "" {
-		and(a.bySource[f.Source])
+		k.and(a.bySource[f.Source])
 	}
-	for k, v := range f.Meta {
-		and(a.byMeta[metaKey(k, v)])
+	for key, v := range f.Meta {
+		k.and(a.byMeta[metaKey(key, v)])
 	}
-	asOf := unixNano(f.AsOf)
+}
+
+// keepValid applies f.Superseded from the superseded bitmap; with AsOf
+// validity at that time is decided row by row (keepRows) instead.
+func (a *attrs) keepValid(k *keptDocs, f record.Filter) {
 	switch {
-	case asOf != 0: // validity at that time, from the rows below
+	case unixNano(f.AsOf) != 0: // validity at that time, from the rows (keepRows)
 	case f.Superseded == record.ExcludeSuperseded:
 		if !a.superseded.docs.IsEmpty() {
-			restricted = true
-			out.AndNot(a.superseded.docs)
+			k.restricted = true
+			k.out.AndNot(a.superseded.docs)
 		}
 	case f.Superseded == record.OnlySuperseded:
-		and(a.superseded.docs)
+		k.and(a.superseded.docs)
 	}
+}
+
+// keepRows applies the parts of f read from each kept doc's row: the
+// created and updated windows, MinImportance, and with AsOf whether the
+// memory existed and was valid (or superseded) at that time. It walks
+// the kept docs once, and only when f has such a part.
+func (a *attrs) keepRows(k *keptDocs, f record.Filter) {
+	asOf := unixNano(f.AsOf)
 	ca, cb, ua, ub := unixNano(f.CreatedAfter), unixNano(f.CreatedBefore), unixNano(f.UpdatedAfter), unixNano(f.UpdatedBefore)
-	if ca != 0 || cb != 0 || ua != 0 || ub != 0 || f.MinImportance > 0 || asOf != 0 {
-		restricted = true
-		drop := roaring.New()
-		it := out.Iterator()
-		for it.HasNext() {
-			d := it.Next()
-			if int(d) >= len(a.rows) {
+	if ca == 0 && cb == 0 && ua == 0 && ub == 0 && !(f.MinImportance > 0) && asOf == 0 {
+		return
+	}
+	k.restricted = true
+	drop := roaring.New()
+	it := k.out.Iterator()
+	for it.HasNext() {
+		d := it.Next()
+		if int(d) >= len(a.rows) {
+			drop.Add(d)
+			continue
+		}
+		r := a.rows[d]
+		if (ca != 0 && r.created < ca) || (cb != 0 && r.created >= cb) || (ua != 0 && r.updated < ua) || (ub != 0 && r.updated >= ub) ||
+			r.importance < f.MinImportance {
+			drop.Add(d)
+			continue
+		}
+		if asOf != 0 {
+			ended := r.validUntil != 0 && r.validUntil <= asOf
+			if r.created > asOf || (f.Superseded == record.ExcludeSuperseded && ended) || (f.Superseded == record.OnlySuperseded && !ended) {
 				drop.Add(d)
-				continue
-			}
-			r := a.rows[d]
-			if (ca != 0 && r.created < ca) || (cb != 0 && r.created >= cb) || (ua != 0 && r.updated < ua) || (ub != 0 && r.updated >= ub) ||
-				r.importance < f.MinImportance {
-				drop.Add(d)
-				continue
-			}
-			if asOf != 0 {
-				ended := r.validUntil != 0 && r.validUntil <= asOf
-				if r.created > asOf || (f.Superseded == record.ExcludeSuperseded && ended) || (f.Superseded == record.OnlySuperseded && !ended) {
-					drop.Add(d)
-				}
 			}
 		}
-		out.AndNot(drop)
 	}
-	if !restricted || out.GetCardinality() == live.GetCardinality() {
-		return nil
-	}
-	return out
+	k.out.AndNot(drop)
 }
 
 // bytes estimates the table's heap size.

@@ -239,20 +239,9 @@ func (s *Engine) Undo(ctx context.Context, id ActionID) (AuditEntry, error) {
 		return AuditEntry{}, err
 	}
 	defer b.Abort()
-	v, ok, err := b.Get(cellar.FamDefault, cellar.AuditEntryKey(id))
+	e, err := undoable(b, id)
 	if err != nil {
-		return AuditEntry{}, err
-	}
-	if !ok {
-		return AuditEntry{}, fmt.Errorf("%w: no action %s in the audit log (`cgraph log` lists them)", record.ErrNotFound, id)
-	}
-	e, err := decodeAudit(v)
-	if err != nil {
-		return AuditEntry{}, fmt.Errorf("default/audit/e/%x: %w", id[:], err)
-	}
-	if !e.UndoneAt.IsZero() {
-		return e, &record.ValidationError{Field: "action", Problem: fmt.Sprintf("%s was undone at %s", id, e.UndoneAt.Format(time.RFC3339)),
-			Fix: "nothing to do; `cgraph log` shows every action and whether it was undone"}
+		return e, err
 	}
 	for _, r := range e.Linked {
 		if _, err := b.Unlink(r.From, r.To, r.Type); err != nil {
@@ -268,21 +257,8 @@ func (s *Engine) Undo(ctx context.Context, id ActionID) (AuditEntry, error) {
 	var fp *fingerprint.Fingerprint
 	var back []record.Relation
 	if e.Kept {
-		k, err := b.Restore(id)
-		if err != nil {
-			return e, fmt.Errorf("undo %s: %w", id, err)
-		}
-		m, back = k.Memory, k.Relations
-		if len(k.Fingerprint) > 0 {
-			if fp, err = fingerprint.Decode(k.Fingerprint); err != nil {
-				return e, fmt.Errorf("undo %s: the kept fingerprint of %s: %w", id, m.ID, err)
-			}
-			if err := s.sameProducers(fp); err != nil {
-				return e, fmt.Errorf("undo %s: %w", id, err)
-			}
-			if err := s.writeMemory(b, m, fp); err != nil {
-				return e, fmt.Errorf("undo %s: memory %s: %w", id, m.ID, err)
-			}
+		if m, fp, back, err = s.restoreKept(b, id); err != nil {
+			return e, err
 		}
 	}
 	e.UndoneAt = s.clock().UTC()
@@ -308,6 +284,54 @@ func (s *Engine) Undo(ctx context.Context, id ActionID) (AuditEntry, error) {
 		}
 	}
 	return e, nil
+}
+
+// undoable reads the audit entry of action id, refusing one that is not
+// in the log or was undone already.
+func undoable(b *cellar.Batch, id ActionID) (AuditEntry, error) {
+	v, ok, err := b.Get(cellar.FamDefault, cellar.AuditEntryKey(id))
+	if err != nil {
+		return AuditEntry{}, err
+	}
+	if !ok {
+		return AuditEntry{}, fmt.Errorf("%w: no action %s in the audit log (`cgraph log` lists them)", record.ErrNotFound, id)
+	}
+	e, err := decodeAudit(v)
+	if err != nil {
+		return AuditEntry{}, fmt.Errorf("default/audit/e/%x: %w", id[:], err)
+	}
+	if !e.UndoneAt.IsZero() {
+		return e, &record.ValidationError{Field: "action", Problem: fmt.Sprintf("%s was undone at %s", id, e.UndoneAt.Format(time.RFC3339)),
+			Fix: "nothing to do; `cgraph log` shows every action and whether it was undone"}
+	}
+	return e, nil
+}
+
+// restoreKept puts back in b the memory action id deleted and kept: its
+// record, history and relations (cellar.Restore), and its fingerprint with
+// the values derived from it, when the store's models still made it. It
+// returns the memory, its fingerprint (nil when none was kept) and the
+// relations restored.
+func (s *Engine) restoreKept(b *cellar.Batch, id ActionID) (record.Memory, *fingerprint.Fingerprint, []record.Relation, error) {
+	k, err := b.Restore(id)
+	if err != nil {
+		return record.Memory{}, nil, nil, fmt.Errorf("undo %s: %w", id, err)
+	}
+	m := k.Memory
+	if len(k.Fingerprint) == 0 {
+		return m, nil, k.Relations, nil
+	}
+	fp, err := fingerprint.Decode(k.Fingerprint)
+	if err != nil {
+		return m, nil, nil, fmt.Errorf("undo %s: the kept fingerprint of %s: %w", id, m.ID, err)
+	}
+	if err := s.sameProducers(fp); err != nil {
+		return m, nil, nil, fmt.Errorf("undo %s: %w", id, err)
+	}
+	if err := s.writeMemory(b, m, fp); err != nil {
+		return m, nil, nil, fmt.Errorf("undo %s: memory %s: %w", id, m.ID, err)
+	}
+	return m, fp, k.Relations, nil
 }
 
 // sameProducers refuses a kept fingerprint whose slots were computed by

@@ -149,11 +149,37 @@ type MaintainAction struct {
 // (Undo) is not proposed again for the same memory. Every action is
 // reported.
 func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAction, error) {
+	o, err := s.maintainOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.FlushUses(ctx); err != nil { // decay must see the uses counted in RAM
+		return nil, fmt.Errorf("maintain: %w", err)
+	}
+	acts, err := s.findMaintenance(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	// An undo is a decision: what was undone is not proposed again.
+	undone, err := s.undoneActions(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("maintain: %w", err)
+	}
+	acts = slices.DeleteFunc(acts, func(a MaintainAction) bool { return undone[a.Action+"\x00"+a.ID.String()] })
+	if !o.Apply {
+		return acts, nil
+	}
+	return s.applyMaintenance(ctx, acts, o)
+}
+
+// maintainOptions checks o and fills its defaults: now for a zero Now,
+// Consolidate when Actions name it, Near when Consolidate is set.
+func (s *Engine) maintainOptions(o MaintainOptions) (MaintainOptions, error) {
 	if o.Apply && s.ro {
-		return nil, s.refuseReadOnly("change it")
+		return o, s.refuseReadOnly("change it")
 	}
 	if math.IsNaN(o.PruneBelow) || o.PruneBelow < 0 || o.PruneBelow > 1 {
-		return nil, &record.ValidationError{Field: "prune_below", Problem: fmt.Sprintf("%v is outside [0, 1]", o.PruneBelow), Fix: "give an effective importance from 0 to 1, such as 0.05"}
+		return o, &record.ValidationError{Field: "prune_below", Problem: fmt.Sprintf("%v is outside [0, 1]", o.PruneBelow), Fix: "give an effective importance from 0 to 1, such as 0.05"}
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
@@ -165,11 +191,33 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 		o.Near = true
 	}
 	if o.Near && s.ix == nil {
-		return nil, fmt.Errorf("maintain: looking for near-duplicates needs the store opened with its models")
+		return o, fmt.Errorf("maintain: looking for near-duplicates needs the store opened with its models")
 	}
-	if err := s.FlushUses(ctx); err != nil { // decay must see the uses counted in RAM
-		return nil, fmt.Errorf("maintain: %w", err)
-	}
+	return o, nil
+}
+
+// maintainScan is the state of one Maintain walk over the memories, oldest
+// first: what the relations and copies say up front, and what the walk has
+// listed so far.
+type maintainScan struct {
+	o          MaintainOptions
+	superseded map[record.ID]record.ID // superseded memory → a memory superseding it
+	copyOf     map[record.ID]record.ID // exact copy → the oldest memory it copies
+	mayPrune   bool                    // o.Actions allow prune
+
+	acts     []MaintainAction
+	nearActs []MaintainAction // with Near, listed after acts
+	pairs    []nearPair       // with Consolidate
+	members  map[record.ID]record.Memory
+	acted    map[record.ID]bool // listed for prune or merge by this run
+	pruned   map[record.ID]bool // listed for pruning by this run, when the run may prune
+}
+
+// findMaintenance walks every memory a page at a time (calling o.Pause
+// between pages) and returns the actions Maintain proposes, in order:
+// merges and prunes as the walk meets them, then supersede proposals, then
+// consolidations.
+func (s *Engine) findMaintenance(ctx context.Context, o MaintainOptions) ([]MaintainAction, error) {
 	superseded, err := s.supersededIDs(ctx)
 	if err != nil {
 		return nil, err
@@ -178,13 +226,9 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 	if err != nil {
 		return nil, err
 	}
-	var nearActs []MaintainAction
-	var pairs []nearPair // with Consolidate
-	members := map[record.ID]record.Memory{}
-	acted := map[record.ID]bool{} // listed for prune or merge by this run
-	var acts []MaintainAction
-	pruned := map[record.ID]bool{} // listed for pruning by this run, when the run may prune
-	mayPrune := len(o.Actions) == 0 || slices.Contains(o.Actions, "prune")
+	w := &maintainScan{o: o, superseded: superseded, copyOf: copyOf,
+		mayPrune: len(o.Actions) == 0 || slices.Contains(o.Actions, "prune"),
+		members:  map[record.ID]record.Memory{}, acted: map[record.ID]bool{}, pruned: map[record.ID]bool{}}
 	var after record.ID
 	for {
 		page, err := s.cellar.List(ctx, record.ListOptions{Limit: 1000, After: after, Oldest: true})
@@ -192,37 +236,8 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 			return nil, fmt.Errorf("maintain: %w", err)
 		}
 		for _, m := range page {
-			if keep, ok := copyOf[m.ID]; ok && !pruned[keep] { // never merge into a memory this run prunes
-				acts = append(acts, MaintainAction{Action: "merge_duplicate", ID: m.ID, Keep: keep, Reason: "the same content as the older memory, in the same project"})
-				acted[m.ID] = true
-				continue
-			}
-			if by, ok := superseded[m.ID]; ok && o.prunable(m.Type) {
-				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID, Reason: fmt.Sprintf("superseded by %s", by)})
-				pruned[m.ID] = mayPrune
-				acted[m.ID] = true
-				continue
-			}
-			if o.Consolidate {
-				ps, err := s.nearPairs(ctx, m, acted, members)
-				if err != nil {
-					return nil, err
-				}
-				pairs = append(pairs, ps...)
-			} else if o.Near {
-				acts, err := s.nearOlder(ctx, m, superseded)
-				if err != nil {
-					return nil, err
-				}
-				nearActs = append(nearActs, acts...)
-			}
-			// A memory touched within its half-life is in use, whatever
-			// its importance: only the idle fade away.
-			if d := DecayOf(m, o.Now); d.Effective < o.PruneBelow && d.IdleDays >= d.HalfLife && o.prunable(m.Type) {
-				acts = append(acts, MaintainAction{Action: "prune", ID: m.ID,
-					Reason: fmt.Sprintf("effective importance %.3f < %.3f (importance %.2f, %.0f days idle, half-life %.0f days)", d.Effective, o.PruneBelow, d.Importance, d.IdleDays, d.HalfLife), faded: true})
-				pruned[m.ID] = mayPrune
-				acted[m.ID] = true
+			if err := s.visitForMaintenance(ctx, w, m); err != nil {
+				return nil, err
 			}
 		}
 		if len(page) < 1000 {
@@ -233,17 +248,55 @@ func (s *Engine) Maintain(ctx context.Context, o MaintainOptions) ([]MaintainAct
 		}
 		after = page[len(page)-1].ID
 	}
-	acts = append(acts, nearActs...)
-	acts = append(acts, consolidations(pairs, members, acted, o)...)
-	// An undo is a decision: what was undone is not proposed again.
-	undone, err := s.undoneActions(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("maintain: %w", err)
+	acts := append(w.acts, w.nearActs...)
+	return append(acts, consolidations(w.pairs, w.members, w.acted, o)...), nil
+}
+
+// visitForMaintenance lists what m calls for: a merge into the older copy
+// it duplicates, or a prune because it is superseded; otherwise its
+// near-duplicates (with Near) and a prune if it has faded.
+func (s *Engine) visitForMaintenance(ctx context.Context, w *maintainScan, m record.Memory) error {
+	o := w.o
+	if keep, ok := w.copyOf[m.ID]; ok && !w.pruned[keep] { // never merge into a memory this run prunes
+		w.acts = append(w.acts, MaintainAction{Action: "merge_duplicate", ID: m.ID, Keep: keep, Reason: "the same content as the older memory, in the same project"})
+		w.acted[m.ID] = true
+		return nil
 	}
-	acts = slices.DeleteFunc(acts, func(a MaintainAction) bool { return undone[a.Action+"\x00"+a.ID.String()] })
-	if !o.Apply {
-		return acts, nil
+	if by, ok := w.superseded[m.ID]; ok && o.prunable(m.Type) {
+		w.acts = append(w.acts, MaintainAction{Action: "prune", ID: m.ID, Reason: fmt.Sprintf("superseded by %s", by)})
+		w.pruned[m.ID] = w.mayPrune
+		w.acted[m.ID] = true
+		return nil
 	}
+	if o.Consolidate {
+		ps, err := s.nearPairs(ctx, m, w.acted, w.members)
+		if err != nil {
+			return err
+		}
+		w.pairs = append(w.pairs, ps...)
+	} else if o.Near {
+		acts, err := s.nearOlder(ctx, m, w.superseded)
+		if err != nil {
+			return err
+		}
+		w.nearActs = append(w.nearActs, acts...)
+	}
+	// A memory touched within its half-life is in use, whatever
+	// its importance: only the idle fade away.
+	if d := DecayOf(m, o.Now); d.Effective < o.PruneBelow && d.IdleDays >= d.HalfLife && o.prunable(m.Type) {
+		w.acts = append(w.acts, MaintainAction{Action: "prune", ID: m.ID,
+			Reason: fmt.Sprintf("effective importance %.3f < %.3f (importance %.2f, %.0f days idle, half-life %.0f days)", d.Effective, o.PruneBelow, d.Importance, d.IdleDays, d.HalfLife), faded: true})
+		w.pruned[m.ID] = w.mayPrune
+		w.acted[m.ID] = true
+	}
+	return nil
+}
+
+// applyMaintenance carries out the actions o's policy allows, up to
+// o.MaxActions, each in its own batch (applyAction), calling o.Pause after
+// each; the others are returned held, with the reason. An action whose
+// memory changed or went since it was listed is held, not an error.
+func (s *Engine) applyMaintenance(ctx context.Context, acts []MaintainAction, o MaintainOptions) ([]MaintainAction, error) {
 	by := o.By
 	if by == "" {
 		by = "maintain"

@@ -40,34 +40,52 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 		return UpdateResult{}, &record.ValidationError{Field: "change", Problem: "names nothing to change",
 			Fix: "give new content, a type, tags to add or remove, an importance, a project or metadata"}
 	}
-	cur, err := s.peek(ctx, id)
+	c, fp, err := s.prepareUpdate(ctx, id, c)
 	if err != nil {
 		return UpdateResult{}, err
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	return s.updateLocked(ctx, id, c, fp)
+}
+
+// prepareUpdate redacts c, checks that the memory it makes of the stored
+// one passes the rules of a new one and, when c changes the content,
+// fingerprints the new content (every slot). fp is nil when the content
+// stays. It runs before the write lock: the models are the slow part.
+func (s *Engine) prepareUpdate(ctx context.Context, id record.ID, c record.Change) (record.Change, *fingerprint.Fingerprint, error) {
+	cur, err := s.peek(ctx, id)
+	if err != nil {
+		return c, nil, err
 	}
 	c = s.redactChange(c)
 	next := c.Apply(cur)
 	if err := next.AsNew().Validate(s.maxBytes); err != nil {
-		return UpdateResult{}, err
+		return c, nil, err
 	}
-	content := next.Content != cur.Content
-	var fp fingerprint.Fingerprint
-	if content {
-		if err := s.needEmbedders("update a memory's content"); err != nil {
-			return UpdateResult{}, err
-		}
-		if err := s.writable(); err != nil {
-			return UpdateResult{}, err
-		}
-		in := []embedders.Input{{Text: next.Content, Created: next.CreatedAt, Session: next.Session, Seq: next.Sequence}}
-		fps := []fingerprint.Fingerprint{{}}
-		if err := s.reg.EmbedSlots(ctx, in, fingerprint.Slots(), fps); err != nil {
-			return UpdateResult{}, fmt.Errorf("fingerprint the new content of %s: %w", id, err)
-		}
-		fp = fps[0]
+	if next.Content == cur.Content {
+		return c, nil, nil
 	}
+	if err := s.needEmbedders("update a memory's content"); err != nil {
+		return c, nil, err
+	}
+	if err := s.writable(); err != nil {
+		return c, nil, err
+	}
+	in := []embedders.Input{{Text: next.Content, Created: next.CreatedAt, Session: next.Session, Seq: next.Sequence}}
+	fps := []fingerprint.Fingerprint{{}}
+	if err := s.reg.EmbedSlots(ctx, in, fingerprint.Slots(), fps); err != nil {
+		return c, nil, fmt.Errorf("fingerprint the new content of %s: %w", id, err)
+	}
+	return c, &fps[0], nil
+}
 
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+// updateLocked applies c to the memory as stored now (a concurrent update
+// may have landed since prepareUpdate) and commits the next revision, with
+// fp replacing the fingerprint when the content changed, then updates the
+// in-memory indexes.
+// REQUIRES: s.writeMu held.
+func (s *Engine) updateLocked(ctx context.Context, id record.ID, c record.Change, fp *fingerprint.Fingerprint) (UpdateResult, error) {
 	b, err := s.cellar.Begin(ctx)
 	if err != nil {
 		return UpdateResult{}, err
@@ -77,44 +95,19 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 	if err != nil {
 		return UpdateResult{}, err
 	}
-	next = c.Apply(stored) // what is stored now: a concurrent update may have landed
+	next := c.Apply(stored) // what is stored now: a concurrent update may have landed
 	if sameRecord(stored, next) {
 		s.markRelations(ctx, &stored)
 		return UpdateResult{Memory: stored}, nil
 	}
-	computed := content
-	if content = next.Content != stored.Content; content && !computed {
+	content := next.Content != stored.Content
+	if content && fp == nil {
 		return UpdateResult{}, fmt.Errorf("memory %s changed while updating it: try again", id)
 	}
 	if content {
-		old, found, err := b.Get(cellar.FamFingerprints, id[:])
-		if err != nil {
+		if err := s.replaceFingerprint(b, stored, fp); err != nil {
 			return UpdateResult{}, err
 		}
-		var oldFP *fingerprint.Fingerprint
-		if found {
-			if oldFP, err = fingerprint.Decode(old); err != nil {
-				return UpdateResult{}, fmt.Errorf("fingerprints/%s: %w", id, err)
-			}
-		}
-		if err := s.ix.check(&fp); err != nil {
-			return UpdateResult{}, err
-		}
-		enc, err := encodeStored(&fp)
-		if err != nil {
-			return UpdateResult{}, fmt.Errorf("encode fingerprint: %w", err)
-		}
-		b.Put(cellar.FamFingerprints, id[:], enc)
-		for _, slot := range fingerprint.Slots() {
-			var was fingerprint.Value
-			if oldFP != nil {
-				was = oldFP.Get(slot).Value
-			}
-			if err := writeSlot(b, stored.DocNum, slot, was, fp.Get(slot).Value); err != nil {
-				return UpdateResult{}, fmt.Errorf("memory %s %s: %w", id, slot, err)
-			}
-		}
-		b.Del(cellar.FamPending, docKey(stored.DocNum)) // every slot is computed now
 	}
 	m, _, err := b.Replace(next)
 	if err != nil {
@@ -125,7 +118,7 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 	}
 	if content {
 		s.tokens.remove(m.DocNum)
-		if err := s.ix.apply(m, &fp, nil); err != nil {
+		if err := s.ix.apply(m, fp, nil); err != nil {
 			return UpdateResult{}, fmt.Errorf("memory %s was updated but not indexed (reopen the store to rebuild its indexes): %w", id, err)
 		}
 	} else if s.ix != nil { // nil when opened for records only
@@ -133,6 +126,42 @@ func (s *Engine) Update(ctx context.Context, id record.ID, c record.Change) (Upd
 	}
 	s.markRelations(ctx, &m)
 	return UpdateResult{Memory: m, Changed: true, Reembedded: content}, nil
+}
+
+// replaceFingerprint puts fp in b as stored's fingerprint, in place of the
+// stored one: every slot's values and postings move from the old values to
+// the new, and the memory has no slot pending any more.
+func (s *Engine) replaceFingerprint(b *cellar.Batch, stored record.Memory, fp *fingerprint.Fingerprint) error {
+	id := stored.ID
+	old, found, err := b.Get(cellar.FamFingerprints, id[:])
+	if err != nil {
+		return err
+	}
+	var oldFP *fingerprint.Fingerprint
+	if found {
+		if oldFP, err = fingerprint.Decode(old); err != nil {
+			return fmt.Errorf("fingerprints/%s: %w", id, err)
+		}
+	}
+	if err := s.ix.check(fp); err != nil {
+		return err
+	}
+	enc, err := encodeStored(fp)
+	if err != nil {
+		return fmt.Errorf("encode fingerprint: %w", err)
+	}
+	b.Put(cellar.FamFingerprints, id[:], enc)
+	for _, slot := range fingerprint.Slots() {
+		var was fingerprint.Value
+		if oldFP != nil {
+			was = oldFP.Get(slot).Value
+		}
+		if err := writeSlot(b, stored.DocNum, slot, was, fp.Get(slot).Value); err != nil {
+			return fmt.Errorf("memory %s %s: %w", id, slot, err)
+		}
+	}
+	b.Del(cellar.FamPending, docKey(stored.DocNum)) // every slot is computed now
+	return nil
 }
 
 // sameRecord reports whether an update left the caller-given fields as

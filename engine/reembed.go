@@ -55,27 +55,9 @@ func (s *Engine) Reembed(ctx context.Context, slots []fingerprint.SlotID, progre
 	defer s.tokens.clear() // E12 values may change: no matrix cached before is trusted after
 	s.tokens.clear()
 	cur := s.reg.Statuses()
-	if slots == nil {
-		s.mu.RLock()
-		for i, sl := range fingerprint.Slots() {
-			if s.stale[i] != "" || s.stored[i].Producer != cur[i].Producer {
-				slots = append(slots, sl)
-			}
-		}
-		s.mu.RUnlock()
-	}
-	var broken []string
-	for _, sl := range slots {
-		if !sl.Valid() {
-			return ReembedReport{}, fmt.Errorf("reembed: invalid slot %d: use E1 … E13", uint8(sl))
-		}
-		if st := cur[sl.Index()]; st.Producer == (fingerprint.Producer{}) {
-			broken = append(broken, fmt.Sprintf("%s: %s", sl, st.Reason))
-		}
-	}
-	if len(broken) > 0 {
-		return ReembedReport{}, fmt.Errorf("reembed refused, nothing was changed: %d slot(s) to recompute have no working embedder, and re-embedding would drop their values: %s",
-			len(broken), strings.Join(broken, "; "))
+	slots, err := s.reembedSlots(slots, cur)
+	if err != nil {
+		return ReembedReport{}, err
 	}
 	rep := ReembedReport{Slots: slices.Sorted(slices.Values(slots))}
 	if len(slots) == 0 {
@@ -92,20 +74,7 @@ func (s *Engine) Reembed(ctx context.Context, slots []fingerprint.SlotID, progre
 		batch := ids[lo:min(lo+reembedBatch, len(ids))]
 		n, err := s.reembedBatch(ctx, batch, slots, cur)
 		if errors.Is(err, record.ErrCorrupt) {
-			// One at a time, to skip only the memories that do not read.
-			n, err = 0, nil
-			for _, id := range batch {
-				k, berr := s.reembedBatch(ctx, []record.ID{id}, slots, cur)
-				if errors.Is(berr, record.ErrCorrupt) {
-					rep.Unreadable = append(rep.Unreadable, id)
-					continue
-				}
-				if berr != nil {
-					err = berr
-					break
-				}
-				n += k
-			}
+			n, err = s.reembedEach(ctx, batch, slots, cur, &rep)
 		}
 		if err != nil {
 			return rep, fmt.Errorf("reembed %v: %w", slots, err)
@@ -128,6 +97,55 @@ func (s *Engine) Reembed(ctx context.Context, slots []fingerprint.SlotID, progre
 	s.mu.Unlock()
 	s.views.clear() // views of the old producers
 	return rep, nil
+}
+
+// reembedSlots checks the slots Reembed was asked for (nil: every slot
+// whose stored producer differs from the current one, or that is stale)
+// and refuses, before anything is written, when one of them has no working
+// embedder now. cur are the registry's statuses.
+func (s *Engine) reembedSlots(slots []fingerprint.SlotID, cur []embedders.SlotStatus) ([]fingerprint.SlotID, error) {
+	if slots == nil {
+		s.mu.RLock()
+		for i, sl := range fingerprint.Slots() {
+			if s.stale[i] != "" || s.stored[i].Producer != cur[i].Producer {
+				slots = append(slots, sl)
+			}
+		}
+		s.mu.RUnlock()
+	}
+	var broken []string
+	for _, sl := range slots {
+		if !sl.Valid() {
+			return nil, fmt.Errorf("reembed: invalid slot %d: use E1 … E13", uint8(sl))
+		}
+		if st := cur[sl.Index()]; st.Producer == (fingerprint.Producer{}) {
+			broken = append(broken, fmt.Sprintf("%s: %s", sl, st.Reason))
+		}
+	}
+	if len(broken) > 0 {
+		return nil, fmt.Errorf("reembed refused, nothing was changed: %d slot(s) to recompute have no working embedder, and re-embedding would drop their values: %s",
+			len(broken), strings.Join(broken, "; "))
+	}
+	return slots, nil
+}
+
+// reembedEach recomputes a batch that did not read one memory at a time,
+// to skip only the memories that do not read (listed in rep.Unreadable),
+// and returns how many needed it. REQUIRES: s.writeMu held.
+func (s *Engine) reembedEach(ctx context.Context, batch []record.ID, slots []fingerprint.SlotID, cur []embedders.SlotStatus, rep *ReembedReport) (int, error) {
+	n := 0
+	for _, id := range batch {
+		k, err := s.reembedBatch(ctx, []record.ID{id}, slots, cur)
+		if errors.Is(err, record.ErrCorrupt) {
+			rep.Unreadable = append(rep.Unreadable, id)
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		n += k
+	}
+	return n, nil
 }
 
 // reembedBatch recomputes slots of one batch of memories and returns how many

@@ -32,43 +32,15 @@ const MaxFeedback = pipeline.MaxFeedback
 // store first catches up with the writer. A hit whose memory was deleted
 // between the index search and the resolution is dropped (the trace says so).
 func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
-	if err := s.needEmbedders("search"); err != nil {
+	if err := s.checkSearch(req); err != nil {
 		return SearchResult{}, err
-	}
-	if n := len(req.Query); n > MaxQueryBytes {
-		return SearchResult{}, &record.ValidationError{Field: "query", Problem: fmt.Sprintf("is %d bytes, over the limit of %d", n, MaxQueryBytes),
-			Fix: "search with the few sentences that matter; to find what resembles a long text, store it as a memory and search with its opening"}
-	}
-	if err := req.Filter.Validate(); err != nil {
-		return SearchResult{}, err
-	}
-	if err := checkMinRelevance(req.MinRelevance); err != nil {
-		return SearchResult{}, err
-	}
-	for _, t := range req.Expand {
-		if err := record.CheckRelationType("expand", t); err != nil {
-			return SearchResult{}, err
-		}
 	}
 	start := time.Now()
-	if req.Profile.Name == "" && req.Profile.Weights == (profiles.Weights{}) {
-		p, err := profiles.Lookup(DefaultProfile)
-		if err != nil {
-			return SearchResult{}, err
-		}
-		req.Profile = p
+	req, err := s.searchDefaults(ctx, req)
+	if err != nil {
+		return SearchResult{}, err
 	}
-	if req.Now.IsZero() {
-		req.Now = time.Now()
-	}
-	if s.ro {
-		if err := s.catchUp(ctx); err != nil {
-			return SearchResult{}, fmt.Errorf("search: catch up with the writer: %w", err)
-		}
-	}
-	preq := pipeline.Request{Query: req.Query, Profile: req.Profile, Mode: req.Mode, Primary: req.Embedder,
-		Direction: req.Direction, TopK: req.TopK, RecallK: req.RecallK, DenseRecallK: req.DenseRecallK, FilterK: req.FilterK, FusionK: req.FusionK,
-		NoThresholds: req.NoThresholds, Partial: req.Partial, Feedback: req.Feedback}
+	preq := req.pipelineRequest()
 	keys, err := planViews(preq)
 	if err != nil {
 		return SearchResult{}, fmt.Errorf("search: %w", err)
@@ -78,14 +50,8 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if !req.NoCorrect {
 		corrected, fixes = s.correct(req.Query)
 	}
-	textOf := func(k viewKey) string {
-		if !req.CorrectKeywordsOnly || keywordSlots[k.slot] {
-			return corrected
-		}
-		return req.Query
-	}
 	encStart := time.Now()
-	q, err := s.encodeViews(ctx, req, keys, textOf)
+	q, err := s.encodeViews(ctx, req, keys, req.viewText(corrected))
 	if err != nil {
 		return SearchResult{}, err
 	}
@@ -93,6 +59,86 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	out, err := s.searchLocked(ctx, req, preq, q)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	out.Encode, out.Total = encode, time.Since(start)
+	out.Corrections, out.Corrected = fixes, corrected
+	out.Query = req.Query
+	return out, nil
+}
+
+// checkSearch refuses a request Search cannot serve: no embedders, a query
+// over MaxQueryBytes, a bad filter, relevance bound or expand type.
+func (s *Engine) checkSearch(req SearchRequest) error {
+	if err := s.needEmbedders("search"); err != nil {
+		return err
+	}
+	if n := len(req.Query); n > MaxQueryBytes {
+		return &record.ValidationError{Field: "query", Problem: fmt.Sprintf("is %d bytes, over the limit of %d", n, MaxQueryBytes),
+			Fix: "search with the few sentences that matter; to find what resembles a long text, store it as a memory and search with its opening"}
+	}
+	if err := req.Filter.Validate(); err != nil {
+		return err
+	}
+	if err := checkMinRelevance(req.MinRelevance); err != nil {
+		return err
+	}
+	for _, t := range req.Expand {
+		if err := record.CheckRelationType("expand", t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// searchDefaults fills a zero Profile (DefaultProfile) and Now, and has a
+// read-only store catch up with the writer first.
+func (s *Engine) searchDefaults(ctx context.Context, req SearchRequest) (SearchRequest, error) {
+	if req.Profile.Name == "" && req.Profile.Weights == (profiles.Weights{}) {
+		p, err := profiles.Lookup(DefaultProfile)
+		if err != nil {
+			return req, err
+		}
+		req.Profile = p
+	}
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	if s.ro {
+		if err := s.catchUp(ctx); err != nil {
+			return req, fmt.Errorf("search: catch up with the writer: %w", err)
+		}
+	}
+	return req, nil
+}
+
+// pipelineRequest is the part of req the pipeline plans and runs.
+func (req SearchRequest) pipelineRequest() pipeline.Request {
+	return pipeline.Request{Query: req.Query, Profile: req.Profile, Mode: req.Mode, Primary: req.Embedder,
+		Direction: req.Direction, TopK: req.TopK, RecallK: req.RecallK, DenseRecallK: req.DenseRecallK, FilterK: req.FilterK, FusionK: req.FusionK,
+		NoThresholds: req.NoThresholds, Partial: req.Partial, Feedback: req.Feedback}
+}
+
+// viewText says which text each query view encodes: the corrected query,
+// or with CorrectKeywordsOnly the typed one for every view outside
+// keywordSlots.
+func (req SearchRequest) viewText(corrected string) func(viewKey) string {
+	return func(k viewKey) string {
+		if !req.CorrectKeywordsOnly || keywordSlots[k.slot] {
+			return corrected
+		}
+		return req.Query
+	}
+}
+
+// searchLocked runs the pipeline over the indexes with the encoded views
+// q, resolves the hits to memories (as they read at Filter.AsOf when set),
+// drops those under MinRelevance, notes the uses, adds decay badges and
+// follows Expand.
+// REQUIRES: s.mu held for reading.
+func (s *Engine) searchLocked(ctx context.Context, req SearchRequest, preq pipeline.Request, q *queryViews) (SearchResult, error) {
 	allow := s.ix.allow(req.Filter)
 	res, err := pipeline.Run(ctx, &spaces{s: s, ix: s.ix, q: q, allow: allow}, preq)
 	if err != nil {
@@ -124,23 +170,28 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		out.Filtered = int(allow.GetCardinality())
 	}
 	if len(req.Expand) > 0 {
-		if out.Expanded, err = s.expand(ctx, out.Memories, req.Expand, req.Filter); err != nil {
+		if out.Expanded, err = s.expandAt(ctx, out.Memories, req); err != nil {
 			return SearchResult{}, err
 		}
-		if !req.Filter.AsOf.IsZero() {
-			for i := range out.Expanded {
-				one := []record.Memory{out.Expanded[i].Memory}
-				if err := s.RevisionsAt(ctx, one, req.Filter.AsOf); err != nil {
-					return SearchResult{}, fmt.Errorf("search: %w", err)
-				}
-				out.Expanded[i].Memory = one[0]
-			}
-		}
 	}
-	out.Encode, out.Total = encode, time.Since(start)
-	out.Corrections, out.Corrected = fixes, corrected
-	out.Query = req.Query
 	return out, nil
+}
+
+// expandAt follows req.Expand from the hits' memories (expand), each
+// memory reached as it read at req.Filter.AsOf when that is set.
+func (s *Engine) expandAt(ctx context.Context, hits []record.Memory, req SearchRequest) ([]Expansion, error) {
+	exp, err := s.expand(ctx, hits, req.Expand, req.Filter)
+	if err != nil || req.Filter.AsOf.IsZero() {
+		return exp, err
+	}
+	for i := range exp {
+		one := []record.Memory{exp[i].Memory}
+		if err := s.RevisionsAt(ctx, one, req.Filter.AsOf); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		exp[i].Memory = one[0]
+	}
+	return exp, nil
 }
 
 // keywordSlots are the spaces that match exact strings (E6 BM25 terms, E9

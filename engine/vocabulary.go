@@ -68,6 +68,19 @@ const (
 // Slots returns E1 … E13 in order.
 func Slots() []SlotID { return fingerprint.Slots() }
 
+// LeadingSlots returns, in order, the slots a single-embedder search
+// (ModeEmbedderFirst) can lead: every slot that retrieves, not the
+// temporal badges E2–E4 nor the reranker E12 (SlotID.CanLead).
+func LeadingSlots() []SlotID {
+	var out []SlotID
+	for _, s := range fingerprint.Slots() {
+		if s.CanLead() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // ParseSlot reads a slot name: "E7", "e7", or a slot's role ("code").
 func ParseSlot(name string) (SlotID, error) { return fingerprint.ParseSlot(name) }
 

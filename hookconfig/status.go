@@ -3,6 +3,7 @@ package hookconfig
 import (
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 )
 
@@ -65,4 +66,42 @@ func Status(t Target) TargetStatus {
 		ts.Other = append(ts.Other, status(name, found[name]))
 	}
 	return ts
+}
+
+// Survey reads every target (Status) and lists the stores their installed
+// hooks use, each once, absolute, in the order met: def (the default
+// store) stands for a hook that names none, and is the one store listed
+// when no hook is installed. broken are the errors of the files that could
+// not be read or are not valid.
+func Survey(targets []Target, def string) (statuses []TargetStatus, stores, broken []string) {
+	statuses = []TargetStatus{}
+	seen := map[string]bool{}
+	addStore := func(db string) {
+		if db == "" {
+			db = def
+		}
+		if abs, err := filepath.Abs(db); err == nil {
+			db = abs
+		}
+		if !seen[db] {
+			seen[db] = true
+			stores = append(stores, db)
+		}
+	}
+	for _, t := range targets {
+		ts := Status(t)
+		if ts.Error != "" {
+			broken = append(broken, ts.Error)
+		}
+		for _, e := range append(append([]EventStatus(nil), ts.Events...), ts.Other...) {
+			if e.Installed {
+				addStore(e.DB)
+			}
+		}
+		statuses = append(statuses, ts)
+	}
+	if len(stores) == 0 {
+		addStore("")
+	}
+	return statuses, stores, broken
 }

@@ -197,6 +197,22 @@ func line(h ops.SearchHit) string {
 	return fmt.Sprintf("- %s %s (%s): %s", h.Memory.Type, h.Memory.CreatedAt.Format("2006-01-02"), h.ID, ops.Snippet(h.Content, 400))
 }
 
+// GitRoot returns the nearest directory at or above dir holding .git (a
+// directory, or a file in a worktree), else dir: a project's root, as the
+// hooks name its project and cgraph hooks install finds its settings.
+func GitRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return dir
+		}
+		d = up
+	}
+}
+
 // ProjectOf is the project of a working directory: the name of the git
 // root above it (or of the directory itself), made a valid project name;
 // "" (the default project) when there is none.
@@ -204,18 +220,8 @@ func ProjectOf(cwd string) string {
 	if cwd == "" {
 		return ""
 	}
-	root := cwd
-	for dir := cwd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			root = dir
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			break
-		}
-	}
 	var b strings.Builder
-	for _, r := range strings.ToLower(filepath.Base(root)) {
+	for _, r := range strings.ToLower(filepath.Base(GitRoot(cwd))) {
 		switch {
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
 			b.WriteRune(r)

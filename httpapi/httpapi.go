@@ -129,7 +129,8 @@ type Options struct {
 	Hosts *Hosts
 }
 
-// Handler returns the API over c.
+// Handler returns the API over c. The routes are a table: each line names
+// a route and the tool (or handler) that answers it.
 func Handler(c Caller, o Options) http.Handler {
 	if o.MaxBody <= 0 {
 		o.MaxBody = 8 << 20
@@ -146,16 +147,8 @@ func Handler(c Caller, o Options) http.Handler {
 		WriteJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"ok": true, "version": o.Version}})
 	})
 	mux.Handle("POST /v1/memories", h.auth(h.tool("store_memory", bodyArgs)))
-	mux.Handle("GET /v1/memories/{id}", h.auth(h.tool("get_memory", func(r *http.Request) (json.RawMessage, error) {
-		fp := r.URL.Query().Get("fingerprint")
-		if fp != "" && fp != "true" && fp != "false" {
-			return nil, badRequest("fingerprint=%q: give true or false", fp)
-		}
-		return json.Marshal(map[string]any{"id": r.PathValue("id"), "fingerprint": fp == "true"})
-	})))
-	mux.Handle("DELETE /v1/memories/{id}", h.auth(h.tool("delete_memory", func(r *http.Request) (json.RawMessage, error) {
-		return json.Marshal(map[string]any{"id": r.PathValue("id")})
-	})))
+	mux.Handle("GET /v1/memories/{id}", h.auth(h.tool("get_memory", getMemoryArgs)))
+	mux.Handle("DELETE /v1/memories/{id}", h.auth(h.tool("delete_memory", idArgs)))
 	mux.Handle("PATCH /v1/memories/{id}", h.auth(h.tool("update_memory", func(r *http.Request) (json.RawMessage, error) {
 		return withBody(r, map[string]any{"id": r.PathValue("id")})
 	})))
@@ -172,13 +165,7 @@ func Handler(c Caller, o Options) http.Handler {
 	mux.Handle("GET /v1/embedders", h.auth(h.tool("list_embedder_indexes", func(*http.Request) (json.RawMessage, error) {
 		return json.RawMessage("{}"), nil
 	})))
-	mux.Handle("GET /v1/maintenance", h.auth(h.tool("maintenance_report", func(r *http.Request) (json.RawMessage, error) {
-		dry := r.URL.Query().Get("dry_run")
-		if dry != "" && dry != "true" && dry != "false" {
-			return nil, badRequest("dry_run=%q: give true or false", dry)
-		}
-		return json.Marshal(map[string]any{"dry_run": dry == "true"})
-	})))
+	mux.Handle("GET /v1/maintenance", h.auth(h.tool("maintenance_report", maintenanceArgs)))
 	if o.Audit != nil {
 		mux.Handle("GET /v1/log", h.auth(http.HandlerFunc(h.auditLog)))
 		mux.Handle("POST /v1/undo", h.auth(http.HandlerFunc(h.undo)))
@@ -187,20 +174,7 @@ func Handler(c Caller, o Options) http.Handler {
 		mux.Handle("/mcp", h.auth(o.MCP))
 	}
 	if o.Stats != nil {
-		mux.Handle("GET /v1/stats", h.auth(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			st, err := o.Stats.Stats(r.Context())
-			if err != nil {
-				ae := classify(err)
-				WriteError(w, ae.status, ae.code, ae.msg)
-				return
-			}
-			fams := map[string]any{}
-			for name, f := range st.Families {
-				fams[name] = map[string]uint64{"keys": f.Keys, "bytes": f.Bytes}
-			}
-			WriteJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"memories": st.Memories, "next_doc_num": st.NextDocNum,
-				"format_version": st.FormatVersion, "families": fams}})
-		})))
+		mux.Handle("GET /v1/stats", h.auth(http.HandlerFunc(h.stats)))
 	}
 	if o.Searcher != nil {
 		mux.Handle("POST /v1/search/explain", h.auth(http.HandlerFunc(h.explainedSearch)))
@@ -214,22 +188,75 @@ func Handler(c Caller, o Options) http.Handler {
 	for pattern, rh := range o.Routes {
 		mux.Handle(pattern, h.auth(rh))
 	}
-	mux.Handle("/", h.o.Hosts.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/", h.o.Hosts.Guard(noRoute(mux)))
+	return sameOrigin(mux)
+}
+
+// getMemoryArgs are get_memory's arguments for GET /v1/memories/{id}
+// (?fingerprint=true adds the memory's slots).
+func getMemoryArgs(r *http.Request) (json.RawMessage, error) {
+	fp := r.URL.Query().Get("fingerprint")
+	if fp != "" && fp != "true" && fp != "false" {
+		return nil, badRequest("fingerprint=%q: give true or false", fp)
+	}
+	return json.Marshal(map[string]any{"id": r.PathValue("id"), "fingerprint": fp == "true"})
+}
+
+// idArgs are the arguments {"id"} of a route on /v1/memories/{id}.
+func idArgs(r *http.Request) (json.RawMessage, error) {
+	return json.Marshal(map[string]any{"id": r.PathValue("id")})
+}
+
+// maintenanceArgs are maintenance_report's arguments for GET
+// /v1/maintenance (?dry_run=true runs a dry run now).
+func maintenanceArgs(r *http.Request) (json.RawMessage, error) {
+	dry := r.URL.Query().Get("dry_run")
+	if dry != "" && dry != "true" && dry != "false" {
+		return nil, badRequest("dry_run=%q: give true or false", dry)
+	}
+	return json.Marshal(map[string]any{"dry_run": dry == "true"})
+}
+
+// stats serves GET /v1/stats: the memory count, next doc number, format
+// version and per-family sizes.
+func (h *handler) stats(w http.ResponseWriter, r *http.Request) {
+	st, err := h.o.Stats.Stats(r.Context())
+	if err != nil {
+		ae := classify(err)
+		WriteError(w, ae.status, ae.code, ae.msg)
+		return
+	}
+	fams := map[string]any{}
+	for name, f := range st.Families {
+		fams[name] = map[string]uint64{"keys": f.Keys, "bytes": f.Bytes}
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"memories": st.Memories, "next_doc_num": st.NextDocNum,
+		"format_version": st.FormatVersion, "families": fams}})
+}
+
+// noRoute answers a request no route of mux matched: 405 with Allow when
+// another method of the path has a route, 404 otherwise.
+func noRoute(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if allow := allowed(mux, r); len(allow) > 0 {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			WriteError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s %s: this route answers %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
 			return
 		}
 		WriteError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s: the API is under /v1 (memories, relations, related, search, context, embedders, stats), MCP on /mcp", r.Method, r.URL.Path))
-	})))
-	// A web page the user visits must not write to or read from the store
-	// through the user's browser: cross-origin requests that are not safe
-	// (POST, DELETE) are refused (Sec-Fetch-Site / Origin checks).
+	})
+}
+
+// sameOrigin wraps next so that a web page the user visits cannot write to
+// or read from the store through the user's browser: cross-origin
+// requests that are not safe (POST, DELETE) are refused (Sec-Fetch-Site /
+// Origin checks).
+func sameOrigin(next http.Handler) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		WriteError(w, http.StatusForbidden, "forbidden", "cross-origin browser request refused: call the API from a program, not from a web page")
 	}))
-	return cop.Handler(mux)
+	return cop.Handler(next)
 }
 
 // allowed lists the methods mux has a route for at r's path, other than

@@ -105,18 +105,6 @@ func requireQuery(q string) error {
 	return nil
 }
 
-// retrievingSlots are the slots a single-embedder search can lead: all but
-// the temporal badges E2–E4 and the reranker E12.
-func retrievingSlots() []engine.SlotID {
-	var out []engine.SlotID
-	for _, s := range engine.Slots() {
-		if s.CanLead() {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 func slotNames(ss []engine.SlotID) string {
 	names := make([]string, len(ss))
 	for i, s := range ss {
@@ -139,7 +127,7 @@ func parseRetrievingSlot(arg, s string) (engine.SlotID, error) {
 		return 0, err
 	}
 	if !slot.CanLead() {
-		return 0, badArg(arg, "give one of "+slotNames(retrievingSlots())+"; for time use search_recent, search_periodic or get_session_timeline",
+		return 0, badArg(arg, "give one of "+slotNames(engine.LeadingSlots())+"; for time use search_recent, search_periodic or get_session_timeline",
 			"%s cannot lead a search: E2–E4 only order or badge results and E12 only reranks", slot)
 	}
 	return slot, nil

@@ -186,33 +186,12 @@ func (o *SearchOutput) compact() {
 	o.Spaces = nil
 }
 
-// SlotEntry is one slot of a stored fingerprint.
-type SlotEntry struct {
-	Slot     string `json:"slot"`
-	Status   string `json:"status"`
-	Kind     string `json:"kind,omitempty"`
-	Dims     int    `json:"dims,omitempty"`
-	NNZ      int    `json:"nnz,omitempty"`
-	Note     string `json:"note,omitempty"`
-	Producer string `json:"producer,omitempty"`
-}
+// SlotEntry is one slot of a stored fingerprint in its compact view
+// (ops.CompactSlot of the wire form ops.FingerprintSlot).
+type SlotEntry = ops.CompactSlot
 
-func fingerprintEntries(fp *engine.Fingerprint) []SlotEntry {
-	var out []SlotEntry
-	for _, s := range engine.Slots() {
-		e := fp.Get(s)
-		se := SlotEntry{Slot: s.String(), Status: e.Status.String(), Note: e.Note}
-		if e.Producer != (engine.Producer{}) {
-			se.Producer = e.Producer.String()
-		}
-		out = append(out, se)
-	}
-	for _, sum := range fp.Summary() {
-		se := &out[sum.Slot.Index()]
-		se.Kind, se.Dims, se.NNZ = sum.Kind.String(), sum.Dims, sum.NNZ
-	}
-	return out
-}
+// fingerprintEntries lists every slot of fp, E1 … E13, compact.
+func fingerprintEntries(fp *engine.Fingerprint) []SlotEntry { return ops.CompactFingerprint(fp) }
 
 // MemoryOutput is a stored memory: its one wire form (ops.Memory) with, when
 // asked, its fingerprint and earlier revisions.

@@ -234,15 +234,9 @@ type divergenceIn struct {
 	AllChecks bool `json:"all_checks,omitempty" jsonschema:"also list the checks that raised no alert"`
 }
 
-// CheckOut is one divergence measurement.
-type CheckOut struct {
-	ID         record.ID `json:"id"`
-	Snippet    string    `json:"snippet"`
-	Slot       string    `json:"slot"`
-	Similarity float64   `json:"similarity"`
-	Nearest    record.ID `json:"nearest"`
-	Severity   string    `json:"severity,omitempty"`
-}
+// CheckOut is one divergence measurement (its wire form,
+// ops.DivergenceCheck).
+type CheckOut = ops.DivergenceCheck
 
 type divergenceOut struct {
 	Checked    int        `json:"checked_memories"`
@@ -266,27 +260,14 @@ func getDivergenceAlerts(ctx context.Context, s *Server, in divergenceIn) (any, 
 	if err != nil {
 		return nil, err
 	}
-	a := ans.Analysis
-	r, targets, ref := a.Divergence(recent)
-	out := divergenceOut{Checked: len(targets), Reference: ref, Alerts: []CheckOut{}, Unmeasured: []string{},
+	d := ops.DivergenceOf(ans.Analysis, recent)
+	out := divergenceOut{Checked: d.Checked, Reference: d.Reference, Alerts: d.Alerts, Unmeasured: d.Unmeasured,
 		Rule: "per semantic slot (E1 E5 E6 E7 E10 E12 E13 only), a memory's best similarity to any reference memory; high below 0.10, medium below 0.20"}
 	for _, sl := range topics.SemanticSlots() {
 		out.Slots = append(out.Slots, sl.String())
 	}
-	for _, sl := range r.Unmeasured {
-		out.Unmeasured = append(out.Unmeasured, sl.String())
-	}
-	conv := func(c topics.Check) CheckOut {
-		return CheckOut{ID: a.Items[c.Memory].ID, Snippet: topicstore.Snippet(a.Items[c.Memory].Snippet, 120), Slot: c.Slot.String(),
-			Similarity: c.Similarity, Nearest: a.Items[c.Nearest].ID, Severity: c.Severity}
-	}
-	for _, c := range r.Alerts() {
-		out.Alerts = append(out.Alerts, conv(c))
-	}
 	if in.AllChecks {
-		for _, c := range r.Checks {
-			out.Checks = append(out.Checks, conv(c))
-		}
+		out.Checks = d.Checks
 	}
 	return out, nil
 }

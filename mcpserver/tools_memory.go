@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -23,19 +24,13 @@ type storeMemoryIn struct {
 	Fingerprint bool              `json:"fingerprint,omitempty" jsonschema:"also list each space's representation"`
 }
 
+// storeMemoryOut is store_memory's answer: the stored memory's write view
+// (ops.Receipt) and what the write found beside it.
 type storeMemoryOut struct {
-	ID record.ID `json:"id"`
+	ops.Receipt
 	// DuplicateOf is set when the store already held this content: nothing
 	// was stored, ID is that earlier memory.
-	DuplicateOf *record.ID    `json:"duplicate_of,omitempty"`
-	DocNum      record.DocNum `json:"doc_num"`
-	Session     string        `json:"session,omitempty"`
-	Sequence    uint64        `json:"sequence,omitempty"`
-	CreatedAt   string        `json:"created_at"`
-	// Project is omitted for the default project, Meta when empty.
-	Project  string            `json:"project,omitempty"`
-	Meta     map[string]string `json:"meta,omitempty"`
-	Revision uint32            `json:"revision"`
+	DuplicateOf *record.ID `json:"duplicate_of,omitempty"`
 	// Similar are the memories of the project found close to this one on
 	// write, each with the evidence of every space and the decision taken
 	// (near_duplicate only when every space agrees; superseded when
@@ -99,8 +94,7 @@ func storeMemory(ctx context.Context, s *Server, in storeMemoryIn) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := storeMemoryOut{ID: m.ID, DocNum: m.DocNum, Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC().Format("2006-01-02T15:04:05.999999999Z07:00"),
-		Project: m.Project, Meta: m.Meta, Revision: m.Revision, Similar: m.Similar, Contradicts: m.Contradicts}
+	out := storeMemoryOut{Receipt: ops.MemoryOf(m).Receipt(), Similar: m.Similar, Contradicts: m.Contradicts}
 	if m.Duplicate {
 		out.DuplicateOf = &m.ID
 	}

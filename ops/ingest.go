@@ -127,6 +127,39 @@ type IngestReport struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
+// IngestTotal is what an ingest of several transcripts answers (cgraph
+// ingest): each file's report and their sums. Make it with NewIngestTotal
+// and Add each report.
+type IngestTotal struct {
+	Files      []IngestReport `json:"files"`
+	Turns      int            `json:"turns"`
+	Stored     int            `json:"stored"`
+	Skipped    int            `json:"skipped"`
+	Duplicates int            `json:"duplicates"`
+	Links      int            `json:"links"`
+	Typed      map[string]int `json:"typed"`
+	Problems   int            `json:"problems"`
+	Served     bool           `json:"served"` // a cgraph serve did the work
+	Seconds    float64        `json:"seconds"`
+}
+
+// NewIngestTotal is an empty total.
+func NewIngestTotal() IngestTotal { return IngestTotal{Typed: map[string]int{}} }
+
+// Add counts one file's report in t.
+func (t *IngestTotal) Add(r IngestReport) {
+	t.Files = append(t.Files, r)
+	t.Turns += r.Turns
+	t.Stored += r.Stored
+	t.Skipped += r.Skipped
+	t.Duplicates += r.Duplicates
+	t.Links += r.Links
+	t.Problems += len(r.Problems)
+	for k, n := range r.Typed {
+		t.Typed[string(k)] += n
+	}
+}
+
 // IngestStore is what Ingest needs of a store; *engine.Engine is one. Dir
 // is where the cursors are kept.
 type IngestStore interface {

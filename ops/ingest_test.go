@@ -354,3 +354,17 @@ func mustTime(t *testing.T, s string) time.Time {
 	}
 	return at
 }
+
+// TestIngestTotal: a total lists every file's report and sums its counts,
+// problems counted and extracted kinds added up by name.
+func TestIngestTotal(t *testing.T) {
+	total := NewIngestTotal()
+	total.Add(IngestReport{Path: "a", Turns: 3, Stored: 2, Skipped: 1, Links: 1, Typed: map[capture.Kind]int{capture.KindError: 1}, Problems: []string{"line 2: bad"}})
+	total.Add(IngestReport{Path: "b", Turns: 4, Stored: 1, Duplicates: 2, Typed: map[capture.Kind]int{capture.KindError: 2, capture.KindFix: 1}})
+	if len(total.Files) != 2 || total.Turns != 7 || total.Stored != 3 || total.Skipped != 1 || total.Duplicates != 2 || total.Links != 1 || total.Problems != 1 {
+		t.Errorf("sums: %+v", total)
+	}
+	if total.Typed["error"] != 3 || total.Typed["fix"] != 1 || len(total.Typed) != 2 {
+		t.Errorf("typed: %v", total.Typed)
+	}
+}

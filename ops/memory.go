@@ -8,8 +8,10 @@ import (
 
 // Memory is a stored memory in its one wire form: what `cgraph get` and
 // `cgraph list` print with --json, what the MCP tool get_memory and GET
-// /v1/memories/{id} answer (with their own additions beside it), and — in
-// its export view, Export — each memory line of `cgraph export`. Field
+// /v1/memories/{id} answer (with their own additions beside it), in its
+// export view, Export, each memory line of `cgraph export`, and in its
+// write view, Receipt, what store_memory and POST /v1/memories answer. A
+// view omits fields and keeps the others' names (TestViewsAreProjections). Field
 // names are snake_case and stable: scripts and agents read them. Times are
 // RFC 3339 with nanoseconds, in UTC; tags are [] when there are none;
 // accessed_at is left out until the memory is first used (the MCP output
@@ -83,4 +85,29 @@ func (m Memory) Export() any {
 		Project    string            `json:"project,omitempty"`
 		Meta       map[string]string `json:"meta,omitempty"`
 	}{m.ID, m.Content, m.Type, m.Tags, m.Source, m.Session, m.Sequence, m.CreatedAt.UTC().Format(time.RFC3339Nano), m.Importance, m.Project, m.Meta}
+}
+
+// Receipt is the memory's write view: what a writer gets back once the
+// memory is stored (the MCP tool store_memory, POST /v1/memories) — its id
+// and where it landed: doc number, session position, creation time,
+// project, metadata, revision — and not the content, type, tags or
+// importance it sent. An empty session, sequence, project or meta is left
+// out; created_at is the RFC 3339 string Export writes. A writer's answer
+// adds what the write found beside it (duplicate_of, similar,
+// contradicts).
+type Receipt struct {
+	ID        record.ID         `json:"id"`
+	DocNum    record.DocNum     `json:"doc_num"`
+	Session   string            `json:"session,omitempty"`
+	Sequence  uint64            `json:"sequence,omitempty"`
+	CreatedAt string            `json:"created_at"`
+	Project   string            `json:"project,omitempty"`
+	Meta      map[string]string `json:"meta,omitempty"`
+	Revision  uint32            `json:"revision"`
+}
+
+// Receipt is m's write view.
+func (m Memory) Receipt() Receipt {
+	return Receipt{ID: m.ID, DocNum: m.DocNum, Session: m.Session, Sequence: m.Sequence, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano),
+		Project: m.Project, Meta: m.Meta, Revision: m.Revision}
 }

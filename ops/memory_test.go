@@ -2,6 +2,7 @@ package ops
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -40,4 +41,43 @@ func TestMemoryViews(t *testing.T) {
 	if string(exp) != want {
 		t.Errorf("export view\n got %s\nwant %s", exp, want)
 	}
+}
+
+// TestViewsAreProjections: every field of a view (Export, Receipt) is a
+// field of the wire form under the same JSON name, so a view omits fields
+// and never renames or invents one; the receipt carries the memory's
+// values.
+func TestViewsAreProjections(t *testing.T) {
+	names := map[string]bool{}
+	wire := reflect.TypeFor[Memory]()
+	for i := range wire.NumField() {
+		names[jsonName(wire.Field(i))] = true
+	}
+	m := MemoryOf(record.Memory{ID: record.NewID(), DocNum: 9, Session: "s1", Sequence: 4, Project: "alpha", Meta: map[string]string{"ticket": "CG-1"},
+		Revision: 3, Content: "x", CreatedAt: time.Date(2026, 1, 2, 15, 4, 5, 6, time.FixedZone("CET", 3600))})
+	for _, view := range []any{m.Export(), m.Receipt()} {
+		vt := reflect.TypeOf(view)
+		for i := range vt.NumField() {
+			if n := jsonName(vt.Field(i)); !names[n] {
+				t.Errorf("%v: field %q is not a field of ops.Memory", vt, n)
+			}
+		}
+	}
+	got, err := json.Marshal(m.Receipt())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"` + m.ID.String() + `","doc_num":9,"session":"s1","sequence":4,"created_at":"2026-01-02T14:04:05.000000006Z","project":"alpha","meta":{"ticket":"CG-1"},"revision":3}`
+	if string(got) != want {
+		t.Errorf("receipt\n got %s\nwant %s", got, want)
+	}
+}
+
+// jsonName is f's JSON field name.
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
 }

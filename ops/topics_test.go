@@ -16,12 +16,7 @@ import (
 func TestTopicsComparesWithTheSavedSnapshot(t *testing.T) {
 	ctx := context.Background()
 	e := openStore(t)
-	for i := range 12 {
-		subject := []string{"rocksdb column family compaction", "onnx runtime session threads", "mcp stdio json rpc framing"}[i%3]
-		if _, err := e.Add(ctx, record.NewMemory{Content: fmt.Sprintf("%s note %d about %s", subject, i, subject)}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	addTopicNotes(t, e)
 	first, err := Topics(ctx, e, TopicsRequest{Compare: true, Save: true})
 	if err != nil {
 		t.Fatal(err)
@@ -48,5 +43,17 @@ func TestTopicsComparesWithTheSavedSnapshot(t *testing.T) {
 	}
 	if third.Saved || !strings.Contains(strings.Join(third.Report.Notes, " "), "not saved") {
 		t.Fatalf("read-only run: saved %v, notes %q", third.Saved, third.Report.Notes)
+	}
+}
+
+// addTopicNotes stores 12 notes on three subjects, four each: three
+// topics to find.
+func addTopicNotes(t *testing.T, e *engine.Engine) {
+	t.Helper()
+	for i := range 12 {
+		subject := []string{"rocksdb column family compaction", "onnx runtime session threads", "mcp stdio json rpc framing"}[i%3]
+		if _, err := e.Add(context.Background(), record.NewMemory{Content: fmt.Sprintf("%s note %d about %s", subject, i, subject)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -16,7 +16,35 @@ func Unified(a, b, nameA, nameB string) string {
 	if a == b {
 		return ""
 	}
-	x, y := splitLines(a), splitLines(b)
+	ops := editScript(splitLines(a), splitLines(b))
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", nameA, nameB)
+	for k := 0; k < len(ops); {
+		if ops[k].kind == ' ' {
+			k++
+			continue
+		}
+		start, end := max(k-contextLines, 0), hunkEnd(ops, k)
+		writeHunk(&sb, ops[start:end])
+		k = end
+	}
+	return sb.String()
+}
+
+// contextLines is how many unchanged lines stand around a change.
+const contextLines = 3
+
+// op is one line of an edit script: kept (' '), removed ('-') or added
+// ('+'), with its positions in the two texts before it.
+type op struct {
+	kind byte // ' ', '-', '+'
+	line string
+	i, j int // positions in x and y before this op
+}
+
+// editScript is the shortest edit from x to y, through their longest
+// common subsequence; a removal comes before an addition.
+func editScript(x, y []string) []op {
 	// lcs[i][j]: length of the longest common subsequence of x[i:], y[j:].
 	lcs := make([][]int, len(x)+1)
 	for i := range lcs {
@@ -30,11 +58,6 @@ func Unified(a, b, nameA, nameB string) string {
 				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
 			}
 		}
-	}
-	type op struct {
-		kind byte // ' ', '-', '+'
-		line string
-		i, j int // positions in x and y before this op
 	}
 	var ops []op
 	i, j := 0, 0
@@ -51,49 +74,49 @@ func Unified(a, b, nameA, nameB string) string {
 			j++
 		}
 	}
-	const ctx = 3
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", nameA, nameB)
-	for k := 0; k < len(ops); {
-		if ops[k].kind == ' ' {
-			k++
+	return ops
+}
+
+// hunkEnd is where the hunk holding the change at ops[k] ends: after the
+// last change that no more than twice the context separates from the
+// one before it, and that change's context.
+func hunkEnd(ops []op, k int) int {
+	end := k
+	for end < len(ops) {
+		if ops[end].kind != ' ' {
+			end++
 			continue
 		}
-		start := max(k-ctx, 0)
-		end := k
-		for end < len(ops) {
-			if ops[end].kind != ' ' {
-				end++
-				continue
-			}
-			run := end
-			for run < len(ops) && ops[run].kind == ' ' {
-				run++
-			}
-			if run-end > 2*ctx || run == len(ops) {
-				end = min(end+ctx, len(ops))
-				break
-			}
-			end = run
+		run := end
+		for run < len(ops) && ops[run].kind == ' ' {
+			run++
 		}
-		na, nb := 0, 0
-		for _, o := range ops[start:end] {
-			if o.kind != '+' {
-				na++
-			}
-			if o.kind != '-' {
-				nb++
-			}
+		if run-end > 2*contextLines || run == len(ops) {
+			return min(end+contextLines, len(ops))
 		}
-		fmt.Fprintf(&sb, "@@ -%d,%d +%d,%d @@\n", ops[start].i+1, na, ops[start].j+1, nb)
-		for _, o := range ops[start:end] {
-			sb.WriteByte(o.kind)
-			sb.WriteString(o.line)
-			sb.WriteByte('\n')
-		}
-		k = end
+		end = run
 	}
-	return sb.String()
+	return end
+}
+
+// writeHunk writes one hunk: its header with each side's first line and
+// count, then its lines.
+func writeHunk(sb *strings.Builder, hunk []op) {
+	na, nb := 0, 0
+	for _, o := range hunk {
+		if o.kind != '+' {
+			na++
+		}
+		if o.kind != '-' {
+			nb++
+		}
+	}
+	fmt.Fprintf(sb, "@@ -%d,%d +%d,%d @@\n", hunk[0].i+1, na, hunk[0].j+1, nb)
+	for _, o := range hunk {
+		sb.WriteByte(o.kind)
+		sb.WriteString(o.line)
+		sb.WriteByte('\n')
+	}
 }
 
 func splitLines(s string) []string {

@@ -350,87 +350,22 @@ func (e *Store) RepairLinks(ctx context.Context) (LinkRepair, error) {
 		return rep, err
 	}
 	defer b.Abort()
-	stored := func(id record.ID) (bool, error) {
-		_, ok, err := b.Get(FamMemories, id[:])
-		return ok, err
-	}
-	type entry struct{ k, v []byte }
-	var hist, rels []entry
-	for _, f := range []Family{FamHistory, FamRelations} {
-		it := e.kv.iter(f, nil, nil)
-		for it.first(); it.valid(); it.next() {
-			en := entry{slices.Clone(it.key()), slices.Clone(it.value())}
-			if f == FamHistory {
-				hist = append(hist, en)
-			} else {
-				rels = append(rels, en)
-			}
-		}
-		err := it.err()
-		it.close()
-		if err != nil {
-			return rep, fmt.Errorf("repair: scan %s: %w", families[f].name, err)
-		}
-	}
-	for _, h := range hist {
-		var id record.ID
-		copy(id[:], h.k)
-		ok, err := stored(id)
-		if err != nil {
-			return rep, err
-		}
-		if !ok || len(h.k) != 20 {
-			b.del(FamHistory, h.k)
-			rep.DroppedHistory++
-		}
-	}
-	for _, r := range rels {
-		rel, outgoing, err := decodeRelation(r.k, r.v)
-		okFrom, err1 := stored(rel.From)
-		okTo, err2 := stored(rel.To)
-		if err1 != nil || err2 != nil {
-			return rep, errors.Join(err1, err2)
-		}
-		if err != nil || !okFrom || !okTo {
-			b.del(FamRelations, r.k)
-			rep.DroppedRelations++
-			continue
-		}
-		mirror := relationKey(relInPrefix, rel.To, rel.Type, rel.From)
-		if !outgoing {
-			mirror = relationKey(relOutPrefix, rel.From, rel.Type, rel.To)
-		}
-		mv, ok, err := b.Get(FamRelations, mirror)
-		if err != nil {
-			return rep, err
-		}
-		switch {
-		case ok && bytes.Equal(mv, r.v):
-		case !ok || outgoing: // the outgoing key wins a disagreement
-			b.put(FamRelations, mirror, r.v)
-			rep.Mirrored++
-		}
-	}
-	var ids []record.ID
-	it := e.kv.iter(FamMemories, nil, nil)
-	for it.first(); it.valid(); it.next() {
-		if k := it.key(); len(k) == 16 {
-			ids = append(ids, record.ID(k))
-		}
-	}
-	err = it.err()
-	it.close()
+	hist, err := e.entries(FamHistory)
 	if err != nil {
-		return rep, fmt.Errorf("repair: scan memories: %w", err)
+		return rep, err
 	}
-	for _, id := range ids { // valid-until follows the relations as repaired
-		changed, err := b.refreshValidity(id)
-		if err != nil {
-			return rep, fmt.Errorf("repair: %w", err)
-		}
-		if changed {
-			rep.Validity++
-		}
+	rels, err := e.entries(FamRelations)
+	if err != nil {
+		return rep, err
+	}
+	if rep.DroppedHistory, err = b.dropOrphanHistory(hist); err != nil {
+		return rep, err
+	}
+	if rep.DroppedRelations, rep.Mirrored, err = b.repairRelations(rels); err != nil {
+		return rep, err
+	}
+	if rep.Validity, err = b.refreshAllValidity(); err != nil {
+		return rep, err
 	}
 	if !rep.Changed() {
 		return rep, nil
@@ -440,6 +375,113 @@ func (e *Store) RepairLinks(ctx context.Context) (LinkRepair, error) {
 		return rep, fmt.Errorf("repair history and relations: %w", err)
 	}
 	return rep, nil
+}
+
+// kvEntry is one committed key and value of a family.
+type kvEntry struct{ k, v []byte }
+
+// entries reads every committed key and value of f (copies).
+func (e *Store) entries(f Family) ([]kvEntry, error) {
+	var out []kvEntry
+	it := e.kv.iter(f, nil, nil)
+	for it.first(); it.valid(); it.next() {
+		out = append(out, kvEntry{slices.Clone(it.key()), slices.Clone(it.value())})
+	}
+	err := it.err()
+	it.close()
+	if err != nil {
+		return nil, fmt.Errorf("repair: scan %s: %w", families[f].name, err)
+	}
+	return out, nil
+}
+
+// stored reports whether the memory with id has a record.
+func (b *Batch) stored(id record.ID) (bool, error) {
+	_, ok, err := b.Get(FamMemories, id[:])
+	return ok, err
+}
+
+// dropOrphanHistory deletes the history entries (of hist) whose key is
+// malformed or whose memory is not stored, and counts them.
+func (b *Batch) dropOrphanHistory(hist []kvEntry) (int, error) {
+	dropped := 0
+	for _, h := range hist {
+		var id record.ID
+		copy(id[:], h.k)
+		ok, err := b.stored(id)
+		if err != nil {
+			return dropped, err
+		}
+		if !ok || len(h.k) != 20 {
+			b.del(FamHistory, h.k)
+			dropped++
+		}
+	}
+	return dropped, nil
+}
+
+// repairRelations deletes the relation keys (of rels) that do not decode
+// or name a memory that is not stored, and writes the mirror of a key
+// whose mirror is missing, or differs from an outgoing key (the outgoing
+// key wins a disagreement). It counts both.
+func (b *Batch) repairRelations(rels []kvEntry) (dropped, mirrored int, err error) {
+	for _, r := range rels {
+		rel, outgoing, err := decodeRelation(r.k, r.v)
+		okFrom, err1 := b.stored(rel.From)
+		okTo, err2 := b.stored(rel.To)
+		if err1 != nil || err2 != nil {
+			return dropped, mirrored, errors.Join(err1, err2)
+		}
+		if err != nil || !okFrom || !okTo {
+			b.del(FamRelations, r.k)
+			dropped++
+			continue
+		}
+		mirror := relationKey(relInPrefix, rel.To, rel.Type, rel.From)
+		if !outgoing {
+			mirror = relationKey(relOutPrefix, rel.From, rel.Type, rel.To)
+		}
+		mv, ok, err := b.Get(FamRelations, mirror)
+		if err != nil {
+			return dropped, mirrored, err
+		}
+		switch {
+		case ok && bytes.Equal(mv, r.v):
+		case !ok || outgoing: // the outgoing key wins a disagreement
+			b.put(FamRelations, mirror, r.v)
+			mirrored++
+		}
+	}
+	return dropped, mirrored, nil
+}
+
+// refreshAllValidity sets every stored memory's valid-until time from its
+// supersedes relations as the batch holds them, and counts the records
+// it changed.
+func (b *Batch) refreshAllValidity() (int, error) {
+	var ids []record.ID
+	it := b.e.kv.iter(FamMemories, nil, nil)
+	for it.first(); it.valid(); it.next() {
+		if k := it.key(); len(k) == 16 {
+			ids = append(ids, record.ID(k))
+		}
+	}
+	err := it.err()
+	it.close()
+	if err != nil {
+		return 0, fmt.Errorf("repair: scan memories: %w", err)
+	}
+	n := 0
+	for _, id := range ids {
+		changed, err := b.refreshValidity(id)
+		if err != nil {
+			return n, fmt.Errorf("repair: %w", err)
+		}
+		if changed {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // validityBatch bounds the records one batch of the valid-until migration
