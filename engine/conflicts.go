@@ -111,7 +111,7 @@ func (s *Engine) Contradictions(ctx context.Context, o ContradictionsOptions) ([
 	}
 	var out []OpenContradiction
 	for _, r := range rels {
-		ms, fps, err := s.readMemories(ctx, []record.ID{r.From, r.To})
+		ms, fps, err := s.readComparable(ctx, []record.ID{r.From, r.To})
 		if err != nil {
 			return nil, fmt.Errorf("contradictions: %s contradicts %s: %w", r.From, r.To, err)
 		}

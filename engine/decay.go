@@ -416,7 +416,7 @@ type olderMemory struct {
 // that are near-duplicates of it (every space agreeing, as on write), each
 // with its evidence. It changes nothing.
 func (s *Engine) olderNear(ctx context.Context, m record.Memory) ([]olderMemory, error) {
-	_, fps, err := s.readMemories(ctx, []record.ID{m.ID})
+	_, fps, err := s.readComparable(ctx, []record.ID{m.ID})
 	if err != nil || fps[0] == nil {
 		return nil, err
 	}

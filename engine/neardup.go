@@ -93,7 +93,7 @@ func (s *Engine) NearDuplicateOf(ctx context.Context, ids []record.ID) (of []int
 	if s.nearDup.E1 < 0 || len(ids) < 2 {
 		return of, s.nearDup.E1 >= 0, nil
 	}
-	_, fps, err := s.readMemories(ctx, ids)
+	_, fps, err := s.readComparable(ctx, ids)
 	if err != nil {
 		return nil, false, fmt.Errorf("near-duplicates: %w", err)
 	}
