@@ -96,15 +96,24 @@ func init() {
 // it answers None.
 func Judge(oldText, newText string, ev Evidence, r Rules) Judgement {
 	subject := fmt.Sprintf("E1 %.3f, E6 %.2f, E11 %.2f", ev.E1, ev.E6, ev.E11)
-	a, b := tokenize(oldText), tokenize(newText)
-	marker := strings.ToLower(changeMarkers.FindString(newText))
-	up := updated(a, b)
+	differ := func() Judgement {
+		return Judgement{None, fmt.Sprintf("different subjects: %s below E1 %.2f (or %.2f with E6 %.2f)", subject, r.E1, r.WeakE1, r.WeakE6)}
+	}
 	same := ev.E1 >= r.E1 || (ev.E1 >= r.WeakE1 && ev.E6 >= r.WeakE6)
-	if !same && ev.E1 >= r.WeakE1 && marker != "" && up.mentioned {
+	marker := ""
+	if same || ev.E1 >= r.WeakE1 {
+		marker = strings.ToLower(changeMarkers.FindString(newText))
+	}
+	if !same && marker == "" { // nothing can make the subjects the same: skip the tokenizing (most pairs a write judges)
+		return differ()
+	}
+	a, b := tokenize(oldText), tokenize(newText)
+	up := updated(a, b)
+	if !same && up.mentioned {
 		same, subject = true, subject+fmt.Sprintf(", and the new memory names the old value %q", up.old)
 	}
 	if !same {
-		return Judgement{None, fmt.Sprintf("different subjects: %s below E1 %.2f (or %.2f with E6 %.2f)", subject, r.E1, r.WeakE1, r.WeakE6)}
+		return differ()
 	}
 	if m := additive.FindString(newText); m != "" {
 		return Judgement{None, fmt.Sprintf("the new memory adds to the old one (%q)", strings.TrimSpace(m))}
