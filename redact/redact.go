@@ -49,6 +49,37 @@ type Rule struct {
 	// keep, when set, decides whether a candidate value is a secret after
 	// all (assignment rules check entropy and placeholders).
 	keep func(word, value string) bool
+	// needles, when set, are literals every match contains at least one
+	// of (in the lower-cased text when fold): a text without any skips the
+	// regexp, which most texts do for most rules. A rule added by Add or
+	// LoadRules has none and always runs.
+	needles []string
+	fold    bool
+}
+
+// foldLower lower-cases text the way (?i) matches it: the long s (U+017F)
+// folds to s in a regular expression but is its own lower case, so it is
+// mapped first (the Kelvin sign's lower case is already k).
+func foldLower(text string) string {
+	return strings.ToLower(strings.ReplaceAll(text, "ſ", "s"))
+}
+
+// mayMatch reports whether the rule's regexp can match text (lower is text
+// lower-cased, computed once per Redact).
+func (r Rule) mayMatch(text, lower string) bool {
+	if len(r.needles) == 0 {
+		return true
+	}
+	in := text
+	if r.fold {
+		in = lower
+	}
+	for _, n := range r.needles {
+		if strings.Contains(in, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // Redactor applies its rules in order. It is immutable after its rules are
@@ -58,27 +89,38 @@ type Redactor struct {
 }
 
 // shapes are the secrets whose form names them.
-var shapes = []struct{ name, expr string }{
-	{"private_key", `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)`},
-	{"aws_access_key", `\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b`},
-	{"github_token", `\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255})\b`},
-	{"github_token", `\b(github_pat_[A-Za-z0-9_]{22,255})\b`},
-	{"gitlab_token", `\b(glpat-[A-Za-z0-9_\-]{20,})\b`},
-	{"slack_token", `\b(xox[abposr]-[A-Za-z0-9-]{10,})\b`},
-	{"slack_webhook", `(https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,})`},
-	{"stripe_key", `\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})\b`},
-	{"anthropic_key", `\b(sk-ant-[A-Za-z0-9_\-]{20,})`},
-	{"openai_key", `\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,})`},
-	{"google_api_key", `\b(AIza[0-9A-Za-z_\-]{35})\b`},
-	{"npm_token", `\b(npm_[A-Za-z0-9]{36})\b`},
-	{"pypi_token", `\b(pypi-AgE[A-Za-z0-9_\-]{50,})`},
-	{"huggingface_token", `\b(hf_[A-Za-z0-9]{30,})\b`},
-	{"sendgrid_key", `\b(SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,})\b`},
-	{"jwt", `\b(eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})`},
-	{"url_password", `\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@]{1,64}:([^\s@/]{1,128})@`},
-	{"authorization", `(?i)\bauthorization\s*[:=]\s*(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=\-]{8,})`},
-	{"bearer_token", `(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{20,}=*)`},
+// shapes are the secret formats Default knows, each with the literals one
+// of which every match contains (in lower case for a (?i) expression):
+// TestNeedlesKeepEveryMatch and FuzzRedact check that a text the needles
+// skip has no match.
+var shapes = []struct {
+	name, expr string
+	needles    []string
+}{
+	{"private_key", `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)`, []string{"-----BEGIN "}},
+	{"aws_access_key", `\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b`, []string{"AKIA", "ASIA", "ABIA", "ACCA"}},
+	{"github_token", `\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255})\b`, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}},
+	{"github_token", `\b(github_pat_[A-Za-z0-9_]{22,255})\b`, []string{"github_pat_"}},
+	{"gitlab_token", `\b(glpat-[A-Za-z0-9_\-]{20,})\b`, []string{"glpat-"}},
+	{"slack_token", `\b(xox[abposr]-[A-Za-z0-9-]{10,})\b`, []string{"xox"}},
+	{"slack_webhook", `(https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,})`, []string{"https://hooks.slack.com/services/"}},
+	{"stripe_key", `\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})\b`, []string{"k_live_", "k_test_"}},
+	{"anthropic_key", `\b(sk-ant-[A-Za-z0-9_\-]{20,})`, []string{"sk-ant-"}},
+	{"openai_key", `\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,})`, []string{"sk-"}},
+	{"google_api_key", `\b(AIza[0-9A-Za-z_\-]{35})\b`, []string{"AIza"}},
+	{"npm_token", `\b(npm_[A-Za-z0-9]{36})\b`, []string{"npm_"}},
+	{"pypi_token", `\b(pypi-AgE[A-Za-z0-9_\-]{50,})`, []string{"pypi-AgE"}},
+	{"huggingface_token", `\b(hf_[A-Za-z0-9]{30,})\b`, []string{"hf_"}},
+	{"sendgrid_key", `\b(SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,})\b`, []string{"SG."}},
+	{"jwt", `\b(eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})`, []string{"eyJ"}},
+	{"url_password", `\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@]{1,64}:([^\s@/]{1,128})@`, []string{"://"}},
+	{"authorization", `(?i)\bauthorization\s*[:=]\s*(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=\-]{8,})`, []string{"authorization"}},
+	{"bearer_token", `(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{20,}=*)`, []string{"bearer"}},
 }
+
+// assignNeedles are the literals every assignRE match holds in lower case:
+// each of its key words contains one.
+var assignNeedles = []string{"pass", "pwd", "secret", "token", "key", "credential"}
 
 // secretWords name a secret in an assignment; passwordWords take any value.
 var (
@@ -93,9 +135,9 @@ var placeholders = regexp.MustCompile(`(?i)^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[
 func Default() *Redactor {
 	r := &Redactor{}
 	for _, s := range shapes {
-		r.rules = append(r.rules, Rule{Name: s.name, re: regexp.MustCompile(s.expr)})
+		r.rules = append(r.rules, Rule{Name: s.name, re: regexp.MustCompile(s.expr), needles: s.needles, fold: strings.HasPrefix(s.expr, "(?i)")})
 	}
-	r.rules = append(r.rules, Rule{Name: "assigned_secret", re: assignRE, keep: assignedSecret})
+	r.rules = append(r.rules, Rule{Name: "assigned_secret", re: assignRE, keep: assignedSecret, needles: assignNeedles, fold: true})
 	return r
 }
 
@@ -150,7 +192,11 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 		return text, nil
 	}
 	var found []Finding
+	lower := foldLower(text)
 	for _, rule := range r.rules {
+		if !rule.mayMatch(text, lower) {
+			continue
+		}
 		for _, m := range rule.re.FindAllStringSubmatchIndex(text, -1) {
 			start, end := m[0], m[1]
 			if len(m) >= 4 && m[2] >= 0 {
