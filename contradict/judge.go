@@ -95,6 +95,49 @@ func init() {
 // the texts differ in more than one place, or the subject itself differs,
 // it answers None.
 func Judge(oldText, newText string, ev Evidence, r Rules) Judgement {
+	return NewText(newText).Judge(oldText, ev, r)
+}
+
+// Text is a new memory's text prepared to be judged against several old
+// ones (a write compares it with each close candidate): what Judge derives
+// from the new text alone — its change marker, its tokens — is computed
+// once, when first needed. Not safe for concurrent use.
+type Text struct {
+	text         string
+	marker       string
+	markerDone   bool
+	tokens       []token
+	tokensDone   bool
+	additive     string
+	additiveDone bool
+}
+
+// NewText prepares text for Text.Judge.
+func NewText(text string) *Text { return &Text{text: text} }
+
+func (t *Text) changeMarker() string {
+	if !t.markerDone {
+		t.marker, t.markerDone = strings.ToLower(changeMarkers.FindString(t.text)), true
+	}
+	return t.marker
+}
+
+func (t *Text) tokenized() []token {
+	if !t.tokensDone {
+		t.tokens, t.tokensDone = tokenize(t.text), true
+	}
+	return t.tokens
+}
+
+func (t *Text) adds() string {
+	if !t.additiveDone {
+		t.additive, t.additiveDone = additive.FindString(t.text), true
+	}
+	return t.additive
+}
+
+// Judge is Judge(oldText, t's text, ev, r).
+func (t *Text) Judge(oldText string, ev Evidence, r Rules) Judgement {
 	subject := fmt.Sprintf("E1 %.3f, E6 %.2f, E11 %.2f", ev.E1, ev.E6, ev.E11)
 	differ := func() Judgement {
 		return Judgement{None, fmt.Sprintf("different subjects: %s below E1 %.2f (or %.2f with E6 %.2f)", subject, r.E1, r.WeakE1, r.WeakE6)}
@@ -102,12 +145,12 @@ func Judge(oldText, newText string, ev Evidence, r Rules) Judgement {
 	same := ev.E1 >= r.E1 || (ev.E1 >= r.WeakE1 && ev.E6 >= r.WeakE6)
 	marker := ""
 	if same || ev.E1 >= r.WeakE1 {
-		marker = strings.ToLower(changeMarkers.FindString(newText))
+		marker = t.changeMarker()
 	}
 	if !same && marker == "" { // nothing can make the subjects the same: skip the tokenizing (most pairs a write judges)
 		return differ()
 	}
-	a, b := tokenize(oldText), tokenize(newText)
+	a, b := tokenize(oldText), t.tokenized()
 	up := updated(a, b)
 	if !same && up.mentioned {
 		same, subject = true, subject+fmt.Sprintf(", and the new memory names the old value %q", up.old)
@@ -115,7 +158,7 @@ func Judge(oldText, newText string, ev Evidence, r Rules) Judgement {
 	if !same {
 		return differ()
 	}
-	if m := additive.FindString(newText); m != "" {
+	if m := t.adds(); m != "" {
 		return Judgement{None, fmt.Sprintf("the new memory adds to the old one (%q)", strings.TrimSpace(m))}
 	}
 	c := compare(a, b)

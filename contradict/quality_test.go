@@ -135,3 +135,31 @@ func TestPairsQuality(t *testing.T) {
 		}
 	}
 }
+
+// TestTextReusedAcrossOldTexts: one prepared Text judged against every
+// labelled pair's old text in turn (as a write judges one new memory
+// against each close candidate) answers what a fresh Judge answers for
+// each, in either order: nothing of one pair leaks into the next.
+func TestTextReusedAcrossOldTexts(t *testing.T) {
+	ps, ev := loadPairs(t)
+	for _, order := range []string{"forward", "backward"} {
+		shared := map[string]*Text{}
+		for k := range ps {
+			p := ps[k]
+			if order == "backward" {
+				p = ps[len(ps)-1-k]
+			}
+			nt := shared[p.New]
+			if nt == nil {
+				nt = NewText(p.New)
+				shared[p.New] = nt
+			}
+			// every pair's new text also against the first pair's old text: a different subject
+			for _, old := range []string{p.Old, ps[0].Old} {
+				if got, want := nt.Judge(old, ev[p.ID], DefaultRules), Judge(old, p.New, ev[p.ID], DefaultRules); got != want {
+					t.Fatalf("%s %s: reused Text %+v, fresh %+v", order, p.ID, got, want)
+				}
+			}
+		}
+	}
+}

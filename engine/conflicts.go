@@ -18,8 +18,8 @@ var conflictRules = contradict.DefaultRules
 
 // judgeConflict judges whether newText contradicts or updates the stored
 // oldText, with the near-duplicate evidence sim of the pair.
-func judgeConflict(oldText, newText string, sim record.Similar) (record.Contradiction, bool) {
-	j := contradict.Judge(oldText, newText, contradict.Evidence{E1: sim.E1, E6: sim.E6, E11: sim.E11}, conflictRules)
+func judgeConflict(oldText string, newText *contradict.Text, sim record.Similar) (record.Contradiction, bool) {
+	j := newText.Judge(oldText, contradict.Evidence{E1: sim.E1, E6: sim.E6, E11: sim.E11}, conflictRules)
 	if !j.Kind.Conflict() {
 		return record.Contradiction{}, false
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/cgraph/cgraph/contradict"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 )
@@ -183,6 +184,7 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 	}
 	terms := termSet(fp)
 	names := nameSet(fp)
+	newText := contradict.NewText(content) // judged against every candidate: its marker and tokens once
 	var out []record.Similar
 	var conflicts []record.Contradiction
 	for j, i := range keep {
@@ -195,7 +197,7 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 			sim.E11 = fingerprint.SortedJaccard(names, other)
 		}
 		if content != "" {
-			if c, ok := judgeConflict(ms[i].Content, content, sim); ok {
+			if c, ok := judgeConflict(ms[i].Content, newText, sim); ok {
 				conflicts = append(conflicts, c)
 			}
 		}
