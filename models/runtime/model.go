@@ -456,89 +456,117 @@ func buckets(encs []tokenizer.Encoding, maxTexts, maxTokens int) [][]int {
 	return out
 }
 
+// runBatch runs one batch of texts: packs their tokens, runs the session and
+// hands each text its output rows (fn, called with the text's index in encs).
 func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch []int, fn func(i int, r rows)) (err error) {
 	t0 := time.Now()
-	B, T := len(batch), 0
-	for _, i := range batch {
-		T = max(T, len(encs[i].IDs))
+	p := m.pack(encs, batch)
+	inputs, outputs, err := m.tensors(p)
+	defer func() { err = errors.Join(err, destroyAll(inputs), destroyAll(outputs)) }()
+	if err != nil {
+		return err
 	}
-	ids := make([]int64, B*T)
-	mask := make([]int64, B*T)
+	m.stats.pack.Add(int64(time.Since(t0)))
+	if err := m.infer(ctx, inputs, outputs); err != nil {
+		return err
+	}
+	return m.unpack(outputs[0], p, encs, batch, fn)
+}
+
+// packed is one batch's inputs: B texts padded to the longest, T tokens.
+type packed struct {
+	B, T      int
+	ids, mask []int64
+}
+
+// pack lays out the batch's token ids (padded with the tokenizer's pad id)
+// and attention mask, row-major [B, T].
+func (m *Model) pack(encs []tokenizer.Encoding, batch []int) packed {
+	p := packed{B: len(batch)}
+	for _, i := range batch {
+		p.T = max(p.T, len(encs[i].IDs))
+	}
+	p.ids, p.mask = make([]int64, p.B*p.T), make([]int64, p.B*p.T)
 	pad := int64(m.tok.PadID())
 	for r, i := range batch {
-		row := ids[r*T : (r+1)*T]
+		row := p.ids[r*p.T : (r+1)*p.T]
 		for t := range row {
 			row[t] = pad
 		}
 		for t, id := range encs[i].IDs {
 			row[t] = int64(id)
-			mask[r*T+t] = 1
+			p.mask[r*p.T+t] = 1
 		}
 	}
-	shape := ort.NewShape(int64(B), int64(T))
-	inputs := make([]ort.Value, len(m.inputs))
-	defer func() {
-		for _, v := range inputs {
-			if v != nil {
-				err = errors.Join(err, v.Destroy())
-			}
-		}
-	}()
+	return p
+}
+
+// tensors wraps p as the model's input tensors (token_type_ids all zero)
+// and, when the output has a static size, allocates the output tensor in Go
+// memory for ONNX Runtime to write into; otherwise ONNX Runtime allocates
+// it and onnxruntime_go copies it into a new Go slice (one more pass over
+// B×T×D floats). What it returns is the caller's to destroy, on error too.
+func (m *Model) tensors(p packed) (inputs, outputs []ort.Value, err error) {
+	shape := ort.NewShape(int64(p.B), int64(p.T))
+	inputs, outputs = make([]ort.Value, len(m.inputs)), []ort.Value{nil}
 	for k, name := range m.inputs {
-		data := ids
+		data := p.ids
 		switch name {
 		case "attention_mask":
-			data = mask
+			data = p.mask
 		case "token_type_ids":
-			data = make([]int64, B*T)
+			data = make([]int64, p.B*p.T)
 		}
 		if inputs[k], err = ort.NewTensor(shape, data); err != nil {
-			return fmt.Errorf("input %s: %w", name, err)
+			return inputs, outputs, fmt.Errorf("input %s: %w", name, err)
 		}
 	}
-	// With a static output size the output tensor is allocated here, in Go memory, and
-	// ONNX Runtime writes into it; otherwise ONNX Runtime allocates it and
-	// onnxruntime_go copies it into a new Go slice (one more pass over B×T×D floats).
-	outputs := []ort.Value{nil}
 	if m.outDim > 0 {
-		if outputs[0], err = ort.NewEmptyTensor[float32](ort.NewShape(int64(B), int64(T), int64(m.outDim))); err != nil {
-			return fmt.Errorf("output %s: %w", m.outName, err)
+		if outputs[0], err = ort.NewEmptyTensor[float32](ort.NewShape(int64(p.B), int64(p.T), int64(m.outDim))); err != nil {
+			return inputs, outputs, fmt.Errorf("output %s: %w", m.outName, err)
 		}
 	}
-	m.stats.pack.Add(int64(time.Since(t0)))
-	defer func() {
-		if outputs[0] != nil {
-			err = errors.Join(err, outputs[0].Destroy())
-		}
-	}()
-	if err := m.infer(ctx, inputs, outputs); err != nil {
-		return err
-	}
-	out, ok := outputs[0].(*ort.Tensor[float32])
+	return inputs, outputs, nil
+}
+
+// unpack checks the output's shape and hands each text its rows.
+func (m *Model) unpack(v ort.Value, p packed, encs []tokenizer.Encoding, batch []int, fn func(i int, r rows)) error {
+	out, ok := v.(*ort.Tensor[float32])
 	if !ok {
-		return fmt.Errorf("output %q is %T, want a float32 tensor", m.outName, outputs[0])
+		return fmt.Errorf("output %q is %T, want a float32 tensor", m.outName, v)
 	}
 	s := out.GetShape()
-	if len(s) != 3 || s[0] != int64(B) || s[1] != int64(T) {
-		return fmt.Errorf("output %q has shape %v for input [%d %d]; want [%d %d D]", m.outName, s, B, T, B, T)
+	if len(s) != 3 || s[0] != int64(p.B) || s[1] != int64(p.T) {
+		return fmt.Errorf("output %q has shape %v for input [%d %d]; want [%d %d D]", m.outName, s, p.B, p.T, p.B, p.T)
 	}
 	D := int(s[2])
 	if err := m.checkDim(D); err != nil {
 		return err
 	}
 	t1 := time.Now()
-	data := out.GetData()
+	data, T := out.GetData(), p.T
 	nreal := 0
 	for r, i := range batch {
 		nreal += len(encs[i].IDs)
-		fn(i, rows{data: data[r*T*D : (r+1)*T*D], T: T, D: D, mask: mask[r*T : (r+1)*T]})
+		fn(i, rows{data: data[r*T*D : (r+1)*T*D], T: T, D: D, mask: p.mask[r*T : (r+1)*T]})
 	}
 	m.stats.unpack.Add(int64(time.Since(t1)))
-	m.stats.texts.Add(int64(B))
+	m.stats.texts.Add(int64(p.B))
 	m.stats.batches.Add(1)
 	m.stats.tokens.Add(int64(nreal))
-	m.stats.padded.Add(int64(B * T))
+	m.stats.padded.Add(int64(p.B * p.T))
 	return nil
+}
+
+// destroyAll releases the tensors vs holds (nil entries skipped).
+func destroyAll(vs []ort.Value) error {
+	var err error
+	for _, v := range vs {
+		if v != nil {
+			err = errors.Join(err, v.Destroy())
+		}
+	}
+	return err
 }
 
 // infer runs the session, waiting for a free run slot.
