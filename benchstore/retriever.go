@@ -31,6 +31,7 @@ import (
 
 	"github.com/cgraph/cgraph/bench"
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/internal/atomicfile"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -342,11 +343,7 @@ func writeManifest(path string, m manifest) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("bench manifest: %w", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write bench manifest: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write bench manifest: %w", err)
 	}
 	return nil

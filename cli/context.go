@@ -2,14 +2,11 @@ package cli
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/contextpack"
-	"github.com/cgraph/cgraph/models/tokenizer"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
@@ -93,19 +90,8 @@ func (a *App) context(cmd *cobra.Command, r ops.ContextRequest) (co ops.CompactC
 }
 
 // tokenCounter counts with the e5-small-v2 tokenizer of the models
-// directory (int8 or fp32 build), else approximately.
+// directory, loaded on the first count, else approximately
+// (contextpack.ModelsCounter).
 func (a *App) tokenCounter() ops.TokenCounter {
-	for _, id := range []string{"e5-small-v2-q", "e5-small-v2"} {
-		path := filepath.Join(a.ModelsDir, id, "tokenizer.json")
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		t, err := tokenizer.Load(path)
-		if err != nil {
-			a.Warnf("tokenizer %s: %v: counting tokens approximately", path, err)
-			break
-		}
-		return contextpack.TokenizerCounter{T: t, Label: "e5-small-v2 WordPiece tokenizer"}
-	}
-	return ops.Approx{}
+	return contextpack.ModelsCounter(a.ModelsDir, a.Warnf)
 }

@@ -145,7 +145,7 @@ func (a *App) serveStdioMCP(tools string) (err error) {
 			a.closeStore(s, &err)
 		}
 	}()
-	srv := mcpserver.New(ls, mcpserver.Options{Version: engine.Version, Tokens: a.lazyTokenCounter(), Tools: tools, Project: a.Project})
+	srv := mcpserver.New(ls, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project})
 	return srv.Serve(a.Context(), a.Stdin, a.Stdout)
 }
 

@@ -16,7 +16,8 @@ import (
 
 func init() { register(newSearchCmd) }
 
-// defaultSearchMode is the CLI's mode when --mode is not given: multi_space
+// defaultSearchMode is the mode when --mode is not given (engine.SearchArgs'
+// default, named here for the help): multi_space
 // searches every weighted space over the whole store, so a profile's slots
 // all get their say. pipeline (the five stages) starts from a keyword or
 // SPLADE recall set, which is faster at scale but misses memories that share
@@ -181,37 +182,22 @@ func searchArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// searchFlagNames are search's flags as engine.SearchArgs' messages name
+// them.
+var searchFlagNames = engine.SearchArgNames{Profile: "--profile", ProfileFile: "--profile-file", Weights: "--weight", Mode: "--mode", Embedder: "--embedder", Direction: "--direction"}
+
 // request parses the flags into a search request. Every bad value is a
-// *UsageError that lists the valid values; nothing is opened before.
+// *UsageError or a *record.ValidationError that lists the valid values;
+// nothing is opened before.
 func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchRequest, error) {
-	req := engine.SearchRequest{Query: query, Mode: defaultSearchMode, Session: f.session, Seq: f.seq, NoThresholds: f.noThresholds, NoCorrect: f.noCorrect}
-	p, err := engine.ResolveProfile(f.profile, f.profileFile, f.weights)
-	if err != nil {
-		return req, &UsageError{Problem: err.Error(), Fix: "see `cgraph profiles` for the profiles and their weights"}
+	req := engine.SearchRequest{Query: query, Session: f.session, Seq: f.seq, NoThresholds: f.noThresholds, NoCorrect: f.noCorrect}
+	args := engine.SearchArgs{Profile: f.profile, ProfileFile: f.profileFile, Weights: f.weights, Mode: f.mode, Embedder: f.embedder, Direction: f.direction, Names: searchFlagNames}
+	var err error
+	if req.Profile, err = args.ParseProfile(); err != nil {
+		return req, err
 	}
-	req.Profile = p
-	if f.mode != "" {
-		if req.Mode, err = engine.ParseMode(f.mode); err != nil {
-			return req, &UsageError{Problem: "--mode: " + err.Error(), Fix: "see `cgraph search --help`"}
-		}
-	}
-	if f.embedder != "" {
-		slot, err := engine.ParseSlot(f.embedder)
-		if err != nil {
-			return req, &UsageError{Problem: "--embedder: " + err.Error(), Fix: "see `cgraph embedders`"}
-		}
-		if !slot.CanLead() {
-			return req, usagef("give one of "+slotList(engine.LeadingSlots()), "--embedder %s cannot lead a search: E2–E4 only badge results and E12 only reranks", slot)
-		}
-		if f.mode != "" && req.Mode != engine.ModeEmbedderFirst {
-			return req, usagef("drop --mode, or use --mode embedder_first", "--embedder %s needs --mode embedder_first, got --mode %s", slot, req.Mode)
-		}
-		req.Mode, req.Embedder = engine.ModeEmbedderFirst, slot
-	} else if req.Mode == engine.ModeEmbedderFirst {
-		return req, usagef("add --embedder Ek, one of "+slotList(engine.LeadingSlots()), "--mode embedder_first needs --embedder")
-	}
-	if req.Direction, err = engine.ParseDirection(f.direction); err != nil {
-		return req, &UsageError{Problem: "--direction: " + err.Error(), Fix: "causes: the query describes an effect; effects: it describes a cause"}
+	if err := args.ParseShape(&req); err != nil {
+		return req, err
 	}
 	if f.topK < 1 || f.topK > maxTopK {
 		return req, usagef(fmt.Sprintf("give a number from 1 to %d", maxTopK), "--top-k %d is out of range", f.topK)

@@ -189,8 +189,10 @@ func (a *App) serve(f serveFlags) (err error) {
 	}
 	sched, stop := a.startSchedule(s, f, st.policy)
 	defer stop() // before the store closes: a run in flight stops between actions
-	srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: f.tools, Project: a.Project, HostsChecked: true, Maintenance: sched})
-	h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: st.token, MCP: srv.HTTPHandler(), Stats: s, Hosts: hosts, Searcher: s, Records: s, Tokens: a.tokenCounter(), Project: a.Project, Ingest: s, Audit: s})
+	// One token counter, its tokenizer loaded once, for MCP and HTTP.
+	tokens := a.tokenCounter()
+	srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: tokens, Tools: f.tools, Project: a.Project, HostsChecked: true, Maintenance: sched})
+	h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: st.token, MCP: srv.HTTPHandler(), Stats: s, Hosts: hosts, Searcher: s, Records: s, Tokens: tokens, Project: a.Project, Ingest: s, Audit: s})
 	abs, err := filepath.Abs(a.DBDir)
 	if err != nil {
 		return fmt.Errorf("store directory %s: %w", a.DBDir, err)

@@ -16,6 +16,16 @@ import (
 // e5 is the real e5-small-v2 tokenizer from the tokenizer package's fixtures.
 func e5(t *testing.T) Counter {
 	t.Helper()
+	tok, err := tokenizer.LoadBytes(e5Bytes(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return TokenizerCounter{T: tok, Label: "e5-small-v2"}
+}
+
+// e5Bytes is the e5-small-v2 tokenizer.json.
+func e5Bytes(t *testing.T) []byte {
+	t.Helper()
 	f, err := os.Open("../models/tokenizer/testdata/e5-small-v2.tokenizer.json.gz")
 	if err != nil {
 		t.Fatal(err)
@@ -29,11 +39,7 @@ func e5(t *testing.T) Counter {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := tokenizer.LoadBytes(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return TokenizerCounter{T: tok, Label: "e5-small-v2"}
+	return b
 }
 
 func cands(texts ...string) []Candidate {
@@ -269,5 +275,52 @@ func TestRelatedError(t *testing.T) {
 	_, err := Pack("q", cands("first"), e5(t), Options{Budget: 200, Related: func(string) ([]Link, error) { return nil, fmt.Errorf("store closed") }})
 	if err == nil || !strings.Contains(err.Error(), "store closed") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// TestModelsCounter: the e5 tokenizer is found in the int8 build's
+// directory, else the fp32 one's; one that does not load is said once and
+// counted approximately; none at all is Approx.
+func TestModelsCounter(t *testing.T) {
+	good := e5Bytes(t)
+	const text = "grocksdb link error: undefined reference to rocksdb_open"
+	for _, tc := range []struct {
+		name   string
+		files  map[string][]byte // model directory → its tokenizer.json
+		want   string            // the counter's name
+		warned bool
+	}{
+		{"none", nil, Approx{}.Name(), false},
+		{"int8 build", map[string][]byte{"e5-small-v2-q": good}, e5Label, false},
+		{"fp32 build", map[string][]byte{"e5-small-v2": good}, e5Label, false},
+		{"broken int8 beside fp32", map[string][]byte{"e5-small-v2-q": []byte("{not json"), "e5-small-v2": good}, Approx{}.Name(), true},
+		{"another model only", map[string][]byte{"bge-small-en-v1.5": good}, Approx{}.Name(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for id, b := range tc.files {
+				if err := os.MkdirAll(dir+"/"+id, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(dir+"/"+id+"/tokenizer.json", b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var warnings []string
+			c := ModelsCounter(dir, func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) })
+			if n := c.Name(); n != tc.want {
+				t.Errorf("name %q, want %q", n, tc.want)
+			}
+			want := Approx{}.Count(text)
+			if tc.want == e5Label {
+				want = e5(t).Count(text)
+			}
+			if got := c.Count(text); got != want {
+				t.Errorf("count %d, want %d", got, want)
+			}
+			if tc.warned != (len(warnings) == 1) || len(warnings) > 1 {
+				t.Errorf("warnings %q, want one: %v", warnings, tc.warned)
+			}
+		})
 	}
 }

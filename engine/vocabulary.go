@@ -203,12 +203,6 @@ func LookupProfile(name string) (Profile, error) {
 	return p, nil
 }
 
-// ResolveProfile builds a search's profile from a built-in name or a file
-// and per-slot overrides ("E5=0.6", the other slots re-normalised).
-func ResolveProfile(name, file string, overrides []string) (Profile, error) {
-	return profiles.Resolve(name, file, overrides)
-}
-
 // LoadProfileFile reads a custom profile (TOML or YAML).
 func LoadProfileFile(path string) (Profile, error) { return profiles.LoadFile(path) }
 

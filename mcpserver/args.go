@@ -121,42 +121,39 @@ func parseSlot(arg, s string) (engine.SlotID, error) {
 	return slot, nil
 }
 
-func parseRetrievingSlot(arg, s string) (engine.SlotID, error) {
-	slot, err := parseSlot(arg, s)
-	if err != nil {
-		return 0, err
+// searchArgNames are the search tools' argument names, as the messages of
+// engine.SearchArgs name them.
+var searchArgNames = engine.SearchArgNames{Profile: "profile", ProfileFile: "profile_file", Weights: "weights", Mode: "mode", Embedder: "embedder", Direction: "direction"}
+
+// leadingSlot reads a slot argument that leads a search
+// (engine.ParseLeadingSlot), pointing an agent that wanted time order to
+// the tools for it.
+func leadingSlot(arg, s string) (engine.SlotID, error) {
+	slot, err := engine.ParseLeadingSlot(arg, s)
+	var ve *record.ValidationError
+	if errors.As(err, &ve) {
+		return 0, badArg(ve.Field, ve.Fix+"; for time use search_recent, search_periodic or get_session_timeline", "%s", ve.Problem)
 	}
-	if !slot.CanLead() {
-		return 0, badArg(arg, "give one of "+slotNames(engine.LeadingSlots())+"; for time use search_recent, search_periodic or get_session_timeline",
-			"%s cannot lead a search: E2–E4 only order or badge results and E12 only reranks", slot)
-	}
-	return slot, nil
+	return slot, err
 }
 
+// parseDirection reads the direction argument (engine.SearchArgs).
 func parseDirection(s string) (engine.Direction, error) {
-	d, err := engine.ParseDirection(s)
-	if err != nil {
-		return 0, badArg("direction", `give "causes" (the query describes an effect), "effects" (it describes a cause) or leave it out`, "%v", err)
-	}
-	return d, nil
+	var req engine.SearchRequest
+	err := engine.SearchArgs{Direction: s, Names: searchArgNames}.ParseShape(&req)
+	return req.Direction, argOf(err)
 }
 
 // resolveProfile is the named profile with the per-slot weight overrides
-// applied. An unnamed one is AgentDefaultProfile, or, with overrides (which
-// the adaptive profile takes none of), the engine's static default.
+// applied (engine.SearchArgs). An unnamed one is AgentDefaultProfile, or,
+// with overrides (which the adaptive profile takes none of), the engine's
+// static default.
 func resolveProfile(name string, weights map[string]float64) (engine.Profile, error) {
 	switch {
 	case name == "" && len(weights) > 0:
 		name = engine.DefaultProfile
 	case name == "":
 		name = AgentDefaultProfile
-	}
-	p, err := engine.BuiltinProfile(name)
-	if err != nil {
-		return p, badArg("profile", "give one of "+strings.Join(engine.ProfileNames(), ", "), "%v", err)
-	}
-	if len(weights) == 0 {
-		return p, nil
 	}
 	keys := make([]string, 0, len(weights))
 	for k := range weights {
@@ -167,14 +164,8 @@ func resolveProfile(name string, weights map[string]float64) (engine.Profile, er
 	for i, k := range keys {
 		ovs[i] = k + "=" + strconv.FormatFloat(weights[k], 'g', -1, 64)
 	}
-	parsed, err := engine.ParseWeightOverrides(ovs)
-	if err != nil {
-		return p, badArg("weights", `give slot names with weights in [0, 1], e.g. {"E5": 0.6, "E7": 0.2}`, "%v", err)
-	}
-	if p, err = p.WithOverrides(parsed...); err != nil {
-		return p, badArg("weights", "pinned weights must leave room for the others (sum ≤ 1) and temporal slots E2–E4 need a temporal profile such as temporal_navigation", "%v", err)
-	}
-	return p, nil
+	p, err := engine.SearchArgs{Profile: name, Weights: ovs, Names: searchArgNames}.ParseProfile()
+	return p, argOf(err)
 }
 
 func parseTime(arg, s string) (time.Time, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cgraph/cgraph/engine"
@@ -83,7 +84,7 @@ type searchByEmbedderIn struct {
 }
 
 func searchByEmbedder(ctx context.Context, s *Server, in searchByEmbedderIn) (any, error) {
-	slot, err := parseRetrievingSlot("embedder", in.Embedder)
+	slot, err := leadingSlot("embedder", in.Embedder)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +185,7 @@ func compareEmbedderViews(ctx context.Context, s *Server, in compareIn) (any, er
 	}
 	var slots []engine.SlotID
 	for _, e := range in.Embedders {
-		slot, err := parseRetrievingSlot("embedders", e)
+		slot, err := leadingSlot("embedders", e)
 		if err != nil {
 			return nil, err
 		}
@@ -251,20 +252,13 @@ func searchGraph(ctx context.Context, s *Server, in searchGraphIn) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	mode := engine.ModeMultiSpace
-	if in.Mode != "" {
-		if mode, err = engine.ParseMode(in.Mode); err != nil {
-			return nil, badArg("mode", "give multi_space, pipeline or e1_only", "%v", err)
-		}
-		if mode == engine.ModeEmbedderFirst {
-			return nil, badArg("mode", "use search_by_embedder to search one slot", "embedder_first is not a fusion mode")
-		}
+	if strings.EqualFold(strings.TrimSpace(in.Mode), engine.ModeEmbedderFirst.String()) {
+		return nil, badArg("mode", "use search_by_embedder to search one slot", "embedder_first is not a fusion mode")
 	}
-	dir, err := parseDirection(in.Direction)
-	if err != nil {
-		return nil, err
+	if err := (engine.SearchArgs{Mode: in.Mode, Direction: in.Direction, Names: searchArgNames}).ParseShape(&req); err != nil {
+		return nil, argOf(err)
 	}
-	req.Profile, req.Mode, req.Direction = p, mode, dir
+	req.Profile = p
 	return s.search(ctx, req)
 }
 

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/cgraph/cgraph/internal/atomicfile"
 )
 
 // stateFile records, per model directory, the digest, size and modification
@@ -58,12 +60,8 @@ func (st *state) save(dir string) error {
 	if err != nil {
 		return fmt.Errorf("encode install record: %w", err)
 	}
-	tmp := filepath.Join(dir, stateFile+".part")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, stateFile), data, 0o644); err != nil {
 		return fmt.Errorf("write install record: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, stateFile)); err != nil {
-		return fmt.Errorf("install record: %w", err)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/capture/claudecode"
+	"github.com/cgraph/cgraph/internal/atomicfile"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -91,7 +92,9 @@ func (in *ingest) loadCursor(ctx context.Context, f *os.File, size int64) (curso
 	return st, nil
 }
 
-// saveCursor writes st atomically (a temporary file renamed over the old).
+// saveCursor writes st atomically (atomicfile: a temporary file, synced,
+// renamed over the old; once per chunk, after its embedding, which dwarfs
+// the sync).
 func (in *ingest) saveCursor(f *os.File, st cursorState) error {
 	tail, err := tailHash(f, st.Cursor.Offset)
 	if err != nil {
@@ -106,16 +109,8 @@ func (in *ingest) saveCursor(f *os.File, st cursorState) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("save the ingest cursor: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".cursor-*")
-	if err != nil {
-		return fmt.Errorf("save the ingest cursor: %w", err)
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	if err := errors.Join(werr, tmp.Close()); err != nil {
-		return errors.Join(fmt.Errorf("save the ingest cursor %s: %w", path, err), os.Remove(tmp.Name()))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return errors.Join(fmt.Errorf("save the ingest cursor %s: %w", path, err), os.Remove(tmp.Name()))
+	if err := atomicfile.WriteFile(path, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("save the ingest cursor %s: %w", path, err)
 	}
 	return nil
 }

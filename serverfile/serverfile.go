@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/internal/atomicfile"
 )
 
 // Info is the discovery file's content.
@@ -39,11 +40,7 @@ func Write(dir string, info Info) (func(), error) {
 		return nil, err
 	}
 	path := engine.ServerFile(dir)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return nil, fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.WriteFile(path, append(b, '\n'), 0o600); err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	return func() {

@@ -1,7 +1,11 @@
 // Package atomicfile writes a file whole or not at all: a temporary file
-// beside it, synced, renamed over it. It is for small files a user or a
-// host reads (agent hook settings, service units); it must not be used
-// for the store, whose writes are RocksDB's.
+// beside it, synced, renamed over it. It is for small files written whole
+// from a []byte: a user's or a host's (agent hook settings, service units,
+// a serve's discovery file), cgraph's own records beside its data (model
+// install state, ingest cursors, the bench store's manifest) and the few
+// files the store keeps beside RocksDB's (its marker, the WAL ledger, a
+// repaired CURRENT). It must not be used for the store's data, whose
+// writes are RocksDB's, nor for a file written as a stream.
 package atomicfile
 
 import (
@@ -14,8 +18,21 @@ import (
 
 // WriteFile replaces path with data: a temporary file in the same
 // directory, synced, then renamed over it. A crash leaves the old or the
-// new file, never half of one.
-func WriteFile(path string, data []byte, mode fs.FileMode) (err error) {
+// new file, never half of one. The directory is synced where the file
+// system can, which makes the rename durable; a directory that cannot be
+// synced is not an error.
+func WriteFile(path string, data []byte, mode fs.FileMode) error {
+	return write(path, data, mode, false)
+}
+
+// WriteFileSynced is WriteFile for a file the caller relies on being in
+// place after a crash before it goes on (the store's marker, a repaired
+// CURRENT): a directory that cannot be synced is an error.
+func WriteFileSynced(path string, data []byte, mode fs.FileMode) error {
+	return write(path, data, mode, true)
+}
+
+func write(path string, data []byte, mode fs.FileMode, dirSync bool) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".cgraph-*")
 	if err != nil {
 		return err
@@ -43,9 +60,19 @@ func WriteFile(path string, data []byte, mode fs.FileMode) (err error) {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync() // makes the rename durable where the file system can; the file is written either way
-		_ = d.Close()
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		if dirSync {
+			return fmt.Errorf("sync directory of %s: %w", path, err)
+		}
+		return nil // the file is written; only the rename's durability is unknown
+	}
+	serr := d.Sync()
+	if cerr := d.Close(); serr == nil {
+		serr = cerr
+	}
+	if serr != nil && dirSync {
+		return fmt.Errorf("sync directory of %s: %w", path, serr)
 	}
 	return nil
 }

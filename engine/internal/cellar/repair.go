@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cgraph/cgraph/internal/atomicfile"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -82,7 +83,7 @@ func Repair(dir string) (RepairReport, error) {
 		}
 	}
 	for _, m := range slices.Backward(d.manifests) {
-		if err := writeFileSync(current, []byte(m+"\n")); err != nil {
+		if err := atomicfile.WriteFileSynced(current, []byte(m+"\n"), 0o644); err != nil {
 			return rep, fmt.Errorf("point CURRENT at %s: %w", m, err)
 		}
 		err := inspect(dir, d)
@@ -97,7 +98,7 @@ func Repair(dir string) (RepairReport, error) {
 	}
 	var restore error
 	if hadCurrent {
-		restore = writeFileSync(current, old)
+		restore = atomicfile.WriteFileSynced(current, old, 0o644)
 	} else {
 		restore = os.Remove(current)
 	}

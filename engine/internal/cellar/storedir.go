@@ -10,6 +10,7 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 
+	"github.com/cgraph/cgraph/internal/atomicfile"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -114,43 +115,10 @@ func isRocksFile(name string) bool {
 func writeMarker(dir string) error {
 	path := filepath.Join(dir, markerFileName)
 	text := fmt.Sprintf("cgraph store, format version %d; see engine/FORMAT.md. Never delete files from this directory.\n", FormatVersion)
-	if err := writeFileSync(path, []byte(text)); err != nil {
+	if err := atomicfile.WriteFileSynced(path, []byte(text), 0o644); err != nil {
 		return fmt.Errorf("write store marker: %w", err)
 	}
 	return nil
-}
-
-// writeFileSync writes data to path through a temporary file, fsyncs it,
-// renames it into place and fsyncs the directory.
-func writeFileSync(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return errors.Join(err, os.Remove(tmp))
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	return errors.Join(err, d.Close())
 }
 
 // inspect opens the store in dir read-only — which, unlike a read-write

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cgraph/cgraph/internal/atomicfile"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -156,7 +157,7 @@ func writeWALLedger(dir string, minLog uint64, final bool) error {
 		}
 		fmt.Fprintf(&b, "%s %d\n", walEntry{num: n}.name(), logs[n])
 	}
-	if err := writeFileSync(filepath.Join(dir, walLedgerFileName), []byte(b.String())); err != nil {
+	if err := atomicfile.WriteFileSynced(filepath.Join(dir, walLedgerFileName), []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("record the store's write-ahead logs: %w", err)
 	}
 	return nil
