@@ -113,29 +113,3 @@ func (p Profile) WithOverrides(ovs ...Override) (Profile, error) {
 	}
 	return out, nil
 }
-
-// Resolve turns the search flags into one validated profile: the built-in
-// profile name (Default when both name and file are empty) or a custom file,
-// then the "Ek=w" overrides. Giving both a name and a file is an error.
-func Resolve(name, file string, overrides []string) (Profile, error) {
-	var p Profile
-	var err error
-	switch {
-	case name != "" && file != "":
-		return Profile{}, fmt.Errorf("both --profile %s and --profile-file %s given: choose one", name, file)
-	case file != "":
-		p, err = LoadFile(file)
-	case name == "":
-		p, err = Lookup(Default)
-	default:
-		p, err = Lookup(name)
-	}
-	if err != nil {
-		return Profile{}, err
-	}
-	ovs, err := ParseOverrides(overrides)
-	if err != nil {
-		return Profile{}, err
-	}
-	return p.WithOverrides(ovs...)
-}

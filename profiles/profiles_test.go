@@ -364,36 +364,6 @@ func TestMaxFileBytes(t *testing.T) {
 	}
 }
 
-func TestResolve(t *testing.T) {
-	p, err := Resolve("", "", nil)
-	if err != nil || p.Name != Default {
-		t.Errorf("default: %v %v", p.Name, err)
-	}
-	p, err = Resolve("code_search", "", []string{"E7=0.5"})
-	if err != nil || p.Weights.Get(fp.E7) != .5 || math.Abs(p.Weights.Sum()-1) > 1e-9 {
-		t.Errorf("override: %v %v", p.Weights, err)
-	}
-	p, err = Resolve("", "testdata/good_causal.toml", []string{"E1=0.2"})
-	if err != nil || p.Name != "my_causal" || p.Weights.Get(fp.E1) != .2 {
-		t.Errorf("file + override: %v %v", p, err)
-	}
-	for _, c := range []struct {
-		name, file string
-		ovs        []string
-		want       string
-	}{
-		{"code_search", "testdata/good_causal.toml", nil, "choose one"},
-		{"nope", "", nil, "valid profiles are"},
-		{"code_search", "", []string{"E99=1"}, "valid slots are"},
-		{"code_search", "", []string{"E3=0.2"}, "temporal slot E3"},
-		{"", "testdata/bad_sum.toml", nil, "sum to"},
-	} {
-		if _, err := Resolve(c.name, c.file, c.ovs); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Resolve(%q, %q, %v): %v, want %q", c.name, c.file, c.ovs, err, c.want)
-		}
-	}
-}
-
 // TestEncodeRoundTrip: every built-in profile, renamed, written as TOML and
 // YAML and read back, is the same profile.
 func TestEncodeRoundTrip(t *testing.T) {
@@ -432,11 +402,15 @@ func TestEncodeRoundTrip(t *testing.T) {
 // TestAutoProfileOverrides: per-query weight overrides cannot pin an
 // adaptive profile's weights; the error says what to do instead.
 func TestAutoProfileOverrides(t *testing.T) {
-	p, err := Resolve("auto", "", nil)
+	p, err := Lookup("auto")
 	if err != nil || !p.Adaptive || p.Validate() != nil {
 		t.Fatalf("auto: %+v, %v", p, err)
 	}
-	_, err = Resolve("auto", "", []string{"E5=0.6"})
+	ovs, err := ParseOverrides([]string{"E5=0.6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.WithOverrides(ovs...)
 	if err == nil || !strings.Contains(err.Error(), "static profile") {
 		t.Errorf("auto with an override: %v", err)
 	}
