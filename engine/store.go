@@ -282,11 +282,7 @@ func (s *Engine) EachFingerprint(ctx context.Context, fn func(m record.Memory, f
 // readMemories reads records and fingerprints of ids; a memory deleted
 // meanwhile gets a nil fingerprint.
 func (s *Engine) readMemories(ctx context.Context, ids []record.ID) ([]record.Memory, []*fingerprint.Fingerprint, error) {
-	ms, found, err := s.cellar.Peek(ctx, ids)
-	if err != nil {
-		return nil, nil, err
-	}
-	fps, err := s.storedFingerprints(ctx, ids, found)
+	ms, fps, err := s.readComparable(ctx, ids)
 	if err != nil {
 		return nil, nil, err
 	}
