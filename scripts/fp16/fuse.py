@@ -6,7 +6,7 @@ Python-level fusions only (opt_level 0, no ONNX Runtime session): EmbedLayerNorm
 Attention, SkipLayerNormalization and BiasGelu (com.microsoft operators that ONNX Runtime's CPU
 and CUDA providers run); with fp16, then onnxruntime's own float16 conversion with int64
 inputs and a float32 output kept. The three default models are 12-head, 384-wide encoders.
-Needs onnxruntime (its transformers package) and sympy beside requirements.txt. A helper for
+Its packages are pinned in requirements.txt (onnxruntime, sympy). A helper for
 issue 33's experiment (docs/CUDA.md run 7): the product's runtime stays Go.
 """
 import sys
