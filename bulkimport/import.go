@@ -4,6 +4,11 @@
 // relations linked at the end. A bad line is reported by its number and
 // skipped; a store error stops the import with the line to resume from.
 //
+// With engine.Engine, whose AddBatch comes in two halves, the next batch
+// is fingerprinted while the last one is written; batches are written one
+// at a time, in line order, so the outcome is the same as one batch at a
+// time.
+//
 // It sees the store only through its small Adder interface, draws nothing
 // (progress goes through Options.Progress) and never opens or closes a
 // store.
@@ -16,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/cgraph/cgraph/record"
@@ -26,12 +32,27 @@ import (
 // progress bar moves every few seconds and an interrupt loses little work.
 const BatchSize = 64
 
+// GPUBatchSize is BatchSize where the models run on a GPU (--device cuda):
+// one AddBatch feeds each model runs of up to 256 texts
+// (runtime.CUDABatchSize), and the import fingerprints the next batch
+// while the last is written (see PrepareBatch in package engine).
+const GPUBatchSize = 256
+
 // Adder is what a bulk add needs from a store: engine.Engine (every memory
 // gets its fingerprint).
 type Adder interface {
 	Add(ctx context.Context, m record.NewMemory) (record.Memory, error)
 	AddBatch(ctx context.Context, ms []record.NewMemory) ([]record.Memory, error)
 	Link(ctx context.Context, r record.Relation) (record.Relation, error)
+}
+
+// preparer is an Adder whose AddBatch comes in two halves
+// (engine.Engine.PrepareBatch): the fingerprints, then store, the write.
+// Import fingerprints the next batch while the last one is written, so a
+// GPU's model runs and the write's CPU work overlap. Batches are still
+// written one at a time, in line order.
+type preparer interface {
+	PrepareBatch(ctx context.Context, ms []record.NewMemory) (store func(context.Context) ([]record.Memory, error), err error)
 }
 
 // Result is the summary of an import (and add --jsonl --json).
@@ -76,6 +97,9 @@ type Options struct {
 	AllowDuplicate bool
 	// SkipLines are the first lines, stored by an earlier run, to skip.
 	SkipLines int
+	// BatchSize is how many valid lines go into one AddBatch (0:
+	// BatchSize). On a GPU larger batches fill the models' runs.
+	BatchSize int
 	// Progress counts lines done (nil: none): a stored line when its batch
 	// is stored, any other line when it is read.
 	Progress func(lines int)
@@ -111,6 +135,20 @@ type importer struct {
 	res     Result
 	pending []record.NewMemory
 	lines   []int // pending[i] is line lines[i]
+	// prep is e's two halves of AddBatch (nil: AddBatch, one batch at a
+	// time); storing is the prepared batch being written meanwhile.
+	prep    preparer
+	storing *storing
+}
+
+// storing is one prepared batch written in the background: its lines, and
+// what its store returned once done is closed.
+type storing struct {
+	done  chan struct{}
+	ns    []record.NewMemory
+	lines []int
+	ms    []record.Memory
+	err   error
 }
 
 // Import reads JSONL from r and stores every valid line; a bad line is
@@ -126,16 +164,21 @@ func Import(ctx context.Context, e Adder, r io.Reader, o Options) (Result, error
 	if o.MaxContent <= 0 {
 		o.MaxContent = record.DefaultMaxContentBytes
 	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = BatchSize
+	}
 	im := &importer{ctx: ctx, e: e, o: o, maxLine: 6*o.MaxContent + 64<<10, // JSON escaping can grow text up to 6×
 		res: Result{Errors: []LineError{}, Duplicates: []DuplicateLine{}}}
+	im.prep, _ = e.(preparer)
 	lineCh, done := make(chan readResult), make(chan struct{})
 	defer close(done)
 	go readLines(r, im.maxLine, lineCh, done)
-	if err := im.consume(lineCh); err != nil {
-		return im.res, err
+	err := im.consume(lineCh)
+	if err == nil {
+		err = im.drain()
 	}
-	if err := im.flush(); err != nil {
-		return im.res, err
+	if err != nil {
+		return im.res, errors.Join(err, im.wait()) // a store still running finishes, and is counted, before Import returns
 	}
 	return im.res, im.link()
 }
@@ -167,16 +210,19 @@ func (im *importer) consume(lineCh <-chan readResult) error {
 		case rr = <-lineCh:
 			lineNo++
 		case <-idle.C:
-			if err := im.flush(); err != nil {
+			if err := im.drain(); err != nil {
 				return err
 			}
 			continue
 		case <-im.ctx.Done():
-			return errors.Join(fmt.Errorf("interrupted after line %d (%d memories stored, every line up to it): resume with --skip-lines %d%s: %w",
-				lineNo, im.res.Added+len(im.pending), lineNo, rerunNote, im.ctx.Err()), im.flush())
+			if err := im.drain(); err != nil {
+				return err
+			}
+			return fmt.Errorf("interrupted after line %d (%d memories stored, every line up to it): resume with --skip-lines %d%s: %w",
+				lineNo, im.res.Added, lineNo, rerunNote, im.ctx.Err())
 		}
 		if rr.err != nil && !errors.Is(rr.err, io.EOF) {
-			return errors.Join(fmt.Errorf("read line %d: %w: every line before it is stored: resume with --skip-lines %d%s", lineNo, rr.err, lineNo-1, rerunNote), im.flush())
+			return errors.Join(fmt.Errorf("read line %d: %w: every line before it is stored: resume with --skip-lines %d%s", lineNo, rr.err, lineNo-1, rerunNote), im.drain())
 		}
 		if err := im.take(rr, lineNo); err != nil {
 			return err
@@ -208,27 +254,78 @@ func (im *importer) take(rr readResult, lineNo int) error {
 	if len(im.pending) == before {
 		countLine()
 	}
-	if len(im.pending) >= BatchSize {
+	if len(im.pending) >= im.o.BatchSize {
 		return im.flush()
 	}
 	return nil
 }
 
 // flush stores the pending lines in one batch. Lines already read are
-// stored whole even after a cancel.
+// stored whole even after a cancel. With a preparer the batch is
+// fingerprinted here, while the previous batch is still being written, and
+// its own write starts in the background once that one is done; drain
+// waits for it.
 func (im *importer) flush() error {
 	if len(im.pending) == 0 {
 		return nil
 	}
-	err := im.storeBatch(context.WithoutCancel(im.ctx), im.pending, im.lines)
-	if im.o.Progress != nil {
-		im.o.Progress(len(im.pending))
-	}
+	ctx := context.WithoutCancel(im.ctx)
+	ns, lines := slices.Clone(im.pending), slices.Clone(im.lines)
 	im.pending, im.lines = im.pending[:0], im.lines[:0]
+	if im.prep == nil {
+		err := im.storeBatch(ctx, ns, lines)
+		im.stored(len(ns))
+		return err
+	}
+	store, perr := im.prep.PrepareBatch(ctx, ns)
+	if err := im.wait(); err != nil { // the earlier lines' outcome comes first; these are not stored
+		return err
+	}
+	if perr != nil {
+		err := im.outcome(ctx, ns, lines, nil, perr)
+		im.stored(len(ns))
+		return err
+	}
+	s := &storing{done: make(chan struct{}), ns: ns, lines: lines}
+	im.storing = s
+	go func() {
+		defer close(s.done)
+		s.ms, s.err = store(ctx)
+	}()
+	return nil
+}
+
+// wait waits for the batch being written in the background, if any, and
+// takes its outcome into the result.
+func (im *importer) wait() error {
+	s := im.storing
+	if s == nil {
+		return nil
+	}
+	im.storing = nil
+	<-s.done
+	err := im.outcome(context.WithoutCancel(im.ctx), s.ns, s.lines, s.ms, s.err)
+	im.stored(len(s.ns))
+	return err
+}
+
+// drain stores every line read so far: the pending ones and the batch
+// being written.
+func (im *importer) drain() error {
+	if err := im.flush(); err != nil {
+		return err
+	}
+	return im.wait()
+}
+
+// stored reports n lines of one batch done.
+func (im *importer) stored(n int) {
+	if im.o.Progress != nil {
+		im.o.Progress(n)
+	}
 	if im.o.AfterFlush != nil {
 		im.o.AfterFlush()
 	}
-	return err
 }
 
 // link stores the relation lines, last: both ends are stored by now (or
@@ -280,12 +377,17 @@ func (r *Result) fail(line int, msg string) {
 	r.Errors = append(r.Errors, LineError{Line: line, Error: msg})
 }
 
-// storeBatch stores ns (from lines) in one AddBatch. If the engine refuses
-// one memory the batch is retried one memory at a time, so only that line
-// fails. Other errors (the store) stop the bulk add.
+// storeBatch stores ns (from lines) in one AddBatch (see outcome).
 func (im *importer) storeBatch(ctx context.Context, ns []record.NewMemory, lines []int) error {
+	ms, err := im.e.AddBatch(ctx, ns)
+	return im.outcome(ctx, ns, lines, ms, err)
+}
+
+// outcome takes one batch's AddBatch result (ms, err) into the result.
+// If the engine refused one memory the batch is retried one memory at a
+// time, so only that line fails. Other errors (the store) stop the bulk add.
+func (im *importer) outcome(ctx context.Context, ns []record.NewMemory, lines []int, ms []record.Memory, err error) error {
 	e, res := im.e, &im.res
-	ms, err := e.AddBatch(ctx, ns)
 	if err == nil {
 		for i, m := range ms {
 			if m.Duplicate {

@@ -135,6 +135,9 @@ func (a *App) reportBulk(res bulkResult, runErr error) error {
 func (a *App) addJSONL(e bulkimport.Adder, r io.Reader, size int64) (bulkResult, error) {
 	o := bulkimport.Options{MaxContent: a.maxContent(), Project: a.Project, AllowDuplicate: a.allowDuplicate,
 		SkipLines: a.skipLines, AfterFlush: a.afterFlush}
+	if a.Device == "cuda" {
+		o.BatchSize = bulkimport.GPUBatchSize
+	}
 	bar := a.progress(size)
 	if bar != nil {
 		o.Progress = func(n int) { _ = bar.Add(n) } // only draws on the terminal

@@ -171,3 +171,46 @@ func TestLongDuplicateAmongNearCopies(t *testing.T) {
 		t.Fatalf("the long memory again: %+v %v", again, err)
 	}
 }
+
+// TestPrepareBatchStoresAgainstTheStoreOfItsWrite: a prepared batch looks
+// its duplicates up when it is stored, not when it was fingerprinted, so a
+// copy written in between is found; it stores once, and a batch prepared
+// and never stored leaves nothing.
+func TestPrepareBatchStoresAgainstTheStoreOfItsWrite(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "s"), modelFreeRegistry(t))
+	count := func() uint64 {
+		st, err := s.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Memories
+	}
+	store, err := s.PrepareBatch(ctx, []record.NewMemory{{Content: "prepared note one"}, {Content: "prepared note two"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PrepareBatch(ctx, []record.NewMemory{{Content: "prepared and dropped"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d memories after preparing two batches, want 0", n)
+	}
+	between, err := s.Add(ctx, record.NewMemory{Content: "prepared note two"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := store(ctx)
+	if err != nil || len(ms) != 2 || ms[0].Duplicate || !ms[1].Duplicate || ms[1].ID != between.ID {
+		t.Fatalf("store: %+v %v; want the second a duplicate of %s", ms, err, between.ID)
+	}
+	if _, err := store(ctx); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("second store of one prepared batch: %v", err)
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("%d memories, want 2", n)
+	}
+	if _, err := s.PrepareBatch(ctx, []record.NewMemory{{Content: "fine"}, {Content: "  "}}); err == nil || !strings.Contains(err.Error(), "memory 2 of 2") {
+		t.Fatalf("blank memory prepared: %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/cgraph/cgraph/embedders"
@@ -29,8 +30,28 @@ func (s *Engine) Add(ctx context.Context, m record.NewMemory) (record.Memory, er
 // E4 from the assigned sequence numbers, write fingerprints, per-slot
 // families and postings, and commit them as ONE WriteBatch; last, update the
 // in-memory indexes. A bad memory is reported as "memory N of M: problem"
-// and nothing is written.
+// and nothing is written. It is PrepareBatch followed by its store.
 func (s *Engine) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.Memory, error) {
+	store, err := s.PrepareBatch(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	return store(ctx)
+}
+
+// PrepareBatch is the first half of AddBatch: it redacts and validates ns
+// and computes every slot but E4, holding no lock and reading no stored
+// memory, and returns the second half, store, which writes the batch as
+// AddBatch does (duplicates and similar memories are looked up then,
+// against what is stored by then). A bulk import fingerprints its next
+// batch while store writes the last one; on a GPU the write's CPU work
+// then runs beside the models' instead of after them.
+//
+// store may be called once; a second call is refused. A batch prepared and
+// never stored leaves nothing behind. Between the two halves the store may
+// change (another writer, a model swap): store checks again that the
+// store is writable, and the producer checks of the write still apply.
+func (s *Engine) PrepareBatch(ctx context.Context, ns []record.NewMemory) (store func(context.Context) ([]record.Memory, error), err error) {
 	if err := s.needEmbedders("add memories"); err != nil {
 		return nil, err
 	}
@@ -38,7 +59,7 @@ func (s *Engine) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.
 		return nil, s.refuseReadOnly("change it")
 	}
 	if len(ns) == 0 {
-		return nil, nil
+		return func(context.Context) ([]record.Memory, error) { return nil, nil }, nil
 	}
 	if err := s.writable(); err != nil {
 		return nil, err
@@ -64,7 +85,16 @@ func (s *Engine) AddBatch(ctx context.Context, ns []record.NewMemory) ([]record.
 	if err := s.reg.EmbedSlots(ctx, inputs, computeNow, fps); err != nil {
 		return nil, fmt.Errorf("fingerprint %d memories: %w", len(ns), err)
 	}
-	return s.write(ctx, ns, inputs, fps)
+	var stored atomic.Bool
+	return func(ctx context.Context) ([]record.Memory, error) {
+		if stored.Swap(true) {
+			return nil, errors.New("store a prepared batch of memories twice: prepare it again")
+		}
+		if err := s.writable(); err != nil {
+			return nil, err
+		}
+		return s.write(ctx, ns, inputs, fps)
+	}, nil
 }
 
 // beforeLock are the slots AddBatch computes before the write lock: all but

@@ -32,11 +32,13 @@ import (
 	goruntime "runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/cgraph/cgraph/bulkimport"
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/neural"
 	"github.com/cgraph/cgraph/engine"
@@ -65,6 +67,9 @@ type options struct {
 	// ortProfile is ONNX Runtime's per-node profile prefix for the cuda
 	// sessions of the per-model checks (runtime.Config.ProfilePrefix).
 	ortProfile string
+	// importBatches are the bulkimport batch sizes of the add --jsonl
+	// measures (pipelined and one batch at a time each).
+	importBatches string
 }
 
 func main() {
@@ -93,6 +98,7 @@ func main() {
 	flag.StringVar(&o.manifest, "manifest", "", "a model manifest (JSON) for -models-dir instead of the built-in one, e.g. pinning fp16 conversions of the default models under their ids")
 	flag.StringVar(&o.refDir, "reference-models-dir", "", "the CPU side (parity's reference, CPU figures) opens the built-in manifest's models here instead of -models-dir")
 	flag.StringVar(&o.ortProfile, "ort-profile", "", "ONNX Runtime's per-node profile (Chrome trace JSON) of each model's cuda session, written to PREFIX_<time>.json")
+	flag.StringVar(&o.importBatches, "import-batches", "256", "comma-separated lines per AddBatch of the add --jsonl measures (bulkimport.Import, pipelined and not; empty: skip)")
 	writeCorpus := flag.String("write-corpus", "", "write the corpus (-gpu-docs texts, one JSON string a line) to this file for -corpus on another machine, and exit")
 	flag.Parse()
 	if *writeCorpus != "" {
@@ -525,7 +531,61 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 		}
 		res.Full = append(res.Full, fullIngest{What: what, Device: string(dev), Docs: len(docs), DocsPerS: float64(len(docs)) / (sp.End - sp.Start), Devices: devsUsed, Unavailable: unavailable, span: sp})
 	}
+	for _, f := range strings.FieldsFunc(o.importBatches, func(r rune) bool { return r == ',' }) {
+		size, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || size <= 0 {
+			return fmt.Errorf("-import-batches: %q is not a positive count", f)
+		}
+		for _, pipelined := range []bool{true, false} {
+			what := fmt.Sprintf("add --jsonl, batches of %d, pipelined", size)
+			if !pipelined {
+				what = fmt.Sprintf("add --jsonl, batches of %d, one at a time", size)
+			}
+			sp, err := importIngest(ctx, storeDir, reg, docs, size, pipelined)
+			if err != nil {
+				return fmt.Errorf("%s on %s: %w", what, dev, err)
+			}
+			res.Full = append(res.Full, fullIngest{What: what, Device: string(dev), Docs: len(docs), DocsPerS: float64(len(docs)) / (sp.End - sp.Start), Devices: devsUsed, Unavailable: unavailable, span: sp})
+		}
+	}
 	return nil
+}
+
+// sequential hides an engine's PrepareBatch, so bulkimport stores one
+// batch at a time: the baseline of the pipelined import.
+type sequential struct{ bulkimport.Adder }
+
+// importIngest stores docs into a fresh store under dir the way add --jsonl
+// does (bulkimport.Import of one JSONL line per document, size lines per
+// AddBatch), pipelined or one batch at a time.
+func importIngest(ctx context.Context, dir string, reg *engine.Registry, docs []string, size int, pipelined bool) (span, error) {
+	sub, err := os.MkdirTemp(dir, "store-")
+	if err != nil {
+		return span{}, err
+	}
+	s, err := engine.Open(sub, engine.Options{Create: true, Embedders: reg})
+	if err != nil {
+		return span{}, fmt.Errorf("open a store in %s: %w", sub, err)
+	}
+	var in strings.Builder
+	for _, d := range docs {
+		b, err := json.Marshal(map[string]string{"content": d, "type": string(record.TypeCode), "session": "gpucheck"})
+		if err != nil {
+			return span{}, errors.Join(err, s.Close())
+		}
+		in.Write(append(b, '\n'))
+	}
+	var a bulkimport.Adder = s
+	if !pipelined {
+		a = sequential{s}
+	}
+	t := time.Now()
+	res, err := bulkimport.Import(ctx, a, strings.NewReader(in.String()), bulkimport.Options{BatchSize: size})
+	sp := since(t)
+	if err == nil && res.Added+len(res.Duplicates) != len(docs) {
+		err = fmt.Errorf("stored %d of %d documents (%d failed)", res.Added+len(res.Duplicates), len(docs), res.Failed)
+	}
+	return sp, errors.Join(err, s.Close())
 }
 
 // startProfile starts a CPU profile into path when path is set and on is

@@ -1,0 +1,144 @@
+package bulkimport_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cgraph/cgraph/bulkimport"
+	"github.com/cgraph/cgraph/embedders/modelfree"
+	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/record"
+)
+
+// traced is a real store whose two halves of AddBatch report to the test:
+// each store call waits (up to a minute) until the next batch's prepare
+// has begun, which only a pipelined import lets happen; failAt makes that
+// batch's store fail as a broken disk would.
+type traced struct {
+	*engine.Engine
+	mu       sync.Mutex
+	prepared int
+	began    []chan struct{} // began[k] closes when batch k's prepare starts
+	order    []string
+	failAt   int
+	batches  int
+}
+
+func (t *traced) note(s string) {
+	t.mu.Lock()
+	t.order = append(t.order, s)
+	t.mu.Unlock()
+}
+
+func (t *traced) PrepareBatch(ctx context.Context, ns []record.NewMemory) (func(context.Context) ([]record.Memory, error), error) {
+	t.mu.Lock()
+	k := t.prepared
+	t.prepared++
+	t.mu.Unlock()
+	close(t.began[k])
+	t.note(fmt.Sprintf("prepare %d", k))
+	store, err := t.Engine.PrepareBatch(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) ([]record.Memory, error) {
+		if k+1 < t.batches {
+			select {
+			case <-t.began[k+1]:
+			case <-time.After(time.Minute):
+				t.note(fmt.Sprintf("store %d never saw prepare %d", k, k+1))
+			}
+		}
+		t.note(fmt.Sprintf("store %d", k))
+		if k == t.failAt {
+			return nil, errors.New("disk full")
+		}
+		return store(ctx)
+	}, nil
+}
+
+func newTraced(t *testing.T, batches, failAt int) *traced {
+	t.Helper()
+	reg, err := modelfree.Registry(modelfree.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Open(filepath.Join(t.TempDir(), "s"), engine.Options{Create: true, Embedders: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	tr := &traced{Engine: e, failAt: failAt, batches: batches}
+	for range batches + 1 {
+		tr.began = append(tr.began, make(chan struct{}))
+	}
+	return tr
+}
+
+func jsonl(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "{\"content\": \"pipelined memory number %d\"}\n", i)
+	}
+	return b.String()
+}
+
+func memories(t *testing.T, e *engine.Engine) uint64 {
+	t.Helper()
+	st, err := e.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Memories
+}
+
+// TestImportPreparesWhileItStores: with a store that splits AddBatch, batch
+// k+1 is fingerprinted while batch k is written, the writes stay in line
+// order, and every line is stored once, numbered in line order.
+func TestImportPreparesWhileItStores(t *testing.T) {
+	const size, lines = 4, 10 // batches of 4, 4, 2
+	tr := newTraced(t, 3, -1)
+	flushes := 0
+	res, err := bulkimport.Import(context.Background(), tr, strings.NewReader(jsonl(lines)),
+		bulkimport.Options{BatchSize: size, AfterFlush: func() { flushes++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Added != lines || res.Failed != 0 || flushes != 3 {
+		t.Fatalf("result %+v after %d flushes; want %d added in 3", res, flushes, lines)
+	}
+	want := []string{"prepare 0", "prepare 1", "store 0", "prepare 2", "store 1", "store 2"}
+	if got := strings.Join(tr.order, ", "); got != strings.Join(want, ", ") {
+		t.Fatalf("order %s\nwant  %s", got, strings.Join(want, ", "))
+	}
+	if n := memories(t, tr.Engine); n != lines {
+		t.Fatalf("store holds %d memories, want %d", n, lines)
+	}
+	ms, err := tr.List(context.Background(), record.ListOptions{Limit: 1})
+	if err != nil || len(ms) != 1 || ms[0].Content != fmt.Sprintf("pipelined memory number %d", lines) || ms[0].DocNum != lines-1 {
+		t.Fatalf("newest memory %+v %v; want line %d as doc %d", ms, err, lines, lines-1)
+	}
+}
+
+// TestImportStopsAtAFailedStore: a write that fails stops the import with
+// the lines to resume from; the batch prepared meanwhile is not stored, and
+// the batches before it are.
+func TestImportStopsAtAFailedStore(t *testing.T) {
+	tr := newTraced(t, 3, 1)
+	res, err := bulkimport.Import(context.Background(), tr, strings.NewReader(jsonl(10)), bulkimport.Options{BatchSize: 4})
+	if err == nil || !strings.Contains(err.Error(), "store lines 5-8 (4 memories stored before them; none of these): disk full: resume with --skip-lines 4") {
+		t.Fatalf("error %v", err)
+	}
+	if res.Added != 4 {
+		t.Fatalf("result %+v, want 4 added", res)
+	}
+	if n := memories(t, tr.Engine); n != 4 {
+		t.Fatalf("store holds %d memories, want the first batch's 4", n)
+	}
+}
