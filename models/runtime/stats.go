@@ -38,3 +38,11 @@ func (m *Model) Stats() Stats {
 	return Stats{c.texts.Load(), c.batches.Load(), c.tokens.Load(), c.padded.Load(),
 		time.Duration(c.tokenize.Load()), time.Duration(c.pack.Load()), time.Duration(c.run.Load()), time.Duration(c.unpack.Load())}
 }
+
+// count adds one batch p of nreal real tokens.
+func (c *stageCounters) count(p packed, nreal int) {
+	c.texts.Add(int64(p.B))
+	c.batches.Add(1)
+	c.tokens.Add(int64(nreal))
+	c.padded.Add(int64(p.B * p.T))
+}

@@ -373,3 +373,54 @@ func TestTinyProfile(t *testing.T) {
 		t.Fatalf("no node events on the CPU provider among %d events", len(events))
 	}
 }
+
+// TestTinyPooledOutput: a model with its own pooled output of the config's
+// pooling (scripts/pooled) is run for that output alone, and its vectors
+// are the CPU pooling's over padded batches; a pooled output of the other
+// pooling is left unused.
+func TestTinyPooledOutput(t *testing.T) {
+	for _, tc := range []struct {
+		file    string
+		pooling Pooling
+		want    string
+	}{
+		{"tiny_encoder_pooled_mean.onnx", PoolMean, "pooled_mean"},
+		{"tiny_encoder_pooled_cls.onnx", PoolCLS, "pooled_cls"},
+		{"tiny_encoder_pooled_cls.onnx", PoolMean, ""},
+		{"tiny_encoder_pooled_mean.onnx", PoolCLS, ""},
+		{"tiny_encoder.onnx", PoolMean, ""},
+	} {
+		t.Run(fmt.Sprintf("%s/%s", tc.file, tc.pooling), func(t *testing.T) {
+			cfg := tinyConfig(tc.file)
+			cfg.Pooling, cfg.Normalize = tc.pooling, true
+			m := openTiny(t, cfg)
+			if got := m.PooledOutput(); got != tc.want {
+				t.Fatalf("pooled output %q, want %q", got, tc.want)
+			}
+			ref := tinyConfig("tiny_encoder.onnx")
+			ref.Pooling, ref.Normalize = tc.pooling, true
+			want, err := openTiny(t, ref).Embed(context.Background(), ViewPassage, tinyTexts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := m.Embed(context.Background(), ViewPassage, tinyTexts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if got[i].Meta != want[i].Meta || len(got[i].Vector) != 8 {
+					t.Fatalf("text %d: meta %+v dims %d, want %+v and 8", i, got[i].Meta, len(got[i].Vector), want[i].Meta)
+				}
+				for d, v := range want[i].Vector {
+					if !near(float64(got[i].Vector[d]), float64(v), 1e-6) {
+						t.Fatalf("text %d dim %d: %v, CPU pooling gives %v", i, d, got[i].Vector[d], v)
+					}
+				}
+			}
+			tv, err := m.TokenVectors(context.Background(), ViewPassage, tinyTexts[:2])
+			if err != nil || len(tv) != 2 || tv[0].Dim != 8 {
+				t.Fatalf("token vectors beside a pooled output: %v %v", tv, err)
+			}
+		})
+	}
+}

@@ -10,6 +10,8 @@ and the outputs are
     tiny_mlm.onnx       logits = hidden @ W + bias  (masked-LM)  inputs ids, mask
     tiny_pooled.onnx    sentence_embedding = mean_t hidden       (rank 2, which the runtime
                                                                   must refuse for token pooling)
+    tiny_encoder_pooled_{mean,cls}.onnx   tiny_encoder plus scripts/pooled/add_pooled.py's
+                        pooled_mean (masked mean of hidden) or pooled_cls (hidden[:, 0])
 
 The weights are written to weights.json so that the Go tests recompute every output
 independently (token vectors, mean/CLS pooling, SPLADE max_t log(1+relu(logits))).
@@ -22,6 +24,7 @@ Usage: python tiny_models.py   (writes into ../../runtime/testdata/tiny and
 import gzip
 import json
 import os
+import sys
 
 import numpy as np
 import onnx
@@ -129,6 +132,10 @@ def main():
         inits(),
     )
     onnx.save(enc, os.path.join(OUT, "tiny_encoder.onnx"))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts", "pooled"))
+    from add_pooled import add_pooled
+    for pooling in ("mean", "cls"):
+        add_pooled(os.path.join(OUT, "tiny_encoder.onnx"), os.path.join(OUT, f"tiny_encoder_pooled_{pooling}.onnx"), pooling)
 
     mlm = make_model(
         "tiny_mlm",
