@@ -42,6 +42,9 @@ type Config struct {
 	// runtime's default, 1): with more, the slots sharing a model run side by
 	// side instead of queueing (runtime.Config.Sessions).
 	Sessions int
+	// CPUPooling pools on the CPU even where a model file has its own pooled
+	// output (runtime.Config.CPUPooling; an A/B baseline).
+	CPUPooling bool
 	// CUDAOptions are extra ONNX Runtime CUDA provider options (cuda only).
 	CUDAOptions map[string]string
 	// OpenNow opens every model's session while Registry builds and runs one

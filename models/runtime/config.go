@@ -136,6 +136,9 @@ type Config struct {
 	// and always on cuda (ConcurrentRuns+1), one call's batches are processed on that
 	// many goroutines, so packing and unpacking overlap the runs.
 	ConcurrentRuns int
+	// CPUPooling makes Embed fetch the token states and pool them on the CPU even
+	// when the model has its own pooled output (see Model): the baseline of an A/B.
+	CPUPooling bool
 	// Sessions is how many ONNX Runtime sessions of the model are open (default 1).
 	// A run takes a free one, so with more than one, runs from concurrent calls (the
 	// slots sharing a model) or from one call's pipeline execute side by side; on cuda

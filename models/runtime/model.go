@@ -203,7 +203,7 @@ func (m *Model) readSignature() error {
 // that width], float32. A pooled output of another pooling is left
 // unused (Embed pools on the CPU, as the config says).
 func (m *Model) findPooled(outs []ort.InputOutputInfo) error {
-	if m.cfg.Task != TaskEncoder || m.outDim <= 0 || m.outName == "" {
+	if m.cfg.Task != TaskEncoder || m.outDim <= 0 || m.outName == "" || m.cfg.CPUPooling {
 		return nil
 	}
 	name := "pooled_" + m.cfg.Pooling.String()

@@ -377,22 +377,24 @@ func TestTinyProfile(t *testing.T) {
 // TestTinyPooledOutput: a model with its own pooled output of the config's
 // pooling (scripts/pooled) is run for that output alone, and its vectors
 // are the CPU pooling's over padded batches; a pooled output of the other
-// pooling is left unused.
+// pooling is left unused, and so is any with CPUPooling.
 func TestTinyPooledOutput(t *testing.T) {
 	for _, tc := range []struct {
-		file    string
-		pooling Pooling
-		want    string
+		file       string
+		pooling    Pooling
+		cpuPooling bool
+		want       string
 	}{
-		{"tiny_encoder_pooled_mean.onnx", PoolMean, "pooled_mean"},
-		{"tiny_encoder_pooled_cls.onnx", PoolCLS, "pooled_cls"},
-		{"tiny_encoder_pooled_cls.onnx", PoolMean, ""},
-		{"tiny_encoder_pooled_mean.onnx", PoolCLS, ""},
-		{"tiny_encoder.onnx", PoolMean, ""},
+		{"tiny_encoder_pooled_mean.onnx", PoolMean, false, "pooled_mean"},
+		{"tiny_encoder_pooled_cls.onnx", PoolCLS, false, "pooled_cls"},
+		{"tiny_encoder_pooled_cls.onnx", PoolMean, false, ""},
+		{"tiny_encoder_pooled_mean.onnx", PoolCLS, false, ""},
+		{"tiny_encoder_pooled_mean.onnx", PoolMean, true, ""},
+		{"tiny_encoder.onnx", PoolMean, false, ""},
 	} {
-		t.Run(fmt.Sprintf("%s/%s", tc.file, tc.pooling), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/cpu-pooling=%v", tc.file, tc.pooling, tc.cpuPooling), func(t *testing.T) {
 			cfg := tinyConfig(tc.file)
-			cfg.Pooling, cfg.Normalize = tc.pooling, true
+			cfg.Pooling, cfg.Normalize, cfg.CPUPooling = tc.pooling, true, tc.cpuPooling
 			m := openTiny(t, cfg)
 			if got := m.PooledOutput(); got != tc.want {
 				t.Fatalf("pooled output %q, want %q", got, tc.want)

@@ -70,6 +70,9 @@ type options struct {
 	// importBatches are the bulkimport batch sizes of the add --jsonl
 	// measures (pipelined and one batch at a time each).
 	importBatches string
+	// cpuPooling pools on the CPU even where a model has its own pooled
+	// output (the A/B baseline of scripts/pooled).
+	cpuPooling bool
 }
 
 func main() {
@@ -99,6 +102,7 @@ func main() {
 	flag.StringVar(&o.refDir, "reference-models-dir", "", "the CPU side (parity's reference, CPU figures) opens the built-in manifest's models here instead of -models-dir")
 	flag.StringVar(&o.ortProfile, "ort-profile", "", "ONNX Runtime's per-node profile (Chrome trace JSON) of each model's cuda session, written to PREFIX_<time>.json")
 	flag.StringVar(&o.importBatches, "import-batches", "256", "comma-separated lines per AddBatch of the add --jsonl measures (bulkimport.Import, pipelined and not; empty: skip)")
+	flag.BoolVar(&o.cpuPooling, "cpu-pooling", false, "pool token states on the CPU even where a model file has its own pooled output (scripts/pooled): the baseline")
 	writeCorpus := flag.String("write-corpus", "", "write the corpus (-gpu-docs texts, one JSON string a line) to this file for -corpus on another machine, and exit")
 	flag.Parse()
 	if *writeCorpus != "" {
@@ -338,7 +342,7 @@ func openModel(o options, id models.ModelID, dev runtime.Device, cudaOpts map[st
 	if err != nil {
 		return nil, err
 	}
-	rc.Device, rc.CUDAOptions, rc.ConcurrentRuns, rc.Sessions = dev, cudaOpts, o.concurrentRuns, o.sessions
+	rc.Device, rc.CUDAOptions, rc.ConcurrentRuns, rc.Sessions, rc.CPUPooling = dev, cudaOpts, o.concurrentRuns, o.sessions, o.cpuPooling
 	if dev == runtime.DeviceCUDA {
 		rc.BatchSize, rc.MaxBatchTokens = o.batch, o.batchTokens
 		if o.ortProfile != "" {
@@ -451,7 +455,7 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 	if err != nil {
 		return err
 	}
-	cfg := neural.Config{ModelsDir: dir, Manifest: mf, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec, ConcurrentRuns: o.concurrentRuns, Sessions: o.sessions}
+	cfg := neural.Config{ModelsDir: dir, Manifest: mf, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec, ConcurrentRuns: o.concurrentRuns, Sessions: o.sessions, CPUPooling: o.cpuPooling}
 	if dev == runtime.DeviceCUDA {
 		cfg.BatchSize, cfg.MaxBatchTokens = o.batch, o.batchTokens
 	}
