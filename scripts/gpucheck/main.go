@@ -168,7 +168,11 @@ func since(t time.Time) span {
 }
 
 type ingest struct {
-	Model      string  `json:"model"`
+	Model string `json:"model"`
+	// Call is what ran: "EmbedWithTokens" (token states to the host, as
+	// E1/E12 and E7/E10 read them) or "Embed" (a vector per text: the
+	// model's own pooled output where it has one, see -cpu-pooling).
+	Call       string  `json:"call"`
 	Device     string  `json:"device"`
 	Docs       int     `json:"docs"`
 	DocsPerS   float64 `json:"docs_per_s"`
@@ -429,17 +433,29 @@ func checkModel(ctx context.Context, o options, id models.ModelID, docs []string
 		if _, err := m.Embed(ctx, runtime.ViewPassage, set[:min(64, len(set))]); err != nil { // warm-up
 			return err
 		}
-		before, t := m.Stats(), time.Now()
-		for start := 0; start < len(set); start += 512 {
-			if _, err := m.EmbedWithTokens(ctx, m.Config().PassagePrefix, set[start:min(start+512, len(set))]); err != nil {
-				return err
+		for _, call := range []string{"EmbedWithTokens", "Embed"} {
+			before, t := m.Stats(), time.Now()
+			for start := 0; start < len(set); start += 512 {
+				part := set[start:min(start+512, len(set))]
+				var err error
+				if call == "Embed" {
+					_, err = m.Embed(ctx, runtime.ViewPassage, part)
+				} else {
+					_, err = m.EmbedWithTokens(ctx, m.Config().PassagePrefix, part)
+				}
+				if err != nil {
+					return err
+				}
 			}
+			wall := time.Since(t)
+			st := m.Stats().Sub(before)
+			if call == "Embed" && m.PooledOutput() != "" {
+				call += " (" + m.PooledOutput() + ")"
+			}
+			res.Ingest = append(res.Ingest, ingest{Model: string(id), Call: call, Device: m.Device(), Docs: len(set), DocsPerS: float64(len(set)) / wall.Seconds(),
+				Batches: st.Batches, Fill: float64(st.Tokens) / float64(max(st.PaddedTokens, 1)),
+				TokenizeMS: msOf(st.Tokenize), PackMS: msOf(st.Pack), RunMS: msOf(st.Run), UnpackMS: msOf(st.Unpack), WallMS: msOf(wall), span: since(t)})
 		}
-		wall := time.Since(t)
-		st := m.Stats().Sub(before)
-		res.Ingest = append(res.Ingest, ingest{Model: string(id), Device: m.Device(), Docs: len(set), DocsPerS: float64(len(set)) / wall.Seconds(),
-			Batches: st.Batches, Fill: float64(st.Tokens) / float64(max(st.PaddedTokens, 1)),
-			TokenizeMS: msOf(st.Tokenize), PackMS: msOf(st.Pack), RunMS: msOf(st.Run), UnpackMS: msOf(st.Unpack), WallMS: msOf(wall), span: since(t)})
 	}
 	return nil
 }
@@ -775,12 +791,12 @@ func printTable(r Result) {
 	}
 	fmt.Printf("\nmodel ingest (calls of 512 docs, mean %.0f tokens per doc):\n", r.Corpus.MeanTokens)
 	for _, g := range r.Ingest {
-		fmt.Printf("  %-22s %-5s %8.1f docs/s  %4d docs  batches %3d fill %.2f  tokenize %7.1f  pack %6.1f  run %8.1f  unpack %7.1f  wall %8.1f ms\n",
-			g.Model, short(g.Device), g.DocsPerS, g.Docs, g.Batches, g.Fill, g.TokenizeMS, g.PackMS, g.RunMS, g.UnpackMS, g.WallMS)
+		fmt.Printf("  %-22s %-29s %-5s %8.1f docs/s  %4d docs  batches %3d fill %.2f  tokenize %7.1f  pack %6.1f  run %8.1f  unpack %7.1f  wall %8.1f ms\n",
+			g.Model, g.Call, short(g.Device), g.DocsPerS, g.Docs, g.Batches, g.Fill, g.TokenizeMS, g.PackMS, g.RunMS, g.UnpackMS, g.WallMS)
 	}
 	fmt.Printf("\nfull fingerprint (13 slots):\n")
 	for _, f := range r.Full {
-		fmt.Printf("  %-17s %-5s %8.1f docs/s  %4d docs  %v\n", f.What, f.Device, f.DocsPerS, f.Docs, f.Devices)
+		fmt.Printf("  %-42s %-5s %8.1f docs/s  %4d docs  %v\n", f.What, f.Device, f.DocsPerS, f.Docs, f.Devices)
 		if len(f.SlotMS) > 0 {
 			fmt.Printf("           each slot alone:")
 			for _, slot := range fingerprint.Slots() {
