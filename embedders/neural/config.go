@@ -45,6 +45,9 @@ type Config struct {
 	// CPUPooling pools on the CPU even where a model file has its own pooled
 	// output (runtime.Config.CPUPooling; an A/B baseline).
 	CPUPooling bool
+	// PageableOutputs keeps cuda outputs in Go memory instead of pinned
+	// buffers (runtime.Config.PageableOutputs; an A/B baseline).
+	PageableOutputs bool
 	// CUDAOptions are extra ONNX Runtime CUDA provider options (cuda only).
 	CUDAOptions map[string]string
 	// OpenNow opens every model's session while Registry builds and runs one

@@ -273,7 +273,7 @@ func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 	rc.Device, rc.AllowCPUFallback = l.cfg.Device, l.cfg.AllowCPUFallback
 	rc.IntraOpThreads, rc.BatchSize, rc.MaxBatchTokens = l.cfg.IntraOpThreads, l.cfg.BatchSize, l.cfg.MaxBatchTokens
 	rc.CUDAOptions, rc.ConcurrentRuns, rc.Sessions = l.cfg.CUDAOptions, l.cfg.ConcurrentRuns, l.cfg.Sessions
-	rc.CPUPooling = l.cfg.CPUPooling
+	rc.CPUPooling, rc.PageableOutputs = l.cfg.CPUPooling, l.cfg.PageableOutputs
 	lib := rc.LibraryPath
 	if lib == "" {
 		lib = runtime.LibraryPathFor(rc.Device)

@@ -136,6 +136,10 @@ type Config struct {
 	// and always on cuda (ConcurrentRuns+1), one call's batches are processed on that
 	// many goroutines, so packing and unpacking overlap the runs.
 	ConcurrentRuns int
+	// PageableOutputs keeps cuda outputs in ordinary Go memory instead of the
+	// pinned buffers a cuda Model otherwise writes token states into (see
+	// pinned): the baseline of an A/B.
+	PageableOutputs bool
 	// CPUPooling makes Embed fetch the token states and pool them on the CPU even
 	// when the model has its own pooled output (see Model): the baseline of an A/B.
 	CPUPooling bool

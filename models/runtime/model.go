@@ -93,6 +93,9 @@ type Model struct {
 	// psess fetch pooledName alone (nil without one); pfree as free.
 	psess []*ort.DynamicAdvancedSession
 	pfree chan int
+	// pin holds the page-locked buffers cuda runs write token states into
+	// (nil on the CPU, or where no CUDA runtime is loaded).
+	pin *pinned
 }
 
 var supportedInputs = []string{"input_ids", "attention_mask", "token_type_ids"}
@@ -127,8 +130,28 @@ func Open(cfg Config) (*Model, error) {
 	if err := m.openSession(); err != nil {
 		return nil, fmt.Errorf("open %s: %w", cfg.ID, err)
 	}
+	m.openPinned()
 	return m, nil
 }
+
+// openPinned gives a model running on cuda its pool of pinned output
+// buffers: each holds the largest batch output (MaxBatchTokens, or
+// BatchSize × MaxLength, tokens of outDim floats), two per batch in flight.
+// Without a CUDA runtime in the process (a CPU fallback) there is none.
+func (m *Model) openPinned() {
+	if m.device != string(DeviceCUDA) || m.outDim <= 0 || m.cfg.PageableOutputs {
+		return
+	}
+	tokens := m.cfg.BatchSize * m.cfg.MaxLength
+	if m.cfg.MaxBatchTokens > 0 {
+		tokens = min(tokens, max(m.cfg.MaxBatchTokens, m.cfg.MaxLength))
+	}
+	m.pin, _ = newPinned(tokens*m.outDim, 2*m.pipelineDepth()) // errNoCUDART: outputs stay in Go memory
+}
+
+// PinnedOutputs says whether cuda runs write token states into pinned host
+// buffers (see pinned).
+func (m *Model) PinnedOutputs() bool { return m.pin != nil }
 
 func checkFile(path, what string) error {
 	if path == "" {
@@ -377,8 +400,8 @@ func (m *Model) Close() error {
 	if m.sess == nil {
 		return nil
 	}
-	err := errors.Join(destroySessions(m.sess), destroySessions(m.psess))
-	m.sess, m.psess = nil, nil
+	err := errors.Join(destroySessions(m.sess), destroySessions(m.psess), m.pin.close())
+	m.sess, m.psess, m.pin = nil, nil, nil
 	if err != nil {
 		return fmt.Errorf("close %s: %w", m.cfg.ID, err)
 	}
@@ -519,8 +542,11 @@ func buckets(encs []tokenizer.Encoding, maxTexts, maxTokens int) [][]int {
 func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch []int, pooled bool, fn func(i int, r rows)) (err error) {
 	t0 := time.Now()
 	p := m.pack(encs, batch)
-	inputs, outputs, err := m.tensors(p, pooled)
-	defer func() { err = errors.Join(err, destroyAll(inputs), destroyAll(outputs)) }()
+	inputs, outputs, buf, err := m.tensors(p, pooled)
+	defer func() {
+		err = errors.Join(err, destroyAll(inputs), destroyAll(outputs))
+		m.pin.give(buf) // after the tensor over it is gone
+	}()
 	if err != nil {
 		return err
 	}
@@ -563,11 +589,13 @@ func (m *Model) pack(encs []tokenizer.Encoding, batch []int) packed {
 }
 
 // tensors wraps p as the model's input tensors (token_type_ids all zero)
-// and, when the output has a static size, allocates the output tensor in Go
-// memory for ONNX Runtime to write into; otherwise ONNX Runtime allocates
-// it and onnxruntime_go copies it into a new Go slice (one more pass over
-// B×T×D floats). What it returns is the caller's to destroy, on error too.
-func (m *Model) tensors(p packed, pooled bool) (inputs, outputs []ort.Value, err error) {
+// and, when the output has a static size, allocates the output tensor for
+// ONNX Runtime to write into: over a pinned buffer (buf, to give back once
+// the tensor is destroyed) where the model has them, else in Go memory;
+// with a dynamic size ONNX Runtime allocates it and onnxruntime_go copies it
+// into a new Go slice (one more pass over B×T×D floats). What it returns is
+// the caller's to destroy, on error too.
+func (m *Model) tensors(p packed, pooled bool) (inputs, outputs []ort.Value, buf []float32, err error) {
 	shape := ort.NewShape(int64(p.B), int64(p.T))
 	inputs, outputs = make([]ort.Value, len(m.inputs)), []ort.Value{nil}
 	for k, name := range m.inputs {
@@ -579,20 +607,27 @@ func (m *Model) tensors(p packed, pooled bool) (inputs, outputs []ort.Value, err
 			data = make([]int64, p.B*p.T)
 		}
 		if inputs[k], err = ort.NewTensor(shape, data); err != nil {
-			return inputs, outputs, fmt.Errorf("input %s: %w", name, err)
+			return inputs, outputs, nil, fmt.Errorf("input %s: %w", name, err)
 		}
 	}
 	switch {
 	case pooled:
 		if outputs[0], err = ort.NewEmptyTensor[float32](ort.NewShape(int64(p.B), int64(m.outDim))); err != nil {
-			return inputs, outputs, fmt.Errorf("output %s: %w", m.pooledName, err)
+			return inputs, outputs, nil, fmt.Errorf("output %s: %w", m.pooledName, err)
 		}
 	case m.outDim > 0:
-		if outputs[0], err = ort.NewEmptyTensor[float32](ort.NewShape(int64(p.B), int64(p.T), int64(m.outDim))); err != nil {
-			return inputs, outputs, fmt.Errorf("output %s: %w", m.outName, err)
+		shape := ort.NewShape(int64(p.B), int64(p.T), int64(m.outDim))
+		n := p.B * p.T * m.outDim
+		if buf = m.pin.take(n); buf != nil {
+			outputs[0], err = ort.NewTensor(shape, buf[:n])
+		} else {
+			outputs[0], err = ort.NewEmptyTensor[float32](shape)
+		}
+		if err != nil {
+			return inputs, outputs, buf, fmt.Errorf("output %s: %w", m.outName, err)
 		}
 	}
-	return inputs, outputs, nil
+	return inputs, outputs, buf, nil
 }
 
 // unpackPooled hands each text its pooled row (T 1, no mask) of the
@@ -627,9 +662,21 @@ func (m *Model) unpack(v ort.Value, p packed, encs []tokenizer.Encoding, batch [
 	t1 := time.Now()
 	data, T := out.GetData(), p.T
 	nreal := 0
-	for r, i := range batch {
+	for _, i := range batch {
 		nreal += len(encs[i].IDs)
-		fn(i, rows{data: data[r*T*D : (r+1)*T*D], T: T, D: D, mask: p.mask[r*T : (r+1)*T]})
+	}
+	each := func(r int) {
+		fn(batch[r], rows{data: data[r*T*D : (r+1)*T*D], T: T, D: D, mask: p.mask[r*T : (r+1)*T]})
+	}
+	if m.cfg.Device == DeviceCUDA {
+		// The pooling and row copies of a GPU batch (tens of MB) would
+		// otherwise hold the next batch's Run back; fn already runs
+		// concurrently for distinct texts (run's pipeline).
+		forEach(len(batch), each)
+	} else {
+		for r := range batch {
+			each(r)
+		}
 	}
 	m.stats.unpack.Add(int64(time.Since(t1)))
 	m.stats.count(p, nreal)

@@ -73,6 +73,9 @@ type options struct {
 	// cpuPooling pools on the CPU even where a model has its own pooled
 	// output (the A/B baseline of scripts/pooled).
 	cpuPooling bool
+	// pageable keeps cuda outputs in Go memory (the baseline of pinned
+	// output buffers).
+	pageable bool
 }
 
 func main() {
@@ -103,6 +106,7 @@ func main() {
 	flag.StringVar(&o.ortProfile, "ort-profile", "", "ONNX Runtime's per-node profile (Chrome trace JSON) of each model's cuda session, written to PREFIX_<time>.json")
 	flag.StringVar(&o.importBatches, "import-batches", "256", "comma-separated lines per AddBatch of the add --jsonl measures (bulkimport.Import, pipelined and not; empty: skip)")
 	flag.BoolVar(&o.cpuPooling, "cpu-pooling", false, "pool token states on the CPU even where a model file has its own pooled output (scripts/pooled): the baseline")
+	flag.BoolVar(&o.pageable, "pageable-outputs", false, "cuda outputs into ordinary Go memory instead of pinned host buffers: the baseline")
 	writeCorpus := flag.String("write-corpus", "", "write the corpus (-gpu-docs texts, one JSON string a line) to this file for -corpus on another machine, and exit")
 	flag.Parse()
 	if *writeCorpus != "" {
@@ -172,7 +176,10 @@ type ingest struct {
 	// Call is what ran: "EmbedWithTokens" (token states to the host, as
 	// E1/E12 and E7/E10 read them) or "Embed" (a vector per text: the
 	// model's own pooled output where it has one, see -cpu-pooling).
-	Call       string  `json:"call"`
+	Call string `json:"call"`
+	// Pinned says whether the cuda runs wrote token states into pinned
+	// host buffers (runtime.Model.PinnedOutputs; -pageable-outputs: not).
+	Pinned     bool    `json:"pinned"`
 	Device     string  `json:"device"`
 	Docs       int     `json:"docs"`
 	DocsPerS   float64 `json:"docs_per_s"`
@@ -347,6 +354,7 @@ func openModel(o options, id models.ModelID, dev runtime.Device, cudaOpts map[st
 		return nil, err
 	}
 	rc.Device, rc.CUDAOptions, rc.ConcurrentRuns, rc.Sessions, rc.CPUPooling = dev, cudaOpts, o.concurrentRuns, o.sessions, o.cpuPooling
+	rc.PageableOutputs = o.pageable
 	if dev == runtime.DeviceCUDA {
 		rc.BatchSize, rc.MaxBatchTokens = o.batch, o.batchTokens
 		if o.ortProfile != "" {
@@ -452,7 +460,7 @@ func checkModel(ctx context.Context, o options, id models.ModelID, docs []string
 			if call == "Embed" && m.PooledOutput() != "" {
 				call += " (" + m.PooledOutput() + ")"
 			}
-			res.Ingest = append(res.Ingest, ingest{Model: string(id), Call: call, Device: m.Device(), Docs: len(set), DocsPerS: float64(len(set)) / wall.Seconds(),
+			res.Ingest = append(res.Ingest, ingest{Model: string(id), Call: call, Pinned: m.PinnedOutputs(), Device: m.Device(), Docs: len(set), DocsPerS: float64(len(set)) / wall.Seconds(),
 				Batches: st.Batches, Fill: float64(st.Tokens) / float64(max(st.PaddedTokens, 1)),
 				TokenizeMS: msOf(st.Tokenize), PackMS: msOf(st.Pack), RunMS: msOf(st.Run), UnpackMS: msOf(st.Unpack), WallMS: msOf(wall), span: since(t)})
 		}
@@ -471,7 +479,7 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 	if err != nil {
 		return err
 	}
-	cfg := neural.Config{ModelsDir: dir, Manifest: mf, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec, ConcurrentRuns: o.concurrentRuns, Sessions: o.sessions, CPUPooling: o.cpuPooling}
+	cfg := neural.Config{ModelsDir: dir, Manifest: mf, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec, ConcurrentRuns: o.concurrentRuns, Sessions: o.sessions, CPUPooling: o.cpuPooling, PageableOutputs: o.pageable}
 	if dev == runtime.DeviceCUDA {
 		cfg.BatchSize, cfg.MaxBatchTokens = o.batch, o.batchTokens
 	}
@@ -791,8 +799,8 @@ func printTable(r Result) {
 	}
 	fmt.Printf("\nmodel ingest (calls of 512 docs, mean %.0f tokens per doc):\n", r.Corpus.MeanTokens)
 	for _, g := range r.Ingest {
-		fmt.Printf("  %-22s %-29s %-5s %8.1f docs/s  %4d docs  batches %3d fill %.2f  tokenize %7.1f  pack %6.1f  run %8.1f  unpack %7.1f  wall %8.1f ms\n",
-			g.Model, g.Call, short(g.Device), g.DocsPerS, g.Docs, g.Batches, g.Fill, g.TokenizeMS, g.PackMS, g.RunMS, g.UnpackMS, g.WallMS)
+		fmt.Printf("  %-22s %-29s pinned=%-5v %-5s %8.1f docs/s  %4d docs  batches %3d fill %.2f  tokenize %7.1f  pack %6.1f  run %8.1f  unpack %7.1f  wall %8.1f ms\n",
+			g.Model, g.Call, g.Pinned, short(g.Device), g.DocsPerS, g.Docs, g.Batches, g.Fill, g.TokenizeMS, g.PackMS, g.RunMS, g.UnpackMS, g.WallMS)
 	}
 	fmt.Printf("\nfull fingerprint (13 slots):\n")
 	for _, f := range r.Full {
