@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"fmt"
-	"text/tabwriter"
-
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/benchstore"
@@ -74,14 +71,5 @@ func (a *App) ablate(f ablateFlags) (err error) {
 	if a.JSON {
 		return a.PrintJSON(out)
 	}
-	a.Printf("%s:%s on %s, nDCG@10 %.4f; each row removes one slot (Δ = without − with):\n", f.mode, p.Name, out.Data, out.Full)
-	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REMOVED\tnDCG@10\tΔ\t95% CI\tp\tWINS/LOSSES")
-	for _, r := range out.Rows {
-		fmt.Fprintf(tw, "%s\t%.4f\t%+.4f\t[%+.4f, %+.4f]\t%.3g\t%d/%d\n", r.Removed, r.NDCG, r.Delta, r.Low, r.High, r.PValue, r.Wins, r.Losses)
-	}
-	if err := tw.Flush(); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	return nil
+	return out.WriteTable(a.Stdout)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -59,7 +58,7 @@ queries-typos.jsonl) into --out.
 mteb:TASK fetches an MTEB retrieval task from the Hugging Face hub (--hub,
 $CGRAPH_HF_ENDPOINT or $HF_ENDPOINT replace https://huggingface.co) into
 --out, in the hub's own layout, which bench run reads: TASK is one of the code
-tasks (` + mtebTaskNames() + `) at the revision MTEB pins,
+tasks (` + bench.MTEBTaskNames() + `) at the revision MTEB pins,
 or a dataset repository owner/name[@revision]. Each file is checked against the
 sha256 the hub lists; prepare.json records the commit and the files.`,
 		Example: `  cgraph bench prepare csn-go --src "$(go env GOROOT)/src" --out sets/csn-go --typos --max 2000
@@ -92,56 +91,20 @@ sha256 the hub lists; prepare.json records the commit and the files.`,
 // csn-python, csn with --lang) from a source tree; langSet says --lang was
 // given.
 func (a *App) prepareCSN(kind string, o bench.PrepareOptions, langSet bool) error {
-	lang := ""
-	switch kind {
-	case "csn-go":
-		lang = "go"
-	case "csn-python", "csn-py":
-		lang = "python"
-	case "csn-java":
-		lang = "java"
-	case "csn-javascript", "csn-js":
-		lang = "javascript"
-	case "csn":
-	default:
-		return usagef("use csn-go, csn-python, csn-java, csn-javascript or mteb:TASK", "unknown set kind %q", kind)
-	}
-	if langSet && lang != "" && normLang(o.Lang) != lang {
-		return usagef("drop --lang or use the matching kind", "%s conflicts with --lang %s", kind, o.Lang)
-	}
-	if !langSet && lang != "" {
-		o.Lang = lang
-	}
-	if o.Src == "" {
-		return usagef("give the source tree, e.g. --src \"$(go env GOROOT)/src\"", "--src is missing")
-	}
-	if o.Out == "" {
-		return usagef("give an output directory with --out DIR", "--out is missing")
-	}
-	if o.Max < 0 {
-		return usagef("give --max 0 (all) or a positive count", "--max %d is negative", o.Max)
-	}
-	if _, err := bench.ExtractorFor(o.Lang); err != nil {
-		return &UsageError{Problem: err.Error()}
+	o, err := bench.CSNOptions(kind, o, langSet)
+	if err != nil {
+		return err
 	}
 	st, err := bench.Prepare(o)
 	if err != nil {
 		return fmt.Errorf("bench prepare: %w", err)
 	}
 	if a.JSON {
-		return a.PrintJSON(map[string]any{"out": o.Out, "lang": normLang(o.Lang), "stats": st})
+		return a.PrintJSON(map[string]any{"out": o.Out, "lang": bench.NormLang(o.Lang), "stats": st})
 	}
 	a.Printf("wrote %d query/function pairs to %s (%d files read, %d trivial, %d duplicates, %d unparsable files skipped)\n",
 		st.Pairs, o.Out, st.Files, st.Trivial, st.Duplicates, st.ParseErrors)
 	return nil
-}
-
-func mtebTaskNames() string {
-	names := make([]string, len(bench.MTEBCodeTasks))
-	for i, t := range bench.MTEBCodeTasks {
-		names[i] = t.Name
-	}
-	return strings.Join(names, ", ")
 }
 
 // prepareMTEB fetches an MTEB task from the hub into out and loads it back,
@@ -176,16 +139,6 @@ func (a *App) prepareMTEB(spec, out, hub, split string) error {
 		a.Warnf("bench prepare: %s", w)
 	}
 	return nil
-}
-
-func normLang(l string) string {
-	switch l {
-	case "py":
-		return "python"
-	case "js":
-		return "javascript"
-	}
-	return l
 }
 
 // benchRetriever builds the retriever `bench run` measures: it indexes into
@@ -275,7 +228,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 			if a.JSON {
 				return a.PrintJSON(rep.WithoutQueries())
 			}
-			return a.printRunSummary(rep, out)
+			return rep.WriteSummary(a.Stdout, out)
 		},
 	}
 	fl := cmd.Flags()
@@ -313,10 +266,7 @@ func (f *benchRunFlags) options(a *App) (benchstore.RunOptions, error) {
 	if f.set.Data == "" {
 		return benchstore.RunOptions{}, usagef("give the set directory, e.g. one written by `cgraph bench prepare`", "--data is missing")
 	}
-	if i := slices.Index(f.profiles, "all"); i >= 0 { // all = every built-in, beside any profile files
-		f.profiles = slices.Concat(f.profiles[:i], engine.ProfileNames(), f.profiles[i+1:])
-	}
-	custom, err := benchProfiles(f.profiles)
+	profiles, custom, err := benchstore.ResolveProfiles(f.profiles)
 	if err != nil {
 		return benchstore.RunOptions{}, err
 	}
@@ -327,7 +277,8 @@ func (f *benchRunFlags) options(a *App) (benchstore.RunOptions, error) {
 	if k := bench.MaxCutoff(ms); f.k > 0 && k > f.k {
 		return benchstore.RunOptions{}, usagef(fmt.Sprintf("give --k %d or more", k), "--metrics look %d results deep but --k is %d", k, f.k)
 	}
-	runs, err := f.plan()
+	runs, err := benchstore.Plan{Modes: f.modes, Profiles: profiles, Embedders: f.embedders, Direction: f.direction, Baselines: !f.noBaselines,
+		Correct: f.correct, Feedback: f.feedback, Baseline: f.baseline, Alpha: f.alpha}.Runs()
 	if err != nil {
 		return benchstore.RunOptions{}, err
 	}
@@ -340,7 +291,7 @@ func (f *benchRunFlags) options(a *App) (benchstore.RunOptions, error) {
 		}
 	}
 	return benchstore.RunOptions{
-		Set: f.set, Out: f.out, Store: f.store, Profiles: f.profiles, Baselines: !f.noBaselines,
+		Set: f.set, Out: f.out, Store: f.store, Profiles: profiles, Baselines: !f.noBaselines,
 		Config: benchStoreConfig{RecallK: f.recallK, FilterK: f.filterK, FusionK: f.fusionK, Batch: f.batch,
 			NoThresholds: f.noThresholds, Profiles: custom},
 		Bench: bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Metrics: f.metrics,
@@ -352,97 +303,12 @@ func (f *benchRunFlags) options(a *App) (benchstore.RunOptions, error) {
 	}, nil
 }
 
-// plan is the runs --modes, --profiles, --embedders and --correct ask
-// for, with the --baseline and --alpha that test them checked.
-func (f *benchRunFlags) plan() ([]bench.RunSpec, error) {
-	runs, err := bench.PlanRuns(bench.PlanOptions{Modes: f.modes, Profiles: f.profiles, Embedders: f.embedders,
-		Direction: f.direction, Baselines: !f.noBaselines})
-	if err != nil {
-		return nil, &UsageError{Problem: err.Error(), Fix: "see `cgraph bench run --help`"}
-	}
-	if len(f.correct) == 0 {
-		return nil, usagef("give "+strings.Join(benchstore.CorrectScopes, ", ")+" or a list of them", "--correct names no scope")
-	}
-	for _, c := range f.correct {
-		if !slices.Contains(benchstore.CorrectScopes, c) {
-			return nil, usagef("give "+strings.Join(benchstore.CorrectScopes, ", ")+" or a list of them", "--correct %q is not a correction scope", c)
-		}
-	}
-	f.correct = unique(f.correct)
-	runs = benchstore.WithCorrectScopes(runs, f.correct)
-	if len(f.feedback) == 0 {
-		return nil, usagef("give 0 (off) or a depth such as 3, or a list (0,3)", "--feedback names no depth")
-	}
-	for _, n := range f.feedback {
-		if n < 0 || n > engine.MaxFeedback {
-			return nil, usagef(fmt.Sprintf("give depths from 0 (off) to %d; 3 is typical", engine.MaxFeedback), "--feedback %d is out of range", n)
-		}
-	}
-	f.feedback = unique(f.feedback)
-	runs = benchstore.WithFeedback(runs, f.feedback)
-	if err := checkBaselineFlag(runs, f.baseline, f.alpha); err != nil {
-		return nil, err
-	}
-	return runs, nil
-}
-
 // benchOpener opens the retriever through benchRetriever (a test's, or
 // the real one over the installed models).
 func (a *App) benchOpener() benchstore.Opener {
 	return func(cfg benchstore.Config) (bench.Retriever, bench.Repro, func() error, error) {
 		return benchRetriever(a, cfg)
 	}
-}
-
-// checkBaselineFlag refuses a --baseline that names no planned run and an
-// --alpha outside (0, 1).
-func checkBaselineFlag(runs []bench.RunSpec, baseline string, alpha float64) error {
-	if alpha <= 0 || alpha >= 1 {
-		return usagef("give a level such as 0.05", "--alpha %g is not in (0, 1)", alpha)
-	}
-	if baseline == "" {
-		return nil
-	}
-	var names []string
-	for _, r := range runs {
-		if r.DisplayName() == baseline {
-			return nil
-		}
-		names = append(names, r.DisplayName())
-	}
-	return usagef("use one of "+strings.Join(names, ", "), "--baseline %q is not one of the runs", baseline)
-}
-
-func (a *App) printRunSummary(rep *bench.Report, out string) error {
-	ms := rep.MetricList()
-	a.Printf("%-32s", "run")
-	for _, m := range ms {
-		a.Printf(" %10s", m)
-	}
-	a.Printf(" %9s %9s\n", "p50 ms", "p95 ms")
-	for _, r := range rep.Runs {
-		a.Printf("%-32s", r.Name)
-		for _, m := range ms {
-			a.Printf(" %10.4f", r.Metrics[m])
-		}
-		a.Printf(" %9.3f %9.3f", r.LatencyMS.P50, r.LatencyMS.P95)
-		if s, ok := r.VsBaseline[ms[0]]; ok && s.Verdict != bench.VerdictTie {
-			a.Printf("  %s", map[string]string{bench.VerdictWin: "▲ better than", bench.VerdictLoss: "▼ worse than", bench.VerdictBaseline: "= baseline"}[s.Verdict])
-			if s.Verdict != bench.VerdictBaseline {
-				a.Printf(" %s (p_Holm %.3g)", s.Against, s.PHolm)
-			}
-		}
-		if r.Failed > 0 {
-			a.Printf("  (%d failed queries)", r.Failed)
-		}
-		a.Printf("\n")
-	}
-	a.Printf("ingest: %s\n", strings.ReplaceAll(rep.Ingest.Describe(""), "`", ""))
-	if rep.Baseline != "" {
-		a.Printf("significance: every run against %s, Holm-adjusted over the runs, α = %g (report.md has the table)\n", rep.Baseline, rep.Alpha)
-	}
-	a.Printf("cgraph %s, %s\nreports in %s: %s\n", rep.Repro.CgraphVersion, rep.Repro.CgraphCommit, out, strings.Join(bench.ReportFiles, ", "))
-	return nil
 }
 
 func newBenchCompareCmd(a *App) *cobra.Command {
@@ -493,8 +359,7 @@ run of the other side, or with --run.`,
 			if a.JSON {
 				return a.PrintJSON(map[string]any{"a": args[0], "b": args[1], "comparisons": cs})
 			}
-			a.printComparisons(cs, perQuery)
-			return nil
+			return bench.WriteComparisons(a.Stdout, cs, perQuery)
 		},
 	}
 	fl := cmd.Flags()
@@ -506,34 +371,6 @@ run of the other side, or with --run.`,
 	bindSet(fl, &data, "set directory to score TREC run files against", "queries file of --data (default its queries.jsonl)",
 		"qrels file of --data (default qrels/<split>.tsv)", "qrels split of --data")
 	return cmd
-}
-
-// printComparisons prints each paired comparison of bench compare (and,
-// with perQuery, every query's delta).
-func (a *App) printComparisons(cs []*bench.Comparison, perQuery bool) {
-	for _, c := range cs {
-		how := fmt.Sprintf("%d sampled sign flips", bench.RandomizationPermutations)
-		if c.Exact {
-			how = "exact"
-		}
-		if len(cs) > 1 {
-			how += fmt.Sprintf("; Holm-adjusted over %d comparisons: %.4g", len(cs), c.PHolm)
-		}
-		a.Printf("%s (A) vs %s (B), %s over %d paired queries:\n  mean A %.4f  mean B %.4f  Δ %+.4f  95%% CI [%+.4f, %+.4f]  p = %.4g (%s)\n  B better on %d, worse on %d, tied on %d queries",
-			c.A, c.B, c.Metric, c.Queries, c.MeanA, c.MeanB, c.MeanDelta, c.CI95.Lo, c.CI95.Hi, c.PValue, how, c.Wins, c.Losses, c.Ties)
-		if c.QueriesDiffer {
-			a.Printf("; the query files differ (same corpus and qrels)")
-		}
-		if c.Unpaired > 0 {
-			a.Printf("; %d queries in only one run ignored", c.Unpaired)
-		}
-		a.Printf("\n")
-		if perQuery {
-			for _, d := range c.Deltas {
-				a.Printf("    %-20s %.4f → %.4f  %+.4f\n", d.ID, d.A, d.B, d.Delta)
-			}
-		}
-	}
 }
 
 // bindSet defines the flags that name a bench set — --data, --queries,
@@ -553,45 +390,4 @@ func loadSet(s benchstore.Set) (*bench.Dataset, error) {
 		return nil, nil
 	}
 	return s.Load()
-}
-
-// unique drops repeated values, keeping the first of each.
-func unique[T comparable](xs []T) []T {
-	var out []T
-	seen := map[T]bool{}
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// benchProfiles resolves --profiles in place: built-in names stay, and a
-// profile file (.toml, .yaml, .yml — a learned profile, say) is read and
-// replaced by its name. It returns the file profiles by name.
-func benchProfiles(names []string) (map[string]engine.Profile, error) {
-	custom := map[string]engine.Profile{}
-	for i, n := range names {
-		if _, err := engine.ProfileFormatOf(n); err != nil {
-			if _, err := engine.BuiltinProfile(n); err != nil {
-				return nil, &UsageError{Problem: err.Error(), Fix: "name a built-in profile (see `cgraph profiles`) or a profile file ending in .toml or .yaml"}
-			}
-			continue
-		}
-		p, err := engine.LoadProfileFile(n)
-		if err != nil {
-			return nil, &UsageError{Problem: "--profiles: " + err.Error()}
-		}
-		if _, err := engine.BuiltinProfile(p.Name); err == nil {
-			return nil, usagef("rename the profile in the file", "--profiles: %s names its profile %q, a built-in name", n, p.Name)
-		}
-		if _, dup := custom[p.Name]; dup || p.Name == bench.RRFProfileName {
-			return nil, usagef("give each profile file its own name", "--profiles: profile %q is named twice", p.Name)
-		}
-		custom[p.Name] = p
-		names[i] = p.Name
-	}
-	return custom, nil
 }

@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/benchstore"
 	"github.com/cgraph/cgraph/engine"
 )
 
@@ -356,7 +357,7 @@ func TestProfilesLearn(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var got learnJSON
+	var got benchstore.LearnedJSON
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatalf("stdout: %v\n%s", err, stdout)
 	}
@@ -377,7 +378,7 @@ func TestProfilesLearn(t *testing.T) {
 	held := filepath.Join(t.TempDir(), "held.yaml")
 	stdout, stderr, code = benchExec(t, "--json", "profiles", "learn", "--data", tinySet, "--folds", "2", "--out", held,
 		"--slots", "E1,E6,E7", "--holdout", "3", "--name", "held_out")
-	var heldRep learnJSON
+	var heldRep benchstore.LearnedJSON
 	if code != 0 || json.Unmarshal([]byte(stdout), &heldRep) != nil || heldRep.Queries != got.Queries-3 {
 		t.Fatalf("--holdout 3: exit %d, %d queries (all: %d): %s", code, heldRep.Queries, got.Queries, stderr)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/cgraph/cgraph/hookconfig"
 	"github.com/cgraph/cgraph/hooks"
@@ -22,41 +21,11 @@ type hooksFlags struct {
 	binary     string
 }
 
-// targets returns the files the flags name for host: the user's
-// (--user), else the project's (--project-dir, else the git root of the
-// working directory, else the working directory), the user's first when
-// both is set.
-func (fl *hooksFlags) targets(host *hookconfig.Host, both bool) ([]hookconfig.Target, error) {
-	if fl.user && fl.projectDir != "" {
-		return nil, usagef("give one of them", "--user and --project-dir name two different files")
-	}
-	var out []hookconfig.Target
-	if fl.user || both {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return nil, usagef("set $HOME", "no home directory for --user: %v", err)
-		}
-		out = append(out, hookconfig.Target{Host: host, Scope: hookconfig.ScopeUser, Path: filepath.Join(home, host.Dir, host.File)})
-	}
-	if !fl.user {
-		dir := fl.projectDir
-		if dir == "" {
-			wd, err := os.Getwd()
-			if err != nil {
-				return nil, fmt.Errorf("working directory: %w: give --project-dir", err)
-			}
-			dir = hooks.GitRoot(wd)
-		}
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return nil, fmt.Errorf("--project-dir %s: %w", dir, err)
-		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return nil, usagef("give the project's directory", "--project-dir %s is not a directory", dir)
-		}
-		out = append(out, hookconfig.Target{Host: host, Scope: hookconfig.ScopeProject, Path: filepath.Join(abs, host.Dir, host.File)})
-	}
-	return out, nil
+// where is the files the flags name: the user's (--user), else the
+// project's (--project-dir, else the git root of the working directory,
+// else the working directory), the user's first when both is set.
+func (fl *hooksFlags) where(both bool) hookconfig.Where {
+	return hookconfig.Where{User: fl.user, ProjectDir: fl.projectDir, Both: both, Root: hooks.GitRoot}
 }
 
 // hookCommandFor is the command line install writes: --binary or this
@@ -127,36 +96,7 @@ since. Turn one hook off with uninstall --event EVENT.`,
 // eventsHelp lists a host's events for --help.
 func eventsHelp(host string) string {
 	h, _ := hookconfig.FindHost(host)
-	var sb strings.Builder
-	for _, e := range h.Events {
-		name := e.Name
-		if e.Matcher != "" {
-			name += " (" + e.Matcher + ")"
-		}
-		fmt.Fprintf(&sb, "      %-38s %s\n", name, e.Does)
-	}
-	return sb.String()
-}
-
-// selectEvents returns the events --event names (all of them for none);
-// an unknown name is a usage error listing the valid ones.
-func selectEvents(h *hookconfig.Host, names []string) ([]hookconfig.Event, error) {
-	if len(names) == 0 {
-		return h.Events, nil
-	}
-	var out []hookconfig.Event
-	for _, n := range names {
-		e, ok := h.Event(n)
-		if !ok {
-			var valid []string
-			for _, e := range h.Events {
-				valid = append(valid, e.Name)
-			}
-			return nil, usagef("give one of "+strings.Join(valid, ", "), "--event %q is not a %s event cgraph hooks into", n, h.Name)
-		}
-		out = append(out, e)
-	}
-	return out, nil
+	return h.EventsHelp()
 }
 
 // hostArg is the one HOST argument install and uninstall take.
@@ -181,11 +121,11 @@ func newHooksChangeCmd(a *App, install bool) *cobra.Command {
 		ValidArgs: []string{"claude-code", "cursor"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			host, _ := hookconfig.FindHost(args[0]) // hostArg checked it
-			events, err := selectEvents(host, fl.events)
+			events, err := host.SelectEvents(fl.events)
 			if err != nil {
 				return err
 			}
-			targets, err := fl.targets(host, false)
+			targets, err := fl.where(false).Targets(host)
 			if err != nil {
 				return err
 			}
@@ -222,8 +162,7 @@ func newHooksChangeCmd(a *App, install bool) *cobra.Command {
 			if a.JSON {
 				return a.PrintJSON(c)
 			}
-			printHooksChange(a, c, install)
-			return nil
+			return c.WriteText(a.Stdout, install)
 		},
 	}
 	fs := cmd.Flags()
@@ -237,49 +176,4 @@ func newHooksChangeCmd(a *App, install bool) *cobra.Command {
 		_ = cmd.MarkFlagFilename("binary") // fails only for an unknown flag
 	}
 	return cmd
-}
-
-// printHooksChange prints what install or uninstall did, or would do.
-func printHooksChange(a *App, c *hookconfig.Change, install bool) {
-	would := func(done, dry string) string {
-		if c.DryRun {
-			return dry
-		}
-		return done
-	}
-	where := fmt.Sprintf("%s (%s %s)", c.File, c.Host, c.Scope)
-	switch {
-	case !c.Changed && install:
-		a.Printf("cgraph's %s hooks are already installed in %s: nothing changed\n", c.Host, where)
-	case !c.Changed:
-		a.Printf("no cgraph %s hook in %s: nothing changed\n", c.Host, where)
-	case install:
-		a.Printf("%s %s:\n", would("installed cgraph's hooks in", "would install cgraph's hooks in"), where)
-		for _, l := range []struct {
-			what   string
-			events []string
-		}{{"added", c.Added}, {"updated", c.Updated}, {"unchanged", c.Unchanged}} {
-			for _, e := range l.events {
-				a.Printf("  %-9s %s\n", l.what, e)
-			}
-		}
-		if c.Backup != "" {
-			a.Printf("the file as it was before cgraph is kept in %s\n", c.Backup)
-		}
-	default:
-		switch c.Action {
-		case "restored":
-			a.Printf("%s %s: %s\n", would("removed cgraph's hooks from", "would remove cgraph's hooks from"), where,
-				would("restored the file cgraph backed up, byte for byte", "would restore the file cgraph backed up, byte for byte"))
-		case "deleted_file":
-			a.Printf("%s %s, which cgraph created and which holds nothing else\n", would("deleted", "would delete"), where)
-		default:
-			a.Printf("%s %d cgraph hook entries from %s\n", would("removed", "would remove"), c.Removed, where)
-			a.Printf("%s\n", c.Note)
-		}
-	}
-	if c.DryRun && c.Diff != "" {
-		a.Printf("%s", c.Diff)
-		a.Printf("(dry run: nothing was written)\n")
-	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/cgraph/cgraph/hookconfig"
@@ -63,7 +62,9 @@ when a file cannot be read or is not valid JSON.`,
 				}
 				return err
 			}
-			printHooksStatus(a, st)
+			if perr := printHooksStatus(a, st); perr != nil {
+				return perr
+			}
 			return err
 		},
 	}
@@ -79,7 +80,7 @@ when a file cannot be read or is not valid JSON.`,
 func (a *App) hooksStatus(fl *hooksFlags, hosts []*hookconfig.Host) (st hooksStatus, broken []string, err error) {
 	var targets []hookconfig.Target
 	for _, h := range hosts {
-		ts, err := fl.targets(h, true)
+		ts, err := fl.where(true).Targets(h)
 		if err != nil {
 			return st, nil, err
 		}
@@ -97,40 +98,11 @@ func (a *App) hooksStatus(fl *hooksFlags, hosts []*hookconfig.Host) (st hooksSta
 	return st, broken, nil
 }
 
-func printHooksStatus(a *App, st hooksStatus) {
-	for _, t := range st.Targets {
-		state := ""
-		switch {
-		case t.Error != "":
-			state = "  (unreadable: see below)"
-		case !t.Exists:
-			state = "  (no file)"
-		}
-		a.Printf("%s %s: %s%s\n", t.Host, t.Scope, t.File, state)
-		if t.Error != "" {
-			continue
-		}
-		for _, e := range append(append([]hookconfig.EventStatus(nil), t.Events...), t.Other...) {
-			if !e.Installed {
-				a.Printf("  %-18s -\n", e.Event)
-				continue
-			}
-			db := e.DB
-			if db == "" {
-				db = "the default store"
-			}
-			line := fmt.Sprintf("  %-18s installed  %s, store %s", e.Event, e.Binary, db)
-			if e.Matcher != "" {
-				line += ", tools " + e.Matcher
-			}
-			if e.Entries > 1 {
-				line += fmt.Sprintf(" (%d entries: the host runs it %d times; run install again to keep one)", e.Entries, e.Entries)
-			}
-			if e.BinaryMissing {
-				line += " (the binary is missing: run install again with the binary you use)"
-			}
-			a.Printf("%s\n", line)
-		}
+// printHooksStatus prints hooks status: the files' hooks, then whether a
+// server runs for each store they use.
+func printHooksStatus(a *App, st hooksStatus) error {
+	if err := hookconfig.WriteStatus(a.Stdout, st.Targets); err != nil {
+		return err
 	}
 	for _, s := range st.Servers {
 		if s.Running {
@@ -139,4 +111,5 @@ func printHooksStatus(a *App, st hooksStatus) {
 			a.Printf("server for %s: not running: hooks work without it, slower; start `cgraph serve`, or keep one running with `cgraph serve --install`\n", s.DB)
 		}
 	}
+	return nil
 }

@@ -1,30 +1,11 @@
 package cli
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/bench"
 	"github.com/cgraph/cgraph/benchstore"
 	"github.com/cgraph/cgraph/engine"
 )
-
-// learnJSON is `profiles learn --json`.
-type learnJSON struct {
-	Data        string               `json:"data"`
-	Queries     int                  `json:"queries"`
-	Out         string               `json:"out"`
-	Profile     string               `json:"profile"`
-	Base        string               `json:"base"`
-	Weights     map[string]float64   `json:"weights"`
-	Slots       []string             `json:"slots"`
-	Folds       int                  `json:"folds"`
-	CV          bench.MetricCI       `json:"cv_ndcg_at_10"`
-	BaseCV      bench.MetricCI       `json:"base_ndcg_at_10"`
-	FoldWeights []map[string]float64 `json:"fold_weights"`
-}
 
 type learnFlags struct {
 	set                               benchstore.Set
@@ -100,72 +81,20 @@ func (a *App) learnProfile(f learnFlags) (err error) {
 	if f.folds < 2 || f.depth < 10 {
 		return usagef("give at least 2 folds and a depth of at least 10", "--folds %d --depth %d", f.folds, f.depth)
 	}
-	slots, err := learnSlots(f.slots)
+	slots, err := benchstore.LearnSlots(f.slots)
 	if err != nil {
 		return err
 	}
-	l, err := benchstore.Learn(a.Context(), benchstore.LearnOptions{
+	o := benchstore.LearnOptions{
 		Set: f.set, Base: base, Slots: slots, Folds: f.folds, Depth: f.depth, MaxQueries: f.maxQueries, Holdout: f.holdout, Seed: f.seed,
 		Name: f.name, Out: f.out, Format: format, Store: f.store, Open: a.benchOpener(),
-		IndexProgress: a.benchIndexProgress(), SearchProgress: a.countProgress("searching each slot"), Warn: a.Warnf})
+		IndexProgress: a.benchIndexProgress(), SearchProgress: a.countProgress("searching each slot"), Warn: a.Warnf}
+	l, err := benchstore.Learn(a.Context(), o)
 	if err != nil {
 		return err
 	}
-	return a.printLearned(f, l)
-}
-
-// learnSlots parses --slots; empty means every fused slot.
-func learnSlots(names []string) ([]engine.SlotID, error) {
-	if len(names) == 0 {
-		var out []engine.SlotID
-		for _, s := range engine.Slots() {
-			if s.Fused() {
-				out = append(out, s)
-			}
-		}
-		return out, nil
-	}
-	var out []engine.SlotID
-	for _, n := range names {
-		s, err := engine.ParseSlot(n)
-		if err != nil {
-			return nil, &UsageError{Problem: "--slots: " + err.Error()}
-		}
-		if !s.Fused() {
-			return nil, usagef("give fused slots: E1, E5–E11", "--slots: %s is not fused (temporal slots badge, E12 reranks, E13 recalls)", s)
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-func (a *App) printLearned(f learnFlags, l benchstore.Learned) error {
-	p, res, n := l.Profile, l.Result, l.Queries
-	weights := func(w engine.Weights) map[string]float64 {
-		m := map[string]float64{}
-		for _, s := range w.Active() {
-			m[s.String()] = w.Get(s)
-		}
-		return m
-	}
 	if a.JSON {
-		out := learnJSON{Data: l.Data, Queries: n, Out: f.out, Profile: p.Name, Base: f.base, Weights: weights(p.Weights),
-			Folds: f.folds, CV: res.CV, BaseCV: res.Base}
-		for _, s := range l.Used {
-			out.Slots = append(out.Slots, s.String())
-		}
-		for _, w := range res.FoldWeights {
-			out.FoldWeights = append(out.FoldWeights, weights(w))
-		}
-		return a.PrintJSON(out)
+		return a.PrintJSON(l.JSON(o, f.base))
 	}
-	a.Printf("wrote %s (profile %s) from %d queries of %s\n", f.out, p.Name, n, l.Data)
-	a.Printf("%d-fold cross-validated nDCG@10: learned %.4f [%.4f, %.4f], base %s %.4f [%.4f, %.4f] (WRRF of the slots' own lists)\n",
-		f.folds, res.CV.Mean, res.CV.Low, res.CV.High, f.base, res.Base.Mean, res.Base.Low, res.Base.High)
-	var parts []string
-	for _, s := range p.Weights.Active() {
-		parts = append(parts, fmt.Sprintf("%s %.3f", s, p.Weights.Get(s)))
-	}
-	a.Printf("weights: %s\n", strings.Join(parts, ", "))
-	return nil
+	return l.WriteText(a.Stdout, o, f.base)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -70,7 +69,7 @@ func (f filterFlags) filter(project string, now time.Time) (record.Filter, error
 		if w.v == "" {
 			continue
 		}
-		t, err := parseWhen(w.v, now)
+		t, err := record.ParseWhen(w.v, now)
 		if err != nil {
 			return out, usagef("give an RFC 3339 time (2026-01-02T15:04:05Z) or an age (30m, 36h, 7d, 2w)", "--%s %q: %v", w.flag, w.v, err)
 		}
@@ -86,7 +85,7 @@ func (f filterFlags) filter(project string, now time.Time) (record.Filter, error
 	}
 	if f.asOf != "" {
 		if out.AsOf, err = record.ParseAsOf(f.asOf); err != nil {
-			at, aerr := parseWhen(f.asOf, now)
+			at, aerr := record.ParseWhen(f.asOf, now)
 			if aerr != nil {
 				return out, usagef("give an RFC 3339 time (2026-01-02T15:04:05Z), a date (2026-01-02: its end, UTC) or an age (30d, 2w)", "--as-of %q: %v", f.asOf, err)
 			}
@@ -97,21 +96,6 @@ func (f filterFlags) filter(project string, now time.Time) (record.Filter, error
 		return out, err
 	}
 	return out, nil
-}
-
-// parseWhen reads an RFC 3339 time or an age before now ("7d", "36h",
-// "2w", "30m").
-func parseWhen(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	if len(s) >= 2 {
-		unit := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[len(s)-1]]
-		if n, err := strconv.Atoi(s[:len(s)-1]); err == nil && unit != 0 && n >= 0 {
-			return now.Add(-time.Duration(n) * unit), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("neither an RFC 3339 time nor an age")
 }
 
 // changeFlags are update's flags.

@@ -174,7 +174,7 @@ func listenMCP(addr string, allowRemote bool) (net.Listener, error) {
 	if err != nil {
 		return nil, usagef("give host:port, e.g. 127.0.0.1:8765", "--http %q: %v", addr, err)
 	}
-	if !allowRemote && !isLoopback(host) {
+	if !allowRemote && !httpapi.IsLoopback(host) {
 		return nil, usagef("use 127.0.0.1:PORT or localhost:PORT, or add --allow-remote if the network is trusted (the tools have no authentication)",
 			"--http %s is not a loopback address", addr)
 	}
@@ -183,14 +183,6 @@ func listenMCP(addr string, allowRemote bool) (net.Listener, error) {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	return ln, nil
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // serveHTTP serves h on ln until the run's context ends (SIGINT/SIGTERM),

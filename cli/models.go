@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -51,48 +49,13 @@ re-hashing (size, modification time and the digest recorded at install); run
 			if a.JSON {
 				return a.PrintJSON(out)
 			}
-			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSLOTS\tTASK\tDIMS\tSIZE\tSTATUS")
-			for _, l := range out {
-				status := "not installed"
-				switch {
-				case l.Installed:
-					status = "installed"
-				case l.NeedsHub:
-					status = "needs hub"
-				}
-				if l.Default {
-					status += " (default)"
-				}
-				var size int64
-				for _, f := range l.Files {
-					size += f.Size
-				}
-				sz := "?"
-				if size > 0 {
-					sz = humanBytes(size)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", l.ID, strings.Join(l.Slots, ","), l.Task, l.Dims, sz, status)
-			}
-			if err := tw.Flush(); err != nil {
-				return fmt.Errorf("write output: %w", err)
+			if err := models.WriteListings(a.Stdout, out); err != nil {
+				return err
 			}
 			a.Printf("\nmodels directory: %s\n", a.ModelsDir)
 			return nil
 		},
 	}
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 func newModelsPullCmd(a *App) *cobra.Command {
@@ -167,14 +130,7 @@ func (a *App) pullOutcomes(results []models.Result) []models.PullOutcome {
 	outs := make([]models.PullOutcome, 0, len(results))
 	for _, r := range results {
 		outs = append(outs, models.OutcomeOf(r))
-		switch {
-		case r.Err != nil:
-			a.Printf("%s: FAILED\n", r.Model)
-		case len(r.Installed) == 0:
-			a.Printf("%s: already installed\n", r.Model)
-		default:
-			a.Printf("%s: installed %s\n", r.Model, strings.Join(r.Installed, ", "))
-		}
+		a.Printf("%s\n", r.Line())
 	}
 	return outs
 }
@@ -199,7 +155,7 @@ func (p *pullProgress) event(e models.Event) {
 		if !p.tty {
 			if p.key != key {
 				p.key = key
-				fmt.Fprintf(p.a.Stderr, "downloading %s from %s\n", key, e.Source)
+				fmt.Fprintln(p.a.Stderr, e.Line())
 			}
 			return
 		}
@@ -215,15 +171,9 @@ func (p *pullProgress) event(e models.Event) {
 				progressbar.OptionClearOnFinish())
 		}
 		_ = p.bar.Set64(e.Done) // drawing only; a failed redraw loses nothing
-	case models.PhaseRegistry:
+	case models.PhaseRegistry, models.PhaseInstalled, models.PhaseFailed:
 		p.finish()
-		fmt.Fprintf(p.a.Stderr, "fetching %s (registry client)\n", e.Source)
-	case models.PhaseInstalled:
-		p.finish()
-		fmt.Fprintf(p.a.Stderr, "installed %s (%s) from %s\n", key, humanBytes(e.Total), e.Source)
-	case models.PhaseFailed:
-		p.finish()
-		fmt.Fprintf(p.a.Stderr, "%s: %s failed: %v\n", key, e.Source, e.Err)
+		fmt.Fprintln(p.a.Stderr, e.Line())
 	}
 }
 
@@ -261,13 +211,8 @@ recorded at install). Exit code 1 when a file is missing or differs.`,
 				}
 				return verr
 			}
-			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "MODEL\tFILE\tSTATUS\tSIZE")
-			for _, c := range checks {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Model, c.File, c.Status, humanBytes(c.Size))
-			}
-			if err := tw.Flush(); err != nil {
-				return errors.Join(verr, fmt.Errorf("write output: %w", err))
+			if err := models.WriteChecks(a.Stdout, checks); err != nil {
+				return errors.Join(verr, err)
 			}
 			if len(checks) == 0 {
 				a.Printf("no models installed in %s\n", a.ModelsDir)

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -143,18 +142,18 @@ func (f serveFlags) check(a *App) (serveSettings, error) {
 	if err != nil {
 		return st, err
 	}
-	token, err := readToken(f.tokenFile)
+	token, err := httpapi.ReadToken(f.tokenFile)
 	if err != nil {
 		return st, err
 	}
-	if w := tokenFileWarning(f.tokenFile); w != "" {
+	if w := httpapi.TokenFileWarning(f.tokenFile); w != "" {
 		a.Warnf("%s", w)
 	}
 	host, _, err := net.SplitHostPort(f.addr)
 	if err != nil {
 		return st, usagef("give host:port, e.g. "+DefaultServeAddr, "--addr %q: %v", f.addr, err)
 	}
-	if !isLoopback(host) && token == "" {
+	if !httpapi.IsLoopback(host) && token == "" {
 		return st, usagef("give --token-file FILE (a file holding a secret token) to serve beyond this machine, or use 127.0.0.1:PORT",
 			"--addr %s is not a loopback address and no token protects it", f.addr)
 	}
@@ -249,38 +248,4 @@ func maintainFlags(every time.Duration, apply bool, policyFile string) (ops.Poli
 		return ops.Policy{}, usagef("give a readable policy file", "--maintain-policy: %v", err)
 	}
 	return p, nil
-}
-
-// tokenFileWarning says what is wrong with a token file others can read
-// (the secret then is not one); "" when only its owner can. A warning,
-// not a refusal: the server still starts for a user who shares the
-// machine with no one, and the message says how to fix it.
-func tokenFileWarning(path string) string {
-	if path == "" {
-		return ""
-	}
-	fi, err := os.Stat(path)
-	if err != nil || fi.Mode().Perm()&0o077 == 0 {
-		return ""
-	}
-	return fmt.Sprintf("--token-file %s can be read by other users (mode %04o): run `chmod 600 %s`", path, fi.Mode().Perm(), path)
-}
-
-// readToken reads a bearer token file; "" with no file.
-func readToken(path string) (string, error) {
-	if path == "" {
-		return "", nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", &UsageError{Problem: fmt.Sprintf("--token-file: %v", err), Fix: "give a readable file holding the token"}
-	}
-	t := strings.TrimSpace(string(b))
-	switch {
-	case len(t) < 16:
-		return "", usagef("put a random secret of 16 or more characters in it, e.g. `openssl rand -hex 32 > FILE`", "--token-file %s holds %d characters", path, len(t))
-	case strings.ContainsAny(t, " \t\r\n"):
-		return "", usagef("put the token alone on one line", "--token-file %s holds more than one word", path)
-	}
-	return t, nil
 }

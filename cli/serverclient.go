@@ -147,7 +147,7 @@ func clientToken() (string, bool) {
 	if path == "" {
 		return "", false
 	}
-	t, err := readToken(path)
+	t, err := httpapi.ReadToken(path)
 	if err != nil || t == "" {
 		return "", false
 	}

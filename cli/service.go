@@ -113,31 +113,5 @@ func (a *App) serveService(cmd *cobra.Command, install, now bool) error {
 	if a.JSON {
 		return a.PrintJSON(res)
 	}
-	printServiceResult(a, res, install)
-	return nil
-}
-
-func printServiceResult(a *App, r serviceunit.Result, install bool) {
-	switch r.Action {
-	case "unchanged":
-		a.Printf("%s is already installed as it would be written: nothing changed\n", r.File)
-	case "created", "updated":
-		a.Printf("%s %s (%s)\n", r.Action, r.File, r.Platform)
-	case "removed":
-		a.Printf("removed %s\n", r.File)
-	case "none":
-		a.Printf("no %s: nothing to remove\n", r.File)
-		return
-	}
-	if r.Backup != "" {
-		a.Printf("the file it replaced is kept in %s\n", r.Backup)
-	}
-	switch {
-	case r.Ran:
-		a.Printf("ran: %s\n", strings.Join(r.Commands, "; "))
-	case install:
-		a.Printf("start it now and at every login with:\n  %s\n", strings.Join(r.Commands, " && "))
-	default:
-		a.Printf("if it is running, stop it with:\n  %s\n", strings.Join(r.Commands, " && "))
-	}
+	return res.WriteText(a.Stdout, install)
 }

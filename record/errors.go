@@ -38,16 +38,22 @@ func (e *StoreInUseError) Error() string {
 }
 
 // ValidationError is bad input from a caller: which field, what is wrong and
-// how to fix it.
+// how to fix it. Field may be empty where Problem already names what was
+// wrong (a command-line check that names its flags): the message is then
+// "Problem: Fix".
 type ValidationError struct {
 	Field, Problem, Fix string
 }
 
 func (e *ValidationError) Error() string {
-	if e.Fix == "" {
-		return e.Field + ": " + e.Problem
+	msg := e.Problem
+	if e.Field != "" {
+		msg = e.Field + ": " + msg
 	}
-	return e.Field + ": " + e.Problem + ": " + e.Fix
+	if e.Fix == "" {
+		return msg
+	}
+	return msg + ": " + e.Fix
 }
 
 // ErrDamaged: the directory holds a store's data files that its RocksDB
