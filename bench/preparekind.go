@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"strings"
 
 	vocab "github.com/cgraph/cgraph/record"
@@ -15,7 +14,7 @@ import (
 // missing --src or --out, a negative --max, an unknown kind or language).
 func CSNOptions(kind string, o PrepareOptions, langSet bool) (PrepareOptions, error) {
 	bad := func(fix, format string, args ...any) (PrepareOptions, error) {
-		return o, &vocab.ValidationError{Problem: fmt.Sprintf(format, args...), Fix: fix}
+		return o, vocab.Invalidf(fix, format, args...)
 	}
 	lang := ""
 	switch kind {

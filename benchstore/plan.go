@@ -12,13 +12,6 @@ import (
 	"github.com/cgraph/cgraph/record"
 )
 
-// usage is a caller's error whose problem already names the option as the
-// command line spells it (--alpha, --correct): its message reads
-// "problem: fix", like the CLI's own usage errors, and the CLI exits 2.
-func usage(fix, format string, args ...any) error {
-	return &record.ValidationError{Problem: fmt.Sprintf(format, args...), Fix: fix}
-}
-
 // Plan is what `bench run` asks to run, as its flags name it: the modes,
 // profiles and primary slots of bench.PlanRuns, each run repeated per
 // typo-correction scope and per feedback depth, and the baseline and level
@@ -43,20 +36,20 @@ func (p Plan) Runs() ([]bench.RunSpec, error) {
 		return nil, &record.ValidationError{Problem: err.Error(), Fix: "see `cgraph bench run --help`"}
 	}
 	if len(p.Correct) == 0 {
-		return nil, usage("give "+strings.Join(CorrectScopes, ", ")+" or a list of them", "--correct names no scope")
+		return nil, record.Invalidf("give "+strings.Join(CorrectScopes, ", ")+" or a list of them", "--correct names no scope")
 	}
 	for _, c := range p.Correct {
 		if !slices.Contains(CorrectScopes, c) {
-			return nil, usage("give "+strings.Join(CorrectScopes, ", ")+" or a list of them", "--correct %q is not a correction scope", c)
+			return nil, record.Invalidf("give "+strings.Join(CorrectScopes, ", ")+" or a list of them", "--correct %q is not a correction scope", c)
 		}
 	}
 	runs = WithCorrectScopes(runs, unique(p.Correct))
 	if len(p.Feedback) == 0 {
-		return nil, usage("give 0 (off) or a depth such as 3, or a list (0,3)", "--feedback names no depth")
+		return nil, record.Invalidf("give 0 (off) or a depth such as 3, or a list (0,3)", "--feedback names no depth")
 	}
 	for _, n := range p.Feedback {
 		if n < 0 || n > engine.MaxFeedback {
-			return nil, usage(fmt.Sprintf("give depths from 0 (off) to %d; 3 is typical", engine.MaxFeedback), "--feedback %d is out of range", n)
+			return nil, record.Invalidf(fmt.Sprintf("give depths from 0 (off) to %d; 3 is typical", engine.MaxFeedback), "--feedback %d is out of range", n)
 		}
 	}
 	runs = WithFeedback(runs, unique(p.Feedback))
@@ -70,7 +63,7 @@ func (p Plan) Runs() ([]bench.RunSpec, error) {
 // outside (0, 1).
 func checkBaseline(runs []bench.RunSpec, baseline string, alpha float64) error {
 	if alpha <= 0 || alpha >= 1 {
-		return usage("give a level such as 0.05", "--alpha %g is not in (0, 1)", alpha)
+		return record.Invalidf("give a level such as 0.05", "--alpha %g is not in (0, 1)", alpha)
 	}
 	if baseline == "" {
 		return nil
@@ -82,7 +75,7 @@ func checkBaseline(runs []bench.RunSpec, baseline string, alpha float64) error {
 		}
 		names = append(names, r.DisplayName())
 	}
-	return usage("use one of "+strings.Join(names, ", "), "--baseline %q is not one of the runs", baseline)
+	return record.Invalidf("use one of "+strings.Join(names, ", "), "--baseline %q is not one of the runs", baseline)
 }
 
 // unique drops repeated values, keeping the first of each.
@@ -123,10 +116,10 @@ func ResolveProfiles(names []string) ([]string, map[string]engine.Profile, error
 			return nil, nil, &record.ValidationError{Problem: "--profiles: " + err.Error()}
 		}
 		if _, err := engine.BuiltinProfile(p.Name); err == nil {
-			return nil, nil, usage("rename the profile in the file", "--profiles: %s names its profile %q, a built-in name", n, p.Name)
+			return nil, nil, record.Invalidf("rename the profile in the file", "--profiles: %s names its profile %q, a built-in name", n, p.Name)
 		}
 		if _, dup := custom[p.Name]; dup || p.Name == bench.RRFProfileName {
-			return nil, nil, usage("give each profile file its own name", "--profiles: profile %q is named twice", p.Name)
+			return nil, nil, record.Invalidf("give each profile file its own name", "--profiles: profile %q is named twice", p.Name)
 		}
 		custom[p.Name] = p
 		names[i] = p.Name
@@ -154,7 +147,7 @@ func LearnSlots(names []string) ([]engine.SlotID, error) {
 			return nil, &record.ValidationError{Problem: "--slots: " + err.Error()}
 		}
 		if !s.Fused() {
-			return nil, usage("give fused slots: E1, E5–E11", "--slots: %s is not fused (temporal slots badge, E12 reranks, E13 recalls)", s)
+			return nil, record.Invalidf("give fused slots: E1, E5–E11", "--slots: %s is not fused (temporal slots badge, E12 reranks, E13 recalls)", s)
 		}
 		out = append(out, s)
 	}

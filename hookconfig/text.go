@@ -11,12 +11,6 @@ import (
 	"github.com/cgraph/cgraph/record"
 )
 
-// invalid is a caller's error whose problem names the command-line flag
-// (--event, --user): its message reads "problem: fix".
-func invalid(fix, format string, args ...any) error {
-	return &record.ValidationError{Problem: fmt.Sprintf(format, args...), Fix: fix}
-}
-
 // EventsHelp lists h's events, one indented line each with what it does,
 // for `cgraph hooks --help`.
 func (h *Host) EventsHelp() string {
@@ -45,7 +39,7 @@ func (h *Host) SelectEvents(names []string) ([]Event, error) {
 			for _, e := range h.Events {
 				valid = append(valid, e.Name)
 			}
-			return nil, invalid("give one of "+strings.Join(valid, ", "), "--event %q is not a %s event cgraph hooks into", n, h.Name)
+			return nil, record.Invalidf("give one of "+strings.Join(valid, ", "), "--event %q is not a %s event cgraph hooks into", n, h.Name)
 		}
 		out = append(out, e)
 	}
@@ -70,13 +64,13 @@ type Where struct {
 // *record.ValidationError.
 func (w Where) Targets(host *Host) ([]Target, error) {
 	if w.User && w.ProjectDir != "" {
-		return nil, invalid("give one of them", "--user and --project-dir name two different files")
+		return nil, record.Invalidf("give one of them", "--user and --project-dir name two different files")
 	}
 	var out []Target
 	if w.User || w.Both {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return nil, invalid("set $HOME", "no home directory for --user: %v", err)
+			return nil, record.Invalidf("set $HOME", "no home directory for --user: %v", err)
 		}
 		out = append(out, Target{Host: host, Scope: ScopeUser, Path: filepath.Join(home, host.Dir, host.File)})
 	}
@@ -97,7 +91,7 @@ func (w Where) Targets(host *Host) ([]Target, error) {
 			return nil, fmt.Errorf("--project-dir %s: %w", dir, err)
 		}
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return nil, invalid("give the project's directory", "--project-dir %s is not a directory", dir)
+			return nil, record.Invalidf("give the project's directory", "--project-dir %s is not a directory", dir)
 		}
 		out = append(out, Target{Host: host, Scope: ScopeProject, Path: filepath.Join(abs, host.Dir, host.File)})
 	}

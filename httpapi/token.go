@@ -19,15 +19,14 @@ func ReadToken(path string) (string, error) {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", &record.ValidationError{Problem: fmt.Sprintf("--token-file: %v", err), Fix: "give a readable file holding the token"}
+		return "", record.Invalidf("give a readable file holding the token", "--token-file: %v", err)
 	}
 	t := strings.TrimSpace(string(b))
 	switch {
 	case len(t) < 16:
-		return "", &record.ValidationError{Problem: fmt.Sprintf("--token-file %s holds %d characters", path, len(t)),
-			Fix: "put a random secret of 16 or more characters in it, e.g. `openssl rand -hex 32 > FILE`"}
+		return "", record.Invalidf("put a random secret of 16 or more characters in it, e.g. `openssl rand -hex 32 > FILE`", "--token-file %s holds %d characters", path, len(t))
 	case strings.ContainsAny(t, " \t\r\n"):
-		return "", &record.ValidationError{Problem: fmt.Sprintf("--token-file %s holds more than one word", path), Fix: "put the token alone on one line"}
+		return "", record.Invalidf("put the token alone on one line", "--token-file %s holds more than one word", path)
 	}
 	return t, nil
 }

@@ -56,6 +56,14 @@ func (e *ValidationError) Error() string {
 	return msg + ": " + e.Fix
 }
 
+// Invalidf is a ValidationError without a field, whose problem (formatted
+// as fmt.Sprintf does) already names what was wrong — a command-line check
+// that names its flag — and fix says how to put it right: its message
+// reads "problem: fix", as the CLI's usage errors do.
+func Invalidf(fix, format string, args ...any) *ValidationError {
+	return &ValidationError{Problem: fmt.Sprintf(format, args...), Fix: fix}
+}
+
 // ErrDamaged: the directory holds a store's data files that its RocksDB
 // metadata does not account for (CURRENT missing, or a manifest that names
 // none of them). Nothing is opened for writing or created over such a

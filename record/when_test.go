@@ -41,7 +41,7 @@ func TestParseWhen(t *testing.T) {
 
 // TestValidationErrorMessage pins the message forms: with a field, and
 // without one (a command-line check whose problem names its flag), which
-// reads like the CLI's usage errors.
+// reads like the CLI's usage errors, as Invalidf makes them.
 func TestValidationErrorMessage(t *testing.T) {
 	for _, c := range []struct {
 		e    ValidationError
@@ -51,6 +51,7 @@ func TestValidationErrorMessage(t *testing.T) {
 		{ValidationError{Field: "as_of", Problem: "bad"}, "as_of: bad"},
 		{ValidationError{Problem: "--alpha 2 is not in (0, 1)", Fix: "give a level such as 0.05"}, "--alpha 2 is not in (0, 1): give a level such as 0.05"},
 		{ValidationError{Problem: "--data is missing"}, "--data is missing"},
+		{*Invalidf("give 0 or more", "--max %d is negative", -1), "--max -1 is negative: give 0 or more"},
 	} {
 		if got := c.e.Error(); got != c.want {
 			t.Errorf("%+v.Error() = %q, want %q", c.e, got, c.want)
