@@ -1,14 +1,12 @@
-package cli
+package benchcmd
 
 import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/benchstore"
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 )
-
-// ablateJSON is `bench ablate --json`.
-type ablateJSON = benchstore.Ablation
 
 type ablateFlags struct {
 	set                               benchstore.Set
@@ -17,7 +15,7 @@ type ablateFlags struct {
 	seed                              uint64
 }
 
-func newBenchAblateCmd(a *App) *cobra.Command {
+func newBenchAblateCmd(a *app.App) *cobra.Command {
 	var f ablateFlags
 	cmd := &cobra.Command{
 		Use:   "ablate --data SET --profile P",
@@ -31,9 +29,9 @@ paired randomization test. A slot earns its place when removing it costs nDCG
 whatever their weight, so they are not ablated here.`,
 		Example: `  cgraph bench ablate --data sets/csn-go --profile pipeline_full
   cgraph bench ablate --data sets/csn-go --profile code_search --mode multi_space --max-queries 500`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.ablate(f)
+			return ablate(a, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -47,24 +45,24 @@ whatever their weight, so they are not ablated here.`,
 	return cmd
 }
 
-func (a *App) ablate(f ablateFlags) (err error) {
+func ablate(a *app.App, f ablateFlags) (err error) {
 	if f.set.Data == "" {
-		return usagef("give the set directory", "--data is missing")
+		return app.Usagef("give the set directory", "--data is missing")
 	}
 	if f.mode != "pipeline" && f.mode != "multi_space" {
-		return usagef("give pipeline or multi_space", "--mode %q", f.mode)
+		return app.Usagef("give pipeline or multi_space", "--mode %q", f.mode)
 	}
 	var p engine.Profile
 	if f.profileFile != "" {
 		if p, err = engine.LoadProfileFile(f.profileFile); err != nil {
-			return &UsageError{Problem: err.Error()}
+			return &app.UsageError{Problem: err.Error()}
 		}
 	} else if p, err = engine.BuiltinProfile(f.profile); err != nil {
-		return &UsageError{Problem: err.Error(), Fix: "see `cgraph profiles`"}
+		return &app.UsageError{Problem: err.Error(), Fix: "see `cgraph profiles`"}
 	}
 	out, err := benchstore.Ablate(a.Context(), benchstore.AblateOptions{
-		Set: f.set, Profile: p, Mode: f.mode, Store: f.store, MaxQueries: f.maxQueries, Seed: f.seed, Open: a.benchOpener(),
-		Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress()})
+		Set: f.set, Profile: p, Mode: f.mode, Store: f.store, MaxQueries: f.maxQueries, Seed: f.seed, Open: benchOpener(a),
+		Progress: a.BenchProgress(), IndexProgress: a.BenchIndexProgress()})
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package cli
+package benchcmd
 
 import (
 	"errors"
@@ -11,12 +11,13 @@ import (
 
 	"github.com/cgraph/cgraph/bench"
 	"github.com/cgraph/cgraph/benchstore"
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 )
 
-func init() { register(newBenchCmd) }
+func init() { app.Register(newBenchCmd) }
 
-func newBenchCmd(a *App) *cobra.Command {
+func newBenchCmd(a *app.App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Build retrieval sets, run benchmarks and compare runs",
@@ -27,14 +28,14 @@ MTEB and CoIR code-retrieval sets (corpus/, queries/, data/ of parquet or JSONL)
   bench prepare   build a CodeSearchNet-style set from a source tree on this machine
   bench run       index a set into a fresh store, run modes × profiles, write reports
   bench compare   paired per-query comparison of two runs (bootstrap CI, randomisation p)`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newBenchPrepareCmd(a), newBenchRunCmd(a), newBenchCompareCmd(a), newBenchAblateCmd(a))
 	return cmd
 }
 
-func newBenchPrepareCmd(a *App) *cobra.Command {
+func newBenchPrepareCmd(a *app.App) *cobra.Command {
 	var o bench.PrepareOptions
 	var hub, split string
 	cmd := &cobra.Command{
@@ -65,12 +66,12 @@ sha256 the hub lists; prepare.json records the commit and the files.`,
   cgraph bench prepare csn-python --src /usr/lib/python3.11 --out sets/csn-py
   cgraph bench prepare csn-java --src /tmp/jdk17-src --out sets/csn-java --max 2000
   cgraph bench prepare mteb:CosQA --out sets/cosqa`,
-		Args: exactArgs(1, "the set kind (csn-go, csn-python, csn-java, csn-javascript or mteb:TASK)"),
+		Args: app.ExactArgs(1, "the set kind (csn-go, csn-python, csn-java, csn-javascript or mteb:TASK)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if task, ok := strings.CutPrefix(args[0], "mteb:"); ok {
-				return a.prepareMTEB(task, o.Out, hub, split)
+				return prepareMTEB(a, task, o.Out, hub, split)
 			}
-			return a.prepareCSN(args[0], o, cmd.Flags().Changed("lang"))
+			return prepareCSN(a, args[0], o, cmd.Flags().Changed("lang"))
 		},
 	}
 	f := cmd.Flags()
@@ -90,7 +91,7 @@ sha256 the hub lists; prepare.json records the commit and the files.`,
 // prepareCSN builds a CodeSearchNet-style set of kind (csn-go,
 // csn-python, csn with --lang) from a source tree; langSet says --lang was
 // given.
-func (a *App) prepareCSN(kind string, o bench.PrepareOptions, langSet bool) error {
+func prepareCSN(a *app.App, kind string, o bench.PrepareOptions, langSet bool) error {
 	o, err := bench.CSNOptions(kind, o, langSet)
 	if err != nil {
 		return err
@@ -109,13 +110,13 @@ func (a *App) prepareCSN(kind string, o bench.PrepareOptions, langSet bool) erro
 
 // prepareMTEB fetches an MTEB task from the hub into out and loads it back,
 // so a set that bench run could not read is reported here.
-func (a *App) prepareMTEB(spec, out, hub, split string) error {
+func prepareMTEB(a *app.App, spec, out, hub, split string) error {
 	task, err := bench.ResolveMTEBTask(spec)
 	if err != nil {
-		return &UsageError{Problem: err.Error(), Fix: "e.g. mteb:CosQA or mteb:CoIR-Retrieval/cosqa@main"}
+		return &app.UsageError{Problem: err.Error(), Fix: "e.g. mteb:CosQA or mteb:CoIR-Retrieval/cosqa@main"}
 	}
 	if out == "" {
-		return usagef("give an output directory with --out DIR", "--out is missing")
+		return app.Usagef("give an output directory with --out DIR", "--out is missing")
 	}
 	res, err := bench.FetchMTEB(a.Context(), bench.FetchOptions{Task: task, Out: out, Endpoint: hub,
 		Progress: func(path string, done, total int) {
@@ -141,28 +142,24 @@ func (a *App) prepareMTEB(spec, out, hub, split string) error {
 	return nil
 }
 
-// benchRetriever builds the retriever `bench run` measures: it indexes into
+// Retriever builds the retriever `bench run` measures: it indexes into
 // a fresh store in cfg.Dir (or reuses one built from the same corpus and
 // models), understands every bench.RunSpec mode and bench.RRFProfileName, and
 // reports the reproducibility fields it knows (models with sha256, stage
 // sizes). close releases the store. It is a variable so tests can measure the
 // command with a small exact retriever.
-var benchRetriever = newEngineRetriever
-
-// benchStoreConfig is what `bench run` tells the retriever about the store
-// and the stage sizes it searches with.
-type benchStoreConfig = benchstore.Config
+var Retriever = newEngineRetriever
 
 // newEngineRetriever is the real bench retriever: a store fingerprinted by
 // the models of --models-dir (benchstore).
-func newEngineRetriever(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Repro, func() error, error) {
-	reg, closeReg, err := a.loadRegistry() // --device and --precision, as every command
+func newEngineRetriever(a *app.App, cfg benchstore.Config) (bench.Retriever, bench.Repro, func() error, error) {
+	reg, closeReg, err := a.LoadRegistry() // --device and --precision, as every command
 	if err != nil {
 		return nil, bench.Repro{}, nil, fmt.Errorf("bench run: %w", err)
 	}
 	r, err := benchstore.New(cfg, reg, closeReg)
 	if err != nil {
-		return nil, bench.Repro{}, nil, errors.Join(err, closeRegistry(closeReg))
+		return nil, bench.Repro{}, nil, errors.Join(err, app.CloseRegistry(closeReg))
 	}
 	for _, st := range reg.Statuses() {
 		if st.State == engine.SlotUnavailable {
@@ -186,7 +183,7 @@ type benchRunFlags struct {
 	feedback                            []int
 }
 
-func newBenchRunCmd(a *App) *cobra.Command {
+func newBenchRunCmd(a *app.App) *cobra.Command {
 	var f benchRunFlags
 	cmd := &cobra.Command{
 		Use:   "run --data DIR",
@@ -215,7 +212,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 --json prints the report without per-query results (report.json has them).`,
 		Example: `  cgraph bench run --data sets/csn-go --profiles code_search,typo_tolerant --modes pipeline,multi_space
   cgraph bench run --data sets/csn-go --queries queries-typos.jsonl --out out/typos --json`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := f.options(a)
 			if err != nil {
@@ -262,9 +259,9 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 // options checks the flags of `bench run` and turns them into the
 // bench's options: the planned runs, the profile files read, the stage
 // sizes.
-func (f *benchRunFlags) options(a *App) (benchstore.RunOptions, error) {
+func (f *benchRunFlags) options(a *app.App) (benchstore.RunOptions, error) {
 	if f.set.Data == "" {
-		return benchstore.RunOptions{}, usagef("give the set directory, e.g. one written by `cgraph bench prepare`", "--data is missing")
+		return benchstore.RunOptions{}, app.Usagef("give the set directory, e.g. one written by `cgraph bench prepare`", "--data is missing")
 	}
 	profiles, custom, err := benchstore.ResolveProfiles(f.profiles)
 	if err != nil {
@@ -272,10 +269,10 @@ func (f *benchRunFlags) options(a *App) (benchstore.RunOptions, error) {
 	}
 	ms, err := bench.ParseMetrics(f.metrics)
 	if err != nil {
-		return benchstore.RunOptions{}, &UsageError{Problem: err.Error(), Fix: "use " + bench.MetricForms}
+		return benchstore.RunOptions{}, &app.UsageError{Problem: err.Error(), Fix: "use " + bench.MetricForms}
 	}
 	if k := bench.MaxCutoff(ms); f.k > 0 && k > f.k {
-		return benchstore.RunOptions{}, usagef(fmt.Sprintf("give --k %d or more", k), "--metrics look %d results deep but --k is %d", k, f.k)
+		return benchstore.RunOptions{}, app.Usagef(fmt.Sprintf("give --k %d or more", k), "--metrics look %d results deep but --k is %d", k, f.k)
 	}
 	runs, err := benchstore.Plan{Modes: f.modes, Profiles: profiles, Embedders: f.embedders, Direction: f.direction, Baselines: !f.noBaselines,
 		Correct: f.correct, Feedback: f.feedback, Baseline: f.baseline, Alpha: f.alpha}.Runs()
@@ -287,31 +284,31 @@ func (f *benchRunFlags) options(a *App) (benchstore.RunOptions, error) {
 		v    int
 	}{{"--recall-k", f.recallK}, {"--filter-k", f.filterK}, {"--fusion-k", f.fusionK}, {"--batch", f.batch}, {"--k", f.k}} {
 		if v.v < 0 {
-			return benchstore.RunOptions{}, usagef("give 0 (the default) or a positive size", "%s %d is negative", v.name, v.v)
+			return benchstore.RunOptions{}, app.Usagef("give 0 (the default) or a positive size", "%s %d is negative", v.name, v.v)
 		}
 	}
 	return benchstore.RunOptions{
 		Set: f.set, Out: f.out, Store: f.store, Profiles: profiles, Baselines: !f.noBaselines,
-		Config: benchStoreConfig{RecallK: f.recallK, FilterK: f.filterK, FusionK: f.fusionK, Batch: f.batch,
+		Config: benchstore.Config{RecallK: f.recallK, FilterK: f.filterK, FusionK: f.fusionK, Batch: f.batch,
 			NoThresholds: f.noThresholds, Profiles: custom},
 		Bench: bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Metrics: f.metrics,
-			Progress: a.benchProgress(), IndexProgress: a.benchIndexProgress(), RunDir: f.runOut,
+			Progress: a.BenchProgress(), IndexProgress: a.BenchIndexProgress(), RunDir: f.runOut,
 			Baseline: f.baseline, Alpha: f.alpha},
 		Command: "cgraph " + strings.Join(os.Args[1:], " "),
-		Open:    a.benchOpener(),
+		Open:    benchOpener(a),
 		Warn:    a.Warnf,
 	}, nil
 }
 
-// benchOpener opens the retriever through benchRetriever (a test's, or
+// benchOpener opens the retriever through Retriever (a test's, or
 // the real one over the installed models).
-func (a *App) benchOpener() benchstore.Opener {
+func benchOpener(a *app.App) benchstore.Opener {
 	return func(cfg benchstore.Config) (bench.Retriever, bench.Repro, func() error, error) {
-		return benchRetriever(a, cfg)
+		return Retriever(a, cfg)
 	}
 }
 
-func newBenchCompareCmd(a *App) *cobra.Command {
+func newBenchCompareCmd(a *app.App) *cobra.Command {
 	var runA, runB, metric string
 	var seed uint64
 	var perQuery bool
@@ -340,13 +337,13 @@ run of the other side, or with --run.`,
 		Example: `  cgraph bench compare out/clean/report.json out/typos/report.json --run pipeline:typo_tolerant
   cgraph bench compare out/report.json out/report.json --run e1_only --run-b pipeline:code_search --metric mrr@10
   cgraph bench compare out/report.json pyserini-bm25.trec --data sets/csn-go --run pipeline:code_search`,
-		Args: exactArgs(2, "two report.json files (or TREC run files)"),
+		Args: app.ExactArgs(2, "two report.json files (or TREC run files)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := bench.ParseMetric(metric); err != nil {
-				return usagef("use "+bench.MetricForms, "--metric %q is not a metric: %v", metric, err)
+				return app.Usagef("use "+bench.MetricForms, "--metric %q is not a metric: %v", metric, err)
 			}
 			if runB != "" && runA == "" {
-				return usagef("give --run too", "--run-b needs --run")
+				return app.Usagef("give --run too", "--run-b needs --run")
 			}
 			ds, err := loadSet(data)
 			if err != nil {

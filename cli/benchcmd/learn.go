@@ -1,9 +1,10 @@
-package cli
+package benchcmd
 
 import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/benchstore"
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 )
 
@@ -15,7 +16,7 @@ type learnFlags struct {
 	seed                              uint64
 }
 
-func newProfilesLearnCmd(a *App) *cobra.Command {
+func newProfilesLearnCmd(a *app.App) *cobra.Command {
 	var f learnFlags
 	cmd := &cobra.Command{
 		Use:   "learn --data SET --out FILE.toml",
@@ -34,9 +35,9 @@ and by bench run --profiles FILE.toml. The store is built as bench run builds it
 (--store, default bench-out/<set>/store) and reused.`,
 		Example: `  cgraph profiles learn --data sets/csn-go --base pipeline_full --out learned-go.toml
   cgraph profiles learn --data sets/csn-py --max-queries 500 --folds 5 --out learned-py.toml --json`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			return a.learnProfile(f)
+			return learnProfile(a, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -56,30 +57,30 @@ and by bench run --profiles FILE.toml. The store is built as bench run builds it
 	return cmd
 }
 
-func (a *App) learnProfile(f learnFlags) (err error) {
+func learnProfile(a *app.App, f learnFlags) (err error) {
 	if f.set.Data == "" || f.out == "" {
-		return usagef("give --data SET and --out FILE.toml", "--data and --out are required")
+		return app.Usagef("give --data SET and --out FILE.toml", "--data and --out are required")
 	}
 	format, err := engine.ProfileFormatOf(f.out)
 	if err != nil {
-		return &UsageError{Problem: err.Error()}
+		return &app.UsageError{Problem: err.Error()}
 	}
 	base, err := engine.BuiltinProfile(f.base)
 	if err != nil {
-		return &UsageError{Problem: err.Error(), Fix: "see `cgraph profiles`"}
+		return &app.UsageError{Problem: err.Error(), Fix: "see `cgraph profiles`"}
 	}
 	switch f.mode {
 	case "pipeline":
 		base.Staged = true
 	case "multi_space":
 	default:
-		return usagef("give pipeline or multi_space", "--mode %q", f.mode)
+		return app.Usagef("give pipeline or multi_space", "--mode %q", f.mode)
 	}
 	if f.holdout < 0 || f.maxQueries < 0 {
-		return usagef("give 0 or a positive count", "--holdout %d --max-queries %d", f.holdout, f.maxQueries)
+		return app.Usagef("give 0 or a positive count", "--holdout %d --max-queries %d", f.holdout, f.maxQueries)
 	}
 	if f.folds < 2 || f.depth < 10 {
-		return usagef("give at least 2 folds and a depth of at least 10", "--folds %d --depth %d", f.folds, f.depth)
+		return app.Usagef("give at least 2 folds and a depth of at least 10", "--folds %d --depth %d", f.folds, f.depth)
 	}
 	slots, err := benchstore.LearnSlots(f.slots)
 	if err != nil {
@@ -87,8 +88,8 @@ func (a *App) learnProfile(f learnFlags) (err error) {
 	}
 	o := benchstore.LearnOptions{
 		Set: f.set, Base: base, Slots: slots, Folds: f.folds, Depth: f.depth, MaxQueries: f.maxQueries, Holdout: f.holdout, Seed: f.seed,
-		Name: f.name, Out: f.out, Format: format, Store: f.store, Open: a.benchOpener(),
-		IndexProgress: a.benchIndexProgress(), SearchProgress: a.countProgress("searching each slot"), Warn: a.Warnf}
+		Name: f.name, Out: f.out, Format: format, Store: f.store, Open: benchOpener(a),
+		IndexProgress: a.BenchIndexProgress(), SearchProgress: a.CountProgress("searching each slot"), Warn: a.Warnf}
 	l, err := benchstore.Learn(a.Context(), o)
 	if err != nil {
 		return err

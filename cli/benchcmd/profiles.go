@@ -1,4 +1,4 @@
-package cli
+package benchcmd
 
 import (
 	"fmt"
@@ -8,10 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 )
 
-func init() { register(newProfilesCmd) }
+func init() { app.Register(newProfilesCmd) }
 
 // profileJSON is one element of `profiles --json`. Weights has every slot
 // E1…E13 in slot order (engine.Weights.MarshalJSON).
@@ -36,7 +37,7 @@ func toProfileJSON(p engine.Profile, builtin bool) profileJSON {
 	return j
 }
 
-func newProfilesCmd(a *App) *cobra.Command {
+func newProfilesCmd(a *app.App) *cobra.Command {
 	var file string
 	cmd := &cobra.Command{
 		Use:   "profiles",
@@ -56,7 +57,7 @@ how a profile acts:
 		Example: `  cgraph profiles
   cgraph --json profiles | jq '.[] | select(.name == "causal_reasoning").weights'
   cgraph profiles --file my_profile.toml`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var list []engine.Profile
 			builtin := file == ""
@@ -65,7 +66,7 @@ how a profile acts:
 			} else {
 				p, err := engine.LoadProfileFile(file)
 				if err != nil {
-					return &UsageError{Problem: fmt.Sprintf("--file: %v", err), Fix: "fix the file; `cgraph profiles --help` shows the format"}
+					return &app.UsageError{Problem: fmt.Sprintf("--file: %v", err), Fix: "fix the file; `cgraph profiles --help` shows the format"}
 				}
 				list = []engine.Profile{p}
 			}
@@ -76,7 +77,7 @@ how a profile acts:
 				}
 				return a.PrintJSON(out)
 			}
-			return a.printProfiles(list)
+			return printProfiles(a, list)
 		},
 	}
 	cmd.Flags().StringVar(&file, "file", "", "validate and show a custom profile file (.toml, .yaml, .yml)")
@@ -87,7 +88,7 @@ how a profile acts:
 
 // printProfiles writes the profiles as a table: one row per profile, one
 // column per slot (a dot for weight 0), the flags and the description.
-func (a *App) printProfiles(list []engine.Profile) error {
+func printProfiles(a *app.App, list []engine.Profile) error {
 	width := len("profile")
 	for _, p := range list {
 		width = max(width, len(p.Name))

@@ -1,4 +1,4 @@
-package cli
+package hookscmd
 
 import (
 	"errors"
@@ -9,15 +9,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/hooks"
 	"github.com/cgraph/cgraph/hookstate"
 	"github.com/cgraph/cgraph/ops"
 )
 
-func init() { register(newHookCmd) }
+func init() { app.Register(newHookCmd) }
 
-func newHookCmd(a *App) *cobra.Command {
+func newHookCmd(a *app.App) *cobra.Command {
 	var budget int
 	cmd := &cobra.Command{
 		Use:   "hook HOST EVENT",
@@ -51,7 +52,7 @@ $XDG_STATE_HOME/cgraph/hooks.log (~/.local/state/cgraph/hooks.log).`,
 				hookstate.Logf("hook %s: give the host and the event, e.g. cgraph hook claude-code SessionStart", strings.Join(args, " "))
 				return nil
 			}
-			if err := a.hook(cmd, args[0], args[1], budget); err != nil {
+			if err := hook(a, cmd, args[0], args[1], budget); err != nil {
 				hookstate.Logf("%s %s: %v", args[0], args[1], err)
 			}
 			return nil // never fail the agent
@@ -62,9 +63,9 @@ $XDG_STATE_HOME/cgraph/hooks.log (~/.local/state/cgraph/hooks.log).`,
 }
 
 // hook handles one event; its error is logged, never returned to the host.
-func (a *App) hook(cmd *cobra.Command, host, event string, budget int) error {
+func hook(a *app.App, cmd *cobra.Command, host, event string, budget int) error {
 	if host == "claude-code" && isCaptureDrain(event) {
-		return a.drainCaptures(cmd)
+		return drainCaptures(a, cmd)
 	}
 	raw, err := io.ReadAll(io.LimitReader(a.Stdin, hooks.MaxInput))
 	if err != nil {
@@ -85,17 +86,17 @@ func (a *App) hook(cmd *cobra.Command, host, event string, budget int) error {
 	if project == "" {
 		project = hooks.ProjectOf(ev.CWD)
 	}
-	search := func(req engine.SearchRequest) (ops.SearchAnswer, error) { return a.search(cmd, req) }
+	search := func(req engine.SearchRequest) (ops.SearchAnswer, error) { return a.Search(cmd, req) }
 	var text string
 	switch event {
 	case "SessionStart":
-		text, err = a.hookBrief(cmd, project, budget)
+		text, err = hookBrief(a, cmd, project, budget)
 	case "UserPromptSubmit":
 		text, err = hooks.Prompt(ev, project, search)
 	case "PostToolUse":
 		text, err = hooks.File(ev, project, search)
 	case "Stop", "PreCompact", "SessionEnd", "SubagentStop":
-		return a.hookCapture(ev, project, event == "SessionEnd")
+		return hookCapture(a, ev, project, event == "SessionEnd")
 	default:
 		return nil // an event cgraph does not use
 	}
@@ -107,15 +108,15 @@ func (a *App) hook(cmd *cobra.Command, host, event string, budget int) error {
 
 // hookBrief is a session start's context: ops.Brief through the server
 // when one runs, else over the store's records (no model is loaded).
-func (a *App) hookBrief(cmd *cobra.Command, project string, budget int) (string, error) {
+func hookBrief(a *app.App, cmd *cobra.Command, project string, budget int) (string, error) {
 	req := ops.BriefRequest{Project: project, Budget: budget}
 	var ans ops.ContextAnswer
-	if srv, ok := a.server(cmd); ok {
-		err := srv.post(a.Context(), "/v1/brief", map[string]any{"project": project, "budget": budget}, &ans)
+	if srv, ok := a.Server(cmd); ok {
+		err := srv.Post(a.Context(), "/v1/brief", map[string]any{"project": project, "budget": budget}, &ans)
 		if err == nil {
 			return hooks.BriefText(ans), nil
 		}
-		if !errors.Is(err, errNoServer) {
+		if !errors.Is(err, app.ErrNoServer) {
 			return "", err
 		}
 	}
@@ -127,7 +128,7 @@ func (a *App) hookBrief(cmd *cobra.Command, project string, budget int) (string,
 		return "", err
 	}
 	defer e.Close()
-	req.Tokens = a.tokenCounter()
+	req.Tokens = a.TokenCounter()
 	if ans, err = ops.Brief(a.Context(), e, req); err != nil {
 		return "", err
 	}

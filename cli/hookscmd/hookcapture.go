@@ -1,4 +1,4 @@
-package cli
+package hookscmd
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/capture/queue"
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/hooks"
 	"github.com/cgraph/cgraph/hookstate"
 	"github.com/cgraph/cgraph/ops"
@@ -25,7 +26,7 @@ func captureQueue() queue.Queue {
 }
 
 // hookCapture queues the event's transcript and starts a drain.
-func (a *App) hookCapture(ev hooks.Input, project string, final bool) error {
+func hookCapture(a *app.App, ev hooks.Input, project string, final bool) error {
 	if ev.TranscriptPath == "" {
 		return nil
 	}
@@ -65,7 +66,7 @@ func startDrain(db string) error {
 // drainCaptures ingests every queued transcript of this store and removes
 // the entries done; it stops at the first failure (the entries stay).
 // Capture never runs in the agent's time: the hook only queues (capture/queue).
-func (a *App) drainCaptures(cmd *cobra.Command) error {
+func drainCaptures(a *app.App, cmd *cobra.Command) error {
 	db, err := filepath.Abs(a.DBDir)
 	if err != nil {
 		return err
@@ -74,7 +75,7 @@ func (a *App) drainCaptures(cmd *cobra.Command) error {
 	if err != nil || len(todo) == 0 {
 		return err
 	}
-	ingest, done, err := a.ingester(cmd)
+	ingest, done, err := ingester(a, cmd)
 	if err != nil {
 		return err
 	}
@@ -90,18 +91,18 @@ func (a *App) drainCaptures(cmd *cobra.Command) error {
 
 // ingester ingests through the server when one answers, else through the
 // store opened for writing here (ErrStoreInUse when another writer has it).
-func (a *App) ingester(cmd *cobra.Command) (func(ops.IngestRequest) (ops.IngestReport, error), func(), error) {
-	if srv, ok := a.server(cmd); ok {
+func ingester(a *app.App, cmd *cobra.Command) (func(ops.IngestRequest) (ops.IngestReport, error), func(), error) {
+	if srv, ok := a.Server(cmd); ok {
 		probe := func(r ops.IngestRequest) (ops.IngestReport, error) {
 			var rep ops.IngestReport
-			err := srv.post(a.Context(), "/v1/ingest", r, &rep)
+			err := srv.Post(a.Context(), "/v1/ingest", r, &rep)
 			return rep, err
 		}
 		return probe, func() {}, nil
 	}
 	// Turns are stored with the model-free slots (found by keyword search
 	// at once) and every model slot is filled before the drain exits.
-	s, err := a.openStore(storeOpen{write: true, deferAll: true, manualFill: true})
+	s, err := a.Open(app.StoreOpen{Write: true, DeferAll: true, ManualFill: true})
 	var inUse *record.StoreInUseError
 	if errors.As(err, &inUse) {
 		return nil, nil, fmt.Errorf("the store is in use by process %d and no cgraph serve answers: the transcripts stay queued", inUse.PID)
@@ -110,11 +111,11 @@ func (a *App) ingester(cmd *cobra.Command) (func(ops.IngestRequest) (ops.IngestR
 		return nil, nil, err
 	}
 	done := func() {
-		if err := a.fillPending(s); err != nil {
+		if err := a.FillPending(s); err != nil {
 			hookstate.Logf("claude-code capture: fill the model slots: %v (the next writer resumes it)", err)
 		}
 		var cerr error
-		a.closeStore(s, &cerr)
+		a.CloseStore(s, &cerr)
 		if cerr != nil {
 			hookstate.Logf("claude-code capture: %v", cerr)
 		}

@@ -1,16 +1,17 @@
-package cli
+package hookscmd
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/hookconfig"
 	"github.com/cgraph/cgraph/hooks"
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newHooksCmd) }
+func init() { app.Register(newHooksCmd) }
 
 // hooksFlags are the flags install, uninstall and status share.
 type hooksFlags struct {
@@ -32,12 +33,12 @@ func (fl *hooksFlags) where(both bool) hookconfig.Where {
 // executable, and --db/--models-dir when the user chose them (flag or
 // environment), as absolute paths, so the hook uses this store wherever
 // the host starts it.
-func (a *App) hookCommandFor(cmd *cobra.Command, binary string) (hookconfig.Command, error) {
+func hookCommandFor(a *app.App, cmd *cobra.Command, binary string) (hookconfig.Command, error) {
 	var c hookconfig.Command
 	if binary == "" {
 		exe, err := os.Executable()
 		if err != nil {
-			return c, usagef("give --binary PATH, the cgraph the hooks run", "cannot find this program's path: %v", err)
+			return c, app.Usagef("give --binary PATH, the cgraph the hooks run", "cannot find this program's path: %v", err)
 		}
 		binary = exe
 	}
@@ -63,7 +64,7 @@ func (a *App) hookCommandFor(cmd *cobra.Command, binary string) (hookconfig.Comm
 	return c, nil
 }
 
-func newHooksCmd(a *App) *cobra.Command {
+func newHooksCmd(a *app.App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hooks",
 		Short: "Install, remove and show cgraph's hooks in Claude Code and Cursor",
@@ -86,7 +87,7 @@ since. Turn one hook off with uninstall --event EVENT.`,
   cgraph hooks install cursor --dry-run
   cgraph hooks uninstall claude-code --event PostToolUse
   cgraph hooks status`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newHooksChangeCmd(a, true), newHooksChangeCmd(a, false), newHooksStatusCmd(a))
@@ -102,13 +103,13 @@ func eventsHelp(host string) string {
 // hostArg is the one HOST argument install and uninstall take.
 func hostArg(cmd *cobra.Command, args []string) error {
 	if len(args) != 1 {
-		return usagef("give "+hookconfig.HostNames()+", e.g. `"+cmd.CommandPath()+" claude-code`", "%s needs one host, got %d arguments", cmd.CommandPath(), len(args))
+		return app.Usagef("give "+hookconfig.HostNames()+", e.g. `"+cmd.CommandPath()+" claude-code`", "%s needs one host, got %d arguments", cmd.CommandPath(), len(args))
 	}
 	_, err := hookconfig.FindHost(args[0])
 	return err
 }
 
-func newHooksChangeCmd(a *App, install bool) *cobra.Command {
+func newHooksChangeCmd(a *app.App, install bool) *cobra.Command {
 	var fl hooksFlags
 	verb, short := "uninstall", "Remove cgraph's hooks from a host's configuration (others stay)"
 	if install {
@@ -132,7 +133,7 @@ func newHooksChangeCmd(a *App, install bool) *cobra.Command {
 			t := targets[0]
 			var hc hookconfig.Command
 			if install {
-				if hc, err = a.hookCommandFor(cmd, fl.binary); err != nil {
+				if hc, err = hookCommandFor(a, cmd, fl.binary); err != nil {
 					return err
 				}
 				if c, _, ferr := cmd.Root().Find([]string{"hook"}); fl.binary == "" && (ferr != nil || c.Name() != "hook") {

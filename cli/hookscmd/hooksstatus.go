@@ -1,20 +1,24 @@
-package cli
+package hookscmd
 
 import (
 	"strings"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/hookconfig"
 	"github.com/cgraph/cgraph/serverfile"
 	"github.com/spf13/cobra"
 )
 
-// hooksStatus is hooks status --json.
-type hooksStatus struct {
+// Status is what `cgraph hooks status --json` prints: each file's hooks
+// and whether a server runs for each store they use.
+type Status struct {
 	Targets []hookconfig.TargetStatus `json:"targets"`
-	Servers []hooksServerStatus       `json:"servers"`
+	Servers []ServerStatus            `json:"servers"`
 }
 
-type hooksServerStatus struct {
+// ServerStatus says whether a cgraph serve runs for a store the hooks use,
+// and where.
+type ServerStatus struct {
 	DB      string `json:"db"`
 	Running bool   `json:"running"`
 	URL     string `json:"url,omitempty"`
@@ -22,7 +26,7 @@ type hooksServerStatus struct {
 	Version string `json:"version,omitempty"`
 }
 
-func newHooksStatusCmd(a *App) *cobra.Command {
+func newHooksStatusCmd(a *app.App) *cobra.Command {
 	var fl hooksFlags
 	cmd := &cobra.Command{
 		Use:   "status [claude-code|cursor]",
@@ -34,7 +38,7 @@ a cgraph serve is running for each store the hooks use. It changes nothing; it e
 when a file cannot be read or is not valid JSON.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
-				return usagef("give at most one host: "+hookconfig.HostNames(), "%s takes at most one host, got %d", cmd.CommandPath(), len(args))
+				return app.Usagef("give at most one host: "+hookconfig.HostNames(), "%s takes at most one host, got %d", cmd.CommandPath(), len(args))
 			}
 			if len(args) == 1 {
 				_, err := hookconfig.FindHost(args[0])
@@ -49,12 +53,12 @@ when a file cannot be read or is not valid JSON.`,
 				h, _ := hookconfig.FindHost(args[0]) // Args checked it
 				hosts = []*hookconfig.Host{h}
 			}
-			st, broken, err := a.hooksStatus(&fl, hosts)
+			st, broken, err := readHooksStatus(a, &fl, hosts)
 			if err != nil {
 				return err
 			}
 			if len(broken) > 0 {
-				err = &exitError{code: ExitError, msg: strings.Join(broken, "; ")}
+				err = &app.ExitCodeError{Code: app.ExitError, Msg: strings.Join(broken, "; ")}
 			}
 			if a.JSON {
 				if perr := a.PrintJSON(st); perr != nil {
@@ -74,10 +78,10 @@ when a file cannot be read or is not valid JSON.`,
 	return cmd
 }
 
-// hooksStatus reads every file of hosts the flags name, and says whether
+// readHooksStatus reads every file of hosts the flags name, and says whether
 // a server runs for each store the installed hooks use (the default store
 // when none is installed); broken are the files that could not be read.
-func (a *App) hooksStatus(fl *hooksFlags, hosts []*hookconfig.Host) (st hooksStatus, broken []string, err error) {
+func readHooksStatus(a *app.App, fl *hooksFlags, hosts []*hookconfig.Host) (st Status, broken []string, err error) {
 	var targets []hookconfig.Target
 	for _, h := range hosts {
 		ts, err := fl.where(true).Targets(h)
@@ -89,7 +93,7 @@ func (a *App) hooksStatus(fl *hooksFlags, hosts []*hookconfig.Host) (st hooksSta
 	var stores []string
 	st.Targets, stores, broken = hookconfig.Survey(targets, a.DBDir)
 	for _, db := range stores {
-		s := hooksServerStatus{DB: db}
+		s := ServerStatus{DB: db}
 		if info, ok := serverfile.Read(db); ok {
 			s.Running, s.URL, s.PID, s.Version = true, info.URL, info.PID, info.Version
 		}
@@ -100,7 +104,7 @@ func (a *App) hooksStatus(fl *hooksFlags, hosts []*hookconfig.Host) (st hooksSta
 
 // printHooksStatus prints hooks status: the files' hooks, then whether a
 // server runs for each store they use.
-func printHooksStatus(a *App, st hooksStatus) error {
+func printHooksStatus(a *app.App, st Status) error {
 	if err := hookconfig.WriteStatus(a.Stdout, st.Targets); err != nil {
 		return err
 	}

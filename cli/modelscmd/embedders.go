@@ -1,4 +1,4 @@
-package cli
+package modelscmd
 
 import (
 	"errors"
@@ -9,14 +9,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/models/runtime"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
-func init() { register(newEmbeddersCmd) }
+func init() { app.Register(newEmbeddersCmd) }
 
-func newEmbeddersCmd(a *App) *cobra.Command {
+func newEmbeddersCmd(a *app.App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "embedders",
 		Short: "Show the 13 embedder slots: model, dims, index and whether each is ready",
@@ -39,9 +40,9 @@ read-only) each slot also shows its index, document count and RAM, and the
 producer recorded in the store, marked when it differs from the installed one
 (then "cgraph reembed --slot Ek" recomputes it). Without a store the index is
 "-" and docs 0.`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			rows, note, err := a.embedderRows()
+			rows, note, err := embedderRows(a)
 			if err != nil {
 				return err
 			}
@@ -51,28 +52,28 @@ producer recorded in the store, marked when it differs from the installed one
 			if a.JSON {
 				return a.PrintJSON(rows)
 			}
-			return a.printEmbedders(rows)
+			return printEmbedders(a, rows)
 		},
 	}
 }
 
 // embedderRows reports the 13 slots from the store at a.DBDir, or from the
 // registry alone when there is no store (note says so).
-func (a *App) embedderRows() (rows []ops.EmbedderRow, note string, err error) {
-	reg, closeReg, err := a.loadRegistryOpen(a.Device == string(runtime.DeviceCUDA))
+func embedderRows(a *app.App) (rows []ops.EmbedderRow, note string, err error) {
+	reg, closeReg, err := a.LoadRegistryOpen(a.Device == string(runtime.DeviceCUDA))
 	if err != nil {
 		return nil, "", err
 	}
 	// Open despite producer mismatches: showing them is this command's job.
-	s, err := a.openStoreWith(reg, closeReg, storeOpen{reembed: true})
+	s, err := a.OpenStoreWith(reg, closeReg, app.StoreOpen{Reembed: true})
 	if errors.Is(err, record.ErrNoStore) {
 		return ops.RegistryRows(reg.Statuses()), fmt.Sprintf("no store at %s: showing the installed embedders only (index -, docs 0)", a.DBDir),
-			closeRegistry(closeReg)
+			app.CloseRegistry(closeReg)
 	}
 	if err != nil {
-		return nil, "", errors.Join(err, closeRegistry(closeReg))
+		return nil, "", errors.Join(err, app.CloseRegistry(closeReg))
 	}
-	defer a.closeStore(s, &err)
+	defer a.CloseStore(s, &err)
 	rows = ops.StoreRows(s.Slots())
 	pending, err := s.PendingBySlot(a.Context())
 	if err != nil {
@@ -87,7 +88,7 @@ func (a *App) embedderRows() (rows []ops.EmbedderRow, note string, err error) {
 // printEmbedders writes the slots as a table (slot, name, status, model,
 // dims, docs, index), then each slot's representation, then why each slot
 // that is not ready is not (status "fallback: …" or "unavailable: …").
-func (a *App) printEmbedders(rows []ops.EmbedderRow) error {
+func printEmbedders(a *app.App, rows []ops.EmbedderRow) error {
 	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "slot\tname\tstatus\tmodel\tdims\tdocs\tindex\tdevice\n")
 	for _, r := range rows {

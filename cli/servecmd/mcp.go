@@ -1,4 +1,4 @@
-package cli
+package servecmd
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/httpapi"
 	"github.com/cgraph/cgraph/mcpserver"
@@ -17,7 +18,7 @@ import (
 	"github.com/cgraph/cgraph/serverfile"
 )
 
-func init() { register(newMCPCmd) }
+func init() { app.Register(newMCPCmd) }
 
 // mcpHelp is cgraph mcp's long help: the transports, --project, and how
 // sessions share a store (a serve's relay, one writer).
@@ -41,7 +42,7 @@ writing cgraph command) open the store read-only: their read tools see the write
 memories, and their write tools (store_memory, update_memory, link_memories, delete_memory)
 answer with an error that names the writing process.`
 
-func newMCPCmd(a *App) *cobra.Command {
+func newMCPCmd(a *app.App) *cobra.Command {
 	var httpAddr, tools string
 	var allowRemote bool
 	cmd := &cobra.Command{
@@ -51,8 +52,8 @@ func newMCPCmd(a *App) *cobra.Command {
 		Example: `  claude mcp add cgraph -- cgraph mcp --db ~/.local/share/cgraph/default
   claude mcp add cgraph -- cgraph mcp --project myrepo --tools core
   cgraph mcp --http 127.0.0.1:8765`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.mcp(tools, httpAddr, allowRemote) },
+		Args: app.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMCP(a, tools, httpAddr, allowRemote) },
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this address (host:port, loopback unless --allow-remote) instead of stdio")
 	cmd.Flags().StringVar(&tools, "tools", mcpserver.ToolsFull, "tool set: full (every tool) or core (8 tools: store, update, link, search, context, recent, get, delete)")
@@ -60,10 +61,10 @@ func newMCPCmd(a *App) *cobra.Command {
 	return cmd
 }
 
-// mcp is cgraph mcp: it relays the session to the cgraph serve of the
+// runMCP is cgraph mcp: it relays the session to the cgraph serve of the
 // store when one answers (unless --http, --read-only or
 // CGRAPH_NO_SERVER), else serves it here, on stdio or on httpAddr.
-func (a *App) mcp(tools, httpAddr string, allowRemote bool) error {
+func runMCP(a *app.App, tools, httpAddr string, allowRemote bool) error {
 	if err := checkTools(tools); err != nil {
 		return err
 	}
@@ -75,18 +76,18 @@ func (a *App) mcp(tools, httpAddr string, allowRemote bool) error {
 	if httpAddr == "" && !a.ReadOnly && os.Getenv("CGRAPH_NO_SERVER") == "" {
 		if info, ok := serverfile.Read(a.DBDir); ok && (!info.Token || hasClientToken()) {
 			a.Warnf("store %s is served by cgraph serve at %s (pid %d): relaying this MCP session to it", a.DBDir, info.URL, info.PID)
-			return mcpserver.Bridge(a.Context(), a.Stdin, a.Stdout, mcpserver.BridgeOptions{URL: info.URL, Project: a.Project, Tools: tools, Token: clientToken})
+			return mcpserver.Bridge(a.Context(), a.Stdin, a.Stdout, mcpserver.BridgeOptions{URL: info.URL, Project: a.Project, Tools: tools, Token: app.ClientToken})
 		}
 	}
 	if httpAddr == "" {
-		return a.serveStdioMCP(tools)
+		return serveStdioMCP(a, tools)
 	}
 	ln, err := listenMCP(httpAddr, allowRemote)
 	if err != nil {
 		return err
 	}
 	defer ln.Close() // Serve closes it first; a second close's error means nothing
-	return a.serveHTTPMCP(ln, tools)
+	return serveHTTPMCP(a, ln, tools)
 }
 
 // serveHTTPMCP serves MCP over streamable HTTP on ln. The handshake does
@@ -94,19 +95,19 @@ func (a *App) mcp(tools, httpAddr string, allowRemote bool) error {
 // initializes and lists the tools, and the first search waits for them
 // (sessions open on first use). The store closes only after the warm-up
 // has stopped.
-func (a *App) serveHTTPMCP(ln net.Listener, tools string) (err error) {
-	s, writer, err := a.openStoreForMCP()
+func serveHTTPMCP(a *app.App, ln net.Listener, tools string) (err error) {
+	s, writer, err := openStoreForMCP(a)
 	if err != nil {
 		return err
 	}
-	defer a.closeStore(s, &err)
+	defer a.CloseStore(s, &err)
 	warmed := make(chan struct{})
 	go func() {
 		defer close(warmed)
-		a.warm(s)
+		warm(a, s)
 	}()
 	defer func() { <-warmed }()
-	srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project})
+	srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, WriterPID: writer, Tokens: a.TokenCounter(), Tools: tools, Project: a.Project})
 	hosts, err := httpapi.NewHosts(ln.Addr().String(), nil)
 	if err != nil {
 		return err // ln's own address: cannot be malformed
@@ -116,7 +117,7 @@ func (a *App) serveHTTPMCP(ln net.Listener, tools string) (err error) {
 
 // warm loads the models of s and says why it could not, unless the run is
 // stopping (the first search then loads them).
-func (a *App) warm(s *engine.Engine) {
+func warm(a *app.App, s *engine.Engine) {
 	if err := s.Warm(a.Context()); err != nil && a.Context().Err() == nil {
 		a.Warnf("warming the models: %v (the first search loads them)", err)
 	}
@@ -126,33 +127,33 @@ func (a *App) warm(s *engine.Engine) {
 // handshake and tools/list are answered at once while the store opens (and
 // then the models warm up) in the background; the first tool call waits for
 // the store. The store closes after the session, once the warm-up stopped.
-func (a *App) serveStdioMCP(tools string) (err error) {
+func serveStdioMCP(a *app.App, tools string) (err error) {
 	ls := mcpserver.NewLazyStore(a.DBDir)
 	warmed := make(chan struct{})
 	go func() {
 		defer close(warmed)
-		s, writer, err := a.openStoreForMCP()
+		s, writer, err := openStoreForMCP(a)
 		ls.Set(s, writer, err)
 		if err != nil {
 			a.Warnf("open the store: %v", err)
 			return
 		}
-		a.warm(s)
+		warm(a, s)
 	}()
 	defer func() {
 		<-warmed
 		if s, oerr := ls.Opened(); oerr == nil && s != nil {
-			a.closeStore(s, &err)
+			a.CloseStore(s, &err)
 		}
 	}()
-	srv := mcpserver.New(ls, mcpserver.Options{Version: engine.Version, Tokens: a.tokenCounter(), Tools: tools, Project: a.Project})
+	srv := mcpserver.New(ls, mcpserver.Options{Version: engine.Version, Tokens: a.TokenCounter(), Tools: tools, Project: a.Project})
 	return srv.Serve(a.Context(), a.Stdin, a.Stdout)
 }
 
 // checkTools validates --tools.
 func checkTools(t string) error {
 	if t != mcpserver.ToolsFull && t != mcpserver.ToolsCore {
-		return usagef("give --tools full or --tools core", "--tools %q is not a tool set", t)
+		return app.Usagef("give --tools full or --tools core", "--tools %q is not a tool set", t)
 	}
 	return nil
 }
@@ -160,8 +161,8 @@ func checkTools(t string) error {
 // openStoreForMCP opens the store for writing, or read-only when --read-only
 // is given or another process holds the writer lock; writer is then that
 // process's pid (0 if unknown).
-func (a *App) openStoreForMCP() (s *engine.Engine, writer int, err error) {
-	s, err = writerElseReader(a.ReadOnly, a.OpenStore, func(inUse *record.StoreInUseError) {
+func openStoreForMCP(a *app.App) (s *engine.Engine, writer int, err error) {
+	s, err = app.WriterElseReader(a.ReadOnly, a.OpenStore, func(inUse *record.StoreInUseError) {
 		a.Warnf("store %s is in use by process %d: serving read-only; store_memory, update_memory, link_memories and delete_memory will be refused", a.DBDir, inUse.PID)
 		writer = inUse.PID
 	})
@@ -172,10 +173,10 @@ func (a *App) openStoreForMCP() (s *engine.Engine, writer int, err error) {
 func listenMCP(addr string, allowRemote bool) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, usagef("give host:port, e.g. 127.0.0.1:8765", "--http %q: %v", addr, err)
+		return nil, app.Usagef("give host:port, e.g. 127.0.0.1:8765", "--http %q: %v", addr, err)
 	}
 	if !allowRemote && !httpapi.IsLoopback(host) {
-		return nil, usagef("use 127.0.0.1:PORT or localhost:PORT, or add --allow-remote if the network is trusted (the tools have no authentication)",
+		return nil, app.Usagef("use 127.0.0.1:PORT or localhost:PORT, or add --allow-remote if the network is trusted (the tools have no authentication)",
 			"--http %s is not a loopback address", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -189,7 +190,7 @@ func listenMCP(addr string, allowRemote bool) (net.Listener, error) {
 // then shuts down gracefully: the listener closes at once and requests in
 // flight get up to shutdownGrace to finish, before the caller closes the
 // store.
-func serveHTTP(a *App, h http.Handler, ln net.Listener, what string) error {
+func serveHTTP(a *app.App, h http.Handler, ln net.Listener, what string) error {
 	// No WriteTimeout: MCP streams answers over long-lived responses. A
 	// client must send its request, body included, within ReadTimeout (a
 	// slow or stalled body must not hold a connection for minutes: 30 s
@@ -218,6 +219,6 @@ const shutdownGrace = 30 * time.Second
 // hasClientToken reports whether $CGRAPH_TOKEN_FILE gives a token to send
 // to a server that wants one.
 func hasClientToken() bool {
-	_, ok := clientToken()
+	_, ok := app.ClientToken()
 	return ok
 }

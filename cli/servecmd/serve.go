@@ -1,4 +1,4 @@
-package cli
+package servecmd
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/httpapi"
 	"github.com/cgraph/cgraph/mcpserver"
@@ -19,7 +20,7 @@ import (
 	"github.com/cgraph/cgraph/serverfile"
 )
 
-func init() { register(newServeCmd) }
+func init() { app.Register(newServeCmd) }
 
 // DefaultServeAddr is cgraph serve's address when --addr is not given.
 const DefaultServeAddr = "127.0.0.1:7411"
@@ -78,7 +79,7 @@ type serveFlags struct {
 	maintainPolicy                      string
 }
 
-func newServeCmd(a *App) *cobra.Command {
+func newServeCmd(a *app.App) *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -88,15 +89,15 @@ func newServeCmd(a *App) *cobra.Command {
   cgraph serve --install      # a systemd user unit (Linux) or launchd agent (macOS) that keeps it running
   cgraph serve --addr 0.0.0.0:7411 --token-file ~/.config/cgraph/token
   curl -s localhost:7411/v1/search -d '{"query": "why did the build fail", "top_k": 5}'`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.install || f.uninstall || f.now {
 				if f.install == f.uninstall {
-					return usagef("give --install, or --uninstall (with --now to run systemctl/launchctl too)", "serve needs exactly one of --install and --uninstall here")
+					return app.Usagef("give --install, or --uninstall (with --now to run systemctl/launchctl too)", "serve needs exactly one of --install and --uninstall here")
 				}
-				return a.serveService(cmd, f.install, f.now) // service.go
+				return serveService(a, cmd, f.install, f.now) // service.go
 			}
-			return a.serve(f)
+			return serve(a, f)
 		},
 	}
 	cmd.Flags().StringVar(&f.addr, "addr", DefaultServeAddr, "address to listen on (host:port); not loopback needs --token-file")
@@ -126,14 +127,14 @@ type serveSettings struct {
 
 // check validates serve's flags together and reads the files they name.
 // It starts nothing.
-func (f serveFlags) check(a *App) (serveSettings, error) {
+func (f serveFlags) check(a *app.App) (serveSettings, error) {
 	var st serveSettings
 	if err := checkTools(f.tools); err != nil {
 		return st, err
 	}
 	conflicts, err := record.ParseConflictPolicy(f.onConflict)
 	if err != nil {
-		return st, &UsageError{Problem: "--on-conflict: " + err.Error(), Fix: "give report or supersede-newer"}
+		return st, &app.UsageError{Problem: "--on-conflict: " + err.Error(), Fix: "give report or supersede-newer"}
 	}
 	if err := record.CheckProject(a.Project); err != nil {
 		return st, err // a *record.ValidationError: exit 2
@@ -151,10 +152,10 @@ func (f serveFlags) check(a *App) (serveSettings, error) {
 	}
 	host, _, err := net.SplitHostPort(f.addr)
 	if err != nil {
-		return st, usagef("give host:port, e.g. "+DefaultServeAddr, "--addr %q: %v", f.addr, err)
+		return st, app.Usagef("give host:port, e.g. "+DefaultServeAddr, "--addr %q: %v", f.addr, err)
 	}
 	if !httpapi.IsLoopback(host) && token == "" {
-		return st, usagef("give --token-file FILE (a file holding a secret token) to serve beyond this machine, or use 127.0.0.1:PORT",
+		return st, app.Usagef("give --token-file FILE (a file holding a secret token) to serve beyond this machine, or use 127.0.0.1:PORT",
 			"--addr %s is not a loopback address and no token protects it", f.addr)
 	}
 	return serveSettings{conflicts: conflicts, policy: policy, token: token}, nil
@@ -163,7 +164,7 @@ func (f serveFlags) check(a *App) (serveSettings, error) {
 // serve is cgraph serve: it checks the flags, listens, opens and warms
 // the store, starts the maintenance schedule, writes the server file the
 // CLI finds the server by, and serves until the run's context ends.
-func (a *App) serve(f serveFlags) (err error) {
+func serve(a *app.App, f serveFlags) (err error) {
 	st, err := f.check(a)
 	if err != nil {
 		return err
@@ -175,21 +176,21 @@ func (a *App) serve(f serveFlags) (err error) {
 	defer ln.Close() // Serve closes it first; a second close's error means nothing
 	hosts, err := httpapi.NewHosts(ln.Addr().String(), f.allowedHosts)
 	if err != nil {
-		return usagef("give --allowed-hosts a comma-separated list of bare names or addresses, e.g. --allowed-hosts memory.internal,10.0.0.5", "--allowed-hosts: %v", err)
+		return app.Usagef("give --allowed-hosts a comma-separated list of bare names or addresses, e.g. --allowed-hosts memory.internal,10.0.0.5", "--allowed-hosts: %v", err)
 	}
-	s, err := a.openStore(storeOpen{write: true, deferSlots: f.deferSlots, onConflict: st.conflicts})
+	s, err := a.Open(app.StoreOpen{Write: true, DeferSlots: f.deferSlots, OnConflict: st.conflicts})
 	if err != nil {
 		return err
 	}
-	defer a.closeStore(s, &err)
+	defer a.CloseStore(s, &err)
 	s.StartFiller() // completes slots deferred writes left pending, now or before a restart
 	if err := s.Warm(a.Context()); err != nil {
 		return err
 	}
-	sched, stop := a.startSchedule(s, f, st.policy)
+	sched, stop := startSchedule(a, s, f, st.policy)
 	defer stop() // before the store closes: a run in flight stops between actions
 	// One token counter, its tokenizer loaded once, for MCP and HTTP.
-	tokens := a.tokenCounter()
+	tokens := a.TokenCounter()
 	srv := mcpserver.New(s, mcpserver.Options{Version: engine.Version, Tokens: tokens, Tools: f.tools, Project: a.Project, HostsChecked: true, Maintenance: sched})
 	h := httpapi.Handler(srv, httpapi.Options{Version: engine.Version, Token: st.token, MCP: srv.HTTPHandler(), Stats: s, Hosts: hosts, Searcher: s, Records: s, Tokens: tokens, Project: a.Project, Ingest: s, Audit: s})
 	abs, err := filepath.Abs(a.DBDir)
@@ -209,7 +210,7 @@ func (a *App) serve(f serveFlags) (err error) {
 // startSchedule runs maintenance on s every f.maintainEvery in the
 // background (nil and a no-op stop without a schedule); stop ends it and
 // waits for it, so a run in flight stops between actions.
-func (a *App) startSchedule(s *engine.Engine, f serveFlags, policy ops.Policy) (sched *ops.Schedule, stop func()) {
+func startSchedule(a *app.App, s *engine.Engine, f serveFlags, policy ops.Policy) (sched *ops.Schedule, stop func()) {
 	if f.maintainEvery <= 0 {
 		return nil, func() {}
 	}
@@ -231,11 +232,11 @@ const MinMaintainEvery = time.Second
 func maintainFlags(every time.Duration, apply bool, policyFile string) (ops.Policy, error) {
 	switch {
 	case every < 0 || (every > 0 && every < MinMaintainEvery):
-		return ops.Policy{}, usagef("give a duration of 1s or more, such as 6h (0: no schedule)", "--maintain-every %s is too short", every)
+		return ops.Policy{}, app.Usagef("give a duration of 1s or more, such as 6h (0: no schedule)", "--maintain-every %s is too short", every)
 	case every == 0 && (apply || policyFile != ""):
-		return ops.Policy{}, usagef("add --maintain-every DURATION, such as --maintain-every 6h", "--maintain-apply and --maintain-policy need a schedule")
+		return ops.Policy{}, app.Usagef("add --maintain-every DURATION, such as --maintain-every 6h", "--maintain-apply and --maintain-policy need a schedule")
 	case apply && policyFile == "":
-		return ops.Policy{}, usagef("write what a run may apply in a policy file and give --maintain-policy FILE (README \"Upkeep\" has an example)", "--maintain-apply needs --maintain-policy")
+		return ops.Policy{}, app.Usagef("write what a run may apply in a policy file and give --maintain-policy FILE (README \"Upkeep\" has an example)", "--maintain-apply needs --maintain-policy")
 	case policyFile == "":
 		return ops.DefaultPolicy(), nil
 	}
@@ -243,9 +244,9 @@ func maintainFlags(every time.Duration, apply bool, policyFile string) (ops.Poli
 	if err != nil {
 		var ve *record.ValidationError
 		if errors.As(err, &ve) {
-			return ops.Policy{}, &UsageError{Problem: "--maintain-policy: " + err.Error(), Fix: ve.Fix}
+			return ops.Policy{}, &app.UsageError{Problem: "--maintain-policy: " + err.Error(), Fix: ve.Fix}
 		}
-		return ops.Policy{}, usagef("give a readable policy file", "--maintain-policy: %v", err)
+		return ops.Policy{}, app.Usagef("give a readable policy file", "--maintain-policy: %v", err)
 	}
 	return p, nil
 }

@@ -1,4 +1,4 @@
-package cli
+package servecmd
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/internal/shellword"
 	"github.com/cgraph/cgraph/serviceunit"
 	"github.com/spf13/cobra"
@@ -27,7 +28,7 @@ var serviceFlagNames = map[string]bool{"install": true, "uninstall": true, "now"
 // serviceArgv is the installed server's command line: this binary, serve,
 // the store and models as absolute paths, the project and device when
 // set, and every serve flag the user gave (paths made absolute).
-func (a *App) serviceArgv(cmd *cobra.Command) ([]string, error) {
+func serviceArgv(a *app.App, cmd *cobra.Command) ([]string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("cannot find this program's path: %w", err)
@@ -67,23 +68,23 @@ func (a *App) serviceArgv(cmd *cobra.Command) ([]string, error) {
 	return argv, ferr
 }
 
-// runServiceCommand runs one of the printed commands for --now; a
+// RunServiceCommand runs one of the printed commands for --now; a
 // variable so no test starts a real service manager by accident.
-var runServiceCommand = func(ctx context.Context, stderr io.Writer, line string) error {
+var RunServiceCommand = func(ctx context.Context, stderr io.Writer, line string) error {
 	c := exec.CommandContext(ctx, "sh", "-c", line)
 	c.Stdout, c.Stderr = stderr, stderr
 	return c.Run()
 }
 
 // serveService is serve --install (install) or --uninstall.
-func (a *App) serveService(cmd *cobra.Command, install, now bool) error {
-	argv, err := a.serviceArgv(cmd)
+func serveService(a *app.App, cmd *cobra.Command, install, now bool) error {
+	argv, err := serviceArgv(a, cmd)
 	if err != nil {
 		return err
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return usagef("set $HOME", "no home directory for the service file: %v", err)
+		return app.Usagef("set $HOME", "no home directory for the service file: %v", err)
 	}
 	var env [][2]string
 	for _, k := range serviceunit.Env {
@@ -91,11 +92,11 @@ func (a *App) serveService(cmd *cobra.Command, install, now bool) error {
 			env = append(env, [2]string{k, v})
 		}
 	}
-	u, err := serviceunit.For(runtime.GOOS, home, xdgDir(os.Getenv, "XDG_CONFIG_HOME", ".config"), argv, env)
+	u, err := serviceunit.For(runtime.GOOS, home, app.XDGDir(os.Getenv, "XDG_CONFIG_HOME", ".config"), argv, env)
 	if err != nil {
 		return err
 	}
-	run := func(line string) error { return runServiceCommand(a.Context(), a.Stderr, line) }
+	run := func(line string) error { return RunServiceCommand(a.Context(), a.Stderr, line) }
 	var res serviceunit.Result
 	if install {
 		res, err = serviceunit.Install(u, now, run)

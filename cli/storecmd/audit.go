@@ -1,4 +1,4 @@
-package cli
+package storecmd
 
 import (
 	"errors"
@@ -7,16 +7,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/httpapi"
 )
 
 func init() {
-	register(newLogCmd)
-	register(newUndoCmd)
+	app.Register(newLogCmd)
+	app.Register(newUndoCmd)
 }
 
-func newLogCmd(a *App) *cobra.Command {
+func newLogCmd(a *app.App) *cobra.Command {
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "log",
@@ -28,16 +29,16 @@ whether it was undone. cgraph undo ACTION-ID reverses one. Beside a running
 cgraph serve the server answers (GET /v1/log).`,
 		Example: `  cgraph log --limit 20
   cgraph log --json | jq '.[] | select(.action == "prune")'`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if limit < 1 || limit > 100000 {
-				return usagef("give --limit from 1 to 100000", "--limit %d is out of range", limit)
+				return app.Usagef("give --limit from 1 to 100000", "--limit %d is out of range", limit)
 			}
 			var log []engine.AuditEntry
 			served := false
-			if srv, ok := a.server(cmd); ok {
-				err := srv.get(a.Context(), fmt.Sprintf("/v1/log?limit=%d", limit), &log)
-				if err != nil && !errors.Is(err, errNoServer) {
+			if srv, ok := a.Server(cmd); ok {
+				err := srv.Get(a.Context(), fmt.Sprintf("/v1/log?limit=%d", limit), &log)
+				if err != nil && !errors.Is(err, app.ErrNoServer) {
 					return err
 				}
 				served = err == nil
@@ -47,7 +48,7 @@ cgraph serve the server answers (GET /v1/log).`,
 				if err != nil {
 					return err
 				}
-				defer closeEngine(e, &err)
+				defer app.CloseEngine(e, &err)
 				if log, err = e.AuditLog(a.Context(), limit); err != nil {
 					return err
 				}
@@ -77,7 +78,7 @@ cgraph serve the server answers (GET /v1/log).`,
 	return cmd
 }
 
-func newUndoCmd(a *App) *cobra.Command {
+func newUndoCmd(a *app.App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "undo ACTION-ID",
 		Short: "Reverse one maintenance action of the audit log (cgraph log)",
@@ -89,13 +90,13 @@ removed. Give the id cgraph log prints, or its last 8 or more hex digits. Beside
 a running cgraph serve the server undoes it (POST /v1/undo).`,
 		Example: `  cgraph undo a-019b0c2d3e4f7a8b9c0d1e2f3a4b5c6d
   cgraph undo 3a4b5c6d`,
-		Args: exactArgs(1, "one action id (cgraph log lists them)"),
+		Args: app.ExactArgs(1, "one action id (cgraph log lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			var e engine.AuditEntry
 			served := false
-			if srv, ok := a.server(cmd); ok {
-				err := srv.post(a.Context(), "/v1/undo", map[string]string{"action": args[0]}, &e)
-				if err != nil && !errors.Is(err, errNoServer) {
+			if srv, ok := a.Server(cmd); ok {
+				err := srv.Post(a.Context(), "/v1/undo", map[string]string{"action": args[0]}, &e)
+				if err != nil && !errors.Is(err, app.ErrNoServer) {
 					return err
 				}
 				served = err == nil
@@ -105,7 +106,7 @@ a running cgraph serve the server undoes it (POST /v1/undo).`,
 				if err != nil {
 					return err
 				}
-				defer closeEngine(s, &err)
+				defer app.CloseEngine(s, &err)
 				id, err := s.ResolveAction(a.Context(), args[0])
 				if err != nil {
 					return err

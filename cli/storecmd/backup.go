@@ -1,14 +1,15 @@
-package cli
+package storecmd
 
 import (
 	"path/filepath"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newBackupCmd) }
+func init() { app.Register(newBackupCmd) }
 
-func newBackupCmd(a *App) *cobra.Command {
+func newBackupCmd(a *app.App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "backup DIR",
 		Short: "Write a consistent copy of the store into DIR (a new directory), while it stays usable",
@@ -20,13 +21,13 @@ Only the process holding the store's writer lock can back up: stop a running cgr
 cgraph mcp first, or run the backup from a moment without one.`,
 		Example: `  cgraph backup ~/backups/cgraph-$(date +%F)
   cgraph --db ~/backups/cgraph-2026-11-24 check`,
-		Args: exactArgs(1, "the backup directory"),
+		Args: app.ExactArgs(1, "the backup directory"),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			s, err := a.OpenRecords(true)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(s, &err)
+			defer app.CloseEngine(s, &err)
 			if err := s.Backup(a.Context(), args[0]); err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package cli
+package storecmd
 
 import (
 	"errors"
@@ -7,15 +7,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
-func init() { register(newCheckCmd) }
+func init() { app.Register(newCheckCmd) }
 
-// checkJSON is check's --json output.
-type checkJSON struct {
+// CheckJSON is what `cgraph check --json` prints: the problems found,
+// the memory count and, with --repair, what was repaired.
+type CheckJSON struct {
 	DB       string   `json:"db"`
 	OK       bool     `json:"ok"`
 	Problems []string `json:"problems"`
@@ -26,7 +28,7 @@ type checkJSON struct {
 
 // repairContents opens the store with the writer lock and repairs its
 // contents (ops.RepairContents), recording what was done in r.
-func (a *App) repairContents(r *ops.RepairReport) (err error) {
+func repairContents(a *app.App, r *ops.RepairReport) (err error) {
 	e, err := a.OpenRecords(true)
 	if errors.Is(err, record.ErrDamaged) {
 		return nil // the check below reports it
@@ -34,11 +36,11 @@ func (a *App) repairContents(r *ops.RepairReport) (err error) {
 	if err != nil {
 		return fmt.Errorf("repair: %w", err)
 	}
-	defer closeEngine(e, &err)
+	defer app.CloseEngine(e, &err)
 	return ops.RepairContents(a.Context(), e, r)
 }
 
-func newCheckCmd(a *App) *cobra.Command {
+func newCheckCmd(a *app.App) *cobra.Command {
 	var repair bool
 	cmd := &cobra.Command{
 		Use:   "check",
@@ -65,8 +67,8 @@ writes back a relation's missing mirror key; and rewrites every per-memory deriv
 dropping an unreadable E12 matrix for ` + "`cgraph reembed --slot E12`" + ` to compute again.`,
 		Example: `  cgraph check
   cgraph check --repair --db ~/.local/share/cgraph/default`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return a.check(repair) },
+		Args: app.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return check(a, repair) },
 	}
 	cmd.Flags().BoolVar(&repair, "repair", false, "recover a store whose CURRENT file is missing or names the wrong manifest (takes the writer lock)")
 	return cmd
@@ -74,14 +76,14 @@ dropping an unreadable E12 matrix for ` + "`cgraph reembed --slot E12`" + ` to c
 
 // check is `cgraph check`: repair first when asked, then verify the store
 // read-only and report; a problem found exits 1.
-func (a *App) check(repair bool) (err error) {
-	out := checkJSON{DB: a.DBDir, Problems: []string{}}
+func check(a *app.App, repair bool) (err error) {
+	out := CheckJSON{DB: a.DBDir, Problems: []string{}}
 	if repair {
-		if out.Repair, err = a.repairStore(); err != nil {
+		if out.Repair, err = repairStore(a); err != nil {
 			return err
 		}
 	}
-	if err := a.verifyStore(&out); err != nil {
+	if err := verifyStore(a, &out); err != nil {
 		return err
 	}
 	out.OK = len(out.Problems) == 0
@@ -91,30 +93,30 @@ func (a *App) check(repair bool) (err error) {
 		}
 	} else {
 		if out.Repair != nil {
-			a.printRepair(out.Repair)
+			printRepair(a, out.Repair)
 		}
 		if out.OK {
 			a.Printf("store %s is consistent: %d memories\n", out.DB, out.Memories)
 		}
 	}
 	if !out.OK {
-		return &exitError{code: ExitError, msg: fmt.Sprintf("store %s has %d problem(s):\n  %s", out.DB, len(out.Problems), strings.Join(out.Problems, "\n  "))}
+		return &app.ExitCodeError{Code: app.ExitError, Msg: fmt.Sprintf("store %s has %d problem(s):\n  %s", out.DB, len(out.Problems), strings.Join(out.Problems, "\n  "))}
 	}
 	return nil
 }
 
 // repairStore is check --repair: the store's files (CURRENT, lost logs),
 // then its records, postings, links and derived values.
-func (a *App) repairStore() (*ops.RepairReport, error) {
+func repairStore(a *app.App) (*ops.RepairReport, error) {
 	if a.ReadOnly {
-		return nil, &UsageError{Problem: "--repair writes to the store, and --read-only was given", Fix: "drop --read-only"}
+		return nil, &app.UsageError{Problem: "--repair writes to the store, and --read-only was given", Fix: "drop --read-only"}
 	}
 	rep, err := engine.Repair(a.DBDir)
 	if err != nil {
 		return nil, fmt.Errorf("repair: %w", err)
 	}
 	r := ops.RepairReportOf(rep)
-	if err := a.repairContents(r); err != nil {
+	if err := repairContents(a, r); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -122,7 +124,7 @@ func (a *App) repairStore() (*ops.RepairReport, error) {
 
 // verifyStore opens the store read-only and adds what Check finds to
 // out's problems (a damaged store is one problem), and the memory count.
-func (a *App) verifyStore(out *checkJSON) (err error) {
+func verifyStore(a *app.App, out *CheckJSON) (err error) {
 	e, err := a.OpenRecords(false)
 	switch {
 	case errors.Is(err, record.ErrDamaged):
@@ -131,7 +133,7 @@ func (a *App) verifyStore(out *checkJSON) (err error) {
 	case err != nil:
 		return err
 	}
-	defer closeEngine(e, &err)
+	defer app.CloseEngine(e, &err)
 	if cerr := e.Check(a.Context()); cerr != nil {
 		out.Problems = append(out.Problems, strings.Split(cerr.Error(), "\n")...)
 	}
@@ -144,7 +146,7 @@ func (a *App) verifyStore(out *checkJSON) (err error) {
 }
 
 // printRepair says what check --repair did, one line per change.
-func (a *App) printRepair(r *ops.RepairReport) {
+func printRepair(a *app.App, r *ops.RepairReport) {
 	for _, t := range r.Tried {
 		a.Printf("repair: refused %s\n", t)
 	}

@@ -1,14 +1,15 @@
-package cli
+package storecmd
 
 import (
 	"time"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newFillCmd) }
+func init() { app.Register(newFillCmd) }
 
-func newFillCmd(a *App) *cobra.Command {
+func newFillCmd(a *app.App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "fill",
 		Short: "Compute the slots deferred writes left pending (add --defer, serve --defer-slots)",
@@ -17,19 +18,19 @@ background filler (cgraph add --jsonl --defer, cgraph serve --defer-slots) and
 that is still pending — after an interrupt, or a server that stopped before it
 caught up. Each batch is one atomic write; an interrupt keeps what is done.
 cgraph embedders shows what is pending.`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
-			s, err := a.openStore(storeOpen{write: true, manualFill: true})
+			s, err := a.Open(app.StoreOpen{Write: true, ManualFill: true})
 			if err != nil {
 				return err
 			}
-			defer a.closeStore(s, &err)
+			defer a.CloseStore(s, &err)
 			n, err := s.Pending(a.Context())
 			if err != nil {
 				return err
 			}
 			start := time.Now()
-			if err := a.fillPending(s); err != nil {
+			if err := a.FillPending(s); err != nil {
 				return err
 			}
 			if a.JSON {

@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"errors"
@@ -11,18 +11,18 @@ import (
 	"github.com/cgraph/cgraph/redact"
 )
 
-// storeOpen says how openStore opens the memory store.
-type storeOpen struct {
-	write   bool // take the writer lock; refused with --read-only
-	create  bool // create the store when there is none (init)
-	reembed bool // open despite slot producer mismatches (reembed, embedders)
-	// deferSlots leaves the slots of models other than E1's to the filler
-	// (engine.DeferredSlots); deferAll every model slot, E1's too
-	// (engine.AllModelSlots: searchable by keywords at once); manualFill:
+// StoreOpen says how open opens the memory store.
+type StoreOpen struct {
+	Write   bool // take the writer lock; refused with --read-only
+	Create  bool // create the store when there is none (init)
+	Reembed bool // open despite slot producer mismatches (reembed, embedders)
+	// DeferSlots leaves the slots of models other than E1's to the filler
+	// (engine.DeferredSlots); DeferAll every model slot, E1's too
+	// (engine.AllModelSlots: searchable by keywords at once); ManualFill:
 	// the command runs FillPending.
-	deferSlots, deferAll, manualFill bool
-	// onConflict is the policy of writes that name none (serve --on-conflict).
-	onConflict record.ConflictPolicy
+	DeferSlots, DeferAll, ManualFill bool
+	// OnConflict is the policy of writes that name none (serve --on-conflict).
+	OnConflict record.ConflictPolicy
 }
 
 // OpenStore opens the memory store in a.DBDir with the embedders of
@@ -33,40 +33,40 @@ type storeOpen struct {
 // A store built with other models than the installed ones is refused with
 // *engine.ProducerMismatchError, whose message names the slots and the
 // `cgraph reembed` that fixes them. The caller must close it with
-// a.closeStore, which also releases the models.
+// a.CloseStore, which also releases the models.
 //
 // Loading the models costs about a second; commands that only read records
 // (list, stats, get) use OpenRecords instead.
 func (a *App) OpenStore(write bool) (*engine.Engine, error) {
-	return a.openStore(storeOpen{write: write})
+	return a.Open(StoreOpen{Write: write})
 }
 
-func (a *App) openStore(o storeOpen) (*engine.Engine, error) {
-	if o.write && a.ReadOnly {
+func (a *App) Open(o StoreOpen) (*engine.Engine, error) {
+	if o.Write && a.ReadOnly {
 		return nil, &UsageError{Problem: "--read-only was given but this command writes to the store", Fix: "drop --read-only"}
 	}
-	reg, closeReg, err := a.loadRegistry()
+	reg, closeReg, err := a.LoadRegistry()
 	if err != nil {
 		return nil, err
 	}
-	s, err := a.openStoreWith(reg, closeReg, o)
+	s, err := a.OpenStoreWith(reg, closeReg, o)
 	if err != nil {
-		return nil, errors.Join(err, closeRegistry(closeReg))
+		return nil, errors.Join(err, CloseRegistry(closeReg))
 	}
 	return s, nil
 }
 
-// loadRegistry builds the 13-slot registry from a.ModelsDir on a.Device.
+// LoadRegistry builds the 13-slot registry from a.ModelsDir on a.Device.
 // A missing model makes its slot unavailable, not an error; a model file
 // that cannot be opened is an error.
-func (a *App) loadRegistry() (*engine.Registry, func() error, error) {
-	return a.loadRegistryOpen(false)
+func (a *App) LoadRegistry() (*engine.Registry, func() error, error) {
+	return a.LoadRegistryOpen(false)
 }
 
-// loadRegistryOpen is loadRegistry; with openNow every model session opens
+// LoadRegistryOpen is LoadRegistry; with openNow every model session opens
 // (and runs one text) before it returns, so a device that cannot serve
 // fails here, naming what is missing.
-func (a *App) loadRegistryOpen(openNow bool) (*engine.Registry, func() error, error) {
+func (a *App) LoadRegistryOpen(openNow bool) (*engine.Registry, func() error, error) {
 	dev, err := runtime.ParseDevice(a.Device)
 	if err != nil {
 		return nil, nil, &UsageError{Problem: err.Error(), Fix: "use --device cpu or --device cuda"}
@@ -85,19 +85,19 @@ func (a *App) loadRegistryOpen(openNow bool) (*engine.Registry, func() error, er
 	return reg, closeReg, nil
 }
 
-// openStoreWith opens the store with an already loaded registry; on success
-// the store owns closeReg (a.closeStore calls it).
-func (a *App) openStoreWith(reg *engine.Registry, closeReg func() error, o storeOpen) (*engine.Engine, error) {
-	red, err := redactor()
+// OpenStoreWith opens the store with an already loaded registry; on success
+// the store owns closeReg (a.CloseStore calls it).
+func (a *App) OpenStoreWith(reg *engine.Registry, closeReg func() error, o StoreOpen) (*engine.Engine, error) {
+	red, err := Redactor()
 	if err != nil {
 		return nil, err
 	}
-	opts := engine.Options{ReadOnly: !o.write, Create: o.create, MaxContentBytes: a.MaxContentBytes, Embedders: reg, Reembed: o.reembed,
-		ManualFill: o.manualFill, Redactor: red, OnConflict: o.onConflict}
+	opts := engine.Options{ReadOnly: !o.Write, Create: o.Create, MaxContentBytes: a.MaxContentBytes, Embedders: reg, Reembed: o.Reembed,
+		ManualFill: o.ManualFill, Redactor: red, OnConflict: o.OnConflict}
 	switch {
-	case o.deferAll:
+	case o.DeferAll:
 		opts.DeferSlots = engine.AllModelSlots(reg)
-	case o.deferSlots:
+	case o.DeferSlots:
 		opts.DeferSlots = engine.DeferredSlots(reg)
 	}
 	s, err := engine.Open(a.DBDir, opts)
@@ -111,18 +111,18 @@ func (a *App) openStoreWith(reg *engine.Registry, closeReg func() error, o store
 	return s, nil
 }
 
-// closeStore closes s and then the models it used, joining both errors to
+// CloseStore closes s and then the models it used, joining both errors to
 // *err so no error is lost in a defer.
-func (a *App) closeStore(s *engine.Engine, err *error) {
+func (a *App) CloseStore(s *engine.Engine, err *error) {
 	if cerr := s.Close(); cerr != nil {
 		*err = errors.Join(*err, fmt.Errorf("close store %s: %w", s.Dir(), cerr))
 	}
 	closeReg := a.registryClosers[s]
 	delete(a.registryClosers, s)
-	*err = errors.Join(*err, closeRegistry(closeReg))
+	*err = errors.Join(*err, CloseRegistry(closeReg))
 }
 
-func closeRegistry(closeReg func() error) error {
+func CloseRegistry(closeReg func() error) error {
 	if closeReg == nil {
 		return nil
 	}
@@ -132,23 +132,23 @@ func closeRegistry(closeReg func() error) error {
 	return nil
 }
 
-// openStoreForInspection opens the store for get --fingerprint: for writing
+// OpenStoreForInspection opens the store for get --fingerprint: for writing
 // (so the read records the access), or read-only with --read-only or when
 // another process holds the writer lock. It opens despite slot producer
 // mismatches, since showing which producer made each stored value is what
 // one inspects a fingerprint for; nothing is embedded or searched.
-func (a *App) openStoreForInspection() (*engine.Engine, error) {
-	return writerElseReader(a.ReadOnly, func(write bool) (*engine.Engine, error) {
-		return a.openStore(storeOpen{write: write, reembed: true})
+func (a *App) OpenStoreForInspection() (*engine.Engine, error) {
+	return WriterElseReader(a.ReadOnly, func(write bool) (*engine.Engine, error) {
+		return a.Open(StoreOpen{Write: write, Reembed: true})
 	}, nil)
 }
 
-// writerElseReader opens the store with open(true), or with open(false)
+// WriterElseReader opens the store with open(true), or with open(false)
 // when readOnly is set or another process holds the writer lock; inUse
 // (when not nil) hears of that process before the read-only open. It is
 // how a command that would record accesses or save a result still reads
 // beside a running writer.
-func writerElseReader(readOnly bool, open func(write bool) (*engine.Engine, error), inUse func(*record.StoreInUseError)) (*engine.Engine, error) {
+func WriterElseReader(readOnly bool, open func(write bool) (*engine.Engine, error), inUse func(*record.StoreInUseError)) (*engine.Engine, error) {
 	if readOnly {
 		return open(false)
 	}
@@ -163,15 +163,15 @@ func writerElseReader(readOnly bool, open func(write bool) (*engine.Engine, erro
 	return open(false)
 }
 
-// openSearcher opens the store read-only for search, refusing an empty
+// OpenSearcher opens the store read-only for search, refusing an empty
 // store with how to fill it. close releases the store and the models.
-func (a *App) openSearcher() (searcher, func() error, error) {
+func (a *App) OpenSearcher() (Searcher, func() error, error) {
 	s, err := a.OpenStore(false)
 	if err != nil {
 		return nil, nil, err
 	}
 	closeFn := func() (err error) {
-		a.closeStore(s, &err)
+		a.CloseStore(s, &err)
 		return err
 	}
 	st, err := s.Stats(a.Context())
@@ -179,16 +179,16 @@ func (a *App) openSearcher() (searcher, func() error, error) {
 		return nil, nil, errors.Join(err, closeFn())
 	}
 	if st.Memories == 0 {
-		return nil, nil, errors.Join(&exitError{code: ExitError,
-			msg: fmt.Sprintf("store %s holds no memories: add some with `cgraph add TEXT` or `cgraph add --jsonl F`, or try the samples in a new store with `cgraph --db DIR init --samples`", s.Dir())},
+		return nil, nil, errors.Join(&ExitCodeError{Code: ExitError,
+			Msg: fmt.Sprintf("store %s holds no memories: add some with `cgraph add TEXT` or `cgraph add --jsonl F`, or try the samples in a new store with `cgraph --db DIR init --samples`", s.Dir())},
 			closeFn())
 	}
 	return s, closeFn, nil
 }
 
-// redactor is the built-in secret redaction plus the rules of the file
+// Redactor is the built-in secret redaction plus the rules of the file
 // $CGRAPH_REDACT_RULES names (one "NAME REGEXP" a line), when set.
-func redactor() (*redact.Redactor, error) {
+func Redactor() (*redact.Redactor, error) {
 	r := redact.Default()
 	path := os.Getenv("CGRAPH_REDACT_RULES")
 	if path == "" {

@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"bytes"
@@ -30,20 +30,20 @@ import (
 // device or a read-only open than the server's.
 var localOnlyFlags = []string{"models-dir", "device", "read-only"}
 
-// serverClient reaches a running cgraph serve of this store through its
+// ServerClient reaches a running cgraph serve of this store through its
 // typed /v1 routes.
-type serverClient struct {
+type ServerClient struct {
 	url, token, store string
 	http              *http.Client
 }
 
-// errNoServer: no server answered; the command runs here.
-var errNoServer = errors.New("no server answered")
+// ErrNoServer: no server answered; the command runs here.
+var ErrNoServer = errors.New("no server answered")
 
-// server is the cgraph serve for this store, when one runs, the command
+// Server is the cgraph serve for this store, when one runs, the command
 // line lets it serve (no local-only flag) and the client has its token if
 // it needs one.
-func (a *App) server(cmd *cobra.Command) (*serverClient, bool) {
+func (a *App) Server(cmd *cobra.Command) (*ServerClient, bool) {
 	if os.Getenv("CGRAPH_NO_SERVER") != "" {
 		return nil, false
 	}
@@ -52,8 +52,8 @@ func (a *App) server(cmd *cobra.Command) (*serverClient, bool) {
 			return nil, false
 		}
 	}
-	c := &serverClient{url: os.Getenv("CGRAPH_SERVER"), http: &http.Client{Timeout: 5 * time.Minute}}
-	token, hasToken := clientToken()
+	c := &ServerClient{url: os.Getenv("CGRAPH_SERVER"), http: &http.Client{Timeout: 5 * time.Minute}}
+	token, hasToken := ClientToken()
 	if c.url == "" {
 		info, ok := serverfile.Read(a.DBDir)
 		if !ok || (info.Token && !hasToken) {
@@ -76,31 +76,31 @@ type serverError struct {
 
 func (e *serverError) Error() string { return e.message }
 
-// post sends body to path as JSON and decodes the answer's data into out.
-// A server that cannot be reached is errNoServer; an error the server
+// Post sends body to path as JSON and decodes the answer's data into out.
+// A server that cannot be reached is ErrNoServer; an error the server
 // answers is a *serverError, or a *UsageError for a bad request.
-func (c *serverClient) post(ctx context.Context, path string, body, out any) error {
+func (c *ServerClient) Post(ctx context.Context, path string, body, out any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	return c.do(ctx, http.MethodPost, path, b, out)
+	return c.Do(ctx, http.MethodPost, path, b, out)
 }
 
-// get reads path (with its query) and decodes the answer's data into out,
+// Get reads path (with its query) and decodes the answer's data into out,
 // as post does.
-func (c *serverClient) get(ctx context.Context, path string, out any) error {
-	return c.do(ctx, http.MethodGet, path, nil, out)
+func (c *ServerClient) Get(ctx context.Context, path string, out any) error {
+	return c.Do(ctx, http.MethodGet, path, nil, out)
 }
 
-func (c *serverClient) do(ctx context.Context, method, path string, body []byte, out any) error {
+func (c *ServerClient) Do(ctx context.Context, method, path string, body []byte, out any) error {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.url+path, rd)
 	if err != nil {
-		return errNoServer
+		return ErrNoServer
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -113,7 +113,7 @@ func (c *serverClient) do(ctx context.Context, method, path string, body []byte,
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return errNoServer
+		return ErrNoServer
 	}
 	defer resp.Body.Close()
 	var env struct {
@@ -140,9 +140,9 @@ func (c *serverClient) do(ctx context.Context, method, path string, body []byte,
 	return nil
 }
 
-// clientToken is the bearer token of $CGRAPH_TOKEN_FILE (the file the
+// ClientToken is the bearer token of $CGRAPH_TOKEN_FILE (the file the
 // server's --token-file names), for a server that wants one.
-func clientToken() (string, bool) {
+func ClientToken() (string, bool) {
 	path := os.Getenv("CGRAPH_TOKEN_FILE")
 	if path == "" {
 		return "", false
