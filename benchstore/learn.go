@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -163,4 +164,66 @@ func (o LearnOptions) slotLists(ctx context.Context, r bench.Retriever, qs []ben
 		}
 	}
 	return out, used, nil
+}
+
+// LearnedJSON is `profiles learn --json`: the file written, the weights
+// fitted on all the queries, and the cross-validated nDCG@10 of the
+// learned and the base profile.
+type LearnedJSON struct {
+	Data        string               `json:"data"`
+	Queries     int                  `json:"queries"`
+	Out         string               `json:"out"`
+	Profile     string               `json:"profile"`
+	Base        string               `json:"base"`
+	Weights     map[string]float64   `json:"weights"`
+	Slots       []string             `json:"slots"`
+	Folds       int                  `json:"folds"`
+	CV          bench.MetricCI       `json:"cv_ndcg_at_10"`
+	BaseCV      bench.MetricCI       `json:"base_ndcg_at_10"`
+	FoldWeights []map[string]float64 `json:"fold_weights"`
+}
+
+// JSON is l as `profiles learn --json` prints it; o is what Learn was
+// given, base the base profile as the user named it.
+func (l Learned) JSON(o LearnOptions, base string) LearnedJSON {
+	out := LearnedJSON{Data: l.Data, Queries: l.Queries, Out: o.Out, Profile: l.Profile.Name, Base: base,
+		Weights: activeWeights(l.Profile.Weights), Folds: o.Folds, CV: l.Result.CV, BaseCV: l.Result.Base}
+	for _, s := range l.Used {
+		out.Slots = append(out.Slots, s.String())
+	}
+	for _, w := range l.Result.FoldWeights {
+		out.FoldWeights = append(out.FoldWeights, activeWeights(w))
+	}
+	return out
+}
+
+// activeWeights is w's non-zero weights by slot name.
+func activeWeights(w engine.Weights) map[string]float64 {
+	m := map[string]float64{}
+	for _, s := range w.Active() {
+		m[s.String()] = w.Get(s)
+	}
+	return m
+}
+
+// WriteText writes l as `profiles learn` prints it: the file written, the
+// cross-validated figures beside the base profile's, and the weights in
+// slot order; o is what Learn was given, base the base profile as the
+// user named it.
+func (l Learned) WriteText(w io.Writer, o LearnOptions, base string) error {
+	res := l.Result
+	var parts []string
+	for _, s := range l.Profile.Weights.Active() {
+		parts = append(parts, fmt.Sprintf("%s %.3f", s, l.Profile.Weights.Get(s)))
+	}
+	_, err := fmt.Fprintf(w, "wrote %s (profile %s) from %d queries of %s\n"+
+		"%d-fold cross-validated nDCG@10: learned %.4f [%.4f, %.4f], base %s %.4f [%.4f, %.4f] (WRRF of the slots' own lists)\n"+
+		"weights: %s\n",
+		o.Out, l.Profile.Name, l.Queries, l.Data,
+		o.Folds, res.CV.Mean, res.CV.Low, res.CV.High, base, res.Base.Mean, res.Base.Low, res.Base.High,
+		strings.Join(parts, ", "))
+	if err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
 }

@@ -9,10 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/record"
 )
 
-func init() { register(newAddCmd) }
+func init() { app.Register(newAddCmd) }
 
 // addFlags are add's per-memory flags and input choices.
 type addFlags struct {
@@ -26,7 +27,7 @@ type addFlags struct {
 	deferSlots                      bool
 }
 
-func newAddCmd(a *App) *cobra.Command {
+func newAddCmd(a *app.App) *cobra.Command {
 	var f addFlags
 	cmd := &cobra.Command{
 		Use:   "add [TEXT | -]",
@@ -46,15 +47,15 @@ resume with --skip-lines N.`,
   cgraph add --jsonl memories.jsonl`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
-				return usagef(`quote the text: cgraph add "several words"`, "add takes one TEXT argument, got %d", len(args))
+				return app.Usagef(`quote the text: cgraph add "several words"`, "add takes one TEXT argument, got %d", len(args))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.jsonl != "" {
-				return a.runAddJSONL(cmd, f, args)
+				return runAddJSONL(a, cmd, f, args)
 			}
-			return a.runAddOne(cmd, f, args)
+			return runAddOne(a, cmd, f, args)
 		},
 	}
 	fl := cmd.Flags()
@@ -89,11 +90,11 @@ func typeNames() []string {
 func typeList() string { return strings.Join(typeNames(), ", ") }
 
 // runAddOne stores one memory from TEXT, --file or stdin.
-func (a *App) runAddOne(cmd *cobra.Command, f addFlags, args []string) (err error) {
+func runAddOne(a *app.App, cmd *cobra.Command, f addFlags, args []string) (err error) {
 	if a.MaxContentBytes <= 0 {
-		return usagef("give a positive number of bytes", "--max-content-bytes %d is not positive", a.MaxContentBytes)
+		return app.Usagef("give a positive number of bytes", "--max-content-bytes %d is not positive", a.MaxContentBytes)
 	}
-	content, err := a.readContent(f, args)
+	content, err := readContent(a, f, args)
 	if err != nil {
 		return err
 	}
@@ -109,7 +110,7 @@ func (a *App) runAddOne(cmd *cobra.Command, f addFlags, args []string) (err erro
 	if err != nil {
 		return err
 	}
-	defer a.closeStore(s, &err)
+	defer a.CloseStore(s, &err)
 	m, err := s.Add(a.Context(), n)
 	if err != nil {
 		return fmt.Errorf("add memory: %w", err)
@@ -150,25 +151,25 @@ func (a *App) runAddOne(cmd *cobra.Command, f addFlags, args []string) (err erro
 
 // readContent takes the content from exactly one of TEXT, "-" (stdin) and
 // --file, reading at most the content limit plus one byte.
-func (a *App) readContent(f addFlags, args []string) (string, error) {
+func readContent(a *app.App, f addFlags, args []string) (string, error) {
 	switch {
 	case len(args) == 1 && f.file != "":
-		return "", usagef("drop TEXT or --file", "add got both TEXT and --file")
+		return "", app.Usagef("drop TEXT or --file", "add got both TEXT and --file")
 	case len(args) == 0 && f.file == "":
-		return "", usagef(`give the text (cgraph add "TEXT"), - for stdin, --file F, or --jsonl F`, "add needs something to store")
+		return "", app.Usagef(`give the text (cgraph add "TEXT"), - for stdin, --file F, or --jsonl F`, "add needs something to store")
 	case f.file != "":
 		fh, err := os.Open(f.file)
 		if err != nil {
-			return "", &UsageError{Problem: fmt.Sprintf("--file: %v", err), Fix: "give a readable file"}
+			return "", &app.UsageError{Problem: fmt.Sprintf("--file: %v", err), Fix: "give a readable file"}
 		}
 		defer fh.Close() // read-only: a close error loses nothing
 		if err := notDir(fh, "--file"); err != nil {
 			return "", err
 		}
-		return a.readLimited(fh, "--file "+f.file)
+		return readLimited(a, fh, "--file "+f.file)
 	case args[0] == "-":
-		a.stdinHint()
-		return a.readLimited(a.Stdin, "stdin")
+		stdinHint(a)
+		return readLimited(a, a.Stdin, "stdin")
 	}
 	return args[0], nil
 }
@@ -176,21 +177,21 @@ func (a *App) readContent(f addFlags, args []string) (string, error) {
 // notDir refuses a directory given where a file is wanted.
 func notDir(fh *os.File, flag string) error {
 	if fi, err := fh.Stat(); err == nil && fi.IsDir() {
-		return usagef("give a file, not a directory", "%s %s is a directory", flag, fh.Name())
+		return app.Usagef("give a file, not a directory", "%s %s is a directory", flag, fh.Name())
 	}
 	return nil
 }
 
 // stdinHint tells a user typing at a terminal how to end the input.
-func (a *App) stdinHint() {
-	if a.isTerminal != nil && a.isTerminal(a.Stdin) {
+func stdinHint(a *app.App) {
+	if a.IsTerminal != nil && a.IsTerminal(a.Stdin) {
 		a.Warnf("reading stdin: end with Ctrl-D on a line of its own")
 	}
 }
 
 // readLimited reads r up to the content limit; what says where r came from.
 // One trailing newline (as echo and editors add) is dropped.
-func (a *App) readLimited(r io.Reader, what string) (string, error) {
+func readLimited(a *app.App, r io.Reader, what string) (string, error) {
 	b, err := io.ReadAll(io.LimitReader(r, int64(a.MaxContentBytes)+1))
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", what, err)
@@ -208,7 +209,7 @@ func newMemoryFromFlags(cmd *cobra.Command, f addFlags, content string) (record.
 	n := record.NewMemory{Content: content, Tags: f.tags, Source: f.source, Session: f.session, Importance: f.importance, AllowDuplicate: f.allowDuplicate, Supersede: f.supersede}
 	var err error
 	if n.OnConflict, err = record.ParseConflictPolicy(f.onConflict); err != nil {
-		return n, &UsageError{Problem: "--on-conflict: " + err.Error(), Fix: "give report or supersede-newer"}
+		return n, &app.UsageError{Problem: "--on-conflict: " + err.Error(), Fix: "give report or supersede-newer"}
 	}
 	if f.typ != "" {
 		t, err := record.ParseType(f.typ)
@@ -221,14 +222,14 @@ func newMemoryFromFlags(cmd *cobra.Command, f addFlags, content string) (record.
 	if err != nil {
 		var ve *record.ValidationError
 		errors.As(err, &ve)
-		return n, usagef(ve.Fix, "--created-at: %s", ve.Problem)
+		return n, app.Usagef(ve.Fix, "--created-at: %s", ve.Problem)
 	}
 	n.CreatedAt = t
 	if n.Meta, err = record.ParseMeta(f.meta); err != nil {
-		return n, &UsageError{Problem: "--meta: " + err.Error(), Fix: "write --meta key=value"}
+		return n, &app.UsageError{Problem: "--meta: " + err.Error(), Fix: "write --meta key=value"}
 	}
 	if cmd.Flags().Changed("importance") && f.importance == 0 {
-		return n, usagef("give a small positive number such as 0.01; 0 means the default 0.5 in this store version", "--importance 0 cannot be stored")
+		return n, app.Usagef("give a small positive number such as 0.01; 0 means the default 0.5 in this store version", "--importance 0 cannot be stored")
 	}
 	return n, nil
 }

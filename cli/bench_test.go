@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 )
 
@@ -23,11 +24,11 @@ func BenchmarkBulkAdd(b *testing.B) {
 			b.Error(err)
 		}
 	}()
-	a := &App{Stdout: io.Discard, Stderr: io.Discard, ctx: context.Background()}
+	a := &app.App{Stdout: io.Discard, Stderr: io.Discard, Ctx: context.Background()}
 	n := bytes.Count(sampleJSONL, []byte("\n"))
 	b.SetBytes(int64(len(sampleJSONL)))
 	for b.Loop() {
-		res, err := a.addJSONL(e, bytes.NewReader(sampleJSONL), -1)
+		res, err := addJSONL(a, e, bytes.NewReader(sampleJSONL), -1)
 		if err != nil || res.Added != n {
 			b.Fatalf("%+v %v", res, err)
 		}

@@ -16,6 +16,9 @@ import (
 	"unicode"
 
 	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/benchstore"
+	"github.com/cgraph/cgraph/cli/app"
+	"github.com/cgraph/cgraph/cli/benchcmd"
 	"github.com/cgraph/cgraph/engine"
 )
 
@@ -90,11 +93,11 @@ func withTestRetriever(t *testing.T) {
 }
 
 func withCancellingTestRetriever(t *testing.T, cancel context.CancelFunc) {
-	old := benchRetriever
-	benchRetriever = func(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Repro, func() error, error) {
+	old := benchcmd.Retriever
+	benchcmd.Retriever = func(a *app.App, cfg benchstore.Config) (bench.Retriever, bench.Repro, func() error, error) {
 		return &benchOverlapRetriever{cancel: cancel}, bench.Repro{StageSizes: map[string]int{"k": 100}}, func() error { return nil }, nil
 	}
-	t.Cleanup(func() { benchRetriever = old })
+	t.Cleanup(func() { benchcmd.Retriever = old })
 }
 
 // TestBenchRunSurvivesFailingQuery is the 12-minute abort of issue 19: one
@@ -356,7 +359,7 @@ func TestProfilesLearn(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var got learnJSON
+	var got benchstore.LearnedJSON
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatalf("stdout: %v\n%s", err, stdout)
 	}
@@ -377,7 +380,7 @@ func TestProfilesLearn(t *testing.T) {
 	held := filepath.Join(t.TempDir(), "held.yaml")
 	stdout, stderr, code = benchExec(t, "--json", "profiles", "learn", "--data", tinySet, "--folds", "2", "--out", held,
 		"--slots", "E1,E6,E7", "--holdout", "3", "--name", "held_out")
-	var heldRep learnJSON
+	var heldRep benchstore.LearnedJSON
 	if code != 0 || json.Unmarshal([]byte(stdout), &heldRep) != nil || heldRep.Queries != got.Queries-3 {
 		t.Fatalf("--holdout 3: exit %d, %d queries (all: %d): %s", code, heldRep.Queries, got.Queries, stderr)
 	}
@@ -426,7 +429,7 @@ func TestBenchAblate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var got ablateJSON
+	var got benchstore.Ablation
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatalf("stdout: %v\n%s", err, stdout)
 	}
@@ -518,11 +521,11 @@ func (s *scopeRecorder) Search(ctx context.Context, req bench.SearchRequest) ([]
 // scope is a usage error.
 func TestBenchRunCorrectScopes(t *testing.T) {
 	rec := &scopeRecorder{scopes: map[string]string{}}
-	old := benchRetriever
-	benchRetriever = func(a *App, cfg benchStoreConfig) (bench.Retriever, bench.Repro, func() error, error) {
+	old := benchcmd.Retriever
+	benchcmd.Retriever = func(a *app.App, cfg benchstore.Config) (bench.Retriever, bench.Repro, func() error, error) {
 		return rec, bench.Repro{}, func() error { return nil }, nil
 	}
-	t.Cleanup(func() { benchRetriever = old })
+	t.Cleanup(func() { benchcmd.Retriever = old })
 	for _, c := range []struct {
 		correct string
 		want    map[string]string

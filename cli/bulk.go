@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/bulkimport"
-	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -19,35 +18,35 @@ import (
 type bulkResult = bulkimport.Result
 
 // runAddJSONL stores the memories of a JSONL file or stdin.
-func (a *App) runAddJSONL(cmd *cobra.Command, f addFlags, args []string) (err error) {
+func runAddJSONL(a *app.App, cmd *cobra.Command, f addFlags, args []string) (err error) {
 	if len(args) > 0 || f.file != "" {
-		return usagef("give either --jsonl or TEXT/--file, not both", "add --jsonl takes no TEXT or --file")
+		return app.Usagef("give either --jsonl or TEXT/--file, not both", "add --jsonl takes no TEXT or --file")
 	}
 	for _, name := range []string{"type", "tag", "source", "session", "importance", "created-at"} {
 		if cmd.Flags().Changed(name) {
-			return usagef("put the field in each JSONL line instead", "--%s does not apply to add --jsonl", name)
+			return app.Usagef("put the field in each JSONL line instead", "--%s does not apply to add --jsonl", name)
 		}
 	}
 	if a.MaxContentBytes <= 0 {
-		return usagef("give a positive number of bytes", "--max-content-bytes %d is not positive", a.MaxContentBytes)
+		return app.Usagef("give a positive number of bytes", "--max-content-bytes %d is not positive", a.MaxContentBytes)
 	}
 	if f.skipLines < 0 {
-		return usagef("give 0 or the number of lines already stored", "--skip-lines %d is negative", f.skipLines)
+		return app.Usagef("give 0 or the number of lines already stored", "--skip-lines %d is negative", f.skipLines)
 	}
-	a.skipLines, a.allowDuplicate = f.skipLines, f.allowDuplicate
+	a.SkipLines, a.AllowDuplicate = f.skipLines, f.allowDuplicate
 	in, size := a.Stdin, int64(-1)
 	if f.jsonl == "-" {
-		a.stdinHint()
+		stdinHint(a)
 	} else {
 		fh, err := os.Open(f.jsonl)
 		if err != nil {
-			return &UsageError{Problem: fmt.Sprintf("--jsonl: %v", err), Fix: "give a readable JSONL file, or - for stdin"}
+			return &app.UsageError{Problem: fmt.Sprintf("--jsonl: %v", err), Fix: "give a readable JSONL file, or - for stdin"}
 		}
 		defer fh.Close() // read-only: a close error loses nothing
 		if err := notDir(fh, "--jsonl"); err != nil {
 			return err
 		}
-		if a.isTerminal != nil && a.isTerminal(a.Stderr) && !a.JSON { // the bar's total: one pass to count the lines
+		if a.IsTerminal != nil && a.IsTerminal(a.Stderr) && !a.JSON { // the bar's total: one pass to count the lines
 			if n, err := bulkimport.CountLines(fh); err == nil {
 				size = n
 			}
@@ -57,24 +56,24 @@ func (a *App) runAddJSONL(cmd *cobra.Command, f addFlags, args []string) (err er
 		}
 		in = fh
 	}
-	s, err := a.openStore(storeOpen{write: true, deferSlots: f.deferSlots, manualFill: true})
+	s, err := a.Open(app.StoreOpen{Write: true, DeferSlots: f.deferSlots, ManualFill: true})
 	if err != nil {
 		return err
 	}
-	defer a.closeStore(s, &err)
+	defer a.CloseStore(s, &err)
 	start := time.Now()
-	res, err := a.addJSONL(s, in, size)
+	res, err := addJSONL(a, s, in, size)
 	if err != nil || !f.deferSlots {
-		return a.reportBulk(res, err)
+		return reportBulk(a, res, err)
 	}
 	stored := time.Since(start)
 	a.Warnf("%d memories searchable (E1, keywords and the model-free slots) in %.1f s (%.1f/s); filling the other model slots", res.Added, stored.Seconds(), rate(res.Added, stored))
-	if ferr := a.fillPending(s); ferr != nil {
-		return errors.Join(a.reportBulk(res, nil), ferr)
+	if ferr := a.FillPending(s); ferr != nil {
+		return errors.Join(reportBulk(a, res, nil), ferr)
 	}
 	all := time.Since(start)
 	a.Warnf("every slot filled in %.1f s (%.1f memories/s overall)", all.Seconds(), rate(res.Added, all))
-	return a.reportBulk(res, nil)
+	return reportBulk(a, res, nil)
 }
 
 func rate(n int, d time.Duration) float64 {
@@ -84,27 +83,8 @@ func rate(n int, d time.Duration) float64 {
 	return float64(n) / d.Seconds()
 }
 
-// fillPending computes every pending deferred slot of the store, batch by
-// batch. An interrupt leaves the rest pending, persisted, for `cgraph fill`
-// or a cgraph serve.
-func (a *App) fillPending(s *engine.Engine) error {
-	for {
-		n, err := s.FillPending(a.Context(), 64)
-		if err != nil {
-			left, _ := s.Pending(context.WithoutCancel(a.Context()))
-			if ctxErr := a.Context().Err(); ctxErr != nil {
-				err = ctxErr // the interrupt, not each slot's report of it
-			}
-			return fmt.Errorf("fill the deferred slots: %d memories still wait for them, stored and searchable; `cgraph fill` (or a running cgraph serve) completes them: %w", left, err)
-		}
-		if n == 0 {
-			return nil
-		}
-	}
-}
-
 // reportBulk prints a bulk summary and turns refused lines into exit code 1.
-func (a *App) reportBulk(res bulkResult, runErr error) error {
+func reportBulk(a *app.App, res bulkResult, runErr error) error {
 	if a.JSON {
 		if err := a.PrintJSON(res); err != nil {
 			return errors.Join(runErr, err)
@@ -123,7 +103,7 @@ func (a *App) reportBulk(res bulkResult, runErr error) error {
 		return runErr
 	}
 	if res.Failed > 0 {
-		return &exitError{code: ExitError, msg: fmt.Sprintf("%d of %d lines were not stored (see the errors by line): fix those lines and add only them again",
+		return &app.ExitCodeError{Code: ExitError, Msg: fmt.Sprintf("%d of %d lines were not stored (see the errors by line): fix those lines and add only them again",
 			res.Failed, res.Failed+res.Added)}
 	}
 	return nil
@@ -132,13 +112,13 @@ func (a *App) reportBulk(res bulkResult, runErr error) error {
 // addJSONL stores the memories of r (bulkimport) with the run's settings;
 // size is r's number of lines for the progress bar (-1 if unknown: a
 // spinner with the count and rate).
-func (a *App) addJSONL(e bulkimport.Adder, r io.Reader, size int64) (bulkResult, error) {
-	o := bulkimport.Options{MaxContent: a.maxContent(), Project: a.Project, AllowDuplicate: a.allowDuplicate,
-		SkipLines: a.skipLines, AfterFlush: a.afterFlush}
+func addJSONL(a *app.App, e bulkimport.Adder, r io.Reader, size int64) (bulkResult, error) {
+	o := bulkimport.Options{MaxContent: maxContent(a), Project: a.Project, AllowDuplicate: a.AllowDuplicate,
+		SkipLines: a.SkipLines, AfterFlush: a.AfterFlush}
 	if a.Device == "cuda" {
 		o.BatchSize = bulkimport.GPUBatchSize
 	}
-	bar := a.progress(size)
+	bar := a.Progress(size)
 	if bar != nil {
 		o.Progress = func(n int) { _ = bar.Add(n) } // only draws on the terminal
 	}
@@ -149,7 +129,7 @@ func (a *App) addJSONL(e bulkimport.Adder, r io.Reader, size int64) (bulkResult,
 	return res, err
 }
 
-func (a *App) maxContent() int {
+func maxContent(a *app.App) int {
 	if a.MaxContentBytes <= 0 {
 		return record.DefaultMaxContentBytes
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/bulkimport"
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 )
 
@@ -169,9 +170,9 @@ func TestBulkManyBatches(t *testing.T) {
 // TestBulkProgressBar draws the bar when stderr is a terminal and stores the
 // same memories.
 func TestBulkProgressBar(t *testing.T) {
-	old := terminalCheck
-	terminalCheck = func(any) bool { return true }
-	defer func() { terminalCheck = old }()
+	old := app.TerminalCheck
+	app.TerminalCheck = func(any) bool { return true }
+	defer func() { app.TerminalCheck = old }()
 	db := newStore(t)
 	r := mustRun(t, "", "--db", db, "add", "--jsonl", filepath.Join("..", "cli", "samples", "samples.jsonl"))
 	if !strings.Contains(r.stderr, "adding") || !strings.Contains(r.stderr, "/32") {
@@ -312,7 +313,7 @@ func TestBulkIdleFlush(t *testing.T) {
 		}
 	}()
 	flushed := make(chan struct{}, 10)
-	a := &App{Stdout: io.Discard, Stderr: io.Discard, ctx: context.Background(), afterFlush: func() { flushed <- struct{}{} }}
+	a := &app.App{Stdout: io.Discard, Stderr: io.Discard, Ctx: context.Background(), AfterFlush: func() { flushed <- struct{}{} }}
 	pr, pw := io.Pipe()
 	type outcome struct {
 		res bulkResult
@@ -320,7 +321,7 @@ func TestBulkIdleFlush(t *testing.T) {
 	}
 	doneCh := make(chan outcome, 1)
 	go func() {
-		res, err := a.addJSONL(e, pr, -1)
+		res, err := addJSONL(a, e, pr, -1)
 		doneCh <- outcome{res, err}
 	}()
 	if _, err := io.WriteString(pw, "{\"content\":\"a\"}\n{\"content\":\"b\"}\n{\"content\":\"c\"}\n"); err != nil {

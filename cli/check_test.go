@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cgraph/cgraph/cli/storecmd"
 )
 
 // storeFiles maps each file of the store directory to a digest of its
@@ -64,7 +66,7 @@ func TestMissingCurrentFollowsNoDestructiveAdvice(t *testing.T) {
 			t.Fatalf("%v changed the damaged store's files", args)
 		}
 	}
-	var out checkJSON
+	var out storecmd.CheckJSON
 	oneJSON(t, mustRun(t, "", "--db", db, "--json", "check", "--repair").stdout, &out)
 	if !out.OK || out.Memories != 4 || out.Repair == nil || !out.Repair.Changed || !strings.HasPrefix(out.Repair.Manifest, "MANIFEST-") {
 		t.Fatalf("check --repair: %+v", out)

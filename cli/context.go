@@ -6,14 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cgraph/cgraph/contextpack"
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
-func init() { register(newContextCmd) }
+func init() { app.Register(newContextCmd) }
 
-func newContextCmd(a *App) *cobra.Command {
+func newContextCmd(a *app.App) *cobra.Command {
 	var budget, candidates int
 	var profile string
 	var ff filterFlags
@@ -33,7 +33,7 @@ POST /v1/context of cgraph serve.`,
   cgraph context "why does CI fail" --json | jq -r .markdown`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef(`quote the query: cgraph context "what the task is about"`, "context takes one QUERY, got %d arguments", len(args))
+				return app.Usagef(`quote the query: cgraph context "what the task is about"`, "context takes one QUERY, got %d arguments", len(args))
 			}
 			return nil
 		},
@@ -43,9 +43,9 @@ POST /v1/context of cgraph serve.`,
 				return err
 			}
 			if budget < 1 || candidates < 1 { // 0 would mean the default to ops
-				return usagef("give --budget from 64 to 32000 and --candidates from 1 to 100", "--budget %d --candidates %d: each must be positive", budget, candidates)
+				return app.Usagef("give --budget from 64 to 32000 and --candidates from 1 to 100", "--budget %d --candidates %d: each must be positive", budget, candidates)
 			}
-			co, err := a.context(cmd, ops.ContextRequest{Query: args[0], Budget: budget, Profile: profile, Candidates: candidates, Filter: filter})
+			co, err := packContext(a, cmd, ops.ContextRequest{Query: args[0], Budget: budget, Profile: profile, Candidates: candidates, Filter: filter})
 			if err != nil {
 				return err
 			}
@@ -67,11 +67,11 @@ POST /v1/context of cgraph serve.`,
 
 // context packs r on the cgraph serve of this store when one answers (POST
 // /v1/context, counted with the server's tokenizer), else here.
-func (a *App) context(cmd *cobra.Command, r ops.ContextRequest) (co ops.CompactContext, err error) {
-	if srv, ok := a.server(cmd); ok {
+func packContext(a *app.App, cmd *cobra.Command, r ops.ContextRequest) (co ops.CompactContext, err error) {
+	if srv, ok := a.Server(cmd); ok {
 		body := map[string]any{"query": r.Query, "budget": r.Budget, "profile": r.Profile, "candidates": r.Candidates, "filter": r.Filter}
-		err := srv.post(a.Context(), "/v1/context", body, &co)
-		if !errors.Is(err, errNoServer) {
+		err := srv.Post(a.Context(), "/v1/context", body, &co)
+		if !errors.Is(err, app.ErrNoServer) {
 			return co, err
 		}
 	}
@@ -79,19 +79,12 @@ func (a *App) context(cmd *cobra.Command, r ops.ContextRequest) (co ops.CompactC
 	if err != nil {
 		return co, err
 	}
-	defer a.closeStore(s, &err)
-	r.Tokens, r.Index = a.tokenCounter(), true
+	defer a.CloseStore(s, &err)
+	r.Tokens, r.Index = a.TokenCounter(), true
 	full, err := ops.Context(a.Context(), s, r)
 	var ve *record.ValidationError
 	if errors.As(err, &ve) {
-		return co, &UsageError{Problem: "--" + ve.Field + ": " + ve.Problem, Fix: ve.Fix}
+		return co, &app.UsageError{Problem: "--" + ve.Field + ": " + ve.Problem, Fix: ve.Fix}
 	}
 	return full.Compact(), err
-}
-
-// tokenCounter counts with the e5-small-v2 tokenizer of the models
-// directory, loaded on the first count, else approximately
-// (contextpack.ModelsCounter).
-func (a *App) tokenCounter() ops.TokenCounter {
-	return contextpack.ModelsCounter(a.ModelsDir, a.Warnf)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
 )
@@ -18,12 +19,12 @@ type contradictionJSON struct {
 
 // listContradictions prints the open contradiction pairs of the project
 // (engine.Contradictions): text, or --json as a list of contradictionJSON.
-func (a *App) listContradictions() (err error) {
+func listContradictions(a *app.App) (err error) {
 	e, err := a.OpenRecords(false)
 	if err != nil {
 		return err
 	}
-	defer closeEngine(e, &err)
+	defer app.CloseEngine(e, &err)
 	pairs, err := e.Contradictions(a.Context(), engine.ContradictionsOptions{Project: a.Project})
 	if err != nil {
 		return err

@@ -1,7 +1,14 @@
-// Package cli implements the cgraph command line: every command, its flags, its
-// human and --json output, and its error messages. cmd/cgraph only calls Execute.
+// Package cli implements the cgraph command line: Execute, the root command
+// with its global flags, and the commands of a store's memories (init, add,
+// get, list, delete, search, context, update, link, unlink, related,
+// topics, ingest, export, import, stats, maintain, contradictions,
+// reembed), each with its flags, its human and --json output and its
+// error messages. The other command groups are packages of their own under
+// cli/ — benchcmd, hookscmd, modelscmd, servecmd, storecmd — which
+// commands.go imports; what every command shares is package cli/app.
+// cmd/cgraph only calls Execute.
 //
-// Decisions every command follows (root.go):
+// Decisions every command follows (root.go, cli/app):
 //
 //   - Output: human text by default; with --json stdout holds exactly one JSON
 //     value, also on failure ({"error": {"message", "exit_code"}}).
@@ -10,7 +17,7 @@
 //     (ExitUsage: *UsageError or *record.ValidationError; nothing was written),
 //     130/143 stopped by SIGINT/SIGTERM (what was acknowledged is stored).
 //   - Store access: App.OpenStore(write) opens the memory store with the
-//     embedders of --models-dir (store.go); every command that writes
+//     embedders of --models-dir (cli/app/store.go); every command that writes
 //     memories (init, add, delete, reembed) goes through it so each memory
 //     gets its fingerprint and leaves every index on delete. Commands that
 //     only read records (list, stats, get) use App.OpenRecords, which loads
@@ -28,14 +35,15 @@
 //     valid lines are stored in atomic batches; an interrupt stores the lines
 //     already read and names the last one (--skip-lines N resumes). Content
 //     the store already holds is reported as a duplicate, not stored twice.
-//   - A running server (serve.go, serverclient.go): `cgraph serve` keeps the
-//     store and warm models in one process and announces itself in the store
-//     directory; search and context then send it their typed requests
-//     (POST /v1/search/explain, POST /v1/context) and print its typed
-//     answers as a local run prints its own, and a stdio `cgraph mcp` relays its session to
-//     its /mcp (mcpbridge.go). Models otherwise open on first use, so a
-//     command loads only the models its query needs.
+//   - A running server (cli/servecmd, cli/app/serverclient.go): `cgraph
+//     serve` keeps the store and warm models in one process and announces
+//     itself in the store directory; search and context then send it their
+//     typed requests (POST /v1/search/explain, POST /v1/context) and print
+//     its typed answers as a local run prints its own, and a stdio `cgraph
+//     mcp` relays its session to its /mcp. Models otherwise open on first
+//     use, so a command loads only the models its query needs.
 //
-// Commands register themselves from their files with register(newXCmd); an
-// App serves one Execute call, so tests run commands in-process with buffers.
+// Commands register themselves from their files with app.Register(newXCmd);
+// an app.App serves one Execute call, so tests run commands in-process with
+// buffers.
 package cli

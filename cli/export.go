@@ -3,16 +3,17 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
 func init() {
-	register(newExportCmd)
-	register(newImportCmd)
+	app.Register(newExportCmd)
+	app.Register(newImportCmd)
 }
 
-func newExportCmd(a *App) *cobra.Command {
+func newExportCmd(a *app.App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "export",
 		Short: "Write every memory as JSON Lines, oldest first, for import into another store",
@@ -26,13 +27,13 @@ either. With --project P (or $CGRAPH_PROJECT) only that project's memories are
 exported. It opens the store read-only and loads no model.`,
 		Example: `  cgraph export > memories.jsonl
   cgraph --db new-store init && cgraph --db new-store import memories.jsonl`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			s, err := a.OpenRecords(false)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(s, &err)
+			defer app.CloseEngine(s, &err)
 			n, err := ops.Export(a.Context(), s, a.Stdout, a.Project)
 			if err != nil {
 				return err
@@ -43,7 +44,7 @@ exported. It opens the store read-only and loads no model.`,
 	}
 }
 
-func newImportCmd(a *App) *cobra.Command {
+func newImportCmd(a *app.App) *cobra.Command {
 	var f addFlags
 	cmd := &cobra.Command{
 		Use:   "import FILE|-",
@@ -56,10 +57,10 @@ nothing the second time), an id the store already holds is refused, and an inter
 import names the line to resume after (--skip-lines N).`,
 		Example: `  cgraph export > memories.jsonl
   cgraph --db new-store init && cgraph --db new-store import memories.jsonl`,
-		Args: exactArgs(1, "the file to import (- for stdin)"),
+		Args: app.ExactArgs(1, "the file to import (- for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.jsonl = args[0]
-			return a.runAddJSONL(cmd, f, nil)
+			return runAddJSONL(a, cmd, f, nil)
 		},
 	}
 	cmd.Flags().IntVar(&f.skipLines, "skip-lines", 0, "skip the first N lines (resume an interrupted import)")

@@ -6,14 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
-func init() { register(newGetCmd) }
+func init() { app.Register(newGetCmd) }
 
-func newGetCmd(a *App) *cobra.Command {
+func newGetCmd(a *app.App) *cobra.Command {
 	var withFP, history bool
 	cmd := &cobra.Command{
 		Use:   "get ID",
@@ -31,17 +32,17 @@ shows which producer made each stored value.
 
 --history adds the memory's earlier revisions (what cgraph update replaced),
 oldest first; --json then prints {"memory": …, "history": [...]}.`,
-		Args:              exactArgs(1, "one memory id"),
-		ValidArgsFunction: a.completeIDs,
+		Args:              app.ExactArgs(1, "one memory id"),
+		ValidArgsFunction: completeIDs(a),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if withFP {
-				return a.getWithFingerprint(args[0])
+				return getWithFingerprint(a, args[0])
 			}
-			e, err := a.openForAccess()
+			e, err := openForAccess(a)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
+			defer app.CloseEngine(e, &err)
 			id, err := e.ResolveID(a.Context(), args[0])
 			if err != nil {
 				return err
@@ -54,7 +55,7 @@ oldest first; --json then prints {"memory": …, "history": [...]}.`,
 				if a.JSON {
 					return a.PrintJSON(toJSON(m))
 				}
-				a.printMemory(m)
+				printMemory(a, m)
 				return nil
 			}
 			h, err := e.History(a.Context(), id)
@@ -71,11 +72,11 @@ oldest first; --json then prints {"memory": …, "history": [...]}.`,
 				}
 				return a.PrintJSON(out)
 			}
-			a.showingHistory = true
-			a.printMemory(m)
+			a.ShowingHistory = true
+			printMemory(a, m)
 			for i := len(h) - 1; i >= 0; i-- {
 				a.Printf("\n--- revision %d (replaced %s) ---\n", h[i].Revision, nextUpdate(h, i, m).UTC().Format(humanTime))
-				a.printMemory(h[i])
+				printMemory(a, h[i])
 			}
 			return nil
 		},
@@ -103,12 +104,12 @@ type memoryWithFingerprint struct {
 }
 
 // getWithFingerprint shows a memory and its stored fingerprint.
-func (a *App) getWithFingerprint(idText string) (err error) {
-	s, err := a.openStoreForInspection()
+func getWithFingerprint(a *app.App, idText string) (err error) {
+	s, err := a.OpenStoreForInspection()
 	if err != nil {
 		return err
 	}
-	defer a.closeStore(s, &err)
+	defer a.CloseStore(s, &err)
 	id, err := s.ResolveID(a.Context(), idText)
 	if err != nil {
 		return err
@@ -124,7 +125,7 @@ func (a *App) getWithFingerprint(idText string) (err error) {
 	if a.JSON {
 		return a.PrintJSON(memoryWithFingerprint{memoryJSON: toJSON(m), Fingerprint: ops.FingerprintOf(fp, false)})
 	}
-	a.printMemory(m)
+	printMemory(a, m)
 	a.Printf("\nfingerprint:\n")
 	for _, ss := range fp.Summary() {
 		a.Printf("  %s\n", ss)
@@ -135,6 +136,6 @@ func (a *App) getWithFingerprint(idText string) (err error) {
 // openForAccess opens the store for a read that records accesses: for
 // writing, or read-only with --read-only or when another process holds the
 // writer lock.
-func (a *App) openForAccess() (*engine.Engine, error) {
-	return writerElseReader(a.ReadOnly, a.OpenRecords, nil)
+func openForAccess(a *app.App) (*engine.Engine, error) {
+	return app.WriterElseReader(a.ReadOnly, a.OpenRecords, nil)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cgraph/cgraph/cli/hookscmd"
 	"github.com/cgraph/cgraph/hookconfig"
 	"github.com/cgraph/cgraph/internal/textdiff"
 	"github.com/cgraph/cgraph/serverfile"
@@ -387,7 +388,7 @@ func TestHooksStatus(t *testing.T) {
 	mustRun(t, "", "--db", db, "hooks", "install", "claude-code", "--user", "--binary", testBinary)
 	mustRun(t, "", "hooks", "install", "claude-code", "--project-dir", project, "--binary", testBinary, "--event", "SessionStart")
 
-	var st hooksStatus
+	var st hookscmd.Status
 	oneJSON(t, mustRun(t, "", "--json", "hooks", "status", "claude-code", "--project-dir", project).stdout, &st)
 	if len(st.Targets) != 2 || st.Targets[0].Scope != "user" || st.Targets[1].Scope != "project" || len(st.Targets[1].Events) != 6 {
 		t.Fatalf("status --project-dir: %+v", st)

@@ -12,13 +12,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
-func init() { register(newIngestCmd) }
+func init() { app.Register(newIngestCmd) }
 
-func newIngestCmd(a *App) *cobra.Command {
+func newIngestCmd(a *app.App) *cobra.Command {
 	var final, deferSlots bool
 	cmd := &cobra.Command{
 		Use:   "ingest claude-code FILE|DIR",
@@ -46,10 +47,10 @@ model slot, E1 first (a server's own --defer-slots decides for it).`,
   cgraph ingest claude-code ~/.claude/projects/-home-me-src-app/0b6c….jsonl --final --json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return usagef("cgraph ingest claude-code FILE|DIR", "ingest takes a host and a transcript file or directory, got %d arguments", len(args))
+				return app.Usagef("cgraph ingest claude-code FILE|DIR", "ingest takes a host and a transcript file or directory, got %d arguments", len(args))
 			}
 			if args[0] != ops.HostClaudeCode {
-				return usagef("give claude-code (the one host whose transcripts cgraph reads)", "unknown host %q", args[0])
+				return app.Usagef("give claude-code (the one host whose transcripts cgraph reads)", "unknown host %q", args[0])
 			}
 			return nil
 		},
@@ -58,7 +59,7 @@ model slot, E1 first (a server's own --defer-slots decides for it).`,
 			if err != nil {
 				return err
 			}
-			return a.ingest(cmd, files, ops.IngestRequest{Host: args[0], Project: a.Project, Final: final}, deferSlots)
+			return ingest(a, cmd, files, ops.IngestRequest{Host: args[0], Project: a.Project, Final: final}, deferSlots)
 		},
 	}
 	fl := cmd.Flags()
@@ -72,11 +73,11 @@ model slot, E1 first (a server's own --defer-slots decides for it).`,
 func transcripts(arg string) ([]string, error) {
 	abs, err := filepath.Abs(arg)
 	if err != nil {
-		return nil, usagef("give a transcript file or a directory of them", "%s: %v", arg, err)
+		return nil, app.Usagef("give a transcript file or a directory of them", "%s: %v", arg, err)
 	}
 	fi, err := os.Stat(abs)
 	if err != nil {
-		return nil, usagef("give a transcript file (.jsonl) or a directory of them, e.g. ~/.claude/projects/<project>/", "%v", err)
+		return nil, app.Usagef("give a transcript file (.jsonl) or a directory of them, e.g. ~/.claude/projects/<project>/", "%v", err)
 	}
 	if !fi.IsDir() {
 		return []string{abs}, nil
@@ -95,7 +96,7 @@ func transcripts(arg string) ([]string, error) {
 		return nil, fmt.Errorf("list the transcripts under %s: %w", abs, err)
 	}
 	if len(out) == 0 {
-		return nil, usagef("give the directory Claude Code keeps a project's sessions in, e.g. ~/.claude/projects/<project>/", "%s holds no *.jsonl transcript", abs)
+		return nil, app.Usagef("give the directory Claude Code keeps a project's sessions in, e.g. ~/.claude/projects/<project>/", "%s holds no *.jsonl transcript", abs)
 	}
 	slices.Sort(out)
 	return out, nil
@@ -103,7 +104,7 @@ func transcripts(arg string) ([]string, error) {
 
 // ingest reads files through the cgraph serve of this store when one
 // answers, else into the store opened here.
-func (a *App) ingest(cmd *cobra.Command, files []string, req ops.IngestRequest, deferSlots bool) (err error) {
+func ingest(a *app.App, cmd *cobra.Command, files []string, req ops.IngestRequest, deferSlots bool) (err error) {
 	start := time.Now()
 	total := ops.NewIngestTotal()
 	done := func(i int, r ops.IngestReport) {
@@ -116,32 +117,32 @@ func (a *App) ingest(cmd *cobra.Command, files []string, req ops.IngestRequest, 
 			a.Warnf("  %s", n)
 		}
 	}
-	if srv, ok := a.server(cmd); ok {
+	if srv, ok := a.Server(cmd); ok {
 		if deferSlots {
 			a.Warnf("--defer: the server stores with its own --defer-slots")
 		}
 		for i, f := range files {
 			var rep ops.IngestReport
 			body := map[string]any{"host": req.Host, "path": f, "project": req.Project, "final": req.Final}
-			err := srv.post(a.Context(), "/v1/ingest", body, &rep)
-			if errors.Is(err, errNoServer) && i == 0 {
+			err := srv.Post(a.Context(), "/v1/ingest", body, &rep)
+			if errors.Is(err, app.ErrNoServer) && i == 0 {
 				break // no server after all: run here
 			}
 			if err != nil {
-				return errors.Join(a.printIngest(total, start), fmt.Errorf("ingest %s: %w", f, err))
+				return errors.Join(printIngest(a, total, start), fmt.Errorf("ingest %s: %w", f, err))
 			}
 			total.Served = true
 			done(i, rep)
 		}
 		if total.Served {
-			return a.printIngest(total, start)
+			return printIngest(a, total, start)
 		}
 	}
-	s, err := a.openStore(storeOpen{write: true, deferAll: deferSlots, manualFill: true})
+	s, err := a.Open(app.StoreOpen{Write: true, DeferAll: deferSlots, ManualFill: true})
 	if err != nil {
 		return err
 	}
-	defer a.closeStore(s, &err)
+	defer a.CloseStore(s, &err)
 	for i, f := range files {
 		r := req
 		r.Path = f
@@ -149,24 +150,24 @@ func (a *App) ingest(cmd *cobra.Command, files []string, req ops.IngestRequest, 
 		if err != nil {
 			var ve *record.ValidationError
 			if errors.As(err, &ve) {
-				err = &UsageError{Problem: ve.Field + ": " + ve.Problem, Fix: ve.Fix}
+				err = &app.UsageError{Problem: ve.Field + ": " + ve.Problem, Fix: ve.Fix}
 			}
 			total.Add(rep)
-			return errors.Join(a.printIngest(total, start), fmt.Errorf("ingest %s: %w", f, err))
+			return errors.Join(printIngest(a, total, start), fmt.Errorf("ingest %s: %w", f, err))
 		}
 		done(i, rep)
 	}
 	if deferSlots && total.Stored > 0 {
 		a.Warnf("%d memories searchable by keywords (and the other model-free slots) in %.1f s; filling the model slots (E1 first)", total.Stored, time.Since(start).Seconds())
-		if err := a.fillPending(s); err != nil {
-			return errors.Join(a.printIngest(total, start), err)
+		if err := a.FillPending(s); err != nil {
+			return errors.Join(printIngest(a, total, start), err)
 		}
 		a.Warnf("every slot filled in %.1f s", time.Since(start).Seconds())
 	}
-	return a.printIngest(total, start)
+	return printIngest(a, total, start)
 }
 
-func (a *App) printIngest(t ops.IngestTotal, start time.Time) error {
+func printIngest(a *app.App, t ops.IngestTotal, start time.Time) error {
 	t.Seconds = time.Since(start).Seconds()
 	if a.JSON {
 		return a.PrintJSON(t)

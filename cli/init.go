@@ -7,13 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
 
-func init() { register(newInitCmd) }
+func init() { app.Register(newInitCmd) }
 
-func newInitCmd(a *App) *cobra.Command {
+func newInitCmd(a *app.App) *cobra.Command {
 	var samples bool
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -24,16 +25,16 @@ existing store changes nothing and says so.
 --samples adds the bundled sample memories (the ones "cgraph samples" prints)
 to a new or empty store; on a store that already holds memories it is refused,
 so samples are never mixed into real data twice.`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if a.ReadOnly {
-				return &UsageError{Problem: "--read-only was given but init creates a store", Fix: "drop --read-only"}
+				return &app.UsageError{Problem: "--read-only was given but init creates a store", Fix: "drop --read-only"}
 			}
-			s, created, err := a.openOrCreate()
+			s, created, err := openOrCreate(a)
 			if err != nil {
 				return err
 			}
-			defer a.closeStore(s, &err)
+			defer a.CloseStore(s, &err)
 			e := s
 			st, err := e.Stats(a.Context())
 			if err != nil {
@@ -47,9 +48,9 @@ so samples are never mixed into real data twice.`,
 			}
 			if samples {
 				if st.Memories > 0 {
-					return usagef("give --db a new directory for the samples", "store %s already holds %d memories, refusing to add samples to it", e.Dir(), st.Memories)
+					return app.Usagef("give --db a new directory for the samples", "store %s already holds %d memories, refusing to add samples to it", e.Dir(), st.Memories)
 				}
-				res, err := a.addJSONL(s, bytes.NewReader(sampleJSONL), int64(len(sampleJSONL)))
+				res, err := addJSONL(a, s, bytes.NewReader(sampleJSONL), int64(len(sampleJSONL)))
 				if err != nil {
 					return fmt.Errorf("add samples: %w", err)
 				}
@@ -82,18 +83,18 @@ type initResult struct {
 // openOrCreate opens the memory store in a.DBDir for writing, creating it
 // when there is none; created says which happened. The models are loaded
 // once for both attempts.
-func (a *App) openOrCreate() (s *engine.Engine, created bool, err error) {
-	reg, closeReg, err := a.loadRegistry()
+func openOrCreate(a *app.App) (s *engine.Engine, created bool, err error) {
+	reg, closeReg, err := a.LoadRegistry()
 	if err != nil {
 		return nil, false, err
 	}
-	s, err = a.openStoreWith(reg, closeReg, storeOpen{write: true})
+	s, err = a.OpenStoreWith(reg, closeReg, app.StoreOpen{Write: true})
 	if errors.Is(err, record.ErrNoStore) {
-		s, err = a.openStoreWith(reg, closeReg, storeOpen{write: true, create: true})
+		s, err = a.OpenStoreWith(reg, closeReg, app.StoreOpen{Write: true, Create: true})
 		created = err == nil
 	}
 	if err != nil {
-		return nil, false, errors.Join(err, closeRegistry(closeReg))
+		return nil, false, errors.Join(err, app.CloseRegistry(closeReg))
 	}
 	return s, created, nil
 }

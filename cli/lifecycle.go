@@ -4,23 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
 func init() {
-	register(newUpdateCmd)
-	register(newLinkCmd)
-	register(newUnlinkCmd)
-	register(newRelatedCmd)
+	app.Register(newUpdateCmd)
+	app.Register(newLinkCmd)
+	app.Register(newUnlinkCmd)
+	app.Register(newRelatedCmd)
 }
 
 // filterFlags are the search filter flags as given (search, context).
@@ -58,7 +58,7 @@ func (f filterFlags) filter(project string, now time.Time) (record.Filter, error
 	for _, t := range f.types {
 		typ, err := record.ParseType(t)
 		if err != nil {
-			return out, &UsageError{Problem: fmt.Sprintf("--type: unknown type %q", t), Fix: "use one of " + typeList()}
+			return out, &app.UsageError{Problem: fmt.Sprintf("--type: unknown type %q", t), Fix: "use one of " + typeList()}
 		}
 		out.Types = append(out.Types, typ)
 	}
@@ -70,25 +70,25 @@ func (f filterFlags) filter(project string, now time.Time) (record.Filter, error
 		if w.v == "" {
 			continue
 		}
-		t, err := parseWhen(w.v, now)
+		t, err := record.ParseWhen(w.v, now)
 		if err != nil {
-			return out, usagef("give an RFC 3339 time (2026-01-02T15:04:05Z) or an age (30m, 36h, 7d, 2w)", "--%s %q: %v", w.flag, w.v, err)
+			return out, app.Usagef("give an RFC 3339 time (2026-01-02T15:04:05Z) or an age (30m, 36h, 7d, 2w)", "--%s %q: %v", w.flag, w.v, err)
 		}
 		*w.dst = t
 	}
 	meta, err := record.ParseMeta(f.meta)
 	if err != nil {
-		return out, &UsageError{Problem: "--meta: " + err.Error(), Fix: "write --meta key=value"}
+		return out, &app.UsageError{Problem: "--meta: " + err.Error(), Fix: "write --meta key=value"}
 	}
 	out.Meta = meta
 	if out.Superseded, err = record.ParseSuperseded(f.superseded); err != nil {
-		return out, &UsageError{Problem: "--superseded: " + err.Error(), Fix: "use exclude, include or only"}
+		return out, &app.UsageError{Problem: "--superseded: " + err.Error(), Fix: "use exclude, include or only"}
 	}
 	if f.asOf != "" {
 		if out.AsOf, err = record.ParseAsOf(f.asOf); err != nil {
-			at, aerr := parseWhen(f.asOf, now)
+			at, aerr := record.ParseWhen(f.asOf, now)
 			if aerr != nil {
-				return out, usagef("give an RFC 3339 time (2026-01-02T15:04:05Z), a date (2026-01-02: its end, UTC) or an age (30d, 2w)", "--as-of %q: %v", f.asOf, err)
+				return out, app.Usagef("give an RFC 3339 time (2026-01-02T15:04:05Z), a date (2026-01-02: its end, UTC) or an age (30d, 2w)", "--as-of %q: %v", f.asOf, err)
 			}
 			out.AsOf = at.UTC()
 		}
@@ -99,21 +99,6 @@ func (f filterFlags) filter(project string, now time.Time) (record.Filter, error
 	return out, nil
 }
 
-// parseWhen reads an RFC 3339 time or an age before now ("7d", "36h",
-// "2w", "30m").
-func parseWhen(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	if len(s) >= 2 {
-		unit := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[len(s)-1]]
-		if n, err := strconv.Atoi(s[:len(s)-1]); err == nil && unit != 0 && n >= 0 {
-			return now.Add(-time.Duration(n) * unit), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("neither an RFC 3339 time nor an age")
-}
-
 // changeFlags are update's flags.
 type changeFlags struct {
 	content, file, typ, project string
@@ -121,7 +106,7 @@ type changeFlags struct {
 	importance                  float64
 }
 
-func newUpdateCmd(a *App) *cobra.Command {
+func newUpdateCmd(a *app.App) *cobra.Command {
 	var f changeFlags
 	cmd := &cobra.Command{
 		Use:   "update ID",
@@ -133,10 +118,10 @@ with this store's models; the other changes rewrite the record only and load no 
 A change that leaves the memory as it was writes nothing.`,
 		Example: `  cgraph update 01a2f3c4 --content "Decision: pin grocksdb v1.8.0" --tag storage
   cgraph update 01a2f3c4 --untag draft --meta ticket=CG-12 --importance 0.9`,
-		Args:              exactArgs(1, "the memory id (or a unique suffix or prefix of 8 or more hex digits)"),
-		ValidArgsFunction: a.completeIDs,
+		Args:              app.ExactArgs(1, "the memory id (or a unique suffix or prefix of 8 or more hex digits)"),
+		ValidArgsFunction: completeIDs(a),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			c, err := a.changeFromFlags(cmd, f)
+			c, err := changeFromFlags(a, cmd, f)
 			if err != nil {
 				return err
 			}
@@ -149,7 +134,7 @@ A change that leaves the memory as it was writes nothing.`,
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
+			defer app.CloseEngine(e, &err)
 			id, err := e.ResolveID(a.Context(), args[0])
 			if err != nil {
 				return err
@@ -173,7 +158,7 @@ A change that leaves the memory as it was writes nothing.`,
 			default:
 				a.Warnf("memory %s: revision %d", id, res.Memory.Revision)
 			}
-			a.printMemory(res.Memory)
+			printMemory(a, res.Memory)
 			return nil
 		},
 	}
@@ -192,25 +177,25 @@ A change that leaves the memory as it was writes nothing.`,
 }
 
 // changeFromFlags builds the change update's flags describe.
-func (a *App) changeFromFlags(cmd *cobra.Command, f changeFlags) (record.Change, error) {
+func changeFromFlags(a *app.App, cmd *cobra.Command, f changeFlags) (record.Change, error) {
 	var c record.Change
 	fl := cmd.Flags()
 	switch {
 	case fl.Changed("content") && fl.Changed("file"):
-		return c, usagef("give one of them", "update got both --content and --file")
+		return c, app.Usagef("give one of them", "update got both --content and --file")
 	case fl.Changed("file"):
 		b, err := os.ReadFile(f.file)
 		if err != nil {
-			return c, &UsageError{Problem: fmt.Sprintf("--file: %v", err), Fix: "give a readable file"}
+			return c, &app.UsageError{Problem: fmt.Sprintf("--file: %v", err), Fix: "give a readable file"}
 		}
 		s := strings.TrimSuffix(string(b), "\n")
 		c.Content = &s
 	case fl.Changed("content") && f.content == "-":
-		a.stdinHint()
+		stdinHint(a)
 		if a.MaxContentBytes <= 0 {
 			a.MaxContentBytes = record.DefaultMaxContentBytes
 		}
-		s, err := a.readLimited(a.Stdin, "stdin")
+		s, err := readLimited(a, a.Stdin, "stdin")
 		if err != nil {
 			return c, err
 		}
@@ -237,11 +222,11 @@ func (a *App) changeFromFlags(cmd *cobra.Command, f changeFlags) (record.Change,
 	c.AddTags, c.RemoveTags, c.UnsetMeta = f.tags, f.untags, f.unset
 	meta, err := record.ParseMeta(f.meta)
 	if err != nil {
-		return c, &UsageError{Problem: "--meta: " + err.Error(), Fix: "write --meta key=value"}
+		return c, &app.UsageError{Problem: "--meta: " + err.Error(), Fix: "write --meta key=value"}
 	}
 	c.SetMeta = meta
 	if c.Empty() {
-		return c, usagef("give --content, --file, --type, --tag, --untag, --importance, --meta, --unset-meta or --move-to-project", "update needs something to change")
+		return c, app.Usagef("give --content, --file, --type, --tag, --untag, --importance, --meta, --unset-meta or --move-to-project", "update needs something to change")
 	}
 	return c, nil
 }
@@ -254,9 +239,9 @@ type relationFlags struct {
 
 // openPair parses --type, opens the store for writing (records only) and
 // resolves FROM and TO: what link and unlink share. The caller closes e.
-func (a *App) openPair(f relationFlags, args []string) (e *engine.Engine, from, to record.ID, t record.RelationType, err error) {
+func openPair(a *app.App, f relationFlags, args []string) (e *engine.Engine, from, to record.ID, t record.RelationType, err error) {
 	if t, err = record.ParseRelationType(f.typ); err != nil {
-		return nil, from, to, t, &UsageError{Problem: fmt.Sprintf("--type: unknown relation type %q", f.typ), Fix: "use one of " + record.RelationTypeNames()}
+		return nil, from, to, t, &app.UsageError{Problem: fmt.Sprintf("--type: unknown relation type %q", f.typ), Fix: "use one of " + record.RelationTypeNames()}
 	}
 	if e, err = a.OpenRecords(true); err != nil {
 		return nil, from, to, t, err
@@ -279,7 +264,7 @@ func bindRelationType(cmd *cobra.Command, typ *string) {
 
 func relationTypeNames() []string { return strings.Split(record.RelationTypeNames(), ", ") }
 
-func newLinkCmd(a *App) *cobra.Command {
+func newLinkCmd(a *app.App) *cobra.Command {
 	var f relationFlags
 	cmd := &cobra.Command{
 		Use:   "link FROM TO --type TYPE",
@@ -291,17 +276,17 @@ A superseded memory is left out of searches unless --superseded include (or only
 given. Linking the same pair with the same type again replaces its weight.`,
 		Example: `  cgraph link 01a2f3c4 01a2e111 --type fixes
   cgraph link NEW OLD --type supersedes`,
-		Args:              exactArgs(2, "FROM and TO memory ids"),
-		ValidArgsFunction: a.completeIDs,
+		Args:              app.ExactArgs(2, "FROM and TO memory ids"),
+		ValidArgsFunction: completeIDs(a),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if err := record.CheckWeight(f.weight); err != nil {
 				return err
 			}
-			e, from, to, t, err := a.openPair(f, args)
+			e, from, to, t, err := openPair(a, f, args)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
+			defer app.CloseEngine(e, &err)
 			r, err := e.Link(a.Context(), record.Relation{From: from, To: to, Type: t, Weight: f.weight})
 			if err != nil {
 				return fmt.Errorf("link: %w", err)
@@ -318,19 +303,19 @@ given. Linking the same pair with the same type again replaces its weight.`,
 	return cmd
 }
 
-func newUnlinkCmd(a *App) *cobra.Command {
+func newUnlinkCmd(a *app.App) *cobra.Command {
 	var f relationFlags
 	cmd := &cobra.Command{
 		Use:               "unlink FROM TO --type TYPE",
 		Short:             "Remove the relation FROM → TO of a type",
-		Args:              exactArgs(2, "FROM and TO memory ids"),
-		ValidArgsFunction: a.completeIDs,
+		Args:              app.ExactArgs(2, "FROM and TO memory ids"),
+		ValidArgsFunction: completeIDs(a),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			e, from, to, t, err := a.openPair(f, args)
+			e, from, to, t, err := openPair(a, f, args)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
+			defer app.CloseEngine(e, &err)
 			ok, err := e.Unlink(a.Context(), from, to, t)
 			if err != nil {
 				return fmt.Errorf("unlink: %w", err)
@@ -360,7 +345,7 @@ type relatedJSON struct {
 	Weight    float64             `json:"weight"`
 }
 
-func newRelatedCmd(a *App) *cobra.Command {
+func newRelatedCmd(a *app.App) *cobra.Command {
 	var types string
 	var depth, limit int
 	cmd := &cobra.Command{
@@ -372,24 +357,24 @@ reached it: "→ fixes" means the listed memory is what its via memory fixes, "�
 that the listed memory fixes its via memory.`,
 		Example: `  cgraph related 01a2f3c4
   cgraph related 01a2f3c4 --type fixes,causes --depth 2`,
-		Args:              exactArgs(1, "the memory id"),
-		ValidArgsFunction: a.completeIDs,
+		Args:              app.ExactArgs(1, "the memory id"),
+		ValidArgsFunction: completeIDs(a),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			ts, err := record.ParseRelationTypes(types)
 			if err != nil {
-				return &UsageError{Problem: "--type: " + err.Error(), Fix: "use names from " + record.RelationTypeNames() + ", comma separated"}
+				return &app.UsageError{Problem: "--type: " + err.Error(), Fix: "use names from " + record.RelationTypeNames() + ", comma separated"}
 			}
 			if depth < 1 || depth > engine.MaxRelatedDepth {
-				return usagef(fmt.Sprintf("give a depth from 1 to %d", engine.MaxRelatedDepth), "--depth %d is out of range", depth)
+				return app.Usagef(fmt.Sprintf("give a depth from 1 to %d", engine.MaxRelatedDepth), "--depth %d is out of range", depth)
 			}
 			if limit < 1 {
-				return usagef("give a positive number", "--limit %d is not positive", limit)
+				return app.Usagef("give a positive number", "--limit %d is not positive", limit)
 			}
 			e, err := a.OpenRecords(false)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
+			defer app.CloseEngine(e, &err)
 			id, err := e.ResolveID(a.Context(), args[0])
 			if err != nil {
 				return err

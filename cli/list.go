@@ -3,13 +3,14 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
 
-func init() { register(newListCmd) }
+func init() { app.Register(newListCmd) }
 
-func newListCmd(a *App) *cobra.Command {
+func newListCmd(a *app.App) *cobra.Command {
 	var (
 		limit       int
 		after       string
@@ -24,10 +25,10 @@ first), of the project (--project, $CGRAPH_PROJECT, else the default project) or
 every project with --all-projects. The next page starts --after the last id of this
 one; human output prints that command when there are more. --json prints an array of
 memories.`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if limit < 1 {
-				return usagef("give a page size of 1 or more", "--limit %d is too small", limit)
+				return app.Usagef("give a page size of 1 or more", "--limit %d is too small", limit)
 			}
 			o := record.ListOptions{Limit: limit + 1, Oldest: oldest}
 			if after != "" {
@@ -39,7 +40,7 @@ memories.`,
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
+			defer app.CloseEngine(e, &err)
 			ms, err := listProject(a, e, o, allProjects)
 			if err != nil {
 				return err
@@ -85,7 +86,7 @@ memories.`,
 // listProject returns up to o.Limit memories from o.After on, of a.Project
 // unless all: pages of the store are read until that many match or the
 // store ends.
-func listProject(a *App, e *engine.Engine, o record.ListOptions, all bool) ([]record.Memory, error) {
+func listProject(a *app.App, e *engine.Engine, o record.ListOptions, all bool) ([]record.Memory, error) {
 	if all {
 		return e.List(a.Context(), o)
 	}

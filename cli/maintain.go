@@ -5,11 +5,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
 
-func init() { register(newMaintainCmd) }
+func init() { app.Register(newMaintainCmd) }
 
 // maintainHelp is cgraph maintain's long help: each action and what
 // --apply and --contradictions do.
@@ -45,7 +46,7 @@ report policy (add --on-conflict, serve --on-conflict) whose two memories are bo
 valid, newest first, each with its evidence judged again (kind, reason, E1/E6/E11).
 Resolve one by linking the memory that holds as superseding the other.`
 
-func newMaintainCmd(a *App) *cobra.Command {
+func newMaintainCmd(a *app.App) *cobra.Command {
 	var o engine.MaintainOptions
 	var types []string
 	var contradictions bool
@@ -58,20 +59,20 @@ func newMaintainCmd(a *App) *cobra.Command {
   cgraph maintain --near --consolidate
   cgraph maintain --near --consolidate --apply
   cgraph maintain --contradictions --json`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if contradictions {
 				if o.Apply || o.Near || o.Consolidate || o.PruneBelow != 0 || len(types) > 0 {
-					return usagef("run maintain --contradictions alone; resolve a pair with cgraph link NEWER OLDER --type supersedes",
+					return app.Usagef("run maintain --contradictions alone; resolve a pair with cgraph link NEWER OLDER --type supersedes",
 						"--contradictions lists open pairs and takes none of --apply, --near, --consolidate, --prune-below, --types")
 				}
-				return a.listContradictions()
+				return listContradictions(a)
 			}
 			o, err := maintainOptions(o, types)
 			if err != nil {
 				return err
 			}
-			return a.maintain(o)
+			return maintain(a, o)
 		},
 	}
 	cmd.Flags().Float64Var(&o.PruneBelow, "prune-below", 0, "list memories whose effective importance is below this (0: only superseded ones and duplicates)")
@@ -86,15 +87,15 @@ func newMaintainCmd(a *App) *cobra.Command {
 // maintainOptions checks maintain's flags and adds the --types to o.
 func maintainOptions(o engine.MaintainOptions, types []string) (engine.MaintainOptions, error) {
 	if o.Consolidate && !o.Near {
-		return o, usagef("add --near: cgraph maintain --near --consolidate (it folds the near-duplicates --near finds)", "--consolidate needs --near")
+		return o, app.Usagef("add --near: cgraph maintain --near --consolidate (it folds the near-duplicates --near finds)", "--consolidate needs --near")
 	}
 	if o.PruneBelow < 0 || o.PruneBelow > 1 {
-		return o, usagef("give an effective importance from 0 to 1, such as 0.05", "--prune-below %v is outside [0, 1]", o.PruneBelow)
+		return o, app.Usagef("give an effective importance from 0 to 1, such as 0.05", "--prune-below %v is outside [0, 1]", o.PruneBelow)
 	}
 	for _, t := range types {
 		typ, err := record.ParseType(t)
 		if err != nil {
-			return o, usagef("give --types a comma-separated list of memory types, e.g. note,conversation", "--types: %v", err)
+			return o, app.Usagef("give --types a comma-separated list of memory types, e.g. note,conversation", "--types: %v", err)
 		}
 		o.Types = append(o.Types, typ)
 	}
@@ -104,7 +105,7 @@ func maintainOptions(o engine.MaintainOptions, types []string) (engine.MaintainO
 // maintain is cgraph maintain without --contradictions: it opens the
 // store (with its models for --near), runs engine.Maintain and prints
 // each action, then a summary on stderr.
-func (a *App) maintain(o engine.MaintainOptions) (err error) {
+func maintain(a *app.App, o engine.MaintainOptions) (err error) {
 	var e *engine.Engine
 	if o.Near {
 		e, err = a.OpenStore(o.Apply)
@@ -114,7 +115,7 @@ func (a *App) maintain(o engine.MaintainOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	defer closeEngine(e, &err)
+	defer app.CloseEngine(e, &err)
 	acts, err := e.Maintain(a.Context(), o)
 	if a.JSON {
 		if acts == nil {

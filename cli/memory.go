@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
@@ -25,7 +26,7 @@ const humanTime = "2006-01-02 15:04:05Z07:00"
 
 // printMemory writes the human form of m: a header of fields, a blank line
 // and the content.
-func (a *App) printMemory(m record.Memory) {
+func printMemory(a *app.App, m record.Memory) {
 	a.Printf("id:         %s\n", m.ID)
 	a.Printf("type:       %s\n", m.Type)
 	if len(m.Tags) > 0 {
@@ -50,7 +51,7 @@ func (a *App) printMemory(m record.Memory) {
 		a.Printf("meta:       %s=%s\n", k, m.Meta[k])
 	}
 	switch {
-	case m.Revision > 1 && !a.showingHistory:
+	case m.Revision > 1 && !a.ShowingHistory:
 		a.Printf("revision:   %d (cgraph get %s --history shows the earlier ones)\n", m.Revision, m.ID)
 	case m.Revision > 1:
 		a.Printf("revision:   %d\n", m.Revision)
@@ -86,25 +87,27 @@ func summaryLine(m record.Memory, width int) string {
 // (each described by its summary), for get and delete. It opens the store
 // read-only and completes nothing when that fails: completion must not print
 // errors into the shell.
-func (a *App) completeIDs(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	e, err := engine.Open(a.DBDir, engine.Options{ReadOnly: true})
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	defer e.Close() // read-only; nothing to lose on a close error
-	ms, err := e.List(cmd.Context(), record.ListOptions{Limit: 50})
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	var out []cobra.Completion
-	for _, m := range ms {
-		if id := m.ID.String(); strings.HasPrefix(id, toComplete) {
-			first, _, _ := strings.Cut(strings.TrimSpace(m.Content), "\n")
-			out = append(out, cobra.CompletionWithDesc(id, string(m.Type)+": "+first))
+func completeIDs(a *app.App) func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
+		e, err := engine.Open(a.DBDir, engine.Options{ReadOnly: true})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		defer e.Close() // read-only; nothing to lose on a close error
+		ms, err := e.List(cmd.Context(), record.ListOptions{Limit: 50})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []cobra.Completion
+		for _, m := range ms {
+			if id := m.ID.String(); strings.HasPrefix(id, toComplete) {
+				first, _, _ := strings.Cut(strings.TrimSpace(m.Content), "\n")
+				out = append(out, cobra.CompletionWithDesc(id, string(m.Type)+": "+first))
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
 	}
-	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -6,11 +6,12 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
 
-func init() { register(newReembedCmd) }
+func init() { app.Register(newReembedCmd) }
 
 // reembedJSON is reembed's --json output.
 type reembedJSON struct {
@@ -21,7 +22,7 @@ type reembedJSON struct {
 	Unreadable []record.ID `json:"unreadable"`
 }
 
-func newReembedCmd(a *App) *cobra.Command {
+func newReembedCmd(a *app.App) *cobra.Command {
 	var slotNames []string
 	cmd := &cobra.Command{
 		Use:   "reembed",
@@ -44,24 +45,24 @@ batch of memories atomically, so an interrupted run leaves every memory whole
 and can be run again. A progress bar is drawn on a terminal.`,
 		Example: `  cgraph reembed
   cgraph reembed --slot E1 --slot E7`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			slots, err := parseSlots(slotNames)
 			if err != nil {
 				return err
 			}
-			s, err := a.openStore(storeOpen{write: true, reembed: true})
+			s, err := a.Open(app.StoreOpen{Write: true, Reembed: true})
 			if err != nil {
 				return err
 			}
-			defer a.closeStore(s, &err)
+			defer a.CloseStore(s, &err)
 			var bar *progressbar.ProgressBar
 			progress := func(done, total int) {
 				if bar == nil {
 					// Memory reports after each batch, so the total is
 					// known only now; draw at once, the throttle would
 					// hide a short run.
-					if bar = a.countBar(total, "re-embedding"); bar == nil {
+					if bar = a.CountBar(total, "re-embedding"); bar == nil {
 						return
 					}
 					_ = bar.RenderBlank() // only draws on the terminal
@@ -78,7 +79,7 @@ and can be run again. A progress bar is drawn on a terminal.`,
 				}
 				return fmt.Errorf("reembed (%d memories re-embedded before the error; run it again to finish): %w", rep.Memories, err)
 			}
-			return a.printReembed(s.Dir(), rep)
+			return printReembed(a, s.Dir(), rep)
 		},
 	}
 	cmd.Flags().StringArrayVar(&slotNames, "slot", nil, "recompute only this slot, e.g. E1 (repeat for several; default every slot whose model changed)")
@@ -87,7 +88,7 @@ and can be run again. A progress bar is drawn on a terminal.`,
 }
 
 // printReembed says what reembed did (or, with --json, gives reembedJSON).
-func (a *App) printReembed(dir string, rep engine.ReembedReport) error {
+func printReembed(a *app.App, dir string, rep engine.ReembedReport) error {
 	n := rep.Memories
 	out := reembedJSON{DB: dir, Slots: []string{}, Reembedded: n, Unreadable: rep.Unreadable}
 	if out.Unreadable == nil {
@@ -123,10 +124,10 @@ func parseSlots(names []string) ([]engine.SlotID, error) {
 	for _, n := range names {
 		s, err := engine.ParseSlot(n)
 		if err != nil {
-			return nil, &UsageError{Problem: "--slot: " + err.Error(), Fix: "see `cgraph embedders`"}
+			return nil, &app.UsageError{Problem: "--slot: " + err.Error(), Fix: "see `cgraph embedders`"}
 		}
 		if seen[s] {
-			return nil, usagef("give each slot once", "--slot %s given twice", s)
+			return nil, app.Usagef("give each slot once", "--slot %s given twice", s)
 		}
 		seen[s] = true
 		out = append(out, s)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/ops"
 )
 
@@ -160,9 +161,9 @@ func TestGetFingerprint(t *testing.T) {
 
 // TestReembedProgressBar draws the bar on a terminal, never with --json.
 func TestReembedProgressBar(t *testing.T) {
-	old := terminalCheck
-	terminalCheck = func(any) bool { return true }
-	defer func() { terminalCheck = old }()
+	old := app.TerminalCheck
+	app.TerminalCheck = func(any) bool { return true }
+	defer func() { app.TerminalCheck = old }()
 	db := newStore(t) // without models
 	mustRun(t, "", "--db", db, "add", "one memory")
 	mustRun(t, "", "--db", db, "add", "another memory")

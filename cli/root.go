@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,173 +9,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/record"
 )
-
-// Exit codes of Execute.
-const (
-	ExitOK    = 0 // the command did what was asked
-	ExitError = 1 // the command failed (store, I/O, unknown id, some bulk lines refused)
-	ExitUsage = 2 // bad flags, arguments or input values: nothing was done
-	// ExitInterrupted and ExitTerminated: stopped by SIGINT or SIGTERM (128
-	// + the signal, as shells report it); what was acknowledged before the
-	// signal is stored.
-	ExitInterrupted = 130
-	ExitTerminated  = 143
-)
-
-// App is the state one run of the command line shares between its commands:
-// the streams and the global flags. Commands get it from register and must
-// write only through it (never os.Stdout), so tests can run them in-process.
-// An App serves one Execute call and is not safe for concurrent use.
-type App struct {
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-
-	DBDir     string // --db, default $CGRAPH_DB, else $XDG_DATA_HOME/cgraph/default (~/.local/share/cgraph/default)
-	JSON      bool   // --json: stdout is exactly one JSON value
-	ReadOnly  bool   // --read-only: open the store beside a writer; writes are refused
-	ModelsDir string // --models-dir, default $CGRAPH_MODELS, else $XDG_CACHE_HOME/cgraph/models
-	Device    string // --device cpu|cuda (default cpu)
-	Precision string // --precision default|fp32|int8: the model weights (default: int8 e5/bge on the CPU, fp32 on cuda)
-	Project   string // --project, default $CGRAPH_PROJECT, else "" (the default project)
-
-	// showingHistory is set by get --history: printMemory then does not
-	// point at --history.
-	showingHistory bool
-
-	// MaxContentBytes bounds a memory's content (add --max-content-bytes);
-	// 0 means record.DefaultMaxContentBytes.
-	MaxContentBytes int
-
-	// isTerminal says whether w is an interactive terminal (progress bars
-	// are drawn only there). Tests leave the default, which is false for
-	// anything but a terminal *os.File.
-	isTerminal func(s any) bool
-
-	// afterFlush, when set by a test, runs after each batch add --jsonl
-	// stores.
-	afterFlush func()
-	// skipLines is add --jsonl --skip-lines: lines an earlier run stored.
-	skipLines int
-	// allowDuplicate is add --allow-duplicate, for --jsonl lines.
-	allowDuplicate bool
-
-	ctx         context.Context
-	wroteStdout bool // PrintJSON has written the one JSON value
-
-	// registryClosers releases the models of each open engine.Engine
-	// (store.go: openStoreWith adds, closeStore calls and removes).
-	registryClosers map[*engine.Engine]func() error
-}
-
-// UsageError is bad flags, arguments or input values: the command did
-// nothing. Execute exits with ExitUsage for it (and for
-// *record.ValidationError); every other error exits with ExitError.
-type UsageError struct {
-	Problem string // what was wrong, e.g. `unknown command "ad"`
-	Fix     string // how to fix it, e.g. "did you mean add?"
-}
-
-func (e *UsageError) Error() string {
-	if e.Fix == "" {
-		return e.Problem
-	}
-	return e.Problem + ": " + e.Fix
-}
-
-// usagef builds a *UsageError with a formatted problem.
-func usagef(fix, format string, args ...any) error {
-	return &UsageError{Problem: fmt.Sprintf(format, args...), Fix: fix}
-}
-
-func init() {
-	// Run the root's checks of the global flags also for commands that
-	// have their own PersistentPreRunE.
-	cobra.EnableTraverseRunHooks = true
-}
-
-var (
-	buildersMu sync.Mutex
-	builders   []func(*App) *cobra.Command
-)
-
-// register adds a command to every run of the command line. Call it from an
-// init function in the command's file: func init() { register(newXCmd) }.
-// build is called once per Execute with that run's App.
-func register(build func(*App) *cobra.Command) {
-	buildersMu.Lock()
-	defer buildersMu.Unlock()
-	builders = append(builders, build)
-}
-
-// Context is the run's context: cancelled on SIGINT/SIGTERM in the real
-// binary. Long commands check it between units of work.
-func (a *App) Context() context.Context {
-	if a.ctx == nil {
-		return context.Background()
-	}
-	return a.ctx
-}
-
-// OpenRecords opens the store in a.DBDir for records only: no model is
-// loaded and no index built (engine.Options without Embedders). write says
-// the command writes: then the store is opened for writing (taking its
-// lock) and --read-only is refused with a usage error. A command that only
-// reads opens the store read-only, so it works beside a running writer. The
-// caller must Close the engine and report Close's error.
-func (a *App) OpenRecords(write bool) (*engine.Engine, error) {
-	if write && a.ReadOnly {
-		return nil, &UsageError{Problem: "--read-only was given but this command writes to the store", Fix: "drop --read-only"}
-	}
-	red, err := redactor()
-	if err != nil {
-		return nil, err
-	}
-	return engine.Open(a.DBDir, engine.Options{ReadOnly: !write, MaxContentBytes: a.MaxContentBytes, Redactor: red})
-}
-
-// closeEngine closes e and joins Close's error to *err, so no error is lost
-// in a defer.
-func closeEngine(e *engine.Engine, err *error) {
-	if cerr := e.Close(); cerr != nil {
-		*err = errors.Join(*err, fmt.Errorf("close store %s: %w", e.Dir(), cerr))
-	}
-}
-
-// PrintJSON writes v as one indented JSON value and a newline on Stdout. A
-// command calls it at most once per run.
-func (a *App) PrintJSON(v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode JSON output: %w", err)
-	}
-	a.wroteStdout = true
-	if _, err := a.Stdout.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	return nil
-}
-
-// Printf writes human output on Stdout. It writes nothing with --json, so a
-// command can print its human form unconditionally beside PrintJSON.
-func (a *App) Printf(format string, args ...any) {
-	if a.JSON {
-		return
-	}
-	fmt.Fprintf(a.Stdout, format, args...)
-}
-
-// Warnf writes a note on Stderr ("cgraph: ..."), in both output modes.
-func (a *App) Warnf(format string, args ...any) {
-	fmt.Fprintf(a.Stderr, "cgraph: "+format+"\n", args...)
-}
 
 // defaultDBDir is $CGRAPH_DB, else $XDG_DATA_HOME/cgraph/default, else
 // ~/.local/share/cgraph/default.
@@ -184,7 +24,7 @@ func defaultDBDir(getenv func(string) string) string {
 	if d := getenv("CGRAPH_DB"); d != "" {
 		return d
 	}
-	return filepath.Join(xdgDir(getenv, "XDG_DATA_HOME", ".local/share"), "cgraph", "default")
+	return filepath.Join(app.XDGDir(getenv, "XDG_DATA_HOME", ".local/share"), "cgraph", "default")
 }
 
 // defaultModelsDir is $CGRAPH_MODELS, else $XDG_CACHE_HOME/cgraph/models,
@@ -193,21 +33,21 @@ func defaultModelsDir(getenv func(string) string) string {
 	if d := getenv("CGRAPH_MODELS"); d != "" {
 		return d
 	}
-	return filepath.Join(xdgDir(getenv, "XDG_CACHE_HOME", ".cache"), "cgraph", "models")
+	return filepath.Join(app.XDGDir(getenv, "XDG_CACHE_HOME", ".cache"), "cgraph", "models")
 }
 
-// xdgDir returns $env when it is absolute (the XDG spec says relative values
-// are ignored), else $HOME/fallback.
-func xdgDir(getenv func(string) string, env, fallback string) string {
-	if d := getenv(env); filepath.IsAbs(d) {
-		return d
-	}
-	home := getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir() // "" falls back to a relative path, which the error of Open then names
-	}
-	return filepath.Join(home, fallback)
-}
+// Exit codes of Execute (app's, named here for cmd/cgraph and scripts).
+const (
+	ExitOK          = app.ExitOK          // the command did what was asked
+	ExitError       = app.ExitError       // the command failed
+	ExitUsage       = app.ExitUsage       // bad flags, arguments or input values: nothing was done
+	ExitInterrupted = app.ExitInterrupted // stopped by SIGINT
+	ExitTerminated  = app.ExitTerminated  // stopped by SIGTERM
+)
+
+// UsageError is bad flags, arguments or input values (app.UsageError):
+// Execute exits with ExitUsage for it.
+type UsageError = app.UsageError
 
 // Execute runs the command line args (without the program name) and returns
 // the exit code: ExitOK, ExitError or ExitUsage. Errors are printed on
@@ -247,12 +87,12 @@ func interruptCode(ctx context.Context) int {
 
 // ExecuteContext is Execute with a caller's context and no signal handling.
 func ExecuteContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, ctx: ctx, isTerminal: terminalCheck}
-	return a.execute(ctx, args, os.Getenv)
+	a := &app.App{Stdin: stdin, Stdout: stdout, Stderr: stderr, Ctx: ctx, IsTerminal: app.TerminalCheck}
+	return execute(a, ctx, args, os.Getenv)
 }
 
 // execute runs args with a, printing an error as ExecuteContext documents.
-func (a *App) execute(ctx context.Context, args []string, getenv func(string) string) int {
+func execute(a *app.App, ctx context.Context, args []string, getenv func(string) string) int {
 	root := newRoot(a, getenv)
 	root.SetArgs(args)
 	root.SetIn(a.Stdin)
@@ -268,7 +108,7 @@ func (a *App) execute(ctx context.Context, args []string, getenv func(string) st
 	}
 	msg := errorMessage(err)
 	fmt.Fprintf(a.Stderr, "cgraph: %s\n", msg)
-	if (a.JSON || asksJSON(args)) && !a.wroteStdout {
+	if (a.JSON || asksJSON(args)) && !a.WroteStdout() {
 		// --json promises one JSON value on stdout, also on failure, and
 		// also when a flag before it failed to parse (cobra then never set it).
 		_ = a.PrintJSON(map[string]any{"error": map[string]any{"message": msg, "exit_code": code}}) // the error is already on stderr
@@ -291,26 +131,17 @@ func asksJSON(args []string) bool {
 
 // exitCode maps an error to ExitUsage (bad input, nothing done) or ExitError.
 func exitCode(err error) int {
-	var ue *UsageError
+	var ue *app.UsageError
 	var ve *record.ValidationError
 	if errors.As(err, &ue) || errors.As(err, &ve) {
 		return ExitUsage
 	}
-	var ee *exitError
+	var ee *app.ExitCodeError
 	if errors.As(err, &ee) {
-		return ee.code
+		return ee.Code
 	}
 	return ExitError
 }
-
-// exitError carries an exit code for an error already explained to the
-// user (e.g. bulk lines that failed, each reported on stderr).
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }
 
 // errorMessage adds how to fix the engine's sentinel errors, whose own text
 // says only what was wrong.
@@ -338,7 +169,7 @@ func versionString() string {
 	return engine.Version
 }
 
-func newRoot(a *App, getenv func(string) string) *cobra.Command {
+func newRoot(a *app.App, getenv func(string) string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cgraph",
 		Short: "cgraph keeps and retrieves the memory of AI coding assistants",
@@ -361,28 +192,28 @@ Create it with "cgraph init" (--samples adds bundled example memories).
 			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 				fix = "did you mean " + strings.Join(s, " or ") + "?"
 			}
-			return usagef(fix, "unknown command %q", args[0])
+			return app.Usagef(fix, "unknown command %q", args[0])
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			switch a.Device {
 			case "cpu", "cuda":
 			default:
-				return usagef("use --device cpu or --device cuda", "--device %q is not a device", a.Device)
+				return app.Usagef("use --device cpu or --device cuda", "--device %q is not a device", a.Device)
 			}
 			switch a.Precision {
 			case "default", "fp32", "int8":
 			default:
-				return usagef("use --precision default, fp32 or int8", "--precision %q is not a weight precision", a.Precision)
+				return app.Usagef("use --precision default, fp32 or int8", "--precision %q is not a weight precision", a.Precision)
 			}
 			if a.DBDir == "" {
-				return usagef("give --db a directory, or set $CGRAPH_DB", "--db is empty")
+				return app.Usagef("give --db a directory, or set $CGRAPH_DB", "--db is empty")
 			}
 			return nil
 		},
 	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &UsageError{Problem: err.Error(), Fix: fmt.Sprintf("see `%s --help`", cmd.CommandPath())}
+		return &app.UsageError{Problem: err.Error(), Fix: fmt.Sprintf("see `%s --help`", cmd.CommandPath())}
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.DBDir, "db", defaultDBDir(getenv), "store directory ($CGRAPH_DB, else $XDG_DATA_HOME/cgraph/default)")
@@ -397,30 +228,6 @@ Create it with "cgraph init" (--samples adds bundled example memories).
 	_ = root.MarkPersistentFlagDirname("db")                                                                                                          // fails only for an unknown flag
 	_ = root.MarkPersistentFlagDirname("models-dir")                                                                                                  // fails only for an unknown flag
 
-	buildersMu.Lock()
-	bs := append([]func(*App) *cobra.Command(nil), builders...)
-	buildersMu.Unlock()
-	for _, b := range bs {
-		root.AddCommand(b(a))
-	}
+	root.AddCommand(app.Commands(a)...)
 	return root
-}
-
-// noArgs refuses positional arguments with a usage error.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usagef(fmt.Sprintf("see `%s --help`", cmd.CommandPath()), "%s takes no arguments, got %q", cmd.CommandPath(), args[0])
-	}
-	return nil
-}
-
-// exactArgs refuses any number of positional arguments but n, naming what
-// is expected.
-func exactArgs(n int, what string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usagef(fmt.Sprintf("usage: %s", cmd.UseLine()), "%s needs %s, got %d arguments", cmd.CommandPath(), what, len(args))
-		}
-		return nil
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/spf13/cobra"
 )
 
@@ -16,9 +17,9 @@ import (
 //go:embed samples/samples.jsonl
 var sampleJSONL []byte
 
-func init() { register(newSamplesCmd) }
+func init() { app.Register(newSamplesCmd) }
 
-func newSamplesCmd(a *App) *cobra.Command {
+func newSamplesCmd(a *app.App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "samples",
 		Short: "Print the bundled sample memories as JSONL (for add --jsonl)",
@@ -26,7 +27,7 @@ func newSamplesCmd(a *App) *cobra.Command {
 per line, ready for "cgraph add --jsonl -". With --json they are printed as
 one JSON array.`,
 		Example: `  cgraph samples | cgraph add --jsonl -`,
-		Args:    noArgs,
+		Args:    app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !a.JSON {
 				_, err := a.Stdout.Write(sampleJSONL)

@@ -1,20 +1,19 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
 )
 
-func init() { register(newSearchCmd) }
+func init() { app.Register(newSearchCmd) }
 
 // defaultSearchMode is the mode when --mode is not given (engine.SearchArgs'
 // default, named here for the help): multi_space
@@ -54,7 +53,7 @@ type searchFlags struct {
 	expand               string
 }
 
-func newSearchCmd(a *App) *cobra.Command {
+func newSearchCmd(a *app.App) *cobra.Command {
 	var f searchFlags
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
@@ -102,9 +101,9 @@ whose model is not installed are reported as unavailable, never replaced.`,
 				return err
 			}
 			if req.Expand, err = record.ParseRelationTypes(f.expand); err != nil {
-				return &UsageError{Problem: "--expand: " + err.Error(), Fix: "give relation types from " + record.RelationTypeNames() + ", comma separated"}
+				return &app.UsageError{Problem: "--expand: " + err.Error(), Fix: "give relation types from " + record.RelationTypeNames() + ", comma separated"}
 			}
-			ans, err := a.search(cmd, req)
+			ans, err := a.Search(cmd, req)
 			if err != nil {
 				return err
 			}
@@ -173,11 +172,11 @@ func bindSearchFlags(cmd *cobra.Command, f *searchFlags) {
 func searchArgs(cmd *cobra.Command, args []string) error {
 	switch {
 	case len(args) == 0:
-		return usagef(`give the query: cgraph search "why did the build fail"`, "search needs a QUERY")
+		return app.Usagef(`give the query: cgraph search "why did the build fail"`, "search needs a QUERY")
 	case len(args) > 1:
-		return usagef(`quote the query: cgraph search "several words"`, "search takes one QUERY argument, got %d", len(args))
+		return app.Usagef(`quote the query: cgraph search "several words"`, "search takes one QUERY argument, got %d", len(args))
 	case strings.TrimSpace(args[0]) == "":
-		return usagef(`give some words to search for: cgraph search "why did the build fail"`, "the query is empty")
+		return app.Usagef(`give some words to search for: cgraph search "why did the build fail"`, "the query is empty")
 	}
 	return nil
 }
@@ -187,7 +186,7 @@ func searchArgs(cmd *cobra.Command, args []string) error {
 var searchFlagNames = engine.SearchArgNames{Profile: "--profile", ProfileFile: "--profile-file", Weights: "--weight", Mode: "--mode", Embedder: "--embedder", Direction: "--direction"}
 
 // request parses the flags into a search request. Every bad value is a
-// *UsageError or a *record.ValidationError that lists the valid values;
+// *app.UsageError or a *record.ValidationError that lists the valid values;
 // nothing is opened before.
 func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchRequest, error) {
 	req := engine.SearchRequest{Query: query, Session: f.session, Seq: f.seq, NoThresholds: f.noThresholds, NoCorrect: f.noCorrect}
@@ -200,15 +199,15 @@ func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchReq
 		return req, err
 	}
 	if f.topK < 1 || f.topK > maxTopK {
-		return req, usagef(fmt.Sprintf("give a number from 1 to %d", maxTopK), "--top-k %d is out of range", f.topK)
+		return req, app.Usagef(fmt.Sprintf("give a number from 1 to %d", maxTopK), "--top-k %d is out of range", f.topK)
 	}
 	req.TopK = f.topK
 	if f.minRelevance < 0 || f.minRelevance > 1 {
-		return req, usagef(fmt.Sprintf("give a probability from 0 to 1, e.g. %g", engine.RelevanceFloor), "--min-relevance %g is out of range", f.minRelevance)
+		return req, app.Usagef(fmt.Sprintf("give a probability from 0 to 1, e.g. %g", engine.RelevanceFloor), "--min-relevance %g is out of range", f.minRelevance)
 	}
 	req.MinRelevance = f.minRelevance
 	if f.feedback < 0 || f.feedback > engine.MaxFeedback {
-		return req, usagef(fmt.Sprintf("give 0 (off) or 1 to %d; 3 is typical", engine.MaxFeedback), "--feedback %d is out of range", f.feedback)
+		return req, app.Usagef(fmt.Sprintf("give 0 (off) or 1 to %d; 3 is typical", engine.MaxFeedback), "--feedback %d is out of range", f.feedback)
 	}
 	req.Feedback = f.feedback
 	for _, k := range []struct {
@@ -217,59 +216,19 @@ func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchReq
 		dst  *int
 	}{{"recall-k", f.recallK, &req.RecallK}, {"dense-recall-k", f.denseRecallK, &req.DenseRecallK}, {"filter-k", f.filterK, &req.FilterK}, {"fusion-k", f.fusionK, &req.FusionK}} {
 		if k.v < 1 {
-			return req, usagef("give a positive number", "--%s %d is not positive", k.name, k.v)
+			return req, app.Usagef("give a positive number", "--%s %d is not positive", k.name, k.v)
 		}
 		*k.dst = k.v
 	}
 	if cmd.Flags().Changed("seq") && f.session == "" {
-		return req, usagef("add --session S: a position means nothing without its session", "--seq needs --session")
+		return req, app.Usagef("add --session S: a position means nothing without its session", "--seq needs --session")
 	}
 	if f.now != "" {
 		if req.Now, err = time.Parse(time.RFC3339Nano, f.now); err != nil {
-			return req, usagef("give an RFC 3339 time such as 2026-01-02T15:04:05Z", "--now %q is not an RFC 3339 time", f.now)
+			return req, app.Usagef("give an RFC 3339 time such as 2026-01-02T15:04:05Z", "--now %q is not an RFC 3339 time", f.now)
 		}
 	}
 	return req, nil
-}
-
-// search runs req on the cgraph serve of this store when one answers (POST
-// /v1/search/explain), else here.
-func (a *App) search(cmd *cobra.Command, req engine.SearchRequest) (ops.SearchAnswer, error) {
-	if srv, ok := a.server(cmd); ok {
-		var ans ops.SearchAnswer
-		err := srv.post(a.Context(), "/v1/search/explain", req, &ans)
-		if !errors.Is(err, errNoServer) {
-			return ans, err
-		}
-	}
-	s, closeStore, err := a.openSearcher()
-	if err != nil {
-		return ops.SearchAnswer{}, err
-	}
-	defer func() { err = errors.Join(err, closeStore()) }()
-	res, err := s.Search(a.Context(), req)
-	if err != nil {
-		return ops.SearchAnswer{}, searchError(err)
-	}
-	ans := ops.SearchAnswerOf(res, req)
-	if sl, ok := s.(interface{ Slots() []engine.SlotInfo }); ok {
-		ans.Models = ops.ModelDevices(sl.Slots())
-	}
-	return ans, nil
-}
-
-// searcher is what search needs from an open store.
-type searcher interface {
-	Search(ctx context.Context, req engine.SearchRequest) (engine.SearchResult, error)
-}
-
-// searchError adds how to fix the errors a search can end with.
-func searchError(err error) error {
-	switch {
-	case errors.Is(err, engine.ErrSlotUnavailable):
-		return fmt.Errorf("%w: see `cgraph embedders` for which slots are ready, and `cgraph models pull ID` to install a model", err)
-	}
-	return err
 }
 
 // nothingSearched fails a search that found nothing because no space could
@@ -294,7 +253,7 @@ func nothingSearched(res ops.SearchAnswer) error {
 		}
 		why = append(why, w)
 	}
-	return &exitError{code: ExitError, msg: fmt.Sprintf("nothing could be searched: %s: see `cgraph embedders`, install the model (`cgraph models pull ID`) or choose another --mode or --embedder",
+	return &app.ExitCodeError{Code: ExitError, Msg: fmt.Sprintf("nothing could be searched: %s: see `cgraph embedders`, install the model (`cgraph models pull ID`) or choose another --mode or --embedder",
 		strings.Join(why, "; "))}
 }
 

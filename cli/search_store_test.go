@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
@@ -297,14 +298,14 @@ func BenchmarkCommand(b *testing.B) {
 // writes, is refused as in use.
 func TestSearchBesideWriter(t *testing.T) {
 	db := newStore(t)
-	w := &App{DBDir: db, ModelsDir: os.Getenv("CGRAPH_MODELS"), Device: "cpu"}
+	w := &app.App{DBDir: db, ModelsDir: os.Getenv("CGRAPH_MODELS"), Device: "cpu"}
 	s, err := w.OpenStore(true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
 		var err error
-		w.closeStore(s, &err)
+		w.CloseStore(s, &err)
 		if err != nil {
 			t.Error(err)
 		}

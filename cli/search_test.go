@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/record"
@@ -229,7 +230,7 @@ type searchOut struct {
 func TestSearchJSONShape(t *testing.T) {
 	res, req := sampleResult()
 	var buf bytes.Buffer
-	a := &App{Stdout: &buf, JSON: true}
+	a := &app.App{Stdout: &buf, JSON: true}
 	if err := a.PrintJSON(ops.SearchAnswerOf(res, req)); err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +362,7 @@ func TestSearchHumanNoResults(t *testing.T) {
 		t.Errorf("no-results output:\n%s", buf.String())
 	}
 	var j bytes.Buffer
-	a := &App{Stdout: &j, JSON: true}
+	a := &app.App{Stdout: &j, JSON: true}
 	if err := a.PrintJSON(ops.SearchAnswerOf(res, req)); err != nil {
 		t.Fatal(err)
 	}

@@ -126,30 +126,3 @@ func TestCommandsRunOnATokenServer(t *testing.T) {
 		t.Fatalf("with the token: exit %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }
-
-// TestTokenFileWarning: a token file others can read is named with its
-// mode and the fix; an owner-only one is not.
-func TestTokenFileWarning(t *testing.T) {
-	dir := t.TempDir()
-	for _, c := range []struct {
-		mode os.FileMode
-		want string
-	}{
-		{0o600, ""},
-		{0o400, ""},
-		{0o644, "can be read by other users (mode 0644): run `chmod 600"},
-		{0o640, "(mode 0640)"},
-	} {
-		p := filepath.Join(dir, c.mode.String())
-		if err := os.WriteFile(p, []byte("0123456789abcdef0123\n"), c.mode); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(p, c.mode); err != nil { // the umask may have narrowed it
-			t.Fatal(err)
-		}
-		got := tokenFileWarning(p)
-		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
-			t.Errorf("mode %04o: %q, want %q", c.mode, got, c.want)
-		}
-	}
-}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cgraph/cgraph/cli/servecmd"
 	"github.com/cgraph/cgraph/serviceunit"
 )
 
@@ -26,12 +27,12 @@ func serviceEnvForTest(t *testing.T) (home string, ran *[]string) {
 	t.Setenv("LD_LIBRARY_PATH", "")
 	t.Setenv("CGRAPH_REDACT_RULES", "")
 	ran = new([]string)
-	old := runServiceCommand
-	runServiceCommand = func(_ context.Context, _ io.Writer, line string) error {
+	old := servecmd.RunServiceCommand
+	servecmd.RunServiceCommand = func(_ context.Context, _ io.Writer, line string) error {
 		*ran = append(*ran, line)
 		return nil
 	}
-	t.Cleanup(func() { runServiceCommand = old })
+	t.Cleanup(func() { servecmd.RunServiceCommand = old })
 	return home, ran
 }
 

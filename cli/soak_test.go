@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cgraph/cgraph/cli/storecmd"
 )
 
 // TestCrashSoak kills a writing `cgraph serve` with SIGKILL at a random
@@ -171,7 +173,7 @@ func TestCrashSoak(t *testing.T) {
 
 		// The store opens and is consistent.
 		out, err := exec.Command(bin, "--db", db, "--json", "check").Output()
-		var ck checkJSON
+		var ck storecmd.CheckJSON
 		if jerr := json.Unmarshal(out, &ck); err != nil || jerr != nil || !ck.OK {
 			t.Fatalf("round %d: check after SIGKILL: %v %v %s", round, err, jerr, out)
 		}

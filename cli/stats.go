@@ -5,10 +5,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/record"
 )
 
-func init() { register(newStatsCmd) }
+func init() { app.Register(newStatsCmd) }
 
 // statsJSON is stats' --json output.
 type statsJSON struct {
@@ -24,20 +25,20 @@ type familyJSON struct {
 	Bytes uint64 `json:"bytes"`
 }
 
-func newStatsCmd(a *App) *cobra.Command {
+func newStatsCmd(a *app.App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "stats",
 		Short: "Show the store's size: memories and per-column-family keys and bytes",
 		Long: `Show the number of memories, the next doc number, the format version and,
 per RocksDB column family, its estimated keys and bytes (RocksDB estimates:
 approximate for large families, exact enough to see where space goes).`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			e, err := a.OpenRecords(false)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
+			defer app.CloseEngine(e, &err)
 			st, err := e.Stats(a.Context())
 			if err != nil {
 				return err

@@ -7,13 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/ops"
 	"github.com/cgraph/cgraph/topics"
 	"github.com/cgraph/cgraph/topics/topicstore"
 )
 
-func init() { register(newTopicsCmd) }
+func init() { app.Register(newTopicsCmd) }
 
 // topicsJSON is the --json form of `cgraph topics`: the report MCP's
 // detect_topics shares, plus stability, divergence and the saved flag.
@@ -32,7 +33,7 @@ type stabilityJSON struct {
 	Vanished int       `json:"vanished_topics"`
 }
 
-func newTopicsCmd(a *App) *cobra.Command {
+func newTopicsCmd(a *app.App) *cobra.Command {
 	var cfg topics.Config
 	var noSave bool
 	var recent int
@@ -45,22 +46,22 @@ and structural 0.5, temporal 0) into topics. It compares them with the last save
 (stability), checks the newest memories for divergence in the 7 semantic slots (high below
 0.10, medium below 0.20) and saves a new snapshot in the store (unless --no-save, or the
 store is in use by another writer).`,
-		Args: noArgs,
+		Args: app.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if cfg.MinClusterSize != 0 && cfg.MinClusterSize < 2 {
-				return usagef("give 2 or more", "--min-cluster-size %d is too small", cfg.MinClusterSize)
+				return app.Usagef("give 2 or more", "--min-cluster-size %d is too small", cfg.MinClusterSize)
 			}
 			if cfg.MinSamples < 0 {
-				return usagef("give 1 or more, or 0 for the default", "--min-samples %d is negative", cfg.MinSamples)
+				return app.Usagef("give 1 or more, or 0 for the default", "--min-samples %d is negative", cfg.MinSamples)
 			}
 			if recent < 0 {
-				return usagef("give 0 (no check) or more", "--recent %d is negative", recent)
+				return app.Usagef("give 0 (no check) or more", "--recent %d is negative", recent)
 			}
-			s, err := a.openStoreForTopics(noSave)
+			s, err := openStoreForTopics(a, noSave)
 			if err != nil {
 				return err
 			}
-			defer a.closeStore(s, &err)
+			defer a.CloseStore(s, &err)
 			ans, err := ops.Topics(a.Context(), s, ops.TopicsRequest{Config: cfg, SlotHint: "see `cgraph embedders`", Compare: true, Save: !noSave})
 			if err != nil {
 				return err
@@ -82,8 +83,8 @@ store is in use by another writer).`,
 
 // openStoreForTopics opens the store for writing (to save the snapshot), or
 // read-only with --read-only, --no-save or when another process writes.
-func (a *App) openStoreForTopics(noSave bool) (*engine.Engine, error) {
-	return writerElseReader(a.ReadOnly || noSave, a.OpenStore, nil)
+func openStoreForTopics(a *app.App, noSave bool) (*engine.Engine, error) {
+	return app.WriterElseReader(a.ReadOnly || noSave, a.OpenStore, nil)
 }
 
 func topicsReport(ans ops.TopicsAnswer, recent int) topicsJSON {
@@ -102,7 +103,7 @@ func topicsReport(ans ops.TopicsAnswer, recent int) topicsJSON {
 	return out
 }
 
-func printTopics(a *App, out topicsJSON) {
+func printTopics(a *app.App, out topicsJSON) {
 	a.Printf("%d memories, %d topics (agreement ≥ %.1f of at most %.1f reachable), %d unassigned\n",
 		out.Memories, len(out.Topics), out.Threshold, out.Reachable, out.Unassigned)
 	for _, t := range out.Topics {

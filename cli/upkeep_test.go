@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cgraph/cgraph/cli/storecmd"
 )
 
 // upkeepEnv runs the binary on a model-free store (CGRAPH_MODELS names an
@@ -111,7 +113,7 @@ func (u *upkeepEnv) ids() map[string]bool {
 // each action is wholly done or not at all.
 func (u *upkeepEnv) consistent(round int) []logEntry {
 	u.t.Helper()
-	var ck checkJSON
+	var ck storecmd.CheckJSON
 	if err := json.Unmarshal([]byte(u.run("--json", "check")), &ck); err != nil || !ck.OK {
 		u.t.Fatalf("round %d: check: %v %+v", round, err, ck)
 	}

@@ -83,8 +83,11 @@ func lowerLayer(pkg string) bool {
 // the parts behind the engine. hooks (what an agent hook event does, the
 // CLI's hook command's job) searches through engine and ops as a face does,
 // so it is held to the same rule; so is serverfile (a serve's discovery
-// file), which names the store's directory through engine.
-var faces = []string{"cli", "cmd/cgraph", "mcpserver", "httpapi", "ops", "benchstore", "hooks", "serverfile"}
+// file), which names the store's directory through engine. The CLI's
+// command groups (cli/benchcmd, cli/hookscmd, …) and their shared base
+// cli/app are the CLI, held to its rule.
+var faces = []string{"cli", "cli/app", "cli/benchcmd", "cli/hookscmd", "cli/modelscmd", "cli/servecmd", "cli/storecmd",
+	"cmd/cgraph", "mcpserver", "httpapi", "ops", "benchstore", "hooks", "serverfile"}
 
 func face(pkg string) bool { return slices.Contains(faces, pkg) }
 

@@ -38,16 +38,30 @@ func (e *StoreInUseError) Error() string {
 }
 
 // ValidationError is bad input from a caller: which field, what is wrong and
-// how to fix it.
+// how to fix it. Field may be empty where Problem already names what was
+// wrong (a command-line check that names its flags): the message is then
+// "Problem: Fix".
 type ValidationError struct {
 	Field, Problem, Fix string
 }
 
 func (e *ValidationError) Error() string {
-	if e.Fix == "" {
-		return e.Field + ": " + e.Problem
+	msg := e.Problem
+	if e.Field != "" {
+		msg = e.Field + ": " + msg
 	}
-	return e.Field + ": " + e.Problem + ": " + e.Fix
+	if e.Fix == "" {
+		return msg
+	}
+	return msg + ": " + e.Fix
+}
+
+// Invalidf is a ValidationError without a field, whose problem (formatted
+// as fmt.Sprintf does) already names what was wrong — a command-line check
+// that names its flag — and fix says how to put it right: its message
+// reads "problem: fix", as the CLI's usage errors do.
+func Invalidf(fix, format string, args ...any) *ValidationError {
+	return &ValidationError{Problem: fmt.Sprintf(format, args...), Fix: fix}
 }
 
 // ErrDamaged: the directory holds a store's data files that its RocksDB

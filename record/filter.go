@@ -1,9 +1,11 @@
 package record
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -196,6 +198,22 @@ func (f Filter) Match(m Memory, superseded bool) bool {
 		}
 	}
 	return true
+}
+
+// ParseWhen reads a time bound of a filter as a person types it: an RFC
+// 3339 time, or an age before now ("30m", "36h", "7d", "2w"). The error
+// says only that s is neither; the caller names the flag or field.
+func ParseWhen(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if len(s) >= 2 {
+		unit := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[len(s)-1]]
+		if n, err := strconv.Atoi(s[:len(s)-1]); err == nil && unit != 0 && n >= 0 {
+			return now.Add(-time.Duration(n) * unit), nil
+		}
+	}
+	return time.Time{}, errors.New("neither an RFC 3339 time nor an age")
 }
 
 // ParseAsOf reads the time of an as-of search (Filter.AsOf): an RFC 3339
