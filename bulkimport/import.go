@@ -33,7 +33,7 @@ import (
 const BatchSize = 64
 
 // GPUBatchSize is BatchSize where the models run on a GPU (--device cuda):
-// one AddBatch feeds each model runs of up to 256 texts
+// one AddBatch feeds each model four runs of 64 texts
 // (runtime.CUDABatchSize), and the import fingerprints the next batch
 // while the last is written (see PrepareBatch in package engine).
 const GPUBatchSize = 256
