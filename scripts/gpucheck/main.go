@@ -414,24 +414,12 @@ func checkModel(ctx context.Context, o options, id models.ModelID, docs []string
 	}
 	for _, dev := range devs {
 		m := ms[dev]
-		// Query encoding: one text per call, as a search does.
-		for i := range 20 { // warm-up
-			if _, err := m.Embed(ctx, runtime.ViewQuery, []string{fixedQueries[i%len(fixedQueries)]}); err != nil {
-				return err
-			}
+		q, err := queryLatency(ctx, m, o.queries)
+		if err != nil {
+			return err
 		}
-		lat := make([]float64, o.queries)
-		tq := time.Now()
-		for i := range lat {
-			q := fixedQueries[i%len(fixedQueries)]
-			t := time.Now()
-			if _, err := m.Embed(ctx, runtime.ViewQuery, []string{q}); err != nil {
-				return err
-			}
-			lat[i] = float64(time.Since(t).Microseconds()) / 1000
-		}
-		slices.Sort(lat)
-		res.Queries = append(res.Queries, latency{Model: string(id), Device: m.Device(), Calls: len(lat), P50MS: pct(lat, 0.5), P95MS: pct(lat, 0.95), span: since(tq)})
+		q.Model = string(id)
+		res.Queries = append(res.Queries, q)
 		// Ingest: the corpus in calls of 512 documents.
 		n := o.gpuDocs
 		if dev == runtime.DeviceCPU {
@@ -442,30 +430,64 @@ func checkModel(ctx context.Context, o options, id models.ModelID, docs []string
 			return err
 		}
 		for _, call := range []string{"EmbedWithTokens", "Embed"} {
-			before, t := m.Stats(), time.Now()
-			for start := 0; start < len(set); start += 512 {
-				part := set[start:min(start+512, len(set))]
-				var err error
-				if call == "Embed" {
-					_, err = m.Embed(ctx, runtime.ViewPassage, part)
-				} else {
-					_, err = m.EmbedWithTokens(ctx, m.Config().PassagePrefix, part)
-				}
-				if err != nil {
-					return err
-				}
+			g, err := modelIngest(ctx, m, call, set)
+			if err != nil {
+				return err
 			}
-			wall := time.Since(t)
-			st := m.Stats().Sub(before)
-			if call == "Embed" && m.PooledOutput() != "" {
-				call += " (" + m.PooledOutput() + ")"
-			}
-			res.Ingest = append(res.Ingest, ingest{Model: string(id), Call: call, Pinned: m.PinnedOutputs(), Device: m.Device(), Docs: len(set), DocsPerS: float64(len(set)) / wall.Seconds(),
-				Batches: st.Batches, Fill: float64(st.Tokens) / float64(max(st.PaddedTokens, 1)),
-				TokenizeMS: msOf(st.Tokenize), PackMS: msOf(st.Pack), RunMS: msOf(st.Run), UnpackMS: msOf(st.Unpack), WallMS: msOf(wall), span: since(t)})
+			g.Model = string(id)
+			res.Ingest = append(res.Ingest, g)
 		}
 	}
 	return nil
+}
+
+// queryLatency encodes n fixed queries through m one per call, as a search
+// does, after a warm-up of 20.
+func queryLatency(ctx context.Context, m *runtime.Model, n int) (latency, error) {
+	for i := range 20 {
+		if _, err := m.Embed(ctx, runtime.ViewQuery, []string{fixedQueries[i%len(fixedQueries)]}); err != nil {
+			return latency{}, err
+		}
+	}
+	lat := make([]float64, n)
+	tq := time.Now()
+	for i := range lat {
+		t := time.Now()
+		if _, err := m.Embed(ctx, runtime.ViewQuery, []string{fixedQueries[i%len(fixedQueries)]}); err != nil {
+			return latency{}, err
+		}
+		lat[i] = float64(time.Since(t).Microseconds()) / 1000
+	}
+	slices.Sort(lat)
+	return latency{Device: m.Device(), Calls: len(lat), P50MS: pct(lat, 0.5), P95MS: pct(lat, 0.95), span: since(tq)}, nil
+}
+
+// modelIngest embeds set through m in calls of 512 documents with call
+// ("EmbedWithTokens": token states to the host, as E1/E12 and E7/E10 read
+// them; "Embed": a vector per text, the model's pooled output where it has
+// one) and says where the time went.
+func modelIngest(ctx context.Context, m *runtime.Model, call string, set []string) (ingest, error) {
+	before, t := m.Stats(), time.Now()
+	for start := 0; start < len(set); start += 512 {
+		part := set[start:min(start+512, len(set))]
+		var err error
+		if call == "Embed" {
+			_, err = m.Embed(ctx, runtime.ViewPassage, part)
+		} else {
+			_, err = m.EmbedWithTokens(ctx, m.Config().PassagePrefix, part)
+		}
+		if err != nil {
+			return ingest{}, err
+		}
+	}
+	wall := time.Since(t)
+	st := m.Stats().Sub(before)
+	if call == "Embed" && m.PooledOutput() != "" {
+		call += " (" + m.PooledOutput() + ")"
+	}
+	return ingest{Call: call, Pinned: m.PinnedOutputs(), Device: m.Device(), Docs: len(set), DocsPerS: float64(len(set)) / wall.Seconds(),
+		Batches: st.Batches, Fill: float64(st.Tokens) / float64(max(st.PaddedTokens, 1)),
+		TokenizeMS: msOf(st.Tokenize), PackMS: msOf(st.Pack), RunMS: msOf(st.Run), UnpackMS: msOf(st.Unpack), WallMS: msOf(wall), span: since(t)}, nil
 }
 
 // checkFull measures full 13-slot fingerprints through the registry, and
@@ -511,16 +533,9 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 	if stopProfile != nil {
 		stopProfile()
 	}
-	slotMS := map[string]float64{}
-	if o.slotDocs > 0 {
-		part := in[:min(o.slotDocs, len(in))]
-		for _, slot := range fingerprint.Slots() {
-			ts := time.Now()
-			if _, err := reg.Get(slot).EmbedDocuments(ctx, part); err != nil {
-				return fmt.Errorf("%s alone on %s: %w", slot, dev, err)
-			}
-			slotMS[slot.String()] = msOf(time.Since(ts))
-		}
+	slotMS, err := slotsAlone(ctx, reg, in[:min(o.slotDocs, len(in))])
+	if err != nil {
+		return fmt.Errorf("on %s: %w", dev, err)
 	}
 	devsUsed := map[string]string{}
 	var unavailable []string
@@ -541,6 +556,16 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 		return err
 	}
 	defer os.RemoveAll(storeDir)
+	row := fullIngest{Devices: devsUsed, Unavailable: unavailable}
+	if err := checkWriters(ctx, o, dev, storeDir, reg, docs, first, row, res); err != nil {
+		return err
+	}
+	return checkImports(ctx, o, dev, storeDir, reg, docs, row, res)
+}
+
+// checkWriters measures engine.AddBatch into a fresh store from one writer
+// (CPU-profiled with -engine-cpuprofile on the first device) and from two.
+func checkWriters(ctx context.Context, o options, dev runtime.Device, storeDir string, reg *engine.Registry, docs []string, first bool, row fullIngest, res *Result) error {
 	for _, writers := range []int{1, 2} {
 		what := "engine"
 		if writers > 1 {
@@ -557,8 +582,34 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 		if err != nil {
 			return fmt.Errorf("%s on %s: %w", what, dev, err)
 		}
-		res.Full = append(res.Full, fullIngest{What: what, Device: string(dev), Docs: len(docs), DocsPerS: float64(len(docs)) / (sp.End - sp.Start), Devices: devsUsed, Unavailable: unavailable, span: sp})
+		r := row
+		r.What, r.Device, r.Docs, r.DocsPerS, r.span = what, string(dev), len(docs), float64(len(docs))/(sp.End-sp.Start), sp
+		res.Full = append(res.Full, r)
 	}
+	return nil
+}
+
+// slotsAlone embeds part through each slot in turn: milliseconds per slot
+// (an empty map for an empty part).
+func slotsAlone(ctx context.Context, reg *engine.Registry, part []embedders.Input) (map[string]float64, error) {
+	slotMS := map[string]float64{}
+	if len(part) == 0 {
+		return slotMS, nil
+	}
+	for _, slot := range fingerprint.Slots() {
+		ts := time.Now()
+		if _, err := reg.Get(slot).EmbedDocuments(ctx, part); err != nil {
+			return nil, fmt.Errorf("%s alone: %w", slot, err)
+		}
+		slotMS[slot.String()] = msOf(time.Since(ts))
+	}
+	return slotMS, nil
+}
+
+// checkImports measures add --jsonl (bulkimport.Import into a fresh store)
+// for each of -import-batches, pipelined and one batch at a time; row
+// carries the registry's devices and unavailable slots.
+func checkImports(ctx context.Context, o options, dev runtime.Device, storeDir string, reg *engine.Registry, docs []string, row fullIngest, res *Result) error {
 	for _, f := range strings.FieldsFunc(o.importBatches, func(r rune) bool { return r == ',' }) {
 		size, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || size <= 0 {
@@ -573,7 +624,9 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 			if err != nil {
 				return fmt.Errorf("%s on %s: %w", what, dev, err)
 			}
-			res.Full = append(res.Full, fullIngest{What: what, Device: string(dev), Docs: len(docs), DocsPerS: float64(len(docs)) / (sp.End - sp.Start), Devices: devsUsed, Unavailable: unavailable, span: sp})
+			r := row
+			r.What, r.Device, r.Docs, r.DocsPerS, r.span = what, string(dev), len(docs), float64(len(docs))/(sp.End-sp.Start), sp
+			res.Full = append(res.Full, r)
 		}
 	}
 	return nil
