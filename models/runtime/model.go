@@ -136,10 +136,11 @@ func Open(cfg Config) (*Model, error) {
 
 // openPinned gives a model running on cuda its pool of pinned output
 // buffers: each holds the largest batch output (MaxBatchTokens, or
-// BatchSize × MaxLength, tokens of outDim floats), two per batch a call has in flight (other calls of
-// the same model, the slots sharing it, take them too; with all in use a
-// run writes into Go memory): 4 × 50 MB per model with the cuda defaults.
-// Without a CUDA runtime in the process (a CPU fallback) there is none.
+// BatchSize × MaxLength, tokens of outDim floats), two per batch a call
+// has in flight (other calls of the same model, the slots sharing it, take
+// them too; with all in use a run writes into Go memory): 4 × 50 MB per
+// model with the cuda defaults. Without a CUDA runtime in the process (a
+// CPU fallback) there is none.
 func (m *Model) openPinned() {
 	if m.device != string(DeviceCUDA) || m.outDim <= 0 || m.cfg.PageableOutputs {
 		return
