@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cgraph/cgraph/internal/parallel"
 	"github.com/cgraph/cgraph/models/tokenizer"
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -675,7 +676,7 @@ func (m *Model) unpack(v ort.Value, p packed, encs []tokenizer.Encoding, batch [
 		// The pooling and row copies of a GPU batch (tens of MB) would
 		// otherwise hold the next batch's Run back; fn already runs
 		// concurrently for distinct texts (run's pipeline).
-		forEach(len(batch), each)
+		parallel.ForEach(len(batch), each)
 	} else {
 		for r := range batch {
 			each(r)

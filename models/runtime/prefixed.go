@@ -3,12 +3,10 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/cgraph/cgraph/internal/parallel"
 	"github.com/cgraph/cgraph/models/tokenizer"
 )
 
@@ -56,39 +54,13 @@ func (m *Model) dense(enc tokenizer.Encoding, r rows) Dense {
 func (m *Model) encodePrefixed(prefix string, texts []string) ([]tokenizer.Encoding, error) {
 	encs := make([]tokenizer.Encoding, len(texts))
 	errs := make([]error, len(texts))
-	forEach(len(texts), func(i int) { encs[i], errs[i] = m.encodeOne(prefix, texts[i]) })
+	parallel.ForEach(len(texts), func(i int) { encs[i], errs[i] = m.encodeOne(prefix, texts[i]) })
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("%s: text %d: %w", m.cfg.ID, i, err)
 		}
 	}
 	return encs, nil
-}
-
-// minTextsPerWorker keeps small calls (a query) on the calling goroutine.
-const minTextsPerWorker = 8
-
-// forEach calls fn(i) for every i < n, on GOMAXPROCS goroutines when n is at
-// least 2·minTextsPerWorker, else on the calling one. fn must be safe to run
-// concurrently for distinct i.
-func forEach(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/minTextsPerWorker)
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // encodeOne refuses an empty or blank text and tokenizes prefix+text.

@@ -26,19 +26,5 @@ for id in "${!WANT[@]}"; do
 	got=$(sha256sum "$OUT/$id/model.onnx" | cut -d' ' -f1)
 	[ "$got" = "${WANT[$id]}" ] || { echo "make.sh: $id pooled sha256 $got, want ${WANT[$id]} (other package versions?)" >&2; exit 1; }
 done
-"$VENV/bin/python" - "$OUT" ../../models/manifest.json <<'PY'
-import hashlib, json, os, sys
-out, src = sys.argv[1], sys.argv[2]
-mf = json.load(open(src))
-for m in mf["models"]:
-    path = os.path.join(out, m["id"], "model.onnx")
-    if m["id"] not in ("e5-small-v2", "bge-small-en-v1.5", "all-minilm-l6-v2") or not os.path.exists(path):
-        continue
-    data = open(path, "rb").read()
-    for f in m["files"]:
-        if f["name"] == "model.onnx":
-            f["sha256"], f["size"] = hashlib.sha256(data).hexdigest(), len(data)
-    m["description"] += " — with its own pooled output (scripts/pooled)"
-json.dump(mf, open(os.path.join(out, "manifest.json"), "w"), indent=2)
-PY
+"$VENV/bin/python" ../fp16/pin_manifest.py "$OUT" "with its own pooled output (scripts/pooled)"
 echo "make.sh: pooled models and manifest in $OUT"
