@@ -4,10 +4,12 @@
 // relations linked at the end. A bad line is reported by its number and
 // skipped; a store error stops the import with the line to resume from.
 //
-// With engine.Engine, whose AddBatch comes in two halves, the next batch
-// is fingerprinted while the last one is written; batches are written one
-// at a time, in line order, so the outcome is the same as one batch at a
-// time.
+// With engine.Engine, whose AddBatch comes in two halves, up to
+// Options.InFlight batches are fingerprinted side by side and the next
+// while the last one is written; batches are written one at a time, in
+// line order, so the outcome is the same as one batch at a time (a memory
+// written one at a time after a batch refused one of its lines takes its
+// creation time then).
 //
 // It sees the store only through its small Adder interface, draws nothing
 // (progress goes through Options.Progress) and never opens or closes a
@@ -48,9 +50,9 @@ type Adder interface {
 
 // preparer is an Adder whose AddBatch comes in two halves
 // (engine.Engine.PrepareBatch): the fingerprints, then store, the write.
-// Import fingerprints the next batch while the last one is written, so a
-// GPU's model runs and the write's CPU work overlap. Batches are still
-// written one at a time, in line order.
+// Import fingerprints batches while the one before is written, so a GPU's
+// model runs and the write's CPU work overlap. Batches are still written
+// one at a time, in line order.
 type preparer interface {
 	PrepareBatch(ctx context.Context, ms []record.NewMemory) (store func(context.Context) ([]record.Memory, error), err error)
 }
@@ -100,6 +102,12 @@ type Options struct {
 	// BatchSize is how many valid lines go into one AddBatch (0:
 	// BatchSize). On a GPU larger batches fill the models' runs.
 	BatchSize int
+	// InFlight is how many batches may be on their way at once (started,
+	// not yet taken into the result) with a store whose AddBatch comes in
+	// two halves (0: 2). Batches on their way are fingerprinted side by
+	// side, and each is written once the one before it is: writes stay one
+	// at a time, in line order. 1 is one batch at a time.
+	InFlight int
 	// Progress counts lines done (nil: none): a stored line when its batch
 	// is stored, any other line when it is read.
 	Progress func(lines int)
@@ -136,20 +144,29 @@ type importer struct {
 	pending []record.NewMemory
 	lines   []int // pending[i] is line lines[i]
 	// prep is e's two halves of AddBatch (nil: AddBatch, one batch at a
-	// time); storing is the prepared batch being written meanwhile.
-	prep    preparer
-	storing *storing
+	// time); stages are the batches on their way, oldest first.
+	prep   preparer
+	stages []*stage
 }
 
-// storing is one prepared batch written in the background: its lines, and
-// what its store returned once done is closed.
-type storing struct {
-	done  chan struct{}
+// stage is one batch on its way through a preparer: fingerprinted on its
+// own goroutine, written once the batch before it is written (so writes
+// keep line order), its outcome kept in res until Import takes it in.
+type stage struct {
 	ns    []record.NewMemory
 	lines []int
-	ms    []record.Memory
-	err   error
+	done  chan struct{}
+	// Set before done closes: what these lines did (res), the memories
+	// added up to and including this batch (through, for the messages of
+	// the next), and an error that stops the import (errNotStored when an
+	// earlier batch's did).
+	res     Result
+	through int
+	err     error
 }
+
+// errNotStored marks a batch left unwritten because one before it failed.
+var errNotStored = errors.New("not stored: an earlier batch failed")
 
 // Import reads JSONL from r and stores every valid line; a bad line is
 // recorded with its number and skipped. Blank lines are skipped silently.
@@ -166,6 +183,9 @@ func Import(ctx context.Context, e Adder, r io.Reader, o Options) (Result, error
 	}
 	if o.BatchSize <= 0 {
 		o.BatchSize = BatchSize
+	}
+	if o.InFlight <= 0 {
+		o.InFlight = 2
 	}
 	im := &importer{ctx: ctx, e: e, o: o, maxLine: 6*o.MaxContent + 64<<10, // JSON escaping can grow text up to 6×
 		res: Result{Errors: []LineError{}, Duplicates: []DuplicateLine{}}}
@@ -261,10 +281,8 @@ func (im *importer) take(rr readResult, lineNo int) error {
 }
 
 // flush stores the pending lines in one batch. Lines already read are
-// stored whole even after a cancel. With a preparer the batch is
-// fingerprinted here, while the previous batch is still being written, and
-// its own write starts in the background once that one is done; drain
-// waits for it.
+// stored whole even after a cancel. With a preparer the batch starts on its
+// way (stage) once fewer than InFlight batches are; drain waits for all.
 func (im *importer) flush() error {
 	if len(im.pending) == 0 {
 		return nil
@@ -277,43 +295,81 @@ func (im *importer) flush() error {
 		im.stored(len(ns))
 		return err
 	}
-	store, perr := im.prep.PrepareBatch(ctx, ns)
-	if err := im.wait(); err != nil { // the earlier lines' outcome comes first; these are not stored
-		return err
+	for len(im.stages) >= im.o.InFlight {
+		if err := im.takeOldest(); err != nil { // the earlier lines' outcome comes first; these are not stored
+			return err
+		}
 	}
-	if perr != nil {
-		err := im.outcome(ctx, ns, lines, nil, perr)
-		im.stored(len(ns))
-		return err
+	s := &stage{ns: ns, lines: lines, done: make(chan struct{})}
+	var prev *stage
+	if k := len(im.stages); k > 0 {
+		prev = im.stages[k-1]
 	}
-	s := &storing{done: make(chan struct{}), ns: ns, lines: lines}
-	im.storing = s
-	go func() {
-		defer close(s.done)
-		s.ms, s.err = store(ctx)
-	}()
+	base := im.res.Added // final for every batch taken in; prev carries the rest
+	im.stages = append(im.stages, s)
+	go im.run(ctx, s, prev, base)
 	return nil
 }
 
-// wait waits for the batch being written in the background, if any, and
-// takes its outcome into the result.
-func (im *importer) wait() error {
-	s := im.storing
-	if s == nil {
-		return nil
+// run takes s on its way: its fingerprints at once (beside the batches
+// before it), its write once prev's is done, and not at all when prev's
+// failed. base is the memories added before prev's chain.
+func (im *importer) run(ctx context.Context, s, prev *stage, base int) {
+	defer close(s.done)
+	store, err := im.prep.PrepareBatch(ctx, s.ns)
+	before := base
+	if prev != nil {
+		<-prev.done
+		if prev.err != nil {
+			s.err = errNotStored
+			return
+		}
+		before = prev.through
 	}
-	im.storing = nil
-	<-s.done
-	err := im.outcome(context.WithoutCancel(im.ctx), s.ns, s.lines, s.ms, s.err)
-	im.stored(len(s.ns))
-	return err
+	var ms []record.Memory
+	if err == nil {
+		ms, err = store(ctx)
+	}
+	s.res = Result{Added: before}
+	s.err = outcome(ctx, im.e, &s.res, s.ns, s.lines, ms, err)
+	s.through = s.res.Added
+	s.res.Added -= before
 }
 
-// drain stores every line read so far: the pending ones and the batch
-// being written.
+// takeOldest waits for the oldest batch on its way and takes its outcome
+// into the result.
+func (im *importer) takeOldest() error {
+	s := im.stages[0]
+	im.stages = im.stages[1:]
+	<-s.done
+	if errors.Is(s.err, errNotStored) {
+		return nil // the batch that failed said so
+	}
+	im.res.Added += s.res.Added
+	im.res.Failed += s.res.Failed
+	im.res.Duplicates = append(im.res.Duplicates, s.res.Duplicates...)
+	im.res.Errors = append(im.res.Errors, s.res.Errors...)
+	im.stored(len(s.ns))
+	return s.err
+}
+
+// wait takes in every batch on its way, in order; the first error stops
+// the import (the batches after it are not written).
+func (im *importer) wait() error {
+	var first error
+	for len(im.stages) > 0 {
+		if err := im.takeOldest(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// drain stores every line read so far: the pending ones and the batches
+// on their way.
 func (im *importer) drain() error {
 	if err := im.flush(); err != nil {
-		return err
+		return errors.Join(err, im.wait())
 	}
 	return im.wait()
 }
@@ -380,14 +436,14 @@ func (r *Result) fail(line int, msg string) {
 // storeBatch stores ns (from lines) in one AddBatch (see outcome).
 func (im *importer) storeBatch(ctx context.Context, ns []record.NewMemory, lines []int) error {
 	ms, err := im.e.AddBatch(ctx, ns)
-	return im.outcome(ctx, ns, lines, ms, err)
+	return outcome(ctx, im.e, &im.res, ns, lines, ms, err)
 }
 
-// outcome takes one batch's AddBatch result (ms, err) into the result.
-// If the engine refused one memory the batch is retried one memory at a
-// time, so only that line fails. Other errors (the store) stop the bulk add.
-func (im *importer) outcome(ctx context.Context, ns []record.NewMemory, lines []int, ms []record.Memory, err error) error {
-	e, res := im.e, &im.res
+// outcome takes one batch's AddBatch result (ms, err) into res, whose
+// Added counts the memories stored before the batch. If the engine refused
+// one memory the batch is retried through e one memory at a time, so only
+// that line fails. Other errors (the store) stop the bulk add.
+func outcome(ctx context.Context, e Adder, res *Result, ns []record.NewMemory, lines []int, ms []record.Memory, err error) error {
 	if err == nil {
 		for i, m := range ms {
 			if m.Duplicate {

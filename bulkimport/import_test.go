@@ -18,8 +18,10 @@ import (
 
 // traced is a real store whose two halves of AddBatch report to the test:
 // each store call waits (up to a minute) until the next batch's prepare
-// has begun, which only a pipelined import lets happen; failAt makes that
-// batch's store fail as a broken disk would.
+// has begun, which only a pipelined import lets happen; with overlap set,
+// each prepare waits so for the next prepare too, which only several
+// batches in flight let happen. failAt makes that batch's store fail as a
+// broken disk would.
 type traced struct {
 	*engine.Engine
 	mu       sync.Mutex
@@ -28,6 +30,26 @@ type traced struct {
 	order    []string
 	failAt   int
 	batches  int
+	overlap  bool
+	patience time.Duration // how long a wait lasts (0: a minute)
+}
+
+// waitBegan waits up to a minute for batch k's prepare to start; false if
+// it did not.
+func (t *traced) waitBegan(k int) bool {
+	if k >= t.batches {
+		return true
+	}
+	patience := t.patience
+	if patience == 0 {
+		patience = time.Minute
+	}
+	select {
+	case <-t.began[k]:
+		return true
+	case <-time.After(patience):
+		return false
+	}
 }
 
 func (t *traced) note(s string) {
@@ -41,19 +63,18 @@ func (t *traced) PrepareBatch(ctx context.Context, ns []record.NewMemory) (func(
 	k := t.prepared
 	t.prepared++
 	t.mu.Unlock()
-	close(t.began[k])
 	t.note(fmt.Sprintf("prepare %d", k))
+	close(t.began[k])
+	if t.overlap && !t.waitBegan(k+1) {
+		t.note(fmt.Sprintf("prepare %d never saw prepare %d", k, k+1))
+	}
 	store, err := t.Engine.PrepareBatch(ctx, ns)
 	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context) ([]record.Memory, error) {
-		if k+1 < t.batches {
-			select {
-			case <-t.began[k+1]:
-			case <-time.After(time.Minute):
-				t.note(fmt.Sprintf("store %d never saw prepare %d", k, k+1))
-			}
+		if !t.waitBegan(k + 1) {
+			t.note(fmt.Sprintf("store %d never saw prepare %d", k, k+1))
 		}
 		t.note(fmt.Sprintf("store %d", k))
 		if k == t.failAt {
@@ -140,5 +161,69 @@ func TestImportStopsAtAFailedStore(t *testing.T) {
 	}
 	if n := memories(t, tr.Engine); n != 4 {
 		t.Fatalf("store holds %d memories, want the first batch's 4", n)
+	}
+}
+
+// TestImportOneBatchInFlight: InFlight 1 is one batch at a time through
+// the two halves: no prepare starts before the batch before it is written
+// (each wait below gives up after a short while and says so).
+func TestImportOneBatchInFlight(t *testing.T) {
+	tr := newTraced(t, 3, -1)
+	tr.patience = 200 * time.Millisecond
+	res, err := bulkimport.Import(context.Background(), tr, strings.NewReader(jsonl(10)), bulkimport.Options{BatchSize: 4, InFlight: 1})
+	if err != nil || res.Added != 10 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	want := []string{"prepare 0", "store 0 never saw prepare 1", "store 0", "prepare 1", "store 1 never saw prepare 2", "store 1", "prepare 2", "store 2"}
+	if got := strings.Join(tr.order, ", "); got != strings.Join(want, ", ") {
+		t.Fatalf("order %s\nwant  %s", got, strings.Join(want, ", "))
+	}
+}
+
+// TestImportPreparesBatchesSideBySide: with InFlight 3 batches are
+// fingerprinted at once (each prepare waits for the next one to start),
+// the writes stay in line order, and a line the store refuses fails alone,
+// in its place, while the batches around it are on their way.
+func TestImportPreparesBatchesSideBySide(t *testing.T) {
+	tr := newTraced(t, 3, -1)
+	tr.overlap = true
+	in := strings.Split(strings.TrimSpace(jsonl(10)), "\n")
+	long := strings.Repeat("a long line ", record.DefaultMaxContentBytes/12+1)
+	in[5] = fmt.Sprintf("{\"content\": %q}", long) // line 6: within the import's limit, over the store's
+	res, err := bulkimport.Import(context.Background(), tr, strings.NewReader(strings.Join(in, "\n")+"\n"),
+		bulkimport.Options{BatchSize: 4, InFlight: 3, MaxContent: 4 * record.DefaultMaxContentBytes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Added != 9 || res.Failed != 1 || res.Errors[0].Line != 6 {
+		t.Fatalf("result %+v; want 9 added and line 6 failed", res)
+	}
+	for _, o := range tr.order {
+		if strings.Contains(o, "never") {
+			t.Fatalf("no overlap: %s (order %v)", o, tr.order)
+		}
+	}
+	stores := 0
+	for _, o := range tr.order {
+		if strings.HasPrefix(o, "store") {
+			stores++
+		}
+	}
+	if stores != 2 {
+		t.Fatalf("%d batch writes (order %v); want 2: the batch with line 6 is refused when prepared and written one line at a time", stores, tr.order)
+	}
+	// Line order held: lines 5, 7, 8 (one at a time) written before lines 9-10.
+	ms, err := tr.List(context.Background(), record.ListOptions{Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := map[string]record.DocNum{}
+	for _, m := range ms {
+		doc[m.Content] = m.DocNum
+	}
+	for line, want := range map[int]record.DocNum{1: 0, 5: 4, 7: 5, 8: 6, 9: 7, 10: 8} {
+		if got, ok := doc[fmt.Sprintf("pipelined memory number %d", line)]; !ok || got != want {
+			t.Errorf("line %d is doc %d (stored %v), want %d", line, got, ok, want)
+		}
 	}
 }

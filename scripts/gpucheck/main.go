@@ -70,6 +70,9 @@ type options struct {
 	// importBatches are the bulkimport batch sizes of the add --jsonl
 	// measures (pipelined and one batch at a time each).
 	importBatches string
+	// importInFlight are the bulkimport InFlight values of the pipelined
+	// add --jsonl measures.
+	importInFlight string
 	// cpuPooling pools on the CPU even where a model has its own pooled
 	// output (the A/B baseline of scripts/pooled).
 	cpuPooling bool
@@ -107,6 +110,7 @@ func main() {
 	flag.StringVar(&o.importBatches, "import-batches", "256", "comma-separated lines per AddBatch of the add --jsonl measures (bulkimport.Import, pipelined and not; empty: skip)")
 	flag.BoolVar(&o.cpuPooling, "cpu-pooling", false, "pool token states on the CPU even where a model file has its own pooled output (scripts/pooled): the baseline")
 	flag.BoolVar(&o.pageable, "pageable-outputs", false, "cuda outputs into ordinary Go memory instead of pinned host buffers: the baseline")
+	flag.StringVar(&o.importInFlight, "import-inflight", "2", "comma-separated batches on their way at once (bulkimport.Options.InFlight) of the pipelined add --jsonl measures")
 	writeCorpus := flag.String("write-corpus", "", "write the corpus (-gpu-docs texts, one JSON string a line) to this file for -corpus on another machine, and exit")
 	flag.Parse()
 	if *writeCorpus != "" {
@@ -610,17 +614,21 @@ func slotsAlone(ctx context.Context, reg *engine.Registry, part []embedders.Inpu
 // for each of -import-batches, pipelined and one batch at a time; row
 // carries the registry's devices and unavailable slots.
 func checkImports(ctx context.Context, o options, dev runtime.Device, storeDir string, reg *engine.Registry, docs []string, row fullIngest, res *Result) error {
-	for _, f := range strings.FieldsFunc(o.importBatches, func(r rune) bool { return r == ',' }) {
-		size, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || size <= 0 {
-			return fmt.Errorf("-import-batches: %q is not a positive count", f)
+	sizes, err := counts(o.importBatches, "-import-batches")
+	if err != nil {
+		return err
+	}
+	for _, size := range sizes {
+		flights, err := counts(o.importInFlight, "-import-inflight")
+		if err != nil {
+			return err
 		}
-		for _, pipelined := range []bool{true, false} {
-			what := fmt.Sprintf("add --jsonl, batches of %d, pipelined", size)
-			if !pipelined {
+		for _, inFlight := range append(flights, 0) {
+			what := fmt.Sprintf("add --jsonl, batches of %d, %d in flight", size, inFlight)
+			if inFlight == 0 {
 				what = fmt.Sprintf("add --jsonl, batches of %d, one at a time", size)
 			}
-			sp, err := importIngest(ctx, storeDir, reg, docs, size, pipelined)
+			sp, err := importIngest(ctx, storeDir, reg, docs, size, inFlight)
 			if err != nil {
 				return fmt.Errorf("%s on %s: %w", what, dev, err)
 			}
@@ -632,14 +640,28 @@ func checkImports(ctx context.Context, o options, dev runtime.Device, storeDir s
 	return nil
 }
 
+// counts reads a comma-separated list of positive counts (flag names it).
+func counts(list, flag string) ([]int, error) {
+	var out []int
+	for _, f := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' }) {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%s: %q is not a positive count", flag, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
 // sequential hides an engine's PrepareBatch, so bulkimport stores one
 // batch at a time: the baseline of the pipelined import.
 type sequential struct{ bulkimport.Adder }
 
 // importIngest stores docs into a fresh store under dir the way add --jsonl
 // does (bulkimport.Import of one JSONL line per document, size lines per
-// AddBatch), pipelined or one batch at a time.
-func importIngest(ctx context.Context, dir string, reg *engine.Registry, docs []string, size int, pipelined bool) (span, error) {
+// AddBatch), with inFlight batches on their way at once through the
+// engine's two halves, or (0) one AddBatch at a time.
+func importIngest(ctx context.Context, dir string, reg *engine.Registry, docs []string, size, inFlight int) (span, error) {
 	sub, err := os.MkdirTemp(dir, "store-")
 	if err != nil {
 		return span{}, err
@@ -657,11 +679,11 @@ func importIngest(ctx context.Context, dir string, reg *engine.Registry, docs []
 		in.Write(append(b, '\n'))
 	}
 	var a bulkimport.Adder = s
-	if !pipelined {
+	if inFlight == 0 {
 		a = sequential{s}
 	}
 	t := time.Now()
-	res, err := bulkimport.Import(ctx, a, strings.NewReader(in.String()), bulkimport.Options{BatchSize: size})
+	res, err := bulkimport.Import(ctx, a, strings.NewReader(in.String()), bulkimport.Options{BatchSize: size, InFlight: inFlight})
 	sp := since(t)
 	if err == nil && res.Added+len(res.Duplicates) != len(docs) {
 		err = fmt.Errorf("stored %d of %d documents (%d failed)", res.Added+len(res.Duplicates), len(docs), res.Failed)
