@@ -116,7 +116,7 @@ func addJSONL(a *app.App, e bulkimport.Adder, r io.Reader, size int64) (bulkResu
 	o := bulkimport.Options{MaxContent: maxContent(a), Project: a.Project, AllowDuplicate: a.AllowDuplicate,
 		SkipLines: a.SkipLines, AfterFlush: a.AfterFlush}
 	if a.Device == "cuda" {
-		o.BatchSize = bulkimport.GPUBatchSize
+		o.BatchSize, o.InFlight = bulkimport.GPUBatchSize, bulkimport.GPUInFlight
 	}
 	bar := a.Progress(size)
 	if bar != nil {
