@@ -86,7 +86,8 @@ type Model struct {
 	runs       chan struct{}
 	stats      stageCounters
 
-	// mu guards sess: calls hold it for reading, Close for writing.
+	// mu guards sess, psess and pin: a batch holds it for reading from
+	// packing to unpacking (runBatch), Close for writing.
 	mu   sync.RWMutex
 	sess []*ort.DynamicAdvancedSession // Config.Sessions of them; nil after Close
 	// free holds the indices of the sessions no run is using.
@@ -543,7 +544,15 @@ func buckets(encs []tokenizer.Encoding, maxTexts, maxTokens int) [][]int {
 // runBatch runs one batch of texts: packs their tokens, runs the session and
 // hands each text its output rows (fn, called with the text's index in encs):
 // the token states, or with pooled the model's pooled output.
+//
+// It holds m.mu for reading throughout, so Close (which frees the sessions
+// and the pinned buffers) waits until no batch is packed, run or unpacked.
 func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch []int, pooled bool, fn func(i int, r rows)) (err error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.sess == nil {
+		return ErrClosed
+	}
 	t0 := time.Now()
 	p := m.pack(encs, batch)
 	inputs, outputs, buf, err := m.tensors(p, pooled)
@@ -699,7 +708,8 @@ func destroyAll(vs []ort.Value) error {
 }
 
 // infer runs a session (one fetching the pooled output, with pooled),
-// waiting for a free run slot.
+// waiting for a free run slot. The caller holds m.mu for reading and has
+// seen the sessions open.
 func (m *Model) infer(ctx context.Context, pooled bool, inputs, outputs []ort.Value) error {
 	select {
 	case m.runs <- struct{}{}:
@@ -707,11 +717,6 @@ func (m *Model) infer(ctx context.Context, pooled bool, inputs, outputs []ort.Va
 		return ctx.Err()
 	}
 	defer func() { <-m.runs }()
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.sess == nil {
-		return ErrClosed
-	}
 	sess, free := m.sess, m.free
 	if pooled {
 		sess, free = m.psess, m.pfree
