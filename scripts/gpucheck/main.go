@@ -148,7 +148,10 @@ type corpusInfo struct {
 }
 
 type parity struct {
-	Model      string  `json:"model"`
+	Model string `json:"model"`
+	// What is compared: "Embed" (one vector per text) or "token states"
+	// (every token's row, as E12 and E10 read them).
+	What       string  `json:"what"`
 	Texts      int     `json:"texts"`
 	MinCosine  float64 `json:"min_cosine"`
 	MeanCosine float64 `json:"mean_cosine"`
@@ -396,24 +399,8 @@ func checkModel(ctx context.Context, o options, id models.ModelID, docs []string
 	// Parity on fixed texts: the first 64 docs and the queries, in one batched call each.
 	g, okG := ms[runtime.DeviceCUDA]
 	if c, ok := ms[runtime.DeviceCPU]; ok && okG {
-		texts := append(slices.Clone(docs[:min(64, len(docs))]), fixedQueries...)
-		a, err := g.Embed(ctx, runtime.ViewPassage, texts)
-		if err != nil {
+		if err := checkParity(ctx, o, id, g, c, docs, res); err != nil {
 			return err
-		}
-		b, err := c.Embed(ctx, runtime.ViewPassage, texts)
-		if err != nil {
-			return err
-		}
-		p := parity{Model: string(id), Texts: len(texts), MinCosine: 1, Device: g.Device() + " vs " + c.Device()}
-		for i := range a {
-			cs := cosine(a[i].Vector, b[i].Vector)
-			p.MinCosine = min(p.MinCosine, cs)
-			p.MeanCosine += cs / float64(len(a))
-		}
-		res.Parity = append(res.Parity, p)
-		if p.MinCosine < o.minCosine {
-			res.Failures = append(res.Failures, fmt.Sprintf("%s parity: worst cosine %.5f < %.3f", id, p.MinCosine, o.minCosine))
 		}
 	}
 	for _, dev := range devs {
@@ -443,6 +430,70 @@ func checkModel(ctx context.Context, o options, id models.ModelID, docs []string
 		}
 	}
 	return nil
+}
+
+// checkParity compares id's vectors (Embed) and token states on cuda (g)
+// and the CPU (c) for the first 64 docs and the fixed queries, and records
+// a failure below -min-cosine.
+func checkParity(ctx context.Context, o options, id models.ModelID, g, c *runtime.Model, docs []string, res *Result) error {
+	texts := append(slices.Clone(docs[:min(64, len(docs))]), fixedQueries...)
+	a, err := g.Embed(ctx, runtime.ViewPassage, texts)
+	if err != nil {
+		return err
+	}
+	b, err := c.Embed(ctx, runtime.ViewPassage, texts)
+	if err != nil {
+		return err
+	}
+	p := parity{Model: string(id), Texts: len(texts), MinCosine: 1, Device: g.Device() + " vs " + c.Device()}
+	for i := range a {
+		cs := cosine(a[i].Vector, b[i].Vector)
+		p.MinCosine = min(p.MinCosine, cs)
+		p.MeanCosine += cs / float64(len(a))
+	}
+	p.What = "Embed"
+	tp, err := tokenParity(ctx, g, c, texts)
+	if err != nil {
+		return err
+	}
+	tp.Model = string(id)
+	for _, p := range []parity{p, tp} {
+		res.Parity = append(res.Parity, p)
+		if p.MinCosine < o.minCosine {
+			res.Failures = append(res.Failures, fmt.Sprintf("%s %s parity: worst cosine %.5f < %.3f", id, p.What, p.MinCosine, o.minCosine))
+		}
+	}
+	return nil
+}
+
+// tokenParity compares the token states (EmbedWithTokens, what E12 and E10
+// read: on cuda through the pinned output buffers) of texts on g and c, row
+// by row: the worst and mean cosine over every token of every text.
+func tokenParity(ctx context.Context, g, c *runtime.Model, texts []string) (parity, error) {
+	a, err := g.EmbedWithTokens(ctx, g.Config().PassagePrefix, texts)
+	if err != nil {
+		return parity{}, err
+	}
+	b, err := c.EmbedWithTokens(ctx, c.Config().PassagePrefix, texts)
+	if err != nil {
+		return parity{}, err
+	}
+	p := parity{What: "token states", Texts: len(texts), MinCosine: 1, Device: g.Device() + " vs " + c.Device()}
+	rows := 0
+	for i := range a {
+		ta, tb := a[i].Tokens, b[i].Tokens
+		if len(ta.IDs) != len(tb.IDs) {
+			return p, fmt.Errorf("text %d: %d tokens on %s, %d on %s", i, len(ta.IDs), g.Device(), len(tb.IDs), c.Device())
+		}
+		for r := range ta.IDs {
+			cs := cosine(ta.Row(r), tb.Row(r))
+			p.MinCosine = min(p.MinCosine, cs)
+			p.MeanCosine += cs
+			rows++
+		}
+	}
+	p.MeanCosine /= float64(max(rows, 1))
+	return p, nil
 }
 
 // queryLatency encodes n fixed queries through m one per call, as a search
@@ -866,7 +917,7 @@ func loadCorpus(path string, n int) ([]string, string, error) {
 func printTable(r Result) {
 	fmt.Printf("\nparity (cosine per text, cuda vs cpu, %s):\n", r.Library)
 	for _, p := range r.Parity {
-		fmt.Printf("  %-22s %3d texts  min %.6f  mean %.6f\n", p.Model, p.Texts, p.MinCosine, p.MeanCosine)
+		fmt.Printf("  %-22s %-12s %3d texts  min %.6f  mean %.6f\n", p.Model, p.What, p.Texts, p.MinCosine, p.MeanCosine)
 	}
 	fmt.Printf("\nquery encoding (one text per call):\n")
 	for _, q := range r.Queries {
