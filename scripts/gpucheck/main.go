@@ -79,6 +79,8 @@ type options struct {
 	// pageable keeps cuda outputs in Go memory (the baseline of pinned
 	// output buffers).
 	pageable bool
+	// overlap measures whether the models' runs overlap on the GPU.
+	overlap bool
 }
 
 func main() {
@@ -111,6 +113,7 @@ func main() {
 	flag.BoolVar(&o.cpuPooling, "cpu-pooling", false, "pool token states on the CPU even where a model file has its own pooled output (scripts/pooled): the baseline")
 	flag.BoolVar(&o.pageable, "pageable-outputs", false, "cuda outputs into ordinary Go memory instead of pinned host buffers: the baseline")
 	flag.StringVar(&o.importInFlight, "import-inflight", "2", "comma-separated batches on their way at once (bulkimport.Options.InFlight) of the pipelined add --jsonl measures")
+	flag.BoolVar(&o.overlap, "overlap", true, "each model's token pass alone, one after another, against all at once on each device (do the models' runs overlap on the GPU?)")
 	writeCorpus := flag.String("write-corpus", "", "write the corpus (-gpu-docs texts, one JSON string a line) to this file for -corpus on another machine, and exit")
 	flag.Parse()
 	if *writeCorpus != "" {
@@ -135,6 +138,7 @@ type Result struct {
 	Queries   []latency      `json:"queries"`
 	Ingest    []ingest       `json:"ingest"`
 	Full      []fullIngest   `json:"full_fingerprint"`
+	Overlap   []overlap      `json:"overlap"`
 	Failures  []string       `json:"failures"`
 	Seconds   float64        `json:"seconds"`
 	StartedAt time.Time      `json:"started_at"`
@@ -200,6 +204,20 @@ type ingest struct {
 	span
 }
 
+// overlap is whether the models' runs overlap on one device: each model's
+// token pass over the corpus alone, one after another, against all of them
+// at once (one goroutine each). Speedup = sequential / concurrent: 1 means
+// the device runs them one at a time (the registry then costs the sum of
+// the models), the number of models means full overlap.
+type overlap struct {
+	Device       string   `json:"device"`
+	Models       []string `json:"models"`
+	Docs         int      `json:"docs"`
+	SequentialMS float64  `json:"sequential_ms"`
+	ConcurrentMS float64  `json:"concurrent_ms"`
+	Speedup      float64  `json:"speedup"`
+}
+
 type fullIngest struct {
 	What     string            `json:"what"` // "registry", "engine" or "engine, 2 writers"
 	Device   string            `json:"device"`
@@ -252,6 +270,17 @@ func run(ctx context.Context, o options) error {
 		}
 		if err := checkModel(ctx, o, id, docs, devices, cudaOpts, &res); err != nil {
 			return err
+		}
+	}
+	if o.overlap {
+		for _, dev := range devices {
+			n := o.gpuDocs
+			if dev == runtime.DeviceCPU {
+				n = o.cpuDocs
+			}
+			if err := checkOverlap(ctx, o, ids, dev, docs[:min(n, len(docs))], cudaOpts, &res); err != nil {
+				return err
+			}
 		}
 	}
 	if o.full {
@@ -644,6 +673,53 @@ func checkWriters(ctx context.Context, o options, dev runtime.Device, storeDir s
 	return nil
 }
 
+// checkOverlap opens ids on dev and times their token passes over docs one
+// after another and then all at once (after one warm-up pass each).
+func checkOverlap(ctx context.Context, o options, ids []models.ModelID, dev runtime.Device, docs []string, cudaOpts map[string]string, res *Result) error {
+	ms := make([]*runtime.Model, len(ids))
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		m, err := openModel(o, id, dev, cudaOpts)
+		if err != nil {
+			return fmt.Errorf("open %s on %s: %w", id, dev, err)
+		}
+		defer m.Close()
+		ms[i], names[i] = m, string(id)
+	}
+	pass := func(m *runtime.Model) error {
+		for start := 0; start < len(docs); start += 512 {
+			if _, err := m.EmbedWithTokens(ctx, m.Config().PassagePrefix, docs[start:min(start+512, len(docs))]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var seq time.Duration
+	for _, m := range ms {
+		if err := pass(m); err != nil { // warm-up: arenas grown, kernels chosen
+			return err
+		}
+		t := time.Now()
+		if err := pass(m); err != nil {
+			return err
+		}
+		seq += time.Since(t)
+	}
+	errs := make([]error, len(ms))
+	var wg sync.WaitGroup
+	t := time.Now()
+	for i, m := range ms {
+		wg.Go(func() { errs[i] = pass(m) })
+	}
+	wg.Wait()
+	con := time.Since(t)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	res.Overlap = append(res.Overlap, overlap{Device: string(dev), Models: names, Docs: len(docs), SequentialMS: msOf(seq), ConcurrentMS: msOf(con), Speedup: seq.Seconds() / con.Seconds()})
+	return nil
+}
+
 // slotsAlone embeds part through each slot in turn: milliseconds per slot
 // (an empty map for an empty part).
 func slotsAlone(ctx context.Context, reg *engine.Registry, part []embedders.Input) (map[string]float64, error) {
@@ -927,6 +1003,10 @@ func printTable(r Result) {
 	for _, g := range r.Ingest {
 		fmt.Printf("  %-22s %-29s pinned=%-5v %-5s %8.1f docs/s  %4d docs  batches %3d fill %.2f  tokenize %7.1f  pack %6.1f  run %8.1f  unpack %7.1f  wall %8.1f ms\n",
 			g.Model, g.Call, g.Pinned, short(g.Device), g.DocsPerS, g.Docs, g.Batches, g.Fill, g.TokenizeMS, g.PackMS, g.RunMS, g.UnpackMS, g.WallMS)
+	}
+	for _, v := range r.Overlap {
+		fmt.Printf("\nmodels at once on %s (%v, %d docs, token passes): one after another %.0f ms, all at once %.0f ms: %.2f×\n",
+			v.Device, v.Models, v.Docs, v.SequentialMS, v.ConcurrentMS, v.Speedup)
 	}
 	fmt.Printf("\nfull fingerprint (13 slots):\n")
 	for _, f := range r.Full {
