@@ -2,7 +2,7 @@
 GO ?= go
 export CGO_ENABLED = 1
 
-.PHONY: setup setup-cuda gpu-check build test bench lint demo fuzz soak
+.PHONY: setup setup-cuda setup-cuda-fp16 gpu-check build test bench lint demo fuzz soak
 
 setup:
 	bash scripts/setup.sh
@@ -12,6 +12,13 @@ setup:
 # needs. Not part of setup or test: CI has no GPU.
 setup-cuda:
 	bash scripts/setup_cuda.sh
+
+# The weights of --precision fp16 (cuda only): the three default models fused
+# and converted to fp16, with their own pooled outputs, into
+# <models dir>/cuda-fp16 (scripts/fp16/cuda.sh; python3 and PyPI packages,
+# every file sha256-checked). Optional: fp32 stays cuda's default.
+setup-cuda-fp16:
+	bash scripts/fp16/cuda.sh
 
 # On a machine with a GPU: install check, CPU/GPU parity, ingest and query
 # figures on both devices, GPU utilisation (under five minutes).

@@ -203,8 +203,12 @@ Create it with "cgraph init" (--samples adds bundled example memories).
 			}
 			switch a.Precision {
 			case "default", "fp32", "int8":
+			case "fp16":
+				if a.Device != "cuda" {
+					return app.Usagef("use --device cuda with --precision fp16 (run `make setup-cuda-fp16` once), or --precision fp32 or the default on the CPU", "--precision fp16 runs on cuda only")
+				}
 			default:
-				return app.Usagef("use --precision default, fp32 or int8", "--precision %q is not a weight precision", a.Precision)
+				return app.Usagef("use --precision default, fp32, int8, or fp16 (cuda only)", "--precision %q is not a weight precision", a.Precision)
 			}
 			if a.DBDir == "" {
 				return app.Usagef("give --db a directory, or set $CGRAPH_DB", "--db is empty")
@@ -221,7 +225,7 @@ Create it with "cgraph init" (--samples adds bundled example memories).
 	pf.BoolVar(&a.ReadOnly, "read-only", false, "open the store read-only, beside a running writer")
 	pf.StringVar(&a.ModelsDir, "models-dir", defaultModelsDir(getenv), "model directory ($CGRAPH_MODELS, else $XDG_CACHE_HOME/cgraph/models)")
 	pf.StringVar(&a.Device, "device", "cpu", "where models run: cpu or cuda")
-	pf.StringVar(&a.Precision, "precision", "default", "model weights: default (int8 e5/bge on the CPU, fp32 on cuda), fp32 or int8; a store keeps the weights it was built with")
+	pf.StringVar(&a.Precision, "precision", "default", "model weights: default (int8 e5/bge on the CPU, fp32 on cuda), fp32, int8, or fp16 (cuda only: `make setup-cuda-fp16`); a store keeps the weights it was built with")
 	pf.StringVar(&a.Project, "project", getenv("CGRAPH_PROJECT"), "the project (namespace) memories are stored in and searched ($CGRAPH_PROJECT, else the default project)")
 	_ = root.RegisterFlagCompletionFunc("device", cobra.FixedCompletions([]string{"cpu", "cuda"}, cobra.ShellCompDirectiveNoFileComp))                // fails only for an unknown flag
 	_ = root.RegisterFlagCompletionFunc("precision", cobra.FixedCompletions([]string{"default", "fp32", "int8"}, cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown flag

@@ -132,6 +132,8 @@ func (e *ProducerMismatchError) Error() string {
 		return s + " the store holds the fp32 weights of the same models (built on cuda, or with --precision fp32): open it with `--precision fp32`, or run `cgraph reembed` to recompute those slots"
 	case "int8":
 		return s + " the store holds the CPU's default int8 weights of the same models: open it with `--device cpu` (and the default --precision), or run `cgraph reembed` to recompute those slots in these weights"
+	case "same":
+		return s + " the store holds other files of the same models (another --precision: the fused fp16 files of `make setup-cuda-fp16` open with `--device cuda --precision fp16`): open it with the precision it was built with, or run `cgraph reembed` to recompute those slots"
 	}
 	return s + " run `cgraph reembed` (or `cgraph reembed --slot E1`) to recompute those slots, or install the models the store was built with"
 }
@@ -139,7 +141,9 @@ func (e *ProducerMismatchError) Error() string {
 // precision returns "fp32" or "int8" when every mismatch is the same model
 // in the other weights (the manifest's "<id>-q" is the int8 build of <id>):
 // a store built on cuda (fp32 by default) opened on the CPU (int8 e5 and
-// bge by default) needs a flag, not a re-embed.
+// bge by default) needs a flag, not a re-embed. It returns "same" when
+// every mismatch is the same model id in another file (the fp16 files of
+// --precision fp16 keep the fp32 ids).
 func (e *ProducerMismatchError) precision() string {
 	want := ""
 	for _, m := range e.Mismatches {
@@ -151,6 +155,8 @@ func (e *ProducerMismatchError) precision() string {
 			p = "fp32"
 		case m.Stored.Model == m.Current.Model+"-q":
 			p = "int8"
+		case m.Stored.Model == m.Current.Model:
+			p = "same"
 		default:
 			return ""
 		}

@@ -31,6 +31,9 @@ func TestMismatchNamesThePrecision(t *testing.T) {
 			{Slot: fingerprint.E1, Stored: p("e5-small-v2-q"), Current: p("e5-small-v2")},
 			{Slot: fingerprint.E5, Stored: p("bge-small-en-v1.5"), Current: p("bge-small-en-v1.5-q")},
 		}, "run `cgraph reembed` (or", "--precision"},
+		{"built with --precision fp16, opened with fp32", []Mismatch{
+			{Slot: fingerprint.E1, Stored: fingerprint.Producer{Model: "e5-small-v2", SHA256: [32]byte{1}}, Current: fingerprint.Producer{Model: "e5-small-v2", SHA256: [32]byte{2}}},
+		}, "--precision fp16", "--precision fp32"},
 		{"another model", []Mismatch{
 			{Slot: fingerprint.E1, Stored: p("e5-small-v2"), Current: p("e5-large-v2")},
 		}, "run `cgraph reembed` (or", "--precision"},

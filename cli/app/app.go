@@ -40,7 +40,7 @@ type App struct {
 	ReadOnly  bool   // --read-only: open the store beside a writer; writes are refused
 	ModelsDir string // --models-dir, default $CGRAPH_MODELS, else $XDG_CACHE_HOME/cgraph/models
 	Device    string // --device cpu|cuda (default cpu)
-	Precision string // --precision default|fp32|int8: the model weights (default: int8 e5/bge on the CPU, fp32 on cuda)
+	Precision string // --precision default|fp32|int8|fp16: the model weights (default: int8 e5/bge on the CPU, fp32 on cuda; fp16 cuda only)
 	Project   string // --project, default $CGRAPH_PROJECT, else "" (the default project)
 
 	// ShowingHistory is set by get --history: printMemory then does not

@@ -45,9 +45,12 @@ func Registry(ctx context.Context, cfg Config) (r *embedders.Registry, close fun
 		return nil, nil, fmt.Errorf("neural: %w", err)
 	}
 	switch cfg.Precision {
-	case PrecisionDefault, PrecisionFP32, PrecisionInt8:
+	case PrecisionDefault, PrecisionFP32, PrecisionInt8, PrecisionFP16:
 	default:
-		return nil, nil, fmt.Errorf("neural: unknown precision %q (want %q, %q or empty for the default)", cfg.Precision, PrecisionFP32, PrecisionInt8)
+		return nil, nil, fmt.Errorf("neural: unknown precision %q (want %q, %q, %q or empty for the default)", cfg.Precision, PrecisionFP32, PrecisionInt8, PrecisionFP16)
+	}
+	if cfg, err = cfg.fp16(); err != nil {
+		return nil, nil, err
 	}
 	l, err := newLoader(cfg)
 	if err != nil {

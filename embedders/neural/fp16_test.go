@@ -1,0 +1,67 @@
+package neural
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cgraph/cgraph/models"
+	"github.com/cgraph/cgraph/models/runtime"
+)
+
+// TestFP16Precision: --precision fp16 runs on cuda only, from the
+// directory `make setup-cuda-fp16` fills, whose manifest pins the files
+// under the default ids (so the slot plan takes the fp32 ids there); a
+// missing or broken manifest says how to build it.
+func TestFP16Precision(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join("..", "..", "models", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		device   runtime.Device
+		manifest []byte // nil: no fp16 directory
+		wantErr  string
+	}{
+		{"on the cpu", runtime.DeviceCPU, good, "cuda only"},
+		{"not built", runtime.DeviceCUDA, nil, "make setup-cuda-fp16"},
+		{"broken manifest", runtime.DeviceCUDA, []byte("{"), "build them again"},
+		{"built", runtime.DeviceCUDA, good, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.manifest != nil {
+				if err := os.MkdirAll(filepath.Join(dir, FP16Dir), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, FP16Dir, "manifest.json"), tc.manifest, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg := Config{ModelsDir: dir, Device: tc.device, Precision: PrecisionFP16}
+			got, err := cfg.fp16()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.ModelsDir != filepath.Join(dir, FP16Dir) || got.Precision != PrecisionFP32 || got.Manifest == nil {
+				t.Fatalf("resolved to %q, %q, manifest %v", got.ModelsDir, got.Precision, got.Manifest != nil)
+			}
+			ids, err := Models(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []models.ModelID{modelE1, modelE5, modelMiniLM}; !slices.Equal(ids, want) {
+				t.Fatalf("models %v, want the fp32 ids %v", ids, want)
+			}
+		})
+	}
+}
