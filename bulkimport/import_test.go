@@ -25,7 +25,6 @@ import (
 type traced struct {
 	*engine.Engine
 	mu       sync.Mutex
-	prepared int
 	began    []chan struct{} // began[k] closes when batch k's prepare starts
 	order    []string
 	failAt   int
@@ -59,10 +58,14 @@ func (t *traced) note(s string) {
 }
 
 func (t *traced) PrepareBatch(ctx context.Context, ns []record.NewMemory) (func(context.Context) ([]record.Memory, error), error) {
-	t.mu.Lock()
-	k := t.prepared
-	t.prepared++
-	t.mu.Unlock()
+	// k is the batch's place in the file (every test uses batches of 4 of
+	// jsonl's lines), not the order of the calls, which batches prepared
+	// side by side may make in either order.
+	var line int
+	if _, err := fmt.Sscanf(ns[0].Content, "pipelined memory number %d", &line); err != nil {
+		return nil, fmt.Errorf("traced: batch starting %.40q: %w", ns[0].Content, err)
+	}
+	k := (line - 1) / 4
 	t.note(fmt.Sprintf("prepare %d", k))
 	close(t.began[k])
 	if t.overlap && !t.waitBegan(k+1) {
