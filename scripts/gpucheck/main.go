@@ -81,6 +81,9 @@ type options struct {
 	pageable bool
 	// overlap measures whether the models' runs overlap on the GPU.
 	overlap bool
+	// intraOp is ONNX Runtime's intra-op threads per session on cuda (0:
+	// one per core, the runtime's default).
+	intraOp int
 }
 
 func main() {
@@ -113,6 +116,7 @@ func main() {
 	flag.BoolVar(&o.cpuPooling, "cpu-pooling", false, "pool token states on the CPU even where a model file has its own pooled output (scripts/pooled): the baseline")
 	flag.BoolVar(&o.pageable, "pageable-outputs", false, "cuda outputs into ordinary Go memory instead of pinned host buffers: the baseline")
 	flag.StringVar(&o.importInFlight, "import-inflight", "2", "comma-separated batches on their way at once (bulkimport.Options.InFlight) of the pipelined add --jsonl measures")
+	flag.IntVar(&o.intraOp, "intra-op-threads", 0, "ONNX Runtime intra-op threads per cuda session (0: one per core); with several sessions on one GPU, 1 avoids thread pools contending (onnxruntime issue 20494)")
 	flag.BoolVar(&o.overlap, "overlap", true, "each model's token pass alone, one after another, against all at once on each device (do the models' runs overlap on the GPU?)")
 	writeCorpus := flag.String("write-corpus", "", "write the corpus (-gpu-docs texts, one JSON string a line) to this file for -corpus on another machine, and exit")
 	flag.Parse()
@@ -241,7 +245,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	res := Result{Library: runtime.LibraryPathFor(runtime.DeviceCUDA), Cores: goruntime.NumCPU(), StartedAt: t0.UTC(),
-		Options: map[string]any{"concurrent_runs": o.concurrentRuns, "sessions": o.sessions, "precision": o.precision, "gpu_docs": o.gpuDocs, "cpu_docs": o.cpuDocs, "queries": o.queries, "batch": o.batch, "batch_tokens": o.batchTokens, "cuda_options": o.cudaOpts, "manifest": o.manifest, "reference_models_dir": o.refDir}}
+		Options: map[string]any{"concurrent_runs": o.concurrentRuns, "sessions": o.sessions, "precision": o.precision, "gpu_docs": o.gpuDocs, "cpu_docs": o.cpuDocs, "queries": o.queries, "batch": o.batch, "batch_tokens": o.batchTokens, "cuda_options": o.cudaOpts, "intra_op_threads": o.intraOp, "manifest": o.manifest, "reference_models_dir": o.refDir}}
 	cudaOpts, err := parseKV(o.cudaOpts)
 	if err != nil {
 		return err
@@ -392,7 +396,7 @@ func openModel(o options, id models.ModelID, dev runtime.Device, cudaOpts map[st
 	rc.Device, rc.CUDAOptions, rc.ConcurrentRuns, rc.Sessions, rc.CPUPooling = dev, cudaOpts, o.concurrentRuns, o.sessions, o.cpuPooling
 	rc.PageableOutputs = o.pageable
 	if dev == runtime.DeviceCUDA {
-		rc.BatchSize, rc.MaxBatchTokens = o.batch, o.batchTokens
+		rc.BatchSize, rc.MaxBatchTokens, rc.IntraOpThreads = o.batch, o.batchTokens, o.intraOp
 		if o.ortProfile != "" {
 			rc.ProfilePrefix = o.ortProfile + "-" + string(id)
 		}
@@ -587,7 +591,7 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 	}
 	cfg := neural.Config{ModelsDir: dir, Manifest: mf, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec, ConcurrentRuns: o.concurrentRuns, Sessions: o.sessions, CPUPooling: o.cpuPooling, PageableOutputs: o.pageable}
 	if dev == runtime.DeviceCUDA {
-		cfg.BatchSize, cfg.MaxBatchTokens = o.batch, o.batchTokens
+		cfg.BatchSize, cfg.MaxBatchTokens, cfg.IntraOpThreads = o.batch, o.batchTokens, o.intraOp
 	}
 	reg, closeReg, err := neural.Registry(ctx, cfg)
 	if err != nil {
