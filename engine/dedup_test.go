@@ -19,13 +19,7 @@ import (
 func TestDuplicatesAreNotStoredTwice(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, filepath.Join(t.TempDir(), "s"), modelFreeRegistry(t))
-	count := func() uint64 {
-		st, err := s.Stats(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.Memories
-	}
+	count := func() uint64 { return memoryCount(t, s) }
 	first, err := s.Add(ctx, record.NewMemory{Content: "Decision: pin grocksdb v1.7.15 for librocksdb-dev 7.8.3"})
 	if err != nil || first.Duplicate {
 		t.Fatal(err, first.Duplicate)
@@ -179,13 +173,7 @@ func TestLongDuplicateAmongNearCopies(t *testing.T) {
 func TestPrepareBatchStoresAgainstTheStoreOfItsWrite(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, filepath.Join(t.TempDir(), "s"), modelFreeRegistry(t))
-	count := func() uint64 {
-		st, err := s.Stats(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.Memories
-	}
+	count := func() uint64 { return memoryCount(t, s) }
 	store, err := s.PrepareBatch(ctx, []record.NewMemory{{Content: "prepared note one"}, {Content: "prepared note two"}})
 	if err != nil {
 		t.Fatal(err)
@@ -213,4 +201,14 @@ func TestPrepareBatchStoresAgainstTheStoreOfItsWrite(t *testing.T) {
 	if _, err := s.PrepareBatch(ctx, []record.NewMemory{{Content: "fine"}, {Content: "  "}}); err == nil || !strings.Contains(err.Error(), "memory 2 of 2") {
 		t.Fatalf("blank memory prepared: %v", err)
 	}
+}
+
+// memoryCount is how many memories s holds.
+func memoryCount(t *testing.T, s *Engine) uint64 {
+	t.Helper()
+	st, err := s.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Memories
 }

@@ -793,13 +793,9 @@ type sequential struct{ bulkimport.Adder }
 // AddBatch), with inFlight batches on their way at once through the
 // engine's two halves, or (0) one AddBatch at a time.
 func importIngest(ctx context.Context, dir string, reg *engine.Registry, docs []string, size, inFlight int) (span, error) {
-	sub, err := os.MkdirTemp(dir, "store-")
+	s, err := freshStore(dir, reg)
 	if err != nil {
 		return span{}, err
-	}
-	s, err := engine.Open(sub, engine.Options{Create: true, Embedders: reg})
-	if err != nil {
-		return span{}, fmt.Errorf("open a store in %s: %w", sub, err)
 	}
 	var in strings.Builder
 	for _, d := range docs {
@@ -820,6 +816,19 @@ func importIngest(ctx context.Context, dir string, reg *engine.Registry, docs []
 		err = fmt.Errorf("stored %d of %d documents (%d failed)", res.Added+len(res.Duplicates), len(docs), res.Failed)
 	}
 	return sp, errors.Join(err, s.Close())
+}
+
+// freshStore opens a new, empty store in a directory of its own under dir.
+func freshStore(dir string, reg *engine.Registry) (*engine.Engine, error) {
+	sub, err := os.MkdirTemp(dir, "store-")
+	if err != nil {
+		return nil, err
+	}
+	s, err := engine.Open(sub, engine.Options{Create: true, Embedders: reg})
+	if err != nil {
+		return nil, fmt.Errorf("open a store in %s: %w", sub, err)
+	}
+	return s, nil
 }
 
 // startProfile starts a CPU profile into path when path is set and on is
@@ -843,13 +852,9 @@ func startProfile(path string, on bool) (func(), error) {
 // call in turn: with two, one call's fingerprint (the GPU) overlaps the
 // other's write (the CPU), as two clients of a server would.
 func engineIngest(ctx context.Context, dir, what string, reg *engine.Registry, docs []string, writers int) (span, error) {
-	sub, err := os.MkdirTemp(dir, "store-")
+	s, err := freshStore(dir, reg)
 	if err != nil {
 		return span{}, err
-	}
-	s, err := engine.Open(sub, engine.Options{Create: true, Embedders: reg})
-	if err != nil {
-		return span{}, fmt.Errorf("open a store in %s: %w", sub, err)
 	}
 	var next atomic.Int64
 	errs := make([]error, writers)
