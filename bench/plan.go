@@ -13,7 +13,7 @@ var Modes = []string{"e1_only", "multi_space", "embedder_first", "pipeline"}
 const (
 	BaselineBM25   = "bm25_only" // E6 (BM25) alone: embedder_first with E6
 	BaselineE1     = "e1_only"   // E1 alone: one dense ANN query
-	BaselineRRF    = "rrf_e1_e6" // unweighted RRF of E1 and E6: multi_space over the RRFProfile
+	BaselineRRF    = "rrf_e1_e6" // unweighted RRF of E1 and E6: multi_space over the RRFProfile, fused by RRF whatever the default fusion
 	RRFProfileName = "rrf_e1_e6" // a profile with E1 = E6 = 0.5 and nothing else
 )
 
@@ -23,7 +23,7 @@ func Baselines() []RunSpec {
 	return []RunSpec{
 		{Name: BaselineBM25, Mode: "embedder_first", Embedder: "E6"},
 		{Name: BaselineE1, Mode: "e1_only"},
-		{Name: BaselineRRF, Mode: "multi_space", Profile: RRFProfileName},
+		{Name: BaselineRRF, Mode: "multi_space", Profile: RRFProfileName, Fusion: "rrf"},
 	}
 }
 

@@ -80,6 +80,10 @@ type RunSpec struct {
 	// top documents that expand the query; 0 off), so that one report
 	// pairs runs with and without it query by query.
 	Feedback int `json:",omitempty"`
+	// Fusion is the retriever's fusion of the spaces' lists (rrf, minmax;
+	// empty for its default), so that one report pairs fusions query by
+	// query.
+	Fusion string `json:",omitempty"`
 }
 
 // DisplayName returns Name, or the default built from mode and profile.

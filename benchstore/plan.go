@@ -22,6 +22,7 @@ type Plan struct {
 	Baselines                  bool
 	Correct                    []string // CorrectScopes, at least one
 	Feedback                   []int    // depths, 0 (off) to engine.MaxFeedback, at least one
+	Fusion                     []string // engine.ParseFusion names; none: the default only
 	Baseline                   string   // "" or the display name of a planned run
 	Alpha                      float64  // in (0, 1)
 }
@@ -53,6 +54,14 @@ func (p Plan) Runs() ([]bench.RunSpec, error) {
 		}
 	}
 	runs = WithFeedback(runs, unique(p.Feedback))
+	for _, f := range p.Fusion {
+		if _, err := engine.ParseFusion(f); err != nil {
+			return nil, record.Invalidf("give rrf, minmax or a list of them (rrf,minmax)", "--fusion: %v", err)
+		}
+	}
+	if len(p.Fusion) > 0 {
+		runs = WithFusions(runs, unique(p.Fusion))
+	}
 	if err := checkBaseline(runs, p.Baseline, p.Alpha); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +27,20 @@ func TestPlanRuns(t *testing.T) {
 	if runs, err := many.Runs(); err != nil || len(runs) != 4 {
 		t.Fatalf("2 scopes × 2 depths: %d runs, %v", len(runs), err)
 	}
+	fused := base
+	fused.Modes, fused.Baselines = []string{"pipeline", "embedder_first"}, true
+	fused.Embedders, fused.Fusion = []string{"E7"}, []string{"rrf", "minmax", "rrf"}
+	runs2, err := fused.Runs()
+	var names []string
+	for _, r := range runs2 {
+		names = append(names, r.DisplayName()+"|"+r.Fusion)
+	}
+	// Baselines and single-slot runs once each; rrf_e1_e6 stays plain RRF.
+	want := []string{"bm25_only|", "e1_only|", "rrf_e1_e6|rrf", "pipeline:code_search/fusion=rrf|rrf",
+		"pipeline:code_search/fusion=minmax|minmax", "embedder_first:E7|"}
+	if err != nil || !slices.Equal(names, want) {
+		t.Fatalf("2 fusions: %v, %v; want %v", names, err, want)
+	}
 	named := base
 	named.Baseline = runs[0].DisplayName()
 	if _, err := named.Runs(); err != nil {
@@ -40,6 +55,7 @@ func TestPlanRuns(t *testing.T) {
 		{func(p *Plan) { p.Correct = []string{"sometimes"} }, `--correct "sometimes" is not a correction scope`},
 		{func(p *Plan) { p.Feedback = nil }, "--feedback names no depth"},
 		{func(p *Plan) { p.Feedback = []int{engine.MaxFeedback + 1} }, "is out of range"},
+		{func(p *Plan) { p.Fusion = []string{"zscore"} }, `--fusion: unknown fusion "zscore"`},
 		{func(p *Plan) { p.Alpha = 1 }, "--alpha 1 is not in (0, 1): give a level such as 0.05"},
 		{func(p *Plan) { p.Baseline = "nope" }, `--baseline "nope" is not one of the runs: use one of pipeline:code_search`},
 	} {

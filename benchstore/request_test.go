@@ -45,3 +45,20 @@ func TestRequestFeedback(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestFusion: a run's fusion reaches the engine request; an unknown
+// one is an error.
+func TestRequestFusion(t *testing.T) {
+	r := &Retriever{}
+	for name, want := range map[string]string{"": "default", "rrf": "rrf", "minmax": "minmax"} {
+		req, err := r.request(bench.SearchRequest{Query: bench.Query{ID: "q", Text: "x"}, K: 10,
+			Run: bench.RunSpec{Mode: "multi_space", Profile: "semantic_search", Fusion: name}})
+		if err != nil || req.Fusion.String() != want {
+			t.Errorf("fusion %q: request fusion %v, error %v", name, req.Fusion, err)
+		}
+	}
+	if _, err := r.request(bench.SearchRequest{Query: bench.Query{ID: "q", Text: "x"}, K: 10,
+		Run: bench.RunSpec{Mode: "multi_space", Profile: "semantic_search", Fusion: "sum"}}); err == nil {
+		t.Error("an unknown fusion must be an error")
+	}
+}

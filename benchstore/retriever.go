@@ -384,6 +384,9 @@ func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, erro
 		RecallK: r.cfg.RecallK, DenseRecallK: r.cfg.DenseRecallK, FilterK: r.cfg.FilterK, FusionK: r.cfg.FusionK, NoThresholds: r.cfg.NoThresholds,
 		Now: createdAt}
 	out.Feedback = spec.Feedback
+	if out.Fusion, err = engine.ParseFusion(spec.Fusion); err != nil {
+		return out, err
+	}
 	switch spec.Correct {
 	case "", CorrectEvery:
 	case CorrectOff:

@@ -182,6 +182,23 @@ func WithFeedback(runs []bench.RunSpec, depths []int) []bench.RunSpec {
 	return withVariants(runs, "feedback", depths, func(r *bench.RunSpec, n int) { r.Feedback = n })
 }
 
+// WithFusions runs each run of a fusion mode (multi_space, pipeline) once
+// per fusion, named "RUN/fusion=NAME" (with one fusion each just takes it).
+// Single-slot runs fuse nothing and stay as they are, and so does a run
+// that names its fusion already: the rrf_e1_e6 baseline is plain RRF by
+// definition.
+func WithFusions(runs []bench.RunSpec, fusions []string) []bench.RunSpec {
+	var out []bench.RunSpec
+	for _, r := range runs {
+		if r.Fusion != "" || (r.Mode != "multi_space" && r.Mode != "pipeline") {
+			out = append(out, r)
+			continue
+		}
+		out = append(out, withVariants([]bench.RunSpec{r}, "fusion", fusions, func(r *bench.RunSpec, f string) { r.Fusion = f })...)
+	}
+	return out
+}
+
 // WithCorrectScopes runs each run once per correction scope, named
 // "RUN/correct=SCOPE"; with one scope every run just takes it.
 func WithCorrectScopes(runs []bench.RunSpec, scopes []string) []bench.RunSpec {

@@ -552,4 +552,7 @@ func TestBenchRunCorrectScopes(t *testing.T) {
 			t.Errorf("--feedback %s: exit %d, %s", bad, code, stderr)
 		}
 	}
+	if _, stderr, code := benchExec(t, "bench", "run", "--data", tinySet, "--fusion", "rrf,sum", "--out", t.TempDir()); code != 2 || !strings.Contains(stderr, `unknown fusion "sum"`) {
+		t.Errorf("--fusion rrf,sum: exit %d, %s", code, stderr)
+	}
 }

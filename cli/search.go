@@ -47,6 +47,7 @@ type searchFlags struct {
 	noThresholds         bool
 	noCorrect            bool
 	feedback             int
+	fusion               string
 	minRelevance         float64
 	now                  string
 	filter               filterFlags
@@ -143,6 +144,7 @@ func bindSearchFlags(cmd *cobra.Command, f *searchFlags) {
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low threshold")
 	fl.Float64Var(&f.minRelevance, "min-relevance", 0, fmt.Sprintf("drop results whose calibrated relevance is below this probability (%g is the engine's floor); none left answers \"nothing relevant\"", engine.RelevanceFloor))
 	fl.IntVar(&f.feedback, "feedback", 0, fmt.Sprintf("pseudo-relevance feedback: the top N fused results move the E1/E5 queries towards them and add their best E6 terms, then fusion runs again (pipeline and multi_space modes; 0 off, at most %d, 3 typical; --explain shows the documents and terms)", engine.MaxFeedback))
+	fl.StringVar(&f.fusion, "fusion", "", "how the pipeline and multi_space modes combine the spaces: rrf (reciprocal ranks) or minmax (min-max normalised scores); default "+engine.DefaultFusion.String())
 	fl.BoolVar(&f.noCorrect, "no-correct", false, "search the words as typed: no correction of words that neither the store's text nor the English word list contains")
 	f.filter.bind(fl)
 	fl.StringVar(&f.expand, "expand", "", "also list the memories these relation types link to the results, comma separated (e.g. fixes,causes)")
@@ -210,6 +212,11 @@ func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchReq
 		return req, app.Usagef(fmt.Sprintf("give 0 (off) or 1 to %d; 3 is typical", engine.MaxFeedback), "--feedback %d is out of range", f.feedback)
 	}
 	req.Feedback = f.feedback
+	fusion, err := engine.ParseFusion(f.fusion)
+	if err != nil {
+		return req, app.Usagef("give rrf or minmax", "--fusion: %v", err)
+	}
+	req.Fusion = fusion
 	for _, k := range []struct {
 		name string
 		v    int

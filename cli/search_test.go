@@ -53,6 +53,7 @@ func TestSearchUsageErrors(t *testing.T) {
 		{"recall-k", []string{"search", "q", "--recall-k", "-1"}, []string{"--recall-k -1 is not positive"}},
 		{"negative feedback", []string{"search", "q", "--feedback", "-1"}, []string{"--feedback -1 is out of range", "1 to 20"}},
 		{"feedback too deep", []string{"search", "q", "--feedback", "21"}, []string{"--feedback 21 is out of range", "1 to 20"}},
+		{"bad fusion", []string{"search", "q", "--fusion", "sum"}, []string{`unknown fusion "sum"`, "rrf, minmax"}},
 		{"seq without session", []string{"search", "q", "--seq", "3"}, []string{"--seq needs --session"}},
 		{"bad now", []string{"search", "q", "--now", "yesterday"}, []string{"RFC 3339"}},
 	} {
@@ -123,6 +124,9 @@ func TestSearchRequest(t *testing.T) {
 	// The override re-normalised the other slots: E1 .15 of the .75 left.
 	if w := req.Profile.Weights.Get(engine.E1); w < 0.15*0.4/0.75-1e-9 || w > 0.15*0.4/0.75+1e-9 {
 		t.Errorf("E1 after E5=0.6: %v", w)
+	}
+	if req := parseSearch(t, "q", "--fusion", "minmax"); req.Fusion.String() != "minmax" {
+		t.Errorf("--fusion minmax: %v", req.Fusion)
 	}
 	req = parseSearch(t, "q", "--embedder", "keywords")
 	if req.Mode != engine.ModeEmbedderFirst || req.Embedder != engine.E6 {

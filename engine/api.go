@@ -233,6 +233,10 @@ type SearchRequest struct {
 	// Feedback fused documents (pipeline and multi_space modes; see
 	// pipeline.Request.Feedback): 0 is off, at most pipeline.MaxFeedback.
 	Feedback int `json:"feedback,omitempty"`
+	// Fusion is how the fusion modes combine the spaces' lists
+	// (pipeline.Fusion): rrf (ranks only) or minmax (min-max normalised
+	// scores); the zero value is pipeline.DefaultFusion.
+	Fusion Fusion `json:"fusion,omitempty"`
 	// Filter restricts every index search to the memories that match it
 	// (before fusion, so top-k stays full). The zero Filter searches the
 	// default project without superseded memories.

@@ -92,6 +92,9 @@ type (
 	// Direction is the causal direction of a query (any, causes,
 	// effects).
 	Direction = pipeline.Direction
+	// Fusion is how the fusion modes combine the spaces' lists (rrf,
+	// minmax).
+	Fusion = pipeline.Fusion
 )
 
 const (
@@ -107,10 +110,14 @@ const (
 	DefaultDenseRecall = pipeline.DefaultDenseRecallK
 	DefaultFilterK     = pipeline.DefaultFilterK
 	DefaultFusionK     = pipeline.DefaultFusionK
+	DefaultFusion      = pipeline.DefaultFusion
 )
 
 // ParseMode reads a mode name.
 func ParseMode(s string) (Mode, error) { return pipeline.ParseMode(s) }
+
+// ParseFusion reads a fusion name ("" is the default).
+func ParseFusion(s string) (Fusion, error) { return pipeline.ParseFusion(s) }
 
 // ParseDirection reads a direction name ("" is any).
 func ParseDirection(s string) (Direction, error) { return pipeline.ParseDirection(s) }

@@ -62,6 +62,9 @@ type Request struct {
 	// MaxFeedback. It costs one more search per re-searched probe and a
 	// second fusion; the single-slot modes ignore it.
 	Feedback int
+	// Fusion is how S3, the S4 rerank and weighted temporal badges turn
+	// each list into contributions; FusionDefault is DefaultFusion.
+	Fusion Fusion
 }
 
 func (r Request) withDefaults() (Request, error) {
@@ -74,6 +77,10 @@ func (r Request) withDefaults() (Request, error) {
 	if err := checkFeedback(r.Feedback); err != nil {
 		return r, err
 	}
+	if int(r.Fusion) >= len(fusionNames) {
+		return r, fmt.Errorf("search request: invalid fusion %d", r.Fusion)
+	}
+	r.Fusion = r.Fusion.resolve()
 	if int(r.Direction) >= len(directionNames) {
 		return r, fmt.Errorf("search request: invalid direction %d", r.Direction)
 	}
@@ -411,7 +418,7 @@ func (r *run) fuse(st Stage, lists []RankedList, keep int) ([]*cand, []string, e
 		return nil, nil, err
 	}
 	notes = appendNote(notes, note)
-	fused := WRRF(lists)
+	fused := Fuse(lists, r.req.Fusion)
 	note, err = r.applyExactNames(st, fused)
 	if err != nil {
 		return nil, nil, err
@@ -479,7 +486,7 @@ func (r *run) multiSpace() ([]*cand, error) {
 	if err != nil {
 		return nil, err
 	}
-	notes = append([]string{fmt.Sprintf("WRRF K=%d over %d lists", RRFK, len(lists))}, notes...)
+	notes = append([]string{r.req.Fusion.note(len(lists))}, notes...)
 	r.trace(StageFusion, start, len(cands), joinNotes(notes))
 	return r.feedback(raw, r.req.FusionK, nil, cands)
 }

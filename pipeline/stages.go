@@ -142,7 +142,7 @@ func (r *run) fusion(rs recallSet, filtered *roaring.Bitmap) ([]*cand, error) {
 	if err != nil {
 		return nil, err
 	}
-	notes = append([]string{fmt.Sprintf("WRRF K=%d over %d lists, kept %d", RRFK, len(lists), r.req.FusionK)}, notes...)
+	notes = append([]string{fmt.Sprintf("%s, kept %d", r.req.Fusion.note(len(lists)), r.req.FusionK)}, notes...)
 	r.trace(StageFusion, start, len(top), joinNotes(notes))
 	if top, err = r.feedback(raw, n, filtered, top); err != nil {
 		return nil, err
@@ -186,11 +186,11 @@ func (r *run) rerank(top []*cand) ([]*cand, string, error) {
 	for _, c := range top {
 		byDoc[c.doc] = c
 	}
+	contrib := contributions(r.req.Fusion, outs[0].hits, w)
 	for rank, h := range outs[0].hits {
 		c := byDoc[h.Doc]
-		contrib := w / float64(RRFK+rank)
-		c.score += contrib
-		c.slots[fingerprint.E12] = SlotScore{Rank: rank, Score: h.Score, Contribution: contrib}
+		c.score += contrib[rank]
+		c.slots[fingerprint.E12] = SlotScore{Rank: rank, Score: h.Score, Contribution: contrib[rank]}
 	}
 	sortCands(top)
 	return top, fmt.Sprintf("E12 MaxSim weight %g (%s)", w, src), nil
@@ -322,15 +322,14 @@ func (r *run) badges(kept []*cand) (note string, err error) {
 	reordered := false
 	for i, o := range outs {
 		s := jobs[i].probe.Slot
+		contrib := contributions(r.req.Fusion, o.hits, jobs[i].weight)
 		for rank, h := range o.hits {
 			c := byDoc[h.Doc]
-			contrib := 0.0
 			if jobs[i].weight > 0 {
-				contrib = jobs[i].weight / float64(RRFK+rank)
-				c.score += contrib
+				c.score += contrib[rank]
 				reordered = true
 			}
-			c.slots[s] = SlotScore{Rank: rank, Score: h.Score, Contribution: contrib}
+			c.slots[s] = SlotScore{Rank: rank, Score: h.Score, Contribution: contrib[rank]}
 			if h.Score >= s.Info().High {
 				c.badges = append(c.badges, badgeNames[s])
 				c.tie++

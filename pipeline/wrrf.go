@@ -23,7 +23,7 @@ type Part struct {
 	Slot         fingerprint.SlotID
 	Rank         int     // 0-indexed position in the slot's list
 	Score        float64 // raw score in the slot's list
-	Contribution float64 // Weight / (RRFK + Rank)
+	Contribution float64 // what the fusion gave it: Weight / (RRFK + Rank) under WRRF
 }
 
 // Fused is one document after fusion. Parts are in input-list order.
@@ -44,10 +44,17 @@ type Fused struct {
 //
 // Cost: O(H + D log D) for H hits in all lists and D distinct documents, one
 // map and one backing array for all parts.
-func WRRF(lists []RankedList) []Fused {
+func WRRF(lists []RankedList) []Fused { return Fuse(lists, FusionRRF) }
+
+// Fuse fuses ranked lists as WRRF does, each hit contributing what fusion f
+// gives it (contributions): score(d) = Σ_i contribution_i(d) over the lists
+// that contain d. Parts carry each list's rank, raw score and contribution.
+func Fuse(lists []RankedList, f Fusion) []Fused {
 	total := 0
-	for _, l := range lists {
+	contrib := make([][]float64, len(lists))
+	for li, l := range lists {
 		total += len(l.Hits)
+		contrib[li] = contributions(f, l.Hits, l.Weight)
 	}
 	// Pass 1: one lookup per hit; remember each hit's document index so pass 2
 	// needs none. Lookups use a dense table when document numbers are dense
@@ -65,9 +72,7 @@ func WRRF(lists []RankedList) []Fused {
 	hitDoc := make([]int32, total) // -1: duplicate within its list
 	h := 0
 	for li, l := range lists {
-		rank := 0
 		for pos, hit := range l.Hits {
-			rank = tiedRank(l.Hits, pos, rank)
 			i, ok := idx.get(hit.Doc)
 			if !ok {
 				i = int32(len(keys))
@@ -83,7 +88,7 @@ func WRRF(lists []RankedList) []Fused {
 			}
 			last[i] = int32(li)
 			count[i]++
-			keys[i].score += l.Weight / float64(RRFK+rank)
+			keys[i].score += contrib[li][pos]
 			hitDoc[h] = i
 			h++
 		}
@@ -96,7 +101,7 @@ func WRRF(lists []RankedList) []Fused {
 	fill := make([]int32, len(keys))
 	copy(fill, off[:len(keys)])
 	h = 0
-	for _, l := range lists {
+	for li, l := range lists {
 		rank := 0
 		for pos, hit := range l.Hits {
 			rank = tiedRank(l.Hits, pos, rank)
@@ -105,7 +110,7 @@ func WRRF(lists []RankedList) []Fused {
 			if i < 0 {
 				continue
 			}
-			backing[fill[i]] = Part{Slot: l.Slot, Rank: rank, Score: hit.Score, Contribution: l.Weight / float64(RRFK+rank)}
+			backing[fill[i]] = Part{Slot: l.Slot, Rank: rank, Score: hit.Score, Contribution: contrib[li][pos]}
 			fill[i]++
 		}
 	}

@@ -181,6 +181,7 @@ type benchRunFlags struct {
 	noBaselines, noThresholds           bool
 	correct                             []string
 	feedback                            []int
+	fusion                              []string
 }
 
 func newBenchRunCmd(a *app.App) *cobra.Command {
@@ -252,6 +253,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.IntVar(&f.batch, "batch", 0, "memories per write batch while indexing (0 = 64)")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low similarity threshold")
 	fl.IntSliceVar(&f.feedback, "feedback", []int{0}, "pseudo-relevance feedback depth of the pipeline and multi_space runs (the top N fused documents expand the E1/E5/E6 queries; 0 off). Several (0,3) run every run once per depth, named RUN/feedback=N, paired in one report")
+	fl.StringSliceVar(&f.fusion, "fusion", nil, "fusion of the pipeline and multi_space runs: rrf (reciprocal ranks) or minmax (min-max normalised scores); default the engine's. Several (rrf,minmax) run every run once per fusion, named RUN/fusion=NAME, paired in one report")
 	fl.StringSliceVar(&f.correct, "correct", []string{benchstore.CorrectEvery}, "typo correction of the queries: every = the corrected query for every space (what search does); keywords = for E6 and E9 only, the typed query elsewhere; off = none. Several (off,every) run every run once per scope, named RUN/correct=SCOPE, paired in one report")
 	return cmd
 }
@@ -275,7 +277,7 @@ func (f *benchRunFlags) options(a *app.App) (benchstore.RunOptions, error) {
 		return benchstore.RunOptions{}, app.Usagef(fmt.Sprintf("give --k %d or more", k), "--metrics look %d results deep but --k is %d", k, f.k)
 	}
 	runs, err := benchstore.Plan{Modes: f.modes, Profiles: profiles, Embedders: f.embedders, Direction: f.direction, Baselines: !f.noBaselines,
-		Correct: f.correct, Feedback: f.feedback, Baseline: f.baseline, Alpha: f.alpha}.Runs()
+		Correct: f.correct, Feedback: f.feedback, Fusion: f.fusion, Baseline: f.baseline, Alpha: f.alpha}.Runs()
 	if err != nil {
 		return benchstore.RunOptions{}, err
 	}

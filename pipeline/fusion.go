@@ -1,0 +1,125 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Fusion is how S3 (and the S4 rerank and weighted temporal badges after it)
+// turns one space's ranked list into each document's contribution to the
+// fused score.
+type Fusion uint8
+
+// Fusion functions. The zero value asks for DefaultFusion.
+const (
+	// FusionDefault is DefaultFusion.
+	FusionDefault Fusion = iota
+	// FusionRRF is weighted reciprocal rank fusion: w / (RRFK + rank). It
+	// reads only ranks, so lists on any scale fuse, and a list's confidence
+	// (a clear winner against a flat list) is lost.
+	FusionRRF
+	// FusionMinMax is a convex combination of min-max normalised scores:
+	// w · (s − floor) / (top − floor), clamped to [0, 1], where top is the
+	// list's best score and floor its score at rank NormDepth (or its last
+	// when shorter). Scores on different scales (cosine, BM25, Jaccard) land
+	// on one scale per list, and a document far ahead in one space counts
+	// more than one barely ahead. A list whose window is flat (top = floor)
+	// gives every hit w, as RRF gives tied hits equal shares.
+	FusionMinMax
+)
+
+// NormDepth is the window of FusionMinMax: a list's score at this rank maps
+// to 0. It equals DefaultFusionK, so multi_space (each list its top FusionK)
+// and pipeline (each list the whole filtered set) normalise alike.
+const NormDepth = DefaultFusionK
+
+// DefaultFusion is the fusion of a Request that names none.
+const DefaultFusion = FusionRRF
+
+var fusionNames = [...]string{"default", "rrf", "minmax"}
+
+// String returns the fusion's name.
+func (f Fusion) String() string {
+	if int(f) < len(fusionNames) {
+		return fusionNames[f]
+	}
+	return fmt.Sprintf("fusion(%d)", uint8(f))
+}
+
+// MarshalText makes fusions readable in JSON.
+func (f Fusion) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+
+// UnmarshalText reads a fusion's name (ParseFusion).
+func (f *Fusion) UnmarshalText(b []byte) error {
+	v, err := ParseFusion(string(b))
+	if err != nil {
+		return err
+	}
+	*f = v
+	return nil
+}
+
+// ParseFusion reads "rrf" or "minmax" ("" and "default" are FusionDefault).
+func ParseFusion(s string) (Fusion, error) {
+	if s == "" {
+		return FusionDefault, nil
+	}
+	for i, name := range fusionNames {
+		if s == name {
+			return Fusion(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown fusion %q: valid fusions are %s", s, strings.Join(fusionNames[1:], ", "))
+}
+
+// resolve returns the fusion a request runs: f, or DefaultFusion.
+func (f Fusion) resolve() Fusion {
+	if f == FusionDefault {
+		return DefaultFusion
+	}
+	return f
+}
+
+// contributions returns, for each hit of a list (best first) with weight w,
+// its contribution to the fused score under f: equal scores get equal
+// contributions (tiedRank), so the order an index lists ties in is never a
+// signal.
+func contributions(f Fusion, hits []Hit, w float64) []float64 {
+	out := make([]float64, len(hits))
+	if len(hits) == 0 {
+		return out
+	}
+	if f.resolve() == FusionMinMax {
+		top, floor := hits[0].Score, hits[min(NormDepth, len(hits))-1].Score
+		for i, h := range hits {
+			out[i] = w * normalised(h.Score, top, floor)
+		}
+		return out
+	}
+	rank := 0
+	for pos := range hits {
+		rank = tiedRank(hits, pos, rank)
+		out[pos] = w / float64(RRFK+rank)
+	}
+	return out
+}
+
+// normalised maps s to [0, 1]: floor and below to 0, top to 1; in a flat
+// window (top ≤ floor) the window's scores to 1 and lower ones to 0.
+func normalised(s, top, floor float64) float64 {
+	if top <= floor {
+		if s >= floor {
+			return 1
+		}
+		return 0
+	}
+	return min(1, max(0, (s-floor)/(top-floor)))
+}
+
+// note names the fusion in the S3 trace line.
+func (f Fusion) note(lists int) string {
+	if f.resolve() == FusionMinMax {
+		return fmt.Sprintf("min-max fusion (window %d) over %d lists", NormDepth, lists)
+	}
+	return fmt.Sprintf("WRRF K=%d over %d lists", RRFK, lists)
+}
