@@ -107,6 +107,11 @@ func loadSetRuns(t *testing.T, set, dir, queries string) ([]fxQuery, []fingerpri
 
 // fuse is WRRF of q's lists with per-slot weights w (zero weight: left out).
 func fuse(q fxQuery, w map[fingerprint.SlotID]float64) []bench.DocID {
+	return fuseWith(q, w, pipeline.FusionRRF)
+}
+
+// fuseWith is fuse under fusion f (pipeline.Fuse, what S3 runs).
+func fuseWith(q fxQuery, w map[fingerprint.SlotID]float64, f pipeline.Fusion) []bench.DocID {
 	num := map[bench.DocID]record.DocNum{}
 	var ids []bench.DocID
 	var lists []pipeline.RankedList
@@ -126,7 +131,7 @@ func fuse(q fxQuery, w map[fingerprint.SlotID]float64) []bench.DocID {
 		}
 		lists = append(lists, pipeline.RankedList{Slot: s, Weight: ws, Hits: hs})
 	}
-	fused := pipeline.WRRF(lists)
+	fused := pipeline.Fuse(lists, f)
 	out := make([]bench.DocID, 0, 10)
 	for _, f := range fused[:min(10, len(fused))] {
 		out = append(out, ids[f.Doc-1])
@@ -394,6 +399,48 @@ func TestFusionScore(t *testing.T) {
 				sum += per[i]
 			}
 			t.Logf("%-8s %-16s %.4f", name, cname, sum/float64(len(qs)))
+		}
+	}
+}
+
+// TestFusionFunctions scores each fusion function (pipeline.Fuse) with the
+// built-in profiles' weights and plain E1+E6 on every set of FUSION_JOINT,
+// all queries, over the saved top-100 slot runs: nDCG@10 per fusion and the
+// paired bootstrap 95% CI and randomisation p of minmax − rrf
+// (docs/BENCHMARKS.md "Min-max fusion").
+//
+//	FUSION_JOINT="go=sets/csn-go-2000:slotruns/go/runs ..." \
+//	  go test -tags benchexp -run TestFusionFunctions -v ./bench
+func TestFusionFunctions(t *testing.T) {
+	spec := os.Getenv("FUSION_JOINT")
+	if spec == "" {
+		t.Skip("set FUSION_JOINT")
+	}
+	for _, part := range strings.Fields(spec) {
+		name, paths, _ := strings.Cut(part, "=")
+		dir, runs, _ := strings.Cut(paths, ":")
+		qs, slots := loadSetRuns(t, dir, runs, "")
+		for _, pn := range []string{"semantic_search", "code_search", "causal_reasoning", "rrf_e1_e6"} {
+			w := map[fingerprint.SlotID]float64{fingerprint.E1: .5, fingerprint.E6: .5}
+			if pn != "rrf_e1_e6" {
+				p, err := profiles.Lookup(pn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w = map[fingerprint.SlotID]float64{}
+				for _, s := range slots {
+					w[s] = p.Weights.Get(s)
+				}
+			}
+			var rrf, mm, d []float64
+			for _, q := range qs {
+				a := bench.NDCG(fuseWith(q, w, pipeline.FusionRRF), q.judged, 10)
+				b := bench.NDCG(fuseWith(q, w, pipeline.FusionMinMax), q.judged, 10)
+				rrf, mm, d = append(rrf, a), append(mm, b), append(d, b-a)
+			}
+			ci := bench.BootstrapCI(d, 1)
+			t.Logf("%s %-16s rrf %.4f minmax %.4f  Δ %+.4f [%+.4f, %+.4f] p %.4g (%d queries)",
+				name, pn, meanOf(rrf), meanOf(mm), meanOf(d), ci.Lo, ci.Hi, bench.RandomizationTest(d, 1), len(qs))
 		}
 	}
 }
