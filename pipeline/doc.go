@@ -41,8 +41,13 @@
 //
 // # Scores
 //
-// Fusion is rank-based, so cosine, BM25 and Jaccard scores are never added
-// together: WRRF(d) = Σ w_i/(60 + rank_i(d)), rank 0-indexed. Raw scores only
+// Fusion is rank-based by default (ARCH-21), so cosine, BM25 and Jaccard
+// scores are never added together: WRRF(d) = Σ w_i/(60 + rank_i(d)), rank
+// 0-indexed. Request.Fusion = FusionMinMax (opt-in) adds each list's min-max
+// normalised scores instead, w_i · (s − floor_i)/(top_i − floor_i) clamped to
+// [0, 1] with floor_i the list's score at rank NormDepth: every list on its
+// own [0, 1] scale, so scales still never mix (docs/BENCHMARKS.md "Min-max
+// fusion": +0.01–0.03 nDCG@10 on every set). Raw scores otherwise only
 // re-order a slot's own list before fusion:
 //
 //   - AP-77 direction factors on E5/E8: a forward match (query cause → document
