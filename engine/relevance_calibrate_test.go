@@ -271,7 +271,11 @@ func calRequest(q string) SearchRequest {
 	if err != nil {
 		panic(err)
 	}
-	return SearchRequest{Query: q, Profile: p, Mode: ModeMultiSpace, TopK: 10}
+	f, err := ParseFusion(os.Getenv("CGRAPH_RELEVANCE_FUSION"))
+	if err != nil {
+		panic(err)
+	}
+	return SearchRequest{Query: q, Profile: p, Mode: ModeMultiSpace, TopK: 10, Fusion: f}
 }
 
 func calSearch(t *testing.T, ctx context.Context, e *Engine, set string, dev [][2]string, off []string) calRun {

@@ -28,8 +28,9 @@ type Result struct {
 // ResultHit is one ranked document. The engine adds the memory id and content.
 type ResultHit struct {
 	Doc record.DocNum `json:"doc"`
-	// Score is the WRRF score (Σ contributions, times Boosts) in fusion
-	// modes, and the primary slot's raw score in single-slot modes.
+	// Score is the fused score (Σ contributions, times Boosts; WRRF or
+	// min-max, Request.Fusion) in fusion modes, and the primary slot's raw
+	// score in single-slot modes.
 	Score  float64    `json:"score"`
 	Slots  SlotScores `json:"slots"`
 	Boosts []Boost    `json:"boosts,omitempty"`
