@@ -52,6 +52,19 @@ type afQuery struct {
 	judged map[bench.DocID]int
 }
 
+// afFusion is the fusion the model is fitted for (AUTOFIT_FUSION: rrf, the
+// default, or minmax): what inv holds per candidate and slot.
+var afFusion = func() pipeline.Fusion {
+	f, err := pipeline.ParseFusion(os.Getenv("AUTOFIT_FUSION"))
+	if err != nil {
+		panic(err)
+	}
+	if f == pipeline.FusionDefault {
+		return pipeline.FusionRRF
+	}
+	return f
+}()
+
 var afSlots = []fingerprint.SlotID{fingerprint.E1, fingerprint.E5, fingerprint.E6, fingerprint.E7,
 	fingerprint.E8, fingerprint.E9, fingerprint.E10, fingerprint.E11}
 
@@ -94,14 +107,11 @@ func loadAutoSet(t *testing.T, set int, dir, runs string) []afQuery {
 		q.lists = make([][]int32, len(afSlots))
 		q.has = make([]bool, len(afSlots))
 		for si, l := range q.rl {
-			rank := 0
+			contrib := pipeline.Contributions(afFusion, l.Hits, 1)
 			for pos, h := range l.Hits {
-				if pos > 0 && l.Hits[pos-1].Score != h.Score {
-					rank = pos
-				}
 				c := int32(h.Doc - 1)
 				if q.inv[c][si] == 0 {
-					q.inv[c][si] = 1 / float64(pipeline.RRFK+rank)
+					q.inv[c][si] = contrib[pos]
 				}
 				q.lists[si] = append(q.lists[si], c)
 			}
@@ -575,7 +585,7 @@ func TestAutoFit(t *testing.T) {
 	for hi, name := range names {
 		report(name, subset(func(q afQuery) bool { return q.set == hi }), n, p, "in-sample (all sets)")
 	}
-	m := map[string]any{"version": 1, "method": fmt.Sprintf("coordinate ascent on mean-over-sets nDCG@10 of WRRF over saved top-100 slot runs from %s, L2 %g on theta, %g on log base − log start, every-set acceptance %v; variant %s", startName, lambda, mu, every, v.name),
+	m := map[string]any{"version": 1, "method": fmt.Sprintf("coordinate ascent on mean-over-sets nDCG@10 of %s fusion over saved top-100 slot runs from %s, L2 %g on theta, %g on log base − log start, every-set acceptance %v; variant %s", afFusion, startName, lambda, mu, every, v.name),
 		"date": time.Now().UTC().Format("2006-01-02"), "features": pipeline.FeatureNames, "held_out": heldOut}
 	var fitted []map[string]any
 	for hi := range names {
@@ -610,7 +620,7 @@ func TestAutoFit(t *testing.T) {
 	for _, q := range all {
 		lists := slices.Clone(q.rl)
 		model.Weigh(q.text, lists)
-		fused := pipeline.WRRF(lists)
+		fused := pipeline.Fuse(lists, afFusion)
 		var ids []bench.DocID
 		for _, f := range fused[:min(10, len(fused))] {
 			if f.Score > 0 {
@@ -619,7 +629,7 @@ func TestAutoFit(t *testing.T) {
 		}
 		slow = append(slow, bench.NDCG(ids, q.judged, 10))
 	}
-	t.Logf("written %s: fitter %.4f, pipeline.AutoModel+WRRF %.4f", out, fast, meanOf(slow))
+	t.Logf("written %s: fitter %.4f, pipeline.AutoModel+%s %.4f", out, fast, afFusion, meanOf(slow))
 }
 
 func round(v float64, d int) float64 {

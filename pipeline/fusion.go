@@ -80,11 +80,11 @@ func (f Fusion) resolve() Fusion {
 	return f
 }
 
-// contributions returns, for each hit of a list (best first) with weight w,
+// Contributions returns, for each hit of a list (best first) with weight w,
 // its contribution to the fused score under f: equal scores get equal
 // contributions (tiedRank), so the order an index lists ties in is never a
 // signal.
-func contributions(f Fusion, hits []Hit, w float64) []float64 {
+func Contributions(f Fusion, hits []Hit, w float64) []float64 {
 	out := make([]float64, len(hits))
 	if len(hits) == 0 {
 		return out

@@ -77,7 +77,7 @@ func TestContributions(t *testing.T) {
 		{"negative cosines", []Hit{{1, .2}, {2, -.2}, {3, -.6}}, 1, []float64{1, .5, 0}},
 		{"weight 0", []Hit{{1, 3}, {2, 1}}, 0, []float64{0, 0}},
 	} {
-		got := contributions(FusionMinMax, tc.hits, tc.w)
+		got := Contributions(FusionMinMax, tc.hits, tc.w)
 		if len(got) != len(tc.want) {
 			t.Fatalf("%s: %d contributions, want %d", tc.name, len(got), len(tc.want))
 		}
@@ -89,19 +89,19 @@ func TestContributions(t *testing.T) {
 	}
 	// A list longer than the window: rank NormDepth-1 is the floor, and
 	// everything below it contributes nothing.
-	got := contributions(FusionMinMax, long, 1)
+	got := Contributions(FusionMinMax, long, 1)
 	if got[0] != 1 || got[NormDepth-1] != 0 || got[NormDepth] != 0 || got[len(got)-1] != 0 || got[NormDepth-2] <= 0 {
 		t.Errorf("window: top %g, last in window %g (before it %g), first below %g, last %g",
 			got[0], got[NormDepth-1], got[NormDepth-2], got[NormDepth], got[len(got)-1])
 	}
 	// RRF contributions are WRRF's.
-	rrf := contributions(FusionRRF, []Hit{{1, 3}, {2, 2}, {3, 2}}, .6)
+	rrf := Contributions(FusionRRF, []Hit{{1, 3}, {2, 2}, {3, 2}}, .6)
 	w := .6
 	if rrf[0] != w/float64(RRFK) || rrf[1] != w/float64(RRFK+1) || rrf[2] != rrf[1] {
 		t.Errorf("rrf contributions %v", rrf)
 	}
 	// The default resolves to DefaultFusion.
-	if d, r := contributions(FusionDefault, long[:3], 1), contributions(DefaultFusion, long[:3], 1); d[1] != r[1] {
+	if d, r := Contributions(FusionDefault, long[:3], 1), Contributions(DefaultFusion, long[:3], 1); d[1] != r[1] {
 		t.Errorf("default %v, %s %v", d, DefaultFusion, r)
 	}
 }

@@ -186,7 +186,7 @@ func (r *run) rerank(top []*cand) ([]*cand, string, error) {
 	for _, c := range top {
 		byDoc[c.doc] = c
 	}
-	contrib := contributions(r.req.Fusion, outs[0].hits, w)
+	contrib := Contributions(r.req.Fusion, outs[0].hits, w)
 	for rank, h := range outs[0].hits {
 		c := byDoc[h.Doc]
 		c.score += contrib[rank]
@@ -322,7 +322,7 @@ func (r *run) badges(kept []*cand) (note string, err error) {
 	reordered := false
 	for i, o := range outs {
 		s := jobs[i].probe.Slot
-		contrib := contributions(r.req.Fusion, o.hits, jobs[i].weight)
+		contrib := Contributions(r.req.Fusion, o.hits, jobs[i].weight)
 		for rank, h := range o.hits {
 			c := byDoc[h.Doc]
 			if jobs[i].weight > 0 {

@@ -47,14 +47,14 @@ type Fused struct {
 func WRRF(lists []RankedList) []Fused { return Fuse(lists, FusionRRF) }
 
 // Fuse fuses ranked lists as WRRF does, each hit contributing what fusion f
-// gives it (contributions): score(d) = Σ_i contribution_i(d) over the lists
+// gives it (Contributions): score(d) = Σ_i contribution_i(d) over the lists
 // that contain d. Parts carry each list's rank, raw score and contribution.
 func Fuse(lists []RankedList, f Fusion) []Fused {
 	total := 0
 	contrib := make([][]float64, len(lists))
 	for li, l := range lists {
 		total += len(l.Hits)
-		contrib[li] = contributions(f, l.Hits, l.Weight)
+		contrib[li] = Contributions(f, l.Hits, l.Weight)
 	}
 	// Pass 1: one lookup per hit; remember each hit's document index so pass 2
 	// needs none. Lookups use a dense table when document numbers are dense
