@@ -313,6 +313,15 @@ func TestSearchHuman(t *testing.T) {
 	if strings.Contains(out, "contribution") {
 		t.Error("slot table printed without --explain")
 	}
+	// Under min-max fusion the score is labelled as such, not WRRF.
+	req.Fusion = engine.FusionMinMax
+	buf.Reset()
+	if err := printSearch(&buf, ops.SearchAnswerOf(res, req), req, searchView{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "  1. minmax 0.01234  ") || strings.Contains(buf.String(), "WRRF") {
+		t.Errorf("min-max result lines:\n%s", buf.String())
+	}
 	buf.Reset()
 	if err := printSearch(&buf, ops.SearchAnswerOf(res, req), req, searchView{overrides: []string{"E5=0.6", "E1=0.1"}}); err != nil {
 		t.Fatal(err)

@@ -111,6 +111,7 @@ const (
 	DefaultFilterK     = pipeline.DefaultFilterK
 	DefaultFusionK     = pipeline.DefaultFusionK
 	DefaultFusion      = pipeline.DefaultFusion
+	FusionMinMax       = pipeline.FusionMinMax
 )
 
 // ParseMode reads a mode name.
