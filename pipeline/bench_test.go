@@ -103,8 +103,8 @@ func TestCanceledContext(t *testing.T) {
 	}
 }
 
-// FuzzParseModeDirection: the flag parsers never panic and accept only what
-// round-trips through String.
+// FuzzParseModeDirection: the flag parsers (mode, direction, fusion) never
+// panic and accept only what round-trips through String.
 func FuzzParseModeDirection(f *testing.F) {
 	for _, s := range []string{"pipeline", "e1_only", " Multi_Space ", "causes", "", "x"} {
 		f.Add(s)
@@ -116,6 +116,11 @@ func FuzzParseModeDirection(f *testing.F) {
 		if d, err := ParseDirection(s); err == nil {
 			if back, err := ParseDirection(d.String()); err != nil || back != d {
 				t.Fatalf("ParseDirection(%q) = %s does not round-trip", s, d)
+			}
+		}
+		if f, err := ParseFusion(s); err == nil {
+			if back, err := ParseFusion(f.String()); err != nil || back != f {
+				t.Fatalf("ParseFusion(%q) = %s does not round-trip", s, f)
 			}
 		}
 	})

@@ -59,13 +59,15 @@ func (f *Fusion) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// ParseFusion reads "rrf" or "minmax" ("" and "default" are FusionDefault).
+// ParseFusion reads "rrf" or "minmax" ("" and "default" are FusionDefault),
+// as ParseMode reads modes: case and surrounding space do not matter.
 func ParseFusion(s string) (Fusion, error) {
-	if s == "" {
+	n := strings.TrimSpace(strings.ToLower(s))
+	if n == "" {
 		return FusionDefault, nil
 	}
 	for i, name := range fusionNames {
-		if s == name {
+		if n == name {
 			return Fusion(i), nil
 		}
 	}

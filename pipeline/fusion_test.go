@@ -113,7 +113,7 @@ func TestParseFusion(t *testing.T) {
 		ok   bool
 	}{
 		{"", FusionDefault, true}, {"default", FusionDefault, true}, {"rrf", FusionRRF, true},
-		{"minmax", FusionMinMax, true}, {"MinMax", 0, false}, {"zscore", 0, false},
+		{"minmax", FusionMinMax, true}, {" MinMax ", FusionMinMax, true}, {"zscore", 0, false}, {"min max", 0, false},
 	} {
 		got, err := ParseFusion(tc.in)
 		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {

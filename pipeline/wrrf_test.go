@@ -3,7 +3,6 @@ package pipeline
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	fp "github.com/cgraph/cgraph/fingerprint"
@@ -147,8 +146,8 @@ func TestWRRFAgainstNaive(t *testing.T) {
 	}
 }
 
-// FuzzWRRF builds lists from bytes: fusion never panics, scores equal the sum
-// of contributions and the output is sorted.
+// FuzzWRRF builds lists from bytes: fusion (WRRF and min-max) never panics,
+// scores equal the sum of contributions and the output is sorted.
 func FuzzWRRF(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 0, 3, 2, 1})
 	f.Add([]byte{9, 9, 9, 0, 0})
@@ -164,31 +163,36 @@ func FuzzWRRF(f *testing.F) {
 			cur.Hits = append(cur.Hits, Hit{Doc: record.DocNum(b % 16), Score: float64(b)})
 		}
 		lists = append(lists, cur)
-		got := WRRF(lists)
-		for i, fu := range got {
-			var sum float64
-			for _, p := range fu.Parts {
-				sum += p.Contribution
-			}
-			if math.Abs(sum-fu.Score) > 1e-12 {
-				t.Fatalf("doc %d: sum %v score %v", fu.Doc, sum, fu.Score)
-			}
-			if i > 0 && (got[i-1].Score < fu.Score || got[i-1].Score == fu.Score && got[i-1].Doc > fu.Doc) {
-				t.Fatalf("not sorted at %d", i)
-			}
-		}
-		if !slices.IsSortedFunc(got, func(a, b Fused) int {
-			if a.Score > b.Score {
-				return -1
-			}
-			if a.Score < b.Score {
-				return 1
-			}
-			return int(a.Doc) - int(b.Doc)
-		}) {
-			t.Fatal("unsorted")
+		for _, f := range []Fusion{FusionRRF, FusionMinMax} {
+			checkFused(t, lists, Fuse(lists, f))
 		}
 	})
+}
+
+// checkFused checks a fusion's output: every score is the sum of its
+// parts' contributions, each contribution within [0, its list's weight],
+// and the output sorted by score, ties by document.
+func checkFused(t *testing.T, lists []RankedList, got []Fused) {
+	t.Helper()
+	weight := map[fp.SlotID]float64{}
+	for _, l := range lists {
+		weight[l.Slot] = max(weight[l.Slot], l.Weight)
+	}
+	for i, fu := range got {
+		var sum float64
+		for _, p := range fu.Parts {
+			if p.Contribution < 0 || p.Contribution > weight[p.Slot]+1e-12 {
+				t.Fatalf("doc %d: %s contribution %v outside [0, %v]", fu.Doc, p.Slot, p.Contribution, weight[p.Slot])
+			}
+			sum += p.Contribution
+		}
+		if math.Abs(sum-fu.Score) > 1e-12 {
+			t.Fatalf("doc %d: sum %v score %v", fu.Doc, sum, fu.Score)
+		}
+		if i > 0 && (got[i-1].Score < fu.Score || got[i-1].Score == fu.Score && got[i-1].Doc > fu.Doc) {
+			t.Fatalf("not sorted at %d", i)
+		}
+	}
 }
 
 // BenchmarkWRRF fuses 13 lists of 1,000 candidates drawn from 5,000 docs.
