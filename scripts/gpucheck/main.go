@@ -84,6 +84,10 @@ type options struct {
 	// intraOp is ONNX Runtime's intra-op threads per session on cuda (0:
 	// one per core, the runtime's default).
 	intraOp int
+	// passAt (Unix seconds, 0: off) and passRepeats are the check across
+	// processes (passat.go), run instead of every other check.
+	passAt      float64
+	passRepeats int
 }
 
 func main() {
@@ -118,6 +122,8 @@ func main() {
 	flag.StringVar(&o.importInFlight, "import-inflight", "2", "comma-separated batches on their way at once (bulkimport.Options.InFlight) of the pipelined add --jsonl measures")
 	flag.IntVar(&o.intraOp, "intra-op-threads", 0, "ONNX Runtime intra-op threads per cuda session (0: one per core); with several sessions on one GPU, 1 avoids thread pools contending (onnxruntime issue 20494)")
 	flag.BoolVar(&o.overlap, "overlap", true, "each model's token pass alone, one after another, against all at once on each device (do the models' runs overlap on the GPU?)")
+	flag.Float64Var(&o.passAt, "pass-at", 0, "only the check across processes: warm the -models up on the first of -devices, wait until this Unix time, then time each model's token pass over -gpu-docs in turn (-pass-repeats times) and print a JSON line per pass; run several processes at one time or at times apart")
+	flag.IntVar(&o.passRepeats, "pass-repeats", 3, "token passes per model of -pass-at")
 	writeCorpus := flag.String("write-corpus", "", "write the corpus (-gpu-docs texts, one JSON string a line) to this file for -corpus on another machine, and exit")
 	flag.Parse()
 	if *writeCorpus != "" {
@@ -267,6 +273,9 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 		devices = append(devices, dev)
+	}
+	if o.passAt > 0 {
+		return passAt(ctx, o, ids, devices[0], docs[:min(o.gpuDocs, len(docs))], cudaOpts)
 	}
 	for _, id := range ids {
 		if !o.perModel {
