@@ -13,6 +13,7 @@ package bench_test
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,7 +23,9 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/embedders/keywords"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/indexes"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
@@ -441,6 +444,72 @@ func TestFusionFunctions(t *testing.T) {
 			ci := bench.BootstrapCI(d, 1)
 			t.Logf("%s %-16s rrf %.4f minmax %.4f  Δ %+.4f [%+.4f, %+.4f] p %.4g (%d queries)",
 				name, pn, meanOf(rrf), meanOf(mm), meanOf(d), ci.Lo, ci.Hi, bench.RandomizationTest(d, 1), len(qs))
+		}
+	}
+}
+
+// TestBM25Params rebuilds E6 (indexes.BM25 over the code-aware terms of each
+// document, as bench_experiment's bm25Retriever does) for a grid of k1 and b
+// on every set of FUSION_JOINT, and scores E6 alone and semantic_search fused
+// with that E6 in place of the saved one (WRRF and min-max), all queries:
+// whether another k1, b than the default (1.2, 0.75) earns anything.
+//
+//	FUSION_JOINT="go=sets/csn-go-2000:RUNS …" go test -tags benchexp -run TestBM25Params -v ./bench
+func TestBM25Params(t *testing.T) {
+	spec := os.Getenv("FUSION_JOINT")
+	if spec == "" {
+		t.Skip("set FUSION_JOINT")
+	}
+	p, err := profiles.Lookup("semantic_search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range strings.Fields(spec) {
+		name, paths, _ := strings.Cut(part, "=")
+		dir, runs, _ := strings.Cut(paths, ":")
+		ds, err := bench.Load(dir, bench.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs, slots := loadSetRuns(t, dir, runs, "")
+		text := map[bench.QueryID]string{}
+		for _, q := range ds.Queries {
+			text[q.ID] = q.Text
+		}
+		w := map[fingerprint.SlotID]float64{}
+		for _, s := range slots {
+			w[s] = p.Weights.Get(s)
+		}
+		for _, k1 := range []float64{0.9, 1.2, 1.6, 2.0} {
+			for _, b := range []float64{0.4, 0.6, 0.75, 0.9} {
+				ix, err := indexes.NewBM25("e6", indexes.BM25Params{K1: k1, B: b})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, d := range ds.Corpus {
+					if err := ix.Add(record.DocNum(i), keywords.TermFreqs(d.Title+"\n"+d.Text)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var alone, rrf, mm float64
+				for _, q := range qs {
+					hits, err := ix.Search(terms(text[q.id]), 100, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					e6 := make([]bench.Ranked, len(hits))
+					for i, h := range hits {
+						e6[i] = bench.Ranked{ID: ds.Corpus[h.Doc].ID, Score: float64(h.Score)}
+					}
+					x := fxQuery{id: q.id, judged: q.judged, lists: maps.Clone(q.lists)}
+					x.lists[fingerprint.E6] = e6
+					alone += bench.NDCG(ids(e6), q.judged, 10)
+					rrf += bench.NDCG(fuseWith(x, w, pipeline.FusionRRF), q.judged, 10)
+					mm += bench.NDCG(fuseWith(x, w, pipeline.FusionMinMax), q.judged, 10)
+				}
+				n := float64(len(qs))
+				t.Logf("%s k1 %.1f b %.2f: E6 %.4f  semantic_search rrf %.4f minmax %.4f", name, k1, b, alone/n, rrf/n, mm/n)
+			}
 		}
 	}
 }
