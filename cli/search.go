@@ -61,7 +61,9 @@ func newSearchCmd(a *app.App) *cobra.Command {
 		Short: "Search the memories with a weight profile over the embedder spaces",
 		Long: `Search the store: the query is embedded in every slot the profile weighs, each
 space is searched with its own index and query view, and the ranked lists are
-fused with weighted reciprocal rank fusion (Σ w/(60+rank)).
+fused with weighted reciprocal rank fusion (Σ w/(60+rank)), or with --fusion minmax
+(or $CGRAPH_FUSION=minmax, for every search of this process) by each space's min-max
+normalised scores (Σ w·(s−floor)/(top−floor) over its top 100).
 
 Profiles: --profile NAME (see "cgraph profiles"; default semantic_search), or
 --profile-file F (TOML or YAML); --weight E5=0.6 pins one slot's weight and
@@ -81,8 +83,8 @@ the memories' cause vectors with the query's effect view; E8 target → source);
 --explain adds, per result, each slot's rank (0-based), raw score, threshold level
 and contribution, and the boosts; then every space the profile weighs (including
 those unavailable, empty or skipped, with why) and the stages with their candidate
-counts and times. Scores in fusion modes are WRRF scores; in single-slot modes the
-slot's raw score.
+counts and times. Scores in fusion modes are the fusion's (WRRF or minmax, as the
+result line says); in single-slot modes the slot's raw score.
 
 The store is opened read-only, so search works beside a running writer. Slots
 whose model is not installed are reported as unavailable, never replaced.`,
@@ -144,7 +146,7 @@ func bindSearchFlags(cmd *cobra.Command, f *searchFlags) {
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low threshold")
 	fl.Float64Var(&f.minRelevance, "min-relevance", 0, fmt.Sprintf("drop results whose calibrated relevance is below this probability (%g is the engine's floor); none left answers \"nothing relevant\"", engine.RelevanceFloor))
 	fl.IntVar(&f.feedback, "feedback", 0, fmt.Sprintf("pseudo-relevance feedback: the top N fused results move the E1/E5 queries towards them and add their best E6 terms, then fusion runs again (pipeline and multi_space modes; 0 off, at most %d, 3 typical; --explain shows the documents and terms)", engine.MaxFeedback))
-	fl.StringVar(&f.fusion, "fusion", "", "how the pipeline and multi_space modes combine the spaces: rrf (reciprocal ranks) or minmax (min-max normalised scores); default "+engine.DefaultFusion.String())
+	fl.StringVar(&f.fusion, "fusion", "", "how the pipeline and multi_space modes combine the spaces: rrf (reciprocal ranks) or minmax (min-max normalised scores); default $CGRAPH_FUSION, else "+engine.DefaultFusion.String())
 	fl.BoolVar(&f.noCorrect, "no-correct", false, "search the words as typed: no correction of words that neither the store's text nor the English word list contains")
 	f.filter.bind(fl)
 	fl.StringVar(&f.expand, "expand", "", "also list the memories these relation types link to the results, comma separated (e.g. fixes,causes)")

@@ -142,6 +142,46 @@ func TestSearchReportsEverySpace(t *testing.T) {
 	}
 }
 
+// TestSearchFusionFromEnv: $CGRAPH_FUSION sets the fusion of every search
+// of the process, --fusion wins over it, the JSON answer names the fusion
+// that ran, and a bad value is a usage error before anything opens.
+func TestSearchFusionFromEnv(t *testing.T) {
+	db := sharedSampleStore(t)
+	models := realModelsDir(t)
+	fusionOf := func(args ...string) (string, float64) {
+		t.Helper()
+		var got struct {
+			Fusion  string `json:"fusion"`
+			Results []struct {
+				Score float64 `json:"score"`
+			} `json:"results"`
+		}
+		oneJSON(t, mustRun(t, "", append([]string{"--db", db, "--models-dir", models, "--json", "search", "why did the build fail"}, args...)...).stdout, &got)
+		if len(got.Results) == 0 {
+			t.Fatalf("%v: no results", args)
+		}
+		return got.Fusion, got.Results[0].Score
+	}
+	t.Setenv("CGRAPH_FUSION", "")
+	if f, top := fusionOf(); f != "rrf" || top > 0.1 {
+		t.Errorf("default: fusion %q, top score %v (WRRF scores are below 1/60 per weight)", f, top)
+	}
+	t.Setenv("CGRAPH_FUSION", "minmax")
+	if f, top := fusionOf(); f != "minmax" || top < 0.3 {
+		t.Errorf("CGRAPH_FUSION=minmax: fusion %q, top score %v", f, top)
+	}
+	if f, _ := fusionOf("--fusion", "rrf"); f != "rrf" {
+		t.Errorf("--fusion rrf under CGRAPH_FUSION=minmax: fusion %q", f)
+	}
+	if f, _ := fusionOf("--embedder", "E6"); f != "" {
+		t.Errorf("single-slot search names fusion %q", f)
+	}
+	t.Setenv("CGRAPH_FUSION", "sum")
+	if r := run(t, "", "--db", db, "search", "q"); r.code != ExitUsage || !strings.Contains(r.stderr, "CGRAPH_FUSION") || !strings.Contains(r.stderr, "rrf or minmax") {
+		t.Errorf("CGRAPH_FUSION=sum: exit %d, %s", r.code, r.stderr)
+	}
+}
+
 func TestSearchHumanOnSamples(t *testing.T) {
 	db := sharedSampleStore(t)
 	out := mustRun(t, "", "--db", db, "--models-dir", realModelsDir(t), "search", "why did the build fail", "--profile", "causal_reasoning", "--explain", "--top-k", "3").stdout

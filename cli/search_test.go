@@ -314,7 +314,7 @@ func TestSearchHuman(t *testing.T) {
 		t.Error("slot table printed without --explain")
 	}
 	// Under min-max fusion the score is labelled as such, not WRRF.
-	req.Fusion = engine.FusionMinMax
+	res.Fusion = engine.FusionMinMax
 	buf.Reset()
 	if err := printSearch(&buf, ops.SearchAnswerOf(res, req), req, searchView{}); err != nil {
 		t.Fatal(err)

@@ -56,7 +56,7 @@ func printSearch(w io.Writer, res ops.SearchAnswer, req engine.SearchRequest, v 
 		ew.printf("\n")
 	}
 	scoreLabel := "WRRF"
-	if req.Fusion == engine.FusionMinMax {
+	if res.Fusion == engine.FusionMinMax {
 		scoreLabel = "minmax"
 	}
 	if req.Mode == engine.ModeE1Only || req.Mode == engine.ModeEmbedderFirst {

@@ -82,6 +82,11 @@ type Options struct {
 	// (record.NewMemory.OnConflict ""): `cgraph serve --on-conflict` sets
 	// it for every write through the server. Zero is report.
 	OnConflict record.ConflictPolicy
+	// Fusion is the fusion of searches that name none (SearchRequest.Fusion
+	// zero): the CLI sets it from $CGRAPH_FUSION for every face it serves
+	// (search, context, MCP, HTTP, hooks). Zero is pipeline.DefaultFusion,
+	// WRRF (DESIGN.md ARCH-21); minmax is the measured opt-in.
+	Fusion Fusion
 }
 
 // ProducerMismatchError is returned by Open when a slot of the store was

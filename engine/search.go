@@ -93,8 +93,9 @@ func (s *Engine) checkSearch(req SearchRequest) error {
 	return nil
 }
 
-// searchDefaults fills a zero Profile (DefaultProfile) and Now, and has a
-// read-only store catch up with the writer first.
+// searchDefaults fills a zero Profile (DefaultProfile), Now and Fusion (the
+// store's Options.Fusion), and has a read-only store catch up with the
+// writer first.
 func (s *Engine) searchDefaults(ctx context.Context, req SearchRequest) (SearchRequest, error) {
 	if req.Profile.Name == "" && req.Profile.Weights == (profiles.Weights{}) {
 		p, err := profiles.Lookup(DefaultProfile)
@@ -105,6 +106,9 @@ func (s *Engine) searchDefaults(ctx context.Context, req SearchRequest) (SearchR
 	}
 	if req.Now.IsZero() {
 		req.Now = time.Now()
+	}
+	if req.Fusion == FusionDefault {
+		req.Fusion = s.fusion
 	}
 	if s.ro {
 		if err := s.catchUp(ctx); err != nil {

@@ -34,6 +34,8 @@ type Engine struct {
 	filler   *filler
 	// onConflict is the policy of writes that name none (Options.OnConflict).
 	onConflict record.ConflictPolicy
+	// fusion is the fusion of searches that name none (Options.Fusion).
+	fusion Fusion
 	// writeTimer, when set (BenchmarkWrite), accumulates where writes
 	// spend their time; nil in every real store. Guarded by writeMu.
 	writeTimer *writeSteps
@@ -119,6 +121,10 @@ func Open(dir string, o Options) (*Engine, error) {
 		return nil, err
 	}
 	s.onConflict = onConflict
+	if o.Fusion > FusionMinMax {
+		return nil, fmt.Errorf("open %s: invalid fusion %d: give rrf or minmax", dir, o.Fusion)
+	}
+	s.fusion = o.Fusion
 	eo := cellar.Options{ReadOnly: o.ReadOnly, Create: o.Create, MaxContentBytes: o.MaxContentBytes, Sync: o.Sync,
 		CreatedBy: Version}
 	eng, err := cellar.Open(dir, eo)

@@ -111,6 +111,8 @@ const (
 	DefaultFilterK     = pipeline.DefaultFilterK
 	DefaultFusionK     = pipeline.DefaultFusionK
 	DefaultFusion      = pipeline.DefaultFusion
+	FusionDefault      = pipeline.FusionDefault
+	FusionRRF          = pipeline.FusionRRF
 	FusionMinMax       = pipeline.FusionMinMax
 )
 

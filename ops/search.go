@@ -37,6 +37,9 @@ type SearchAnswer struct {
 	// Auto is what the auto profile chose for this query: the per-query
 	// weights and why (absent for static profiles).
 	Auto *engine.AutoDecision `json:"auto,omitempty"`
+	// Fusion is how the fusion modes combined the spaces (rrf or minmax;
+	// absent in single-slot modes): what the scores are.
+	Fusion engine.Fusion `json:"fusion,omitempty"`
 	// Expanded are the memories the request's Expand linked to the
 	// results.
 	Expanded []ExpandedHit `json:"expanded,omitempty"`
@@ -114,7 +117,7 @@ func SearchAnswerOf(res engine.SearchResult, req engine.SearchRequest) SearchAns
 		Query: res.Query, Corrections: res.Corrections, Corrected: res.Corrected, Profile: res.Profile, Mode: res.Mode, Direction: req.Direction.String(), TopK: req.TopK,
 		Weights: req.Profile.Weights, Overrides: []string{}, Results: make([]SearchHit, 0, len(res.Hits)),
 		Spaces: res.Spaces, Trace: res.Trace, EncodeMS: ms(res.Encode), TotalMS: ms(res.Total), Filtered: res.Filtered,
-		MinRelevance: req.MinRelevance, NothingRelevant: res.NothingRelevant, Auto: res.Auto,
+		MinRelevance: req.MinRelevance, NothingRelevant: res.NothingRelevant, Auto: res.Auto, Fusion: res.Fusion,
 	}
 	if res.NothingRelevant {
 		out.Note = NothingRelevantNote(req.MinRelevance, res.Best)

@@ -23,6 +23,9 @@ type Result struct {
 	// Auto is what the auto profile chose for this query (nil for static
 	// profiles and single-slot modes).
 	Auto *AutoDecision `json:"auto,omitempty"`
+	// Fusion is the fusion the fusion modes ran (absent in single-slot
+	// modes): what Hits' scores and contributions are.
+	Fusion Fusion `json:"fusion,omitempty"`
 }
 
 // ResultHit is one ranked document. The engine adds the memory id and content.

@@ -135,6 +135,9 @@ func Run(ctx context.Context, sp Spaces, req Request) (Result, error) {
 	}
 	r := &run{ctx: ctx, sp: sp, req: req,
 		res: Result{Query: req.Query, Profile: req.Profile.Name, Mode: req.Mode, Hits: []ResultHit{}}}
+	if req.Mode == ModeMultiSpace || req.Mode == ModePipeline {
+		r.res.Fusion = req.Fusion
+	}
 	var cands []*cand
 	switch req.Mode {
 	case ModePipeline:

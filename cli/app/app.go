@@ -42,6 +42,11 @@ type App struct {
 	Device    string // --device cpu|cuda (default cpu)
 	Precision string // --precision default|fp32|int8|fp16: the model weights (default: int8 e5/bge on the CPU, fp32 on cuda; fp16 cuda only)
 	Project   string // --project, default $CGRAPH_PROJECT, else "" (the default project)
+	// Fusion is $CGRAPH_FUSION: the fusion of every search the engines this
+	// run opens make without naming one (engine.Options.Fusion), so that
+	// `cgraph mcp`, `serve`, hooks and `context` take it too. "" is the
+	// engine's default (WRRF); the root command refuses a bad value.
+	Fusion string
 
 	// ShowingHistory is set by get --history: printMemory then does not
 	// point at --history.
@@ -148,7 +153,7 @@ func (a *App) OpenRecords(write bool) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engine.Open(a.DBDir, engine.Options{ReadOnly: !write, MaxContentBytes: a.MaxContentBytes, Redactor: red})
+	return engine.Open(a.DBDir, engine.Options{ReadOnly: !write, MaxContentBytes: a.MaxContentBytes, Redactor: red, Fusion: a.FusionChoice()})
 }
 
 // CloseEngine closes e and joins Close's error to *err, so no error is lost
@@ -230,4 +235,14 @@ func ExactArgs(n int, what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// FusionChoice is Fusion parsed (the root command has checked it; a bad
+// value here is the engine's default).
+func (a *App) FusionChoice() engine.Fusion {
+	f, err := engine.ParseFusion(a.Fusion)
+	if err != nil {
+		return engine.FusionDefault
+	}
+	return f
 }

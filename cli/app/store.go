@@ -92,7 +92,7 @@ func (a *App) OpenStoreWith(reg *engine.Registry, closeReg func() error, o Store
 	if err != nil {
 		return nil, err
 	}
-	opts := engine.Options{ReadOnly: !o.Write, Create: o.Create, MaxContentBytes: a.MaxContentBytes, Embedders: reg, Reembed: o.Reembed,
+	opts := engine.Options{ReadOnly: !o.Write, Create: o.Create, MaxContentBytes: a.MaxContentBytes, Embedders: reg, Reembed: o.Reembed, Fusion: a.FusionChoice(),
 		ManualFill: o.ManualFill, Redactor: red, OnConflict: o.OnConflict}
 	switch {
 	case o.DeferAll:
