@@ -38,7 +38,7 @@ func server(t *testing.T, token string, readOnlyOf string) (*httptest.Server, *e
 		t.Fatal(err)
 	}
 	srv := mcpserver.New(e, mcpserver.Options{Version: "test"})
-	hs := httptest.NewServer(httpapi.Handler(srv, httpapi.Options{Version: "test", Token: token, MCP: srv.HTTPHandler(), Stats: e}))
+	hs := httptest.NewServer(httpapi.Handler(srv, httpapi.Options{Version: "test", Token: token, MCP: srv.HTTPHandler(), Stats: e, Searcher: e}))
 	t.Cleanup(func() {
 		hs.Close()
 		if err := e.Close(); err != nil {
@@ -126,6 +126,23 @@ func TestMemoryLifecycle(t *testing.T) {
 	if code != http.StatusOK || json.Unmarshal(env.Data, &res) != nil || len(res.Results) != 1 || res.Results[0].ID != stored.ID {
 		t.Fatalf("search: %d %s", code, env.Data)
 	}
+	// A typed search may name its fusion; the answer says which one ran.
+	var fu struct {
+		Fusion string `json:"fusion"`
+	}
+	for _, f := range []string{"", "rrf", "minmax"} {
+		body := `{"query": "compaction stalls", "top_k": 1}`
+		if f != "" {
+			body = `{"query": "compaction stalls", "top_k": 1, "fusion": "` + f + `"}`
+		}
+		want := f
+		if want == "" {
+			want = "rrf"
+		}
+		if code, env := do(t, hs, "POST", "/v1/search/explain", "", body); code != http.StatusOK || json.Unmarshal(env.Data, &fu) != nil || fu.Fusion != want {
+			t.Fatalf("search with fusion %q: %d %s", f, code, env.Data)
+		}
+	}
 	code, env = do(t, hs, "POST", "/v1/context", "", `{"query": "compaction stalls", "budget": 100, "profile": "fact_checking"}`)
 	var cx struct {
 		Tokens   int    `json:"tokens"`
@@ -175,6 +192,7 @@ func TestBadRequests(t *testing.T) {
 		{"empty query", "POST", "/v1/search", `{"query": "  "}`, 400, "bad_request", "query"},
 		{"unknown profile", "POST", "/v1/search", `{"query": "x", "profile": "fastest"}`, 400, "bad_request", "semantic_search"},
 		{"top_k out of range", "POST", "/v1/search", `{"query": "x", "top_k": 1000}`, 400, "bad_request", "top_k"},
+		{"unknown fusion", "POST", "/v1/search/explain", `{"query": "x", "fusion": "sum"}`, 400, "bad_request", `unknown fusion "sum"`},
 		{"bad id", "GET", "/v1/memories/not-an-id", "", 400, "bad_request", "not a memory id"},
 		{"absent id", "DELETE", "/v1/memories/0191e0a2-7c3b-7d4e-9f00-1234567890ab", "", 404, "not_found", "0191e0a2"},
 		{"bad fingerprint flag", "GET", "/v1/memories/0191e0a2-7c3b-7d4e-9f00-1234567890ab?fingerprint=yes", "", 400, "bad_request", "fingerprint"},
