@@ -35,6 +35,9 @@ type LearnConfig struct {
 	Seed uint64
 	// Rounds bounds the coordinate-ascent passes over the slots (default 10).
 	Rounds int
+	// Fusion is the fusion the weights are fitted under, the one the
+	// searches that use them will run (zero: pipeline.DefaultFusion).
+	Fusion pipeline.Fusion
 }
 
 // LearnResult is what LearnWeights found.
@@ -43,7 +46,8 @@ type LearnResult struct {
 	Profile profiles.Profile
 	// CV is the mean nDCG@K of the weights fitted on the other folds, on
 	// each held-out query; Base is the base profile's on the same queries.
-	// Both fuse the slots' lists with WRRF alone (no E10 or E11 boost).
+	// Both fuse the slots' lists with LearnConfig.Fusion alone (no E10 or
+	// E11 boost).
 	CV, Base MetricCI
 	// FoldWeights are the weights each fold learned, for stability.
 	FoldWeights []profiles.Weights
@@ -204,7 +208,7 @@ func (l *learner) score(w []float64, q int) float64 {
 			lists = append(lists, pipeline.RankedList{Slot: s, Weight: w[i], Hits: l.lists[q][i]})
 		}
 	}
-	fused := pipeline.WRRF(lists)
+	fused := pipeline.Fuse(lists, l.cfg.Fusion)
 	ranking := make([]DocID, 0, min(len(fused), l.cfg.K))
 	for _, f := range fused[:min(len(fused), l.cfg.K)] {
 		ranking = append(ranking, l.docs[q][f.Doc])

@@ -30,6 +30,9 @@ type LearnOptions struct {
 	// file written in Format.
 	Name, Out string
 	Format    engine.ProfileFormat
+	// Fusion is the fusion the weights are fitted under: the one the
+	// searches that will use the profile run (zero: the engine's default).
+	Fusion engine.Fusion
 	// Store is the store directory (default bench-out/<set>/store).
 	Store string
 	Open  Opener
@@ -83,7 +86,7 @@ func Learn(ctx context.Context, o LearnOptions) (l Learned, err error) {
 	if err != nil {
 		return Learned{}, err
 	}
-	res, err := bench.LearnWeights(lqs, ds.Qrels, bench.LearnConfig{Base: o.Base, Slots: used, Folds: o.Folds, Seed: o.Seed})
+	res, err := bench.LearnWeights(lqs, ds.Qrels, bench.LearnConfig{Base: o.Base, Slots: used, Folds: o.Folds, Seed: o.Seed, Fusion: o.Fusion})
 	if err != nil {
 		return Learned{}, fmt.Errorf("profiles learn: %w", err)
 	}
@@ -181,13 +184,14 @@ type LearnedJSON struct {
 	CV          bench.MetricCI       `json:"cv_ndcg_at_10"`
 	BaseCV      bench.MetricCI       `json:"base_ndcg_at_10"`
 	FoldWeights []map[string]float64 `json:"fold_weights"`
+	Fusion      string               `json:"fusion"` // what the weights were fitted under
 }
 
 // JSON is l as `profiles learn --json` prints it; o is what Learn was
 // given, base the base profile as the user named it.
 func (l Learned) JSON(o LearnOptions, base string) LearnedJSON {
 	out := LearnedJSON{Data: l.Data, Queries: l.Queries, Out: o.Out, Profile: l.Profile.Name, Base: base,
-		Weights: activeWeights(l.Profile.Weights), Folds: o.Folds, CV: l.Result.CV, BaseCV: l.Result.Base}
+		Weights: activeWeights(l.Profile.Weights), Folds: o.Folds, CV: l.Result.CV, BaseCV: l.Result.Base, Fusion: fusionName(o.Fusion)}
 	for _, s := range l.Used {
 		out.Slots = append(out.Slots, s.String())
 	}
@@ -217,13 +221,21 @@ func (l Learned) WriteText(w io.Writer, o LearnOptions, base string) error {
 		parts = append(parts, fmt.Sprintf("%s %.3f", s, l.Profile.Weights.Get(s)))
 	}
 	_, err := fmt.Fprintf(w, "wrote %s (profile %s) from %d queries of %s\n"+
-		"%d-fold cross-validated nDCG@10: learned %.4f [%.4f, %.4f], base %s %.4f [%.4f, %.4f] (WRRF of the slots' own lists)\n"+
+		"%d-fold cross-validated nDCG@10: learned %.4f [%.4f, %.4f], base %s %.4f [%.4f, %.4f] (%s fusion of the slots' own lists)\n"+
 		"weights: %s\n",
 		o.Out, l.Profile.Name, l.Queries, l.Data,
-		o.Folds, res.CV.Mean, res.CV.Low, res.CV.High, base, res.Base.Mean, res.Base.Low, res.Base.High,
+		o.Folds, res.CV.Mean, res.CV.Low, res.CV.High, base, res.Base.Mean, res.Base.Low, res.Base.High, fusionName(o.Fusion),
 		strings.Join(parts, ", "))
 	if err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
 	return nil
+}
+
+// fusionName is f's name, the engine's default for the zero value.
+func fusionName(f engine.Fusion) string {
+	if f == engine.FusionDefault {
+		return engine.DefaultFusion.String()
+	}
+	return f.String()
 }

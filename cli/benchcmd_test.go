@@ -363,8 +363,15 @@ func TestProfilesLearn(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatalf("stdout: %v\n%s", err, stdout)
 	}
-	if got.Profile != "learned_tiny" || got.Queries < 4 || got.CV.Mean <= 0 || got.CV.Low > got.CV.Mean || got.BaseCV.Mean <= 0 || len(got.FoldWeights) != 2 {
+	if got.Profile != "learned_tiny" || got.Queries < 4 || got.CV.Mean <= 0 || got.CV.Low > got.CV.Mean || got.BaseCV.Mean <= 0 || len(got.FoldWeights) != 2 || got.Fusion != "rrf" {
 		t.Fatalf("learn report %+v", got)
+	}
+	// --fusion minmax fits under min-max and says so.
+	stdout, stderr, code = benchExec(t, "--json", "profiles", "learn", "--data", tinySet, "--folds", "2", "--out", filepath.Join(t.TempDir(), "mm.toml"),
+		"--slots", "E1,E6,E7", "--fusion", "minmax")
+	var mm benchstore.LearnedJSON
+	if code != 0 || json.Unmarshal([]byte(stdout), &mm) != nil || mm.Fusion != "minmax" || mm.BaseCV.Mean <= 0 {
+		t.Fatalf("--fusion minmax: exit %d, %+v: %s", code, mm, stderr)
 	}
 	p, err := engine.LoadProfileFile(out)
 	if err != nil {
@@ -413,6 +420,7 @@ func TestProfilesLearn(t *testing.T) {
 		"bad extension":           {"profiles", "learn", "--data", tinySet, "--out", "x.json"},
 		"temporal slot":           {"profiles", "learn", "--data", tinySet, "--out", out, "--slots", "E2"},
 		"one fold":                {"profiles", "learn", "--data", tinySet, "--out", out, "--folds", "1"},
+		"bad fusion":              {"profiles", "learn", "--data", tinySet, "--out", out, "--fusion", "sum"},
 	} {
 		if _, stderr, code := benchExec(t, args...); code != ExitUsage {
 			t.Errorf("%s: exit %d: %s", name, code, stderr)

@@ -11,6 +11,7 @@ import (
 type learnFlags struct {
 	set                               benchstore.Set
 	base, mode, out, name, store      string
+	fusion                            string
 	slots                             []string
 	folds, depth, maxQueries, holdout int
 	seed                              uint64
@@ -23,7 +24,9 @@ func newProfilesLearnCmd(a *app.App) *cobra.Command {
 		Short: "Fit a profile's per-slot weights on a BEIR-layout set, with k-fold cross-validation",
 		Long: `Fit the fusion weights of a profile on a set's queries and relevance judgements.
 Each fused slot with a model is searched on its own for every query (top --depth);
-coordinate ascent then maximises mean nDCG@10 of weighted RRF over those lists,
+coordinate ascent then maximises mean nDCG@10 of the fusion over those lists
+(--fusion: weighted RRF by default, or minmax; by default $CGRAPH_FUSION's, the one
+your searches run),
 starting from --base. With --folds K the queries are split into K folds and each
 fold is scored with the weights learned on the others: that cross-validated figure
 (printed beside the base profile's on the same queries) is the estimate for unseen
@@ -54,6 +57,7 @@ and by bench run --profiles FILE.toml. The store is built as bench run builds it
 	fl.IntVar(&f.maxQueries, "max-queries", 0, "learn on a seeded sample of N queries (0 = all)")
 	fl.IntVar(&f.holdout, "holdout", 0, "leave out the N queries `bench run --max-queries N --seed SEED` evaluates, so that run scores the learned profile on queries it never saw")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the query sample, the holdout and the folds")
+	fl.StringVar(&f.fusion, "fusion", "", "fusion the weights are fitted under: rrf or minmax (default $CGRAPH_FUSION, else rrf); search with the same one")
 	return cmd
 }
 
@@ -86,9 +90,15 @@ func learnProfile(a *app.App, f learnFlags) (err error) {
 	if err != nil {
 		return err
 	}
+	fusion := a.FusionChoice()
+	if f.fusion != "" {
+		if fusion, err = engine.ParseFusion(f.fusion); err != nil {
+			return app.Usagef("give rrf or minmax", "--fusion: %v", err)
+		}
+	}
 	o := benchstore.LearnOptions{
 		Set: f.set, Base: base, Slots: slots, Folds: f.folds, Depth: f.depth, MaxQueries: f.maxQueries, Holdout: f.holdout, Seed: f.seed,
-		Name: f.name, Out: f.out, Format: format, Store: f.store, Open: benchOpener(a),
+		Name: f.name, Out: f.out, Format: format, Store: f.store, Open: benchOpener(a), Fusion: fusion,
 		IndexProgress: a.BenchIndexProgress(), SearchProgress: a.CountProgress("searching each slot"), Warn: a.Warnf}
 	l, err := benchstore.Learn(a.Context(), o)
 	if err != nil {
