@@ -191,7 +191,7 @@ type LearnedJSON struct {
 // given, base the base profile as the user named it.
 func (l Learned) JSON(o LearnOptions, base string) LearnedJSON {
 	out := LearnedJSON{Data: l.Data, Queries: l.Queries, Out: o.Out, Profile: l.Profile.Name, Base: base,
-		Weights: activeWeights(l.Profile.Weights), Folds: o.Folds, CV: l.Result.CV, BaseCV: l.Result.Base, Fusion: fusionName(o.Fusion)}
+		Weights: activeWeights(l.Profile.Weights), Folds: o.Folds, CV: l.Result.CV, BaseCV: l.Result.Base, Fusion: o.Fusion.Resolve().String()}
 	for _, s := range l.Used {
 		out.Slots = append(out.Slots, s.String())
 	}
@@ -224,18 +224,10 @@ func (l Learned) WriteText(w io.Writer, o LearnOptions, base string) error {
 		"%d-fold cross-validated nDCG@10: learned %.4f [%.4f, %.4f], base %s %.4f [%.4f, %.4f] (%s fusion of the slots' own lists)\n"+
 		"weights: %s\n",
 		o.Out, l.Profile.Name, l.Queries, l.Data,
-		o.Folds, res.CV.Mean, res.CV.Low, res.CV.High, base, res.Base.Mean, res.Base.Low, res.Base.High, fusionName(o.Fusion),
+		o.Folds, res.CV.Mean, res.CV.Low, res.CV.High, base, res.Base.Mean, res.Base.Low, res.Base.High, o.Fusion.Resolve().String(),
 		strings.Join(parts, ", "))
 	if err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
 	return nil
-}
-
-// fusionName is f's name, the engine's default for the zero value.
-func fusionName(f engine.Fusion) string {
-	if f == engine.FusionDefault {
-		return engine.DefaultFusion.String()
-	}
-	return f.String()
 }

@@ -121,7 +121,7 @@ func Open(dir string, o Options) (*Engine, error) {
 		return nil, err
 	}
 	s.onConflict = onConflict
-	if o.Fusion > FusionMinMax {
+	if !o.Fusion.Valid() {
 		return nil, fmt.Errorf("open %s: invalid fusion %d: give rrf or minmax", dir, o.Fusion)
 	}
 	s.fusion = o.Fusion

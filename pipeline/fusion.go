@@ -74,8 +74,12 @@ func ParseFusion(s string) (Fusion, error) {
 	return 0, fmt.Errorf("unknown fusion %q: valid fusions are %s", s, strings.Join(fusionNames[1:], ", "))
 }
 
-// resolve returns the fusion a request runs: f, or DefaultFusion.
-func (f Fusion) resolve() Fusion {
+// Valid reports whether f is one of the fusions above (FusionDefault
+// included).
+func (f Fusion) Valid() bool { return int(f) < len(fusionNames) }
+
+// Resolve returns the fusion a request with f runs: f, or DefaultFusion.
+func (f Fusion) Resolve() Fusion {
 	if f == FusionDefault {
 		return DefaultFusion
 	}
@@ -88,22 +92,38 @@ func (f Fusion) resolve() Fusion {
 // signal.
 func Contributions(f Fusion, hits []Hit, w float64) []float64 {
 	out := make([]float64, len(hits))
-	if len(hits) == 0 {
-		return out
-	}
-	if f.resolve() == FusionMinMax {
-		top, floor := hits[0].Score, hits[min(NormDepth, len(hits))-1].Score
-		for i, h := range hits {
-			out[i] = w * normalised(h.Score, top, floor)
-		}
-		return out
-	}
+	c := newContributor(f, hits, w)
 	rank := 0
-	for pos := range hits {
+	for pos, h := range hits {
 		rank = tiedRank(hits, pos, rank)
-		out[pos] = w / float64(RRFK+rank)
+		out[pos] = c.of(h.Score, rank)
 	}
 	return out
+}
+
+// contributor is one list's contribution function under a fusion: what
+// Contributions and Fuse both compute, hit by hit, without a slice per list.
+type contributor struct {
+	minmax        bool
+	w, top, floor float64
+}
+
+// newContributor reads what f needs of hits (best first): for min-max the
+// top score and the floor at rank NormDepth.
+func newContributor(f Fusion, hits []Hit, w float64) contributor {
+	c := contributor{minmax: f.Resolve() == FusionMinMax, w: w}
+	if c.minmax && len(hits) > 0 {
+		c.top, c.floor = hits[0].Score, hits[min(NormDepth, len(hits))-1].Score
+	}
+	return c
+}
+
+// of is the contribution of a hit with this score at this (tied) rank.
+func (c contributor) of(score float64, rank int) float64 {
+	if c.minmax {
+		return c.w * normalised(score, c.top, c.floor)
+	}
+	return c.w / float64(RRFK+rank)
 }
 
 // normalised maps s to [0, 1]: floor and below to 0, top to 1; in a flat
@@ -120,7 +140,7 @@ func normalised(s, top, floor float64) float64 {
 
 // note names the fusion in the S3 trace line.
 func (f Fusion) note(lists int) string {
-	if f.resolve() == FusionMinMax {
+	if f.Resolve() == FusionMinMax {
 		return fmt.Sprintf("min-max fusion (window %d) over %d lists", NormDepth, lists)
 	}
 	return fmt.Sprintf("WRRF K=%d over %d lists", RRFK, lists)

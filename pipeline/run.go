@@ -77,10 +77,10 @@ func (r Request) withDefaults() (Request, error) {
 	if err := checkFeedback(r.Feedback); err != nil {
 		return r, err
 	}
-	if int(r.Fusion) >= len(fusionNames) {
+	if !r.Fusion.Valid() {
 		return r, fmt.Errorf("search request: invalid fusion %d", r.Fusion)
 	}
-	r.Fusion = r.Fusion.resolve()
+	r.Fusion = r.Fusion.Resolve()
 	if int(r.Direction) >= len(directionNames) {
 		return r, fmt.Errorf("search request: invalid direction %d", r.Direction)
 	}

@@ -51,10 +51,8 @@ func WRRF(lists []RankedList) []Fused { return Fuse(lists, FusionRRF) }
 // that contain d. Parts carry each list's rank, raw score and contribution.
 func Fuse(lists []RankedList, f Fusion) []Fused {
 	total := 0
-	contrib := make([][]float64, len(lists))
-	for li, l := range lists {
+	for _, l := range lists {
 		total += len(l.Hits)
-		contrib[li] = Contributions(f, l.Hits, l.Weight)
 	}
 	// Pass 1: one lookup per hit; remember each hit's document index so pass 2
 	// needs none. Lookups use a dense table when document numbers are dense
@@ -72,7 +70,9 @@ func Fuse(lists []RankedList, f Fusion) []Fused {
 	hitDoc := make([]int32, total) // -1: duplicate within its list
 	h := 0
 	for li, l := range lists {
+		c, rank := newContributor(f, l.Hits, l.Weight), 0
 		for pos, hit := range l.Hits {
+			rank = tiedRank(l.Hits, pos, rank)
 			i, ok := idx.get(hit.Doc)
 			if !ok {
 				i = int32(len(keys))
@@ -88,7 +88,7 @@ func Fuse(lists []RankedList, f Fusion) []Fused {
 			}
 			last[i] = int32(li)
 			count[i]++
-			keys[i].score += contrib[li][pos]
+			keys[i].score += c.of(hit.Score, rank)
 			hitDoc[h] = i
 			h++
 		}
@@ -101,8 +101,8 @@ func Fuse(lists []RankedList, f Fusion) []Fused {
 	fill := make([]int32, len(keys))
 	copy(fill, off[:len(keys)])
 	h = 0
-	for li, l := range lists {
-		rank := 0
+	for _, l := range lists {
+		c, rank := newContributor(f, l.Hits, l.Weight), 0
 		for pos, hit := range l.Hits {
 			rank = tiedRank(l.Hits, pos, rank)
 			i := hitDoc[h]
@@ -110,7 +110,7 @@ func Fuse(lists []RankedList, f Fusion) []Fused {
 			if i < 0 {
 				continue
 			}
-			backing[fill[i]] = Part{Slot: l.Slot, Rank: rank, Score: hit.Score, Contribution: contrib[li][pos]}
+			backing[fill[i]] = Part{Slot: l.Slot, Rank: rank, Score: hit.Score, Contribution: c.of(hit.Score, rank)}
 			fill[i]++
 		}
 	}
