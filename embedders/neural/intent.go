@@ -3,7 +3,6 @@ package neural
 import (
 	"context"
 	"fmt"
-	"math"
 	"regexp"
 	"strings"
 
@@ -90,8 +89,16 @@ func e10Sides(text string) (intent, context string) {
 // intentEmbedder is E10.
 type intentEmbedder struct {
 	lm     *loaded
-	pass   *sharedPass
+	pass   *sharedPass[spanPools]
 	status embedders.SlotStatus
+}
+
+// spanPools is one memory's E10 vectors pooled from its token states (ok
+// false when its sentences do not line up with the tokens: it is then
+// embedded as two separate texts).
+type spanPools struct {
+	a, b []float32
+	ok   bool
 }
 
 var _ embedders.Embedder = (*intentEmbedder)(nil)
@@ -154,16 +161,7 @@ func meanRows(tm runtime.TokenMatrix, rows []int) []float32 {
 			v[k] += x
 		}
 	}
-	var ss float64
-	for _, x := range v {
-		ss += float64(x) * float64(x)
-	}
-	if ss > 0 {
-		inv := float32(1 / math.Sqrt(ss))
-		for k := range v {
-			v[k] *= inv
-		}
-	}
+	normalize(v)
 	return v
 }
 
@@ -174,25 +172,17 @@ func (e *intentEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.In
 		return nil, fmt.Errorf("E10: %w", err)
 	}
 	out := emptyEntries(len(docs))
-	type pooled struct {
-		a, b []float32
-		ok   bool
-	}
-	all := make([]pooled, len(res))
-	embedders.ForEach(len(res), func(k int) { // sentence split and re-tokenising: ~0.5 ms per document
-		all[k].a, all[k].b, all[k].ok = e.spans(texts[k], res[k].Tokens)
-	})
 	var sep []string
 	var sepAt []int
 	for k, r := range res {
-		a, b, ok := all[k].a, all[k].b, all[k].ok
+		a, b, ok := r.Derived.a, r.Derived.b, r.Derived.ok
 		if !ok {
 			in, cx := e10Sides(texts[k])
 			sep, sepAt = append(sep, in, cx), append(sepAt, idx[k])
 			continue
 		}
 		out[idx[k]] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: e.status.Producer,
-			Note: truncNote(r.Tokens.Meta, e.lm), Value: fingerprint.Pair{A: a, B: b}}
+			Note: truncNote(r.Meta, e.lm), Value: fingerprint.Pair{A: a, B: b}}
 	}
 	if len(sep) > 0 {
 		vs, err := e.lm.EmbedPrefixed(ctx, "", sep)
@@ -225,7 +215,7 @@ func (e *intentEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (emb
 // with E10.
 type e7Shared struct {
 	*denseEmbedder
-	pass *sharedPass
+	pass *sharedPass[spanPools]
 }
 
 func (e *e7Shared) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
@@ -259,7 +249,7 @@ func buildE7E10(l *loader) ([]embedders.Embedder, error) {
 	}
 	d, shared := e7.(*denseEmbedder)
 	shared = shared && d.lm == lm && d.docPrefix == ""
-	pass := &sharedPass{lm: lm, consumers: 2}
+	pass := &sharedPass[spanPools]{lm: lm, consumers: 2}
 	if !shared { // E7 runs another model (jina): E10 reads the run alone
 		pass.consumers = 1
 	}
@@ -267,6 +257,12 @@ func buildE7E10(l *loader) ([]embedders.Embedder, error) {
 		Producer: lm.producer("E10 intent/context span pool v2", intentCue.String(), sentencePunct.String(), paragraphEnd.String(), listItem.String()),
 		Representation: fmt.Sprintf("as-intent (goal and imperative sentences, else the first) / as-context (the rest) %d-d vectors: %s token states mean-pooled over each span — a different model and input than E1; onnx sha256 %s",
 			lm.meta.Dims, id, lm.short())}}
+	// The span pooling (sentence split and re-tokenising, ~0.5 ms per
+	// document) runs per batch, as each batch's token states come out of the run.
+	pass.derive = func(text string, p runtime.Pooled) spanPools {
+		a, b, ok := e10.spans(text, p.Tokens)
+		return spanPools{a, b, ok}
+	}
 	if shared {
 		e7 = &e7Shared{denseEmbedder: d, pass: pass}
 	}

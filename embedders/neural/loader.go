@@ -125,6 +125,24 @@ func (lm *loaded) EmbedWithTokens(ctx context.Context, prefix string, texts []st
 	return m.EmbedWithTokens(ctx, prefix, texts)
 }
 
+// mapTokens is runtime.MapTokens through lm: a single text goes through
+// onePass (its token matrix is the shared one, which fn only reads).
+func mapTokens[R any](ctx context.Context, lm *loaded, prefix string, texts []string, fn func(i int, p runtime.Pooled) R) ([]R, error) {
+	if len(texts) == 1 {
+		p, err := lm.onePass(ctx, prefix, texts[0])
+		if err != nil {
+			return nil, err
+		}
+		p.Vector = slices.Clone(p.Vector)
+		return []R{fn(0, p)}, nil
+	}
+	m, err := lm.model()
+	if err != nil {
+		return nil, err
+	}
+	return runtime.MapTokens(ctx, m, prefix, texts, fn)
+}
+
 // sharePasses is off only in BenchmarkQueryViews/separate, the baseline.
 var sharePasses = true
 

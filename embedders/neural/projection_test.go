@@ -42,6 +42,24 @@ func TestProjection(t *testing.T) {
 	}
 }
 
+// BenchmarkProjection projects a 200-token matrix to E12's 128 dims.
+//
+//	go test -run '^$' -bench Projection -count 6 ./embedders/neural
+func BenchmarkProjection(b *testing.B) {
+	p, err := parseProjection(e12PCA)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const rows = 200
+	tm := runtime.TokenMatrix{IDs: make([]tokenizer.TokenID, rows), Dim: p.In, Data: make([]float32, rows*p.In)}
+	for k := range tm.Data {
+		tm.Data[k] = float32(math.Sin(float64(k) * 0.37))
+	}
+	for b.Loop() {
+		p.tokens(tm)
+	}
+}
+
 func FuzzParseProjection(f *testing.F) {
 	f.Add(e12PCA)
 	f.Add([]byte(projectionMagic + "\x02\x00\x00\x00\x01\x00\x00\x00"))

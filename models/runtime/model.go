@@ -438,12 +438,13 @@ type rows struct {
 // whole call and nothing is half-done), runs them in length-sorted batches, and returns
 // fn's result per text in the order of texts.
 func each[R any](ctx context.Context, m *Model, task Task, call, prefix string, texts []string, fn func(tokenizer.Encoding, rows) R) ([]R, error) {
-	return eachOf(ctx, m, task, call, prefix, texts, false, fn)
+	return eachOf(ctx, m, task, call, prefix, texts, false, func(_ int, enc tokenizer.Encoding, r rows) R { return fn(enc, r) })
 }
 
 // eachOf is each, fetching the model's pooled output instead of its token
-// states when pooled is set: fn's rows are then one row (T 1, no mask).
-func eachOf[R any](ctx context.Context, m *Model, task Task, call, prefix string, texts []string, pooled bool, fn func(tokenizer.Encoding, rows) R) ([]R, error) {
+// states when pooled is set (fn's rows are then one row: T 1, no mask), and
+// handing fn the text's index too.
+func eachOf[R any](ctx context.Context, m *Model, task Task, call, prefix string, texts []string, pooled bool, fn func(int, tokenizer.Encoding, rows) R) ([]R, error) {
 	if err := m.needTask(task, call); err != nil {
 		return nil, err
 	}
@@ -454,7 +455,7 @@ func eachOf[R any](ctx context.Context, m *Model, task Task, call, prefix string
 		return nil, err
 	}
 	res := make([]R, len(texts))
-	err = m.run(ctx, encs, pooled, func(i int, r rows) { res[i] = fn(encs[i], r) })
+	err = m.run(ctx, encs, pooled, func(i int, r rows) { res[i] = fn(i, encs[i], r) })
 	if err != nil {
 		return nil, err
 	}
@@ -751,7 +752,7 @@ func (m *Model) needTask(want Task, call string) error {
 // alone; its vectors agree with the CPU pooling of the token states to float32 rounding.
 func (m *Model) Embed(ctx context.Context, view View, texts []string) ([]Dense, error) {
 	if m.pooledName != "" {
-		return eachOf(ctx, m, TaskEncoder, "Embed", m.prefix(view), texts, true, m.densePooled)
+		return eachOf(ctx, m, TaskEncoder, "Embed", m.prefix(view), texts, true, func(_ int, enc tokenizer.Encoding, r rows) Dense { return m.densePooled(enc, r) })
 	}
 	return each(ctx, m, TaskEncoder, "Embed", m.prefix(view), texts, m.dense)
 }

@@ -27,8 +27,30 @@ func (m *Model) EmbedPrefixed(ctx context.Context, prefix string, texts []string
 // (as Embed) and its token vectors (as TokenVectors), with an explicit prefix.
 // It saves the second pass a caller needing both would otherwise pay.
 func (m *Model) EmbedWithTokens(ctx context.Context, prefix string, texts []string) ([]Pooled, error) {
-	return each(ctx, m, TaskEncoder, "EmbedWithTokens", prefix, texts, func(enc tokenizer.Encoding, r rows) Pooled {
-		return Pooled{Dense: m.dense(enc, r), Tokens: tokenMatrix(enc, r)}
+	return mapTokens(ctx, m, "EmbedWithTokens", prefix, texts, func(_ int, p Pooled) Pooled {
+		p.Tokens.Data = slices.Clone(p.Tokens.Data)
+		return p
+	})
+}
+
+// MapTokens is EmbedWithTokens for a caller that reduces each text's token
+// states to something smaller (E12's projection, E10's span pooling): fn gets
+// text i's pooled vector and token states while its batch's output is still
+// in the run's buffer, and MapTokens returns what fn makes of them, in the
+// order of texts. The reduction then overlaps the next batch's run instead of
+// following the whole call, and no text's full token matrix outlives its
+// batch. p.Tokens.Data is valid only during the call (fn copies what it
+// keeps; p.Vector and p.Tokens.IDs are fn's to keep). On cuda fn is called
+// concurrently for distinct texts.
+func MapTokens[R any](ctx context.Context, m *Model, prefix string, texts []string, fn func(i int, p Pooled) R) ([]R, error) {
+	return mapTokens(ctx, m, "MapTokens", prefix, texts, fn)
+}
+
+func mapTokens[R any](ctx context.Context, m *Model, call, prefix string, texts []string, fn func(i int, p Pooled) R) ([]R, error) {
+	return eachOf(ctx, m, TaskEncoder, call, prefix, texts, false, func(i int, enc tokenizer.Encoding, r rows) R {
+		n := len(enc.IDs)
+		tm := TokenMatrix{IDs: enc.IDs, Special: enc.Special, Dim: r.D, Data: r.data[: n*r.D : n*r.D], Meta: metaOf(enc)}
+		return fn(i, Pooled{Dense: m.dense(enc, r), Tokens: tm})
 	})
 }
 

@@ -121,6 +121,68 @@ func TestTinyTokenVectors(t *testing.T) {
 	}
 }
 
+// TestTinyMapTokens: fn sees text i's own token states (recomputed from the
+// weights) and pooled vector, under its index, and MapTokens returns fn's
+// results in input order; EmbedWithTokens keeps what MapTokens lends.
+func TestTinyMapTokens(t *testing.T) {
+	w := loadTinyWeights(t)
+	m := openTiny(t, tinyConfig("tiny_encoder.onnx"))
+	ctx := context.Background()
+	type sums struct {
+		i    int
+		rows []float64 // each token's sum of its state
+		vec  []float32
+	}
+	got, err := MapTokens(ctx, m, "", tinyTexts, func(i int, p Pooled) sums {
+		s := sums{i: i, vec: p.Vector}
+		for r := range len(p.Tokens.IDs) {
+			var x float64
+			for _, v := range p.Tokens.Row(r) {
+				x += float64(v)
+			}
+			s.rows = append(s.rows, x)
+		}
+		return s
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := m.EmbedWithTokens(ctx, "", tinyTexts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range got {
+		enc, err := m.Tokenizer().Encode(tinyTexts[i], 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.i != i || len(s.rows) != len(enc.IDs) {
+			t.Fatalf("result %d: index %d, %d rows; want index %d, %d rows", i, s.i, len(s.rows), i, len(enc.IDs))
+		}
+		for pos, id := range enc.IDs {
+			var want float64
+			for _, v := range w.hidden(id, pos, true) {
+				want += v
+			}
+			if !near(s.rows[pos], want, 1e-4) {
+				t.Fatalf("text %d token %d: sum %v want %v", i, pos, s.rows[pos], want)
+			}
+		}
+		if !slices.Equal(s.vec, kept[i].Vector) {
+			t.Errorf("text %d: pooled vector differs from EmbedWithTokens'", i)
+		}
+		for pos := range enc.IDs {
+			var x float64
+			for _, v := range kept[i].Tokens.Row(pos) {
+				x += float64(v)
+			}
+			if !near(x, s.rows[pos], 1e-6) {
+				t.Fatalf("text %d token %d: EmbedWithTokens kept %v, the run gave %v", i, pos, x, s.rows[pos])
+			}
+		}
+	}
+}
+
 func TestTinyPooling(t *testing.T) {
 	w := loadTinyWeights(t)
 	tests := []struct {
