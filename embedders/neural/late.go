@@ -152,7 +152,12 @@ type sharedPass[X any] struct {
 	pending []*passRun[X]
 }
 
-const maxPending = 2
+// maxPending bounds the runs kept for a consumer that has not taken them
+// yet. It exceeds the batches fingerprinted side by side (bulkimport's
+// GPUInFlight, 3), so that a run is not dropped between its two slots'
+// calls while other batches start, which would make the second run the
+// model again; a run's results are small now (vectors and derived values).
+const maxPending = 4
 
 // passOut is one text's result of a shared pass: its pooled vector and
 // what derive made of its token states.

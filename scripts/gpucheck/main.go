@@ -73,6 +73,9 @@ type options struct {
 	// importInFlight are the bulkimport InFlight values of the pipelined
 	// add --jsonl measures.
 	importInFlight string
+	// registryInFlight, above 1, adds a registry row with that many
+	// 512-document calls at once.
+	registryInFlight int
 	// cpuPooling pools on the CPU even where a model has its own pooled
 	// output (the A/B baseline of scripts/pooled).
 	cpuPooling bool
@@ -119,6 +122,7 @@ func main() {
 	flag.StringVar(&o.importBatches, "import-batches", "256", "comma-separated lines per AddBatch of the add --jsonl measures (bulkimport.Import, pipelined and not; empty: skip)")
 	flag.BoolVar(&o.cpuPooling, "cpu-pooling", false, "pool token states on the CPU even where a model file has its own pooled output (scripts/pooled): the baseline")
 	flag.BoolVar(&o.pageable, "pageable-outputs", false, "cuda outputs into ordinary Go memory instead of pinned host buffers: the baseline")
+	flag.IntVar(&o.registryInFlight, "registry-inflight", 0, "also time the registry with this many 512-document calls at once, as bulkimport overlaps its batches (0 or 1: skip)")
 	flag.StringVar(&o.importInFlight, "import-inflight", "2", "comma-separated batches on their way at once (bulkimport.Options.InFlight) of the pipelined add --jsonl measures")
 	flag.IntVar(&o.intraOp, "intra-op-threads", 0, "ONNX Runtime intra-op threads per cuda session (0: one per core); with several sessions on one GPU, 1 avoids thread pools contending (onnxruntime issue 20494)")
 	flag.BoolVar(&o.overlap, "overlap", true, "each model's token pass alone, one after another, against all at once on each device (do the models' runs overlap on the GPU?)")
@@ -246,6 +250,28 @@ type fullIngest struct {
 	// a shared model run (E12 on E1's, E10 on E7's) includes its wait for it.
 	InRunMS map[string]float64 `json:"in_run_ms,omitempty"`
 	span
+}
+
+// registryInFlight fingerprints in through reg in 512-document calls,
+// n calls at once (each goroutine takes the next call), so that one call's
+// start and end overlap another's runs, as bulkimport's batches do.
+func registryInFlight(ctx context.Context, reg *engine.Registry, in []embedders.Input, n int) (span, error) {
+	var next atomic.Int64
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	t := time.Now()
+	for g := range n {
+		wg.Go(func() {
+			for start := int(next.Add(512) - 512); start < len(in); start = int(next.Add(512) - 512) {
+				if _, err := reg.EmbedDocuments(ctx, in[start:min(start+512, len(in))]); err != nil {
+					errs[g] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return since(t), errors.Join(errs...)
 }
 
 // timedSlot is an embedder that adds the wall time of each EmbedDocuments
@@ -683,6 +709,13 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 		}
 	}
 	res.Full = append(res.Full, fullIngest{What: "registry", Device: string(dev), Docs: len(docs), DocsPerS: float64(len(docs)) / (sp.End - sp.Start), Devices: devsUsed, Unavailable: unavailable, SlotMS: slotMS, InRunMS: inRun, span: sp})
+	if o.registryInFlight > 1 {
+		sp, err := registryInFlight(ctx, reg, in, o.registryInFlight)
+		if err != nil {
+			return fmt.Errorf("registry on %s: %w", dev, err)
+		}
+		res.Full = append(res.Full, fullIngest{What: fmt.Sprintf("registry, %d calls at once", o.registryInFlight), Device: string(dev), Docs: len(docs), DocsPerS: float64(len(docs)) / (sp.End - sp.Start), Devices: devsUsed, Unavailable: unavailable, span: sp})
+	}
 	if !o.engine {
 		return nil
 	}
