@@ -131,12 +131,14 @@ type Repro struct {
 	CgraphVersion string `json:"cgraph_version"`
 	// CgraphCommit is the source revision of the binary that ran the bench
 	// (its Go VCS stamp), so "cgraph-dev" still names a commit.
-	CgraphCommit    BuildCommit                   `json:"cgraph_commit"`
-	GoVersion       string                        `json:"go_version"`
-	Models          []ModelInfo                   `json:"models"`
-	ProfileWeights  map[string]map[string]float64 `json:"profile_weights"`
-	StageSizes      map[string]int                `json:"stage_sizes"`
-	DatasetChecksum string                        `json:"dataset_checksum"`
+	CgraphCommit   BuildCommit                   `json:"cgraph_commit"`
+	GoVersion      string                        `json:"go_version"`
+	Models         []ModelInfo                   `json:"models"`
+	ProfileWeights map[string]map[string]float64 `json:"profile_weights"`
+	StageSizes     map[string]int                `json:"stage_sizes"`
+	// RerankWeight is E12's S4 weight where a profile gives E12 none.
+	RerankWeight    float64 `json:"rerank_weight,omitempty"`
+	DatasetChecksum string  `json:"dataset_checksum"`
 	// DatasetChecksums are per part: corpus, queries, qrels.
 	DatasetChecksums map[string]string `json:"dataset_checksums"`
 	DatasetFiles     []string          `json:"dataset_files"`

@@ -121,6 +121,9 @@ func (r *Report) writeRepro(p func(string, ...any)) {
 	for _, k := range sortedKeys(rp.StageSizes) {
 		p("- stage size %s = %d\n", k, rp.StageSizes[k])
 	}
+	if rp.RerankWeight > 0 {
+		p("- S4 rerank weight (E12, where a profile gives it none) = %g\n", rp.RerankWeight)
+	}
 	for _, k := range sortedKeys(rp.Seeds) {
 		p("- seed %s = %d\n", k, rp.Seeds[k])
 	}

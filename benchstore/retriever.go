@@ -59,8 +59,10 @@ type Config struct {
 	// RecallK, FilterK and FusionK are the pipeline stage sizes (0 = the
 	// pipeline's defaults).
 	RecallK, FilterK, FusionK, DenseRecallK int
-	Batch                                   int  // memories per AddBatch (0 = 64)
-	NoThresholds                            bool // keep results below every slot's low threshold
+	// RerankWeight is E12's S4 weight (0 = the pipeline's default).
+	RerankWeight float64
+	Batch        int  // memories per AddBatch (0 = 64)
+	NoThresholds bool // keep results below every slot's low threshold
 	// Profiles are custom profiles a run may name (a learned profile, an
 	// ablation), looked up before the built-ins.
 	Profiles map[string]engine.Profile
@@ -382,7 +384,7 @@ func (r *Retriever) request(req bench.SearchRequest) (engine.SearchRequest, erro
 	}
 	out := engine.SearchRequest{Query: req.Query.Text, Mode: mode, Direction: dir, TopK: req.K,
 		RecallK: r.cfg.RecallK, DenseRecallK: r.cfg.DenseRecallK, FilterK: r.cfg.FilterK, FusionK: r.cfg.FusionK, NoThresholds: r.cfg.NoThresholds,
-		Now: createdAt}
+		RerankWeight: r.cfg.RerankWeight, Now: createdAt}
 	out.Feedback = spec.Feedback
 	if out.Fusion, err = engine.ParseFusion(spec.Fusion); err != nil {
 		return out, err
@@ -526,6 +528,10 @@ func (r *Retriever) Repro(rp *bench.Repro) {
 	rp.StageSizes["dense_recall_k"] = orDefault(r.cfg.DenseRecallK, engine.DefaultDenseRecall)
 	rp.StageSizes["filter_k"] = orDefault(r.cfg.FilterK, engine.DefaultFilterK)
 	rp.StageSizes["fusion_k"] = orDefault(r.cfg.FusionK, engine.DefaultFusionK)
+	rp.RerankWeight = r.cfg.RerankWeight
+	if rp.RerankWeight == 0 {
+		rp.RerankWeight = engine.DefaultRerankWeight
+	}
 	rp.StageSizes["ingest_batch"] = r.cfg.Batch
 }
 

@@ -252,6 +252,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "compare", "a.json"}, 2, "two report.json files"},
 		{[]string{"bench", "run", "--data", tinySet, "--baseline", "nope"}, 2, `--baseline "nope" is not one of the runs`},
 		{[]string{"bench", "run", "--data", tinySet, "--alpha", "1.5"}, 2, "--alpha 1.5 is not in (0, 1)"},
+		{[]string{"bench", "run", "--data", tinySet, "--rerank-weight", "1.5"}, 2, "--rerank-weight 1.5 is out of range"},
 		{[]string{"bench", "run", "--data", tinySet, "--metrics", "ndcg@10,f1"}, 2, `unknown metric "f1"`},
 		{[]string{"bench", "run", "--data", tinySet, "--metrics", "recall@1000"}, 2, "--metrics look 1000 results deep but --k is 100"},
 		{[]string{"bench", "compare", "a.json", "b.json", "--metric", "f1@5"}, 2, `--metric "f1@5" is not a metric`},

@@ -139,6 +139,9 @@ func TestBenchRunEngine(t *testing.T) {
 			t.Errorf("stage size %s missing: %v", k, rep.Repro.StageSizes)
 		}
 	}
+	if rep.Repro.RerankWeight != engine.DefaultRerankWeight {
+		t.Errorf("repro rerank weight %g, want the default %g", rep.Repro.RerankWeight, engine.DefaultRerankWeight)
+	}
 	if rep.Repro.Cores <= 0 || rep.Repro.DatasetChecksum == "" || rep.Repro.CgraphVersion == "" || len(rep.Repro.Seeds) == 0 {
 		t.Errorf("repro %+v", rep.Repro)
 	}

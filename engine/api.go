@@ -214,6 +214,10 @@ type SearchRequest struct {
 	FilterK      int `json:"filter_k,omitempty"`
 	FusionK      int `json:"fusion_k,omitempty"`
 	DenseRecallK int `json:"dense_recall_k,omitempty"`
+	// RerankWeight is E12's weight in the pipeline's S4 MaxSim rerank when
+	// the profile weighs E12 0, in (0, 1]; 0 means the pipeline's default
+	// (DefaultRerankWeight).
+	RerankWeight float64 `json:"rerank_weight,omitempty"`
 	// Now anchors E2 recency and E3 periodicity; zero means time.Now().
 	Now time.Time `json:"now,omitzero"`
 	// Session and Seq anchor E4 (sequence_navigation): "near position Seq of

@@ -122,7 +122,7 @@ func (s *Engine) searchDefaults(ctx context.Context, req SearchRequest) (SearchR
 func (req SearchRequest) pipelineRequest() pipeline.Request {
 	return pipeline.Request{Query: req.Query, Profile: req.Profile, Mode: req.Mode, Primary: req.Embedder,
 		Direction: req.Direction, TopK: req.TopK, RecallK: req.RecallK, DenseRecallK: req.DenseRecallK, FilterK: req.FilterK, FusionK: req.FusionK,
-		NoThresholds: req.NoThresholds, Partial: req.Partial, Feedback: req.Feedback, Fusion: req.Fusion}
+		RerankWeight: req.RerankWeight, NoThresholds: req.NoThresholds, Partial: req.Partial, Feedback: req.Feedback, Fusion: req.Fusion}
 }
 
 // viewText says which text each query view encodes: the corrected query,

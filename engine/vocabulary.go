@@ -109,11 +109,14 @@ const (
 	DefaultRecallK     = pipeline.DefaultRecallK
 	DefaultDenseRecall = pipeline.DefaultDenseRecallK
 	DefaultFilterK     = pipeline.DefaultFilterK
-	DefaultFusionK     = pipeline.DefaultFusionK
-	DefaultFusion      = pipeline.DefaultFusion
-	FusionDefault      = pipeline.FusionDefault
-	FusionRRF          = pipeline.FusionRRF
-	FusionMinMax       = pipeline.FusionMinMax
+	// DefaultRerankWeight is E12's S4 weight when neither the profile nor
+	// SearchRequest.RerankWeight gives one.
+	DefaultRerankWeight = pipeline.DefaultRerankWeight
+	DefaultFusionK      = pipeline.DefaultFusionK
+	DefaultFusion       = pipeline.DefaultFusion
+	FusionDefault       = pipeline.FusionDefault
+	FusionRRF           = pipeline.FusionRRF
+	FusionMinMax        = pipeline.FusionMinMax
 )
 
 // ParseMode reads a mode name.

@@ -177,6 +177,7 @@ type benchRunFlags struct {
 	profiles, modes, embedders, metrics []string
 	maxQueries, k                       int
 	recallK, filterK, fusionK, batch    int
+	rerankWeight                        float64
 	seed                                uint64
 	noBaselines, noThresholds           bool
 	correct                             []string
@@ -249,6 +250,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	fl.BoolVar(&f.noBaselines, "no-baselines", false, "skip the bm25_only, e1_only and rrf_e1_e6 runs")
 	fl.IntVar(&f.recallK, "recall-k", 0, "pipeline S1 recall size (0 = the pipeline default, 10000)")
 	fl.IntVar(&f.filterK, "filter-k", 0, "pipeline S2 filter size (0 = the pipeline default, 1000)")
+	fl.Float64Var(&f.rerankWeight, "rerank-weight", 0, "E12's weight in the pipeline's S4 MaxSim rerank where a profile gives E12 none, in (0, 1] (0 = the default, 0.15)")
 	fl.IntVar(&f.fusionK, "fusion-k", 0, "S3 fusion size and per-slot k in multi_space (0 = the default, 100)")
 	fl.IntVar(&f.batch, "batch", 0, "memories per write batch while indexing (0 = 64)")
 	fl.BoolVar(&f.noThresholds, "no-thresholds", false, "keep results below every slot's low similarity threshold")
@@ -289,9 +291,12 @@ func (f *benchRunFlags) options(a *app.App) (benchstore.RunOptions, error) {
 			return benchstore.RunOptions{}, app.Usagef("give 0 (the default) or a positive size", "%s %d is negative", v.name, v.v)
 		}
 	}
+	if !(f.rerankWeight >= 0 && f.rerankWeight <= 1) {
+		return benchstore.RunOptions{}, app.Usagef("give a weight in (0, 1], or 0 for the default 0.15", "--rerank-weight %g is out of range", f.rerankWeight)
+	}
 	return benchstore.RunOptions{
 		Set: f.set, Out: f.out, Store: f.store, Profiles: profiles, Baselines: !f.noBaselines,
-		Config: benchstore.Config{RecallK: f.recallK, FilterK: f.filterK, FusionK: f.fusionK, Batch: f.batch,
+		Config: benchstore.Config{RecallK: f.recallK, FilterK: f.filterK, FusionK: f.fusionK, RerankWeight: f.rerankWeight, Batch: f.batch,
 			NoThresholds: f.noThresholds, Profiles: custom},
 		Bench: bench.RunOptions{Runs: runs, K: f.k, MaxQueries: f.maxQueries, Seed: f.seed, Metrics: f.metrics,
 			Progress: a.BenchProgress(), IndexProgress: a.BenchIndexProgress(), RunDir: f.runOut,
