@@ -84,6 +84,7 @@ func TestBadInput(t *testing.T) {
 		{"read-only init", "", []string{"init", "--read-only"}, ExitUsage, []string{"init creates a store", "drop --read-only"}},
 		{"samples into a used store", "", []string{"init", "--samples"}, ExitUsage, []string{"already holds 1 memories", "new directory"}},
 		{"search bad type", "", []string{"search", "q", "--type", "opinion"}, ExitUsage, []string{`unknown type "opinion"`, "use one of code"}},
+		{"search bad rerank weight", "", []string{"search", "q", "--rerank-weight", "2"}, ExitUsage, []string{"--rerank-weight 2 is out of range"}},
 		{"link bad relation type", "", []string{"link", absent, absent, "--type", "blames"}, ExitUsage, []string{`unknown relation type "blames"`, "use one of"}},
 	}
 	mustRun(t, "", "--db", db, "add", "the one memory")

@@ -41,6 +41,7 @@ type searchFlags struct {
 	recallK, filterK     int
 	denseRecallK         int
 	fusionK              int
+	rerankWeight         float64
 	session              string
 	seq                  uint64
 	explain              bool
@@ -138,6 +139,7 @@ func bindSearchFlags(cmd *cobra.Command, f *searchFlags) {
 	fl.IntVar(&f.recallK, "recall-k", engine.DefaultRecallK, "pipeline S1 sparse recall candidates per source (E13, E6)")
 	fl.IntVar(&f.denseRecallK, "dense-recall-k", engine.DefaultDenseRecall, "pipeline S1 dense recall candidates (E1)")
 	fl.IntVar(&f.filterK, "filter-k", engine.DefaultFilterK, "pipeline S2 filter candidates")
+	fl.Float64Var(&f.rerankWeight, "rerank-weight", 0, "E12's weight in the pipeline's S4 MaxSim rerank where the profile gives E12 none, in (0, 1]; 0: 0.15 with a ColBERT model, no rerank with the e5 token-state fallback (it measured no gain)")
 	fl.IntVar(&f.fusionK, "fusion-k", engine.DefaultFusionK, "S3 fusion output, and per-slot k in multi_space")
 	fl.StringVar(&f.session, "session", "", "anchor E4 sequence scores in this session (with --seq)")
 	fl.Uint64Var(&f.seq, "seq", 0, "anchor E4 at this position of --session")
@@ -229,6 +231,10 @@ func (f searchFlags) request(cmd *cobra.Command, query string) (engine.SearchReq
 		}
 		*k.dst = k.v
 	}
+	if !(f.rerankWeight >= 0 && f.rerankWeight <= 1) {
+		return req, app.Usagef("give a weight in (0, 1], or 0 for the default", "--rerank-weight %g is out of range", f.rerankWeight)
+	}
+	req.RerankWeight = f.rerankWeight
 	if cmd.Flags().Changed("seq") && f.session == "" {
 		return req, app.Usagef("add --session S: a position means nothing without its session", "--seq needs --session")
 	}

@@ -41,6 +41,9 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, err
 	}
 	preq := req.pipelineRequest()
+	if preq.RerankWeight == 0 && s.reg.Get(fingerprint.E12).Status().State == fingerprint.StatusFallback {
+		preq.RerankSkip = fallbackRerankSkip
+	}
 	keys, err := planViews(preq)
 	if err != nil {
 		return SearchResult{}, fmt.Errorf("search: %w", err)
@@ -117,6 +120,16 @@ func (s *Engine) searchDefaults(ctx context.Context, req SearchRequest) (SearchR
 	}
 	return req, nil
 }
+
+// fallbackRerankSkip is why pipeline mode skips S4 while E12 is the
+// e5-small-v2 token-state fallback: its MaxSim re-reads E1's own run, and
+// over four sets and three profiles reranking with it at 0.15 moved
+// nDCG@10 by −0.0004 on average (−0.005 to +0.008), cost auto 0.002–0.003
+// on three sets of four, and was what put pipeline below multi_space on
+// the one set and profile where it was (docs/BENCHMARKS.md, "Pipeline
+// stages"). A real ColBERT model reranks at DefaultRerankWeight;
+// SearchRequest.RerankWeight reranks with the fallback anyway.
+const fallbackRerankSkip = "E12 is the e5 token-state fallback, which re-reads E1's run and measured no gain as a rerank (docs/BENCHMARKS.md \"Pipeline stages\"); a rerank weight reranks with it anyway"
 
 // pipelineRequest is the part of req the pipeline plans and runs.
 func (req SearchRequest) pipelineRequest() pipeline.Request {

@@ -35,7 +35,9 @@
 // retrieve: S5 only), E12 (reranks only: S4) and E13 (recalls only: S1). In
 // multi_space a weighted E12/E13 is reported as skipped. E13's weight never
 // scores (pipeline mode recalls from E13 whatever its weight); E12's weight is
-// its S4 WRRF weight, Request.RerankWeight (0.15) when the profile gives 0.
+// its S4 WRRF weight, Request.RerankWeight (0.15) when the profile gives 0,
+// unless Request.RerankSkip skips S4 for such a profile (the engine does while
+// E12 is its e5 token-state fallback, which measured no gain as a rerank).
 // FusionK is raised to TopK when smaller. In single-slot modes
 // the score is the slot's raw score and the profile does not weigh anything.
 //

@@ -56,7 +56,9 @@ func Plan(req Request) ([]Probe, error) {
 		}
 		add(filterProbe)
 		fusion()
-		add(rerankProbe)
+		if req.RerankSkip == "" || r.weight(fingerprint.E12) > 0 {
+			add(rerankProbe)
+		}
 	case ModeMultiSpace:
 		fusion()
 	default:

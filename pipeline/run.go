@@ -48,6 +48,12 @@ type Request struct {
 	FusionK      int // S3 output; per-slot k in multi_space
 	// RerankWeight is E12's weight in S4 when the profile weighs E12 0.
 	RerankWeight float64
+	// RerankSkip, when set, skips S4 for a profile that weighs E12 0, and is
+	// the reason the trace gives (the engine sets it while E12 is a
+	// fallback that adds no ranking signal). A profile's own E12 weight
+	// still reranks; so does an explicit RerankWeight, which the caller
+	// passes instead of a skip.
+	RerankSkip string
 	// ExactNameBoost is beta in the E11 factor 1 + beta·Jaccard.
 	ExactNameBoost float64
 	// NoThresholds keeps results below every slot's Low threshold.

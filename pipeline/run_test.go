@@ -628,7 +628,11 @@ func TestRunProbesOnlyPlanned(t *testing.T) {
 					}
 				}
 				for _, primary := range primaries {
-					req := Request{Profile: prof, Mode: mode, Direction: dir, Primary: primary, NoThresholds: true}
+					skip := ""
+					if dir == DirectionEffects { // and once with S4 skipped
+						skip = "test skip"
+					}
+					req := Request{Profile: prof, Mode: mode, Direction: dir, Primary: primary, NoThresholds: true, RerankSkip: skip}
 					plan, err := Plan(req)
 					if err != nil {
 						t.Fatal(err)
@@ -647,6 +651,54 @@ func TestRunProbesOnlyPlanned(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestRerankSkip: RerankSkip leaves the fused order as it is, probes no E12
+// and says why in the trace and the spaces; a profile that weighs E12
+// reranks anyway.
+func TestRerankSkip(t *testing.T) {
+	f := newFake().
+		set(sym(fp.E6), 1, 9, 2, 8, 3, 7).
+		set(sym(fp.E1), 1, .9, 2, .8, 3, .7).
+		set(Probe{fp.E1, ViewMatryoshka128}, 1, .9, 2, .8, 3, .7).
+		set(sym(fp.E12), 3, .99, 2, .98, 1, .1) // E12 alone would turn the order round
+	f.unavailable[fp.E13] = true
+	semantic, _ := profiles.Lookup("semantic_search")
+	res, err := Run(ctx, f, Request{Profile: semantic, Mode: ModePipeline, RerankSkip: "why not"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := traceOf(res, StageRerank).Note; n != "skipped: why not" {
+		t.Errorf("rerank note %q", n)
+	}
+	if r, ok := report(res, StageRerank, fp.E12); !ok || r.Status != StatusSkipped || r.Note != "why not" {
+		t.Errorf("E12 report %+v %v", r, ok)
+	}
+	for _, c := range f.calls {
+		if c.probe.Slot == fp.E12 {
+			t.Errorf("skipped S4 probed E12")
+		}
+	}
+	if got := docs(res); !slices.Equal(got, []record.DocNum{1, 2, 3}) {
+		t.Errorf("results %v, want the fused order 1 2 3", got)
+	}
+	for _, name := range []string{"semantic_search", "balanced"} { // balanced weighs E12 itself
+		p, _ := profiles.Lookup(name)
+		skip := ""
+		if name == "balanced" {
+			skip = "ignored: the profile weighs E12"
+		}
+		res, err := Run(ctx, f, Request{Profile: p, Mode: ModePipeline, RerankSkip: skip, RerankWeight: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := traceOf(res, StageRerank).Note; !strings.Contains(n, "E12 MaxSim weight") {
+			t.Errorf("%s: rerank note %q, want a rerank", name, n)
+		}
+		if got := docs(res); name == "semantic_search" && slices.Equal(got, []record.DocNum{1, 2, 3}) {
+			t.Errorf("reranked at weight 1, the order stayed %v: the skip above proves nothing", got)
 		}
 	}
 }

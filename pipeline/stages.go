@@ -170,6 +170,10 @@ func docsOf(cands []*cand) *roaring.Bitmap {
 func (r *run) rerank(top []*cand) ([]*cand, string, error) {
 	w, src := r.weight(fingerprint.E12), "profile"
 	if w == 0 {
+		if r.req.RerankSkip != "" {
+			r.skip(StageRerank, fingerprint.E12, r.req.RerankSkip)
+			return top, "skipped: " + r.req.RerankSkip, nil
+		}
 		w, src = r.req.RerankWeight, "rerank default"
 	}
 	if len(top) == 0 {
