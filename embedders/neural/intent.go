@@ -211,27 +211,6 @@ func (e *intentEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (emb
 	return embedders.QueryView{Slot: fingerprint.E10, Value: fingerprint.Dense(v)}, nil
 }
 
-// e7Shared is E7 reading its pooled vectors from the MiniLM run it shares
-// with E10.
-type e7Shared struct {
-	*denseEmbedder
-	pass *sharedPass[spanPools]
-}
-
-func (e *e7Shared) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
-	texts, idx := nonEmpty(docs)
-	res, err := e.pass.run(ctx, docs, texts)
-	if err != nil {
-		return nil, fmt.Errorf("E7: %w", err)
-	}
-	out := emptyEntries(len(docs))
-	for k, v := range res {
-		out[idx[k]] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: e.status.Producer,
-			Note: truncNote(v.Meta, e.lm), Value: fingerprint.Dense(v.Vector)}
-	}
-	return out, nil
-}
-
 // buildE7E10 builds E7 and E10; when both run all-MiniLM-L6-v2 they share its
 // run per batch.
 func buildE7E10(l *loader) ([]embedders.Embedder, error) {

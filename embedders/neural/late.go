@@ -227,17 +227,25 @@ func (p *sharedPass[X]) run(ctx context.Context, docs []embedders.Input, texts [
 	return r.res, r.err
 }
 
-// e1Shared is E1 reading its pooled vectors from the shared pass.
-type e1Shared struct {
+// sharedDense is a dense slot (E1, E7) reading its pooled vectors from the
+// run it shares with a token slot (E12, E10).
+type sharedDense[X any] struct {
 	*denseEmbedder
-	pass *sharedPass[fingerprint.Tokens]
+	pass *sharedPass[X]
 }
 
-func (e *e1Shared) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
+// e1Shared is E1 on e5-small-v2's run shared with E12; e7Shared is E7 on
+// MiniLM's run shared with E10.
+type (
+	e1Shared = sharedDense[fingerprint.Tokens]
+	e7Shared = sharedDense[spanPools]
+)
+
+func (e *sharedDense[X]) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
 	texts, idx := nonEmpty(docs)
 	res, err := e.pass.run(ctx, docs, texts)
 	if err != nil {
-		return nil, fmt.Errorf("E1: %w", err)
+		return nil, fmt.Errorf("%s: %w", e.slot, err)
 	}
 	out := emptyEntries(len(docs))
 	for k, v := range res {

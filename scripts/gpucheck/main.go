@@ -287,6 +287,28 @@ func (t timedSlot) EmbedDocuments(ctx context.Context, docs []embedders.Input) (
 	return t.Embedder.EmbedDocuments(ctx, docs)
 }
 
+// timeRegistry fingerprints in through reg in 512-document calls, one at a
+// time, with every slot timed: the run's span and each slot's total time
+// inside it (fullIngest.InRunMS).
+func timeRegistry(ctx context.Context, reg *engine.Registry, in []embedders.Input) (span, map[string]float64, error) {
+	timed, took, err := timedRegistry(reg)
+	if err != nil {
+		return span{}, nil, err
+	}
+	t := time.Now()
+	for start := 0; start < len(in); start += 512 {
+		if _, err := timed.EmbedDocuments(ctx, in[start:min(start+512, len(in))]); err != nil {
+			return span{}, nil, err
+		}
+	}
+	sp := since(t)
+	inRun := map[string]float64{}
+	for i, s := range fingerprint.Slots() {
+		inRun[s.String()] = msOf(time.Duration(took[i].Load()))
+	}
+	return sp, inRun, nil
+}
+
 // timedRegistry is reg with every slot timed: took[i] is slot i's total.
 func timedRegistry(reg *engine.Registry) (*engine.Registry, []*atomic.Int64, error) {
 	var es []embedders.Embedder
@@ -676,20 +698,9 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 	if err != nil {
 		return err
 	}
-	timed, took, err := timedRegistry(reg)
+	sp, inRun, err := timeRegistry(ctx, reg, in)
 	if err != nil {
-		return err
-	}
-	t := time.Now()
-	for start := 0; start < len(in); start += 512 {
-		if _, err := timed.EmbedDocuments(ctx, in[start:min(start+512, len(in))]); err != nil {
-			return fmt.Errorf("registry on %s: %w", dev, err)
-		}
-	}
-	sp := since(t)
-	inRun := map[string]float64{}
-	for i, s := range fingerprint.Slots() {
-		inRun[s.String()] = msOf(time.Duration(took[i].Load()))
+		return fmt.Errorf("registry on %s: %w", dev, err)
 	}
 	if stopProfile != nil {
 		stopProfile()
