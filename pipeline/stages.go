@@ -174,7 +174,7 @@ func (r *run) rerank(top []*cand) ([]*cand, string, error) {
 			r.skip(StageRerank, fingerprint.E12, r.req.RerankSkip)
 			return top, "skipped: " + r.req.RerankSkip, nil
 		}
-		w, src = r.req.RerankWeight, "rerank default"
+		w, src = r.req.RerankWeight, "rerank weight: the profile gives E12 none"
 	}
 	if len(top) == 0 {
 		return top, "no candidates", nil
