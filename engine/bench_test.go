@@ -273,12 +273,16 @@ type benchMode struct {
 	name    string
 	mode    pipeline.Mode
 	profile string
+	rerank  float64 // SearchRequest.RerankWeight (0: the engine's policy)
 }
 
 var benchModes = []benchMode{
-	{"e1_only", pipeline.ModeE1Only, "semantic_search"},
-	{"multi_space", pipeline.ModeMultiSpace, "semantic_search"},
-	{"pipeline", pipeline.ModePipeline, "pipeline_full"},
+	{"e1_only", pipeline.ModeE1Only, "semantic_search", 0},
+	{"multi_space", pipeline.ModeMultiSpace, "semantic_search", 0},
+	{"pipeline", pipeline.ModePipeline, "pipeline_full", 0},
+	// pipeline_s4 reranks with the fallback E12, which Search skips by
+	// default: what S4 costs.
+	{"pipeline_s4", pipeline.ModePipeline, "pipeline_full", pipeline.DefaultRerankWeight},
 }
 
 func percentile(ds []time.Duration, p float64) time.Duration {
@@ -334,8 +338,8 @@ func BenchmarkSearch(b *testing.B) {
 			reqs := make([]SearchRequest, len(queries))
 			views := make([]*queryViews, len(queries))
 			for i, q := range queries {
-				reqs[i] = SearchRequest{Query: q, Profile: p, Mode: m.mode, Now: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}
-				keys, err := planViews(pipeline.Request{Profile: p, Mode: m.mode})
+				reqs[i] = SearchRequest{Query: q, Profile: p, Mode: m.mode, RerankWeight: m.rerank, Now: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}
+				keys, err := planViews(s.rerankPolicy(pipeline.Request{Profile: p, Mode: m.mode, RerankWeight: m.rerank}))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -349,7 +353,7 @@ func BenchmarkSearch(b *testing.B) {
 				agree, agreeSrc, total := 0, 0, 0
 				for i := range b.N {
 					j := i % len(queries)
-					preq := pipeline.Request{Query: reqs[j].Query, Profile: p, Mode: m.mode}
+					preq := s.rerankPolicy(pipeline.Request{Query: reqs[j].Query, Profile: p, Mode: m.mode, RerankWeight: m.rerank})
 					s.mu.RLock()
 					t0 := time.Now()
 					res, err := pipeline.Run(ctx, &spaces{s: s, ix: s.ix, q: views[j]}, preq)

@@ -40,10 +40,7 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err != nil {
 		return SearchResult{}, err
 	}
-	preq := req.pipelineRequest()
-	if preq.RerankWeight == 0 && s.reg.Get(fingerprint.E12).Status().State == fingerprint.StatusFallback {
-		preq.RerankSkip = fallbackRerankSkip
-	}
+	preq := s.rerankPolicy(req.pipelineRequest())
 	keys, err := planViews(preq)
 	if err != nil {
 		return SearchResult{}, fmt.Errorf("search: %w", err)
@@ -130,6 +127,15 @@ func (s *Engine) searchDefaults(ctx context.Context, req SearchRequest) (SearchR
 // stages"). A real ColBERT model reranks at DefaultRerankWeight;
 // SearchRequest.RerankWeight reranks with the fallback anyway.
 const fallbackRerankSkip = "E12 is the e5 token-state fallback, which re-reads E1's run and measured no gain as a rerank (docs/BENCHMARKS.md \"Pipeline stages\"); a rerank weight reranks with it anyway"
+
+// rerankPolicy skips S4 while E12 is the fallback (fallbackRerankSkip),
+// unless preq gives a rerank weight.
+func (s *Engine) rerankPolicy(preq pipeline.Request) pipeline.Request {
+	if preq.RerankWeight == 0 && s.reg.Get(fingerprint.E12).Status().State == fingerprint.StatusFallback {
+		preq.RerankSkip = fallbackRerankSkip
+	}
+	return preq
+}
 
 // pipelineRequest is the part of req the pipeline plans and runs.
 func (req SearchRequest) pipelineRequest() pipeline.Request {
