@@ -50,9 +50,9 @@ type Request struct {
 	RerankWeight float64
 	// RerankSkip, when set, skips S4 for a profile that weighs E12 0, and is
 	// the reason the trace gives (the engine sets it while E12 is a
-	// fallback that adds no ranking signal). A profile's own E12 weight
-	// still reranks; so does an explicit RerankWeight, which the caller
-	// passes instead of a skip.
+	// fallback that adds no ranking signal, unless its caller gave a
+	// RerankWeight). A profile's own E12 weight still reranks; RerankWeight
+	// is ignored while RerankSkip is set.
 	RerankSkip string
 	// ExactNameBoost is beta in the E11 factor 1 + beta·Jaccard.
 	ExactNameBoost float64

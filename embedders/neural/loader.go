@@ -110,19 +110,15 @@ func (lm *loaded) EmbedPrefixed(ctx context.Context, prefix string, texts []stri
 }
 
 func (lm *loaded) EmbedWithTokens(ctx context.Context, prefix string, texts []string) ([]runtime.Pooled, error) {
-	if len(texts) == 1 {
-		p, err := lm.onePass(ctx, prefix, texts[0])
-		if err != nil {
-			return nil, err
+	// A batch's token states live in its run's buffer and are copied out;
+	// one text's are onePass's shared matrix, which callers only read.
+	batch := len(texts) > 1
+	return mapTokens(ctx, lm, prefix, texts, func(_ int, p runtime.Pooled) runtime.Pooled {
+		if batch {
+			p.Tokens.Data = slices.Clone(p.Tokens.Data)
 		}
-		p.Vector = slices.Clone(p.Vector) // the token matrix is shared: callers only read it
-		return []runtime.Pooled{p}, nil
-	}
-	m, err := lm.model()
-	if err != nil {
-		return nil, err
-	}
-	return m.EmbedWithTokens(ctx, prefix, texts)
+		return p
+	})
 }
 
 // mapTokens is runtime.MapTokens through lm: a single text goes through
