@@ -138,7 +138,7 @@ func (e *ProducerMismatchError) Error() string {
 	case "int8":
 		return s + " the store holds the CPU's default int8 weights of the same models: open it with `--device cpu` (and the default --precision), or run `cgraph reembed` to recompute those slots in these weights"
 	case "same":
-		return s + " the store holds other files of the same models (another --precision: the fused fp16 files of `make setup-cuda-fp16` open with `--device cuda --precision fp16`): open it with the precision it was built with, or run `cgraph reembed` to recompute those slots"
+		return s + " the store holds the same models' values computed another way — other files (another --precision: the fused fp16 files of `make setup-cuda-fp16` open with `--device cuda --precision fp16`) or an earlier cgraph's recipe (what a slot reads of a memory, e.g. the code view of E1, E5, E7, E10 and E12): open it with the precision it was built with, or run `cgraph reembed` to recompute those slots"
 	}
 	return s + " run `cgraph reembed` (or `cgraph reembed --slot E1`) to recompute those slots, or install the models the store was built with"
 }

@@ -30,7 +30,7 @@ func (e *denseEmbedder) Status() embedders.SlotStatus { return e.lm.withDevice(e
 // EmbedDocuments embeds every non-empty text in one batched call; an empty
 // text gets an unavailable entry (there is nothing to embed).
 func (e *denseEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
-	texts, idx := nonEmpty(docs)
+	texts, idx := readTexts(docs)
 	vs, err := e.lm.EmbedPrefixed(ctx, e.docPrefix, texts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.slot, err)
@@ -61,6 +61,17 @@ func (e *denseEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embe
 
 // emptyText is the note of a memory with no text to embed.
 const emptyText = "empty text: nothing to embed"
+
+// readTexts returns the texts worth embedding as the dense and token slots
+// (E1, E7, E10, E12) read them — through codeView — and their positions in
+// docs.
+func readTexts(docs []embedders.Input) (texts []string, idx []int) {
+	texts, idx = nonEmpty(docs)
+	for i, t := range texts {
+		texts[i] = codeView(t)
+	}
+	return texts, idx
+}
 
 // nonEmpty returns the texts worth embedding and their positions in docs.
 func nonEmpty(docs []embedders.Input) (texts []string, idx []int) {

@@ -21,6 +21,11 @@
 // sentence rules), so any change is a different producer and a store built
 // otherwise is refused.
 //
+// E1, E5, E7, E10 and E12 read a memory through its code view (codeView):
+// the name its first code line defines, as words, then the text with every
+// identifier split into its words. Prose passes nearly unchanged; queries
+// are never rewritten. The view is part of those slots' producers.
+//
 // It must not search (package indexes) nor decide fusion (package pipeline).
 //
 // # Slot plan, and why
@@ -38,7 +43,7 @@
 //     (docstring, code) pairs, with a learned query head (e7head.bin, a
 //     384×384 map in projection's format): a query's vector is mapped
 //     toward where its code's vector lies; documents keep MiniLM's own
-//     vectors. Fitted by TestUpdateE7Head on doc-comment → code pairs mined
+//     vectors of their code view. Fitted by TestUpdateE7Head on doc-comment → code pairs mined
 //     from the Go module cache, Python's dist-packages, the JDK sources and
 //     an npm tree — never GOROOT/src or /usr/lib/python3.11, the trees of
 //     the development bench sets (e7head.txt, docs/MODELS.md).

@@ -232,7 +232,7 @@ type e7Embedder struct {
 func (e e7Embedder) pairs(t testing.TB, ps []bench.Pair) e7Vecs {
 	qs, ds := make([]string, len(ps)), make([]string, len(ps))
 	for i, p := range ps {
-		qs[i], ds[i] = p.Query, e7CodeText(p.Code)
+		qs[i], ds[i] = p.Query, codeView(e7CodeText(p.Code)) // as E7 stores a document
 	}
 	return e7Vecs{Q: e.cache.embed(t, e.lm, e.qp, qs), D: e.cache.embed(t, e.lm, e.dp, ds)}
 }
@@ -592,8 +592,8 @@ func TestUpdateE7Head(t *testing.T) {
 	for _, tr := range e7Trees() {
 		trees = append(trees, tr.Lang+": "+tr.Root)
 	}
-	prov := fmt.Sprintf("E7 query head (e7head.bin), written by TestUpdateE7Head (e7head_test.go)\nmodel: %s\nrecipe: %s (best mean LOLO nDCG@10 of %d recipes), fitted on all %d pairs\npairs: %s (seed %d, code cut at %d bytes)\ntrees:\n  %s\n  (java unpacked from %s: %s)\nsha256: %x\n\nleave-one-language-out (E1 = %s):\n%s\n",
-		d.E7ID, best.Fit.Name, len(res), len(q), strings.Join(counts, ", "), e7Seed, e7CodeMaxBytes, strings.Join(trees, "\n  "), e7JavaZip, e7JavaModules, sha256.Sum256(b), d.E1ID, strings.Join(lines, "\n"))
+	prov := fmt.Sprintf("E7 query head (e7head.bin), written by TestUpdateE7Head (e7head_test.go)\nmodel: %s\nrecipe: %s (best mean LOLO nDCG@10 of %d recipes), fitted on all %d pairs\npairs: %s (seed %d, code cut at %d bytes)\ndocuments: the code view, as E7 and E1 store them (%s)\ntrees:\n  %s\n  (java unpacked from %s: %s)\nsha256: %x\n\nleave-one-language-out (E1 = %s):\n%s\n",
+		d.E7ID, best.Fit.Name, len(res), len(q), strings.Join(counts, ", "), e7Seed, e7CodeMaxBytes, codeViewRecipe, strings.Join(trees, "\n  "), e7JavaZip, e7JavaModules, sha256.Sum256(b), d.E1ID, strings.Join(lines, "\n"))
 	if err := os.WriteFile("e7head.txt", []byte(prov), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -342,7 +342,8 @@ func (c modelCall) check(out []runtime.Dense, fps []fingerprint.Fingerprint) err
 // order, by mirroring each model-backed embedder's EmbedDocuments. It knows
 // the embedders of this package; another kind is an error, not a guess.
 func ingestCalls(ctx context.Context, r *embedders.Registry, docs []embedders.Input) ([]modelCall, error) {
-	texts, idx := nonEmpty(docs)
+	texts, idx := readTexts(docs) // as the dense and token slots read them
+	raw, _ := nonEmpty(docs)
 	var calls []modelCall
 	same := func(s fingerprint.SlotID) []vectorUse { // one output per non-empty text
 		us := make([]vectorUse, len(idx))
@@ -391,8 +392,8 @@ func ingestCalls(ctx context.Context, r *embedders.Registry, docs []embedders.In
 				calls = append(calls, modelCall{lm: e.lm, slots: s.String(), in: in, uses: uses})
 			}
 		case *sparseEmbedder:
-			in := make([]string, len(texts))
-			for i, t := range texts {
+			in := make([]string, len(raw))
+			for i, t := range raw {
 				in[i] = keywords.SplitIdentifiers(t)
 			}
 			calls = append(calls, modelCall{lm: e.lm, slots: s.String(), kind: runSparse, in: in})

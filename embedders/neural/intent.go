@@ -166,7 +166,7 @@ func meanRows(tm runtime.TokenMatrix, rows []int) []float32 {
 }
 
 func (e *intentEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
-	texts, idx := nonEmpty(docs)
+	texts, idx := readTexts(docs)
 	res, err := e.pass.run(ctx, docs, texts)
 	if err != nil {
 		return nil, fmt.Errorf("E10: %w", err)
@@ -233,7 +233,7 @@ func buildE7E10(l *loader) ([]embedders.Embedder, error) {
 		pass.consumers = 1
 	}
 	e10 := &intentEmbedder{lm: lm, pass: pass, status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
-		Producer: lm.producer("E10 intent/context span pool v2", intentCue.String(), sentencePunct.String(), paragraphEnd.String(), listItem.String()),
+		Producer: lm.producer("E10 intent/context span pool v2", intentCue.String(), sentencePunct.String(), paragraphEnd.String(), listItem.String(), codeViewRecipe),
 		Representation: fmt.Sprintf("as-intent (goal and imperative sentences, else the first) / as-context (the rest) %d-d vectors: %s token states mean-pooled over each span — a different model and input than E1; onnx sha256 %s",
 			lm.meta.Dims, id, lm.short())}}
 	// The span pooling (sentence split and re-tokenising, ~0.5 ms per

@@ -242,7 +242,7 @@ type (
 )
 
 func (e *sharedDense[X]) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
-	texts, idx := nonEmpty(docs)
+	texts, idx := readTexts(docs)
 	res, err := e.pass.run(ctx, docs, texts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.slot, err)
@@ -270,7 +270,7 @@ func (e *lateEmbedder) Slot() fingerprint.SlotID     { return fingerprint.E12 }
 func (e *lateEmbedder) Status() embedders.SlotStatus { return e.lm.withDevice(e.status) }
 
 func (e *lateEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
-	texts, idx := nonEmpty(docs)
+	texts, idx := readTexts(docs)
 	ts, metas, err := e.docs(ctx, docs, texts)
 	if err != nil {
 		return nil, fmt.Errorf("E12: %w", err)
@@ -361,7 +361,7 @@ func buildE1E12(l *loader) ([]embedders.Embedder, error) {
 			return proj.tokens(res[0].Tokens), nil
 		},
 		status: embedders.SlotStatus{State: fingerprint.StatusFallback, Reason: e12FallbackNote, Dims: proj.Out,
-			Producer: d.lm.producer("E12 e5 token states PCA v1", d.docPrefix, d.queryPrefix, e12PCASHA256),
+			Producer: d.lm.producer("E12 e5 token states PCA v1", d.docPrefix, d.queryPrefix, e12PCASHA256, codeViewRecipe),
 			Representation: fmt.Sprintf("one %d-d L2-normalised vector per token (MaxSim): %s token states (same run as E1) × PCA (e12pca.bin sha256 %x); onnx sha256 %s",
 				proj.Out, d.lm.id, e12PCASHA256[:6], d.lm.short())}}
 	return []embedders.Embedder{&e1Shared{denseEmbedder: d, pass: pass}, e12}, nil
@@ -415,7 +415,7 @@ func buildColBERT(l *loader) (embedders.Embedder, error) {
 			return ident.tokens(res[0].Tokens), nil
 		},
 		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
-			Producer:       lm.producer("E12 colbert v1", qp, dp),
+			Producer:       lm.producer("E12 colbert v1", qp, dp, codeViewRecipe),
 			Representation: fmt.Sprintf("one %d-d L2-normalised vector per token (MaxSim), %s; onnx sha256 %s", lm.meta.Dims, lm.id, lm.short())}}, nil
 }
 

@@ -143,7 +143,7 @@ func loadE5Head() (shiftHead, error) {
 }
 
 // buildE5: bge-small-en-v1.5 (a different model than E1), one pass per
-// memory without instruction, then the learned head gives the as-cause
+// memory without instruction over its codeView, then the learned head gives the as-cause
 // (side A) and as-effect (side B) vectors; a query looking for causes is an
 // effect and gets the effect view, and the other way round.
 func buildE5(l *loader) (embedders.Embedder, error) {
@@ -161,11 +161,14 @@ func buildE5(l *loader) (embedders.Embedder, error) {
 	}
 	sign := map[fingerprint.Side]float32{fingerprint.SideA: -1, fingerprint.SideB: +1}
 	return &pairEmbedder{slot: fingerprint.E5, lm: lm,
-		docSides:  func(text string) (string, string, string) { return text, text, "" },
+		docSides: func(text string) (string, string, string) {
+			v := codeView(text)
+			return v, v, ""
+		},
 		querySide: func(text string, _ fingerprint.Side) string { return text },
 		view:      func(v []float32, s fingerprint.Side) []float32 { return h.apply(v, sign[s]) },
 		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
-			Producer: lm.producer("E5 pair v1", e5HeadSHA256),
+			Producer: lm.producer("E5 pair v1", e5HeadSHA256, codeViewRecipe),
 			Representation: fmt.Sprintf("as-cause / as-effect %d-d vectors: %s (CLS, L2) through a learned direction head (e5head.json sha256 %x, fitted on mined cause→effect pairs); onnx sha256 %s",
 				lm.meta.Dims, id, e5HeadSHA256[:6], lm.short())}}, nil
 }

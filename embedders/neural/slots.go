@@ -35,7 +35,7 @@ func buildE1(l *loader) (embedders.Embedder, error) {
 	qp, dp := lm.meta.QueryPrefix, lm.meta.PassagePrefix
 	return &denseEmbedder{slot: fingerprint.E1, lm: lm, docPrefix: dp, queryPrefix: qp,
 		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
-			Producer: lm.producer("E1 dense v1", dp, qp),
+			Producer: lm.producer("E1 dense v1", dp, qp, codeViewRecipe),
 			Representation: fmt.Sprintf("%d-d %s (%q / %q, mean pooled, L2); first 128 dims re-normalised = E1-Matryoshka-128; onnx sha256 %s",
 				lm.meta.Dims, id, qp, dp, lm.short())}}, nil
 }
@@ -59,7 +59,7 @@ func buildE7(l *loader) (embedders.Embedder, error) {
 	qp, dp := lm.meta.QueryPrefix, lm.meta.PassagePrefix
 	e := &denseEmbedder{slot: fingerprint.E7, lm: lm, docPrefix: dp, queryPrefix: qp,
 		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
-			Producer:       lm.producer("E7 dense v1", dp, qp),
+			Producer:       lm.producer("E7 dense v1", dp, qp, codeViewRecipe),
 			Representation: fmt.Sprintf("%d-d %s: %s; onnx sha256 %s", lm.meta.Dims, id, why, lm.short())}}
 	if code {
 		return e, nil

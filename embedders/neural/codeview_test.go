@@ -1,0 +1,137 @@
+package neural
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/cgraph/cgraph/fingerprint"
+)
+
+func TestDefinedName(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"go func", "func NewReader(r io.Reader) *Reader {\n\treturn nil\n}", "NewReader"},
+		{"go method", "func (h *Header) FileInfo() fs.FileInfo {\n\treturn headerFileInfo{h}\n}", "FileInfo"},
+		{"go generic", "func Min[S ~[]E, E cmp.Ordered](x S) E {", "Min"},
+		{"python", "def guess_type(self, url, strict=True):\n    url = os.fspath(url)", "guess_type"},
+		{"python decorated", "@property\ndef name(self):\n    return self._name", "name"},
+		{"python async", "async def fetch(url):\n    pass", "fetch"},
+		{"java", "public static Error NoValueForOption(String arg0) {", "NoValueForOption"},
+		{"java annotated", "@Override\n    public void checkCreate(String className) {", "checkCreate"},
+		{"java wrapped signature", "public final Collection<? extends Certificate> generateCertificates\n        (InputStream in) {", "generateCertificates"},
+		{"java generic return", "public static <T> List<T> copyOf(Collection<? extends T> coll) {", "copyOf"},
+		{"java constructor", "public ModelMBeanInfoSupport(String className,\n            String description) {", "ModelMBeanInfoSupport"},
+		{"js function", "function parseQuery(s) {", "parseQuery"},
+		{"js arrow", "const detectFromQuery = (c, options) => {", "detectFromQuery"},
+		{"js prototype", "Container.prototype.atPosition = function(line, col) {", "atPosition"},
+		{"js export", "export async function loadConfig(path) {", "loadConfig"},
+		{"rust", "pub fn parse_line(s: &str) -> Option<Line> {", "parse_line"},
+		{"comment first", "// Len is the length.\nfunc (l *List) Len() int { return l.n }", "Len"},
+		{"prose", "The cache was stale because the writer never flushed.", ""},
+		{"prose with call", "Fixed the retry loop: it slept 10 s between tries (see the log).", ""},
+		{"control flow", "if (x > 0) {\n  return x;\n}", ""},
+		{"return call", "return parse(text)", ""},
+		{"empty", "", ""},
+		{"blank lines only", "\n\n  \n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := definedName(c.text); got != c.want {
+				t.Errorf("definedName(%q) = %q, want %q", c.text, got, c.want)
+			}
+		})
+	}
+}
+
+func TestCodeView(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"func (h *Header) FileInfo() fs.FileInfo {\n\treturn headerFileInfo{h}\n}",
+			"file info: func (h *Header) File Info() fs.File Info {\n\treturn header File Info{h}\n}"},
+		{"def guess_type(self, url):\n    return None", "guess type: def guess type(self, url):\n    return None"},
+		// Prose keeps its words; only identifiers split.
+		{"The cache was stale because the writer never flushed.", "The cache was stale because the writer never flushed."},
+		{"Set maxRetries to 3 after the outage.", "Set max Retries to 3 after the outage."},
+	} {
+		if got := codeView(c.text); got != c.want {
+			t.Errorf("codeView(%q)\n got %q\nwant %q", c.text, got, c.want)
+		}
+	}
+}
+
+// FuzzCodeView checks codeView on any text: no panic, valid UTF-8 in gives
+// valid UTF-8 out, a non-blank text stays non-blank (an embedder reads it),
+// the result is deterministic, and the name it puts first is one the text
+// defines.
+func FuzzCodeView(f *testing.F) {
+	for _, s := range []string{"func (h *Header) FileInfo() fs.FileInfo {", "@x\n\ndef f():", "const a = () => 1",
+		"public final X\n(", "Foo.prototype.bar = function(", "plain words", "((((", "\xff\xfe(", "a\nb\nc"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got := codeView(text)
+		if got != codeView(text) {
+			t.Fatal("not deterministic")
+		}
+		if utf8.ValidString(text) && !utf8.ValidString(got) {
+			t.Fatalf("codeView(%q) = %q: invalid UTF-8", text, got)
+		}
+		if strings.TrimSpace(text) != "" && strings.TrimSpace(got) == "" {
+			t.Fatalf("codeView(%q) is blank", text)
+		}
+		if n := definedName(text); n != "" && !strings.Contains(text, n) {
+			t.Fatalf("definedName(%q) = %q, not in the text", text, n)
+		}
+	})
+}
+
+// TestSlotsReadCodeView checks that E1, E5 and E7 store their model's
+// vector of the memory's code view — not of the text as written — for a
+// function, and the text's own vector for prose, which the view leaves as
+// it is.
+func TestSlotsReadCodeView(t *testing.T) {
+	r := testRegistry(t)
+	ctx := context.Background()
+	code := "func (c *Cache) evictOldest() {\n\tdelete(c.items, c.order[0])\n\tc.order = c.order[1:]\n}"
+	prose := "The cache was stale because the writer never flushed."
+	fps, err := r.EmbedDocuments(ctx, inputs(code, prose))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []fingerprint.SlotID{fingerprint.E1, fingerprint.E5, fingerprint.E7} {
+		var lm *loaded
+		prefix, side := "", func(v []float32) []float32 { return v }
+		stored := func(i int) []float32 { return fps[i].Get(s).Value.(fingerprint.Dense) }
+		switch e := r.Get(s).(type) {
+		case *e1Shared:
+			lm, prefix = e.lm, e.docPrefix
+		case *e7Shared:
+			lm, prefix = e.lm, e.docPrefix
+		case *denseEmbedder:
+			lm, prefix = e.lm, e.docPrefix
+		case *pairEmbedder:
+			lm, side = e.lm, func(v []float32) []float32 { return e.apply(v, fingerprint.SideA) }
+			stored = func(i int) []float32 { return fps[i].Get(s).Value.(fingerprint.Pair).A }
+		default:
+			t.Fatalf("%s: unexpected embedder %T", s, e)
+		}
+		// The same batch as the registry's (int8 weights quantise
+		// activations per batch, so another batch moves the last digits).
+		vs, err := lm.EmbedPrefixed(ctx, prefix, []string{codeView(code), prose})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := lm.EmbedPrefixed(ctx, prefix, []string{code, prose})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := cosine(stored(0), side(vs[0].Vector)); c < 0.9999 {
+			t.Errorf("%s: stored vector of the function is not its code view's (cosine %.5f)", s, c)
+		}
+		if c := cosine(stored(0), side(raw[0].Vector)); c > 0.99 {
+			t.Errorf("%s: stored vector of the function is the raw text's (cosine %.5f): the view is not applied", s, c)
+		}
+		if c := cosine(stored(1), side(vs[1].Vector)); c < 0.9999 {
+			t.Errorf("%s: prose is not stored as written (cosine %.5f)", s, c)
+		}
+	}
+}
