@@ -15,9 +15,11 @@ import (
 // they rarely saw in training; split, they read the words a doc comment
 // uses, and the name first is the summary a query paraphrases (+0.03 to
 // +0.09 nDCG@10 on Go, Java and JavaScript pairs, level on Python:
-// docs/BENCHMARKS.md "The code view"). Prose without a definition on its
-// first line only has its identifiers split. Queries are not rewritten: they
-// are prose already.
+// docs/BENCHMARKS.md "The code view"). A definition under a leading comment
+// gets no name: the comment already summarises it in words, first, and a
+// name before it would push it back (bge's CLS vector leans on the start).
+// Prose without a definition on its first line only has its identifiers
+// split. Queries are not rewritten: they are prose already.
 //
 // codeView must stay a pure function of the text: it decides those slots'
 // stored values, so a change to it is a change of their producers
@@ -27,8 +29,8 @@ func codeView(text string) string {
 	if strings.TrimSpace(split) == "" { // "_": only separators; keep what was written
 		split = text
 	}
-	name := definedName(text)
-	if name == "" {
+	name, commented := definedName(text)
+	if name == "" || commented { // a doc comment says it in words already, first
 		return split
 	}
 	return strings.ToLower(keywords.SplitIdentifiers(name)) + ": " + split
@@ -63,17 +65,20 @@ var statements = map[string]bool{"return": true, "throw": true, "await": true, "
 
 // definedName is the name a definition on text's first code line gives
 // ("FileInfo" for "func (h *Header) FileInfo() fs.FileInfo {"), skipping
-// blank lines, annotations and decorators ("@Override"), and comments; ""
-// when that line is not a definition.
-func definedName(text string) string {
+// blank lines, annotations and decorators ("@Override"), and comments
+// (commented says one came first); "" when that line is not a definition.
+func definedName(text string) (name string, commented bool) {
 	for line := range strings.Lines(text) {
 		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "@") || strings.HasPrefix(line, "//") ||
-			strings.HasPrefix(line, "#") || strings.HasPrefix(line, "/*") || strings.HasPrefix(line, "*") {
+		if line == "" || strings.HasPrefix(line, "@") {
+			continue
+		}
+		if strings.HasPrefix(line, "//") || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "/*") || strings.HasPrefix(line, "*") {
+			commented = true
 			continue
 		}
 		if m := assignedFunc.FindStringSubmatch(line); m != nil {
-			return m[1][strings.LastIndex(m[1], ".")+1:]
+			return m[1][strings.LastIndex(m[1], ".")+1:], commented
 		}
 		if !strings.Contains(line, "(") { // a signature that wraps: read on
 			next, _, _ := strings.Cut(strings.TrimLeft(text[strings.Index(text, line)+len(line):], " \t\r\n"), "\n")
@@ -82,9 +87,9 @@ func definedName(text string) string {
 		first, _, _ := strings.Cut(line, " ")
 		m := defLine.FindStringSubmatch(line)
 		if m == nil || notNames[m[1]] || statements[first] {
-			return ""
+			return "", commented
 		}
-		return m[1]
+		return m[1], commented
 	}
-	return ""
+	return "", commented
 }

@@ -36,7 +36,7 @@ func TestDefinedName(t *testing.T) {
 		{"blank lines only", "\n\n  \n", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := definedName(c.text); got != c.want {
+			if got, _ := definedName(c.text); got != c.want {
 				t.Errorf("definedName(%q) = %q, want %q", c.text, got, c.want)
 			}
 		})
@@ -48,6 +48,9 @@ func TestCodeView(t *testing.T) {
 		{"func (h *Header) FileInfo() fs.FileInfo {\n\treturn headerFileInfo{h}\n}",
 			"file info: func (h *Header) File Info() fs.File Info {\n\treturn header File Info{h}\n}"},
 		{"def guess_type(self, url):\n    return None", "guess type: def guess type(self, url):\n    return None"},
+		// A doc comment first: it is the summary; no name goes before it.
+		{"// Len is the length.\nfunc (l *List) Len() int { return l.n }", "// Len is the length.\nfunc (l *List) Len() int { return l.n }"},
+		{"@Override\npublic String toString() {", "to string: @Override\npublic String to String() {"},
 		// Prose keeps its words; only identifiers split.
 		{"The cache was stale because the writer never flushed.", "The cache was stale because the writer never flushed."},
 		{"Set maxRetries to 3 after the outage.", "Set max Retries to 3 after the outage."},
@@ -78,7 +81,7 @@ func FuzzCodeView(f *testing.F) {
 		if strings.TrimSpace(text) != "" && strings.TrimSpace(got) == "" {
 			t.Fatalf("codeView(%q) is blank", text)
 		}
-		if n := definedName(text); n != "" && !strings.Contains(text, n) {
+		if n, _ := definedName(text); n != "" && !strings.Contains(text, n) {
 			t.Fatalf("definedName(%q) = %q, not in the text", text, n)
 		}
 	})

@@ -47,7 +47,7 @@ func e7DocViews() []e7DocView {
 		{"codeView", func(p bench.Pair) string { return codeView(e7CodeText(p.Code)) }, true},
 		{"name+raw", func(p bench.Pair) string {
 			c := e7CodeText(p.Code)
-			if n := definedName(c); n != "" {
+			if n, _ := definedName(c); n != "" {
 				return strings.ToLower(keywords.SplitIdentifiers(n)) + ": " + c
 			}
 			return c
@@ -60,7 +60,7 @@ func e7DocViews() []e7DocView {
 				}
 				return keywords.SplitIdentifiers(id)
 			})
-			if n := definedName(e7CodeText(p.Code)); n != "" {
+			if n, _ := definedName(e7CodeText(p.Code)); n != "" {
 				return strings.ToLower(keywords.SplitIdentifiers(n)) + ": " + c
 			}
 			return c
@@ -97,7 +97,7 @@ func TestE7DocViewExperiment(t *testing.T) {
 			if i := strings.LastIndexAny(f, ".)"); i >= 0 {
 				f = f[i+1:]
 			}
-			switch n := definedName(p.Code); {
+			switch n, _ := definedName(p.Code); {
 			case n == f:
 				hit++
 			case n == "":
