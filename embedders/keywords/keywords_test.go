@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/fingerprint"
@@ -199,6 +200,38 @@ func TestDeclaredNamesWeighMore(t *testing.T) {
 	if i := slices.Index(tf.Terms, "readframe"); i < 0 || tf.Counts[i] != 2 {
 		t.Errorf("undeclared name counted %v in %v", tf.Counts, tf.Terms)
 	}
+}
+
+// FuzzSplitIdentifiers checks the fast path (hasHumps) against splitting
+// every identifier the long way: the same output for any text.
+func FuzzSplitIdentifiers(f *testing.F) {
+	for _, s := range []string{"call parseHTTPRequest on user_id", "__init__ and getX2", "HTTPServer x9Y", "数据库 ünïcode_ok", "ABC", "aB", "Ab", "A_"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var want strings.Builder
+		start := -1
+		flush := func(end int) {
+			if start >= 0 {
+				want.WriteString(strings.Join(slices.DeleteFunc(splitIdentifier(text[start:end]), func(p string) bool { return p == "" }), " "))
+				start = -1
+			}
+		}
+		for i, r := range text {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+			flush(i)
+			want.WriteRune(r)
+		}
+		flush(len(text))
+		if got := SplitIdentifiers(text); got != want.String() {
+			t.Fatalf("SplitIdentifiers(%q) = %q, the long way %q", text, got, want.String())
+		}
+	})
 }
 
 func TestSplitIdentifiers(t *testing.T) {

@@ -123,6 +123,29 @@ func splitCamel(s string) []string {
 	return out
 }
 
+// hasHumps reports whether splitIdentifier could split id: an underscore, a
+// lower-case letter or digit followed by an upper-case one, or an upper-case
+// run followed by a lower-case letter ("HTTPServer"). ASCII fast path; any
+// other byte answers true and leaves the decision to splitIdentifier.
+func hasHumps(id string) bool {
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c >= 0x80 || c == '_':
+			return true
+		case i > 0 && c >= 'A' && c <= 'Z':
+			p := id[i-1]
+			if p >= 'a' && p <= 'z' || p >= '0' && p <= '9' {
+				return true
+			}
+			if p >= 'A' && p <= 'Z' && i+1 < len(id) && id[i+1] >= 'a' && id[i+1] <= 'z' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Stem folds an English plural to its singular — a light S-stemmer:
 // "queries" → "query", "classes" → "class", "boxes" → "box", "files" →
 // "file", "args" → "arg" — for lower-case letter-only words of 4+ letters;
@@ -172,7 +195,13 @@ func SplitIdentifiers(text string) string {
 		if start < 0 {
 			return
 		}
-		parts := splitIdentifier(text[start:end])
+		id := text[start:end]
+		if !hasHumps(id) { // most words: nothing to split, nothing to allocate
+			b.WriteString(id)
+			start = -1
+			return
+		}
+		parts := splitIdentifier(id)
 		b.WriteString(strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " "))
 		start = -1
 	}

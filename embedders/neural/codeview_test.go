@@ -138,3 +138,21 @@ func TestSlotsReadCodeView(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCodeView times the view of one function of about 1 KB and of a
+// 64 KiB memory (the largest a store takes by default), the cost each
+// model-backed slot adds per stored memory before its model runs.
+func BenchmarkCodeView(b *testing.B) {
+	fn := "// evictOldest drops the least recently used entry.\nfunc (c *Cache) evictOldest() {\n" +
+		strings.Repeat("\tdelete(c.items, c.order[0])\n\tc.order = c.order[1:]\n\tc.bytesUsed -= entrySize(c.items)\n", 10) + "}\n"
+	for _, tc := range []struct {
+		name, text string
+	}{{"1KB", fn}, {"64KiB", strings.Repeat(fn, 64<<10/len(fn))}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			for b.Loop() {
+				codeView(tc.text)
+			}
+		})
+	}
+}
