@@ -21,6 +21,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/json"
@@ -67,8 +68,11 @@ var asResultNext = regexp.MustCompile(`(?i)^as\s+a\s+result,?\s+(.+)$`)
 var perBucket = map[string]int{"go": 40, "python": 30, "debian": 20, "man": 15}
 
 var (
-	all  = flag.Bool("all", false, "keep every pair (no per-bucket cap)")
-	beir = flag.String("beir", "", "also write a directional BEIR set of the held-out pairs into this directory")
+	all   = flag.Bool("all", false, "keep every pair (no per-bucket cap)")
+	beir  = flag.String("beir", "", "also write a directional BEIR set of the held-out pairs into this directory")
+	trees = flag.String("trees", "default", "default: GOROOT/src, /usr/lib/python3*, Debian changelogs and man pages; "+
+		"other: the Go module cache, /usr/lib/python3/dist-packages and the JDK sources in $CAUSALGEN_JDK "+
+		"(trees neither the default pairs nor E5's head saw; -beir then writes every pair, none was fitted on)")
 )
 
 func main() {
@@ -100,6 +104,9 @@ func run(w io.Writer) error {
 			buckets[b] = append(buckets[b], p)
 		}
 	}
+	if *trees == "other" {
+		return runOther(w, add, buckets)
+	}
 	root := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	err = walk(root, func(path string) {
 		if strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") && !strings.Contains(path, "/testdata/") {
@@ -125,6 +132,37 @@ func run(w io.Writer) error {
 	for _, path := range mans {
 		add("man", path, manText(path))
 	}
+	return emit(w, buckets, heldOut)
+}
+
+// runOther mines the trees of -trees other and writes every pair they give
+// (capped per bucket unless -all); a -beir set takes all of them.
+func runOther(w io.Writer, add func(kind, src string, texts []string), buckets map[string][]pair) error {
+	home, _ := os.UserHomeDir()
+	mod := filepath.Join(home, "go", "pkg", "mod")
+	_ = walk(mod, func(path string) {
+		if strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") && !strings.Contains(path, "/testdata/") {
+			add("go", path, goComments(path))
+		}
+	})
+	_ = walk("/usr/lib/python3/dist-packages", func(path string) {
+		if strings.HasSuffix(path, ".py") && !strings.Contains(path, "/test/") && !strings.Contains(path, "/tests/") {
+			add("python", path, pyText(path))
+		}
+	})
+	if jdk := os.Getenv("CAUSALGEN_JDK"); jdk != "" {
+		_ = walk(jdk, func(path string) {
+			if strings.HasSuffix(path, ".java") {
+				add("java", path, append(commentBlocks(path, "*"), goComments(path)...))
+			}
+		})
+	}
+	return emit(w, buckets, func(pair) bool { return true })
+}
+
+// emit writes the kept pairs of every bucket and, with -beir, the set of
+// those inSet accepts.
+func emit(w io.Writer, buckets map[string][]pair, inSet func(pair) bool) error {
 	names := make([]string, 0, len(buckets))
 	for b := range buckets {
 		names = append(names, b)
@@ -135,7 +173,7 @@ func run(w io.Writer) error {
 	for _, b := range names {
 		ps := buckets[b]
 		sort.Slice(ps, func(i, j int) bool { return ps[i].key < ps[j].key })
-		limit := perBucket[strings.SplitN(b, "/", 2)[0]]
+		limit := cmp.Or(perBucket[strings.SplitN(b, "/", 2)[0]], perBucket["go"])
 		if *all {
 			limit = len(ps)
 		}
@@ -148,7 +186,7 @@ func run(w io.Writer) error {
 		fmt.Fprintf(os.Stderr, "%-22s %5d found, %3d kept\n", b, len(ps), min(limit, len(ps)))
 	}
 	if *beir != "" {
-		return writeBEIR(*beir, kept)
+		return writeBEIR(*beir, kept, inSet)
 	}
 	return nil
 }
@@ -159,8 +197,8 @@ func run(w io.Writer) error {
 func heldOut(p pair) bool { return strings.IndexByte("13579bdf", p.key[len(p.key)-1]) >= 0 }
 
 // writeBEIR writes corpus.jsonl, queries.jsonl and qrels/test.tsv of the
-// held-out pairs into dir.
-func writeBEIR(dir string, ps []pair) error {
+// pairs inSet accepts (the held-out half by default) into dir.
+func writeBEIR(dir string, ps []pair, inSet func(pair) bool) error {
 	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
 		return err
 	}
@@ -173,7 +211,7 @@ func writeBEIR(dir string, ps []pair) error {
 	}
 	n := 0
 	for _, p := range ps {
-		if !heldOut(p) {
+		if !inSet(p) {
 			continue
 		}
 		n++
@@ -188,7 +226,7 @@ func writeBEIR(dir string, ps []pair) error {
 			return err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "wrote a directional set of %d held-out pairs (%d documents) to %s\n", n, 2*n, dir)
+	fmt.Fprintf(os.Stderr, "wrote a directional set of %d pairs (%d documents) to %s\n", n, 2*n, dir)
 	return nil
 }
 
@@ -316,6 +354,10 @@ func commentBlocks(path, prefix string) []string {
 			continue
 		}
 		body := strings.TrimSpace(strings.TrimPrefix(line, prefix))
+		if prefix == "*" && body == "/" { // a Javadoc block's closing "*/"
+			flush()
+			continue
+		}
 		if body == "" || strings.HasPrefix(line, prefix+"\t") || strings.HasPrefix(line, prefix+"  ") {
 			flush() // blank line or code block inside the comment
 			continue
