@@ -187,7 +187,11 @@ func Stem(w string) string {
 // everything else: "call parseHTTPRequest on user_id" becomes "call parse
 // HTTP Request on user id". A word-piece vocabulary (E13's) then sees the
 // words a code identifier is made of instead of fragments of it.
-func SplitIdentifiers(text string) string {
+func SplitIdentifiers(text string) string { return splitIdentifiers(text, true) }
+
+// splitIdentifiers is SplitIdentifiers; fast false splits every word the
+// long way, the reference FuzzSplitIdentifiers holds the fast path to.
+func splitIdentifiers(text string, fast bool) string {
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/8)
 	start := -1
@@ -196,7 +200,7 @@ func SplitIdentifiers(text string) string {
 			return
 		}
 		id := text[start:end]
-		if !hasHumps(id) { // most words: nothing to split, nothing to allocate
+		if fast && !hasHumps(id) { // most words: nothing to split, nothing to allocate
 			b.WriteString(id)
 			start = -1
 			return
