@@ -40,6 +40,10 @@ func codeView(text string) string {
 // documents through it; change it with codeView.
 const codeViewRecipe = "code view v1: the defined name's words first, identifiers split"
 
+// codeViewNote says in a slot's representation (embedders, --explain) that
+// it reads memories through codeView.
+const codeViewNote = "memories read through their code view (a function's name first, identifiers split)"
+
 // defLine matches the start of a definition on one line: modifiers and
 // definition keywords, an optional Go receiver, an optional return type,
 // then the name and an opening "(" (Go type parameters "[...]" allowed

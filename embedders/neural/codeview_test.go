@@ -117,6 +117,9 @@ func TestSlotsReadCodeView(t *testing.T) {
 		default:
 			t.Fatalf("%s: unexpected embedder %T", s, e)
 		}
+		if rep := r.Get(s).Status().Representation; !strings.Contains(rep, codeViewNote) {
+			t.Errorf("%s: representation does not say it reads the code view: %s", s, rep)
+		}
 		// The same batch as the registry's (int8 weights quantise
 		// activations per batch, so another batch moves the last digits).
 		vs, err := lm.EmbedPrefixed(ctx, prefix, []string{codeView(code), prose})

@@ -234,7 +234,7 @@ func buildE7E10(l *loader) ([]embedders.Embedder, error) {
 	}
 	e10 := &intentEmbedder{lm: lm, pass: pass, status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
 		Producer: lm.producer("E10 intent/context span pool v2", intentCue.String(), sentencePunct.String(), paragraphEnd.String(), listItem.String(), codeViewRecipe),
-		Representation: fmt.Sprintf("as-intent (goal and imperative sentences, else the first) / as-context (the rest) %d-d vectors: %s token states mean-pooled over each span — a different model and input than E1; onnx sha256 %s",
+		Representation: fmt.Sprintf("as-intent (goal and imperative sentences, else the first) / as-context (the rest) %d-d vectors: %s token states mean-pooled over each span — a different model and input than E1; "+codeViewNote+"; onnx sha256 %s",
 			lm.meta.Dims, id, lm.short())}}
 	// The span pooling (sentence split and re-tokenising, ~0.5 ms per
 	// document) runs per batch, as each batch's token states come out of the run.

@@ -362,7 +362,7 @@ func buildE1E12(l *loader) ([]embedders.Embedder, error) {
 		},
 		status: embedders.SlotStatus{State: fingerprint.StatusFallback, Reason: e12FallbackNote, Dims: proj.Out,
 			Producer: d.lm.producer("E12 e5 token states PCA v1", d.docPrefix, d.queryPrefix, e12PCASHA256, codeViewRecipe),
-			Representation: fmt.Sprintf("one %d-d L2-normalised vector per token (MaxSim): %s token states (same run as E1) × PCA (e12pca.bin sha256 %x); onnx sha256 %s",
+			Representation: fmt.Sprintf("one %d-d L2-normalised vector per token (MaxSim): %s token states (same run as E1) × PCA (e12pca.bin sha256 %x); "+codeViewNote+"; onnx sha256 %s",
 				proj.Out, d.lm.id, e12PCASHA256[:6], d.lm.short())}}
 	return []embedders.Embedder{&e1Shared{denseEmbedder: d, pass: pass}, e12}, nil
 }
@@ -416,7 +416,7 @@ func buildColBERT(l *loader) (embedders.Embedder, error) {
 		},
 		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
 			Producer:       lm.producer("E12 colbert v1", qp, dp, codeViewRecipe),
-			Representation: fmt.Sprintf("one %d-d L2-normalised vector per token (MaxSim), %s; onnx sha256 %s", lm.meta.Dims, lm.id, lm.short())}}, nil
+			Representation: fmt.Sprintf("one %d-d L2-normalised vector per token (MaxSim), %s; "+codeViewNote+"; onnx sha256 %s", lm.meta.Dims, lm.id, lm.short())}}, nil
 }
 
 func identity(n int) []float32 {

@@ -169,6 +169,6 @@ func buildE5(l *loader) (embedders.Embedder, error) {
 		view:      func(v []float32, s fingerprint.Side) []float32 { return h.apply(v, sign[s]) },
 		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
 			Producer: lm.producer("E5 pair v1", e5HeadSHA256, codeViewRecipe),
-			Representation: fmt.Sprintf("as-cause / as-effect %d-d vectors: %s (CLS, L2) through a learned direction head (e5head.json sha256 %x, fitted on mined cause→effect pairs); onnx sha256 %s",
+			Representation: fmt.Sprintf("as-cause / as-effect %d-d vectors: %s (CLS, L2) through a learned direction head (e5head.json sha256 %x, fitted on mined cause→effect pairs); "+codeViewNote+"; onnx sha256 %s",
 				lm.meta.Dims, id, e5HeadSHA256[:6], lm.short())}}, nil
 }

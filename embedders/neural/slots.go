@@ -36,7 +36,7 @@ func buildE1(l *loader) (embedders.Embedder, error) {
 	return &denseEmbedder{slot: fingerprint.E1, lm: lm, docPrefix: dp, queryPrefix: qp,
 		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
 			Producer: lm.producer("E1 dense v1", dp, qp, codeViewRecipe),
-			Representation: fmt.Sprintf("%d-d %s (%q / %q, mean pooled, L2); first 128 dims re-normalised = E1-Matryoshka-128; onnx sha256 %s",
+			Representation: fmt.Sprintf("%d-d %s (%q / %q, mean pooled, L2); first 128 dims re-normalised = E1-Matryoshka-128; "+codeViewNote+"; onnx sha256 %s",
 				lm.meta.Dims, id, qp, dp, lm.short())}}, nil
 }
 
@@ -60,7 +60,7 @@ func buildE7(l *loader) (embedders.Embedder, error) {
 	e := &denseEmbedder{slot: fingerprint.E7, lm: lm, docPrefix: dp, queryPrefix: qp,
 		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
 			Producer:       lm.producer("E7 dense v1", dp, qp, codeViewRecipe),
-			Representation: fmt.Sprintf("%d-d %s: %s; onnx sha256 %s", lm.meta.Dims, id, why, lm.short())}}
+			Representation: fmt.Sprintf("%d-d %s: %s; "+codeViewNote+"; onnx sha256 %s", lm.meta.Dims, id, why, lm.short())}}
 	if code {
 		return e, nil
 	}
@@ -73,7 +73,7 @@ func buildE7(l *loader) (embedders.Embedder, error) {
 	// values, and the head maps queries only, so a store's E7 vectors are
 	// the same with or without it and stay valid across a refit. The
 	// representation (embedders, explain) names the head.
-	e.status.Representation = fmt.Sprintf("%d-d %s: %s; queries mapped by the learned code head (e7head.bin sha256 %x, fitted on doc-comment → code pairs of Go, Python, Java and JavaScript); onnx sha256 %s",
+	e.status.Representation = fmt.Sprintf("%d-d %s: %s; queries mapped by the learned code head (e7head.bin sha256 %x, fitted on doc-comment → code pairs of Go, Python, Java and JavaScript); "+codeViewNote+"; onnx sha256 %s",
 		lm.meta.Dims, id, why, e7HeadSHA256[:6], lm.short())
 	return e, nil
 }
