@@ -19,7 +19,7 @@ import (
 // gets no name: the comment already summarises it in words, first, and a
 // name before it would push it back (bge's CLS vector leans on the start).
 // Prose without a definition on its first line only has its identifiers
-// split. Queries are not rewritten: they are prose already.
+// split. Queries get their identifiers split too (queryView), never a name.
 //
 // codeView must stay a pure function of the text: it decides those slots'
 // stored values, so a change to it is a change of their producers
@@ -34,6 +34,18 @@ func codeView(text string) string {
 		return split
 	}
 	return strings.ToLower(keywords.SplitIdentifiers(name)) + ": " + split
+}
+
+// queryView is the text E1, E5, E7 and E10 encode for a query: its
+// identifiers split into words ("why does parseHTTPRequest fail" → "why does
+// parse HTTP Request fail"), as the memories' code view has them. No name
+// goes first: a query defines nothing. A query of separators only stays as
+// written. Not part of any producer: queries are never stored.
+func queryView(q string) string {
+	if s := keywords.SplitIdentifiers(q); strings.TrimSpace(s) != "" {
+		return s
+	}
+	return q
 }
 
 // codeViewRecipe names codeView in the producers of the slots that read

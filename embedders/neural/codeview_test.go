@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/fingerprint"
 )
 
@@ -157,5 +158,63 @@ func BenchmarkCodeView(b *testing.B) {
 				codeView(tc.text)
 			}
 		})
+	}
+}
+
+// TestQueriesReadSplit checks that E1, E5, E7 and E10 encode a query with
+// its identifiers split (queryView), the way the code view stores memories:
+// the query's vector is the model's vector of the split text, not of the
+// text as typed.
+func TestQueriesReadSplit(t *testing.T) {
+	r := testRegistry(t)
+	ctx := context.Background()
+	q := "why does parseHTTPRequest reject the maxBodyBytes limit"
+	if queryView(q) == q {
+		t.Fatalf("queryView(%q) left the identifiers as they were", q)
+	}
+	for _, s := range []fingerprint.SlotID{fingerprint.E1, fingerprint.E5, fingerprint.E7, fingerprint.E10} {
+		query := embedders.Query{Text: q}
+		if s == fingerprint.E5 || s == fingerprint.E10 {
+			query.As = fingerprint.SideB
+		}
+		view, err := r.Get(s).EmbedQuery(ctx, query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []float32
+		switch v := view.Value.(type) {
+		case fingerprint.Dense:
+			got = v
+		default:
+			t.Fatalf("%s: query value %T", s, v)
+		}
+		var lm *loaded
+		prefix, mapQ := "", func(v []float32) []float32 { return v }
+		switch e := r.Get(s).(type) {
+		case *e1Shared:
+			lm, prefix = e.lm, e.queryPrefix
+		case *e7Shared:
+			lm, prefix, mapQ = e.lm, e.queryPrefix, e.queryHead.apply
+		case *pairEmbedder:
+			lm, mapQ = e.lm, func(v []float32) []float32 { return e.apply(v, fingerprint.SideB) }
+		case *intentEmbedder:
+			lm = e.lm
+		default:
+			t.Fatalf("%s: unexpected embedder %T", s, e)
+		}
+		want, err := embedOne(ctx, lm, prefix, queryView(q), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := embedOne(ctx, lm, prefix, q, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := cosine(got, mapQ(want)); c < 0.9999 {
+			t.Errorf("%s: the query's vector is not its split text's (cosine %.5f)", s, c)
+		}
+		if c := cosine(got, mapQ(raw)); c > 0.999 {
+			t.Errorf("%s: the query's vector is the text as typed (cosine %.5f): queryView not applied", s, c)
+		}
 	}
 }

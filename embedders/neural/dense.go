@@ -49,7 +49,7 @@ func (e *denseEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embe
 	if err := symmetric(e.slot, q); err != nil {
 		return embedders.QueryView{}, err
 	}
-	v, err := embedOne(ctx, e.lm, e.queryPrefix, q.Text, e.slot)
+	v, err := embedOne(ctx, e.lm, e.queryPrefix, queryView(q.Text), e.slot)
 	if err != nil {
 		return embedders.QueryView{}, err
 	}

@@ -204,7 +204,7 @@ func (e *intentEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (emb
 	if _, err := embedders.QuerySide(fingerprint.E10, q); err != nil {
 		return embedders.QueryView{}, err
 	}
-	v, err := embedOne(ctx, e.lm, "", q.Text, fingerprint.E10)
+	v, err := embedOne(ctx, e.lm, "", queryView(q.Text), fingerprint.E10)
 	if err != nil {
 		return embedders.QueryView{}, err
 	}

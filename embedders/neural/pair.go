@@ -165,7 +165,7 @@ func buildE5(l *loader) (embedders.Embedder, error) {
 			v := codeView(text)
 			return v, v, ""
 		},
-		querySide: func(text string, _ fingerprint.Side) string { return text },
+		querySide: func(text string, _ fingerprint.Side) string { return queryView(text) },
 		view:      func(v []float32, s fingerprint.Side) []float32 { return h.apply(v, sign[s]) },
 		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
 			Producer: lm.producer("E5 pair v1", e5HeadSHA256, codeViewRecipe),
