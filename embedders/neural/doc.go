@@ -23,8 +23,10 @@
 //
 // E1, E5, E7, E10 and E12 read a memory through its code view (codeView):
 // the name its first code line defines, as words, then the text with every
-// identifier split into its words. Prose passes nearly unchanged; queries
-// are never rewritten. The view is part of those slots' producers.
+// identifier split into its words. Prose passes nearly unchanged. E1, E5,
+// E7 and E10 read a query with its identifiers split (queryView). The
+// memory view is part of those slots' producers; the query view is not
+// (queries are never stored).
 //
 // It must not search (package indexes) nor decide fusion (package pipeline).
 //
