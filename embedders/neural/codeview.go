@@ -3,6 +3,7 @@ package neural
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cgraph/cgraph/embedders/keywords"
 )
@@ -46,6 +47,41 @@ func queryView(q string) string {
 		return s
 	}
 	return q
+}
+
+// views remembers the code views of recent memories: the registry hands the
+// same batch to E1/E12, E5 and E7/E10, and each reads it through codeView,
+// so a memory's view is computed once, not five times. Bounded by the bytes
+// it holds; codeView is pure, so a hit is the same string it would compute.
+var views = struct {
+	sync.Mutex
+	m     map[string]string
+	bytes int
+}{m: map[string]string{}}
+
+// viewsMaxBytes bounds the cache: several batches of large memories.
+const viewsMaxBytes = 16 << 20
+
+// viewOf is codeView(text), from views when a slot already computed it.
+func viewOf(text string) string {
+	views.Lock()
+	v, ok := views.m[text]
+	views.Unlock()
+	if ok {
+		return v
+	}
+	v = codeView(text)
+	views.Lock()
+	if views.bytes+len(text)+len(v) > viewsMaxBytes {
+		clear(views.m)
+		views.bytes = 0
+	}
+	if _, ok := views.m[text]; !ok {
+		views.m[text] = v
+		views.bytes += len(text) + len(v)
+	}
+	views.Unlock()
+	return v
 }
 
 // codeViewRecipe names codeView in the producers of the slots that read

@@ -2,6 +2,7 @@ package neural
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -76,6 +77,28 @@ func TestCodeView(t *testing.T) {
 		if got := codeView(c.text); got != c.want {
 			t.Errorf("codeView(%q)\n got %q\nwant %q", c.text, got, c.want)
 		}
+	}
+}
+
+// TestViewOf checks the shared cache of code views: a hit is what codeView
+// computes, and the cache empties itself before it holds more than its bound.
+func TestViewOf(t *testing.T) {
+	fn := "func (c *Cache) evictOldest() {\n\tdelete(c.items, c.order[0])\n}"
+	if got, want := viewOf(fn), codeView(fn); got != want {
+		t.Fatalf("viewOf = %q, codeView = %q", got, want)
+	}
+	if got := viewOf(fn); got != codeView(fn) {
+		t.Fatalf("cached viewOf = %q", got)
+	}
+	big := strings.Repeat("parseHTTPRequest ", 64<<10/17)
+	for i := range 2 * viewsMaxBytes / (2 * len(big)) {
+		viewOf(big + strconv.Itoa(i))
+	}
+	views.Lock()
+	n := views.bytes
+	views.Unlock()
+	if n > viewsMaxBytes {
+		t.Errorf("the view cache holds %d bytes, bound %d", n, viewsMaxBytes)
 	}
 }
 

@@ -63,12 +63,12 @@ func (e *denseEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embe
 const emptyText = "empty text: nothing to embed"
 
 // readTexts returns the texts worth embedding as the dense and token slots
-// (E1, E7, E10, E12) read them — through codeView — and their positions in
-// docs.
+// (E1, E7, E10, E12) read them — through codeView (viewOf) — and their
+// positions in docs.
 func readTexts(docs []embedders.Input) (texts []string, idx []int) {
 	texts, idx = nonEmpty(docs)
 	for i, t := range texts {
-		texts[i] = codeView(t)
+		texts[i] = viewOf(t)
 	}
 	return texts, idx
 }

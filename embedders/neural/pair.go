@@ -162,7 +162,7 @@ func buildE5(l *loader) (embedders.Embedder, error) {
 	sign := map[fingerprint.Side]float32{fingerprint.SideA: -1, fingerprint.SideB: +1}
 	return &pairEmbedder{slot: fingerprint.E5, lm: lm,
 		docSides: func(text string) (string, string, string) {
-			v := codeView(text)
+			v := viewOf(text)
 			return v, v, ""
 		},
 		querySide: func(text string, _ fingerprint.Side) string { return queryView(text) },
