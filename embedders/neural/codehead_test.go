@@ -12,6 +12,7 @@ import (
 
 	"github.com/cgraph/cgraph/bench"
 	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/embedders/codeview"
 	"github.com/cgraph/cgraph/fingerprint"
 )
 
@@ -89,7 +90,7 @@ func TestE7QueryHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := d.lm.EmbedPrefixed(ctx, d.docPrefix, []string{codeView(cs[0])})
+	raw, err := d.lm.EmbedPrefixed(ctx, d.docPrefix, []string{codeview.View(cs[0])})
 	if err != nil {
 		t.Fatal(err)
 	}

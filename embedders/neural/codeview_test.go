@@ -5,89 +5,20 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/embedders/codeview"
 	"github.com/cgraph/cgraph/fingerprint"
 )
 
-func TestDefinedName(t *testing.T) {
-	for _, c := range []struct{ name, text, want string }{
-		{"go func", "func NewReader(r io.Reader) *Reader {\n\treturn nil\n}", "NewReader"},
-		{"go method", "func (h *Header) FileInfo() fs.FileInfo {\n\treturn headerFileInfo{h}\n}", "FileInfo"},
-		{"go generic", "func Min[S ~[]E, E cmp.Ordered](x S) E {", "Min"},
-		{"python", "def guess_type(self, url, strict=True):\n    url = os.fspath(url)", "guess_type"},
-		{"python decorated", "@property\ndef name(self):\n    return self._name", "name"},
-		{"python async", "async def fetch(url):\n    pass", "fetch"},
-		{"java", "public static Error NoValueForOption(String arg0) {", "NoValueForOption"},
-		{"java annotated", "@Override\n    public void checkCreate(String className) {", "checkCreate"},
-		{"java wrapped signature", "public final Collection<? extends Certificate> generateCertificates\n        (InputStream in) {", "generateCertificates"},
-		{"java generic return", "public static <T> List<T> copyOf(Collection<? extends T> coll) {", "copyOf"},
-		{"java constructor", "public ModelMBeanInfoSupport(String className,\n            String description) {", "ModelMBeanInfoSupport"},
-		{"js function", "function parseQuery(s) {", "parseQuery"},
-		{"js arrow", "const detectFromQuery = (c, options) => {", "detectFromQuery"},
-		{"js prototype", "Container.prototype.atPosition = function(line, col) {", "atPosition"},
-		{"js export", "export async function loadConfig(path) {", "loadConfig"},
-		{"rust", "pub fn parse_line(s: &str) -> Option<Line> {", "parse_line"},
-		{"ruby", "def to_s\n  \"#{name} (#{id})\"\nend", "to_s"},
-		{"ruby class method", "def self.parse text\n  new(text)\nend", "parse"},
-		{"ruby predicate", "def empty?\n  size.zero?\nend", "empty"},
-		{"ruby with parentheses", "def initialize(name)\n  @name = name\nend", "initialize"},
-		{"php", "public static function getName($id) {", "getName"},
-		{"kotlin", "fun main(args: Array<String>) {", "main"},
-		{"c", "static int read_header(FILE *f) {", "read_header"},
-		{"c pointer return", "char *strdup_safe(const char *s) {", "strdup_safe"},
-		{"c++ member", "std::vector<int> Cache::evictOldest(int n) {", "evictOldest"},
-		{"comment first", "// Len is the length.\nfunc (l *List) Len() int { return l.n }", "Len"},
-		{"prose", "The cache was stale because the writer never flushed.", ""},
-		{"prose with an aside", "Zero PEBS status (CVE-2021-28971)", ""},
-		{"prose naming a call", "It implies Chdir(attr.Dir) before executing argv0", ""},
-		{"prose with a tag", "TODO(rsc): We don't add standard library imports for gccgo", ""},
-		{"java package-private", "void scanCond(JCTree tree) {", "scanCond"},
-		{"java wrapped parameters", "Collection<Certificate> generate(InputStream in,\n    int n) {", "generate"},
-		{"js class method", "atPosition(line, col) {", "atPosition"},
-		{"js spaced method", "get size () {", "size"},
-		{"trailing comment", "void setDomainName(String name) { // called by the factory", "setDomainName"},
-		{"prose with call", "Fixed the retry loop: it slept 10 s between tries (see the log).", ""},
-		{"control flow", "if (x > 0) {\n  return x;\n}", ""},
-		{"return call", "return parse(text)", ""},
-		{"empty", "", ""},
-		{"blank lines only", "\n\n  \n", ""},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if got, _ := definedName(c.text); got != c.want {
-				t.Errorf("definedName(%q) = %q, want %q", c.text, got, c.want)
-			}
-		})
-	}
-}
-
-func TestCodeView(t *testing.T) {
-	for _, c := range []struct{ text, want string }{
-		{"func (h *Header) FileInfo() fs.FileInfo {\n\treturn headerFileInfo{h}\n}",
-			"file info: func (h *Header) File Info() fs.File Info {\n\treturn header File Info{h}\n}"},
-		{"def guess_type(self, url):\n    return None", "guess type: def guess type(self, url):\n    return None"},
-		// A doc comment first: it is the summary; no name goes before it.
-		{"// Len is the length.\nfunc (l *List) Len() int { return l.n }", "// Len is the length.\nfunc (l *List) Len() int { return l.n }"},
-		{"@Override\npublic String toString() {", "to string: @Override\npublic String to String() {"},
-		// Prose keeps its words; only identifiers split.
-		{"The cache was stale because the writer never flushed.", "The cache was stale because the writer never flushed."},
-		{"Set maxRetries to 3 after the outage.", "Set max Retries to 3 after the outage."},
-	} {
-		if got := codeView(c.text); got != c.want {
-			t.Errorf("codeView(%q)\n got %q\nwant %q", c.text, got, c.want)
-		}
-	}
-}
-
-// TestViewOf checks the shared cache of code views: a hit is what codeView
+// TestViewOf checks the shared cache of code views: a hit is what codeview.View
 // computes, and the cache empties itself before it holds more than its bound.
 func TestViewOf(t *testing.T) {
 	fn := "func (c *Cache) evictOldest() {\n\tdelete(c.items, c.order[0])\n}"
-	if got, want := viewOf(fn), codeView(fn); got != want {
-		t.Fatalf("viewOf = %q, codeView = %q", got, want)
+	if got, want := viewOf(fn), codeview.View(fn); got != want {
+		t.Fatalf("viewOf = %q, codeview.View = %q", got, want)
 	}
-	if got := viewOf(fn); got != codeView(fn) {
+	if got := viewOf(fn); got != codeview.View(fn) {
 		t.Fatalf("cached viewOf = %q", got)
 	}
 	big := strings.Repeat("parseHTTPRequest ", 64<<10/17)
@@ -100,32 +31,6 @@ func TestViewOf(t *testing.T) {
 	if n > viewsMaxBytes {
 		t.Errorf("the view cache holds %d bytes, bound %d", n, viewsMaxBytes)
 	}
-}
-
-// FuzzCodeView checks codeView on any text: no panic, valid UTF-8 in gives
-// valid UTF-8 out, a non-blank text stays non-blank (an embedder reads it),
-// the result is deterministic, and the name it puts first is one the text
-// defines.
-func FuzzCodeView(f *testing.F) {
-	for _, s := range []string{"func (h *Header) FileInfo() fs.FileInfo {", "@x\n\ndef f():", "const a = () => 1",
-		"public final X\n(", "Foo.prototype.bar = function(", "plain words", "((((", "\xff\xfe(", "a\nb\nc"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, text string) {
-		got := codeView(text)
-		if got != codeView(text) {
-			t.Fatal("not deterministic")
-		}
-		if utf8.ValidString(text) && !utf8.ValidString(got) {
-			t.Fatalf("codeView(%q) = %q: invalid UTF-8", text, got)
-		}
-		if strings.TrimSpace(text) != "" && strings.TrimSpace(got) == "" {
-			t.Fatalf("codeView(%q) is blank", text)
-		}
-		if n, _ := definedName(text); n != "" && !strings.Contains(text, n) {
-			t.Fatalf("definedName(%q) = %q, not in the text", text, n)
-		}
-	})
 }
 
 // TestSlotsReadCodeView checks that E1, E5 and E7 store their model's
@@ -163,7 +68,7 @@ func TestSlotsReadCodeView(t *testing.T) {
 		}
 		// The same batch as the registry's (int8 weights quantise
 		// activations per batch, so another batch moves the last digits).
-		vs, err := lm.EmbedPrefixed(ctx, prefix, []string{codeView(code), prose})
+		vs, err := lm.EmbedPrefixed(ctx, prefix, []string{codeview.View(code), prose})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,24 +85,6 @@ func TestSlotsReadCodeView(t *testing.T) {
 		if c := cosine(stored(1), side(vs[1].Vector)); c < 0.9999 {
 			t.Errorf("%s: prose is not stored as written (cosine %.5f)", s, c)
 		}
-	}
-}
-
-// BenchmarkCodeView times the view of one function of about 1 KB and of a
-// 64 KiB memory (the largest a store takes by default), the cost each
-// model-backed slot adds per stored memory before its model runs.
-func BenchmarkCodeView(b *testing.B) {
-	fn := "// evictOldest drops the least recently used entry.\nfunc (c *Cache) evictOldest() {\n" +
-		strings.Repeat("\tdelete(c.items, c.order[0])\n\tc.order = c.order[1:]\n\tc.bytesUsed -= entrySize(c.items)\n", 10) + "}\n"
-	for _, tc := range []struct {
-		name, text string
-	}{{"1KB", fn}, {"64KiB", strings.Repeat(fn, 64<<10/len(fn))}} {
-		b.Run(tc.name, func(b *testing.B) {
-			b.SetBytes(int64(len(tc.text)))
-			for b.Loop() {
-				codeView(tc.text)
-			}
-		})
 	}
 }
 

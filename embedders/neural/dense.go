@@ -63,7 +63,7 @@ func (e *denseEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embe
 const emptyText = "empty text: nothing to embed"
 
 // readTexts returns the texts worth embedding as the dense and token slots
-// (E1, E7, E10, E12) read them — through codeView (viewOf) — and their
+// (E1, E7, E10, E12) read them — through codeview.View (viewOf) — and their
 // positions in docs.
 func readTexts(docs []embedders.Input) (texts []string, idx []int) {
 	texts, idx = nonEmpty(docs)

@@ -21,7 +21,7 @@
 // sentence rules), so any change is a different producer and a store built
 // otherwise is refused.
 //
-// E1, E5, E7, E10 and E12 read a memory through its code view (codeView):
+// E1, E5, E7, E10 and E12 read a memory through its code view (codeview.View):
 // the name its first code line defines, as words, then the text with every
 // identifier split into its words. Prose passes nearly unchanged. E1, E5,
 // E7 and E10 read a query with its identifiers split (queryView). The

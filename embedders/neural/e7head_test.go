@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/embedders/codeview"
 )
 
 // This file is E7's code-head program: it mines doc-comment → code pairs
@@ -232,7 +233,7 @@ type e7Embedder struct {
 func (e e7Embedder) pairs(t testing.TB, ps []bench.Pair) e7Vecs {
 	qs, ds := make([]string, len(ps)), make([]string, len(ps))
 	for i, p := range ps {
-		qs[i], ds[i] = p.Query, codeView(e7CodeText(p.Code)) // as E7 stores a document
+		qs[i], ds[i] = p.Query, codeview.View(e7CodeText(p.Code)) // as E7 stores a document
 	}
 	return e7Vecs{Q: e.cache.embed(t, e.lm, e.qp, qs), D: e.cache.embed(t, e.lm, e.dp, ds)}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/embedders/codeview"
 	"github.com/cgraph/cgraph/embedders/keywords"
 )
 
@@ -44,10 +45,10 @@ func e7DocViews() []e7DocView {
 		{"cut600", func(p bench.Pair) string { return cut(e7CodeText(p.Code), 600) }, false},
 		{"split cut600", func(p bench.Pair) string { return cut(keywords.SplitIdentifiers(e7CodeText(p.Code)), 600) }, false},
 		{"name+split", func(p bench.Pair) string { return name(p) + ": " + keywords.SplitIdentifiers(e7CodeText(p.Code)) }, false},
-		{"codeView", func(p bench.Pair) string { return codeView(e7CodeText(p.Code)) }, true},
+		{"codeView", func(p bench.Pair) string { return codeview.View(e7CodeText(p.Code)) }, true},
 		{"name+raw", func(p bench.Pair) string {
 			c := e7CodeText(p.Code)
-			if n, _ := definedName(c); n != "" {
+			if n, _ := codeview.DefinedName(c); n != "" {
 				return strings.ToLower(keywords.SplitIdentifiers(n)) + ": " + c
 			}
 			return c
@@ -60,7 +61,7 @@ func e7DocViews() []e7DocView {
 				}
 				return keywords.SplitIdentifiers(id)
 			})
-			if n, _ := definedName(e7CodeText(p.Code)); n != "" {
+			if n, _ := codeview.DefinedName(e7CodeText(p.Code)); n != "" {
 				return strings.ToLower(keywords.SplitIdentifiers(n)) + ": " + c
 			}
 			return c
@@ -74,7 +75,7 @@ func e7DocViews() []e7DocView {
 // (docs/BENCHMARKS.md "The code view"). The first model runs every view, the
 // others the deciding ones. CGRAPH_E7_MODELS lists the manifest ids
 // (default E7's MiniLM; CGRAPH_E7_WITH_E1 adds E1's model);
-// CGRAPH_E7_NAMES_ONLY stops after counting how often definedName finds
+// CGRAPH_E7_NAMES_ONLY stops after counting how often codeview.DefinedName finds
 // the extractor's function name.
 //
 //	CGRAPH_E7_EXPERIMENT=1 CGRAPH_E7_MODELS=all-minilm-l6-v2,e5-small-v2-q,bge-small-en-v1.5-q \
@@ -97,7 +98,7 @@ func TestE7DocViewExperiment(t *testing.T) {
 			if i := strings.LastIndexAny(f, ".)"); i >= 0 {
 				f = f[i+1:]
 			}
-			switch n, _ := definedName(p.Code); {
+			switch n, _ := codeview.DefinedName(p.Code); {
 			case n == f:
 				hit++
 			case n == "":
