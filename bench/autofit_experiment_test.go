@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/bench"
+	"github.com/cgraph/cgraph/embedders/codeview"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
@@ -50,6 +51,10 @@ type afQuery struct {
 	rl     []pipeline.RankedList // for the check against pipeline.AutoModel.Weigh
 	docIDs []bench.DocID
 	judged map[bench.DocID]int
+	code   float64 // pipeline.CodeShare of rl
+	// definesCode says which candidates define a function, as the engine's
+	// code bitmap does for stored memories.
+	definesCode func(record.DocNum) bool
 }
 
 // afFusion is the fusion the model is fitted for (AUTOFIT_FUSION: rrf, the
@@ -74,6 +79,16 @@ func loadAutoSet(t *testing.T, set int, dir, runs string) []afQuery {
 		t.Fatal(err)
 	}
 	fqs, _ := loadSetRuns(t, dir, runs, "")
+	isCode := map[bench.DocID]bool{}
+	for _, d := range ds.Corpus {
+		content := d.Text // as benchstore stores it
+		if d.Title != "" {
+			content = d.Title + "\n\n" + d.Text
+		}
+		if n, _ := codeview.DefinedName(content); n != "" {
+			isCode[d.ID] = true
+		}
+	}
 	text := map[bench.QueryID]string{}
 	for _, q := range ds.Queries {
 		text[q.ID] = q.Text
@@ -100,6 +115,9 @@ func loadAutoSet(t *testing.T, set int, dir, runs string) []afQuery {
 			}
 			q.rl = append(q.rl, pipeline.RankedList{Slot: s, Hits: hs})
 		}
+		ids := q.docIDs
+		q.definesCode = func(d record.DocNum) bool { return isCode[ids[d-1]] }
+		q.code = pipeline.CodeShare(q.rl, q.definesCode)
 		q.inv = make([][]float64, len(q.docIDs))
 		for i := range q.inv {
 			q.inv[i] = make([]float64, len(afSlots))
@@ -146,12 +164,15 @@ func loadAutoSet(t *testing.T, set int, dir, runs string) []afQuery {
 // standardised features, gates (0: off).
 type afParams struct {
 	logBase []float64
-	theta   [][]float64
-	gate    []float64
+	// logBaseCode, when set, is the base for code results: the weights
+	// route between logBase and it on the query's code share.
+	logBaseCode []float64
+	theta       [][]float64
+	gate        []float64
 }
 
 func (p afParams) clone() afParams {
-	c := afParams{logBase: slices.Clone(p.logBase), gate: slices.Clone(p.gate)}
+	c := afParams{logBase: slices.Clone(p.logBase), logBaseCode: slices.Clone(p.logBaseCode), gate: slices.Clone(p.gate)}
 	for _, th := range p.theta {
 		c.theta = append(c.theta, slices.Clone(th))
 	}
@@ -203,7 +224,11 @@ func (p afParams) weights(q *afQuery, n afNorm, w []float64) (gated int) {
 				lin += th * (q.x[si][j] - n.mean[si][j]) / n.sd[si][j]
 			}
 		}
-		w[si] = math.Exp(p.logBase[si] + max(-4, min(4, lin)))
+		lb := p.logBase[si]
+		if p.logBaseCode != nil {
+			lb = (1-q.code)*lb + q.code*p.logBaseCode[si]
+		}
+		w[si] = math.Exp(lb + max(-4, min(4, lin)))
 		if g := p.gate[si]; g > 0 && q.conf[si] >= g && q.conf[si]/g > best {
 			best, gated = q.conf[si]/g, si
 		}
@@ -413,6 +438,9 @@ func fit(t *testing.T, qs []afQuery, n afNorm, start afParams, lambda, mu float6
 					for try(func(c afParams) afParams { c.logBase[si] += sign * d; return c }) {
 						improved = true
 					}
+					for p.logBaseCode != nil && try(func(c afParams) afParams { c.logBaseCode[si] += sign * d; return c }) {
+						improved = true
+					}
 				}
 			}
 		}
@@ -507,6 +535,31 @@ func TestAutoFit(t *testing.T) {
 	if !ok {
 		t.Fatalf("AUTOFIT_START %q: want one of %v", startName, staticNames)
 	}
+	// AUTOFIT_START_CODE routes: results that are code start from this
+	// profile's weights, prose from AUTOFIT_START's (a version 2 model).
+	codeName := os.Getenv("AUTOFIT_START_CODE")
+	if codeName != "" {
+		c, ok := static[codeName]
+		if !ok {
+			t.Fatalf("AUTOFIT_START_CODE %q: want one of %v", codeName, staticNames)
+		}
+		start = start.clone()
+		start.logBaseCode = slices.Clone(c.logBase)
+		startName += ", code results from " + codeName
+	}
+	for i, name := range names {
+		var sum, n, hi float64
+		for _, q := range all {
+			if q.set == i {
+				sum += q.code
+				n++
+				if q.code >= 0.5 {
+					hi++
+				}
+			}
+		}
+		t.Logf("%s: mean code share %.3f, %.1f%% of queries ≥ 0.5", name, sum/n, 100*hi/n)
+	}
 
 	report := func(set string, qs []afQuery, n afNorm, auto afParams, label string) {
 		a := auto.perQuery(qs, n)
@@ -585,7 +638,11 @@ func TestAutoFit(t *testing.T) {
 	for hi, name := range names {
 		report(name, subset(func(q afQuery) bool { return q.set == hi }), n, p, "in-sample (all sets)")
 	}
-	m := map[string]any{"version": 1, "method": fmt.Sprintf("coordinate ascent on mean-over-sets nDCG@10 of %s fusion over saved top-100 slot runs from %s, L2 %g on theta, %g on log base − log start, every-set acceptance %v; variant %s", afFusion, startName, lambda, mu, every, v.name),
+	version := 1
+	if p.logBaseCode != nil {
+		version = 2
+	}
+	m := map[string]any{"version": version, "method": fmt.Sprintf("coordinate ascent on mean-over-sets nDCG@10 of %s fusion over saved top-100 slot runs from %s, L2 %g on theta, %g on log base − log start, every-set acceptance %v; variant %s", afFusion, startName, lambda, mu, every, v.name),
 		"date": time.Now().UTC().Format("2006-01-02"), "features": pipeline.FeatureNames, "held_out": heldOut}
 	var fitted []map[string]any
 	for hi := range names {
@@ -593,13 +650,20 @@ func TestAutoFit(t *testing.T) {
 	}
 	m["fitted_on"] = fitted
 	slots := map[string]any{}
-	sum := 0.0
+	sum, sumCode := 0.0, 0.0
 	for si := range afSlots {
 		sum += math.Exp(p.logBase[si])
+		if p.logBaseCode != nil {
+			sumCode += math.Exp(p.logBaseCode[si])
+		}
 	}
 	for si, s := range afSlots {
-		slots[s.String()] = map[string]any{"base": round(math.Exp(p.logBase[si])/sum, 6), "theta": roundAll(p.theta[si]),
+		slot := map[string]any{"base": round(math.Exp(p.logBase[si])/sum, 6), "theta": roundAll(p.theta[si]),
 			"mean": roundAll(n.mean[si]), "sd": roundAll(n.sd[si]), "gate": round(p.gate[si], 6)}
+		if p.logBaseCode != nil {
+			slot["base_code"] = round(math.Exp(p.logBaseCode[si])/sumCode, 6)
+		}
+		slots[s.String()] = slot
 	}
 	m["slots"] = slots
 	b, err := json.MarshalIndent(m, "", " ")
@@ -619,7 +683,7 @@ func TestAutoFit(t *testing.T) {
 	var slow []float64
 	for _, q := range all {
 		lists := slices.Clone(q.rl)
-		model.Weigh(q.text, lists)
+		model.Weigh(q.text, lists, q.definesCode)
 		fused := pipeline.Fuse(lists, afFusion)
 		var ids []bench.DocID
 		for _, f := range fused[:min(10, len(fused))] {

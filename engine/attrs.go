@@ -6,6 +6,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/cgraph/cgraph/embedders/codeview"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -26,6 +27,10 @@ type attrs struct {
 	// superseded marks the targets of supersedes relations (filtered on),
 	// contradicted those of contradicts relations (the search badge).
 	superseded, contradicted edgeMarks
+	// code marks the memories whose first code line defines a function
+	// (codeview.DefinedName): the auto profile routes its weights on their
+	// share among the top hits. Derived from the content, never stored.
+	code *roaring.Bitmap
 }
 
 // edgeMarks are the docs that are the target of relations of one type,
@@ -88,7 +93,7 @@ type attrRow struct {
 func newAttrs() *attrs {
 	return &attrs{byType: map[record.Type]*roaring.Bitmap{}, byTag: map[string]*roaring.Bitmap{}, byProject: map[string]*roaring.Bitmap{},
 		bySession: map[string]*roaring.Bitmap{}, bySource: map[string]*roaring.Bitmap{}, byMeta: map[string]*roaring.Bitmap{},
-		superseded: newEdgeMarks(), contradicted: newEdgeMarks()}
+		superseded: newEdgeMarks(), contradicted: newEdgeMarks(), code: roaring.New()}
 }
 
 func metaKey(k, v string) string { return k + "\x00" + v }
@@ -135,6 +140,9 @@ func (a *attrs) set(m record.Memory) {
 	for k, v := range r.meta {
 		bitmapOf(a.byMeta, metaKey(k, v), true).Add(uint32(doc))
 	}
+	if name, _ := codeview.DefinedName(m.Content); name != "" {
+		a.code.Add(uint32(doc))
+	}
 }
 
 // remove forgets a deleted doc: its fields and its supersede marks (its
@@ -161,6 +169,7 @@ func (a *attrs) unsetRow(doc record.DocNum) {
 	for k, v := range r.meta {
 		unset(a.byMeta, metaKey(k, v), doc)
 	}
+	a.code.Remove(uint32(doc))
 	a.rows[doc] = attrRow{}
 }
 
@@ -327,5 +336,5 @@ func (a *attrs) bytes() int64 {
 	for _, b := range a.byType {
 		n += int64(b.GetSizeInBytes()) + 48
 	}
-	return n + a.superseded.bytes() + a.contradicted.bytes()
+	return n + a.superseded.bytes() + a.contradicted.bytes() + int64(a.code.GetSizeInBytes())
 }

@@ -83,3 +83,39 @@ func BenchmarkAllow(b *testing.B) {
 		})
 	}
 }
+
+// TestAttrsCode: the code bitmap marks exactly the memories whose first
+// code line defines a function, follows a content change, and forgets a
+// deleted memory.
+func TestAttrsCode(t *testing.T) {
+	a := newAttrs()
+	docs := []struct {
+		content string
+		code    bool
+	}{
+		{"func (c *Cache) evictOldest() {\n\tdelete(c.items, c.order[0])\n}", true},
+		{"def parse_header(line):\n    return line.split(':')", true},
+		{"The cache was stale because the writer never flushed.", false},
+		{"Decided: keep WRRF as the default fusion (ARCH-21).", false},
+		{"@Override\npublic String toString() {\n  return name;\n}", true},
+	}
+	for i, d := range docs {
+		a.set(record.Memory{DocNum: record.DocNum(i), Content: d.content})
+	}
+	for i, d := range docs {
+		if got := a.code.Contains(uint32(i)); got != d.code {
+			t.Errorf("doc %d %q: code %v, want %v", i, d.content, got, d.code)
+		}
+	}
+	a.set(record.Memory{DocNum: 0, Content: "now a note in words"})
+	if a.code.Contains(0) {
+		t.Error("doc 0 still marked code after its content became prose")
+	}
+	a.remove(1)
+	if a.code.Contains(1) {
+		t.Error("deleted doc 1 still marked code")
+	}
+	if got := a.code.GetCardinality(); got != 1 {
+		t.Errorf("%d docs marked code, want 1 (doc 4)", got)
+	}
+}

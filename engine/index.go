@@ -309,6 +309,14 @@ func (x *indexSet) setMeta(m record.Memory) {
 	x.setMetaLocked(m)
 }
 
+// codeDocs returns a copy of the memories that define a function (attrs'
+// code bitmap), for the auto profile's routing.
+func (x *indexSet) codeDocs() *roaring.Bitmap {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.attrs.code.Clone()
+}
+
 // allow returns the docs that pass f (nil: every live doc does).
 func (x *indexSet) allow(f record.Filter) *roaring.Bitmap {
 	x.mu.RLock()

@@ -163,6 +163,10 @@ func (req SearchRequest) viewText(corrected string) func(viewKey) string {
 // REQUIRES: s.mu held for reading.
 func (s *Engine) searchLocked(ctx context.Context, req SearchRequest, preq pipeline.Request, q *queryViews) (SearchResult, error) {
 	allow := s.ix.allow(req.Filter)
+	if preq.Profile.Adaptive {
+		code := s.ix.codeDocs()
+		preq.DefinesCode = func(d record.DocNum) bool { return code.Contains(uint32(d)) }
+	}
 	res, err := pipeline.Run(ctx, &spaces{s: s, ix: s.ix, q: q, allow: allow}, preq)
 	if err != nil {
 		return SearchResult{}, err

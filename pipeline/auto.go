@@ -22,7 +22,14 @@ import (
 //	w_s(q) = base_s · exp(Σ_j θ_s,j · z_j(q, s))
 //
 // where z are the standardised features of the query text (QueryFeatures)
-// and of what slot s returned (ListEvidence), and, before fusing, a gate:
+// and of what slot s returned (ListEvidence). A version 2 model routes its
+// base weights between a prose vector and a code vector on c, the share of
+// the lists' top hits that define a function (CodeShare):
+//
+//	base_s = prose_s^(1−c) · code_s^c
+//
+// so a store of code and a store of notes each get the weights fitted for
+// their kind, and a mixed result list a blend. Before fusing, a gate:
 // when a slot's list is confident beyond its learned threshold, its ranking
 // is returned alone. The parameters are fitted offline
 // (bench/autofit_experiment_test.go) and embedded here; computing the weights
@@ -240,6 +247,8 @@ type AutoModel struct {
 	} `json:"fitted_on"`
 	Date     string   `json:"date"`
 	Features []string `json:"features"`
+	// Version 1 weighs with Base alone; version 2 routes between Base (prose)
+	// and BaseCode on the share of code among the top hits.
 	// Slots holds the parameters of each slot the model weighs.
 	Slots map[string]AutoSlot `json:"slots"`
 	// HeldOut records the leave-one-set-out figures the fit was judged by
@@ -249,16 +258,18 @@ type AutoModel struct {
 	slots []fingerprint.SlotID // parsed Slots keys, slot order
 }
 
-// AutoSlot is one slot's parameters: the base weight, the coefficients of the
+// AutoSlot is one slot's parameters: the base weight (for prose results;
+// BaseCode, in a version 2 model, for results that are code), the coefficients of the
 // standardised features (Features order), the features' means and standard
 // deviations on the training sets, and the gate: a confidence at or above
 // Gate returns this slot's ranking alone (0: never).
 type AutoSlot struct {
-	Base  float64   `json:"base"`
-	Theta []float64 `json:"theta"`
-	Mean  []float64 `json:"mean"`
-	SD    []float64 `json:"sd"`
-	Gate  float64   `json:"gate,omitempty"`
+	Base     float64   `json:"base"`
+	BaseCode float64   `json:"base_code,omitempty"`
+	Theta    []float64 `json:"theta"`
+	Mean     []float64 `json:"mean"`
+	SD       []float64 `json:"sd"`
+	Gate     float64   `json:"gate,omitempty"`
 }
 
 //go:embed auto_model.json
@@ -295,8 +306,8 @@ func LoadAutoModel(b []byte) (*AutoModel, error) {
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("auto model: %w", err)
 	}
-	if m.Version != 1 {
-		return nil, fmt.Errorf("auto model: version %d, this build reads version 1", m.Version)
+	if m.Version != 1 && m.Version != 2 {
+		return nil, fmt.Errorf("auto model: version %d, this build reads versions 1 and 2", m.Version)
 	}
 	if !slices.Equal(m.Features, FeatureNames) {
 		return nil, fmt.Errorf("auto model: features %v, this build computes %v: refit the model", m.Features, FeatureNames)
@@ -319,7 +330,7 @@ func LoadAutoModel(b []byte) (*AutoModel, error) {
 		if len(p.Theta) != n || len(p.Mean) != n || len(p.SD) != n {
 			return nil, fmt.Errorf("auto model: %s has %d/%d/%d theta/mean/sd values, want %d each", s, len(p.Theta), len(p.Mean), len(p.SD), n)
 		}
-		vals := append([]float64{p.Base, p.Gate}, p.Theta...)
+		vals := append([]float64{p.Base, p.BaseCode, p.Gate}, p.Theta...)
 		vals = append(vals, p.Mean...)
 		for _, v := range append(vals, p.SD...) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -333,6 +344,12 @@ func LoadAutoModel(b []byte) (*AutoModel, error) {
 		}
 		if p.Base <= 0 || p.Gate < 0 {
 			return nil, fmt.Errorf("auto model: %s has base %g (want > 0) or gate %g (want ≥ 0)", s, p.Base, p.Gate)
+		}
+		if m.Version == 1 && p.BaseCode != 0 {
+			return nil, fmt.Errorf("auto model: %s has base_code in a version 1 model (version 2 routes on it)", s)
+		}
+		if m.Version == 2 && p.BaseCode <= 0 {
+			return nil, fmt.Errorf("auto model: %s has base_code %g in a version 2 model, want > 0", s, p.BaseCode)
 		}
 		m.slots = append(m.slots, s)
 	}
@@ -349,6 +366,10 @@ func (m *AutoModel) SlotIDs() []fingerprint.SlotID { return m.slots }
 type AutoDecision struct {
 	// Weights are the per-query weights, summing to 1, in slot order.
 	Weights []SlotWeight `json:"weights"`
+	// CodeShare is the share of the lists' top hits that define a function:
+	// how far a version 2 model moved from its prose weights toward its
+	// code weights (0 for a version 1 model).
+	CodeShare float64 `json:"code_share"`
 	// Gated names the slot whose ranking was returned alone ("" when fused).
 	Gated      string  `json:"gated,omitempty"`
 	Confidence float64 `json:"confidence,omitempty"` // the gated slot's confidence
@@ -366,16 +387,22 @@ type SlotWeight struct {
 // Weigh sets each list's Weight for query q and returns what it chose. A
 // list whose slot the model does not know keeps weight 0. When a list is
 // gated, every other list gets weight 0, so WRRF returns its ranking. lists
-// is modified in place; it must be sorted best first.
-func (m *AutoModel) Weigh(q string, lists []RankedList) AutoDecision {
+// is modified in place; it must be sorted best first. definesCode says
+// which memories define a function (nil: none); only a version 2 model
+// reads it.
+func (m *AutoModel) Weigh(q string, lists []RankedList, definesCode func(record.DocNum) bool) AutoDecision {
 	qf := QueryFeatures(q)
 	ev, conf := ListEvidence(lists)
+	var c float64
+	if m.Version == 2 {
+		c = CodeShare(lists, definesCode)
+	}
 	type push struct {
 		slot, feat string
 		v          float64
 	}
 	var pushes []push
-	var dec AutoDecision
+	dec := AutoDecision{CodeShare: c}
 	bestGate, gated := 0.0, -1
 	var sum, baseSum float64
 	for i := range lists {
@@ -393,9 +420,10 @@ func (m *AutoModel) Weigh(q string, lists []RankedList) AutoDecision {
 				pushes = append(pushes, push{lists[i].Slot.String(), m.Features[j], c})
 			}
 		}
-		lists[i].Weight = p.Base * math.Exp(max(-4, min(4, lin)))
+		base := p.routed(c)
+		lists[i].Weight = base * math.Exp(max(-4, min(4, lin)))
 		sum += lists[i].Weight
-		baseSum += p.Base
+		baseSum += base
 		if p.Gate > 0 && conf[i] >= p.Gate && conf[i]/p.Gate > bestGate {
 			bestGate, gated = conf[i]/p.Gate, i
 		}
@@ -415,16 +443,62 @@ func (m *AutoModel) Weigh(q string, lists []RankedList) AutoDecision {
 			continue
 		}
 		lists[i].Weight /= sum // sum to 1, so fused scores read as any profile's
-		dec.Weights = append(dec.Weights, SlotWeight{Slot: l.Slot.String(), Weight: lists[i].Weight, Base: p.Base / baseSum})
+		dec.Weights = append(dec.Weights, SlotWeight{Slot: l.Slot.String(), Weight: lists[i].Weight, Base: p.routed(c) / baseSum})
 	}
 	slices.SortFunc(pushes, func(a, b push) int { return -cmpAbs(a.v, b.v) })
 	for _, p := range pushes[:min(3, len(pushes))] {
 		dec.Reasons = append(dec.Reasons, fmt.Sprintf("%s %s ×%.2f", p.feat, p.slot, math.Exp(p.v)))
 	}
+	if m.Version == 2 {
+		dec.Reasons = append([]string{fmt.Sprintf("%.0f%% of top hits define a function: base weights %.0f%% code, %.0f%% prose", 100*c, 100*c, 100*(1-c))}, dec.Reasons...)
+	}
 	if dec.Gated != "" {
 		dec.Reasons = append([]string{fmt.Sprintf("%s confident (%.1f sd ≥ gate %.1f): its ranking alone", dec.Gated, dec.Confidence, m.Slots[dec.Gated].Gate)}, dec.Reasons...)
 	}
 	return dec
+}
+
+// routed is the slot's base weight for a code share c: Base for prose (c
+// 0), BaseCode for code (c 1), geometric between; Base in a version 1 model.
+func (p AutoSlot) routed(c float64) float64 {
+	if p.BaseCode == 0 || c <= 0 {
+		return p.Base
+	}
+	if c >= 1 {
+		return p.BaseCode
+	}
+	return math.Exp((1-c)*math.Log(p.Base) + c*math.Log(p.BaseCode))
+}
+
+// codeShareK is how deep CodeShare looks into each list.
+const codeShareK = 10
+
+// CodeShare is the share of the distinct documents in the top codeShareK
+// of the lists that define a function (definesCode; nil counts none): 1
+// when every slot's best hits are code, 0 when none are. It reads the
+// results, not the query: a query in words over a code store is still a
+// code search.
+func CodeShare(lists []RankedList, definesCode func(record.DocNum) bool) float64 {
+	if definesCode == nil {
+		return 0
+	}
+	seen := map[record.DocNum]bool{}
+	code := 0
+	for _, l := range lists {
+		for _, h := range l.Hits[:min(codeShareK, len(l.Hits))] {
+			if seen[h.Doc] {
+				continue
+			}
+			seen[h.Doc] = true
+			if definesCode(h.Doc) {
+				code++
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return 0
+	}
+	return float64(code) / float64(len(seen))
 }
 
 func cmpAbs(a, b float64) int {

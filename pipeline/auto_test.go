@@ -130,8 +130,8 @@ func TestAutoWeighCrafted(t *testing.T) {
 		return d.Weights[i].Weight
 	}
 	plain := []RankedList{flat(fp.E1, 1), flat(fp.E5, 1), flat(fp.E6, 1)}
-	neutral := m.Weigh("parse the configuration file", plain)
-	causal := m.Weigh("the disk filled up because logs were never rotated so writes failed", []RankedList{flat(fp.E1, 1), flat(fp.E5, 1), flat(fp.E6, 1)})
+	neutral := m.Weigh("parse the configuration file", plain, nil)
+	causal := m.Weigh("the disk filled up because logs were never rotated so writes failed", []RankedList{flat(fp.E1, 1), flat(fp.E5, 1), flat(fp.E6, 1)}, nil)
 	if !(weightOf(causal, "E5") > weightOf(neutral, "E5")*1.3) {
 		t.Errorf("causal query: E5 weight %.3f, neutral %.3f: want causal spaces up", weightOf(causal, "E5"), weightOf(neutral, "E5"))
 	}
@@ -148,7 +148,7 @@ func TestAutoWeighCrafted(t *testing.T) {
 	peaked := linear(50, 0.5, 0.001)
 	peaked[0] = 0.99
 	lists := []RankedList{{Slot: fp.E1, Hits: hitsOf(peaked, seq(1, 50)...)}, flat(fp.E5, 200), flat(fp.E6, 200)}
-	d := m.Weigh("parse the configuration file", lists)
+	d := m.Weigh("parse the configuration file", lists, nil)
 	if d.Gated != "E1" || weightOf(d, "E1") != 1 || lists[1].Weight != 0 || lists[2].Weight != 0 {
 		t.Fatalf("confident E1: %+v, list weights %g %g %g", d, lists[0].Weight, lists[1].Weight, lists[2].Weight)
 	}
@@ -164,9 +164,81 @@ func TestAutoWeighCrafted(t *testing.T) {
 
 	// A slot the model does not know weighs 0.
 	lists = []RankedList{flat(fp.E1, 1), flat(fp.E9, 1)}
-	m.Weigh("x", lists)
+	m.Weigh("x", lists, nil)
 	if lists[1].Weight != 0 || lists[0].Weight != 1 {
 		t.Errorf("unknown slot E9: weights %g %g", lists[0].Weight, lists[1].Weight)
+	}
+}
+
+// TestCodeShare counts the distinct documents of the lists' top 10 that
+// define a function.
+func TestCodeShare(t *testing.T) {
+	even := func(d record.DocNum) bool { return d%2 == 0 }
+	lists := []RankedList{
+		{Slot: fp.E1, Hits: hitsOf(linear(20, 1, .01), seq(1, 20)...)}, // top 10: 1..10
+		{Slot: fp.E6, Hits: hitsOf(linear(20, 9, .3), seq(6, 20)...)},  // top 10: 6..15
+		{Slot: fp.E5, Hits: hitsOf(linear(3, 1, .1), 100, 102, 104)},   // all code
+	}
+	// distinct 1..15 (7 even) and 100, 102, 104: 10 of 18
+	if got := CodeShare(lists, even); math.Abs(got-10.0/18) > 1e-12 {
+		t.Errorf("CodeShare = %g, want 10/18", got)
+	}
+	if got := CodeShare(lists, nil); got != 0 {
+		t.Errorf("CodeShare without a predicate = %g, want 0", got)
+	}
+	if got := CodeShare(nil, even); got != 0 {
+		t.Errorf("CodeShare of no lists = %g, want 0", got)
+	}
+}
+
+// TestAutoWeighRouted: a version 2 model weighs with its prose base when no
+// top hit is code, its code base when all are, and the geometric mean at
+// half; a version 1 model ignores the predicate.
+func TestAutoWeighRouted(t *testing.T) {
+	b, err := os.ReadFile("testdata/auto_model_small.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := strings.Replace(string(b), `"version": 1`, `"version": 2`, 1)
+	for slot, code := range map[string]string{"E1": "0.1", "E5": "0.1", "E6": "0.8"} {
+		v2 = strings.Replace(v2, `"`+slot+`": {`, `"`+slot+`": {"base_code": `+code+`,`, 1)
+	}
+	m, err := LoadAutoModel([]byte(v2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists := func() []RankedList { // no gate: flat lists, docs 1..30 in each
+		return []RankedList{{Slot: fp.E1, Hits: hitsOf(linear(30, .8, .002), seq(1, 30)...)},
+			{Slot: fp.E5, Hits: hitsOf(linear(30, .8, .002), seq(1, 30)...)},
+			{Slot: fp.E6, Hits: hitsOf(linear(30, 9, .01), seq(1, 30)...)}}
+	}
+	for _, tc := range []struct {
+		name  string
+		code  func(record.DocNum) bool
+		share float64
+		e6    float64 // E6's share of the base weights
+	}{
+		{"prose", func(record.DocNum) bool { return false }, 0, 0.3},
+		{"code", func(record.DocNum) bool { return true }, 1, 0.8},
+		{"half", func(d record.DocNum) bool { return d%2 == 0 }, 0.5, math.Sqrt(.3*.8) / (math.Sqrt(.4*.1) + math.Sqrt(.3*.1) + math.Sqrt(.3*.8))},
+		{"no predicate", nil, 0, 0.3},
+	} {
+		ls := lists()
+		d := m.Weigh("parse the configuration file", ls, tc.code)
+		if math.Abs(d.CodeShare-tc.share) > 1e-12 {
+			t.Errorf("%s: code share %g, want %g", tc.name, d.CodeShare, tc.share)
+		}
+		i := slices.IndexFunc(d.Weights, func(w SlotWeight) bool { return w.Slot == "E6" })
+		if math.Abs(d.Weights[i].Base-tc.e6) > 1e-9 {
+			t.Errorf("%s: E6 base %g, want %g", tc.name, d.Weights[i].Base, tc.e6)
+		}
+		if !strings.Contains(d.Reasons[0], "define a function") {
+			t.Errorf("%s: first reason %q does not say how the route was chosen", tc.name, d.Reasons[0])
+		}
+	}
+	v1 := loadTestModel(t, "auto_model_small.json")
+	if d := v1.Weigh("parse the configuration file", lists(), func(record.DocNum) bool { return true }); d.CodeShare != 0 {
+		t.Errorf("version 1 model: code share %g, want 0 (it does not route)", d.CodeShare)
 	}
 }
 
@@ -176,7 +248,9 @@ func TestLoadAutoModelErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ name, from, to, want string }{
-		{"version", `"version": 1`, `"version": 2`, "version 2"},
+		{"version", `"version": 1`, `"version": 3`, "version 3"},
+		{"base_code in v1", `"base": 0.3`, `"base": 0.3, "base_code": 0.2`, "version 1 model"},
+		{"v2 without base_code", `"version": 1`, `"version": 2`, "base_code 0 in a version 2 model"},
 		{"features", `"length"`, `"words"`, "refit"},
 		{"provenance", `"date": "2026-11-26"`, `"date": ""`, "provenance"},
 		{"slot", `"E6":`, `"E99":`, "E99"},
@@ -213,7 +287,7 @@ func FuzzLoadAutoModel(f *testing.F) {
 		// summing to 1.
 		lists := []RankedList{{Slot: fp.E1, Hits: hitsOf(linear(20, 1, .01), seq(1, 20)...)},
 			{Slot: fp.E6, Hits: hitsOf(linear(20, 9, .3), seq(5, 20)...)}}
-		d := m.Weigh("why does strings.Split fail?", lists)
+		d := m.Weigh("why does strings.Split fail?", lists, func(d record.DocNum) bool { return d%2 == 0 })
 		sum := 0.0
 		for _, w := range d.Weights {
 			if math.IsNaN(w.Weight) || w.Weight < 0 {
@@ -338,7 +412,7 @@ func TestShippedAutoModelEvidence(t *testing.T) {
 	decisive[0] = 30
 	flat := linear(50, 12, 0.05)
 	q := "Returns the number of bytes written to the buffer."
-	dd, df := DefaultAutoModel.Weigh(q, lists(decisive)), DefaultAutoModel.Weigh(q, lists(flat))
+	dd, df := DefaultAutoModel.Weigh(q, lists(decisive), nil), DefaultAutoModel.Weigh(q, lists(flat), nil)
 	if !(weightOf(dd, "E6") > weightOf(df, "E6")) {
 		t.Errorf("E6 weight with a decisive keyword match %.3f, flat %.3f: want it higher", weightOf(dd, "E6"), weightOf(df, "E6"))
 	}
