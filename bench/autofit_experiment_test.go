@@ -505,7 +505,11 @@ func TestAutoFit(t *testing.T) {
 		name, paths, _ := strings.Cut(part, "=")
 		dir, runs, _ := strings.Cut(paths, ":")
 		names = append(names, name)
-		setNames = append(setNames, filepath.Base(dir))
+		base := filepath.Base(dir)
+		if base == "set" { // bench prepare's layout: name/set
+			base = filepath.Base(filepath.Dir(dir))
+		}
+		setNames = append(setNames, base)
 		all = append(all, loadAutoSet(t, i, dir, runs)...)
 	}
 	subset := func(keep func(q afQuery) bool) []afQuery {

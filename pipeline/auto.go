@@ -393,16 +393,16 @@ type SlotWeight struct {
 func (m *AutoModel) Weigh(q string, lists []RankedList, definesCode func(record.DocNum) bool) AutoDecision {
 	qf := QueryFeatures(q)
 	ev, conf := ListEvidence(lists)
-	var c float64
+	var share float64 // of code among the top hits
 	if m.Version == 2 {
-		c = CodeShare(lists, definesCode)
+		share = CodeShare(lists, definesCode)
 	}
 	type push struct {
 		slot, feat string
 		v          float64
 	}
 	var pushes []push
-	dec := AutoDecision{CodeShare: c}
+	dec := AutoDecision{CodeShare: share}
 	bestGate, gated := 0.0, -1
 	var sum, baseSum float64
 	for i := range lists {
@@ -414,13 +414,13 @@ func (m *AutoModel) Weigh(q string, lists []RankedList, definesCode func(record.
 		x := append(slices.Clone(qf), ev[i]...)
 		lin := 0.0
 		for j, th := range p.Theta {
-			c := th * (x[j] - p.Mean[j]) / p.SD[j]
-			lin += c
-			if c != 0 {
-				pushes = append(pushes, push{lists[i].Slot.String(), m.Features[j], c})
+			v := th * (x[j] - p.Mean[j]) / p.SD[j]
+			lin += v
+			if v != 0 {
+				pushes = append(pushes, push{lists[i].Slot.String(), m.Features[j], v})
 			}
 		}
-		base := p.routed(c)
+		base := p.routed(share)
 		lists[i].Weight = base * math.Exp(max(-4, min(4, lin)))
 		sum += lists[i].Weight
 		baseSum += base
@@ -443,14 +443,14 @@ func (m *AutoModel) Weigh(q string, lists []RankedList, definesCode func(record.
 			continue
 		}
 		lists[i].Weight /= sum // sum to 1, so fused scores read as any profile's
-		dec.Weights = append(dec.Weights, SlotWeight{Slot: l.Slot.String(), Weight: lists[i].Weight, Base: p.routed(c) / baseSum})
+		dec.Weights = append(dec.Weights, SlotWeight{Slot: l.Slot.String(), Weight: lists[i].Weight, Base: p.routed(share) / baseSum})
 	}
 	slices.SortFunc(pushes, func(a, b push) int { return -cmpAbs(a.v, b.v) })
 	for _, p := range pushes[:min(3, len(pushes))] {
 		dec.Reasons = append(dec.Reasons, fmt.Sprintf("%s %s ×%.2f", p.feat, p.slot, math.Exp(p.v)))
 	}
 	if m.Version == 2 {
-		dec.Reasons = append([]string{fmt.Sprintf("%.0f%% of top hits define a function: base weights %.0f%% code, %.0f%% prose", 100*c, 100*c, 100*(1-c))}, dec.Reasons...)
+		dec.Reasons = append([]string{fmt.Sprintf("%.0f%% of top hits define a function: base weights %.0f%% code, %.0f%% prose", 100*share, 100*share, 100*(1-share))}, dec.Reasons...)
 	}
 	if dec.Gated != "" {
 		dec.Reasons = append([]string{fmt.Sprintf("%s confident (%.1f sd ≥ gate %.1f): its ranking alone", dec.Gated, dec.Confidence, m.Slots[dec.Gated].Gate)}, dec.Reasons...)

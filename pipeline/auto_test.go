@@ -357,7 +357,7 @@ func TestEmbeddedAutoModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "2dae24127710dcbf1775bfaa92a043b904a978775cc3a8623cdec51eb9e61b71"
+	const want = "1644f369b0734617f5c91c5b3e45cf6540576b9ae80b59bd7631a33b3bd7461c"
 	if got := AutoModelSHA256(); got != want {
 		t.Errorf("auto_model.json sha256 %s, pinned %s: a refit must update the pin and docs/PROFILES.md", got, want)
 	}
@@ -365,7 +365,7 @@ func TestEmbeddedAutoModel(t *testing.T) {
 	for _, f := range m.FittedOn {
 		sets[f.Set] = f.Queries > 0
 	}
-	for _, s := range []string{"csn-go-2000", "csn-py-2000", "causal-dev"} {
+	for _, s := range []string{"csn-go-2000", "csn-py-2000", "causal-dev", "javaeval", "causal-other"} {
 		if !sets[s] {
 			t.Errorf("fitted_on %+v lacks %s", m.FittedOn, s)
 		}
@@ -381,6 +381,16 @@ func TestEmbeddedAutoModel(t *testing.T) {
 	for _, s := range m.SlotIDs() {
 		if b := m.Slots[s.String()].Base / total; math.Abs(b-p.Weights.Get(s)) > 0.011 {
 			t.Errorf("%s: model base %.3f, profiles.AutoBase %.3f", s, b, p.Weights.Get(s))
+		}
+	}
+	// Version 2: results that are code start from code_search's weights.
+	if m.Version != 2 {
+		t.Fatalf("shipped model version %d, want 2 (it routes on the code share)", m.Version)
+	}
+	code := mustLookup(t, "code_search")
+	for _, s := range m.SlotIDs() {
+		if b := m.Slots[s.String()].BaseCode; math.Abs(b-code.Weights.Get(s)) > 0.011 {
+			t.Errorf("%s: model code base %.3f, code_search %.3f", s, b, code.Weights.Get(s))
 		}
 	}
 }

@@ -69,10 +69,12 @@ var builtin = []Profile{
 		Temporal: true, Staged: true},
 }
 
-// AutoBase is the auto profile's typical weights, E1 … E13: the base
-// weights of the embedded model (pipeline/auto_model.json), rounded. A
-// pipeline test checks that they agree. The pipeline replaces them per query.
-var AutoBase = []float64{.30, 0, 0, 0, .25, .15, .12, .03, .02, .12, .01, 0, 0}
+// AutoBase is the auto profile's typical weights, E1 … E13: the prose base
+// weights of the embedded model (pipeline/auto_model.json), rounded; when
+// the top hits are code the model starts from its code base instead
+// (code_search's weights). A pipeline test checks that they agree. The
+// pipeline replaces them per query.
+var AutoBase = []float64{.15, 0, 0, 0, .25, .20, .15, .03, .01, .20, .01, 0, 0}
 
 // Default is the profile used when none is named.
 const Default = "semantic_search"
