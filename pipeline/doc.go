@@ -73,9 +73,13 @@
 // text (QueryFeatures) and of what each slot returned (ListEvidence: top
 // score, gap, entropy of the top 10, agreement with the other lists), with
 // the parameters embedded in auto_model.json, before the E10 boost and WRRF.
-// A slot whose confidence passes its learned gate is returned alone. The
-// decision is Result.Auto and a line in the S3 trace. Weigh is pure: no I/O,
-// O(lists × top 50). The parameters are fitted offline
+// Its base weights route between a code vector and a prose vector on the
+// share of the lists' top hits that define a function (CodeShare, with
+// Request.DefinesCode, which the engine answers from its in-memory mark of
+// such memories). A slot whose confidence passes its learned gate is
+// returned alone. The decision is Result.Auto and a line in the S3 trace.
+// Weigh does no I/O: O(lists × top 50) plus one DefinesCode call per
+// distinct top-10 document. The parameters are fitted offline
 // (bench/autofit_experiment_test.go, docs/PROFILES.md).
 //
 // # Thresholds and badges
