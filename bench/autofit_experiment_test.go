@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/bench"
-	"github.com/cgraph/cgraph/embedders/codeview"
+	"github.com/cgraph/cgraph/embedders/keywords"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
@@ -85,7 +85,7 @@ func loadAutoSet(t *testing.T, set int, dir, runs string) []afQuery {
 		if d.Title != "" {
 			content = d.Title + "\n\n" + d.Text
 		}
-		if n, _ := codeview.DefinedName(content); n != "" {
+		if n, _ := keywords.DefinedName(content); n != "" {
 			isCode[d.ID] = true
 		}
 	}

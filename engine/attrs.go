@@ -6,7 +6,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/cgraph/cgraph/embedders/codeview"
+	"github.com/cgraph/cgraph/embedders/keywords"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -28,7 +28,7 @@ type attrs struct {
 	// contradicted those of contradicts relations (the search badge).
 	superseded, contradicted edgeMarks
 	// code marks the memories whose first code line defines a function
-	// (codeview.DefinedName): the auto profile routes its weights on their
+	// (keywords.DefinedName): the auto profile routes its weights on their
 	// share among the top hits. Derived from the content, never stored.
 	code *roaring.Bitmap
 }
@@ -140,7 +140,7 @@ func (a *attrs) set(m record.Memory) {
 	for k, v := range r.meta {
 		bitmapOf(a.byMeta, metaKey(k, v), true).Add(uint32(doc))
 	}
-	if name, _ := codeview.DefinedName(m.Content); name != "" {
+	if name, _ := keywords.DefinedName(m.Content); name != "" {
 		a.code.Add(uint32(doc))
 	}
 }

@@ -72,7 +72,7 @@ type Request struct {
 	// each list into contributions; FusionDefault is DefaultFusion.
 	Fusion Fusion
 	// DefinesCode reports whether a memory's first code line defines a
-	// function (codeview.DefinedName). The auto profile routes its weights
+	// function (keywords.DefinedName). The auto profile routes its weights
 	// on the share of such memories among the lists' top hits (CodeShare);
 	// nil counts none. It must be safe to call while the search runs.
 	DefinesCode func(record.DocNum) bool

@@ -48,7 +48,7 @@ func e7DocViews() []e7DocView {
 		{"codeView", func(p bench.Pair) string { return codeview.View(e7CodeText(p.Code)) }, true},
 		{"name+raw", func(p bench.Pair) string {
 			c := e7CodeText(p.Code)
-			if n, _ := codeview.DefinedName(c); n != "" {
+			if n, _ := keywords.DefinedName(c); n != "" {
 				return strings.ToLower(keywords.SplitIdentifiers(n)) + ": " + c
 			}
 			return c
@@ -61,7 +61,7 @@ func e7DocViews() []e7DocView {
 				}
 				return keywords.SplitIdentifiers(id)
 			})
-			if n, _ := codeview.DefinedName(e7CodeText(p.Code)); n != "" {
+			if n, _ := keywords.DefinedName(e7CodeText(p.Code)); n != "" {
 				return strings.ToLower(keywords.SplitIdentifiers(n)) + ": " + c
 			}
 			return c
@@ -75,7 +75,7 @@ func e7DocViews() []e7DocView {
 // (docs/BENCHMARKS.md "The code view"). The first model runs every view, the
 // others the deciding ones. CGRAPH_E7_MODELS lists the manifest ids
 // (default E7's MiniLM; CGRAPH_E7_WITH_E1 adds E1's model);
-// CGRAPH_E7_NAMES_ONLY stops after counting how often codeview.DefinedName finds
+// CGRAPH_E7_NAMES_ONLY stops after counting how often keywords.DefinedName finds
 // the extractor's function name.
 //
 //	CGRAPH_E7_EXPERIMENT=1 CGRAPH_E7_MODELS=all-minilm-l6-v2,e5-small-v2-q,bge-small-en-v1.5-q \
@@ -98,7 +98,7 @@ func TestE7DocViewExperiment(t *testing.T) {
 			if i := strings.LastIndexAny(f, ".)"); i >= 0 {
 				f = f[i+1:]
 			}
-			switch n, _ := codeview.DefinedName(p.Code); {
+			switch n, _ := keywords.DefinedName(p.Code); {
 			case n == f:
 				hit++
 			case n == "":
