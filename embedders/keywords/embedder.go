@@ -16,7 +16,7 @@ var _ embedders.Embedder = Embedder{}
 
 // tokenizerVersion changes whenever Tokenize's output changes, so that stores
 // built with another tokenizer are refused rather than mixed.
-const tokenizerVersion = 3 // 2: plurals fold (Stem); 3: declared names count 3 times
+const tokenizerVersion = 4 // 2: plurals fold (Stem); 3: declared names count 3 times; 4: also DefinedName's (Java methods, …)
 
 var producer = embedders.ModelFree("cgraph/e6-code-tokens/v1", tokenizerVersion)
 

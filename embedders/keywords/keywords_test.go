@@ -188,6 +188,12 @@ func TestDeclaredNamesWeighMore(t *testing.T) {
 		{"export async function fetchUser(id) {", "fetchuser"},
 		{"pub fn split_words(s: &str) -> Vec<&str> {", "split_words"},
 		{"class HTTPServer:", "httpserver"},
+		// named by DefinedName: no declaration keyword before the name
+		{"public static String toHexString(byte[] data) {", "tohexstring"},
+		{"@Override\nprotected void onCreate(Bundle state) {", "oncreate"},
+		{"public function getUserName($id) {", "getusername"},
+		{"const parseQuery = (s) => {", "parsequery"},
+		{"std::string Cache::evictOldest(int n) {", "evictoldest"},
 	} {
 		tf := TermFreqs(c.text)
 		i := slices.Index(tf.Terms, c.term)
@@ -195,7 +201,12 @@ func TestDeclaredNamesWeighMore(t *testing.T) {
 			t.Errorf("%q: %s counted %v, want %d (terms %v)", c.text, c.term, tf.Counts, NameWeight, tf.Terms)
 		}
 	}
-	tf := TermFreqs("we call ReadFrame here, then readFrame()")
+	// a definition both rules name counts NameWeight times, not more
+	tf := TermFreqs("func parseHeader(line string) {")
+	if i := slices.Index(tf.Terms, "parseheader"); i < 0 || tf.Counts[i] != NameWeight {
+		t.Errorf("Go func named by both rules counted %v in %v, want %d", tf.Counts, tf.Terms, NameWeight)
+	}
+	tf = TermFreqs("we call ReadFrame here, then readFrame() again")
 	if i := slices.Index(tf.Terms, "readframe"); i < 0 || tf.Counts[i] != 2 {
 		t.Errorf("undeclared name counted %v in %v", tf.Counts, tf.Terms)
 	}
