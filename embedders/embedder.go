@@ -124,7 +124,9 @@ func QuerySide(s fingerprint.SlotID, q Query) (fingerprint.Side, error) {
 // ModelFree returns the producer identity of an algorithm without model
 // weights: id names the algorithm and its version, and the sha256 covers the
 // parameters that change its output, so that a store built with other
-// parameters is refused rather than mixed.
+// parameters is refused rather than mixed. cgraph's own algorithms name
+// themselves "cgraph/…": that is how a store's refusal tells a changed
+// algorithm (re-embed it, no model runs) from a changed model.
 func ModelFree(id string, params ...any) fingerprint.Producer {
 	return fingerprint.Producer{Model: id, SHA256: sha256.Sum256(fmt.Appendf(nil, "%#v", params))}
 }

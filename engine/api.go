@@ -6,6 +6,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cgraph/cgraph/embedders"
@@ -133,6 +134,14 @@ func (e *ProducerMismatchError) Error() string {
 		return s + " fix the models named above; do not re-embed, which would drop the slots' values"
 	}
 	switch e.precision() {
+	case "algorithm":
+		var slots, flags []string
+		for _, m := range e.Mismatches {
+			slots = append(slots, m.Slot.String())
+			flags = append(flags, "--slot "+m.Slot.String())
+		}
+		return s + fmt.Sprintf(" the way this cgraph computes %s changed (no model is involved): run `cgraph reembed %s` to recompute them; it runs no model (seconds per 10,000 memories)",
+			strings.Join(slots, ", "), strings.Join(flags, " "))
 	case "fp32":
 		return s + " the store holds the fp32 weights of the same models (built on cuda, or with --precision fp32): open it with `--precision fp32`, or run `cgraph reembed` to recompute those slots"
 	case "int8":
@@ -143,7 +152,12 @@ func (e *ProducerMismatchError) Error() string {
 	return s + " run `cgraph reembed` (or `cgraph reembed --slot E1`) to recompute those slots, or install the models the store was built with"
 }
 
-// precision returns "fp32" or "int8" when every mismatch is the same model
+// modelFreePrefix starts the producer ids of the slots cgraph computes
+// without a model (embedders.ModelFree: E2, E3, E4, E6, E9, E11).
+const modelFreePrefix = "cgraph/"
+
+// precision returns "algorithm" when every mismatch is a model-free slot
+// whose algorithm changed, "fp32" or "int8" when every mismatch is the same model
 // in the other weights (the manifest's "<id>-q" is the int8 build of <id>):
 // a store built on cuda (fp32 by default) opened on the CPU (int8 e5 and
 // bge by default) needs a flag, not a re-embed. It returns "same" when
@@ -160,6 +174,8 @@ func (e *ProducerMismatchError) precision() string {
 			p = "fp32"
 		case m.Stored.Model == m.Current.Model+"-q":
 			p = "int8"
+		case m.Stored.Model == m.Current.Model && strings.HasPrefix(m.Stored.Model, modelFreePrefix):
+			p = "algorithm"
 		case m.Stored.Model == m.Current.Model:
 			p = "same"
 		default:

@@ -141,3 +141,21 @@ func BenchmarkSlot(b *testing.B) {
 		}
 	}
 }
+
+// TestProducerIDs: every model-free slot names its producer "cgraph/…", the
+// mark by which a store's refusal tells a changed algorithm (re-embed, no
+// model runs) from a changed model (engine.ProducerMismatchError).
+func TestProducerIDs(t *testing.T) {
+	es, err := Embedders(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) == 0 {
+		t.Fatal("no model-free embedders")
+	}
+	for _, e := range es {
+		if p := e.Status().Producer; !strings.HasPrefix(p.Model, "cgraph/") {
+			t.Errorf("%s: producer %q does not start with cgraph/", e.Slot(), p.Model)
+		}
+	}
+}
