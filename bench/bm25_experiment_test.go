@@ -46,18 +46,7 @@ func (r *bm25Retriever) Index(_ context.Context, docs []bench.Doc, progress func
 	r.ix, r.ids = ix, make([]bench.DocID, len(docs))
 	for i, d := range docs {
 		r.ids[i] = d.ID
-		text := d.Title + "\n" + d.Text
-		tf := keywords.TermFreqs(text)
-		if os.Getenv("BM25_DEFNAME") != "" { // the code view's name finder too
-			if n, _ := keywords.DefinedName(d.Text); n != "" && len(terms(text)) == len(keywords.Tokenize(text)) { // declName named nothing
-				toks := terms(text)
-				for range keywords.NameWeight - 1 {
-					toks = append(toks, keywords.Tokenize(n)...)
-				}
-				tf = keywords.Count(toks)
-			}
-		}
-		if err := ix.Add(record.DocNum(i), tf); err != nil {
+		if err := ix.Add(record.DocNum(i), keywords.TermFreqs(d.Title+"\n"+d.Text)); err != nil {
 			return false, err
 		}
 		progress(i + 1)
