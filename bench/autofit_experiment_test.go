@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"github.com/cgraph/cgraph/bench"
-	"github.com/cgraph/cgraph/embedders/keywords"
+	"github.com/cgraph/cgraph/embedders/codeview"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
 	"github.com/cgraph/cgraph/profiles"
@@ -52,9 +52,9 @@ type afQuery struct {
 	docIDs []bench.DocID
 	judged map[bench.DocID]int
 	code   float64 // pipeline.CodeShare of rl
-	// definesCode says which candidates define a function, as the engine's
-	// code bitmap does for stored memories.
-	definesCode func(record.DocNum) bool
+	// isCode says which candidates read as code, as the engine's code
+	// bitmap does for stored memories (codeview.IsCode).
+	isCode func(record.DocNum) bool
 }
 
 // afFusion is the fusion the model is fitted for (AUTOFIT_FUSION: rrf, the
@@ -85,7 +85,7 @@ func loadAutoSet(t *testing.T, set int, dir, runs string) []afQuery {
 		if d.Title != "" {
 			content = d.Title + "\n\n" + d.Text
 		}
-		if n, _ := keywords.DefinedName(content); n != "" {
+		if codeview.IsCode(content) {
 			isCode[d.ID] = true
 		}
 	}
@@ -116,8 +116,8 @@ func loadAutoSet(t *testing.T, set int, dir, runs string) []afQuery {
 			q.rl = append(q.rl, pipeline.RankedList{Slot: s, Hits: hs})
 		}
 		ids := q.docIDs
-		q.definesCode = func(d record.DocNum) bool { return isCode[ids[d-1]] }
-		q.code = pipeline.CodeShare(q.rl, q.definesCode)
+		q.isCode = func(d record.DocNum) bool { return isCode[ids[d-1]] }
+		q.code = pipeline.CodeShare(q.rl, q.isCode)
 		q.inv = make([][]float64, len(q.docIDs))
 		for i := range q.inv {
 			q.inv[i] = make([]float64, len(afSlots))
@@ -687,7 +687,7 @@ func TestAutoFit(t *testing.T) {
 	var slow []float64
 	for _, q := range all {
 		lists := slices.Clone(q.rl)
-		model.Weigh(q.text, lists, q.definesCode)
+		model.Weigh(q.text, lists, q.isCode)
 		fused := pipeline.Fuse(lists, afFusion)
 		var ids []bench.DocID
 		for _, f := range fused[:min(10, len(fused))] {

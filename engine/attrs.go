@@ -6,7 +6,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/cgraph/cgraph/embedders/keywords"
+	"github.com/cgraph/cgraph/embedders/codeview"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -27,9 +27,9 @@ type attrs struct {
 	// superseded marks the targets of supersedes relations (filtered on),
 	// contradicted those of contradicts relations (the search badge).
 	superseded, contradicted edgeMarks
-	// code marks the memories whose first code line defines a function
-	// (keywords.DefinedName): the auto profile routes its weights on their
-	// share among the top hits. Derived from the content, never stored.
+	// code marks the memories that read as code (codeview.IsCode): the
+	// auto profile routes its weights on their share among the top hits.
+	// Derived from the content, never stored.
 	code *roaring.Bitmap
 }
 
@@ -140,7 +140,7 @@ func (a *attrs) set(m record.Memory) {
 	for k, v := range r.meta {
 		bitmapOf(a.byMeta, metaKey(k, v), true).Add(uint32(doc))
 	}
-	if name, _ := keywords.DefinedName(m.Content); name != "" {
+	if codeview.IsCode(m.Content) {
 		a.code.Add(uint32(doc))
 	}
 }

@@ -84,9 +84,9 @@ func BenchmarkAllow(b *testing.B) {
 	}
 }
 
-// TestAttrsCode: the code bitmap marks exactly the memories whose first
-// code line defines a function, follows a content change, and forgets a
-// deleted memory.
+// TestAttrsCode: the code bitmap marks exactly the memories that read as
+// code (codeview.IsCode), follows a content change, and forgets a deleted
+// memory.
 func TestAttrsCode(t *testing.T) {
 	a := newAttrs()
 	docs := []struct {
@@ -98,6 +98,7 @@ func TestAttrsCode(t *testing.T) {
 		{"The cache was stale because the writer never flushed.", false},
 		{"Decided: keep WRRF as the default fusion (ARCH-21).", false},
 		{"@Override\npublic String toString() {\n  return name;\n}", true},
+		{"function (a, b) {\n  return a + b;\n}", true}, // no name: read by its lines
 	}
 	for i, d := range docs {
 		a.set(record.Memory{DocNum: record.DocNum(i), Content: d.content})
@@ -115,7 +116,7 @@ func TestAttrsCode(t *testing.T) {
 	if a.code.Contains(1) {
 		t.Error("deleted doc 1 still marked code")
 	}
-	if got := a.code.GetCardinality(); got != 1 {
-		t.Errorf("%d docs marked code, want 1 (doc 4)", got)
+	if got := a.code.GetCardinality(); got != 2 {
+		t.Errorf("%d docs marked code, want 2 (docs 4 and 5)", got)
 	}
 }

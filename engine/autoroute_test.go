@@ -14,7 +14,7 @@ var codeTexts = []string{
 }
 
 // TestAutoRoutesOnCode checks the auto profile's routing through the
-// engine: the share of top hits that define a function is what the store
+// engine: the share of top hits that are code is what the store
 // holds (derived from content on write and again on open), and a deleted
 // function no longer counts.
 func TestAutoRoutesOnCode(t *testing.T) {

@@ -309,7 +309,7 @@ func (x *indexSet) setMeta(m record.Memory) {
 	x.setMetaLocked(m)
 }
 
-// codeDocs returns a copy of the memories that define a function (attrs'
+// codeDocs returns a copy of the memories that read as code (attrs'
 // code bitmap), for the auto profile's routing.
 func (x *indexSet) codeDocs() *roaring.Bitmap {
 	x.mu.RLock()

@@ -165,7 +165,7 @@ func (s *Engine) searchLocked(ctx context.Context, req SearchRequest, preq pipel
 	allow := s.ix.allow(req.Filter)
 	if preq.Profile.Adaptive {
 		code := s.ix.codeDocs()
-		preq.DefinesCode = func(d record.DocNum) bool { return code.Contains(uint32(d)) }
+		preq.IsCode = func(d record.DocNum) bool { return code.Contains(uint32(d)) }
 	}
 	res, err := pipeline.Run(ctx, &spaces{s: s, ix: s.ix, q: q, allow: allow}, preq)
 	if err != nil {

@@ -24,7 +24,7 @@ import (
 // where z are the standardised features of the query text (QueryFeatures)
 // and of what slot s returned (ListEvidence). A version 2 model routes its
 // base weights between a prose vector and a code vector on c, the share of
-// the lists' top hits that define a function (CodeShare):
+// the lists' top hits that read as code (CodeShare):
 //
 //	base_s = prose_s^(1−c) · code_s^c
 //
@@ -366,7 +366,7 @@ func (m *AutoModel) SlotIDs() []fingerprint.SlotID { return m.slots }
 type AutoDecision struct {
 	// Weights are the per-query weights, summing to 1, in slot order.
 	Weights []SlotWeight `json:"weights"`
-	// CodeShare is the share of the lists' top hits that define a function:
+	// CodeShare is the share of the lists' top hits that read as code:
 	// how far a version 2 model moved from its prose weights toward its
 	// code weights (0 for a version 1 model).
 	CodeShare float64 `json:"code_share"`
@@ -387,15 +387,15 @@ type SlotWeight struct {
 // Weigh sets each list's Weight for query q and returns what it chose. A
 // list whose slot the model does not know keeps weight 0. When a list is
 // gated, every other list gets weight 0, so WRRF returns its ranking. lists
-// is modified in place; it must be sorted best first. definesCode says
-// which memories define a function (nil: none); only a version 2 model
+// is modified in place; it must be sorted best first. isCode says
+// which memories read as code (nil: none); only a version 2 model
 // reads it.
-func (m *AutoModel) Weigh(q string, lists []RankedList, definesCode func(record.DocNum) bool) AutoDecision {
+func (m *AutoModel) Weigh(q string, lists []RankedList, isCode func(record.DocNum) bool) AutoDecision {
 	qf := QueryFeatures(q)
 	ev, conf := ListEvidence(lists)
 	var share float64 // of code among the top hits
 	if m.Version == 2 {
-		share = CodeShare(lists, definesCode)
+		share = CodeShare(lists, isCode)
 	}
 	type push struct {
 		slot, feat string
@@ -450,7 +450,7 @@ func (m *AutoModel) Weigh(q string, lists []RankedList, definesCode func(record.
 		dec.Reasons = append(dec.Reasons, fmt.Sprintf("%s %s ×%.2f", p.feat, p.slot, math.Exp(p.v)))
 	}
 	if m.Version == 2 {
-		dec.Reasons = append([]string{fmt.Sprintf("%.0f%% of top hits define a function: base weights %.0f%% code, %.0f%% prose", 100*share, 100*share, 100*(1-share))}, dec.Reasons...)
+		dec.Reasons = append([]string{fmt.Sprintf("%.0f%% of top hits are code: base weights %.0f%% code, %.0f%% prose", 100*share, 100*share, 100*(1-share))}, dec.Reasons...)
 	}
 	if dec.Gated != "" {
 		dec.Reasons = append([]string{fmt.Sprintf("%s confident (%.1f sd ≥ gate %.1f): its ranking alone", dec.Gated, dec.Confidence, m.Slots[dec.Gated].Gate)}, dec.Reasons...)
@@ -474,12 +474,13 @@ func (p AutoSlot) routed(c float64) float64 {
 const codeShareK = 10
 
 // CodeShare is the share of the distinct documents in the top codeShareK
-// of the lists that define a function (definesCode; nil counts none): 1
+// of the lists that read as code (isCode, codeview.IsCode in the engine;
+// nil counts none): 1
 // when every slot's best hits are code, 0 when none are. It reads the
 // results, not the query: a query in words over a code store is still a
 // code search.
-func CodeShare(lists []RankedList, definesCode func(record.DocNum) bool) float64 {
-	if definesCode == nil {
+func CodeShare(lists []RankedList, isCode func(record.DocNum) bool) float64 {
+	if isCode == nil {
 		return 0
 	}
 	seen := map[record.DocNum]bool{}
@@ -490,7 +491,7 @@ func CodeShare(lists []RankedList, definesCode func(record.DocNum) bool) float64
 				continue
 			}
 			seen[h.Doc] = true
-			if definesCode(h.Doc) {
+			if isCode(h.Doc) {
 				code++
 			}
 		}

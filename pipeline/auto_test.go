@@ -171,7 +171,7 @@ func TestAutoWeighCrafted(t *testing.T) {
 }
 
 // TestCodeShare counts the distinct documents of the lists' top 10 that
-// define a function.
+// read as code.
 func TestCodeShare(t *testing.T) {
 	even := func(d record.DocNum) bool { return d%2 == 0 }
 	lists := []RankedList{
@@ -232,7 +232,7 @@ func TestAutoWeighRouted(t *testing.T) {
 		if math.Abs(d.Weights[i].Base-tc.e6) > 1e-9 {
 			t.Errorf("%s: E6 base %g, want %g", tc.name, d.Weights[i].Base, tc.e6)
 		}
-		if !strings.Contains(d.Reasons[0], "define a function") {
+		if !strings.Contains(d.Reasons[0], "are code") {
 			t.Errorf("%s: first reason %q does not say how the route was chosen", tc.name, d.Reasons[0])
 		}
 	}

@@ -74,11 +74,11 @@
 // score, gap, entropy of the top 10, agreement with the other lists), with
 // the parameters embedded in auto_model.json, before the E10 boost and WRRF.
 // Its base weights route between a code vector and a prose vector on the
-// share of the lists' top hits that define a function (CodeShare, with
-// Request.DefinesCode, which the engine answers from its in-memory mark of
+// share of the lists' top hits that read as code (CodeShare, with
+// Request.IsCode, which the engine answers from its in-memory mark of
 // such memories). A slot whose confidence passes its learned gate is
 // returned alone. The decision is Result.Auto and a line in the S3 trace.
-// Weigh does no I/O: O(lists × top 50) plus one DefinesCode call per
+// Weigh does no I/O: O(lists × top 50) plus one IsCode call per
 // distinct top-10 document. The parameters are fitted offline
 // (bench/autofit_experiment_test.go, docs/PROFILES.md).
 //

@@ -71,11 +71,11 @@ type Request struct {
 	// Fusion is how S3, the S4 rerank and weighted temporal badges turn
 	// each list into contributions; FusionDefault is DefaultFusion.
 	Fusion Fusion
-	// DefinesCode reports whether a memory's first code line defines a
-	// function (keywords.DefinedName). The auto profile routes its weights
-	// on the share of such memories among the lists' top hits (CodeShare);
-	// nil counts none. It must be safe to call while the search runs.
-	DefinesCode func(record.DocNum) bool
+	// IsCode reports whether a memory reads as code (codeview.IsCode). The
+	// auto profile routes its weights on the share of such memories among
+	// the lists' top hits (CodeShare); nil counts none. It must be safe to
+	// call while the search runs.
+	IsCode func(record.DocNum) bool
 }
 
 func (r Request) withDefaults() (Request, error) {
@@ -423,7 +423,7 @@ func (r *run) fuse(st Stage, lists []RankedList, keep int) ([]*cand, []string, e
 	r.boosts = map[record.DocNum][]Boost{}
 	var notes []string
 	if r.req.Profile.Adaptive {
-		dec := DefaultAutoModel.Weigh(r.req.Query, lists, r.req.DefinesCode)
+		dec := DefaultAutoModel.Weigh(r.req.Query, lists, r.req.IsCode)
 		r.res.Auto = &dec
 		notes = append(notes, dec.String())
 	}
