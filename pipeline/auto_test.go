@@ -357,7 +357,7 @@ func TestEmbeddedAutoModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "1644f369b0734617f5c91c5b3e45cf6540576b9ae80b59bd7631a33b3bd7461c"
+	const want = "535050fd61a0963e738efb10d7530354a1f96a141421118149daaf05ea623212"
 	if got := AutoModelSHA256(); got != want {
 		t.Errorf("auto_model.json sha256 %s, pinned %s: a refit must update the pin and docs/PROFILES.md", got, want)
 	}
@@ -395,18 +395,24 @@ func TestEmbeddedAutoModel(t *testing.T) {
 	}
 }
 
-// TestShippedAutoModelEvidence checks what the shipped model learned about
-// the evidence (docs/PROFILES.md "auto"): a keyword list (E6) whose best
-// document stands clear of the rest gains weight over the same list flat,
-// and the weights stay a distribution either way.
+// TestShippedAutoModelEvidence checks what the shipped model learned
+// (docs/PROFILES.md "Routing on code"): results that are code weigh E1 as
+// code_search does and far above what prose results give it; an E5 list
+// that agrees with the other lists gains weight over the same list
+// agreeing with none; and the weights stay a distribution throughout.
 func TestShippedAutoModelEvidence(t *testing.T) {
-	lists := func(e6 []float64) []RankedList {
+	slots := DefaultAutoModel.SlotIDs()
+	e5 := slices.Index(slots, fp.E5)
+	// Every list ranks docs 1..50 (all agree), or E5 ranks 500..549 (agrees
+	// with none).
+	lists := func(e5Agrees bool) []RankedList {
 		var out []RankedList
-		for i, s := range DefaultAutoModel.SlotIDs() {
-			out = append(out, RankedList{Slot: s, Hits: hitsOf(linear(50, 0.8, 0.004), seq(1+i*3, 50)...)})
+		for _, s := range slots {
+			out = append(out, RankedList{Slot: s, Hits: hitsOf(linear(50, 0.8, 0.004), seq(1, 50)...)})
 		}
-		i := slices.Index(DefaultAutoModel.SlotIDs(), fp.E6)
-		out[i].Hits = hitsOf(e6, seq(500, 50)...)
+		if !e5Agrees {
+			out[e5].Hits = hitsOf(linear(50, 0.8, 0.004), seq(500, 50)...)
+		}
 		return out
 	}
 	weightOf := func(d AutoDecision, s string) float64 {
@@ -418,20 +424,26 @@ func TestShippedAutoModelEvidence(t *testing.T) {
 		t.Fatalf("no weight for %s", s)
 		return 0
 	}
-	decisive := linear(50, 12, 0.05)
-	decisive[0] = 30
-	flat := linear(50, 12, 0.05)
+	code := func(record.DocNum) bool { return true }
+	prose := func(record.DocNum) bool { return false }
 	q := "Returns the number of bytes written to the buffer."
-	dd, df := DefaultAutoModel.Weigh(q, lists(decisive), nil), DefaultAutoModel.Weigh(q, lists(flat), nil)
-	if !(weightOf(dd, "E6") > weightOf(df, "E6")) {
-		t.Errorf("E6 weight with a decisive keyword match %.3f, flat %.3f: want it higher", weightOf(dd, "E6"), weightOf(df, "E6"))
+	dc, dp := DefaultAutoModel.Weigh(q, lists(true), code), DefaultAutoModel.Weigh(q, lists(true), prose)
+	if dc.CodeShare != 1 || dp.CodeShare != 0 {
+		t.Fatalf("code shares %g and %g, want 1 and 0", dc.CodeShare, dp.CodeShare)
 	}
-	for _, d := range []AutoDecision{dd, df} {
+	if !(weightOf(dc, "E1") > 2*weightOf(dp, "E1")) {
+		t.Errorf("E1 weight on code results %.3f, on prose %.3f: want code far higher", weightOf(dc, "E1"), weightOf(dp, "E1"))
+	}
+	agree, alone := DefaultAutoModel.Weigh(q, lists(true), prose), DefaultAutoModel.Weigh(q, lists(false), prose)
+	if !(weightOf(agree, "E5") > weightOf(alone, "E5")) {
+		t.Errorf("E5 weight agreeing with the others %.3f, agreeing with none %.3f: want it higher", weightOf(agree, "E5"), weightOf(alone, "E5"))
+	}
+	for _, d := range []AutoDecision{dc, dp, agree, alone} {
 		sum := 0.0
 		for _, w := range d.Weights {
 			sum += w.Weight
 		}
-		if math.Abs(sum-1) > 1e-9 || len(d.Weights) != len(DefaultAutoModel.SlotIDs()) {
+		if math.Abs(sum-1) > 1e-9 || len(d.Weights) != len(slots) {
 			t.Errorf("weights %+v sum to %g", d.Weights, sum)
 		}
 	}
