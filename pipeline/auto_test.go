@@ -357,7 +357,7 @@ func TestEmbeddedAutoModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "535050fd61a0963e738efb10d7530354a1f96a141421118149daaf05ea623212"
+	const want = "19e6729227db16d4f093cfe7d176d98a1f62568781d1bc2178f2738a0776db3c"
 	if got := AutoModelSHA256(); got != want {
 		t.Errorf("auto_model.json sha256 %s, pinned %s: a refit must update the pin and docs/PROFILES.md", got, want)
 	}
