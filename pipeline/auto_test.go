@@ -357,7 +357,7 @@ func TestEmbeddedAutoModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "19e6729227db16d4f093cfe7d176d98a1f62568781d1bc2178f2738a0776db3c"
+	const want = "024fd567698caf3b309f7053509f4b1e759ca384c819691e3478c1b37e0d2b02"
 	if got := AutoModelSHA256(); got != want {
 		t.Errorf("auto_model.json sha256 %s, pinned %s: a refit must update the pin and docs/PROFILES.md", got, want)
 	}
@@ -365,7 +365,7 @@ func TestEmbeddedAutoModel(t *testing.T) {
 	for _, f := range m.FittedOn {
 		sets[f.Set] = f.Queries > 0
 	}
-	for _, s := range []string{"csn-go-2000", "csn-py-2000", "causal-dev", "javaeval", "causal-other"} {
+	for _, s := range []string{"csn-go-2000", "csn-py-2000", "causal-dev", "javaeval", "causal-other", "js-set"} {
 		if !sets[s] {
 			t.Errorf("fitted_on %+v lacks %s", m.FittedOn, s)
 		}
