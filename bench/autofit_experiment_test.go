@@ -11,6 +11,11 @@
 //
 // Features and weighting are pipeline.QueryFeatures, pipeline.ListEvidence
 // and pipeline.AutoModel.Weigh: the code the engine runs at query time.
+//
+// Make the runs with bench run --modes embedder_first --no-thresholds
+// --run-out DIR, every query: fusion reads each slot's whole top 100, while
+// embedder_first with thresholds drops the hits under a slot's Low
+// threshold, which the fit would then never see.
 package bench_test
 
 import (
