@@ -357,7 +357,7 @@ func TestEmbeddedAutoModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "024fd567698caf3b309f7053509f4b1e759ca384c819691e3478c1b37e0d2b02"
+	const want = "22e312e97a2e6c843c9c53344d47c41d2559ad189755a9c912dc062ac53275e6"
 	if got := AutoModelSHA256(); got != want {
 		t.Errorf("auto_model.json sha256 %s, pinned %s: a refit must update the pin and docs/PROFILES.md", got, want)
 	}
