@@ -133,7 +133,7 @@ func (e *ProducerMismatchError) Error() string {
 	case broken:
 		return s + " fix the models named above; do not re-embed, which would drop the slots' values"
 	}
-	switch e.precision() {
+	switch e.remedy() {
 	case "algorithm":
 		var slots, flags []string
 		for _, m := range e.Mismatches {
@@ -156,14 +156,14 @@ func (e *ProducerMismatchError) Error() string {
 // without a model (embedders.ModelFree: E2, E3, E4, E6, E9, E11).
 const modelFreePrefix = "cgraph/"
 
-// precision returns "algorithm" when every mismatch is a model-free slot
+// remedy names what fixes the refusal: "algorithm" when every mismatch is a model-free slot
 // whose algorithm changed, "fp32" or "int8" when every mismatch is the same model
 // in the other weights (the manifest's "<id>-q" is the int8 build of <id>):
 // a store built on cuda (fp32 by default) opened on the CPU (int8 e5 and
 // bge by default) needs a flag, not a re-embed. It returns "same" when
 // every mismatch is the same model id in another file (the fp16 files of
 // --precision fp16 keep the fp32 ids).
-func (e *ProducerMismatchError) precision() string {
+func (e *ProducerMismatchError) remedy() string {
 	want := ""
 	for _, m := range e.Mismatches {
 		var p string
