@@ -12,7 +12,10 @@
 //   - graph builders, one per Kind: SafetensorsBertMLM builds a BERT masked-LM
 //     (embeddings, post-LN encoder layers, MLM head with the decoder tied to
 //     the word embeddings) whose output "logits" [batch, sequence, vocab] is
-//     what runtime.TaskMaskedLM reads for SPLADE pooling.
+//     what runtime.TaskMaskedLM reads for SPLADE pooling;
+//   - an initializer patcher (patch.go): PatchFloats reads an existing ONNX
+//     model's protobuf just far enough to change named float32 weights (a
+//     learned low-rank update added to a matrix) and copies every other byte.
 //
 // Output is byte-deterministic: the same inputs always give the same file,
 // so the manifest can pin its sha256 and the installer check it like any

@@ -96,6 +96,10 @@ type Config struct {
 	ID string
 	// ONNXPath and TokenizerPath are the installed model files.
 	ONNXPath, TokenizerPath string
+	// ONNXData, when set, is the model itself (a graph derived in memory from
+	// an installed one, such as E7's fine-tuned query encoder); ONNXPath then
+	// only names it in messages and is not read.
+	ONNXData []byte
 	// Task is what the output holds (default TaskEncoder).
 	Task Task
 	// Output names the model output to read; "" takes the first output.

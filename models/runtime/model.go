@@ -109,8 +109,10 @@ var supportedInputs = []string{"input_ids", "attention_mask", "token_type_ids"}
 // Cost: reads the whole model file and builds the session (about a second for 130 MB).
 func Open(cfg Config) (*Model, error) {
 	cfg = cfg.withDefaults()
-	if err := checkFile(cfg.ONNXPath, "model"); err != nil {
-		return nil, fmt.Errorf("open %s: %w", cfg.ID, err)
+	if cfg.ONNXData == nil {
+		if err := checkFile(cfg.ONNXPath, "model"); err != nil {
+			return nil, fmt.Errorf("open %s: %w", cfg.ID, err)
+		}
 	}
 	if err := checkFile(cfg.TokenizerPath, "tokenizer"); err != nil {
 		return nil, fmt.Errorf("open %s: %w", cfg.ID, err)
@@ -133,6 +135,7 @@ func Open(cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("open %s: %w", cfg.ID, err)
 	}
 	m.openPinned()
+	m.cfg.ONNXData = nil // the sessions hold the graph; the bytes are not needed again
 	return m, nil
 }
 
@@ -175,7 +178,13 @@ func checkFile(path, what string) error {
 // readSignature checks the model's inputs and output against what the runtime feeds
 // and what the config expects.
 func (m *Model) readSignature() error {
-	ins, outs, err := ort.GetInputOutputInfo(m.cfg.ONNXPath)
+	var ins, outs []ort.InputOutputInfo
+	var err error
+	if m.cfg.ONNXData != nil {
+		ins, outs, err = ort.GetInputOutputInfoWithONNXData(m.cfg.ONNXData)
+	} else {
+		ins, outs, err = ort.GetInputOutputInfo(m.cfg.ONNXPath)
+	}
 	if err != nil {
 		return fmt.Errorf("model file %s is not a loadable ONNX model (truncated or corrupt?): %v; reinstall it with `cgraph models pull` (`cgraph models verify` checks sha256)", m.cfg.ONNXPath, err)
 	}
@@ -306,7 +315,13 @@ func (m *Model) newSession(cuda bool) (err error) {
 func (m *Model) sessions(opts *ort.SessionOptions, cuda bool, output string) ([]*ort.DynamicAdvancedSession, chan int, error) {
 	sessions := make([]*ort.DynamicAdvancedSession, 0, m.cfg.Sessions)
 	for range m.cfg.Sessions {
-		sess, err := ort.NewDynamicAdvancedSession(m.cfg.ONNXPath, m.inputs, []string{output}, opts)
+		var sess *ort.DynamicAdvancedSession
+		var err error
+		if m.cfg.ONNXData != nil {
+			sess, err = ort.NewDynamicAdvancedSessionWithONNXData(m.cfg.ONNXData, m.inputs, []string{output}, opts)
+		} else {
+			sess, err = ort.NewDynamicAdvancedSession(m.cfg.ONNXPath, m.inputs, []string{output}, opts)
+		}
 		if err == nil {
 			sessions = append(sessions, sess)
 			continue
