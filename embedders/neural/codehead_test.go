@@ -2,6 +2,7 @@ package neural
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/codeview"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models"
 )
 
 // e7HeadWantSHA256 pins the shipped head: refitting it (TestUpdateE7Head)
@@ -56,29 +58,97 @@ func TestE7HeadFile(t *testing.T) {
 	}
 }
 
-// TestE7QueryHead checks E7 maps queries and not documents, names the head
-// in its representation but keeps raw MiniLM's producer (stored vectors
-// are unchanged), and that on held-out pairs — documented functions of
-// GOROOT/src, a tree the head was never fitted on — the mapped queries
-// find their functions better (MRR@10) than raw MiniLM queries do.
-func TestE7QueryHead(t *testing.T) {
+// TestE7QueryEncoder checks E7 encodes queries with the fine-tuned MiniLM
+// and documents with MiniLM itself, names the update in its representation
+// but keeps raw MiniLM's producer (stored vectors are unchanged), and that on
+// held-out pairs — documented functions of GOROOT/src, a tree the update was
+// never fitted on — the tuned queries find their functions better (MRR@10)
+// than raw MiniLM queries do.
+func TestE7QueryEncoder(t *testing.T) {
 	r := testRegistry(t)
 	e := r.Get(fingerprint.E7)
-	d, ok := e.(*denseEmbedder)
+	d := e7Dense(t, e)
+	if d.queryLM == nil || d.queryHead != nil {
+		t.Fatalf("E7 has no fine-tuned query encoder (head %v): %s", d.queryHead != nil, e.Status().Representation)
+	}
+	if !strings.Contains(e.Status().Representation, "e7tune.bin") {
+		t.Errorf("representation does not name the update: %s", e.Status().Representation)
+	}
+	checkE7Queries(t, e, d, "the tuned encoder", func(ctx context.Context, qs []string) [][]float32 {
+		out := make([][]float32, len(qs))
+		for i, q := range qs {
+			v, err := e.EmbedQuery(ctx, embedders.Query{Text: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = v.Value.(fingerprint.Dense)
+		}
+		return out
+	})
+}
+
+// TestE7HeadWhereTuneDoesNotFit checks that where the installed MiniLM is
+// not the file the update was fitted on (a quantised or fp16 variant), E7
+// maps queries with the linear head instead, says so, and the head still
+// helps on the held-out pairs.
+func TestE7HeadWhereTuneDoesNotFit(t *testing.T) {
+	requireModels(t, Config{})
+	l, err := newLoader(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.close() })
+	lm, why, err := l.get(modelMiniLM)
+	if err != nil || lm == nil {
+		t.Fatalf("MiniLM: %v %s", err, why)
+	}
+	lm.onnx = strings.Repeat("0", 64) // another file than the one e7tune.bin was fitted on
+	e, err := buildE7(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := e7Dense(t, e)
+	if d.queryLM != nil || d.queryHead == nil {
+		t.Fatalf("E7 on another file: tuned encoder %v, head %v", d.queryLM != nil, d.queryHead != nil)
+	}
+	if rep := e.Status().Representation; !strings.Contains(rep, "e7head.bin") || !strings.Contains(rep, "fits only the fp32") {
+		t.Errorf("representation does not name the head and why: %s", rep)
+	}
+	checkE7Queries(t, e, d, "the head", func(ctx context.Context, qs []string) [][]float32 {
+		vs, err := d.lm.EmbedPrefixed(ctx, d.queryPrefix, qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([][]float32, len(qs))
+		for i, v := range vs {
+			out[i] = d.queryHead.apply(v.Vector)
+		}
+		return out
+	})
+}
+
+func e7Dense(t *testing.T, e embedders.Embedder) *denseEmbedder {
+	t.Helper()
 	if s, shared := e.(*e7Shared); shared {
-		d, ok = s.denseEmbedder, true
+		return s.denseEmbedder
 	}
-	if !ok || d.queryHead == nil {
-		t.Fatalf("E7 is %T without a query head: %s", e, e.Status().Representation)
+	d, ok := e.(*denseEmbedder)
+	if !ok {
+		t.Fatalf("E7 is %T: %s", e, e.Status().Representation)
 	}
-	if !strings.Contains(e.Status().Representation, "e7head.bin") {
-		t.Errorf("representation does not name the head: %s", e.Status().Representation)
-	}
+	return d
+}
+
+// checkE7Queries checks E7's producer and documents are raw MiniLM's over
+// the code view and that queries encoded by query (as typed) differ from
+// raw MiniLM's and beat them on the held-out GOROOT pairs.
+func checkE7Queries(t *testing.T, e embedders.Embedder, d *denseEmbedder, what string, query func(context.Context, []string) [][]float32) {
+	t.Helper()
 	if raw := d.lm.producer("E7 dense v1", d.docPrefix, d.queryPrefix, codeViewRecipe); d.status.Producer != raw {
-		// The head maps queries only: the stored document vectors are
-		// MiniLM's own over the code view, and a store built with another
-		// fit of the head must stay valid.
-		t.Errorf("E7 with the head has producer %v, want MiniLM's over the code view %v (documents are unchanged)", d.status.Producer, raw)
+		// Queries only change: the stored document vectors are MiniLM's
+		// own over the code view, and a store built with another fit must
+		// stay valid.
+		t.Errorf("E7 with %s has producer %v, want MiniLM's over the code view %v (documents are unchanged)", what, d.status.Producer, raw)
 	}
 	ctx := context.Background()
 	ps := e7HeldOut(t)
@@ -97,27 +167,23 @@ func TestE7QueryHead(t *testing.T) {
 	if c := cosine(docs[0].Value.(fingerprint.Dense), raw[0].Vector); c < 0.9999 {
 		t.Errorf("E7 documents are not MiniLM's own vectors of their code view (cosine %.5f): stored vectors would need a reembed", c)
 	}
-	dv, mapped, plain := make([][]float32, len(ps)), make([][]float32, len(ps)), make([][]float32, len(ps))
+	dv, plain := make([][]float32, len(ps)), make([][]float32, len(ps))
 	rawQ, err := d.lm.EmbedPrefixed(ctx, d.queryPrefix, qs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range ps {
-		dv[i] = docs[i].Value.(fingerprint.Dense)
-		v, err := e.EmbedQuery(ctx, embedders.Query{Text: qs[i]})
-		if err != nil {
-			t.Fatal(err)
-		}
-		mapped[i], plain[i] = v.Value.(fingerprint.Dense), rawQ[i].Vector
+		dv[i], plain[i] = docs[i].Value.(fingerprint.Dense), rawQ[i].Vector
 	}
+	mapped := query(ctx, qs)
 	if c := cosine(mapped[0], plain[0]); c > 0.999 {
-		t.Errorf("the head leaves the query as it was (cosine %.4f)", c)
+		t.Errorf("%s leaves the query as it was (cosine %.4f)", what, c)
 	}
-	withHead, _ := e7Retrieval(mapped, dv)
+	with, _ := e7Retrieval(mapped, dv)
 	without, _ := e7Retrieval(plain, dv)
-	t.Logf("GOROOT held out, %d pairs: raw MiniLM %s, with the head %s", len(ps), without, withHead)
-	if withHead.MRR <= without.MRR {
-		t.Errorf("the head does not help on held-out Go pairs: MRR@10 %.3f with, %.3f without", withHead.MRR, without.MRR)
+	t.Logf("GOROOT held out, %d pairs: raw MiniLM %s, with %s %s", len(ps), without, what, with)
+	if with.MRR <= without.MRR {
+		t.Errorf("%s does not help on held-out Go pairs: MRR@10 %.3f with, %.3f without", what, with.MRR, without.MRR)
 	}
 }
 
@@ -143,4 +209,85 @@ func e7HeldOut(t testing.TB) []bench.Pair {
 		all = append(all, ps...)
 	}
 	return bench.Sample(all, 200, 1)
+}
+
+// e7TuneWantSHA256 pins the shipped update: refitting it (scripts/e7tune)
+// must update this, e7tune.txt, testdata/e7tune_ref.json and docs/MODELS.md
+// together.
+const e7TuneWantSHA256 = "1c2bede093e9dac92727051f38a9788e3c8aabb3b551fed38759f8db8f6023bf"
+
+// TestE7TuneFile checks the shipped update decodes, matches its pin and its
+// provenance file, and was fitted on the MiniLM file the manifest installs.
+func TestE7TuneFile(t *testing.T) {
+	if got := fmt.Sprintf("%x", e7TuneSHA256); got != e7TuneWantSHA256 {
+		t.Fatalf("e7tune.bin sha256 %s, pinned %s: refit with scripts/e7tune and update the pin, e7tune.txt, testdata/e7tune_ref.json and docs/MODELS.md together", got, e7TuneWantSHA256)
+	}
+	prov, err := os.ReadFile("e7tune.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(prov), e7TuneWantSHA256) {
+		t.Errorf("e7tune.txt does not record sha256 %s", e7TuneWantSHA256)
+	}
+	f, err := e7LowRank()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf, err := models.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := mf.Model(modelMiniLM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onnx, _ := meta.File(models.RoleONNX)
+	if got := fmt.Sprintf("%x", f.Base); got != onnx.SHA256 {
+		t.Errorf("e7tune.bin was fitted on the ONNX file %s, the manifest installs %s for %s", got, onnx.SHA256, modelMiniLM)
+	}
+	var norm float64
+	for _, u := range f.Updates {
+		for _, b := range u.B {
+			norm += float64(b) * float64(b)
+		}
+	}
+	if norm == 0 {
+		t.Error("e7tune.bin changes nothing (every B is zero)")
+	}
+}
+
+// TestE7TuneParity checks the Go merge runs the encoder the fitter
+// evaluated: E7's query vectors for the reference queries match the
+// fitter's (JAX, with the half-rounded update) to cosine 0.9995.
+func TestE7TuneParity(t *testing.T) {
+	var ref struct {
+		SHA256  string `json:"e7tune_sha256"`
+		Queries []struct {
+			Q string    `json:"q"`
+			V []float32 `json:"v"`
+		} `json:"queries"`
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "e7tune_ref.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	if ref.SHA256 != fmt.Sprintf("%x", e7TuneSHA256) || len(ref.Queries) == 0 {
+		t.Fatalf("testdata/e7tune_ref.json is for e7tune.bin %s (%d queries); regenerate it with scripts/e7tune/export.py", ref.SHA256, len(ref.Queries))
+	}
+	e := testRegistry(t).Get(fingerprint.E7)
+	for _, q := range ref.Queries {
+		if queryView(q.Q) != q.Q {
+			t.Fatalf("reference query %q is changed by the query view; the fitter embeds it as written", q.Q)
+		}
+		v, err := e.EmbedQuery(context.Background(), embedders.Query{Text: q.Q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := cosine(v.Value.(fingerprint.Dense), q.V); c < 0.9995 {
+			t.Errorf("%q: E7's query vector vs the fitter's: cosine %.5f", q.Q, c)
+		}
+	}
 }

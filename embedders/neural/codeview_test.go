@@ -121,7 +121,12 @@ func TestQueriesReadSplit(t *testing.T) {
 		case *e1Shared:
 			lm, prefix = e.lm, e.queryPrefix
 		case *e7Shared:
-			lm, prefix, mapQ = e.lm, e.queryPrefix, e.queryHead.apply
+			lm, prefix = e.lm, e.queryPrefix
+			if e.queryLM != nil {
+				lm = e.queryLM
+			} else {
+				mapQ = e.queryHead.apply
+			}
 		case *pairEmbedder:
 			lm, mapQ = e.lm, func(v []float32) []float32 { return e.apply(v, fingerprint.SideB) }
 		case *intentEmbedder:

@@ -11,12 +11,14 @@ import (
 )
 
 // denseEmbedder fills a dense slot (E1, E7) with one pooled vector per memory
-// from one model, with a fixed prefix per view. queryHead, when set, maps
-// the query's pooled vector (E7's learned code head); documents are never
-// mapped, so their stored vectors are the model's own.
+// from one model, with a fixed prefix per view. queryLM, when set, encodes
+// queries instead of lm (E7's fine-tuned query encoder), and queryHead maps
+// the query's pooled vector (E7's learned linear head, where the fine-tuned
+// encoder does not fit the installed file); documents always go through lm
+// unmapped, so their stored vectors are the model's own.
 type denseEmbedder struct {
 	slot                   fingerprint.SlotID
-	lm                     *loaded
+	lm, queryLM            *loaded
 	docPrefix, queryPrefix string
 	queryHead              *projection
 	status                 embedders.SlotStatus
@@ -43,13 +45,17 @@ func (e *denseEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Inp
 	return out, nil
 }
 
-// EmbedQuery embeds the query with the query prefix, through the query head
-// where the slot has one.
+// EmbedQuery embeds the query with the query prefix, by the query encoder
+// or through the query head where the slot has one.
 func (e *denseEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embedders.QueryView, error) {
 	if err := symmetric(e.slot, q); err != nil {
 		return embedders.QueryView{}, err
 	}
-	v, err := embedOne(ctx, e.lm, e.queryPrefix, queryView(q.Text), e.slot)
+	lm := e.lm
+	if e.queryLM != nil {
+		lm = e.queryLM
+	}
+	v, err := embedOne(ctx, lm, e.queryPrefix, queryView(q.Text), e.slot)
 	if err != nil {
 		return embedders.QueryView{}, err
 	}

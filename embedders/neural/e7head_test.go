@@ -3,7 +3,9 @@ package neural
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/gob"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -459,6 +461,7 @@ type e7Data struct {
 	E1Test   []e7Vecs
 	E7ID     string
 	E1ID     string
+	E7, E1   e7Embedder // the embedders (E1's only withE1), for more texts
 	withE1   bool
 	loaderCl func()
 }
@@ -477,6 +480,7 @@ func loadE7Data(t *testing.T, withE1 bool) e7Data {
 	if withE1 {
 		e1 = newE7Embedder(t, l, d.E1ID)
 	}
+	d.E7, d.E1 = e7, e1
 	for _, lg := range d.Langs {
 		d.E7Train = append(d.E7Train, e7.pairs(t, lg.Train))
 		d.E7Test = append(d.E7Test, e7.pairs(t, lg.Test))
@@ -599,4 +603,62 @@ func TestUpdateE7Head(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log(prov)
+}
+
+// TestE7Dump writes the mined pairs and their vectors for the fine-tune
+// experiment (scripts/e7tune): per language and split, queries.jsonl (the
+// query texts), and little-endian float32 matrices e7q, e7d (MiniLM raw over
+// the query / the code view) and, for the test split, e1q, e1d.
+func TestE7Dump(t *testing.T) {
+	dir := os.Getenv("CGRAPH_E7_DUMP")
+	if dir == "" {
+		t.Skip("set CGRAPH_E7_DUMP=dir to write the mined pairs and vectors for scripts/e7tune")
+	}
+	d := loadE7Data(t, true)
+	writeMat := func(path string, vs [][]float32) {
+		var b []byte
+		for _, v := range vs {
+			for _, x := range v {
+				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+			}
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, lg := range d.Langs {
+		for _, sp := range []struct {
+			name  string
+			pairs []bench.Pair
+			e7    e7Vecs
+		}{{"train", lg.Train, d.E7Train[i]}, {"test", lg.Test, d.E7Test[i]}} {
+			sub := filepath.Join(dir, lg.Lang, sp.name)
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			var js []byte
+			for _, p := range sp.pairs {
+				line, err := json.Marshal(map[string]string{"q": p.Query, "qv": queryView(p.Query), "d": codeview.View(e7CodeText(p.Code))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				js = append(append(js, line...), '\n')
+			}
+			if err := os.WriteFile(filepath.Join(sub, "pairs.jsonl"), js, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			writeMat(filepath.Join(sub, "e7q.f32"), sp.e7.Q)
+			writeMat(filepath.Join(sub, "e7d.f32"), sp.e7.D)
+			if sp.name == "test" { // queries as typed and as the engine reads them (queryView)
+				qv := make([]string, len(sp.pairs))
+				for k, p := range sp.pairs {
+					qv[k] = queryView(p.Query)
+				}
+				writeMat(filepath.Join(sub, "e1q.f32"), d.E1Test[i].Q)
+				writeMat(filepath.Join(sub, "e1d.f32"), d.E1Test[i].D)
+				writeMat(filepath.Join(sub, "e1qv.f32"), d.E1.cache.embed(t, d.E1.lm, d.E1.qp, qv))
+				writeMat(filepath.Join(sub, "e7qv.f32"), d.E7.cache.embed(t, d.E7.lm, d.E7.qp, qv))
+			}
+		}
+	}
 }

@@ -40,6 +40,11 @@ type loaded struct {
 	onnx string // pinned sha256 of the ONNX file, hex
 	rc   runtime.Config
 
+	// build, for a model derived in memory (E7's fine-tuned query encoder),
+	// makes its ONNX bytes from the installed file rc.ONNXPath, which is
+	// read, and checked against onnx, when the model opens.
+	build func(installed []byte) ([]byte, error)
+
 	once   sync.Once
 	m      *runtime.Model
 	err    error
@@ -57,7 +62,16 @@ var errClosed = errors.New("neural: the embedder registry is closed")
 // quick size/mtime check but does not load) is returned to every caller.
 func (lm *loaded) model() (*runtime.Model, error) {
 	lm.once.Do(func() {
-		m, err := runtime.Open(lm.rc)
+		rc := lm.rc
+		if lm.build != nil {
+			data, err := lm.derive()
+			if err != nil {
+				lm.err = fmt.Errorf("neural: %s: %w", lm.id, err)
+				return
+			}
+			rc.ONNXData = data
+		}
+		m, err := runtime.Open(rc)
 		if err != nil {
 			lm.err = fmt.Errorf("neural: %w", err)
 			return
@@ -66,6 +80,19 @@ func (lm *loaded) model() (*runtime.Model, error) {
 		lm.opened.Store(m)
 	})
 	return lm.m, lm.err
+}
+
+// derive reads the installed file lm is derived from, checks it is the
+// one the manifest pins, and builds lm's graph from it.
+func (lm *loaded) derive() ([]byte, error) {
+	data, err := os.ReadFile(lm.rc.ONNXPath)
+	if err != nil {
+		return nil, err
+	}
+	if got := fmt.Sprintf("%x", sha256.Sum256(data)); got != lm.onnx {
+		return nil, fmt.Errorf("%s has sha256 %s, the manifest pins %s; reinstall it with `cgraph models pull`", lm.rc.ONNXPath, got, lm.onnx)
+	}
+	return lm.build(data)
 }
 
 // device is where the model runs: the open session's device, or the requested
@@ -301,6 +328,18 @@ func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 	lm = &loaded{id: id, meta: meta, onnx: f.SHA256, rc: rc}
 	l.open[id] = lm
 	return lm, "", nil
+}
+
+// derived registers model id, built in memory from base's installed file
+// by build, with base's tokenizer, pooling and device settings. Like every
+// model it opens on first use.
+func (l *loader) derived(base *loaded, id models.ModelID, build func([]byte) ([]byte, error)) *loaded {
+	if lm := l.open[id]; lm != nil {
+		return lm
+	}
+	lm := &loaded{id: id, meta: base.meta, onnx: base.onnx, rc: base.rc, build: build}
+	l.open[id] = lm
+	return lm
 }
 
 // openAll opens every model the slots use, in id order, and runs one short

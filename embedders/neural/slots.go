@@ -64,18 +64,48 @@ func buildE7(l *loader) (embedders.Embedder, error) {
 	if code {
 		return e, nil
 	}
+	// The producer stays raw MiniLM's: it names what made the stored
+	// values, and the tuned encoder and the head read queries only, so a
+	// store's E7 vectors are the same with or without them and stay valid
+	// across a refit. The representation (embedders, explain) names them.
+	tune, err := e7LowRank()
+	if err != nil {
+		return nil, err
+	}
+	if fmt.Sprintf("%x", tune.Base) == lm.onnx {
+		e.queryLM = l.derived(lm, id+"+e7tune", tune.merge)
+		e.status.Representation = fmt.Sprintf("%d-d %s: %s; queries encoded by MiniLM fine-tuned for code (e7tune.bin sha256 %x: a rank-%d update of its %d weight matrices fitted on doc-comment → code pairs of Go, Python, Java and JavaScript, documents kept as stored); "+codeViewNote+"; onnx sha256 %s",
+			lm.meta.Dims, id, why, e7TuneSHA256[:6], tune.Updates[0].Rank, len(tune.Updates), lm.short())
+		return e, nil
+	}
 	h, err := loadE7Head(lm.meta.Dims)
 	if err != nil {
 		return nil, err
 	}
 	e.queryHead = &h
-	// The producer stays raw MiniLM's: it names what made the stored
-	// values, and the head maps queries only, so a store's E7 vectors are
-	// the same with or without it and stay valid across a refit. The
-	// representation (embedders, explain) names the head.
-	e.status.Representation = fmt.Sprintf("%d-d %s: %s; queries mapped by the learned code head (e7head.bin sha256 %x, fitted on doc-comment → code pairs of Go, Python, Java and JavaScript); "+codeViewNote+"; onnx sha256 %s",
+	e.status.Representation = fmt.Sprintf("%d-d %s: %s; queries mapped by the learned code head (e7head.bin sha256 %x, fitted on doc-comment → code pairs of Go, Python, Java and JavaScript; the fine-tuned query encoder e7tune.bin fits only the fp32 all-minilm-l6-v2 file); "+codeViewNote+"; onnx sha256 %s",
 		lm.meta.Dims, id, why, e7HeadSHA256[:6], lm.short())
 	return e, nil
+}
+
+// e7Tune is E7's fine-tuned query encoder: a low-rank update of the fp32
+// all-minilm-l6-v2 ONNX file's weight matrices (lowRankFile), fitted by
+// scripts/e7tune on doc-comment → code pairs with the documents' stored
+// vectors held fixed; provenance in e7tune.txt and docs/MODELS.md.
+//
+//go:embed e7tune.bin
+var e7Tune []byte
+
+// e7TuneSHA256 identifies the update in E7's representation.
+var e7TuneSHA256 = sha256.Sum256(e7Tune)
+
+// e7LowRank decodes the embedded update.
+func e7LowRank() (lowRankFile, error) {
+	f, err := parseLowRank(e7Tune)
+	if err != nil {
+		return f, fmt.Errorf("neural: embedded e7tune.bin: %w", err)
+	}
+	return f, nil
 }
 
 // e7Head is E7's query head, in the format of projection.MarshalBinary:

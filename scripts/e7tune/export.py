@@ -1,0 +1,43 @@
+"""Write a LoRA .npz (train.py --out) as cgraph's low-rank update file (embedders/neural/lowrank.go)."""
+import argparse, hashlib, struct, numpy as np
+import bert
+ap = argparse.ArgumentParser()
+ap.add_argument("npz"); ap.add_argument("out")
+ap.add_argument("--onnx", default="/root/.cache/cgraph/models/all-minilm-l6-v2/model.onnx")
+a = ap.parse_args()
+base = hashlib.sha256(open(a.onnx, "rb").read()).digest()
+p, names, nl = bert.load(a.onnx)
+z = np.load(a.npz)
+keys = sorted({k[:-2] for k in z.files})
+def layer_order(k):  # encoder.layer.L.<linear>: by layer, then the order of bert.LINS
+    parts = k.split(".")
+    lin = "/".join(parts[3:])
+    return int(parts[2]), bert.LINS.index(lin)
+keys.sort(key=layer_order)
+out = bytearray(b"CGLORA\x01") + base + struct.pack("<I", len(keys))
+for k in keys:
+    A, B = z[k + ".A"], z[k + ".B"]
+    name = names[k + ".weight"].encode()
+    W = p[k + ".weight"]
+    assert A.shape == (W.shape[0], B.shape[0]) and B.shape[1] == W.shape[1], (k, A.shape, B.shape, W.shape)
+    out += struct.pack("<H", len(name)) + name + struct.pack("<III", A.shape[0], B.shape[1], A.shape[1])
+    out += A.astype("<f2").tobytes() + B.astype("<f2").tobytes()
+open(a.out, "wb").write(out)
+print(f"{a.out}: {len(keys)} updates, {len(out)} bytes, sha256 {hashlib.sha256(out).hexdigest()}, base {base.hex()}")
+
+# Reference vectors for the Go parity test (TestE7TuneParity): the merged
+# encoder, with the half-rounded update as shipped, on queries that
+# cgraph's query view leaves as they are (no identifiers).
+if len(__import__("sys").argv) > 0:
+    import json, jax.numpy as jnp
+    refq = ["Returns the number of bytes in the buffer.",
+            "Close the connection and release its resources.",
+            "parse a date string in the given layout",
+            "Reports whether the list is empty."]
+    lo = {k: (jnp.asarray(z[k + ".A"].astype("<f2").astype(np.float32)), jnp.asarray(z[k + ".B"].astype("<f2").astype(np.float32))) for k in keys}
+    tok = bert.tokenizer(a.onnx.rsplit("/", 1)[0] + "/tokenizer.json", 256)
+    ids, mask = bert.batch_ids(tok, refq)
+    vs = np.asarray(bert.encode(p, jnp.asarray(ids), jnp.asarray(mask), nl, lora=lo))
+    ref = {"e7tune_sha256": hashlib.sha256(out).hexdigest(), "queries": [{"q": q, "v": [round(float(x), 6) for x in v]} for q, v in zip(refq, vs)]}
+    with open(a.out.rsplit("/", 1)[0] + "/testdata/e7tune_ref.json", "w") as fh:
+        json.dump(ref, fh, indent=0)

@@ -1,0 +1,87 @@
+"""Query-side LoRA fine-tune of MiniLM for E7, documents frozen (their stored vectors).
+LOLO: train on every language but --hold, test on --hold's held-out pairs."""
+import argparse, json, time, numpy as np, jax, jax.numpy as jnp, optax
+import bert
+ap = argparse.ArgumentParser()
+ap.add_argument("--dump", default="/tmp/e7dump"); ap.add_argument("--hold", default="")
+ap.add_argument("--rank", type=int, default=16); ap.add_argument("--epochs", type=float, default=1)
+ap.add_argument("--lr", type=float, default=3e-4); ap.add_argument("--tau", type=float, default=0.05)
+ap.add_argument("--batch", type=int, default=32); ap.add_argument("--qmax", type=int, default=64)
+ap.add_argument("--targets", default="qkvo,ffn"); ap.add_argument("--seed", type=int, default=7)
+ap.add_argument("--out", default=""); ap.add_argument("--langs", default="go,python,java,javascript")
+ap.add_argument("--onnx", default="/root/.cache/cgraph/models/all-minilm-l6-v2/model.onnx")
+a = ap.parse_args()
+M = a.onnx.rsplit("/", 1)[0] + "/"
+p, names, nl = bert.load(a.onnx)
+tok = bert.tokenizer(M + "tokenizer.json", a.qmax)
+tok_eval = bert.tokenizer(M + "tokenizer.json", 256)
+langs = a.langs.split(",")
+def rd(lang, split):
+    qs = [json.loads(l)["qv"] for l in open(f"{a.dump}/{lang}/{split}/pairs.jsonl")]  # queries as the engine reads them
+    m = lambda n: np.fromfile(f"{a.dump}/{lang}/{split}/{n}.f32", np.float32).reshape(len(qs), -1)
+    return qs, m
+trq, trd = [], []
+for L in langs:
+    if L == a.hold: continue
+    for sp in ("train", "test"):
+        qs, m = rd(L, sp); trq += qs; trd.append(m("e7d"))
+trd = jnp.asarray(np.concatenate(trd))
+N = len(trq)
+print(f"hold={a.hold or '-'} train pairs {N}", flush=True)
+tg = []
+if "qkvo" in a.targets: tg += ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"]
+if "ffn" in a.targets: tg += ["intermediate.dense", "output.dense"]
+rng = np.random.default_rng(a.seed)
+lora = {}
+for l in range(nl):
+    for t in tg:
+        k = f"encoder.layer.{l}.{t}"
+        W = p[k + ".weight"]
+        lora[k] = (jnp.asarray(rng.normal(0, 1 / np.sqrt(W.shape[0]), (W.shape[0], a.rank)).astype(np.float32)),
+                   jnp.zeros((a.rank, W.shape[1]), jnp.float32))
+scale = 1.0
+def loss_fn(lora, ids, mask, pos):
+    q = bert.encode(p, ids, mask, nl, lora=lora, scale=scale)
+    logits = q @ trd.T / a.tau
+    return optax.softmax_cross_entropy_with_integer_labels(logits, pos).mean()
+steps = int(a.epochs * N / a.batch)
+sched = optax.cosine_decay_schedule(a.lr, steps, 0.1)
+opt = optax.adamw(sched, weight_decay=0.0)
+st = opt.init(lora)
+@jax.jit
+def step(lora, st, ids, mask, pos):
+    l, g = jax.value_and_grad(loss_fn)(lora, ids, mask, pos)
+    u, st = opt.update(g, st, lora)
+    return optax.apply_updates(lora, u), st, l
+order = np.concatenate([rng.permutation(N) for _ in range(int(np.ceil(a.epochs)) + 1)])
+t0 = time.time(); run = 0
+for s in range(steps):
+    idx = order[s * a.batch:(s + 1) * a.batch]
+    ids, mask = bert.batch_ids(tok, [trq[i] for i in idx], bucket=16)
+    lora, st, l = step(lora, st, jnp.asarray(ids), jnp.asarray(mask), jnp.asarray(idx))
+    run = 0.98 * run + 0.02 * float(l) if s else float(l)
+    if s % 50 == 0 or s == steps - 1:
+        print(f"step {s}/{steps} loss {run:.3f} {time.time()-t0:.0f}s", flush=True)
+def enc(qs, lo):
+    out = []
+    for i in range(0, len(qs), 64):
+        ids, mask = bert.batch_ids(tok_eval, qs[i:i + 64], bucket=32)
+        out.append(np.asarray(bert.encode(p, jnp.asarray(ids), jnp.asarray(mask), nl, lora=lo, scale=scale)))
+    return np.concatenate(out)
+def ndcg(q, d):
+    s = q @ d.T
+    r = (s > np.diag(s)[:, None]).sum(1)  # rank of the true doc, 0-based
+    return np.where(r < 10, 1 / np.log2(r + 2), 0.0)
+def ci(x, y):
+    r = np.random.default_rng(1); n = len(x); dd = x - y
+    ms = np.sort([dd[r.integers(0, n, n)].mean() for _ in range(2000)])
+    return ms[50], ms[1949]
+if a.out:
+    np.savez(a.out, **{k + ".A": np.asarray(v[0]) for k, v in lora.items()}, **{k + ".B": np.asarray(v[1]) for k, v in lora.items()})
+if a.hold:
+    qs, m = rd(a.hold, "test")
+    d7, e1 = m("e7d"), ndcg(m("e1qv"), m("e1d"))
+    raw = ndcg(m("e7qv"), d7)
+    tuned = ndcg(enc(qs, lora), d7)
+    print(f"LOLO {a.hold}: E1 {e1.mean():.3f} raw {raw.mean():.3f} tuned {tuned.mean():.3f} "
+          f"tuned-raw [{ci(tuned, raw)[0]:+.3f}, {ci(tuned, raw)[1]:+.3f}] tuned-E1 {tuned.mean()-e1.mean():+.3f} [{ci(tuned, e1)[0]:+.3f}, {ci(tuned, e1)[1]:+.3f}]", flush=True)
