@@ -54,12 +54,17 @@ func (m logistic) p(ev RelevanceEvidence) float64 {
 // queries of each of csn-go-2000 and csn-py-2000 (positive: the qrels'
 // document) and of 40 off-topic queries (off-topic set A, weighted ×12)
 // against each store, profile semantic_search, models e5-small-v2 (E1)
-// and all-minilm-l6-v2 with its fine-tuned query encoder (E7; refitted
-// whenever E7's query side changes its cosines: the query head, then
-// e7tune.bin). relevanceNoE7 is the same fit without E7.
+// and all-minilm-l6-v2 with its query head (E7; refitted when the head
+// changed E7's query cosines). relevanceNoE7 is the same fit without E7.
+// With E7's fine-tuned query encoder (e7tune.bin) this fit still meets
+// the goals on the calibration sets, and a refit on them was measured
+// and not kept: it put a relevant prose memory of the bundled samples
+// under the floor (relevance 0.112, against 0.136 with this fit), and the
+// calibration sets hold no prose (docs/BENCHMARKS.md "E7 fine-tuned for
+// code").
 var (
-	relevanceModel = logistic{Intercept: -36.1910, E1: 16.0999, E7: 5.7297, Fused: 19.0546}
-	relevanceNoE7  = logistic{Intercept: -51.0791, E1: 34.7784, Fused: 20.7855}
+	relevanceModel = logistic{Intercept: -34.3821, E1: 15.9461, E7: 5.0064, Fused: 17.8173}
+	relevanceNoE7  = logistic{Intercept: -45.7193, E1: 30.1298, Fused: 19.3299}
 )
 
 // RelevanceFloor is the relevance a hit must reach to count as relevant:
@@ -69,7 +74,7 @@ var (
 // "Relevance": the held-out figures and the trade-off around it). The
 // probabilities are calibrated against a corpus where one document per
 // query is marked relevant, so they read low: a hit at 0.3 is a strong one.
-const RelevanceFloor = 0.13
+const RelevanceFloor = 0.12
 
 // RelevanceStrong is the relevance from which a hit is "strong": about
 // the median relevance of a relevant top-1 hit of the development sets.
