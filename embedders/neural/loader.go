@@ -41,9 +41,10 @@ type loaded struct {
 	rc   runtime.Config
 
 	// build, for a model derived in memory (E7's fine-tuned query encoder),
-	// makes its ONNX bytes from the installed file rc.ONNXPath, which is
-	// read, and checked against onnx, when the model opens.
-	build func(installed []byte) ([]byte, error)
+	// turns the bytes of the installed file rc.ONNXPath (read, and checked
+	// against onnx, when the model opens; sum is their sha256) into its
+	// graph, in place.
+	build func(model []byte, sum [32]byte) error
 
 	once   sync.Once
 	m      *runtime.Model
@@ -89,10 +90,14 @@ func (lm *loaded) derive() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if got := fmt.Sprintf("%x", sha256.Sum256(data)); got != lm.onnx {
+	sum := sha256.Sum256(data)
+	if got := fmt.Sprintf("%x", sum); got != lm.onnx {
 		return nil, fmt.Errorf("%s has sha256 %s, the manifest pins %s; reinstall it with `cgraph models pull`", lm.rc.ONNXPath, got, lm.onnx)
 	}
-	return lm.build(data)
+	if err := lm.build(data, sum); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 // device is where the model runs: the open session's device, or the requested
@@ -333,7 +338,7 @@ func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 // derived registers model id, built in memory from base's installed file
 // by build, with base's tokenizer, pooling and device settings. Like every
 // model it opens on first use.
-func (l *loader) derived(base *loaded, id models.ModelID, build func([]byte) ([]byte, error)) *loaded {
+func (l *loader) derived(base *loaded, id models.ModelID, build func(model []byte, sum [32]byte) error) *loaded {
 	if lm := l.open[id]; lm != nil {
 		return lm
 	}

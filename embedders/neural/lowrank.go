@@ -2,7 +2,6 @@ package neural
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -128,11 +127,12 @@ func (f lowRankFile) patches() map[string]convert.FloatPatch {
 	return ps
 }
 
-// merge returns the base model with every update added; base must be the
-// file the updates were fitted on (its sha256 is Base).
-func (f lowRankFile) merge(base []byte) ([]byte, error) {
-	if sum := sha256.Sum256(base); sum != f.Base {
-		return nil, fmt.Errorf("low-rank update fitted on the ONNX file with sha256 %x, not %x", f.Base[:6], sum[:6])
+// merge adds every update to base, the bytes of the ONNX file the
+// updates were fitted on (sum is their sha256, which must be Base), in
+// place. On an error base may be partly patched: discard it.
+func (f lowRankFile) merge(base []byte, sum [32]byte) error {
+	if sum != f.Base {
+		return fmt.Errorf("low-rank update fitted on the ONNX file with sha256 %x, not %x", f.Base[:6], sum[:6])
 	}
 	return convert.PatchFloats(base, f.patches())
 }
