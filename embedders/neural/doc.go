@@ -42,13 +42,18 @@
 //     views asymmetric (figures below).
 //   - E7 code: jina-embeddings-v2-base-code where installed (hub only), else
 //     all-MiniLM-L6-v2, whose 1B training pairs include CodeSearchNet
-//     (docstring, code) pairs, with a learned query head (e7head.bin, a
-//     384×384 map in projection's format): a query's vector is mapped
-//     toward where its code's vector lies; documents keep MiniLM's own
-//     vectors of their code view. Fitted by TestUpdateE7Head on doc-comment → code pairs mined
-//     from the Go module cache, Python's dist-packages, the JDK sources and
-//     an npm tree — never GOROOT/src or /usr/lib/python3.11, the trees of
-//     the development bench sets (e7head.txt, docs/MODELS.md).
+//     (docstring, code) pairs, with its query side fine-tuned for code:
+//     queries run through MiniLM plus a rank-16 low-rank update of its
+//     weight matrices (e7tune.bin, lowRankFile), merged into the installed
+//     fp32 file in memory at the first query; documents keep MiniLM's own
+//     vectors of their code view, so the update changes no stored value.
+//     Where the installed MiniLM is another file (int8, fp16) queries are
+//     mapped by the older linear head instead (e7head.bin, a 384×384 map in
+//     projection's format). Both are fitted on doc-comment → code pairs
+//     mined from the Go module cache, Python's dist-packages, the JDK
+//     sources and an npm tree — never GOROOT/src or /usr/lib/python3.11,
+//     the trees of the development bench sets (scripts/e7tune, e7tune.txt,
+//     TestUpdateE7Head, e7head.txt, docs/MODELS.md).
 //   - E8 graph: the structure text of package structure embedded with
 //     all-MiniLM-L6-v2: as-source = imports, calls, paths (what the memory
 //     depends on); as-target = definitions, paths (what it provides). No

@@ -26,9 +26,13 @@ onnx=${CGRAPH_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/cgraph/models}/all-minilm-
 (cd "$root" && CGRAPH_E7_DUMP="$work/dump" go test ./embedders/neural -run 'TestE7Dump$' -timeout 0 -v | tail -3)
 cd "$here"
 "$venv/bin/python" train.py --dump "$work/dump" --onnx "$onnx" --out "$work/all.npz" | tee "$work/all.log"
-"$venv/bin/python" export.py "$work/all.npz" "$root/embedders/neural/e7tune.bin" --onnx "$onnx"
+"$venv/bin/python" export.py "$work/all.npz" "$root/embedders/neural/e7tune.bin" --onnx "$onnx" | tee "$work/export.log"
 if [ -n "${LOLO:-}" ]; then
   for h in go python java javascript; do
     "$venv/bin/python" train.py --dump "$work/dump" --onnx "$onnx" --hold "$h" | tee "$work/hold-$h.log" | tail -1
   done
 fi
+# embedders/neural/e7tune.txt is assembled from these logs (the recipe lines
+# at its top are the defaults of train.py); TestE7TuneFile checks it names
+# the new sha256, and codehead_test.go's pin must be updated with it.
+echo "logs: $work/all.log $work/export.log ${LOLO:+$work/hold-*.log}"
