@@ -32,8 +32,8 @@ func encodeLowRank(f lowRankFile) []byte {
 	return b
 }
 
-// floatToHalf rounds a float32 of normal half range to binary16 (truncating
-// the mantissa; the test values are exact in half precision).
+// floatToHalf converts a float32 of half range to binary16, truncating the
+// mantissa: exact for every value halfToFloat gives.
 func floatToHalf(f float32) uint16 {
 	bits := math.Float32bits(f)
 	sign := uint16(bits>>16) & 0x8000
@@ -44,6 +44,8 @@ func floatToHalf(f float32) uint16 {
 		return 0x7e00
 	case math.IsInf(float64(f), 0):
 		return sign | 0x7c00
+	case math.Abs(float64(f)) < 0x1p-14: // a subnormal half: a multiple of 2⁻²⁴
+		return sign | uint16(math.Abs(float64(f))/0x1p-24)
 	}
 	exp := int((bits>>23)&0xff) - 127 + 15
 	return sign | uint16(exp)<<10 | uint16((bits>>13)&0x3ff)
