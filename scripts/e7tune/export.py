@@ -1,9 +1,12 @@
 """Write a LoRA .npz (train.py --out) as cgraph's low-rank update file (embedders/neural/lowrank.go)."""
-import argparse, hashlib, struct, numpy as np
+import argparse, hashlib, json, os, struct
+
+import jax.numpy as jnp
+import numpy as np
 import bert
 ap = argparse.ArgumentParser()
 ap.add_argument("npz"); ap.add_argument("out")
-ap.add_argument("--onnx", default="/root/.cache/cgraph/models/all-minilm-l6-v2/model.onnx")
+ap.add_argument("--onnx", default=os.path.join(os.environ.get("CGRAPH_MODELS") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cgraph", "models"), "all-minilm-l6-v2", "model.onnx"))
 a = ap.parse_args()
 base = hashlib.sha256(open(a.onnx, "rb").read()).digest()
 p, names, nl = bert.load(a.onnx)
@@ -28,16 +31,14 @@ print(f"{a.out}: {len(keys)} updates, {len(out)} bytes, sha256 {hashlib.sha256(o
 # Reference vectors for the Go parity test (TestE7TuneParity): the merged
 # encoder, with the half-rounded update as shipped, on queries that
 # cgraph's query view leaves as they are (no identifiers).
-if len(__import__("sys").argv) > 0:
-    import json, jax.numpy as jnp
-    refq = ["Returns the number of bytes in the buffer.",
-            "Close the connection and release its resources.",
-            "parse a date string in the given layout",
-            "Reports whether the list is empty."]
-    lo = {k: (jnp.asarray(z[k + ".A"].astype("<f2").astype(np.float32)), jnp.asarray(z[k + ".B"].astype("<f2").astype(np.float32))) for k in keys}
-    tok = bert.tokenizer(a.onnx.rsplit("/", 1)[0] + "/tokenizer.json", 256)
-    ids, mask = bert.batch_ids(tok, refq)
-    vs = np.asarray(bert.encode(p, jnp.asarray(ids), jnp.asarray(mask), nl, lora=lo))
-    ref = {"e7tune_sha256": hashlib.sha256(out).hexdigest(), "queries": [{"q": q, "v": [round(float(x), 6) for x in v]} for q, v in zip(refq, vs)]}
-    with open(a.out.rsplit("/", 1)[0] + "/testdata/e7tune_ref.json", "w") as fh:
-        json.dump(ref, fh, indent=0)
+refq = ["Returns the number of bytes in the buffer.",
+        "Close the connection and release its resources.",
+        "parse a date string in the given layout",
+        "Reports whether the list is empty."]
+lo = {k: (jnp.asarray(z[k + ".A"].astype("<f2").astype(np.float32)), jnp.asarray(z[k + ".B"].astype("<f2").astype(np.float32))) for k in keys}
+tok = bert.tokenizer(os.path.join(os.path.dirname(a.onnx), "tokenizer.json"), 256)
+ids, mask = bert.batch_ids(tok, refq)
+vs = np.asarray(bert.encode(p, jnp.asarray(ids), jnp.asarray(mask), nl, lora=lo))
+ref = {"e7tune_sha256": hashlib.sha256(out).hexdigest(), "queries": [{"q": q, "v": [round(float(x), 6) for x in v]} for q, v in zip(refq, vs)]}
+with open(os.path.join(os.path.dirname(os.path.abspath(a.out)), "testdata", "e7tune_ref.json"), "w") as fh:
+    json.dump(ref, fh, indent=0)

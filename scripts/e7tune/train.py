@@ -1,6 +1,6 @@
 """Query-side LoRA fine-tune of MiniLM for E7, documents frozen (their stored vectors).
 LOLO: train on every language but --hold, test on --hold's held-out pairs."""
-import argparse, json, time, numpy as np, jax, jax.numpy as jnp, optax
+import argparse, os, json, time, numpy as np, jax, jax.numpy as jnp, optax
 import bert
 ap = argparse.ArgumentParser()
 ap.add_argument("--dump", default="/tmp/e7dump"); ap.add_argument("--hold", default="")
@@ -9,7 +9,7 @@ ap.add_argument("--lr", type=float, default=3e-4); ap.add_argument("--tau", type
 ap.add_argument("--batch", type=int, default=32); ap.add_argument("--qmax", type=int, default=64)
 ap.add_argument("--targets", default="qkvo,ffn"); ap.add_argument("--seed", type=int, default=7)
 ap.add_argument("--out", default=""); ap.add_argument("--langs", default="go,python,java,javascript")
-ap.add_argument("--onnx", default="/root/.cache/cgraph/models/all-minilm-l6-v2/model.onnx")
+ap.add_argument("--onnx", default=os.path.join(os.environ.get("CGRAPH_MODELS") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cgraph", "models"), "all-minilm-l6-v2", "model.onnx"))
 a = ap.parse_args()
 M = a.onnx.rsplit("/", 1)[0] + "/"
 p, names, nl = bert.load(a.onnx)
