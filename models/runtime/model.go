@@ -12,6 +12,7 @@
 package runtime
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -175,16 +176,28 @@ func checkFile(path, what string) error {
 	return nil
 }
 
+// readIO reads the graph's inputs and outputs from the model's bytes or
+// file (signature: no ONNX Runtime session, so no kernel is needed).
+func (m *Model) readIO() ([]ort.InputOutputInfo, []ort.InputOutputInfo, error) {
+	if m.cfg.ONNXData != nil {
+		return signature(bytes.NewReader(m.cfg.ONNXData), int64(len(m.cfg.ONNXData)))
+	}
+	f, err := os.Open(m.cfg.ONNXPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	return signature(f, st.Size())
+}
+
 // readSignature checks the model's inputs and output against what the runtime feeds
 // and what the config expects.
 func (m *Model) readSignature() error {
-	var ins, outs []ort.InputOutputInfo
-	var err error
-	if m.cfg.ONNXData != nil {
-		ins, outs, err = ort.GetInputOutputInfoWithONNXData(m.cfg.ONNXData)
-	} else {
-		ins, outs, err = ort.GetInputOutputInfo(m.cfg.ONNXPath)
-	}
+	ins, outs, err := m.readIO()
 	if err != nil {
 		return fmt.Errorf("model file %s is not a loadable ONNX model (truncated or corrupt?): %v; reinstall it with `cgraph models pull` (`cgraph models verify` checks sha256)", m.cfg.ONNXPath, err)
 	}
