@@ -70,13 +70,23 @@ const (
 	PrecisionDefault Precision = "" // cpu: int8 e5-small-v2 and bge-small-en-v1.5, fp32 MiniLM; cuda: all fp32
 	PrecisionFP32    Precision = "fp32"
 	PrecisionInt8    Precision = "int8"
-	// PrecisionFP16 runs, on cuda only, the fused fp16 files with their own
-	// pooled outputs that `make setup-cuda-fp16` (scripts/fp16/cuda.sh)
-	// builds into <ModelsDir>/FP16Dir with a manifest pinning them under the
-	// default ids: on an H100 a query encodes in 1.35 instead of 2.21 ms and
-	// `add --jsonl` runs 10% faster (docs/CUDA.md, runs 10 and 12).
+	// PrecisionFP16 runs, on cuda only, the packed fp16 files (fused, padding
+	// removed, their own pooled outputs) that `make setup-cuda-fp16`
+	// (scripts/fp16/cuda.sh) builds into <ModelsDir>/FP16Dir with a manifest
+	// pinning them under the default ids, in batches of FP16BatchSize: on
+	// one H100 a query encodes in 0.8 instead of 3.2-3.5 ms and the full
+	// fingerprint runs 1,485-1,672 instead of 1,157-1,230 documents/s
+	// (docs/CUDA.md, runs 19-21). Their operators have no CPU kernels.
 	PrecisionFP16 Precision = "fp16"
 )
+
+// FP16BatchSize is the most texts per ONNX run of PrecisionFP16 when
+// Config.BatchSize is 0. The packed graphs compute only a batch's real
+// tokens, so longer batches cost no padding there: runs 19-20 measured the
+// registry at 1,218-1,251 documents/s with runtime.CUDABatchSize (64),
+// 1,421 with 128, 1,485-1,672 with 256 and 1,415 with 512 (the fp32 graphs
+// stay at 64, where they were fastest in runs 8-10).
+const FP16BatchSize = 256
 
 // FP16Dir is the directory under the models directory that holds the
 // weights of PrecisionFP16 and their manifest.json.
@@ -108,6 +118,9 @@ func (c Config) fp16() (Config, error) {
 		return c, fmt.Errorf("neural: fp16 weights: %s: %w: build them again with `make setup-cuda-fp16`", path, err)
 	}
 	c.ModelsDir, c.Manifest, c.Precision = dir, mf, PrecisionFP32
+	if c.BatchSize == 0 {
+		c.BatchSize = FP16BatchSize
+	}
 	return c, nil
 }
 

@@ -55,6 +55,14 @@ func TestFP16Precision(t *testing.T) {
 			if got.ModelsDir != filepath.Join(dir, FP16Dir) || got.Precision != PrecisionFP32 || got.Manifest == nil {
 				t.Fatalf("resolved to %q, %q, manifest %v", got.ModelsDir, got.Precision, got.Manifest != nil)
 			}
+			if got.BatchSize != FP16BatchSize {
+				t.Errorf("batch size %d, want the packed graphs' %d", got.BatchSize, FP16BatchSize)
+			}
+			mine := cfg
+			mine.BatchSize = 32
+			if got, err := mine.fp16(); err != nil || got.BatchSize != 32 {
+				t.Errorf("an asked-for batch size became %d (%v), want 32 kept", got.BatchSize, err)
+			}
 			ids, err := Models(cfg)
 			if err != nil {
 				t.Fatal(err)
