@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/trace"
 	"slices"
 	"time"
 
@@ -320,12 +321,18 @@ func (im *importer) flush() error {
 // run takes s on its way: its fingerprints at once (beside the batches
 // before it), its write once prev's is done, and not at all when prev's
 // failed. base is the memories added before prev's chain.
+//
+// Its three steps are execution-trace regions ("prepare", "wait for the
+// batch before", "store"; go tool trace's user regions), so a trace of an
+// import shows where its batches wait (scripts/gpucheck -import-trace).
 func (im *importer) run(ctx context.Context, s, prev *stage, base int) {
 	defer close(s.done)
-	store, err := im.prep.PrepareBatch(ctx, s.ns)
+	var store func(context.Context) ([]record.Memory, error)
+	var err error
+	trace.WithRegion(ctx, "prepare", func() { store, err = im.prep.PrepareBatch(ctx, s.ns) })
 	before := base
 	if prev != nil {
-		<-prev.done
+		trace.WithRegion(ctx, "wait for the batch before", func() { <-prev.done })
 		if prev.err != nil {
 			s.err = errNotStored
 			return
@@ -334,7 +341,7 @@ func (im *importer) run(ctx context.Context, s, prev *stage, base int) {
 	}
 	var ms []record.Memory
 	if err == nil {
-		ms, err = store(ctx)
+		trace.WithRegion(ctx, "store", func() { ms, err = store(ctx) })
 	}
 	s.res = Result{Added: before}
 	s.err = outcome(ctx, im.e, &s.res, s.ns, s.lines, ms, err)

@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,7 @@ type options struct {
 	devices                            string
 	cudaOpts, precision                string
 	cpuProfile, engineProfile          string
+	importTrace                        string
 	slotDocs, concurrentRuns, sessions int
 	perModel                           bool
 	// manifest and refDir run other weights than the installed manifest's
@@ -112,6 +114,7 @@ func main() {
 	flag.StringVar(&o.cudaOpts, "cuda-options", "", "extra CUDA provider options, k=v,k=v (e.g. use_tf32=0)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the full-fingerprint registry run on the first device here")
 	flag.StringVar(&o.engineProfile, "engine-cpuprofile", "", "write a CPU profile of the one-writer engine run on the first device here")
+	flag.StringVar(&o.importTrace, "import-trace", "", "write an execution trace (go tool trace) of the first pipelined add --jsonl measure on the first device here: where its batches' two halves wait")
 	flag.IntVar(&o.slotDocs, "slot-docs", 512, "documents each slot embeds alone, one slot after another, for per-slot times (0: skip)")
 	flag.IntVar(&o.concurrentRuns, "concurrent-runs", 0, "runs at once per session on every device (0: runtime default)")
 	flag.IntVar(&o.sessions, "sessions", 0, "sessions per model on every device (0: runtime default, 1)")
@@ -249,7 +252,23 @@ type fullIngest struct {
 	// its calls: the largest is the run's critical path. A slot that reads
 	// a shared model run (E12 on E1's, E10 on E7's) includes its wait for it.
 	InRunMS map[string]float64 `json:"in_run_ms,omitempty"`
+	// Halves is, for a pipelined add --jsonl, where its batches' time went:
+	// the engine's two halves (PrepareBatch: the fingerprints; store: the
+	// write) summed over batches, and the wall time during which at least
+	// one prepare, at least one store, and both at once ran. Both-at-once
+	// near zero means the halves did not overlap: the import cost their sum.
+	Halves *halves `json:"halves,omitempty"`
 	span
+}
+
+// halves is a pipelined import's two halves; see fullIngest.Halves.
+type halves struct {
+	Batches       int     `json:"batches"`
+	PrepareMS     float64 `json:"prepare_ms"`      // summed over batches
+	StoreMS       float64 `json:"store_ms"`        // summed over batches
+	PrepareWallMS float64 `json:"prepare_wall_ms"` // some prepare running
+	StoreWallMS   float64 `json:"store_wall_ms"`   // some store running
+	BothMS        float64 `json:"both_ms"`         // a prepare and a store at once
 }
 
 // registryInFlight fingerprints in through reg in 512-document calls,
@@ -840,6 +859,7 @@ func checkImports(ctx context.Context, o options, dev runtime.Device, storeDir s
 	if err != nil {
 		return err
 	}
+	traced := dev != firstDevice(o) // only the first device's first pipelined import is traced
 	for _, size := range sizes {
 		flights, err := counts(o.importInFlight, "-import-inflight")
 		if err != nil {
@@ -850,12 +870,20 @@ func checkImports(ctx context.Context, o options, dev runtime.Device, storeDir s
 			if inFlight == 0 {
 				what = fmt.Sprintf("add --jsonl, batches of %d, one at a time", size)
 			}
-			sp, err := importIngest(ctx, storeDir, reg, docs, size, inFlight)
+			stop, err := startTrace(o.importTrace, inFlight > 0 && !traced)
+			if err != nil {
+				return err
+			}
+			traced = traced || stop != nil
+			sp, h, err := importIngest(ctx, storeDir, reg, docs, size, inFlight)
+			if stop != nil {
+				stop()
+			}
 			if err != nil {
 				return fmt.Errorf("%s on %s: %w", what, dev, err)
 			}
 			r := row
-			r.What, r.Device, r.Docs, r.DocsPerS, r.span = what, string(dev), len(docs), float64(len(docs))/(sp.End-sp.Start), sp
+			r.What, r.Device, r.Docs, r.DocsPerS, r.span, r.Halves = what, string(dev), len(docs), float64(len(docs))/(sp.End-sp.Start), sp, h
 			res.Full = append(res.Full, r)
 		}
 	}
@@ -883,22 +911,25 @@ type sequential struct{ bulkimport.Adder }
 // does (bulkimport.Import of one JSONL line per document, size lines per
 // AddBatch), with inFlight batches on their way at once through the
 // engine's two halves, or (0) one AddBatch at a time.
-func importIngest(ctx context.Context, dir string, reg *engine.Registry, docs []string, size, inFlight int) (span, error) {
+func importIngest(ctx context.Context, dir string, reg *engine.Registry, docs []string, size, inFlight int) (span, *halves, error) {
 	s, err := freshStore(dir, reg)
 	if err != nil {
-		return span{}, err
+		return span{}, nil, err
 	}
 	var in strings.Builder
 	for _, d := range docs {
 		b, err := json.Marshal(map[string]string{"content": d, "type": string(record.TypeCode), "session": "gpucheck"})
 		if err != nil {
-			return span{}, errors.Join(err, s.Close())
+			return span{}, nil, errors.Join(err, s.Close())
 		}
 		in.Write(append(b, '\n'))
 	}
 	var a bulkimport.Adder = s
+	tp := &timedPreparer{Engine: s}
 	if inFlight == 0 {
 		a = sequential{s}
+	} else {
+		a = tp
 	}
 	t := time.Now()
 	res, err := bulkimport.Import(ctx, a, strings.NewReader(in.String()), bulkimport.Options{BatchSize: size, InFlight: inFlight})
@@ -906,7 +937,103 @@ func importIngest(ctx context.Context, dir string, reg *engine.Registry, docs []
 	if err == nil && res.Added+len(res.Duplicates) != len(docs) {
 		err = fmt.Errorf("stored %d of %d documents (%d failed)", res.Added+len(res.Duplicates), len(docs), res.Failed)
 	}
-	return sp, errors.Join(err, s.Close())
+	var h *halves
+	if inFlight > 0 {
+		h = tp.halves()
+	}
+	return sp, h, errors.Join(err, s.Close())
+}
+
+// timedPreparer is an engine whose two halves of AddBatch are timed: the
+// spans of every PrepareBatch and of every store it returned.
+type timedPreparer struct {
+	*engine.Engine
+	mu               sync.Mutex
+	prepares, stores []interval
+}
+
+type interval struct{ start, end time.Time }
+
+func (tp *timedPreparer) PrepareBatch(ctx context.Context, ns []record.NewMemory) (func(context.Context) ([]record.Memory, error), error) {
+	t := time.Now()
+	store, err := tp.Engine.PrepareBatch(ctx, ns)
+	tp.add(&tp.prepares, t)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) ([]record.Memory, error) {
+		t := time.Now()
+		defer tp.add(&tp.stores, t)
+		return store(ctx)
+	}, nil
+}
+
+func (tp *timedPreparer) add(to *[]interval, start time.Time) {
+	end := time.Now()
+	tp.mu.Lock()
+	*to = append(*to, interval{start, end})
+	tp.mu.Unlock()
+}
+
+// halves sums the recorded spans: each half's total, the wall time each
+// covered, and the wall time both covered at once.
+func (tp *timedPreparer) halves() *halves {
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	h := &halves{Batches: len(tp.prepares)}
+	for _, iv := range tp.prepares {
+		h.PrepareMS += msOf(iv.end.Sub(iv.start))
+	}
+	for _, iv := range tp.stores {
+		h.StoreMS += msOf(iv.end.Sub(iv.start))
+	}
+	p, st := union(tp.prepares), union(tp.stores)
+	h.PrepareWallMS, h.StoreWallMS = msOf(total(p)), msOf(total(st))
+	for _, a := range p {
+		for _, b := range st {
+			if lo, hi := maxTime(a.start, b.start), minTime(a.end, b.end); hi.After(lo) {
+				h.BothMS += msOf(hi.Sub(lo))
+			}
+		}
+	}
+	return h
+}
+
+// union merges overlapping intervals into disjoint ones, in order.
+func union(ivs []interval) []interval {
+	ivs = slices.Clone(ivs)
+	slices.SortFunc(ivs, func(a, b interval) int { return a.start.Compare(b.start) })
+	var out []interval
+	for _, iv := range ivs {
+		if n := len(out); n > 0 && !iv.start.After(out[n-1].end) {
+			out[n-1].end = maxTime(out[n-1].end, iv.end)
+			continue
+		}
+		out = append(out, iv)
+	}
+	return out
+}
+
+func total(ivs []interval) time.Duration {
+	var d time.Duration
+	for _, iv := range ivs {
+		d += iv.end.Sub(iv.start)
+	}
+	return d
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // freshStore opens a new, empty store in a directory of its own under dir.
@@ -920,6 +1047,28 @@ func freshStore(dir string, reg *engine.Registry) (*engine.Engine, error) {
 		return nil, fmt.Errorf("open a store in %s: %w", sub, err)
 	}
 	return s, nil
+}
+
+// startTrace starts an execution trace into path when path is set and on
+// is true; the returned function (nil otherwise) stops and closes it.
+func startTrace(path string, on bool) (func(), error) {
+	if path == "" || !on {
+		return nil, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := trace.Start(f); err != nil {
+		return nil, errors.Join(err, f.Close())
+	}
+	return func() { trace.Stop(); f.Close() }, nil
+}
+
+// firstDevice is the first of -devices (unparsed devices compare unequal).
+func firstDevice(o options) runtime.Device {
+	d, _ := runtime.ParseDevice(strings.Split(o.devices, ",")[0])
+	return d
 }
 
 // startProfile starts a CPU profile into path when path is set and on is
@@ -1124,6 +1273,10 @@ func printTable(r Result) {
 				fmt.Printf(" %s %.0f", slot, f.InRunMS[slot.String()])
 			}
 			fmt.Printf(" ms\n")
+		}
+		if h := f.Halves; h != nil {
+			fmt.Printf("           %d batches: prepare %.0f ms (wall %.0f), store %.0f ms (wall %.0f), both at once %.0f ms\n",
+				h.Batches, h.PrepareMS, h.PrepareWallMS, h.StoreMS, h.StoreWallMS, h.BothMS)
 		}
 		for _, u := range f.Unavailable {
 			fmt.Printf("           not computed: %s\n", u)
