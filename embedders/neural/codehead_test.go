@@ -291,3 +291,74 @@ func TestE7TuneParity(t *testing.T) {
 		}
 	}
 }
+
+// TestE7TunedBesideOtherWeights: under --precision fp16 (Config.fp32Dir
+// set) E7's MiniLM is another file than e7tune.bin was fitted on; E7 then
+// keeps the fine-tuned query encoder, built from the fp32 file in fp32Dir —
+// the same query vectors as on the CPU's fp32 — with its documents still the
+// other file's, and falls back to the head where fp32Dir holds no fp32 file.
+func TestE7TunedBesideOtherWeights(t *testing.T) {
+	requireModels(t, Config{})
+	ctx := context.Background()
+	query := func(e embedders.Embedder, text string) []float32 {
+		t.Helper()
+		v, err := e.EmbedQuery(ctx, embedders.Query{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []float32(v.Value.(fingerprint.Dense))
+	}
+	plain, err := newLoader(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { plain.close() })
+	want, err := buildE7(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q = "returns the number of bytes written and any error"
+	for _, tc := range []struct {
+		name    string
+		fp32Dir string
+		tuned   bool
+	}{
+		{"the fp32 file beside", DefaultModelsDir(), true},
+		{"no fp32 file beside", t.TempDir(), false},
+		{"not fp16", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := newLoader(Config{fp32Dir: tc.fp32Dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { l.close() })
+			lm, why, err := l.get(modelMiniLM)
+			if err != nil || lm == nil {
+				t.Fatalf("MiniLM: %v %s", err, why)
+			}
+			lm.onnx = strings.Repeat("0", 64) // stands for the fp16 file: another sha256
+			e, err := buildE7(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := e7Dense(t, e)
+			rep := e.Status().Representation
+			if !tc.tuned {
+				if d.queryLM != nil || d.queryHead == nil || !strings.Contains(rep, "e7head.bin") {
+					t.Fatalf("tuned encoder %v, head %v: %s", d.queryLM != nil, d.queryHead != nil, rep)
+				}
+				return
+			}
+			if d.queryLM == nil || d.queryHead != nil || !strings.Contains(rep, "the fp32 file's") {
+				t.Fatalf("tuned encoder %v, head %v: %s", d.queryLM != nil, d.queryHead != nil, rep)
+			}
+			if d.lm != lm {
+				t.Errorf("documents through %s, want the other file's model", d.lm.id)
+			}
+			if c := cosine(query(e, q), query(want, q)); c < 0.99999 {
+				t.Errorf("query vector: cosine %.6f to the fp32 tuned encoder's, want the same vector", c)
+			}
+		})
+	}
+}

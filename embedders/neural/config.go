@@ -60,6 +60,12 @@ type Config struct {
 	Manifest *models.Manifest
 	// ModelFree configures the model-free slots (E2, E3, E4, E6, E9).
 	ModelFree modelfree.Config
+
+	// fp32Dir is, once PrecisionFP16 is resolved (fp16), the models
+	// directory of the fp32 files under the built-in manifest: E7 encodes
+	// its queries with the fp32 all-MiniLM-L6-v2 there fine-tuned for code
+	// (e7tune.bin fits that file only), beside the fp16 documents.
+	fp32Dir string
 }
 
 // Precision names the weight variant of the model-backed slots.
@@ -117,6 +123,7 @@ func (c Config) fp16() (Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("neural: fp16 weights: %s: %w: build them again with `make setup-cuda-fp16`", path, err)
 	}
+	c.fp32Dir = base
 	c.ModelsDir, c.Manifest, c.Precision = dir, mf, PrecisionFP32
 	if c.BatchSize == 0 {
 		c.BatchSize = FP16BatchSize

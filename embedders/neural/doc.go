@@ -47,9 +47,10 @@
 //     weight matrices (e7tune.bin, lowRankFile), merged into the installed
 //     fp32 file in memory at the first query; documents keep MiniLM's own
 //     vectors of their code view, so the update changes no stored value.
-//     Where the installed MiniLM is another file (int8, fp16) queries are
-//     mapped by the older linear head instead (e7head.bin, a 384×384 map in
-//     projection's format). Both are fitted on doc-comment → code pairs
+//     Under --precision fp16 the queries run through the fp32 file beside
+//     the fp16 ones (the documents stay the fp16 file's); where no fp32
+//     file fits, queries are mapped by the older linear head instead
+//     (e7head.bin, a 384×384 map in projection's format). Both are fitted on doc-comment → code pairs
 //     mined from the Go module cache, Python's dist-packages, the JDK
 //     sources and an npm tree — never GOROOT/src or /usr/lib/python3.11,
 //     the trees of the development bench sets (scripts/e7tune, e7tune.txt,

@@ -55,6 +55,9 @@ func TestFP16Precision(t *testing.T) {
 			if got.ModelsDir != filepath.Join(dir, FP16Dir) || got.Precision != PrecisionFP32 || got.Manifest == nil {
 				t.Fatalf("resolved to %q, %q, manifest %v", got.ModelsDir, got.Precision, got.Manifest != nil)
 			}
+			if got.fp32Dir != dir {
+				t.Errorf("fp32 files looked for in %q, want the models directory %q (E7's fine-tuned queries)", got.fp32Dir, dir)
+			}
 			if got.BatchSize != FP16BatchSize {
 				t.Errorf("batch size %d, want the packed graphs' %d", got.BatchSize, FP16BatchSize)
 			}

@@ -299,20 +299,33 @@ func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 	if why, ok := l.why[id]; ok {
 		return nil, why, nil
 	}
-	meta, err := l.mf.Model(id)
+	lm, why, err := l.resolve(l.dir, l.mf, id)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case lm == nil:
+		l.why[id] = why
+		return nil, why, nil
+	}
+	l.open[id] = lm
+	return lm, "", nil
+}
+
+// resolve is model id of mf installed in dir, with the loader's device
+// settings, not yet open and not registered; or why it cannot serve.
+func (l *loader) resolve(dir string, mf *models.Manifest, id models.ModelID) (lm *loaded, reason string, err error) {
+	meta, err := mf.Model(id)
 	if err != nil {
 		return nil, "", fmt.Errorf("neural: %w", err)
 	}
-	c, err := l.mf.Check(l.dir, id)
+	c, err := mf.Check(dir, id)
 	if err != nil {
 		return nil, "", fmt.Errorf("neural: %w", err)
 	}
 	if c.Status != models.StatusOK {
-		why := c.Problem()
-		l.why[id] = why
-		return nil, why, nil
+		return nil, c.Problem(), nil
 	}
-	rc, err := meta.RuntimeConfig(l.dir)
+	rc, err := meta.RuntimeConfig(dir)
 	if err != nil {
 		return nil, "", fmt.Errorf("neural: %w", err)
 	}
@@ -325,14 +338,10 @@ func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 		lib = runtime.LibraryPathFor(rc.Device)
 	}
 	if _, err := os.Stat(lib); err != nil { // the session opens later (model); a missing library is known now
-		why := fmt.Sprintf("model %s installed but the ONNX Runtime library is missing (%s: %v): run make setup", id, lib, err)
-		l.why[id] = why
-		return nil, why, nil
+		return nil, fmt.Sprintf("model %s installed but the ONNX Runtime library is missing (%s: %v): run make setup", id, lib, err), nil
 	}
 	f, _ := meta.File(models.RoleONNX)
-	lm = &loaded{id: id, meta: meta, onnx: f.SHA256, rc: rc}
-	l.open[id] = lm
-	return lm, "", nil
+	return &loaded{id: id, meta: meta, onnx: f.SHA256, rc: rc}, "", nil
 }
 
 // derived registers model id, built in memory from base's installed file

@@ -72,10 +72,14 @@ func buildE7(l *loader) (embedders.Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fmt.Sprintf("%x", tune.Base) == lm.onnx {
-		e.queryLM = l.derived(lm, id+"+e7tune", tune.merge)
-		e.status.Representation = fmt.Sprintf("%d-d %s: %s; queries encoded by MiniLM fine-tuned for code (e7tune.bin sha256 %x: a rank-%d update of its %d weight matrices fitted on doc-comment → code pairs of Go, Python, Java and JavaScript, documents kept as stored); "+codeViewNote+"; onnx sha256 %s",
-			lm.meta.Dims, id, why, e7TuneSHA256[:6], tune.Updates[0].Rank, len(tune.Updates), lm.short())
+	base, also := lm, ""
+	if fmt.Sprintf("%x", tune.Base) != lm.onnx {
+		base, also = l.fp32MiniLM(fmt.Sprintf("%x", tune.Base)), " (the fp32 file's, beside these fp16 documents)"
+	}
+	if base != nil {
+		e.queryLM = l.derived(base, id+"+e7tune", tune.merge)
+		e.status.Representation = fmt.Sprintf("%d-d %s: %s; queries encoded by MiniLM fine-tuned for code%s (e7tune.bin sha256 %x: a rank-%d update of its %d weight matrices fitted on doc-comment → code pairs of Go, Python, Java and JavaScript, documents kept as stored); "+codeViewNote+"; onnx sha256 %s",
+			lm.meta.Dims, id, why, also, e7TuneSHA256[:6], tune.Updates[0].Rank, len(tune.Updates), lm.short())
 		return e, nil
 	}
 	h, err := loadE7Head(lm.meta.Dims)
@@ -86,6 +90,28 @@ func buildE7(l *loader) (embedders.Embedder, error) {
 	e.status.Representation = fmt.Sprintf("%d-d %s: %s; queries mapped by the learned code head (e7head.bin sha256 %x, fitted on doc-comment → code pairs of Go, Python, Java and JavaScript; the fine-tuned query encoder e7tune.bin fits only the fp32 all-minilm-l6-v2 file); "+codeViewNote+"; onnx sha256 %s",
 		lm.meta.Dims, id, why, e7HeadSHA256[:6], lm.short())
 	return e, nil
+}
+
+// fp32MiniLM is, under --precision fp16 (Config.fp32Dir set), the fp32
+// all-MiniLM-L6-v2 file of the built-in manifest in the fp32 models
+// directory when it is installed and is the file with sha256 want that
+// e7tune.bin was fitted on; else nil. E7's documents then stay the fp16
+// file's (vectors within cosine 0.99999 of the fp32 file's, docs/CUDA.md
+// run 19) and its queries run through the fine-tuned fp32 graph, as on the
+// CPU, instead of falling back to the head.
+func (l *loader) fp32MiniLM(want string) *loaded {
+	if l.cfg.fp32Dir == "" {
+		return nil
+	}
+	mf, err := models.Default()
+	if err != nil {
+		return nil
+	}
+	lm, _, err := l.resolve(l.cfg.fp32Dir, mf, modelMiniLM)
+	if err != nil || lm == nil || lm.onnx != want {
+		return nil
+	}
+	return lm
 }
 
 // e7Tune is E7's fine-tuned query encoder: a low-rank update of the fp32
