@@ -14,7 +14,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -129,13 +131,45 @@ func e7Mine(t testing.TB) []e7Lang {
 			t.Fatalf("mine %s: %v", tr.Root, err)
 		}
 		t.Logf("%s: %s: %d files, %d pairs (%d trivial, %d duplicates)", tr.Lang, tr.Root, st.Files, st.Pairs, st.Trivial, st.Duplicates)
+		all := ps
 		ps = bench.Sample(ps, e7MaxPerLang, e7Seed)
 		r := rand.New(rand.NewPCG(e7Seed, 1))
 		r.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
 		nt := min(e7TestPerLang, len(ps)/4)
-		out = append(out, e7Lang{Lang: tr.Lang, Mined: st.Pairs, Test: ps[:nt], Train: ps[nt:]})
+		lang := e7Lang{Lang: tr.Lang, Mined: st.Pairs, Test: ps[:nt], Train: ps[nt:]}
+		lang.Train = append(lang.Train, e7Extra(t, tr.Lang, all, ps)...)
+		out = append(out, lang)
 	}
 	return out
+}
+
+// e7Extra is, for the fine-tune experiment only (TestE7Dump), up to
+// $CGRAPH_E7_EXTRA_PER_LANG more training pairs of lang, a seeded sample of
+// the mined pairs outside the fixed sample used (so the test split stays
+// the same pairs), for the languages $CGRAPH_E7_EXTRA_LANGS names (all when
+// unset). Unset: none, and the head's and the shipped fit's pairs are
+// unchanged.
+func e7Extra(t testing.TB, lang string, all, used []bench.Pair) []bench.Pair {
+	n, _ := strconv.Atoi(os.Getenv("CGRAPH_E7_EXTRA_PER_LANG"))
+	if n <= 0 {
+		return nil
+	}
+	if langs := os.Getenv("CGRAPH_E7_EXTRA_LANGS"); langs != "" && !slices.Contains(strings.Split(langs, ","), lang) {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, p := range used {
+		seen[p.Query+"\x00"+p.Code] = true
+	}
+	var rest []bench.Pair
+	for _, p := range all {
+		if !seen[p.Query+"\x00"+p.Code] {
+			rest = append(rest, p)
+		}
+	}
+	extra := bench.Sample(rest, n, e7Seed+1)
+	t.Logf("%s: %d extra training pairs of %d unused", lang, len(extra), len(rest))
+	return extra
 }
 
 func e7CodeText(c string) string {
