@@ -93,20 +93,7 @@ func TestE7QueryEncoder(t *testing.T) {
 // helps on the held-out pairs.
 func TestE7HeadWhereTuneDoesNotFit(t *testing.T) {
 	requireModels(t, Config{})
-	l, err := newLoader(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.close() })
-	lm, why, err := l.get(modelMiniLM)
-	if err != nil || lm == nil {
-		t.Fatalf("MiniLM: %v %s", err, why)
-	}
-	lm.onnx = strings.Repeat("0", 64) // another file than the one e7tune.bin was fitted on
-	e, err := buildE7(l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, _ := e7OnOtherFile(t, Config{})
 	d := e7Dense(t, e)
 	if d.queryLM != nil || d.queryHead == nil {
 		t.Fatalf("E7 on another file: tuned encoder %v, head %v", d.queryLM != nil, d.queryHead != nil)
@@ -125,6 +112,28 @@ func TestE7HeadWhereTuneDoesNotFit(t *testing.T) {
 		}
 		return out
 	})
+}
+
+// e7OnOtherFile builds E7 with cfg where the installed MiniLM passes for
+// another file than the one e7tune.bin was fitted on (an int8 or fp16
+// variant: another sha256); it returns E7 and that MiniLM.
+func e7OnOtherFile(t *testing.T, cfg Config) (embedders.Embedder, *loaded) {
+	t.Helper()
+	l, err := newLoader(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.close() })
+	lm, why, err := l.get(modelMiniLM)
+	if err != nil || lm == nil {
+		t.Fatalf("MiniLM: %v %s", err, why)
+	}
+	lm.onnx = strings.Repeat("0", 64)
+	e, err := buildE7(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, lm
 }
 
 func e7Dense(t *testing.T, e embedders.Embedder) *denseEmbedder {
@@ -328,20 +337,7 @@ func TestE7TunedBesideOtherWeights(t *testing.T) {
 		{"not fp16", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l, err := newLoader(Config{fp32Dir: tc.fp32Dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { l.close() })
-			lm, why, err := l.get(modelMiniLM)
-			if err != nil || lm == nil {
-				t.Fatalf("MiniLM: %v %s", err, why)
-			}
-			lm.onnx = strings.Repeat("0", 64) // stands for the fp16 file: another sha256
-			e, err := buildE7(l)
-			if err != nil {
-				t.Fatal(err)
-			}
+			e, lm := e7OnOtherFile(t, Config{fp32Dir: tc.fp32Dir}) // lm stands for the fp16 file
 			d := e7Dense(t, e)
 			rep := e.Status().Representation
 			if !tc.tuned {

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -1052,6 +1053,13 @@ func freshStore(dir string, reg *engine.Registry) (*engine.Engine, error) {
 // startTrace starts an execution trace into path when path is set and on
 // is true; the returned function (nil otherwise) stops and closes it.
 func startTrace(path string, on bool) (func(), error) {
+	return startInto(path, on, trace.Start, trace.Stop)
+}
+
+// startInto creates path and starts begin writing into it when path is set
+// and on is true; the returned function (nil otherwise) calls end and
+// closes the file.
+func startInto(path string, on bool, begin func(io.Writer) error, end func()) (func(), error) {
 	if path == "" || !on {
 		return nil, nil
 	}
@@ -1059,10 +1067,10 @@ func startTrace(path string, on bool) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := trace.Start(f); err != nil {
+	if err := begin(f); err != nil {
 		return nil, errors.Join(err, f.Close())
 	}
-	return func() { trace.Stop(); f.Close() }, nil
+	return func() { end(); f.Close() }, nil
 }
 
 // firstDevice is the first of -devices (unparsed devices compare unequal).
@@ -1074,17 +1082,7 @@ func firstDevice(o options) runtime.Device {
 // startProfile starts a CPU profile into path when path is set and on is
 // true; the returned function (nil otherwise) stops and closes it.
 func startProfile(path string, on bool) (func(), error) {
-	if path == "" || !on {
-		return nil, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		return nil, errors.Join(err, f.Close())
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return startInto(path, on, pprof.StartCPUProfile, pprof.StopCPUProfile)
 }
 
 // engineIngest stores docs into a fresh store under dir through
