@@ -18,22 +18,38 @@ type op struct {
 
 // align returns the steps that turn a into b along a longest common
 // subsequence of stems; a delete next to an insert is one replace.
-// Cost: O(len(a)·len(b)); memories are short.
+// Cost: O(len(a)·len(b)) past the common prefix (one table of int32);
+// memories are short.
 func align(a, b []token) []op {
 	n, m := len(a), len(b)
-	l := make([][]int, n+1)
-	for i := range l {
-		l[i] = make([]int, m+1)
+	// The walk below matches equal stems greedily, so a common prefix is
+	// matched whatever follows it, and the table is needed only past it
+	// (l[i][j] depends on a[i:] and b[j:] only).
+	p := 0
+	for p < n && p < m && a[p].stem == b[p].stem {
+		p++
 	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
+	w := m - p + 1 // l[i][j] is lt[(i-p)*w + j-p] for i, j ≥ p
+	lt := make([]int32, (n-p+1)*w)
+	at := func(i, j int) int32 { return lt[(i-p)*w+j-p] }
+	for i := n - 1; i >= p; i-- {
+		row, next := lt[(i-p)*w:(i-p+1)*w], lt[(i-p+1)*w:(i-p+2)*w]
+		for j := m - 1; j >= p; j-- {
 			if a[i].stem == b[j].stem {
-				l[i][j] = l[i+1][j+1] + 1
+				row[j-p] = next[j-p+1] + 1
 			} else {
-				l[i][j] = max(l[i+1][j], l[i][j+1])
+				row[j-p] = max(next[j-p], row[j-p+1])
 			}
 		}
 	}
+	return walk(a, b, at)
+}
+
+// walk turns a into b along the longest common subsequence whose lengths
+// at(i, j) gives (that of a[i:] and b[j:]), matching equal stems first.
+// It calls at only past the common prefix.
+func walk(a, b []token, at func(i, j int) int32) []op {
+	n, m := len(a), len(b)
 	var ops []op
 	push := func(k opKind, i1, i2, j1, j2 int) {
 		if last := len(ops) - 1; last >= 0 {
@@ -55,7 +71,7 @@ func align(a, b []token) []op {
 		case i < n && j < m && a[i].stem == b[j].stem:
 			push(opEqual, i, i+1, j, j+1)
 			i, j = i+1, j+1
-		case j < m && (i == n || l[i][j+1] >= l[i+1][j]):
+		case j < m && (i == n || at(i, j+1) >= at(i+1, j)):
 			push(opInsert, i, i, j, j+1)
 			j++
 		default:

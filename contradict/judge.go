@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Evidence is what the caller knows about the two memories' subject: the
@@ -69,15 +70,94 @@ var DefaultRules = Rules{E1: 0.86, WeakE1: 0.80, WeakE6: 0.3}
 func (r Rules) MinE1() float64 { return min(r.E1, r.WeakE1) }
 
 // additive words say the new memory adds to the old one.
-var additive = regexp.MustCompile(`(?i)\b(also|as well|in addition|additionally|another)\b|\btoo\s*([.;,!]|$)`)
+var additive = cheapRegexp{
+	re:    regexp.MustCompile(`(?i)\b(also|as well|in addition|additionally|another)\b|\btoo\s*([.;,!]|$)`),
+	needs: []string{"also", "as well", "in addition", "additionally", "another", "too"},
+}
 
 // changeMarkers say the new memory reports a change over time.
-var changeMarkers = regexp.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|downgraded|bumped|raised|lowered|increased|decreased|changed|replaced|renamed|rewritten|updated|scaled|took over|no longer|now|anymore|from \S+ to)\b`)
+var changeMarkers = cheapRegexp{
+	re: regexp.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|downgraded|bumped|raised|lowered|increased|decreased|changed|replaced|renamed|rewritten|updated|scaled|took over|no longer|now|anymore|from \S+ to)\b`),
+	needs: []string{"moved", "migrated", "switched", "upgraded", "downgraded", "bumped", "raised", "lowered", "increased",
+		"decreased", "changed", "replaced", "renamed", "rewritten", "updated", "scaled", "took over", "no longer", "now", "anymore", "from"},
+}
+
+// cheapRegexp is a case-insensitive regexp with the words one of which
+// every match holds as a whole word (lower-case ASCII, between \b
+// boundaries): FindString runs the regexp only on a text that holds one,
+// so most texts a write judges (code, long notes) cost a lower-casing and
+// a few substring scans instead of a backtracking pass per alternative. A
+// text with non-ASCII bytes goes straight to the regexp, whose case
+// folding reaches beyond ASCII (ſ, K).
+type cheapRegexp struct {
+	re    *regexp.Regexp
+	needs []string
+}
+
+// FindString is re.FindString(text).
+func (c cheapRegexp) FindString(text string) string {
+	if ascii(text) && !holdsWord(asciiLower(text), c.needs) {
+		return ""
+	}
+	return c.re.FindString(text)
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiLower lower-cases the ASCII letters of s.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// holdsWord reports whether s holds one of words with a word boundary (as
+// regexp's \b: between [0-9A-Za-z_] and anything else) on either side.
+func holdsWord(s string, words []string) bool {
+	for _, w := range words {
+		for from := 0; ; {
+			i := strings.Index(s[from:], w)
+			if i < 0 {
+				break
+			}
+			i += from
+			if (i == 0 || !wordByte(s[i-1])) && (i+len(w) == len(s) || !wordByte(s[i+len(w)])) {
+				return true
+			}
+			from = i + 1
+		}
+	}
+	return false
+}
+
+func wordByte(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '_'
+}
 
 // antonyms are the pairs of stems that flip a claim, both ways round. A
 // stem may have several ("allow" / "deny", "block", "forbid"): the key is
 // the pair, not the stem.
 var antonyms = map[[2]string]bool{}
+
+// antonymStems are the stems of antonyms' pairs: antonymIn looks pairs up
+// only for these.
+var antonymStems = map[string]bool{}
 
 func init() {
 	for _, p := range [][2]string{{"enabl", "disabl"}, {"allow", "deny"}, {"allow", "block"}, {"allow", "forbid"},
@@ -87,6 +167,7 @@ func init() {
 		{"increas", "decreas"}, {"strict", "loos"}, {"inbound", "outbound"}, {"local", "remot"}, {"verbos", "terse"},
 		{"always", "not"}, {"blocking", "non-blocking"}, {"whitelist", "blacklist"}, {"encrypt", "plaintext"}} {
 		antonyms[p], antonyms[[2]string{p[1], p[0]}] = true, true
+		antonymStems[p[0]], antonymStems[p[1]] = true, true
 	}
 }
 
@@ -349,9 +430,23 @@ func valueAfter(ops []op, k int, a []token) bool {
 	return k+1 < len(ops) && ops[k+1].kind == opEqual && a[ops[k+1].i1].value
 }
 
+// antonymIn returns the first antonym pair, in x's order then y's: a stem
+// of x and one of y that antonyms pairs.
 func antonymIn(x, y []token) (string, string, bool) {
+	var ys []token // y's tokens that can be half of a pair
+	for _, t := range y {
+		if antonymStems[t.stem] {
+			ys = append(ys, t)
+		}
+	}
+	if len(ys) == 0 {
+		return "", "", false
+	}
 	for _, s := range x {
-		for _, t := range y {
+		if !antonymStems[s.stem] {
+			continue
+		}
+		for _, t := range ys {
 			if antonyms[[2]string{s.stem, t.stem}] {
 				return s.text, t.text, true
 			}

@@ -53,3 +53,40 @@ func TestKindNames(t *testing.T) {
 		t.Errorf("unknown kind prints %q", Kind(9).String())
 	}
 }
+
+// TestCheapRegexp checks the word prefilter of changeMarkers and additive
+// against their regexps on every alternative, in every case and position
+// that a word boundary allows or forbids.
+func TestCheapRegexp(t *testing.T) {
+	texts := []string{"", "plain code: x := y + 1", "Additionally, the cache", "ADDITIONALLY", "additionalLy", "know-how", "snowfall",
+		"nowhere", "from here to there", "fromage to", "too.", "tool", "me too", "took over", "tookover", "no  longer",
+		"It is now", "_now_", "now_", "ſo we moved", "KNOWN", "replaced,", "pre-moved", "it scaled!", "as well", "aswell"}
+	for _, c := range []cheapRegexp{changeMarkers, additive} {
+		for _, w := range c.needs {
+			for _, form := range []string{w, strings.ToUpper(w), "x " + w + " y", "x" + w, w + "x", "_" + w, w + ".", "(" + w + ")", w + " \t"} {
+				texts = append(texts, form)
+			}
+		}
+	}
+	for _, c := range []cheapRegexp{changeMarkers, additive} {
+		for _, s := range texts {
+			if got, want := c.FindString(s), c.re.FindString(s); got != want {
+				t.Errorf("%s on %q: %q, the regexp finds %q", c.re, s, got, want)
+			}
+		}
+	}
+}
+
+// FuzzCheapRegexp: the prefilter never changes what the regexp finds.
+func FuzzCheapRegexp(f *testing.F) {
+	for _, s := range []string{"we moved to Postgres", "Additionally", "from a to b", "me too!", "no longer", "x_now"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, c := range []cheapRegexp{changeMarkers, additive} {
+			if got, want := c.FindString(s), c.re.FindString(s); got != want {
+				t.Errorf("%s on %q: %q, the regexp finds %q", c.re, s, got, want)
+			}
+		}
+	})
+}

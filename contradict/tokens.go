@@ -40,7 +40,9 @@ var contractions = strings.NewReplacer("n't", " not", "n’t", " not", "can't", 
 // tokenize splits text into tokens, dropping stopwords (but keeping
 // negation cues).
 func tokenize(text string) []token {
-	text = contractions.Replace(text)
+	if strings.Contains(text, "n't") || strings.Contains(text, "n’t") { // every contraction holds one
+		text = contractions.Replace(text)
+	}
 	var out []token
 	clause := 0
 	first, subj := true, true
