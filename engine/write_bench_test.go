@@ -2,14 +2,17 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/cgraph/cgraph/bulkimport"
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
@@ -117,7 +120,6 @@ func BenchmarkAddBatch(b *testing.B) {
 	docs := writeBenchCorpus(b)
 	fps := cachedFingerprints(b, reg, docs)
 	replay := replayRegistry(b, reg, docs, fps)
-	ctx := context.Background()
 	b.Run(fmt.Sprintf("docs=%d/procs=%d", len(docs), runtime.GOMAXPROCS(0)), func(b *testing.B) {
 		var total time.Duration
 		var st writeSteps
@@ -130,15 +132,7 @@ func BenchmarkAddBatch(b *testing.B) {
 			s.writeTimer = &st
 			b.StartTimer()
 			start := time.Now()
-			for lo := 0; lo < len(docs); lo += writeBenchBatch {
-				var ns []record.NewMemory
-				for _, d := range docs[lo:min(lo+writeBenchBatch, len(docs))] {
-					ns = append(ns, record.NewMemory{Content: d, Type: record.TypeCode, Session: "bench"})
-				}
-				if _, err := s.AddBatch(ctx, ns); err != nil {
-					b.Fatal(err)
-				}
-			}
+			addCode(b, s, docs, writeBenchBatch)
 			total += time.Since(start)
 			b.StopTimer()
 			if err := s.Close(); err != nil {
@@ -153,6 +147,20 @@ func BenchmarkAddBatch(b *testing.B) {
 		b.ReportMetric(ms(st.commit)/n, "commit-ms/doc")
 		b.ReportMetric(ms(st.index)/n, "index-ms/doc")
 	})
+}
+
+// addCode adds docs to s as code memories of one session, batch at a time,
+// through AddBatch.
+func addCode(b *testing.B, s *Engine, docs []string, batch int) {
+	for lo := 0; lo < len(docs); lo += batch {
+		var ns []record.NewMemory
+		for _, d := range docs[lo:min(lo+batch, len(docs))] {
+			ns = append(ns, record.NewMemory{Content: d, Type: record.TypeCode, Session: "bench"})
+		}
+		if _, err := s.AddBatch(context.Background(), ns); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // writeBenchCorpus returns $CGRAPH_WRITE_CORPUS's texts (one JSON string a
@@ -211,23 +219,166 @@ func replayRegistry(tb testing.TB, reg *embedders.Registry, docs []string, fps [
 	for i, d := range docs {
 		redacted[i], _ = red.Redact(d) // what AddBatch embeds: secrets replaced
 	}
-	var es []embedders.Embedder
-	for _, slot := range fingerprint.Slots() {
-		e := reg.Get(slot)
+	return remade(tb, reg, func(slot fingerprint.SlotID, e embedders.Embedder) embedders.Embedder {
 		if slot == fingerprint.E4 {
-			es = append(es, e)
-			continue
+			return e
 		}
 		m := make(map[string]fingerprint.Entry, len(docs))
 		for i, d := range docs {
 			m[d] = fps[i].Get(slot)
 			m[redacted[i]] = fps[i].Get(slot)
 		}
-		es = append(es, replayEmbedder{Embedder: e, entries: m})
+		return replayEmbedder{Embedder: e, entries: m}
+	})
+}
+
+// remade is reg with each slot's embedder e replaced by swap(slot, e).
+func remade(tb testing.TB, reg *embedders.Registry, swap func(fingerprint.SlotID, embedders.Embedder) embedders.Embedder) *embedders.Registry {
+	var es []embedders.Embedder
+	for _, slot := range fingerprint.Slots() {
+		es = append(es, swap(slot, reg.Get(slot)))
 	}
 	r, err := embedders.NewRegistry(es...)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return r
+}
+
+// BenchmarkImportOverlap asks whether a bulk import's two halves overlap:
+// add --jsonl (bulkimport with PrepareBatch) fingerprints batch N+1 while
+// batch N is written, so on a GPU its rate should approach the slower half,
+// not their sum. The models are replayed (replayRegistry) and the device's
+// time is a wait of CGRAPH_REPLAY_DEVICE_US microseconds per document
+// (default 600: the H100's packed fp16 registry, 1,672 docs/s) in E1's
+// replay — a wait that uses no CPU, as a GPU's run does not; the host's own
+// model work (tokenizers, E12's projection, E8, E9) is not modelled. It
+// reports docs/s for the device alone ("device"), AddBatch one batch at a
+// time ("addbatch": the halves' sum) and the import with 1–3 batches in
+// flight, and ideal-docs/s, 1/max(device, store) from the same run.
+//
+//	CGRAPH_MEMORY_BENCH=1 CGRAPH_WRITE_CORPUS=/tmp/corpus.jsonl go test ./engine -run XXX -bench ImportOverlap -benchtime 3x
+func BenchmarkImportOverlap(b *testing.B) {
+	if os.Getenv("CGRAPH_MEMORY_BENCH") == "" {
+		b.Skip("set CGRAPH_MEMORY_BENCH=1: needs the models (fingerprints are cached under $TMPDIR/cgraph-membench)")
+	}
+	perDoc := 600 * time.Microsecond
+	if v := os.Getenv("CGRAPH_REPLAY_DEVICE_US"); v != "" {
+		us, err := strconv.Atoi(v)
+		if err != nil || us < 0 {
+			b.Fatalf("CGRAPH_REPLAY_DEVICE_US=%q: want microseconds per document, e.g. 600", v)
+		}
+		perDoc = time.Duration(us) * time.Microsecond
+	}
+	reg := neuralRegistry(b)
+	docs := writeBenchCorpus(b)
+	fps := cachedFingerprints(b, reg, docs)
+	replay := deviceRegistry(b, replayRegistry(b, reg, docs, fps), perDoc)
+	var lines bytes.Buffer
+	for _, d := range docs {
+		j, _ := json.Marshal(map[string]string{"content": d, "type": string(record.TypeCode), "session": "bench"})
+		lines.Write(append(j, '\n'))
+	}
+	ctx := context.Background()
+	open := func(b *testing.B) *Engine {
+		b.StopTimer()
+		defer b.StartTimer()
+		s, err := Open(b.TempDir(), Options{Create: true, Embedders: replay})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	closeStore := func(b *testing.B, s *Engine) {
+		b.StopTimer()
+		defer b.StartTimer()
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	report := func(b *testing.B, total time.Duration) {
+		b.ReportMetric(float64(b.N*len(docs))/total.Seconds(), "docs/s")
+	}
+	batch := bulkimport.GPUBatchSize
+	var store time.Duration // the write half, per pass, from "addbatch"
+	b.Run("device", func(b *testing.B) {
+		var total time.Duration
+		for range b.N {
+			start := time.Now()
+			for lo := 0; lo < len(docs); lo += batch {
+				hi := min(lo+batch, len(docs))
+				in := make([]embedders.Input, hi-lo)
+				for i := range in {
+					in[i] = embedders.Input{Text: docs[lo+i]}
+				}
+				if err := replay.EmbedSlots(ctx, in, beforeLock, make([]fingerprint.Fingerprint, hi-lo)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			total += time.Since(start)
+		}
+		report(b, total)
+	})
+	b.Run("addbatch", func(b *testing.B) {
+		var total time.Duration
+		var st writeSteps
+		for range b.N {
+			s := open(b)
+			s.writeTimer = &st
+			start := time.Now()
+			addCode(b, s, docs, batch)
+			total += time.Since(start)
+			closeStore(b, s)
+		}
+		report(b, total)
+		store = st.total / time.Duration(b.N)
+		b.ReportMetric(ms(st.total)/float64(b.N*len(docs)), "store-ms/doc")
+	})
+	for _, inFlight := range []int{1, 2, 3} {
+		b.Run(fmt.Sprintf("import/inflight=%d", inFlight), func(b *testing.B) {
+			var total time.Duration
+			for range b.N {
+				s := open(b)
+				start := time.Now()
+				res, err := bulkimport.Import(ctx, s, bytes.NewReader(lines.Bytes()), bulkimport.Options{BatchSize: batch, InFlight: inFlight})
+				if err != nil {
+					b.Fatal(err)
+				}
+				total += time.Since(start)
+				if res.Added+len(res.Duplicates) != len(docs) {
+					b.Fatalf("import: %d added, %d duplicates, %d failed of %d lines", res.Added, len(res.Duplicates), res.Failed, len(docs))
+				}
+				closeStore(b, s)
+			}
+			report(b, total)
+			if store > 0 {
+				slower := max(store, time.Duration(len(docs))*perDoc)
+				b.ReportMetric(float64(len(docs))/slower.Seconds(), "ideal-docs/s")
+			}
+		})
+	}
+}
+
+// deviceEmbedder is a replayed slot whose every call first waits perDoc a
+// document: a model run on a device, which takes time but no host CPU.
+type deviceEmbedder struct {
+	embedders.Embedder
+	perDoc time.Duration
+}
+
+func (d deviceEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
+	time.Sleep(time.Duration(len(docs)) * d.perDoc)
+	return d.Embedder.EmbedDocuments(ctx, docs)
+}
+
+// deviceRegistry is reg with E1's replay behind a device wait of perDoc a
+// document (one wait stands for the device's whole fingerprint: the real
+// registry runs its models side by side).
+func deviceRegistry(tb testing.TB, reg *embedders.Registry, perDoc time.Duration) *embedders.Registry {
+	return remade(tb, reg, func(slot fingerprint.SlotID, e embedders.Embedder) embedders.Embedder {
+		if slot == fingerprint.E1 {
+			return deviceEmbedder{Embedder: e, perDoc: perDoc}
+		}
+		return e
+	})
 }
