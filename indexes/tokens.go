@@ -45,24 +45,53 @@ func (m TokenMatrix) Row(r int) []float32 {
 // quantizeRow maps v to int8 with scale max|v|/127 (round to nearest); an
 // all-zero row gets scale 0. The error per value is at most scale/2.
 func quantizeRow(v []float32) ([]int8, float32) {
-	var mx float32
-	for _, e := range v {
-		mx = max(mx, float32(math.Abs(float64(e))))
-	}
 	q := make([]int8, len(v))
+	mx, _ := maxAbs(v)
+	return q, quantizeInto(q, v, mx)
+}
+
+// maxAbs is max|v|, and whether every value of v is finite.
+func maxAbs(v []float32) (mx float32, finite bool) {
+	finite = true
+	for _, e := range v {
+		a := e
+		if a < 0 {
+			a = -a
+		}
+		if !(a <= math.MaxFloat32) { // NaN or ±Inf
+			finite = false
+		}
+		if a > mx {
+			mx = a
+		}
+	}
+	return mx, finite
+}
+
+// quantizeInto is quantizeRow into dst (len(v) values), given mx = max|v|;
+// it returns the scale. Values round half away from zero (math.Round):
+// x+0.5 is exact in float64 for a float32 x of |x| ≤ 127, and the
+// conversion truncates.
+func quantizeInto(dst []int8, v []float32, mx float32) float32 {
 	if mx == 0 {
-		return q, 0
+		clear(dst[:len(v)])
+		return 0
 	}
 	s := mx / 127
 	for i, e := range v {
-		q[i] = int8(math.Round(float64(e / s)))
+		if x := float64(e / s); x >= 0 {
+			dst[i] = int8(x + 0.5)
+		} else {
+			dst[i] = -int8(-x + 0.5)
+		}
 	}
-	return q, s
+	return s
 }
 
 // QuantizeTokens quantizes a row-major float32 token matrix of width dim.
 // It rejects an empty matrix, a length that is not a multiple of dim, and
-// non-finite values.
+// non-finite values. One pass over each row finds its scale and checks it;
+// the second writes its values straight into the matrix.
 func QuantizeTokens(dim int, data []float32) (TokenMatrix, error) {
 	if dim <= 0 {
 		return TokenMatrix{}, fmt.Errorf("quantize tokens: width %d must be positive", dim)
@@ -70,15 +99,15 @@ func QuantizeTokens(dim int, data []float32) (TokenMatrix, error) {
 	if len(data) == 0 || len(data)%dim != 0 {
 		return TokenMatrix{}, fmt.Errorf("quantize tokens: token matrix has %d values, not a positive multiple of the token width %d", len(data), dim)
 	}
-	if err := checkVector("quantize tokens", data, len(data), false); err != nil {
-		return TokenMatrix{}, err
-	}
 	rows := len(data) / dim
-	m := TokenMatrix{dim: dim, q: make([]int8, 0, len(data)), scale: make([]float32, rows)}
+	m := TokenMatrix{dim: dim, q: make([]int8, len(data)), scale: make([]float32, rows)}
 	for r := range rows {
-		q, s := quantizeRow(data[r*dim : (r+1)*dim])
-		m.q = append(m.q, q...)
-		m.scale[r] = s
+		v := data[r*dim : (r+1)*dim]
+		mx, finite := maxAbs(v)
+		if !finite { // the first bad value is in this row
+			return TokenMatrix{}, checkVector("quantize tokens", data, len(data), false)
+		}
+		m.scale[r] = quantizeInto(m.q[r*dim:(r+1)*dim], v, mx)
 	}
 	return m, nil
 }

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,5 +134,69 @@ func TestMaxSimLoader(t *testing.T) {
 	}
 	if _, _, err := MaxSim([]float32{1, 0}, 2, []record.DocNum{3}, load); err == nil || !strings.Contains(err.Error(), "3-wide tokens") {
 		t.Errorf("width mismatch: %v", err)
+	}
+}
+
+// TestQuantizeTokensRows checks QuantizeTokens against the definition
+// (scale max|row|/127, math.Round of value/scale) on real-shaped data,
+// ties at .5 included, and its refusal of a non-finite value, named by
+// its place in the whole matrix.
+func TestQuantizeTokensRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const dim = 128
+	data := make([]float32, 40*dim)
+	for i := range data {
+		data[i] = float32(rng.NormFloat64())
+	}
+	copy(data[dim:], []float32{127, 0.5, -0.5, 1.5, -1.5, 63.5}) // scale 1: exact ties
+	clear(data[2*dim : 3*dim])                                   // an all-zero row
+	m, err := QuantizeTokens(dim, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range m.Rows() {
+		row := data[r*dim : (r+1)*dim]
+		var mx float32
+		for _, e := range row {
+			mx = max(mx, float32(math.Abs(float64(e))))
+		}
+		s := mx / 127
+		if m.scale[r] != s {
+			t.Fatalf("row %d: scale %v, want %v", r, m.scale[r], s)
+		}
+		for i, e := range row {
+			want := int8(0)
+			if s != 0 {
+				want = int8(math.Round(float64(e / s)))
+			}
+			if got := m.q[r*dim+i]; got != want {
+				t.Fatalf("row %d value %d (%v): %d, want %d", r, i, e, got, want)
+			}
+		}
+	}
+	if got := m.q[dim : dim+6]; !slices.Equal(got, []int8{127, 1, -1, 2, -2, 64}) {
+		t.Errorf("ties round to %v, want half away from zero", got)
+	}
+	for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(-1))} {
+		d := slices.Clone(data)
+		d[5*dim+7] = bad
+		if _, err := QuantizeTokens(dim, d); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("element %d is", 5*dim+7)) {
+			t.Errorf("%v at %d: err %v", bad, 5*dim+7, err)
+		}
+	}
+}
+
+// BenchmarkQuantizeTokens quantizes one E12 matrix of a ~200-token code
+// memory (the write path's encoding, issue 33).
+func BenchmarkQuantizeTokens(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	data := make([]float32, 205*128)
+	for i := range data {
+		data[i] = float32(rng.NormFloat64())
+	}
+	for b.Loop() {
+		if _, err := QuantizeTokens(128, data); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
