@@ -178,7 +178,7 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 	for i := range all {
 		all[i] = true
 	}
-	fps, err := s.storedFingerprints(ctx, ids, all) // E6 and E11 only: no E12 matrices
+	fps, err := s.storedFingerprints(ctx, ids, all, fingerprint.E6, fingerprint.E11) // their evidence: the E1 cosine is the hit's
 	if err != nil {
 		return nil, nil, fmt.Errorf("look for near-duplicates: %w", err)
 	}

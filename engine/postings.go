@@ -64,7 +64,7 @@ func (pf postingFamily) write(b *cellar.Batch, doc record.DocNum, v fingerprint.
 	}
 	for i, t := range terms {
 		if sign > 0 {
-			b.Put(pf.family, postingKey(t, doc), vals[i])
+			b.PutOwned(pf.family, postingKey(t, doc), vals[i]) // made by pf.postings for this write
 		} else {
 			b.Del(pf.family, postingKey(t, doc))
 		}

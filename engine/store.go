@@ -320,8 +320,8 @@ func (s *Engine) readComparable(ctx context.Context, ids []record.ID) ([]record.
 // storedFingerprints decodes the stored fingerprints of ids (nil where
 // found[i] is false) without their E12 token matrices, which live in their
 // own family (hydrateE12 adds them): what a caller that compares E1, E6 or
-// E11 needs.
-func (s *Engine) storedFingerprints(ctx context.Context, ids []record.ID, found []bool) ([]*fingerprint.Fingerprint, error) {
+// E11 needs. Given slots, only those are decoded (fingerprint.DecodeSlots).
+func (s *Engine) storedFingerprints(ctx context.Context, ids []record.ID, found []bool, slots ...fingerprint.SlotID) ([]*fingerprint.Fingerprint, error) {
 	keys := make([][]byte, len(ids))
 	for i := range ids {
 		keys[i] = ids[i][:]
@@ -338,7 +338,12 @@ func (s *Engine) storedFingerprints(ctx context.Context, ids []record.ID, found 
 		if v == nil {
 			return nil, fmt.Errorf("memory %s has no fingerprint (written without package memory): run `cgraph reembed`: %w", ids[i], record.ErrCorrupt)
 		}
-		if fps[i], err = fingerprint.Decode(v); err != nil {
+		if len(slots) == 0 {
+			fps[i], err = fingerprint.Decode(v)
+		} else {
+			fps[i], err = fingerprint.DecodeSlots(v, slots...)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("fingerprints/%s: %w", ids[i], err)
 		}
 	}

@@ -415,10 +415,10 @@ func (s *Engine) encodeMemory(fp *fingerprint.Fingerprint) (encodedMemory, error
 // put adds the encoded memory m to b: its fingerprint, each family value,
 // and its postings with their statistics.
 func (e encodedMemory) put(b *cellar.Batch, m record.Memory, fp *fingerprint.Fingerprint) error {
-	b.Put(cellar.FamFingerprints, m.ID[:], e.fp)
+	b.PutOwned(cellar.FamFingerprints, m.ID[:], e.fp) // encoded for this put alone
 	for i, c := range columns {
 		if e.cols[i] != nil {
-			b.Put(c.family, docKey(m.DocNum), e.cols[i])
+			b.PutOwned(c.family, docKey(m.DocNum), e.cols[i])
 		}
 	}
 	for _, pf := range postingFamilies {

@@ -101,7 +101,11 @@ func (v Entities) size() int  { return strsSize(v.Names) + f32sSize(v.Vector) }
 // Decode parses an encoded fingerprint. It accepts only canonical encodings —
 // those Encode produces — so that Encode(Decode(b)) == b. Errors wrap
 // record.ErrCorrupt and say what was wrong and where.
-func Decode(b []byte) (*Fingerprint, error) {
+func Decode(b []byte) (*Fingerprint, error) { return decodeChecked(b, nil) }
+
+// decodeChecked checks b's checksum and decodes its body, keeping the
+// payloads of the slots keep marks (nil: all).
+func decodeChecked(b []byte, keep *slotMask) (*Fingerprint, error) {
 	if len(b) < len(Magic)+2+1+4 {
 		return nil, fmt.Errorf("fingerprint: %w: %d bytes is shorter than the smallest fingerprint", record.ErrCorrupt, len(b))
 	}
@@ -110,12 +114,34 @@ func Decode(b []byte) (*Fingerprint, error) {
 	if got := crc32.Checksum(body, castagnoli); got != want {
 		return nil, fmt.Errorf("fingerprint: %w: checksum mismatch (stored %08x, computed %08x)", record.ErrCorrupt, want, got)
 	}
-	return decodeBody(body)
+	return decodeSome(body, keep)
 }
+
+// DecodeSlots is Decode for a reader that needs only some slots (a write's
+// near-duplicate evidence reads E6 and E11 of each close memory): the
+// checksum and every entry's header are checked as Decode checks them,
+// but only the payloads of slots are decoded; the other entries are left
+// missing, their payloads unread. Since it does not read them, it accepts
+// a fingerprint whose other payloads Decode would refuse.
+func DecodeSlots(b []byte, slots ...SlotID) (*Fingerprint, error) {
+	var keep slotMask
+	for _, s := range slots {
+		if s.Valid() {
+			keep[s.Index()] = true
+		}
+	}
+	return decodeChecked(b, &keep)
+}
+
+// slotMask says which slots' payloads a decode keeps (nil: all).
+type slotMask [NumSlots]bool
 
 // decodeBody decodes everything before the checksum. It is separate so that
 // the fuzz test reaches the payload decoders without forging checksums.
-func decodeBody(b []byte) (*Fingerprint, error) {
+func decodeBody(b []byte) (*Fingerprint, error) { return decodeSome(b, nil) }
+
+// decodeSome is decodeBody keeping the payloads of the slots keep marks.
+func decodeSome(b []byte, keep *slotMask) (*Fingerprint, error) {
 	d := decbuf.New(b)
 	if m := d.Bytes(len(Magic)); m == nil || !bytes.Equal(m, []byte(Magic)) {
 		return nil, fmt.Errorf("fingerprint: %w: missing magic %q (is this a cgraph fingerprint?)", record.ErrCorrupt, Magic)
@@ -128,7 +154,7 @@ func decodeBody(b []byte) (*Fingerprint, error) {
 	if d.Err() != nil {
 		return nil, fmt.Errorf("fingerprint: %w: %w", record.ErrCorrupt, d.Err())
 	}
-	f, err := dec(&d)
+	f, err := dec(&d, keep)
 	if err != nil {
 		return nil, fmt.Errorf("fingerprint: %w: version %d: %w", record.ErrCorrupt, v, err)
 	}
@@ -136,13 +162,13 @@ func decodeBody(b []byte) (*Fingerprint, error) {
 }
 
 // decodersByVersion maps each readable format version to its decoder.
-var decodersByVersion = map[uint16]func(*decbuf.Decbuf) (*Fingerprint, error){
+var decodersByVersion = map[uint16]func(*decbuf.Decbuf, *slotMask) (*Fingerprint, error){
 	1: decodeV1,
 }
 
 func knownVersions() []uint16 { return []uint16{1} }
 
-func decodeV1(d *decbuf.Decbuf) (*Fingerprint, error) {
+func decodeV1(d *decbuf.Decbuf, keep *slotMask) (*Fingerprint, error) {
 	f := &Fingerprint{}
 	n := int(d.Byte())
 	if n > NumSlots {
@@ -155,11 +181,11 @@ func decodeV1(d *decbuf.Decbuf) (*Fingerprint, error) {
 			return nil, fmt.Errorf("entry %d: slot %d invalid or not after %s (entries are in ascending slot order, once each)", i, uint8(s), last)
 		}
 		last = s
-		en, err := decodeEntry(d, s)
+		en, err := decodeEntry(d, s, keep == nil || keep[s.Index()])
 		if err != nil {
 			return nil, fmt.Errorf("slot %s: %w", s, err)
 		}
-		if d.Err() == nil {
+		if d.Err() == nil && (keep == nil || keep[s.Index()]) {
 			if err := en.Check(s); err != nil {
 				return nil, err
 			}
@@ -175,7 +201,9 @@ func decodeV1(d *decbuf.Decbuf) (*Fingerprint, error) {
 	return f, nil
 }
 
-func decodeEntry(d *decbuf.Decbuf, s SlotID) (Entry, error) {
+// decodeEntry reads one entry; without payload it checks the entry's
+// header and skips its payload, leaving the entry missing.
+func decodeEntry(d *decbuf.Decbuf, s SlotID, payload bool) (Entry, error) {
 	var en Entry
 	en.Status = Status(d.Byte())
 	en.Producer.Model = d.Le32Str()
@@ -183,7 +211,7 @@ func decodeEntry(d *decbuf.Decbuf, s SlotID) (Entry, error) {
 	en.Note = d.Le32Str()
 	k := Kind(d.Byte())
 	plen := d.Le32Count(1)
-	payload := d.Bytes(plen)
+	body := d.Bytes(plen)
 	if d.Err() != nil {
 		return en, nil
 	}
@@ -199,7 +227,10 @@ func decodeEntry(d *decbuf.Decbuf, s SlotID) (Entry, error) {
 	if k != s.Kind() {
 		return en, fmt.Errorf("payload kind %s, but %s stores %s", k, s, s.Kind())
 	}
-	pd := decbuf.NewAt(payload, d.Off()-plen)
+	if !payload {
+		return Entry{}, nil
+	}
+	pd := decbuf.NewAt(body, d.Off()-plen)
 	v := payloadDecoders[k](&pd)
 	if pd.Err() == nil && pd.Len() != 0 {
 		pd.Fail("%d unread payload bytes", pd.Len())

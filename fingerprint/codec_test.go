@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -303,6 +304,7 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if fp, err := Decode(b); err == nil {
+			sameSlots(t, b, fp)
 			again, err := Encode(fp)
 			if err != nil {
 				t.Fatalf("decoded fingerprint does not encode: %v", err)
@@ -321,6 +323,48 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sameSlots checks that DecodeSlots of b, for a few sets of slots, holds
+// exactly fp's entries of those slots and nothing else.
+func sameSlots(t *testing.T, b []byte, fp *Fingerprint) {
+	t.Helper()
+	for _, want := range [][]SlotID{nil, {E6, E11}, {E1}, Slots()} {
+		got, err := DecodeSlots(b, want...)
+		if err != nil {
+			t.Fatalf("DecodeSlots(%v): %v where Decode succeeds", want, err)
+		}
+		for _, s := range Slots() {
+			e := Entry{}
+			if slices.Contains(want, s) {
+				e = fp.Get(s)
+			}
+			if !reflect.DeepEqual(got.Get(s), e) {
+				t.Fatalf("DecodeSlots(%v): slot %s is %+v, want %+v", want, s, got.Get(s), e)
+			}
+		}
+	}
+}
+
+// TestDecodeSlots checks DecodeSlots against Decode on full fingerprints
+// and that it still refuses a damaged one (checksum, header).
+func TestDecodeSlots(t *testing.T) {
+	for _, fp := range []*Fingerprint{{}, fullFingerprint(3), fullFingerprint(384)} {
+		b, err := Encode(fp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := Decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSlots(t, b, full)
+		bad := slices.Clone(b)
+		bad[len(bad)/2] ^= 1
+		if _, err := DecodeSlots(bad, E6); !errors.Is(err, record.ErrCorrupt) {
+			t.Errorf("a flipped byte: %v, want ErrCorrupt", err)
+		}
+	}
 }
 
 // TestEncodedSize checks the size computation Encode relies on for its

@@ -244,6 +244,17 @@ func (b *Batch) Put(f Family, key, value []byte) {
 	}
 }
 
+// PutOwned is Put for a value the caller hands over: the batch keeps it
+// as it is, without the copy Put makes, so the caller must never change
+// it afterwards. A write's encoded fingerprints and token matrices (tens
+// of kilobytes a memory) go in this way.
+func (b *Batch) PutOwned(f Family, key, value []byte) {
+	if b.check(f, key) {
+		b.b.put(f, key, value)
+		b.note(f, key, pendingValue{value: value})
+	}
+}
+
 // Del removes key from family f, with the same limits as Put.
 func (b *Batch) Del(f Family, key []byte) {
 	if b.check(f, key) {
