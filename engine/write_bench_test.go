@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/cgraph/cgraph/bulkimport"
 	"github.com/cgraph/cgraph/embedders"
+	"github.com/cgraph/cgraph/embedders/modelfree"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
 	"github.com/cgraph/cgraph/redact"
@@ -251,8 +253,10 @@ func remade(tb testing.TB, reg *embedders.Registry, swap func(fingerprint.SlotID
 // not their sum. The models are replayed (replayRegistry) and the device's
 // time is a wait of CGRAPH_REPLAY_DEVICE_US microseconds per document
 // (default 600: the H100's packed fp16 registry, 1,672 docs/s) in E1's
-// replay — a wait that uses no CPU, as a GPU's run does not; the host's own
-// model work (tokenizers, E12's projection, E8, E9) is not modelled. It
+// replay — a wait that uses no CPU, as a GPU's run does not. The
+// model-free slots (E6, E9, the temporal ones) are computed for real; the
+// host's work for the model-backed ones (tokenizers, E12's projection,
+// pooling, E8's parse) is not modelled. It
 // reports docs/s for the device alone ("device"), AddBatch one batch at a
 // time ("addbatch": the halves' sum) and the import with 1–3 batches in
 // flight, and ideal-docs/s, 1/max(device, store) from the same run.
@@ -273,7 +277,7 @@ func BenchmarkImportOverlap(b *testing.B) {
 	reg := neuralRegistry(b)
 	docs := writeBenchCorpus(b)
 	fps := cachedFingerprints(b, reg, docs)
-	replay := deviceRegistry(b, replayRegistry(b, reg, docs, fps), perDoc)
+	replay := deviceRegistry(b, reg, replayRegistry(b, reg, docs, fps), perDoc)
 	var lines bytes.Buffer
 	for _, d := range docs {
 		j, _ := json.Marshal(map[string]string{"content": d, "type": string(record.TypeCode), "session": "bench"})
@@ -371,13 +375,18 @@ func (d deviceEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Inp
 	return d.Embedder.EmbedDocuments(ctx, docs)
 }
 
-// deviceRegistry is reg with E1's replay behind a device wait of perDoc a
-// document (one wait stands for the device's whole fingerprint: the real
-// registry runs its models side by side).
-func deviceRegistry(tb testing.TB, reg *embedders.Registry, perDoc time.Duration) *embedders.Registry {
+// deviceRegistry is a registry whose model-backed slots (modelfree.ModelSlots
+// and E11) answer from replay, E1's behind a device wait of perDoc a document (one
+// wait stands for the device's whole fingerprint: the real registry runs
+// its models side by side), and whose model-free slots (E2-E4, E6, E9) are
+// reg's, computed for real as a bulk import computes them.
+func deviceRegistry(tb testing.TB, reg, replay *embedders.Registry, perDoc time.Duration) *embedders.Registry {
 	return remade(tb, reg, func(slot fingerprint.SlotID, e embedders.Embedder) embedders.Embedder {
-		if slot == fingerprint.E1 {
-			return deviceEmbedder{Embedder: e, perDoc: perDoc}
+		switch {
+		case slot == fingerprint.E1:
+			return deviceEmbedder{Embedder: replay.Get(slot), perDoc: perDoc}
+		case slices.Contains(modelfree.ModelSlots, slot), slot == fingerprint.E11: // E11's vector is a model's
+			return replay.Get(slot)
 		}
 		return e
 	})
