@@ -1,5 +1,10 @@
 package contradict
 
+import (
+	"slices"
+	"sync"
+)
+
 // opKind is one step of an alignment of two token sequences.
 type opKind int
 
@@ -30,10 +35,15 @@ func align(a, b []token) []op {
 		p++
 	}
 	w := m - p + 1 // l[i][j] is lt[(i-p)*w + j-p] for i, j ≥ p
-	lt := make([]int32, (n-p+1)*w)
+	tp := tables.Get().(*[]int32)
+	defer tables.Put(tp)
+	lt := slices.Grow((*tp)[:0], (n-p+1)*w)[:(n-p+1)*w]
+	*tp = lt
+	clear(lt[len(lt)-w:]) // row n here and column m in the loop are the zero border; other cells are written before they are read
 	at := func(i, j int) int32 { return lt[(i-p)*w+j-p] }
 	for i := n - 1; i >= p; i-- {
 		row, next := lt[(i-p)*w:(i-p+1)*w], lt[(i-p+1)*w:(i-p+2)*w]
+		row[w-1] = 0
 		for j := m - 1; j >= p; j-- {
 			if a[i].stem == b[j].stem {
 				row[j-p] = next[j-p+1] + 1
@@ -44,6 +54,9 @@ func align(a, b []token) []op {
 	}
 	return walk(a, b, at)
 }
+
+// tables recycles align's tables (a write judges thousands of pairs).
+var tables = sync.Pool{New: func() any { return new([]int32) }}
 
 // walk turns a into b along the longest common subsequence whose lengths
 // at(i, j) gives (that of a[i:] and b[j:]), matching equal stems first.

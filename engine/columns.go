@@ -148,11 +148,11 @@ var columns = []column{
 			if !ok || t.Rows() == 0 {
 				return nil, nil
 			}
-			m, err := indexes.QuantizeTokens(int(t.Dim), t.Data)
+			b, err := indexes.AppendQuantized(nil, int(t.Dim), t.Data)
 			if err != nil {
 				return nil, fmt.Errorf("E12 token matrix: %w", err)
 			}
-			return m.AppendBinary(nil)
+			return b, nil
 		}},
 }
 

@@ -72,18 +72,20 @@ func maxAbs(v []float32) (mx float32, finite bool) {
 // it returns the scale. Values round half away from zero (math.Round):
 // x+0.5 is exact in float64 for a float32 x of |x| ≤ 127, and the
 // conversion truncates.
-func quantizeInto(dst []int8, v []float32, mx float32) float32 {
+func quantizeInto[T int8 | byte](dst []T, v []float32, mx float32) float32 {
 	if mx == 0 {
 		clear(dst[:len(v)])
 		return 0
 	}
 	s := mx / 127
 	for i, e := range v {
+		var q int8
 		if x := float64(e / s); x >= 0 {
-			dst[i] = int8(x + 0.5)
+			q = int8(x + 0.5)
 		} else {
-			dst[i] = -int8(-x + 0.5)
+			q = -int8(-x + 0.5)
 		}
+		dst[i] = T(q)
 	}
 	return s
 }
@@ -93,11 +95,8 @@ func quantizeInto(dst []int8, v []float32, mx float32) float32 {
 // non-finite values. One pass over each row finds its scale and checks it;
 // the second writes its values straight into the matrix.
 func QuantizeTokens(dim int, data []float32) (TokenMatrix, error) {
-	if dim <= 0 {
-		return TokenMatrix{}, fmt.Errorf("quantize tokens: width %d must be positive", dim)
-	}
-	if len(data) == 0 || len(data)%dim != 0 {
-		return TokenMatrix{}, fmt.Errorf("quantize tokens: token matrix has %d values, not a positive multiple of the token width %d", len(data), dim)
+	if err := checkTokens(dim, data); err != nil {
+		return TokenMatrix{}, err
 	}
 	rows := len(data) / dim
 	m := TokenMatrix{dim: dim, q: make([]int8, len(data)), scale: make([]float32, rows)}
@@ -110,6 +109,57 @@ func QuantizeTokens(dim int, data []float32) (TokenMatrix, error) {
 		m.scale[r] = quantizeInto(m.q[r*dim:(r+1)*dim], v, mx)
 	}
 	return m, nil
+}
+
+// checkTokens refuses a token matrix shape QuantizeTokens cannot take.
+func checkTokens(dim int, data []float32) error {
+	if dim <= 0 {
+		return fmt.Errorf("quantize tokens: width %d must be positive", dim)
+	}
+	if len(data) == 0 || len(data)%dim != 0 {
+		return fmt.Errorf("quantize tokens: token matrix has %d values, not a positive multiple of the token width %d", len(data), dim)
+	}
+	return nil
+}
+
+// AppendQuantized appends the encoding (AppendBinary) of
+// QuantizeTokens(dim, data) to b, quantizing straight into it: what a
+// write stores of a memory's token matrix, without the TokenMatrix in
+// between. It refuses what QuantizeTokens refuses, and then appends
+// nothing.
+func AppendQuantized(b []byte, dim int, data []float32) ([]byte, error) {
+	if err := checkTokens(dim, data); err != nil {
+		return b, err
+	}
+	rows := len(data) / dim
+	b = appendTokenHeader(b, dim, rows, len(data))
+	scales := len(b)
+	b = b[:scales+4*rows+len(data)]
+	values := b[scales+4*rows:]
+	for r := range rows {
+		v := data[r*dim : (r+1)*dim]
+		mx, finite := maxAbs(v)
+		if !finite {
+			return b[:scales-tokenHeaderLen(dim, rows)], checkVector("quantize tokens", data, len(data), false)
+		}
+		s := quantizeInto(values[r*dim:(r+1)*dim], v, mx)
+		binary.LittleEndian.PutUint32(b[scales+4*r:], math.Float32bits(s))
+	}
+	return b, nil
+}
+
+// appendTokenHeader appends an encoded matrix's header to b, with room for
+// its scales and n values after it.
+func appendTokenHeader(b []byte, dim, rows, n int) []byte {
+	b = slices.Grow(b, tokenHeaderLen(dim, rows)+4*rows+n) // one allocation at most
+	b = append(b, tokenFormatV1)
+	b = binary.AppendUvarint(b, uint64(dim))
+	return binary.AppendUvarint(b, uint64(rows))
+}
+
+// tokenHeaderLen is the length of the header appendTokenHeader writes.
+func tokenHeaderLen(dim, rows int) int {
+	return 1 + uvarintLen(uint64(dim)) + uvarintLen(uint64(rows))
 }
 
 // tokenFormatV1 is the first byte of an encoded TokenMatrix. Values never change;
@@ -127,14 +177,14 @@ const tokenFormatV1 = 1
 // It is the value layout of the engine's e12_late_interaction column family, so
 // the store can load one candidate's matrix without decoding a fingerprint.
 func (m TokenMatrix) AppendBinary(b []byte) ([]byte, error) {
-	b = append(b, tokenFormatV1)
-	b = binary.AppendUvarint(b, uint64(m.dim))
-	b = binary.AppendUvarint(b, uint64(len(m.scale)))
+	b = appendTokenHeader(b, m.dim, len(m.scale), len(m.q))
 	for _, s := range m.scale {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
 	}
-	for _, v := range m.q {
-		b = append(b, byte(v))
+	n := len(b)
+	b = b[:n+len(m.q)]
+	for i, v := range m.q {
+		b[n+i] = byte(v)
 	}
 	return b, nil
 }

@@ -200,3 +200,33 @@ func BenchmarkQuantizeTokens(b *testing.B) {
 		}
 	}
 }
+
+// TestAppendQuantized checks that AppendQuantized writes what
+// QuantizeTokens then AppendBinary write, after what b held, and that a
+// refusal appends nothing.
+func TestAppendQuantized(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, shape := range [][2]int{{1, 1}, {3, 8}, {205, 128}, {300, 130}} {
+		rows, dim := shape[0], shape[1]
+		data := make([]float32, rows*dim)
+		for i := range data {
+			data[i] = float32(rng.NormFloat64())
+		}
+		m, err := QuantizeTokens(dim, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := m.AppendBinary([]byte("head"))
+		got, err := AppendQuantized([]byte("head"), dim, data)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%dx%d: AppendQuantized differs from QuantizeTokens+AppendBinary (err %v)", rows, dim, err)
+		}
+		data[len(data)-1] = float32(math.NaN())
+		if got, err := AppendQuantized([]byte("head"), dim, data); err == nil || string(got) != "head" {
+			t.Errorf("%dx%d with a NaN: %q, %v; want the refusal and nothing appended", rows, dim, got, err)
+		}
+	}
+	if _, err := AppendQuantized(nil, 0, []float32{1}); err == nil {
+		t.Error("width 0 accepted")
+	}
+}
