@@ -38,6 +38,9 @@ func bertCleanEnabled(rawNormalizer json.RawMessage) bool {
 // so a character assigned in a recent Unicode version (some new emoji) is dropped by
 // the reference but kept (usually as [UNK]) here.
 func removedByBertClean(r rune) bool {
+	if r < 0x80 { // ASCII: the C0 controls and DEL, but tab, newline and carriage return
+		return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7F
+	}
 	switch r {
 	case '\t', '\n', '\r':
 		return false

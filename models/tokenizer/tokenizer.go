@@ -9,7 +9,11 @@
 //     ChunkTarget bytes (never more than ChunkBytes), cut at word boundaries so the ids
 //     do not change;
 //   - it ignores the file's truncation setting: Encode truncates itself, keeping the
-//     special tokens around the sequence ([CLS] … [SEP]) and reporting Truncated.
+//     special tokens around the sequence ([CLS] … [SEP]) and reporting Truncated;
+//   - it is slow (~2.5 MB/s even in pieces): for the BERT WordPiece files the default
+//     models ship (e5, bge, MiniLM: BertNormalizer, BertPreTokenizer, WordPiece) Encode
+//     runs its own pipeline instead (bert.go: one pass, ~30 MB/s, the same ids —
+//     TestParity against the Rust library, TestNativeMatchesHF against hftokenizer).
 //
 // It must not know about models, pooling or ONNX; package runtime does that.
 package tokenizer
@@ -65,8 +69,9 @@ type Tokenizer struct {
 	modelType    string
 	typeInferred bool
 	vocabSize    int
-	bertClean    bool // apply bertClean before hftokenizer (see removedByBertClean)
-	fileMaxLen   int  // truncation.max_length in the file, 0 when absent
+	bertClean    bool           // apply bertClean before hftokenizer (see removedByBertClean)
+	native       *bertWordPiece // BERT files: Encode's own pipeline instead of hftokenizer's (nil: none)
+	fileMaxLen   int            // truncation.max_length in the file, 0 when absent
 }
 
 // Load reads a tokenizer.json file. See LoadBytes.
@@ -107,6 +112,7 @@ func LoadBytes(data []byte) (*Tokenizer, error) {
 		return nil, fmt.Errorf("parse tokenizer.json normalizer: %w", err)
 	}
 	t := &Tokenizer{hf: hf, modelType: typ, typeInferred: inferred, bertClean: bertCleanEnabled(top.Normalizer)}
+	t.native, _ = newBertWordPiece(data)
 	if top.Truncation != nil {
 		t.fileMaxLen = top.Truncation.MaxLength
 	}
@@ -268,28 +274,14 @@ func (t *Tokenizer) Encode(text string, maxLength int) (Encoding, error) {
 			return Encoding{}, fmt.Errorf("max length %d leaves no room for text besides %d special tokens", maxLength, t.SpecialCount())
 		}
 	}
-	if t.bertClean {
-		text = bertClean(text)
-	}
-	var body []int
-	truncated := false
-	for chunk := range Chunks(text, ChunkTarget, ChunkBytes) {
-		body = append(body, t.hf.Encode(chunk)...)
-		if budget >= 0 && len(body) > budget {
-			body = body[:budget]
-			truncated = true
-			break
-		}
-	}
+	body, truncated := t.encodeBody(text, budget)
 	if len(body) == 0 {
 		return Encoding{}, fmt.Errorf("%w: the text has no tokens (only whitespace or control characters)", ErrEmptyText)
 	}
 	n := len(t.prefix) + len(body) + len(t.suffix)
 	enc := Encoding{IDs: make([]TokenID, 0, n), Special: make([]bool, n), Truncated: truncated}
 	enc.IDs = append(enc.IDs, t.prefix...)
-	for _, id := range body {
-		enc.IDs = append(enc.IDs, TokenID(id))
-	}
+	enc.IDs = append(enc.IDs, body...)
 	enc.IDs = append(enc.IDs, t.suffix...)
 	for i := range t.prefix {
 		enc.Special[i] = true
@@ -298,6 +290,36 @@ func (t *Tokenizer) Encode(text string, maxLength int) (Encoding, error) {
 		enc.Special[n-1-i] = true
 	}
 	return enc, nil
+}
+
+// encodeBody is text's ids without the special tokens, at most budget of
+// them (budget < 0: all), and whether more were cut.
+func (t *Tokenizer) encodeBody(text string, budget int) ([]TokenID, bool) {
+	if t.native != nil {
+		ids, truncated := t.native.encode(text, budget, nil)
+		if truncated {
+			ids = ids[:budget]
+		}
+		return ids, truncated
+	}
+	return t.encodeHF(text, budget)
+}
+
+// encodeHF is encodeBody through hftokenizer, in Chunks.
+func (t *Tokenizer) encodeHF(text string, budget int) ([]TokenID, bool) {
+	if t.bertClean {
+		text = bertClean(text)
+	}
+	var body []TokenID
+	for chunk := range Chunks(text, ChunkTarget, ChunkBytes) {
+		for _, id := range t.hf.Encode(chunk) {
+			body = append(body, TokenID(id))
+		}
+		if budget >= 0 && len(body) > budget {
+			return body[:budget], true
+		}
+	}
+	return body, false
 }
 
 func invalidOffset(s string) int {

@@ -224,18 +224,26 @@ func FuzzLoadBytes(f *testing.F) {
 	})
 }
 
-// BenchmarkEncode shows why Encode chunks: compare whole with chunked for long inputs.
+// BenchmarkEncode: Encode ("encode": the native BERT pipeline for this
+// file), hftokenizer in Chunks ("hf-chunked": what Encode ran before, and
+// runs for other files) and hftokenizer whole ("whole": why it is chunked).
 func BenchmarkEncode(b *testing.B) {
 	tok := loadE5(b)
 	for _, n := range []int{1 << 10, 8 << 10, 64 << 10} {
 		text := strings.Repeat("func (s *Store) Get(id MemoryID) error { return nil } // lookup ", n/64+1)[:n]
 		text = strings.ToValidUTF8(text, "")
-		b.Run("chunked/"+itoa(n), func(b *testing.B) {
+		b.Run("encode/"+itoa(n), func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
 				if _, err := tok.Encode(text, 0); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+		b.Run("hf-chunked/"+itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				tok.encodeHF(text, -1)
 			}
 		})
 		if n > 8<<10 {
