@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The next GPU call for issue 33 (prepared in the eleventh session, which
+# had no GPU; not yet run). Same staging as run19-device.sh: parts of
+# `tar -C STAGE -c ort m32 fzp pk | zstd -6 -T2 | split -b 48000000 -d`
+# moved to /root/stage one call each, then this call carrying .gpu/final
+# (this script, bins.tgz with new/ = HEAD and base/ = c596411 builds of
+# cgraph and gpucheck, lib/, libfb/, bin/zstd, corpus.jsonl).
+#
+# What it answers, in one call of ~6 minutes:
+#  1. do add --jsonl's two halves overlap on the GPU machine (gpucheck
+#     `halves`, and an execution trace of the pipelined import)?
+#     BenchmarkImportOverlap says they do on the CPU machine;
+#  2. what the eleventh session's host-CPU cuts (native BERT tokenizer,
+#     cheaper judge, quantisation, decode, allocations) give there: new/
+#     against base/ in the same call, packed fp16 at batches of 256;
+#  3. the new engine CPU profile (E-new-engine.prof: read it here with
+#     go tool pprof and the same gpucheck binary): what the host spends now.
+set -uo pipefail
+F=$PWD/.gpu/final
+R=/root/res; mkdir -p $R
+step() { echo "=== $(date +%T) $*"; }
+step unpack
+C=/root/.cache/cgraph; mkdir -p $C/onnxruntime-gpu/1.31.1 $C/models /root/u
+cat /root/stage/p* | LD_LIBRARY_PATH=$F/libfb $F/bin/zstd -d -q | tar -x -C /root/u || { echo "unpack failed"; ls -la /root/stage; exit 1; }
+cp -a /root/u/ort/. $C/onnxruntime-gpu/1.31.1/ && cp -a /root/u/m32/. $C/models/ || echo "copy failed"
+PK=/root/u/pk
+tar xzf $F/bins.tgz -C $F
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+export LD_LIBRARY_PATH=$F/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}:$F/libfb
+eval "$(bash scripts/setup_cuda.sh 2>$R/setup.err)"; echo "setup rc=$?"
+gc() { # BIN NAME EXTRA...
+	local bin=$1 name=$2; shift 2
+	step "$name"
+	timeout 150 $F/$bin/gpucheck -gpu-docs 2000 -cpu-docs 64 -queries 100 -slot-docs 0 -overlap=false \
+		-import-batches 256 -import-inflight 1,3 -corpus $F/corpus.jsonl -out $R/$name.json \
+		-models-dir $PK -manifest $PK/manifest.json -reference-models-dir $C/models -devices cuda -batch 256 "$@" > $R/$name.log 2>&1
+	echo "rc=$?"
+	grep -E 'docs/s|registry|add --jsonl|engine|halves|at once|gpucheck:|failed' $R/$name.log | head -40
+}
+gc new E-new-packed16-b256 -engine-cpuprofile $R/E-new-engine.prof -import-trace $R/E-new-import.trace
+gc base E-base-packed16-b256
+gc new E-new-again
+gc base E-base-again
+tar czf $OUT/all.tgz -C $R . 2>/dev/null
+step done
