@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"os"
 	"testing"
 
 	"github.com/cgraph/cgraph/fingerprint"
@@ -22,12 +21,7 @@ import (
 //
 //	CGRAPH_MEMORY_BENCH=1 CGRAPH_WRITE_CORPUS=corpus.jsonl go test ./engine -run NearSearchDepth -v
 func TestNearSearchDepth(t *testing.T) {
-	if os.Getenv("CGRAPH_MEMORY_BENCH") == "" {
-		t.Skip("set CGRAPH_MEMORY_BENCH=1: needs the models (fingerprints are cached under $TMPDIR/cgraph-membench)")
-	}
-	reg := neuralRegistry(t)
-	docs := writeBenchCorpus(t)
-	fps := cachedFingerprints(t, reg, docs)
+	_, _, fps := writeCorpusFingerprints(t)
 	floor := min(DefaultNearDuplicate.E1, conflictRules.MinE1())
 	depths := []int{16, 32, 64, 128, indexes.DefaultRerank} // the last is the writes' own
 	dim := len(denseOf(fps[0].Get(fingerprint.E1).Value))

@@ -115,12 +115,7 @@ func benchWriteOnce(b *testing.B, reg *embedders.Registry, docs []string, fps []
 //
 //	CGRAPH_MEMORY_BENCH=1 CGRAPH_WRITE_CORPUS=/tmp/corpus.jsonl go test ./engine -run XXX -bench AddBatch -benchtime 3x
 func BenchmarkAddBatch(b *testing.B) {
-	if os.Getenv("CGRAPH_MEMORY_BENCH") == "" {
-		b.Skip("set CGRAPH_MEMORY_BENCH=1: needs the models (fingerprints are cached under $TMPDIR/cgraph-membench)")
-	}
-	reg := neuralRegistry(b)
-	docs := writeBenchCorpus(b)
-	fps := cachedFingerprints(b, reg, docs)
+	reg, docs, fps := writeCorpusFingerprints(b)
 	replay := replayRegistry(b, reg, docs, fps)
 	b.Run(fmt.Sprintf("docs=%d/procs=%d", len(docs), runtime.GOMAXPROCS(0)), func(b *testing.B) {
 		var total time.Duration
@@ -163,6 +158,18 @@ func addCode(b *testing.B, s *Engine, docs []string, batch int) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// writeCorpusFingerprints skips unless CGRAPH_MEMORY_BENCH is set, and
+// returns the installed models' registry, writeBenchCorpus and the texts'
+// real fingerprints (cachedFingerprints).
+func writeCorpusFingerprints(tb testing.TB) (*embedders.Registry, []string, []fingerprint.Fingerprint) {
+	if os.Getenv("CGRAPH_MEMORY_BENCH") == "" {
+		tb.Skip("set CGRAPH_MEMORY_BENCH=1: needs the models (fingerprints are cached under $TMPDIR/cgraph-membench)")
+	}
+	reg := neuralRegistry(tb)
+	docs := writeBenchCorpus(tb)
+	return reg, docs, cachedFingerprints(tb, reg, docs)
 }
 
 // writeBenchCorpus returns $CGRAPH_WRITE_CORPUS's texts (one JSON string a
@@ -263,9 +270,6 @@ func remade(tb testing.TB, reg *embedders.Registry, swap func(fingerprint.SlotID
 //
 //	CGRAPH_MEMORY_BENCH=1 CGRAPH_WRITE_CORPUS=/tmp/corpus.jsonl go test ./engine -run XXX -bench ImportOverlap -benchtime 3x
 func BenchmarkImportOverlap(b *testing.B) {
-	if os.Getenv("CGRAPH_MEMORY_BENCH") == "" {
-		b.Skip("set CGRAPH_MEMORY_BENCH=1: needs the models (fingerprints are cached under $TMPDIR/cgraph-membench)")
-	}
 	perDoc := 600 * time.Microsecond
 	if v := os.Getenv("CGRAPH_REPLAY_DEVICE_US"); v != "" {
 		us, err := strconv.Atoi(v)
@@ -274,9 +278,7 @@ func BenchmarkImportOverlap(b *testing.B) {
 		}
 		perDoc = time.Duration(us) * time.Microsecond
 	}
-	reg := neuralRegistry(b)
-	docs := writeBenchCorpus(b)
-	fps := cachedFingerprints(b, reg, docs)
+	reg, docs, fps := writeCorpusFingerprints(b)
 	replay := deviceRegistry(b, reg, replayRegistry(b, reg, docs, fps), perDoc)
 	var lines bytes.Buffer
 	for _, d := range docs {
