@@ -2,9 +2,9 @@ package contradict
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/cgraph/cgraph/internal/needle"
 )
 
 // Evidence is what the caller knows about the two memories' subject: the
@@ -70,85 +70,22 @@ var DefaultRules = Rules{E1: 0.86, WeakE1: 0.80, WeakE6: 0.3}
 func (r Rules) MinE1() float64 { return min(r.E1, r.WeakE1) }
 
 // additive words say the new memory adds to the old one.
-var additive = cheapRegexp{
-	re:    regexp.MustCompile(`(?i)\b(also|as well|in addition|additionally|another)\b|\btoo\s*([.;,!]|$)`),
-	needs: []string{"also", "as well", "in addition", "additionally", "another", "too"},
-}
+var additive = needle.MustCompile(`(?i)\b(also|as well|in addition|additionally|another)\b|\btoo\s*([.;,!]|$)`,
+	needle.Set{Needles: additiveWords, Words: true})
 
 // changeMarkers say the new memory reports a change over time.
-var changeMarkers = cheapRegexp{
-	re: regexp.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|downgraded|bumped|raised|lowered|increased|decreased|changed|replaced|renamed|rewritten|updated|scaled|took over|no longer|now|anymore|from \S+ to)\b`),
-	needs: []string{"moved", "migrated", "switched", "upgraded", "downgraded", "bumped", "raised", "lowered", "increased",
-		"decreased", "changed", "replaced", "renamed", "rewritten", "updated", "scaled", "took over", "no longer", "now", "anymore", "from"},
-}
+var changeMarkers = needle.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|downgraded|bumped|raised|lowered|increased|decreased|changed|replaced|renamed|rewritten|updated|scaled|took over|no longer|now|anymore|from \S+ to)\b`,
+	needle.Set{Needles: changeMarkerWords, Words: true})
 
-// cheapRegexp is a case-insensitive regexp with the words one of which
-// every match holds as a whole word (lower-case ASCII, between \b
-// boundaries): FindString runs the regexp only on a text that holds one,
-// so most texts a write judges (code, long notes) cost a lower-casing and
-// a few substring scans instead of a backtracking pass per alternative. A
-// text with non-ASCII bytes goes straight to the regexp, whose case
-// folding reaches beyond ASCII (ſ, K).
-type cheapRegexp struct {
-	re    *regexp.Regexp
-	needs []string
-}
-
-// FindString is re.FindString(text).
-func (c cheapRegexp) FindString(text string) string {
-	if ascii(text) && !holdsWord(asciiLower(text), c.needs) {
-		return ""
-	}
-	return c.re.FindString(text)
-}
-
-func ascii(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// asciiLower lower-cases the ASCII letters of s.
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}
-
-// holdsWord reports whether s holds one of words with a word boundary (as
-// regexp's \b: between [0-9A-Za-z_] and anything else) on either side.
-func holdsWord(s string, words []string) bool {
-	for _, w := range words {
-		for from := 0; ; {
-			i := strings.Index(s[from:], w)
-			if i < 0 {
-				break
-			}
-			i += from
-			if (i == 0 || !wordByte(s[i-1])) && (i+len(w) == len(s) || !wordByte(s[i+len(w)])) {
-				return true
-			}
-			from = i + 1
-		}
-	}
-	return false
-}
-
-func wordByte(b byte) bool {
-	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '_'
-}
+// additiveWords and changeMarkerWords are the words one of which every
+// match of additive and changeMarkers holds as a whole word: most texts a
+// write judges hold none and skip the regexps (TestCheapRegexp and
+// FuzzCheapRegexp check them against the regexps).
+var (
+	additiveWords     = []string{"also", "as well", "in addition", "additionally", "another", "too"}
+	changeMarkerWords = []string{"moved", "migrated", "switched", "upgraded", "downgraded", "bumped", "raised", "lowered", "increased",
+		"decreased", "changed", "replaced", "renamed", "rewritten", "updated", "scaled", "took over", "no longer", "now", "anymore", "from"}
+)
 
 // antonyms are the pairs of stems that flip a claim, both ways round. A
 // stem may have several ("allow" / "deny", "block", "forbid"): the key is

@@ -1,8 +1,11 @@
 package contradict
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cgraph/cgraph/internal/needle"
 )
 
 func TestJudgeCases(t *testing.T) {
@@ -54,24 +57,22 @@ func TestKindNames(t *testing.T) {
 	}
 }
 
-// TestCheapRegexp checks the word prefilter of changeMarkers and additive
+// TestCheapRegexp checks the word prefilter (needle.Set) of changeMarkers and additive
 // against their regexps on every alternative, in every case and position
 // that a word boundary allows or forbids.
 func TestCheapRegexp(t *testing.T) {
 	texts := []string{"", "plain code: x := y + 1", "Additionally, the cache", "ADDITIONALLY", "additionalLy", "know-how", "snowfall",
 		"nowhere", "from here to there", "fromage to", "too.", "tool", "me too", "took over", "tookover", "no  longer",
 		"It is now", "_now_", "now_", "ſo we moved", "KNOWN", "replaced,", "pre-moved", "it scaled!", "as well", "aswell"}
-	for _, c := range []cheapRegexp{changeMarkers, additive} {
-		for _, w := range c.needs {
-			for _, form := range []string{w, strings.ToUpper(w), "x " + w + " y", "x" + w, w + "x", "_" + w, w + ".", "(" + w + ")", w + " \t"} {
-				texts = append(texts, form)
-			}
+	for _, w := range append(slices.Clone(changeMarkerWords), additiveWords...) {
+		for _, form := range []string{w, strings.ToUpper(w), "x " + w + " y", "x" + w, w + "x", "_" + w, w + ".", "(" + w + ")", w + " \t", "\u212A" + w} {
+			texts = append(texts, form)
 		}
 	}
-	for _, c := range []cheapRegexp{changeMarkers, additive} {
+	for _, c := range []needle.Regexp{changeMarkers, additive} {
 		for _, s := range texts {
-			if got, want := c.FindString(s), c.re.FindString(s); got != want {
-				t.Errorf("%s on %q: %q, the regexp finds %q", c.re, s, got, want)
+			if got, want := c.FindString(s), c.Regexp().FindString(s); got != want {
+				t.Errorf("%s on %q: %q, the regexp finds %q", c.Regexp(), s, got, want)
 			}
 		}
 	}
@@ -83,9 +84,9 @@ func FuzzCheapRegexp(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, c := range []cheapRegexp{changeMarkers, additive} {
-			if got, want := c.FindString(s), c.re.FindString(s); got != want {
-				t.Errorf("%s on %q: %q, the regexp finds %q", c.re, s, got, want)
+		for _, c := range []needle.Regexp{changeMarkers, additive} {
+			if got, want := c.FindString(s), c.Regexp().FindString(s); got != want {
+				t.Errorf("%s on %q: %q, the regexp finds %q", c.Regexp(), s, got, want)
 			}
 		}
 	})

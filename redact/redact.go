@@ -38,6 +38,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/cgraph/cgraph/internal/needle"
 )
 
 // Rule finds one kind of secret.
@@ -50,36 +52,10 @@ type Rule struct {
 	// all (assignment rules check entropy and placeholders).
 	keep func(word, value string) bool
 	// needles, when set, are literals every match contains at least one
-	// of (in the lower-cased text when fold): a text without any skips the
-	// regexp, which most texts do for most rules. A rule added by Add or
-	// LoadRules has none and always runs.
-	needles []string
-	fold    bool
-}
-
-// foldLower lower-cases text the way (?i) matches it: the long s (U+017F)
-// folds to s in a regular expression but is its own lower case, so it is
-// mapped first (the Kelvin sign's lower case is already k).
-func foldLower(text string) string {
-	return strings.ToLower(strings.ReplaceAll(text, "ſ", "s"))
-}
-
-// mayMatch reports whether the rule's regexp can match text (lower is text
-// lower-cased, computed once per Redact).
-func (r Rule) mayMatch(text, lower string) bool {
-	if len(r.needles) == 0 {
-		return true
-	}
-	in := text
-	if r.fold {
-		in = lower
-	}
-	for _, n := range r.needles {
-		if strings.Contains(in, n) {
-			return true
-		}
-	}
-	return false
+	// of (in the lower-cased text for a (?i) rule): a text without any
+	// skips the regexp, which most texts do for most rules. A rule added by
+	// Add or LoadRules has none and always runs.
+	needles needle.Set
 }
 
 // Redactor applies its rules in order. It is immutable after its rules are
@@ -135,9 +111,9 @@ var placeholders = regexp.MustCompile(`(?i)^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[
 func Default() *Redactor {
 	r := &Redactor{}
 	for _, s := range shapes {
-		r.rules = append(r.rules, Rule{Name: s.name, re: regexp.MustCompile(s.expr), needles: s.needles, fold: strings.HasPrefix(s.expr, "(?i)")})
+		r.rules = append(r.rules, Rule{Name: s.name, re: regexp.MustCompile(s.expr), needles: needle.Set{Needles: s.needles, Fold: strings.HasPrefix(s.expr, "(?i)")}})
 	}
-	r.rules = append(r.rules, Rule{Name: "assigned_secret", re: assignRE, keep: assignedSecret, needles: assignNeedles, fold: true})
+	r.rules = append(r.rules, Rule{Name: "assigned_secret", re: assignRE, keep: assignedSecret, needles: needle.Set{Needles: assignNeedles, Fold: true}})
 	return r
 }
 
@@ -192,9 +168,9 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 		return text, nil
 	}
 	var found []Finding
-	lower := foldLower(text)
+	lower := needle.Lower(text)
 	for _, rule := range r.rules {
-		if !rule.mayMatch(text, lower) {
+		if !rule.needles.May(text, lower) {
 			continue
 		}
 		for _, m := range rule.re.FindAllStringSubmatchIndex(text, -1) {

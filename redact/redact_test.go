@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cgraph/cgraph/internal/needle"
 )
 
 // TestCorpus: every secret of testdata/corpus.tsv is redacted under its
@@ -86,7 +88,7 @@ func FuzzRedact(f *testing.F) {
 func withoutNeedles(r *Redactor) *Redactor {
 	out := &Redactor{rules: slices.Clone(r.rules)}
 	for i := range out.rules {
-		out.rules[i].needles = nil
+		out.rules[i].needles = needle.Set{}
 	}
 	return out
 }

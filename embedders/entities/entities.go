@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/internal/needle"
 )
 
 // Kind prefixes of canonical entity names ("lib:rocksdb").
@@ -116,11 +117,17 @@ var (
 		}
 		return m
 	}()
-	reSignal   = regexp.MustCompile(`^SIG[A-Z]{2,7}$`)
-	reCode     = regexp.MustCompile(`^(E|TS|CS|C|W|SC|SA|ST|PLW|PLE|ERR)\d{3,5}$`)
-	reVersion  = regexp.MustCompile(`^v?\d+\.\d+(\.\d+)?([-+][0-9A-Za-z.]+)?$`)
-	reHTTP     = regexp.MustCompile(`(?i)\b(?:HTTP(?:/\d(?:\.\d)?)?|status(?: code)?:?)\s+([1-5]\d\d)\b|\b([1-5]\d\d) (?:Not Found|Bad Request|Unauthorized|Forbidden|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout|Too Many Requests|Conflict|Method Not Allowed|Moved Permanently|Not Modified)\b`)
-	reExit     = regexp.MustCompile(`(?i)\bexit(?:ed)?(?: with)? (?:status|code) (\d{1,3})\b`)
+	reSignal  = regexp.MustCompile(`^SIG[A-Z]{2,7}$`)
+	reCode    = regexp.MustCompile(`^(E|TS|CS|C|W|SC|SA|ST|PLW|PLE|ERR)\d{3,5}$`)
+	reVersion = regexp.MustCompile(`^v?\d+\.\d+(\.\d+)?([-+][0-9A-Za-z.]+)?$`)
+	// reHTTP and reExit run only on a text holding one of their literals
+	// (most code holds neither "exit" nor a status phrase): TestNeedles and
+	// FuzzNeedles check the literals against the expressions.
+	reHTTP = needle.MustCompile(`(?i)\b(?:HTTP(?:/\d(?:\.\d)?)?|status(?: code)?:?)\s+([1-5]\d\d)\b|\b([1-5]\d\d) (?:Not Found|Bad Request|Unauthorized|Forbidden|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout|Too Many Requests|Conflict|Method Not Allowed|Moved Permanently|Not Modified)\b`,
+		needle.Set{Needles: []string{"http", "status", "not found", "bad request", "unauthorized", "forbidden", "internal server error",
+			"bad gateway", "service unavailable", "gateway timeout", "too many requests", "conflict", "method not allowed",
+			"moved permanently", "not modified"}})
+	reExit     = needle.MustCompile(`(?i)\bexit(?:ed)?(?: with)? (?:status|code) (\d{1,3})\b`, needle.Set{Needles: []string{"exit"}})
 	reLineCol  = regexp.MustCompile(`(:\d+){1,2}$`)
 	extensions = func() map[string]bool {
 		m := map[string]bool{}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/internal/needle"
 )
 
 // TestExtractGolden runs Extract on real snippets in testdata; each file is
@@ -165,6 +167,44 @@ func FuzzParseList(f *testing.F) {
 		for k, c := range l.fold {
 			if k != c {
 				t.Fatalf("fold key %q → %q", k, c)
+			}
+		}
+	})
+}
+
+// TestNeedles: reHTTP's and reExit's literal prefilters never skip a
+// match — every status phrase and form in several cases, the Unicode
+// letters (?i) folds into ASCII, and the Go server fixture.
+func TestNeedles(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "go_server.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{string(src), "HTTP/1.1 404", "http 500", "Status: 503", "status code 429", "STATUS 200",
+		"got 404 Not Found", "502 BAD GATEWAY", "409 conflict", "exit status 2", "exited with code 137", "EXIT CODE 1",
+		"ſtatus 404", "exit \u212A", "plain code: x := y + 1"}
+	for _, p := range []string{"Not Found", "Bad Request", "Unauthorized", "Forbidden", "Internal Server Error", "Bad Gateway",
+		"Service Unavailable", "Gateway Timeout", "Too Many Requests", "Conflict", "Method Not Allowed", "Moved Permanently", "Not Modified"} {
+		texts = append(texts, "503 "+p, "x 418 "+strings.ToUpper(p)+".")
+	}
+	for _, s := range texts {
+		for _, re := range []needle.Regexp{reHTTP, reExit} {
+			if got, want := re.FindAllStringSubmatch(s, -1), re.Regexp().FindAllStringSubmatch(s, -1); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s on %.40q: %q, the regexp finds %q", re.Regexp(), s, got, want)
+			}
+		}
+	}
+}
+
+// FuzzNeedles: the prefilters never change what the expressions find.
+func FuzzNeedles(f *testing.F) {
+	for _, s := range []string{"HTTP/2 503", "exit status 1", "404 Not Found", "ſtatus: 500"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, re := range []needle.Regexp{reHTTP, reExit} {
+			if got, want := re.FindAllStringSubmatch(s, -1), re.Regexp().FindAllStringSubmatch(s, -1); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s on %q: %q, the regexp finds %q", re.Regexp(), s, got, want)
 			}
 		}
 	})
