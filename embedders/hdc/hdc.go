@@ -124,11 +124,14 @@ var tieBreaker = func() hv {
 // Encode returns the hypervector of text in fingerprint layout. A text without
 // letters or digits gives the all-zero vector.
 //
-// The bundle is computed word by word: for each 64-bit word, the trigram words
-// are summed in a bit-sliced counter held in registers (plane j holds bit j of
-// 64 counts, so an add is a ripple carry), then the majority is read off.
-// Cost O(len(text)·HyperWords·log len(text)) cheap word operations, plus
-// O(HyperBits) per distinct non-ASCII rune.
+// The bundle is counted trigram-major: eight trigrams at a time, each word of
+// their bound vectors is folded into per-word carry-save state (Harley–Seal:
+// ones, twos and fours; only the eights ripple into the bit-sliced counter
+// planes, plane j holding bit j of 64 counts), so the 24 character vectors of
+// a group are read once, in order. The majority is a bit-sliced comparison
+// of each word's counters with half the count.
+// Cost O(len(text)·HyperWords) cheap word operations, plus O(HyperBits) per
+// distinct non-ASCII rune.
 func Encode(text string) []uint64 {
 	rs := normalize(text)
 	out := make([]uint64, words)
@@ -166,68 +169,97 @@ func Encode(text string) []uint64 {
 	if total%2 == 0 {
 		total++ // the tie breaker
 	}
-	half := total / 2
-	// input returns trigram i's word w; index n is the tie breaker when the
-	// count is even, and anything beyond is zero (it adds nothing).
-	input := func(i, w int) uint64 {
+	depth := bits.Len(uint(total))
+	st := statePool.Get().(*bundleState)
+	defer statePool.Put(st)
+	st.reset(depth)
+	// parts returns the three vectors whose XOR is input i: trigram i, the
+	// tie breaker (index n when the count is even), or nothing beyond.
+	parts := func(i int) (a, b, c *hv) {
 		switch {
 		case i < n:
-			return vec[i][0][w] ^ vec[i+1][1][w] ^ vec[i+2][2][w]
+			return vec[i][0], vec[i+1][1], vec[i+2][2]
 		case i == n && total != n:
-			return tieBreaker[w]
+			return &tieBreaker, &zeroHV, &zeroHV
 		}
-		return 0
+		return &zeroHV, &zeroHV, &zeroHV
 	}
-	depth := bits.Len(uint(total))
-	var planes [64]uint64
-	for w := range words {
-		clear(planes[:])
-		// Harley–Seal: carry-save adders fold eight inputs into ones, twos
-		// and fours; only the eights ripple into the counter planes.
-		var ones, twos, fours uint64
-		for i := 0; i < total; i += 8 {
+	for i := 0; i < total; i += 8 {
+		var g [8][N]*hv
+		for k := range 8 {
+			g[k][0], g[k][1], g[k][2] = parts(i + k)
+		}
+		for w := range words {
+			in := func(k int) uint64 { return g[k][0][w] ^ g[k][1][w] ^ g[k][2][w] }
 			var twosA, twosB, foursA, foursB, eights uint64
-			twosA, ones = csa(ones, input(i, w), input(i+1, w))
-			twosB, ones = csa(ones, input(i+2, w), input(i+3, w))
-			foursA, twos = csa(twos, twosA, twosB)
-			twosA, ones = csa(ones, input(i+4, w), input(i+5, w))
-			twosB, ones = csa(ones, input(i+6, w), input(i+7, w))
-			foursB, twos = csa(twos, twosA, twosB)
-			eights, fours = csa(fours, foursA, foursB)
-			ripple(&planes, 3, eights)
+			twosA, st.ones[w] = csa(st.ones[w], in(0), in(1))
+			twosB, st.ones[w] = csa(st.ones[w], in(2), in(3))
+			foursA, st.twos[w] = csa(st.twos[w], twosA, twosB)
+			twosA, st.ones[w] = csa(st.ones[w], in(4), in(5))
+			twosB, st.ones[w] = csa(st.ones[w], in(6), in(7))
+			foursB, st.twos[w] = csa(st.twos[w], twosA, twosB)
+			eights, st.fours[w] = csa(st.fours[w], foursA, foursB)
+			st.ripple(3, w, eights)
 		}
-		ripple(&planes, 0, ones)
-		ripple(&planes, 1, twos)
-		ripple(&planes, 2, fours)
-		var m uint64
-		for b := range 64 {
-			cnt := 0
-			for j := range depth {
-				cnt |= int(planes[j]>>b&1) << j
-			}
-			if cnt > half {
-				m |= 1 << b
+	}
+	half := uint64(total / 2)
+	for w := range words {
+		st.ripple(0, w, st.ones[w])
+		st.ripple(1, w, st.twos[w])
+		st.ripple(2, w, st.fours[w])
+		// count > half, bit-sliced from the top plane down.
+		var gt uint64
+		eq := ^uint64(0)
+		for j := depth - 1; j >= 0; j-- {
+			p := st.planes[j][w]
+			if half>>j&1 == 0 {
+				gt |= eq & p
+				eq &^= p
+			} else {
+				eq &= p
 			}
 		}
-		out[w] = m
+		out[w] = gt
 	}
 	out[words-1] &= 1<<(nbits%64) - 1
 	return out
+}
+
+// zeroHV is the vector that adds nothing to a bundle.
+var zeroHV hv
+
+// bundleState is Encode's carry-save state and counter planes, one word
+// lane per hypervector word; recycled through statePool (~30 KB).
+type bundleState struct {
+	ones, twos, fours hv
+	planes            [64]hv
+	depth             int
+}
+
+var statePool = sync.Pool{New: func() any { return new(bundleState) }}
+
+// reset clears the state for counts of depth bits.
+func (s *bundleState) reset(depth int) {
+	s.ones, s.twos, s.fours = hv{}, hv{}, hv{}
+	for j := range max(depth, 4) {
+		s.planes[j] = hv{}
+	}
+	s.depth = depth
+}
+
+// ripple adds v, weighted 2^from, into word w of the counter planes.
+func (s *bundleState) ripple(from, w int, v uint64) {
+	for j := from; v != 0 && j < 64; j++ {
+		t := s.planes[j][w] & v
+		s.planes[j][w] ^= v
+		v = t
+	}
 }
 
 // csa is a carry-save adder: the sum bits and carry bits of a + b + c, lane by lane.
 func csa(a, b, c uint64) (carry, sum uint64) {
 	u := a ^ b
 	return (a & b) | (u & c), u ^ c
-}
-
-// ripple adds v, weighted 2^from, into the bit-sliced counter planes.
-func ripple(planes *[64]uint64, from int, v uint64) {
-	for j := from; v != 0 && j < 64; j++ {
-		t := planes[j] & v
-		planes[j] ^= v
-		v = t
-	}
 }
 
 // Similarity is 1 − Hamming(a, b)/HyperBits: 1 for equal vectors, about 0.5

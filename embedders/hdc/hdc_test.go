@@ -196,3 +196,22 @@ func TestSentenceLevel(t *testing.T) {
 		}
 	}
 }
+
+// FuzzEncodeMatchesDefinition: Encode is the plain per-bit majority on any
+// text, right after a longer text has used (and left dirty) the pooled
+// counter planes.
+func FuzzEncodeMatchesDefinition(f *testing.F) {
+	for _, s := range []string{"", "ab", "abcd", "Größe 世界", "func main() {}"} {
+		f.Add(s)
+	}
+	long := strings.Repeat("the quick brown fox jumps over the lazy dog 0123456789 ", 40)
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 300 {
+			return
+		}
+		Encode(long)
+		if got, want := Encode(s), encodeNaive(s); Similarity(got, want) != 1 {
+			t.Fatalf("Encode(%q) differs from the definition in %.0f bits", s, (1-Similarity(got, want))*fingerprint.HyperBits)
+		}
+	})
+}
