@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -137,6 +138,38 @@ func TestRemovedByBertCleanASCII(t *testing.T) {
 			!unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z))
 		if got := removedByBertClean(r); got != want {
 			t.Errorf("%U: %v, want %v", r, got, want)
+		}
+	}
+}
+
+// TestParityUnicodeRandom holds the native pipeline to the Rust library's
+// ids on 1,500 short random texts across Unicode blocks and the characters
+// clean_text treats specially (models/testdata/gen/unicode_parity.py). It
+// found that clean_text keeps unassigned code points (as [UNK]): the
+// hftokenizer path's bertClean had dropped them too.
+func TestParityUnicodeRandom(t *testing.T) {
+	tok := loadE5(t)
+	fx := loadFixture(t, "parity_e5-small-v2_unicode_ids.json.gz")
+	if len(fx.Cases) < 1000 {
+		t.Fatalf("fixture has %d cases", len(fx.Cases))
+	}
+	bad := 0
+	for i, c := range fx.Cases {
+		enc, err := tok.Encode(c.Text, 0)
+		if len(c.IDs) == 2 { // the reference yields only [CLS] [SEP]: no token
+			if !errors.Is(err, ErrEmptyText) {
+				t.Errorf("case %d %+q: want ErrEmptyText, got %v %v", i, c.Text, enc.IDs, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("case %d %+q: %v", i, c.Text, err)
+			continue
+		}
+		if got := asInts(enc.IDs); !slices.Equal(got, c.IDs) {
+			if bad++; bad <= 10 {
+				t.Errorf("case %d %+q: %s", i, c.Text, firstDiff(got, c.IDs))
+			}
 		}
 	}
 }
