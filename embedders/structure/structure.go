@@ -9,11 +9,11 @@
 package structure
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/cgraph/cgraph/embedders/entities"
+	"github.com/cgraph/cgraph/internal/needle"
 )
 
 // Language is the language a snippet was parsed as.
@@ -124,14 +124,22 @@ func norm(xs []string) []string {
 	return xs
 }
 
+// detectors count each language's characteristic lines. Each holds the
+// literals one of which every match of its expression contains (a text
+// without any counts zero without running it: most Go code holds none of
+// Python's); TestDetectNeedles and FuzzDetectNeedles check them.
 var detectors = []struct {
 	lang Language
-	re   *regexp.Regexp
+	re   needle.Regexp
 }{
-	{Go, regexp.MustCompile(`(?m)^package \w+\s*$|^func (\(\w+ \*?\w+\) )?\w+\(|^import \(|:= |\bfmt\.\w+\(|\berr != nil\b`)},
-	{Python, regexp.MustCompile(`(?m)^\s*def \w+\(.*\)\s*(->\s*[^:]+)?:\s*$|^\s*from [\w.]+ import |^\s*import [\w.]+(\s+as \w+)?\s*$|^\s*class \w+(\(.*\))?:\s*$|\bself\.\w+|^\s*elif |__name__`)},
-	{TypeScript, regexp.MustCompile(`(?m)^\s*(export )?interface \w+|^\s*(export )?type \w+\s*=|:\s*(string|number|boolean|void|Promise<)|^import type |\bas const\b`)},
-	{JavaScript, regexp.MustCompile(`(?m)\bfunction\s*\w*\s*\(|\b(const|let|var) \w+ = |=>|\brequire\(|^\s*import .* from ['"]|^\s*export (default |const |function |class )|console\.log\(`)},
+	{Go, needle.MustCompile(`(?m)^package \w+\s*$|^func (\(\w+ \*?\w+\) )?\w+\(|^import \(|:= |\bfmt\.\w+\(|\berr != nil\b`,
+		needle.Set{Needles: []string{"package ", "func ", "import (", ":= ", "fmt.", "err != nil"}})},
+	{Python, needle.MustCompile(`(?m)^\s*def \w+\(.*\)\s*(->\s*[^:]+)?:\s*$|^\s*from [\w.]+ import |^\s*import [\w.]+(\s+as \w+)?\s*$|^\s*class \w+(\(.*\))?:\s*$|\bself\.\w+|^\s*elif |__name__`,
+		needle.Set{Needles: []string{"def ", "from ", "import ", "class ", "self.", "elif ", "__name__"}})},
+	{TypeScript, needle.MustCompile(`(?m)^\s*(export )?interface \w+|^\s*(export )?type \w+\s*=|:\s*(string|number|boolean|void|Promise<)|^import type |\bas const\b`,
+		needle.Set{Needles: []string{"interface ", "type ", "string", "number", "boolean", "void", "Promise<", "as const"}})},
+	{JavaScript, needle.MustCompile(`(?m)\bfunction\s*\w*\s*\(|\b(const|let|var) \w+ = |=>|\brequire\(|^\s*import .* from ['"]|^\s*export (default |const |function |class )|console\.log\(`,
+		needle.Set{Needles: []string{"function", "const ", "let ", "var ", "=>", "require(", "import ", "export ", "console.log("}})},
 }
 
 // Detect guesses the language of text from characteristic lines: the

@@ -148,3 +148,52 @@ func BenchmarkParse(b *testing.B) {
 		_ = Parse(string(src))
 	}
 }
+
+// detectCounts is each detector's match count with and without its
+// literal prefilter.
+func detectCounts(text string) (with, without []int) {
+	for _, d := range detectors {
+		with = append(with, len(d.re.FindAllStringIndex(text, -1)))
+		without = append(without, len(d.re.Regexp().FindAllStringIndex(text, -1)))
+	}
+	return with, without
+}
+
+// TestDetectNeedles: the detectors' literals never drop a match — the
+// golden fixtures, each alternative's shape in each language, and prose.
+func TestDetectNeedles(t *testing.T) {
+	texts := []string{"package main\n", "func (s *S) Get() {}\n", "import (\n\t\"fmt\"\n)", "x := 1", "fmt.Println(x)", "if err != nil {",
+		"def f(x) -> int:\n", "from a.b import c", "import os as o\n", "class A(B):\n", "self.x = 1", "  elif y:", "if __name__ == '__main__':",
+		"export interface X {", "type T = string", "let a: number = 1", "import type { A } from 'b'", "const x = [1] as const",
+		"function f() {}", "const a = 1", "let b = 2", "var c = 3", "x => x", "require('fs')", "import a from 'b'",
+		"export default f", "console.log(1)", "The quick brown fox: a note about nothing in particular."}
+	files, err := filepath.Glob(filepath.Join("testdata", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		if with, without := detectCounts(s); !slices.Equal(with, without) {
+			t.Errorf("%.40q: counts %v with the literals, %v without", s, with, without)
+		}
+	}
+}
+
+// FuzzDetectNeedles: on any text the detectors count what their
+// expressions alone count.
+func FuzzDetectNeedles(f *testing.F) {
+	f.Add("func main() { x := 1 }")
+	f.Add("def f():\n  self.x = 1")
+	f.Add("const f = (a: string) => a")
+	f.Fuzz(func(t *testing.T, s string) {
+		if with, without := detectCounts(s); !slices.Equal(with, without) {
+			t.Fatalf("%q: counts %v with the literals, %v without", s, with, without)
+		}
+	})
+}

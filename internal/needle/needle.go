@@ -3,8 +3,8 @@
 // contains; a text holding none of them cannot match, and most texts a
 // write scans (code, long notes) hold none for most expressions, so the
 // backtracking pass per alternative is saved. Redaction's rules, the
-// contradiction judge's cue words and the entity extractor's HTTP and
-// exit-code patterns all go through it.
+// contradiction judge's cue words, the entity extractor's HTTP and
+// exit-code patterns and E8's language detectors all go through it.
 //
 // The Set is the caller's claim about its expression, checked by the
 // caller's tests (a fuzz test running the expression with and without the
@@ -102,6 +102,14 @@ func (r Regexp) FindAllStringSubmatch(text string, n int) [][]string {
 		return nil
 	}
 	return r.re.FindAllStringSubmatch(text, n)
+}
+
+// FindAllStringIndex is r's regexp's FindAllStringIndex.
+func (r Regexp) FindAllStringIndex(text string, n int) [][]int {
+	if !r.may(text) {
+		return nil
+	}
+	return r.re.FindAllStringIndex(text, n)
 }
 
 func ascii(s string) bool {
