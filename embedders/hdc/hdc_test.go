@@ -3,6 +3,7 @@ package hdc
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cgraph/cgraph/embedders"
@@ -214,4 +215,28 @@ func FuzzEncodeMatchesDefinition(f *testing.F) {
 			t.Fatalf("Encode(%q) differs from the definition in %.0f bits", s, (1-Similarity(got, want))*fingerprint.HyperBits)
 		}
 	})
+}
+
+// TestEncodeConcurrent: Encode is safe for concurrent use (its counter
+// state comes from a pool): texts of different lengths encoded at once
+// give what they give one at a time.
+func TestEncodeConcurrent(t *testing.T) {
+	texts := []string{"a", "authentication", strings.Repeat("handle the error in ServeHTTP ", 30), "Größe 世界", strings.Repeat("x", 500)}
+	want := make([][]uint64, len(texts))
+	for i, s := range texts {
+		want[i] = Encode(s)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for k := range 50 {
+				i := (g + k) % len(texts)
+				if got := Encode(texts[i]); Similarity(got, want[i]) != 1 {
+					t.Errorf("Encode(%.20q) differs under concurrency", texts[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
