@@ -94,11 +94,20 @@ func TestNativeRustRules(t *testing.T) {
 	if got, _ := tok.encodeBody("x [MASK] y", -1); !slices.Contains(got, 103) {
 		t.Errorf("[MASK] in the text is not the added token: %v", got)
 	}
+	// An added token is matched on the raw text: with a control character
+	// inside it is punctuation and a word (tokenizers 0.23.3: [ sep ]).
+	if got, _ := tok.encodeBody("[SE\bP]", -1); !slices.Equal(got, []TokenID{1031, 19802, 1033}) {
+		t.Errorf("[SE\\bP]: %v, want [ sep ] (1031 19802 1033)", got)
+	}
 }
 
 // FuzzNative: the native pipeline never panics, gives ids of the
-// vocabulary, respects the budget, and agrees with hftokenizer on ASCII
-// text (where the two libraries' rules coincide).
+// vocabulary, respects the budget, and agrees with hftokenizer on
+// printable ASCII text up to ChunkBytes, where the two libraries' rules
+// coincide (past it hftokenizer's pieces can split one over-long word into
+// two [UNK]s; a control character inside an added token is removed before
+// hftokenizer matches it, after the Rust library does — see
+// TestNativeRustRules).
 func FuzzNative(f *testing.F) {
 	for _, s := range []string{"func (s *Store) Get(id ID) error", "naïve café", "[CLS] x [SEP]", "日本語のテキスト", "a\u0301b", "x\u200by"} {
 		f.Add(s, 5)
@@ -117,11 +126,12 @@ func FuzzNative(f *testing.F) {
 				t.Fatalf("id %d outside the vocabulary", id)
 			}
 		}
-		ascii := true
+		ascii := true // printable ASCII, tab, newline, carriage return
 		for i := 0; i < len(text); i++ {
-			ascii = ascii && text[i] < utf8.RuneSelf
+			c := text[i]
+			ascii = ascii && (c >= 0x20 && c < 0x7F || c == '\t' || c == '\n' || c == '\r')
 		}
-		if ascii {
+		if ascii && len(text) <= ChunkBytes { // hftokenizer's Chunks cut a longer word and give an [UNK] per piece
 			want, wantCut := tok.encodeHF(text, budget)
 			if !slices.Equal(got, want) || cut != wantCut {
 				t.Fatalf("%q budget %d: native %v (cut %v), hftokenizer %v (cut %v)", text, budget, got, cut, want, wantCut)
