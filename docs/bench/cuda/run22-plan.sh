@@ -4,7 +4,11 @@
 # `tar -C STAGE -c ort m32 fzp pk | zstd -6 -T2 | split -b 48000000 -d`
 # moved to /root/stage one call each, then this call carrying .gpu/final
 # (this script, bins.tgz with new/ = HEAD and base/ = c596411 builds of
-# cgraph and gpucheck, lib/, libfb/, bin/zstd, corpus.jsonl).
+# cgraph and gpucheck, lib/, libfb/, bin/zstd, corpus.jsonl). bins.tgz, on
+# the CPU machine:
+#   git worktree add /tmp/base c596411 && ln -s $PWD/.deps /tmp/base/.deps
+#   for v in new:. base:/tmp/base; do d=${v%%:*}; (cd ${v#*:} && go build -o $STAGE/$d/gpucheck ./scripts/gpucheck && go build -o $STAGE/$d/cgraph ./cmd/cgraph); done
+#   tar czf .gpu/final/bins.tgz -C $STAGE new base
 #
 # What it answers, in one call of ~6 minutes:
 #  1. do add --jsonl's two halves overlap on the GPU machine (gpucheck
