@@ -108,6 +108,15 @@ func init() {
 	}
 }
 
+// MaxWords bounds the words (after stopwords) of either memory that Judge
+// compares: its alignment costs len(a)·len(b) time and 4·len(a)·len(b)
+// bytes, so two 100 KB memories (~12,000 words each) took 2 s and 558 MB,
+// and two of the 1 MB a memory may hold would take tens of gigabytes — on
+// every core at once in a write. Precision first: a longer pair is judged
+// None ("too long to compare"). 1,000 words is a long function or a page
+// of notes; the table then stays under 4 MB.
+const MaxWords = 1000
+
 // Judge decides whether the new memory contradicts or updates the old one.
 // It is pure and cheap (two short alignments); precision comes first: when
 // the texts differ in more than one place, or the subject itself differs,
@@ -169,6 +178,9 @@ func (t *Text) Judge(oldText string, ev Evidence, r Rules) Judgement {
 		return differ()
 	}
 	a, b := tokenize(oldText), t.tokenized()
+	if len(a) > MaxWords || len(b) > MaxWords {
+		return Judgement{None, fmt.Sprintf("too long to compare word by word (%d and %d words; the judge aligns memories of at most %d)", len(a), len(b), MaxWords)}
+	}
 	up := updated(a, b)
 	if !same && up.mentioned {
 		same, subject = true, subject+fmt.Sprintf(", and the new memory names the old value %q", up.old)

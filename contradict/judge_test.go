@@ -1,6 +1,7 @@
 package contradict
 
 import (
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -90,4 +91,27 @@ func FuzzCheapRegexp(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestJudgeLongPairIsBounded: two ~100 KB memories that differ in one
+// value are judged None as too long, without the alignment's table
+// (before the bound: 2 s and 558 MB here; a 1 MB pair, which a memory may
+// be, would need tens of gigabytes).
+func TestJudgeLongPairIsBounded(t *testing.T) {
+	old := "alpha " + strings.Repeat("the server listens on port 8080 and logs requests ", 2000)
+	new := "beta " + strings.Repeat("the server listens on port 9090 and logs requests ", 2000)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	j := Judge(old, new, Evidence{E1: 0.95, E6: 0.8, E11: 1}, DefaultRules)
+	runtime.ReadMemStats(&m1)
+	if j.Kind != None || !strings.Contains(j.Reason, "too long") {
+		t.Errorf("Judge of two long memories = %s (%s), want none: too long", j.Kind, j.Reason)
+	}
+	if mb := (m1.TotalAlloc - m0.TotalAlloc) >> 20; mb > 64 {
+		t.Errorf("judging two long memories allocated %d MB, want the alignment skipped (< 64 MB)", mb)
+	}
+	short := Judge("The API server listens on port 8080.", "The API server listens on port 9090.", Evidence{E1: 0.95, E6: 0.8, E11: 1}, DefaultRules)
+	if short.Kind != Contradiction {
+		t.Errorf("a short pair is no longer judged: %s (%s)", short.Kind, short.Reason)
+	}
 }
