@@ -195,7 +195,10 @@ func (x *Dense) Add(doc record.DocNum, vec []float32) error {
 	if err := checkVector(what, vec, x.dim, true); err != nil {
 		return err
 	}
-	unit := normalized(vec)
+	sp := unitPool.Get().(*[]float32) // unit is copied into the rows: scratch
+	defer unitPool.Put(sp)
+	unit := normalizedInto(slices.Grow((*sp)[:0], len(vec))[:len(vec)], vec)
+	*sp = unit
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for int(doc) >= len(x.pos) {
@@ -217,6 +220,9 @@ func (x *Dense) Add(doc record.DocNum, vec []float32) error {
 	}
 	return nil
 }
+
+// unitPool recycles Add's unit-vector scratch.
+var unitPool = sync.Pool{New: func() any { return new([]float32) }}
 
 // recenterMin is the index size from which Add starts recentring.
 const recenterMin = 256

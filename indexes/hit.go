@@ -144,17 +144,20 @@ func checkVector(what string, v []float32, dim int, unit bool) error {
 }
 
 // normalized returns a unit-length copy of v. REQUIRES: v is not all zeros.
-func normalized(v []float32) []float32 {
+func normalized(v []float32) []float32 { return normalizedInto(make([]float32, len(v)), v) }
+
+// normalizedInto writes the unit-length v into dst (len(v) long) and
+// returns it. REQUIRES: v is not all zeros.
+func normalizedInto(dst, v []float32) []float32 {
 	var ss float64
 	for _, x := range v {
 		ss += float64(x) * float64(x)
 	}
 	inv := 1 / math.Sqrt(ss)
-	out := make([]float32, len(v))
 	for i, x := range v {
-		out[i] = float32(float64(x) * inv)
+		dst[i] = float32(float64(x) * inv)
 	}
-	return out
+	return dst
 }
 
 // checkDoc rejects doc numbers above MaxDocNum.

@@ -52,9 +52,10 @@ func (s *rows) bytes() int { return 4*len(s.f32) + len(s.i8) + 4*len(s.scale) }
 // push appends a row.
 func (s *rows) push(v []float32) {
 	if s.prec == Int8 {
-		q, sc := quantizeRow(v)
-		s.i8 = append(s.i8, q...)
-		s.scale = append(s.scale, sc)
+		n := len(s.i8)
+		s.i8 = slices.Grow(s.i8, len(v))[:n+len(v)]
+		mx, _ := maxAbs(v)
+		s.scale = append(s.scale, quantizeInto(s.i8[n:], v, mx))
 		return
 	}
 	s.f32 = append(s.f32, v...)
@@ -63,9 +64,8 @@ func (s *rows) push(v []float32) {
 // set overwrites row r.
 func (s *rows) set(r int, v []float32) {
 	if s.prec == Int8 {
-		q, sc := quantizeRow(v)
-		copy(s.i8[r*s.dim:], q)
-		s.scale[r] = sc
+		mx, _ := maxAbs(v)
+		s.scale[r] = quantizeInto(s.i8[r*s.dim:(r+1)*s.dim], v, mx)
 		return
 	}
 	copy(s.f32[r*s.dim:(r+1)*s.dim], v)
