@@ -356,3 +356,10 @@ func BenchmarkDenseRerankIsotropic(b *testing.B) {
 		})
 	}
 }
+
+// quantizeRow is one row quantised into a new slice (quantizeInto).
+func quantizeRow(v []float32) ([]int8, float32) {
+	q := make([]int8, len(v))
+	mx, _ := maxAbs(v)
+	return q, quantizeInto(q, v, mx)
+}

@@ -42,14 +42,6 @@ func (m TokenMatrix) Row(r int) []float32 {
 	return out
 }
 
-// quantizeRow maps v to int8 with scale max|v|/127 (round to nearest); an
-// all-zero row gets scale 0. The error per value is at most scale/2.
-func quantizeRow(v []float32) ([]int8, float32) {
-	q := make([]int8, len(v))
-	mx, _ := maxAbs(v)
-	return q, quantizeInto(q, v, mx)
-}
-
 // maxAbs is max|v|, and whether every value of v is finite.
 func maxAbs(v []float32) (mx float32, finite bool) {
 	finite = true
@@ -68,8 +60,9 @@ func maxAbs(v []float32) (mx float32, finite bool) {
 	return mx, finite
 }
 
-// quantizeInto is quantizeRow into dst (len(v) values), given mx = max|v|;
-// it returns the scale. Values round half away from zero (math.Round):
+// quantizeInto maps v to int8 in dst (len(v) values) with scale mx/127,
+// given mx = max|v| (round to nearest; an all-zero row gets scale 0, and
+// the error per value is at most scale/2); it returns the scale. Values round half away from zero (math.Round):
 // x+0.5 is exact in float64 for a float32 x of |x| ≤ 127, and the
 // conversion truncates.
 func quantizeInto[T int8 | byte](dst []T, v []float32, mx float32) float32 {
