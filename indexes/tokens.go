@@ -42,43 +42,40 @@ func (m TokenMatrix) Row(r int) []float32 {
 	return out
 }
 
-// maxAbs is max|v|, and whether every value of v is finite.
+// maxAbs is max|v|, and whether every value of v is finite. It compares
+// bit patterns: with the sign bit cleared, a float32's bits order as its
+// magnitude does, and NaN and ±Inf are the patterns from 0x7f800000 up.
+// Branch-free, so a row of random signs costs no mispredictions (a
+// compare-and-branch loop took ~4 ns a value on token states).
 func maxAbs(v []float32) (mx float32, finite bool) {
-	finite = true
+	var m uint32
 	for _, e := range v {
-		a := e
-		if a < 0 {
-			a = -a
-		}
-		if !(a <= math.MaxFloat32) { // NaN or ±Inf
-			finite = false
-		}
-		if a > mx {
-			mx = a
-		}
+		m = max(m, math.Float32bits(e)&0x7fffffff)
 	}
-	return mx, finite
+	if m >= 0x7f800000 { // NaN or ±Inf
+		return 0, false
+	}
+	return math.Float32frombits(m), true
 }
 
 // quantizeInto maps v to int8 in dst (len(v) values) with scale mx/127,
 // given mx = max|v| (round to nearest; an all-zero row gets scale 0, and
-// the error per value is at most scale/2); it returns the scale. Values round half away from zero (math.Round):
-// x+0.5 is exact in float64 for a float32 x of |x| ≤ 127, and the
-// conversion truncates.
+// the error per value is at most scale/2); it returns the scale. Values
+// round half away from zero (math.Round): x ± 0.5, with x's sign, is exact
+// in float64 for a float32 x of |x| ≤ 127, and the conversion truncates
+// toward zero. Taking the half's sign from x's bits keeps the loop free
+// of branches.
 func quantizeInto[T int8 | byte](dst []T, v []float32, mx float32) float32 {
 	if mx == 0 {
 		clear(dst[:len(v)])
 		return 0
 	}
 	s := mx / 127
+	dst = dst[:len(v)]
 	for i, e := range v {
-		var q int8
-		if x := float64(e / s); x >= 0 {
-			q = int8(x + 0.5)
-		} else {
-			q = -int8(-x + 0.5)
-		}
-		dst[i] = T(q)
+		x := float64(e / s)
+		half := math.Float64frombits(0x3fe0000000000000 | math.Float64bits(x)&(1<<63)) // ±0.5
+		dst[i] = T(int8(x + half))
 	}
 	return s
 }

@@ -2,6 +2,7 @@ package indexes
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -184,6 +185,63 @@ func TestQuantizeTokensRows(t *testing.T) {
 			t.Errorf("%v at %d: err %v", bad, 5*dim+7, err)
 		}
 	}
+}
+
+// FuzzQuantizeMatchesDefinition checks the branch-free maxAbs and
+// quantizeInto against the definition (max of math.Abs; math.Round of
+// value/scale) on arbitrary float32 bit patterns: signed zeros,
+// subnormals, exact ties and values near the float32 limits. A row whose
+// scale underflows to 0 while its maximum is not 0 (a maximum below ~1e-43)
+// has no defined quantisation and is skipped.
+func FuzzQuantizeMatchesDefinition(f *testing.F) {
+	seed := func(vs ...float32) []byte {
+		var b []byte
+		for _, v := range vs {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+		}
+		return b
+	}
+	f.Add(seed(127, 0.5, -0.5, 1.5, -1.5, 63.5, float32(math.Copysign(0, -1))))
+	f.Add(seed(-3, 2, -1, 0))
+	f.Add(seed(math.MaxFloat32, -math.MaxFloat32, 1e-30, -1e-38))
+	f.Add(seed(float32(math.NaN()), 1))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		v := make([]float32, len(raw)/4)
+		for i := range v {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		}
+		var want float32
+		finite := true
+		for _, e := range v {
+			a := float32(math.Abs(float64(e)))
+			if math.IsNaN(float64(e)) || math.IsInf(float64(e), 0) {
+				finite = false
+			} else {
+				want = max(want, a)
+			}
+		}
+		mx, ok := maxAbs(v)
+		if ok != finite || (ok && math.Float32bits(mx) != math.Float32bits(want)) {
+			t.Fatalf("maxAbs(%v) = %v, %v; want %v, %v", v, mx, ok, want, finite)
+		}
+		if !ok || (want != 0 && want/127 == 0) {
+			return
+		}
+		q := make([]int8, len(v))
+		s := quantizeInto(q, v, mx)
+		if s != want/127 {
+			t.Fatalf("scale %v, want %v", s, want/127)
+		}
+		for i, e := range v {
+			w := int8(0)
+			if s != 0 {
+				w = int8(math.Round(float64(e / s)))
+			}
+			if q[i] != w {
+				t.Fatalf("value %d (%v, scale %v): %d, want %d", i, e, s, q[i], w)
+			}
+		}
+	})
 }
 
 // BenchmarkQuantizeTokens quantizes one E12 matrix of a ~200-token code
