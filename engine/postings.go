@@ -69,18 +69,18 @@ func (pf postingFamily) write(b *cellar.Batch, doc record.DocNum, v fingerprint.
 			b.Del(pf.family, postingKey(t, doc))
 		}
 	}
-	return pf.adjustStats(b, length, sign, false)
+	return pf.adjustStats(b, 1, length, sign, false)
 }
 
-// adjustStats adds (sign > 0) or removes one document of length terms to
-// the family's BM25 statistics (document count, summed length). A removal
-// below zero is corruption, unless clamp: a salvaging delete of a damaged
-// memory then stops the counts at zero.
-func (pf postingFamily) adjustStats(b *cellar.Batch, length uint64, sign int, clamp bool) error {
+// adjustStats adds (sign > 0) or removes docs documents of length terms in
+// all to the family's BM25 statistics (document count, summed length). A
+// removal below zero is corruption, unless clamp: a salvaging delete of a
+// damaged memory then stops the counts at zero.
+func (pf postingFamily) adjustStats(b *cellar.Batch, docs, length uint64, sign int, clamp bool) error {
 	for _, st := range []struct {
 		key   []byte
 		delta uint64
-	}{{statDocsKey, 1}, {statLengthKey, length}} {
+	}{{statDocsKey, docs}, {statLengthKey, length}} {
 		cur, found, err := b.Get(pf.family, st.key)
 		if err != nil {
 			return err
@@ -211,5 +211,5 @@ func dropDocPostings(ctx context.Context, eng *cellar.Store, b *cellar.Batch, pf
 	if n == 0 {
 		return nil
 	}
-	return pf.adjustStats(b, length, -1, true)
+	return pf.adjustStats(b, 1, length, -1, true)
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -120,26 +122,32 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 		return nil, fmt.Errorf("fingerprint %d memories: %w", len(ns), err)
 	}
 	t1 := time.Now()
-	if err := s.commitMemories(b, w, fps); err != nil {
+	if err := s.putMemories(b, w, fps); err != nil {
+		return nil, err
+	}
+	t2 := time.Now()
+	if err := s.commitWithFirsts(b, fps, fmt.Sprintf("store %d memories", len(w.ms))); err != nil {
 		return nil, err
 	}
 	defer s.filler.poke()
-	t2 := time.Now()
+	t3 := time.Now()
 	err = s.indexWritten(ctx, w, fps)
 	if s.writeTimer != nil {
-		s.writeTimer.add(writeSteps{stage: t1.Sub(t0), commit: t2.Sub(t1), index: time.Since(t2), total: time.Since(t0)})
+		s.writeTimer.add(writeSteps{stage: t1.Sub(t0), commit: t2.Sub(t1), write: t3.Sub(t2), index: time.Since(t3), total: time.Since(t0)})
 	}
 	return w.ms, err
 }
 
 // writeSteps is where writes spent their time: staging (duplicate lookup,
-// similar search, records, E4), the commit, the in-memory indexes. Only
-// BenchmarkWrite sets Engine.writeTimer; a nil timer costs two clock reads.
-type writeSteps struct{ stage, commit, index, total time.Duration }
+// similar search, records, E4), the commit's encoding and puts, RocksDB's
+// write of the batch, the in-memory indexes. Only the write benchmarks set
+// Engine.writeTimer; a nil timer costs four clock reads.
+type writeSteps struct{ stage, commit, write, index, total time.Duration }
 
 func (w *writeSteps) add(o writeSteps) {
 	w.stage += o.stage
 	w.commit += o.commit
+	w.write += o.write
 	w.index += o.index
 	w.total += o.total
 }
@@ -261,37 +269,75 @@ func (s *Engine) stageNew(b *cellar.Batch, n record.NewMemory, near nearby) (rec
 	return m, nil
 }
 
-// commitMemories puts the new memories' fingerprints, derived values and
-// pending marks into b with the records of slots stored for the first
-// time, commits it, and then takes those slot records as the store's.
+// putMemories puts the new memories' fingerprints, derived values,
+// postings with their statistics, and pending marks into b.
 //
-// The values are encoded on all cores first (E12's quantised token
-// matrices are most of a write's encoding time); putting them into the
-// batch stays in order on this goroutine.
-func (s *Engine) commitMemories(b *cellar.Batch, w writeBatch, fps []fingerprint.Fingerprint) error {
+// The values and keys are made on all cores first (E12's quantised token
+// matrices are most of a write's encoding time); they go into the batch
+// on this goroutine sorted by family and key, and each posting family's
+// statistics once for the whole batch. Sorted, RocksDB inserts them into
+// its memtables in order, which costs less than half of inserting the
+// same keys memory by memory (each memory's ~50 posting keys land all
+// over the skip list; BenchmarkAddBatch's write-ms/doc).
+func (s *Engine) putMemories(b *cellar.Batch, w writeBatch, fps []fingerprint.Fingerprint) error {
 	enc := make([]encodedMemory, len(w.ms))
 	errs := make([]error, len(w.ms))
 	embedders.ForEach(len(w.ms), func(i int) {
 		if !w.dup[i] {
-			enc[i], errs[i] = s.encodeMemory(&fps[i])
+			enc[i], errs[i] = s.encodeMemory(w.ms[i], &fps[i])
 		}
 	})
+	n := 0
 	for i := range w.ms {
 		if w.dup[i] {
 			continue
 		}
-		err := errs[i]
-		if err == nil {
-			err = enc[i].put(b, w.ms[i], &fps[i])
-		}
-		if err != nil {
+		if err := errs[i]; err != nil {
 			return cellar.BatchErr(len(w.ms), i, fmt.Errorf("memory %s: %w", w.ms[i].ID, err))
 		}
-		if len(s.deferred) > 0 {
-			b.Put(cellar.FamPending, docKey(w.ms[i].DocNum), pendingMask(s.deferred))
+		n += len(enc[i].puts)
+	}
+	puts := make([]keyedValue, 0, n)
+	docs := make([]uint64, len(postingFamilies))
+	lengths := make([]uint64, len(postingFamilies))
+	for i := range w.ms {
+		if w.dup[i] {
+			continue
+		}
+		puts = append(puts, enc[i].puts...)
+		for k, l := range enc[i].lengths {
+			if l.ok {
+				docs[k]++
+				lengths[k] += l.n
+			}
 		}
 	}
-	return s.commitWithFirsts(b, fps, fmt.Sprintf("store %d memories", len(w.ms)))
+	// Every key is the batch's once: ids and doc numbers are distinct.
+	slices.SortFunc(puts, func(a, b keyedValue) int {
+		if a.family != b.family {
+			return cmp.Compare(a.family, b.family)
+		}
+		return bytes.Compare(a.key, b.key)
+	})
+	for _, p := range puts {
+		b.PutOwned(p.family, p.key, p.value) // made for this write alone
+	}
+	for k, pf := range postingFamilies {
+		if docs[k] > 0 {
+			if err := pf.adjustStats(b, docs[k], lengths[k], +1, false); err != nil {
+				return fmt.Errorf("%s: %w", pf.slot, err)
+			}
+		}
+	}
+	if len(s.deferred) > 0 {
+		mask := pendingMask(s.deferred)
+		for i := range w.ms {
+			if !w.dup[i] {
+				b.Put(cellar.FamPending, docKey(w.ms[i].DocNum), mask)
+			}
+		}
+	}
+	return nil
 }
 
 // commitWithFirsts puts the records of the slots that get their first
@@ -371,64 +417,87 @@ func (s *Engine) firstProducers(fps []fingerprint.Fingerprint) map[fingerprint.S
 }
 
 // writeMemory puts one new memory's fingerprint, per-slot families and
-// postings into b.
+// postings into b, with its postings' statistics.
 func (s *Engine) writeMemory(b *cellar.Batch, m record.Memory, fp *fingerprint.Fingerprint) error {
-	enc, err := s.encodeMemory(fp)
+	enc, err := s.encodeMemory(m, fp)
 	if err != nil {
 		return err
 	}
-	return enc.put(b, m, fp)
-}
-
-// encodedMemory is a new memory's fingerprint and per-slot family values,
-// encoded and not yet in a batch: encodeMemory is safe to run for many
-// memories at once, put is not.
-type encodedMemory struct {
-	fp   []byte
-	cols [][]byte // columns[i]'s value (nil: none)
-}
-
-// encodeMemory checks fp against the indexes and encodes what writeMemory
-// stores of it.
-func (s *Engine) encodeMemory(fp *fingerprint.Fingerprint) (encodedMemory, error) {
-	if s.ix != nil { // nil when opened for records only (an undo)
-		if err := s.ix.check(fp); err != nil {
-			return encodedMemory{}, err
-		}
+	for _, p := range enc.puts {
+		b.PutOwned(p.family, p.key, p.value) // made for this write alone
 	}
-	var e encodedMemory
-	var err error
-	if e.fp, err = encodeStored(fp); err != nil {
-		return encodedMemory{}, fmt.Errorf("encode fingerprint: %w", err)
-	}
-	e.cols = make([][]byte, len(columns))
-	for i, c := range columns {
-		if v := fp.Get(c.slot).Value; v != nil {
-			if e.cols[i], err = c.encode(v); err != nil {
-				return encodedMemory{}, fmt.Errorf("%s: %w", c.slot, err)
-			}
-		}
-	}
-	return e, nil
-}
-
-// put adds the encoded memory m to b: its fingerprint, each family value,
-// and its postings with their statistics.
-func (e encodedMemory) put(b *cellar.Batch, m record.Memory, fp *fingerprint.Fingerprint) error {
-	b.PutOwned(cellar.FamFingerprints, m.ID[:], e.fp) // encoded for this put alone
-	for i, c := range columns {
-		if e.cols[i] != nil {
-			b.PutOwned(c.family, docKey(m.DocNum), e.cols[i])
-		}
-	}
-	for _, pf := range postingFamilies {
-		if v := fp.Get(pf.slot).Value; v != nil {
-			if err := pf.write(b, m.DocNum, v, +1); err != nil {
+	for k, pf := range postingFamilies {
+		if l := enc.lengths[k]; l.ok {
+			if err := pf.adjustStats(b, 1, l.n, +1, false); err != nil {
 				return fmt.Errorf("%s: %w", pf.slot, err)
 			}
 		}
 	}
 	return nil
+}
+
+// keyedValue is one put of a write, made on any goroutine and put into
+// the batch later.
+type keyedValue struct {
+	family     cellar.Family
+	key, value []byte
+}
+
+// encodedMemory is what a new memory adds to the store, encoded and not
+// yet in a batch: its fingerprint, each per-slot family value and each
+// posting, and per posting family (postingFamilies' order) the length
+// its statistics count, if it has postings there. encodeMemory is safe
+// to run for many memories at once.
+type encodedMemory struct {
+	puts    []keyedValue
+	lengths []postingLength
+}
+
+// postingLength is one memory's length in a posting family's statistics;
+// ok is false when it has no postings there.
+type postingLength struct {
+	n  uint64
+	ok bool
+}
+
+// encodeMemory checks fp against the indexes and encodes what m (its id
+// and doc number assigned) stores of it.
+func (s *Engine) encodeMemory(m record.Memory, fp *fingerprint.Fingerprint) (encodedMemory, error) {
+	if s.ix != nil { // nil when opened for records only (an undo)
+		if err := s.ix.check(fp); err != nil {
+			return encodedMemory{}, err
+		}
+	}
+	fpv, err := encodeStored(fp)
+	if err != nil {
+		return encodedMemory{}, fmt.Errorf("encode fingerprint: %w", err)
+	}
+	e := encodedMemory{puts: []keyedValue{{cellar.FamFingerprints, m.ID[:], fpv}}, lengths: make([]postingLength, len(postingFamilies))}
+	for _, c := range columns {
+		if v := fp.Get(c.slot).Value; v != nil {
+			cv, err := c.encode(v)
+			if err != nil {
+				return encodedMemory{}, fmt.Errorf("%s: %w", c.slot, err)
+			}
+			e.puts = append(e.puts, keyedValue{c.family, docKey(m.DocNum), cv})
+		}
+	}
+	for k, pf := range postingFamilies {
+		v := fp.Get(pf.slot).Value
+		if v == nil {
+			continue
+		}
+		terms, vals, length, ok := pf.postings(v)
+		if !ok {
+			continue
+		}
+		e.puts = slices.Grow(e.puts, len(terms))
+		for j, t := range terms {
+			e.puts = append(e.puts, keyedValue{pf.family, postingKey(t, m.DocNum), vals[j]})
+		}
+		e.lengths[k] = postingLength{n: length, ok: true}
+	}
+	return e, nil
 }
 
 // writable refuses writes while a slot awaits re-embedding.
