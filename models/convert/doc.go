@@ -15,7 +15,10 @@
 //     what runtime.TaskMaskedLM reads for SPLADE pooling;
 //   - an initializer patcher (patch.go): PatchFloats reads an existing ONNX
 //     model's protobuf just far enough to change named float32 weights (a
-//     learned low-rank update added to a matrix) and copies every other byte.
+//     learned low-rank update added to a matrix) and copies every other byte;
+//   - a graph extender (project.go): AddProjection appends a linear map of a
+//     token-states output (E12's PCA) as a new output, so a GPU run hands the
+//     host the projected tokens instead of the token states.
 //
 // Output is byte-deterministic: the same inputs always give the same file,
 // so the manifest can pin its sha256 and the installer check it like any
