@@ -2,7 +2,7 @@
 // ONNX graph that package runtime can run, in pure Go, at install time: no
 // Python, no torch, no network.
 //
-// It owns three small pieces:
+// It owns a few small pieces:
 //
 //   - a safetensors reader (safetensors.go): the 8-byte header length, the
 //     JSON header, and little-endian tensor data, checked strictly (known
