@@ -149,6 +149,15 @@ type Config struct {
 	// CPUPooling makes Embed fetch the token states and pool them on the CPU even
 	// when the model has its own pooled output (see Model): the baseline of an A/B.
 	CPUPooling bool
+	// TokenOutput names a model output that holds a projection of the token
+	// states, float32 [batch, tokens, P] (convert.AddProjection writes one:
+	// E12's PCA in e5's fp16 files for cuda). When the file has it beside its
+	// own pooled output, MapTokens and EmbedWithTokens fetch the two in one
+	// run and hand out the projected rows (TokenMatrix.Output names them)
+	// instead of the token states, which then never leave the device. A file
+	// without it runs as before; "" never looks. TokenVectors always reads
+	// the token states.
+	TokenOutput string
 	// Sessions is how many ONNX Runtime sessions of the model are open (default 1).
 	// A run takes a free one, so with more than one, runs from concurrent calls (the
 	// slots sharing a model) or from one call's pipeline execute side by side; on cuda

@@ -51,6 +51,9 @@ type TokenMatrix struct {
 	// Dim is the vector size; Data holds len(IDs) rows of Dim values, row-major.
 	Dim  int
 	Data []float32
+	// Output is "" for the model's token states, or the name of the
+	// projected token output (Config.TokenOutput) the rows come from.
+	Output string
 	Meta
 }
 
@@ -83,9 +86,14 @@ type Model struct {
 	// token states never leave the device: on a GPU, ~50 MB less to copy
 	// to the host per batch of 170 texts of 200 tokens.
 	pooledName string
-	device     string // what the session runs on, with the fallback reason if any
-	runs       chan struct{}
-	stats      stageCounters
+	// projName is Config.TokenOutput when the model has it ([batch, tokens,
+	// projDim]) beside pooledName, else "": MapTokens then fetches the two
+	// alone (jsess), so the token states stay on the device.
+	projName string
+	projDim  int
+	device   string // what the session runs on, with the fallback reason if any
+	runs     chan struct{}
+	stats    stageCounters
 
 	// mu guards sess, psess and pin: a batch holds it for reading from
 	// packing to unpacking (runBatch), Close for writing.
@@ -96,6 +104,10 @@ type Model struct {
 	// psess fetch pooledName alone (nil without one); pfree as free.
 	psess []*ort.DynamicAdvancedSession
 	pfree chan int
+	// jsess fetch pooledName and projName together (nil without them);
+	// jfree as free.
+	jsess []*ort.DynamicAdvancedSession
+	jfree chan int
 	// pin holds the page-locked buffers cuda runs write token states into
 	// (nil on the CPU, or where no CUDA runtime is loaded).
 	pin *pinned
@@ -268,6 +280,26 @@ func (m *Model) findPooled(outs []ort.InputOutputInfo) error {
 		}
 		m.pooledName = name
 	}
+	return m.findProjected(outs)
+}
+
+// findProjected takes Config.TokenOutput when the model has it beside its
+// pooled output, and checks its shape: float32 [batch, tokens, P], P fixed.
+func (m *Model) findProjected(outs []ort.InputOutputInfo) error {
+	if m.cfg.TokenOutput == "" || m.pooledName == "" {
+		return nil
+	}
+	for _, o := range outs {
+		if o.Name != m.cfg.TokenOutput {
+			continue
+		}
+		if o.OrtValueType != ort.ONNXTypeTensor || o.DataType != ort.TensorElementDataTypeFloat ||
+			len(o.Dimensions) != 3 || o.Dimensions[2] <= 0 {
+			return fmt.Errorf("model output %q is %v of %v with shape %v; a projected token output must be float32 [batch, tokens, P] with P fixed (convert.AddProjection writes it)",
+				o.Name, o.OrtValueType, o.DataType, o.Dimensions)
+		}
+		m.projName, m.projDim = o.Name, int(o.Dimensions[2])
+	}
 	return nil
 }
 
@@ -316,24 +348,27 @@ func (m *Model) newSession(cuda bool) (err error) {
 		return err
 	}
 	m.psess, m.pfree, err = m.sessions(opts, cuda, m.pooledName)
+	if err == nil && m.projName != "" {
+		m.jsess, m.jfree, err = m.sessions(opts, cuda, m.pooledName, m.projName)
+	}
 	if err != nil {
-		err = errors.Join(err, destroySessions(m.sess))
-		m.sess = nil
+		err = errors.Join(err, destroySessions(m.sess), destroySessions(m.psess))
+		m.sess, m.psess = nil, nil
 	}
 	return err
 }
 
-// sessions creates Config.Sessions sessions fetching output, and the
+// sessions creates Config.Sessions sessions fetching outputs, and the
 // channel of their free indices.
-func (m *Model) sessions(opts *ort.SessionOptions, cuda bool, output string) ([]*ort.DynamicAdvancedSession, chan int, error) {
+func (m *Model) sessions(opts *ort.SessionOptions, cuda bool, outputs ...string) ([]*ort.DynamicAdvancedSession, chan int, error) {
 	sessions := make([]*ort.DynamicAdvancedSession, 0, m.cfg.Sessions)
 	for range m.cfg.Sessions {
 		var sess *ort.DynamicAdvancedSession
 		var err error
 		if m.cfg.ONNXData != nil {
-			sess, err = ort.NewDynamicAdvancedSessionWithONNXData(m.cfg.ONNXData, m.inputs, []string{output}, opts)
+			sess, err = ort.NewDynamicAdvancedSessionWithONNXData(m.cfg.ONNXData, m.inputs, outputs, opts)
 		} else {
-			sess, err = ort.NewDynamicAdvancedSession(m.cfg.ONNXPath, m.inputs, []string{output}, opts)
+			sess, err = ort.NewDynamicAdvancedSession(m.cfg.ONNXPath, m.inputs, outputs, opts)
 		}
 		if err == nil {
 			sessions = append(sessions, sess)
@@ -433,8 +468,8 @@ func (m *Model) Close() error {
 	if m.sess == nil {
 		return nil
 	}
-	err := errors.Join(destroySessions(m.sess), destroySessions(m.psess), m.pin.close())
-	m.sess, m.psess, m.pin = nil, nil, nil
+	err := errors.Join(destroySessions(m.sess), destroySessions(m.psess), destroySessions(m.jsess), m.pin.close())
+	m.sess, m.psess, m.jsess, m.pin = nil, nil, nil, nil
 	if err != nil {
 		return fmt.Errorf("close %s: %w", m.cfg.ID, err)
 	}
@@ -459,20 +494,32 @@ type rows struct {
 	data []float32
 	T, D int
 	mask []int64
+	// pooled is the text's row of the model's pooled output where the run
+	// fetched it beside projected tokens (fetchProjected), else nil.
+	pooled []float32
 }
+
+// fetch is what a run fetches from the model.
+type fetch int
+
+const (
+	fetchTokens    fetch = iota // the token states (outName)
+	fetchPooled                 // the pooled output alone (pooledName)
+	fetchProjected              // the pooled output and the projected tokens (pooledName, projName)
+)
 
 // each is the one skeleton of every public call: it checks that the model serves call,
 // tokenizes every text behind prefix (all before any inference, so a bad text fails the
 // whole call and nothing is half-done), runs them in length-sorted batches, and returns
 // fn's result per text in the order of texts.
 func each[R any](ctx context.Context, m *Model, task Task, call, prefix string, texts []string, fn func(tokenizer.Encoding, rows) R) ([]R, error) {
-	return eachOf(ctx, m, task, call, prefix, texts, false, func(_ int, enc tokenizer.Encoding, r rows) R { return fn(enc, r) })
+	return eachOf(ctx, m, task, call, prefix, texts, fetchTokens, func(_ int, enc tokenizer.Encoding, r rows) R { return fn(enc, r) })
 }
 
-// eachOf is each, fetching the model's pooled output instead of its token
-// states when pooled is set (fn's rows are then one row: T 1, no mask), and
-// handing fn the text's index too.
-func eachOf[R any](ctx context.Context, m *Model, task Task, call, prefix string, texts []string, pooled bool, fn func(int, tokenizer.Encoding, rows) R) ([]R, error) {
+// eachOf is each, fetching what f says (with fetchPooled fn's rows are one
+// row: T 1, no mask; with fetchProjected they are the projected tokens and
+// the pooled row beside them), and handing fn the text's index too.
+func eachOf[R any](ctx context.Context, m *Model, task Task, call, prefix string, texts []string, f fetch, fn func(int, tokenizer.Encoding, rows) R) ([]R, error) {
 	if err := m.needTask(task, call); err != nil {
 		return nil, err
 	}
@@ -483,7 +530,7 @@ func eachOf[R any](ctx context.Context, m *Model, task Task, call, prefix string
 		return nil, err
 	}
 	res := make([]R, len(texts))
-	err = m.run(ctx, encs, pooled, func(i int, r rows) { res[i] = fn(i, encs[i], r) })
+	err = m.run(ctx, encs, f, func(i int, r rows) { res[i] = fn(i, encs[i], r) })
 	if err != nil {
 		return nil, err
 	}
@@ -494,7 +541,7 @@ func eachOf[R any](ctx context.Context, m *Model, task Task, call, prefix string
 // index and output rows. With pipelineDepth > 1 batches are processed on that many
 // goroutines, so that one batch's packing and unpacking overlap another's Run (at most
 // ConcurrentRuns Runs at once); fn is then called concurrently, for distinct texts.
-func (m *Model) run(ctx context.Context, encs []tokenizer.Encoding, pooled bool, fn func(i int, r rows)) error {
+func (m *Model) run(ctx context.Context, encs []tokenizer.Encoding, f fetch, fn func(i int, r rows)) error {
 	bs := buckets(encs, m.cfg.BatchSize, m.cfg.MaxBatchTokens)
 	workers := min(m.pipelineDepth(), len(bs))
 	if workers <= 1 {
@@ -502,7 +549,7 @@ func (m *Model) run(ctx context.Context, encs []tokenizer.Encoding, pooled bool,
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("%s: %w", m.cfg.ID, err)
 			}
-			if err := m.runBatch(ctx, encs, batch, pooled, fn); err != nil {
+			if err := m.runBatch(ctx, encs, batch, f, fn); err != nil {
 				return fmt.Errorf("%s: %w", m.cfg.ID, err)
 			}
 		}
@@ -517,7 +564,7 @@ func (m *Model) run(ctx context.Context, encs []tokenizer.Encoding, pooled bool,
 		wg.Go(func() {
 			for k := int(next.Add(1) - 1); k < len(bs); k = int(next.Add(1) - 1) {
 				if errs[k] = ctx.Err(); errs[k] == nil {
-					errs[k] = m.runBatch(ctx, encs, bs[k], pooled, fn)
+					errs[k] = m.runBatch(ctx, encs, bs[k], f, fn)
 				}
 				if errs[k] != nil {
 					cancel() // the others stop at their next batch
@@ -572,11 +619,11 @@ func buckets(encs []tokenizer.Encoding, maxTexts, maxTokens int) [][]int {
 
 // runBatch runs one batch of texts: packs their tokens, runs the session and
 // hands each text its output rows (fn, called with the text's index in encs):
-// the token states, or with pooled the model's pooled output.
+// what f fetches.
 //
 // It holds m.mu for reading throughout, so Close (which frees the sessions
 // and the pinned buffers) waits until no batch is packed, run or unpacked.
-func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch []int, pooled bool, fn func(i int, r rows)) (err error) {
+func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch []int, f fetch, fn func(i int, r rows)) (err error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.sess == nil {
@@ -584,7 +631,7 @@ func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch [
 	}
 	t0 := time.Now()
 	p := m.pack(encs, batch)
-	inputs, outputs, buf, err := m.tensors(p, pooled)
+	inputs, outputs, buf, err := m.tensors(p, f)
 	defer func() {
 		err = errors.Join(err, destroyAll(inputs), destroyAll(outputs))
 		m.pin.give(buf) // after the tensor over it is gone
@@ -593,13 +640,16 @@ func (m *Model) runBatch(ctx context.Context, encs []tokenizer.Encoding, batch [
 		return err
 	}
 	m.stats.pack.Add(int64(time.Since(t0)))
-	if err := m.infer(ctx, pooled, inputs, outputs); err != nil {
+	if err := m.infer(ctx, f, inputs, outputs); err != nil {
 		return err
 	}
-	if pooled {
+	switch f {
+	case fetchPooled:
 		return m.unpackPooled(outputs[0], p, encs, batch, fn)
+	case fetchProjected:
+		return m.unpack(outputs[1], outputs[0], m.projName, p, encs, batch, fn)
 	}
-	return m.unpack(outputs[0], p, encs, batch, fn)
+	return m.unpack(outputs[0], nil, m.outName, p, encs, batch, fn)
 }
 
 // packed is one batch's inputs: B texts padded to the longest, T tokens.
@@ -637,9 +687,12 @@ func (m *Model) pack(encs []tokenizer.Encoding, batch []int) packed {
 // with a dynamic size ONNX Runtime allocates it and onnxruntime_go copies it
 // into a new Go slice (one more pass over B×T×D floats). What it returns is
 // the caller's to destroy, on error too.
-func (m *Model) tensors(p packed, pooled bool) (inputs, outputs []ort.Value, buf []float32, err error) {
+func (m *Model) tensors(p packed, f fetch) (inputs, outputs []ort.Value, buf []float32, err error) {
 	shape := ort.NewShape(int64(p.B), int64(p.T))
 	inputs, outputs = make([]ort.Value, len(m.inputs)), []ort.Value{nil}
+	if f == fetchProjected {
+		outputs = append(outputs, nil)
+	}
 	for k, name := range m.inputs {
 		data := p.ids
 		switch name {
@@ -652,21 +705,28 @@ func (m *Model) tensors(p packed, pooled bool) (inputs, outputs []ort.Value, buf
 			return inputs, outputs, nil, fmt.Errorf("input %s: %w", name, err)
 		}
 	}
-	switch {
-	case pooled:
+	if f != fetchTokens {
 		if outputs[0], err = ort.NewEmptyTensor[float32](ort.NewShape(int64(p.B), int64(m.outDim))); err != nil {
 			return inputs, outputs, nil, fmt.Errorf("output %s: %w", m.pooledName, err)
 		}
-	case m.outDim > 0:
-		shape := ort.NewShape(int64(p.B), int64(p.T), int64(m.outDim))
-		n := p.B * p.T * m.outDim
+	}
+	k, name, width := 0, m.outName, m.outDim // where the token rows go
+	switch f {
+	case fetchPooled:
+		return inputs, outputs, nil, nil
+	case fetchProjected:
+		k, name, width = 1, m.projName, m.projDim
+	}
+	if width > 0 {
+		shape := ort.NewShape(int64(p.B), int64(p.T), int64(width))
+		n := p.B * p.T * width
 		if buf = m.pin.take(n); buf != nil {
-			outputs[0], err = ort.NewTensor(shape, buf[:n])
+			outputs[k], err = ort.NewTensor(shape, buf[:n])
 		} else {
-			outputs[0], err = ort.NewEmptyTensor[float32](shape)
+			outputs[k], err = ort.NewEmptyTensor[float32](shape)
 		}
 		if err != nil {
-			return inputs, outputs, buf, fmt.Errorf("output %s: %w", m.outName, err)
+			return inputs, outputs, buf, fmt.Errorf("output %s: %w", name, err)
 		}
 	}
 	return inputs, outputs, buf, nil
@@ -687,18 +747,26 @@ func (m *Model) unpackPooled(v ort.Value, p packed, encs []tokenizer.Encoding, b
 	return nil
 }
 
-// unpack checks the output's shape and hands each text its rows.
-func (m *Model) unpack(v ort.Value, p packed, encs []tokenizer.Encoding, batch []int, fn func(i int, r rows)) error {
+// unpack checks the token output v's shape and hands each text its rows,
+// with its row of the pooled output pv where the run fetched one (the
+// [B, D] tensor tensors allocated; nil otherwise).
+func (m *Model) unpack(v, pv ort.Value, name string, p packed, encs []tokenizer.Encoding, batch []int, fn func(i int, r rows)) error {
 	out, ok := v.(*ort.Tensor[float32])
 	if !ok {
-		return fmt.Errorf("output %q is %T, want a float32 tensor", m.outName, v)
+		return fmt.Errorf("output %q is %T, want a float32 tensor", name, v)
 	}
 	s := out.GetShape()
 	if len(s) != 3 || s[0] != int64(p.B) || s[1] != int64(p.T) {
-		return fmt.Errorf("output %q has shape %v for input [%d %d]; want [%d %d D]", m.outName, s, p.B, p.T, p.B, p.T)
+		return fmt.Errorf("output %q has shape %v for input [%d %d]; want [%d %d D]", name, s, p.B, p.T, p.B, p.T)
 	}
 	D := int(s[2])
-	if err := m.checkDim(D); err != nil {
+	var pooled []float32
+	if pv != nil {
+		pooled = pv.(*ort.Tensor[float32]).GetData()
+		if D != m.projDim {
+			return fmt.Errorf("output %q has %d dims, the model declares %d", name, D, m.projDim)
+		}
+	} else if err := m.checkDim(D); err != nil {
 		return err
 	}
 	t1 := time.Now()
@@ -708,7 +776,11 @@ func (m *Model) unpack(v ort.Value, p packed, encs []tokenizer.Encoding, batch [
 		nreal += len(encs[i].IDs)
 	}
 	each := func(r int) {
-		fn(batch[r], rows{data: data[r*T*D : (r+1)*T*D], T: T, D: D, mask: p.mask[r*T : (r+1)*T]})
+		rs := rows{data: data[r*T*D : (r+1)*T*D], T: T, D: D, mask: p.mask[r*T : (r+1)*T]}
+		if pooled != nil {
+			rs.pooled = pooled[r*m.outDim : (r+1)*m.outDim]
+		}
+		fn(batch[r], rs)
 	}
 	if m.cfg.Device == DeviceCUDA {
 		// The pooling and row copies of a GPU batch (tens of MB) would
@@ -736,10 +808,9 @@ func destroyAll(vs []ort.Value) error {
 	return err
 }
 
-// infer runs a session (one fetching the pooled output, with pooled),
-// waiting for a free run slot. The caller holds m.mu for reading and has
-// seen the sessions open.
-func (m *Model) infer(ctx context.Context, pooled bool, inputs, outputs []ort.Value) error {
+// infer runs a session fetching what f says, waiting for a free run slot.
+// The caller holds m.mu for reading and has seen the sessions open.
+func (m *Model) infer(ctx context.Context, f fetch, inputs, outputs []ort.Value) error {
 	select {
 	case m.runs <- struct{}{}:
 	case <-ctx.Done():
@@ -747,8 +818,11 @@ func (m *Model) infer(ctx context.Context, pooled bool, inputs, outputs []ort.Va
 	}
 	defer func() { <-m.runs }()
 	sess, free := m.sess, m.free
-	if pooled {
+	switch f {
+	case fetchPooled:
 		sess, free = m.psess, m.pfree
+	case fetchProjected:
+		sess, free = m.jsess, m.jfree
 	}
 	i := <-free // a run slot holds at most one session, and there are as many slots as sessions or more
 	defer func() { free <- i }()
@@ -780,15 +854,15 @@ func (m *Model) needTask(want Task, call string) error {
 // alone; its vectors agree with the CPU pooling of the token states to float32 rounding.
 func (m *Model) Embed(ctx context.Context, view View, texts []string) ([]Dense, error) {
 	if m.pooledName != "" {
-		return eachOf(ctx, m, TaskEncoder, "Embed", m.prefix(view), texts, true, func(_ int, enc tokenizer.Encoding, r rows) Dense { return m.densePooled(enc, r) })
+		return eachOf(ctx, m, TaskEncoder, "Embed", m.prefix(view), texts, fetchPooled, func(_ int, enc tokenizer.Encoding, r rows) Dense { return m.densePooled(enc, r.data) })
 	}
 	return each(ctx, m, TaskEncoder, "Embed", m.prefix(view), texts, m.dense)
 }
 
-// densePooled is one text's vector from the model's pooled output: a copy
-// of its row, then Config.Normalize.
-func (m *Model) densePooled(enc tokenizer.Encoding, r rows) Dense {
-	v := slices.Clone(r.data)
+// densePooled is one text's vector from its row of the model's pooled
+// output: a copy, then Config.Normalize.
+func (m *Model) densePooled(enc tokenizer.Encoding, row []float32) Dense {
+	v := slices.Clone(row)
 	if m.cfg.Normalize {
 		l2Normalize(v)
 	}
@@ -798,6 +872,11 @@ func (m *Model) densePooled(enc tokenizer.Encoding, r rows) Dense {
 // PooledOutput is the name of the model's own pooled output that Embed
 // fetches, "" when it pools the token states on the CPU.
 func (m *Model) PooledOutput() string { return m.pooledName }
+
+// ProjectedOutput is the projected token output (Config.TokenOutput) that
+// MapTokens fetches with the pooled one, "" when it fetches the token
+// states.
+func (m *Model) ProjectedOutput() string { return m.projName }
 
 // TokenVectors returns every token's output vector per text (for late interaction),
 // special tokens included and marked; padding is removed. Vectors are not normalised.

@@ -25,7 +25,10 @@ func (m *Model) EmbedPrefixed(ctx context.Context, prefix string, texts []string
 
 // EmbedWithTokens returns, from one run per batch, each text's pooled vector
 // (as Embed) and its token vectors (as TokenVectors), with an explicit prefix.
-// It saves the second pass a caller needing both would otherwise pay.
+// It saves the second pass a caller needing both would otherwise pay. Where
+// the model has Config.TokenOutput (see Config), the token vectors are that
+// output's projected rows (Tokens.Output names it) and the pooled vector is
+// the model's own pooled output.
 func (m *Model) EmbedWithTokens(ctx context.Context, prefix string, texts []string) ([]Pooled, error) {
 	return mapTokens(ctx, m, "EmbedWithTokens", prefix, texts, func(_ int, p Pooled) Pooled {
 		p.Tokens.Data = slices.Clone(p.Tokens.Data)
@@ -47,7 +50,14 @@ func MapTokens[R any](ctx context.Context, m *Model, prefix string, texts []stri
 }
 
 func mapTokens[R any](ctx context.Context, m *Model, call, prefix string, texts []string, fn func(i int, p Pooled) R) ([]R, error) {
-	return eachOf(ctx, m, TaskEncoder, call, prefix, texts, false, func(i int, enc tokenizer.Encoding, r rows) R {
+	if m.projName != "" {
+		return eachOf(ctx, m, TaskEncoder, call, prefix, texts, fetchProjected, func(i int, enc tokenizer.Encoding, r rows) R {
+			n := len(enc.IDs)
+			tm := TokenMatrix{IDs: enc.IDs, Special: enc.Special, Dim: r.D, Data: r.data[: n*r.D : n*r.D], Output: m.projName, Meta: metaOf(enc)}
+			return fn(i, Pooled{Dense: m.densePooled(enc, r.pooled), Tokens: tm})
+		})
+	}
+	return eachOf(ctx, m, TaskEncoder, call, prefix, texts, fetchTokens, func(i int, enc tokenizer.Encoding, r rows) R {
 		n := len(enc.IDs)
 		tm := TokenMatrix{IDs: enc.IDs, Special: enc.Special, Dim: r.D, Data: r.data[: n*r.D : n*r.D], Meta: metaOf(enc)}
 		return fn(i, Pooled{Dense: m.dense(enc, r), Tokens: tm})

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cgraph/cgraph/models/convert"
 	"github.com/cgraph/cgraph/models/tokenizer"
 )
 
@@ -486,5 +487,104 @@ func TestTinyPooledOutput(t *testing.T) {
 				t.Fatalf("token vectors beside a pooled output: %v %v", tv, err)
 			}
 		})
+	}
+}
+
+// TestTinyProjectedOutput: a model with Config.TokenOutput beside its
+// pooled output hands MapTokens the projected rows and the pooled vector
+// from one run per batch (convert.AddProjection writes the output here),
+// equal to projecting the token states on the host; a file without the
+// output, or without a pooled one, runs as before; an output of the wrong
+// shape is refused at Open.
+func TestTinyProjectedOutput(t *testing.T) {
+	proj := convert.Projection{In: 8, Out: 3, Mean: make([]float32, 8), Components: make([]float32, 24)}
+	for i := range proj.Mean {
+		proj.Mean[i] = float32(i) / 10
+	}
+	for i := range proj.Components {
+		proj.Components[i] = float32(math.Cos(float64(i)))
+	}
+	patch := func(file string) []byte {
+		t.Helper()
+		b, err := os.ReadFile("testdata/tiny/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := convert.AddProjection(b, "last_hidden_state", "tokens_test", proj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	ctx := context.Background()
+	ref := tinyConfig("tiny_encoder_pooled_mean.onnx")
+	ref.Normalize = true
+	want, err := MapTokens(ctx, openTiny(t, ref), "", tinyTexts, func(_ int, p Pooled) Pooled {
+		p.Tokens.Data = slices.Clone(p.Tokens.Data)
+		return p
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cfg := ref
+	cfg.ONNXData, cfg.TokenOutput = patch("tiny_encoder_pooled_mean.onnx"), "tokens_test"
+	m := openTiny(t, cfg)
+	if got := m.ProjectedOutput(); got != "tokens_test" {
+		t.Fatalf("projected output %q, want tokens_test", got)
+	}
+	before := m.Stats()
+	got, err := m.EmbedWithTokens(ctx, "", tinyTexts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Stats().Sub(before); st.Batches != int64((len(tinyTexts)+cfg.BatchSize-1)/cfg.BatchSize) {
+		t.Errorf("%d runs for %d texts in batches of %d", st.Batches, len(tinyTexts), cfg.BatchSize)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Tokens.Output != "tokens_test" || g.Tokens.Dim != proj.Out || len(g.Tokens.IDs) != len(w.Tokens.IDs) || g.Meta != w.Meta {
+			t.Fatalf("text %d: output %q dim %d, %d tokens (want %d), meta %+v", i, g.Tokens.Output, g.Tokens.Dim, len(g.Tokens.IDs), len(w.Tokens.IDs), g.Meta)
+		}
+		for d, v := range w.Vector {
+			if !near(float64(g.Vector[d]), float64(v), 1e-6) {
+				t.Fatalf("text %d pooled dim %d: %v, want %v", i, d, g.Vector[d], v)
+			}
+		}
+		for r := range w.Tokens.IDs {
+			h := w.Tokens.Row(r)
+			for j := range proj.Out {
+				var x float64
+				for k := range proj.In {
+					x += float64(h[k]-proj.Mean[k]) * float64(proj.Components[j*proj.In+k])
+				}
+				if !near(float64(g.Tokens.Row(r)[j]), x, 1e-5) {
+					t.Fatalf("text %d token %d component %d: %v, host projection %v", i, r, j, g.Tokens.Row(r)[j], x)
+				}
+			}
+		}
+	}
+
+	for _, tc := range []struct{ name, file, output string }{
+		{"no pooled output", "tiny_encoder.onnx", "tokens_test"},
+		{"output not in the file", "tiny_encoder_pooled_mean.onnx", "tokens_other"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ref
+			c.ONNXData, c.TokenOutput = patch(tc.file), tc.output
+			m := openTiny(t, c)
+			if m.ProjectedOutput() != "" {
+				t.Fatalf("projected output %q", m.ProjectedOutput())
+			}
+			p, err := m.EmbedWithTokens(ctx, "", tinyTexts[:1])
+			if err != nil || p[0].Tokens.Dim != 8 || p[0].Tokens.Output != "" {
+				t.Fatalf("token states expected: dim %d output %q, %v", p[0].Tokens.Dim, p[0].Tokens.Output, err)
+			}
+		})
+	}
+	c := ref
+	c.TokenOutput = "pooled_mean" // rank 2
+	if _, err := Open(c); err == nil || !strings.Contains(err.Error(), "projected token output must be") {
+		t.Errorf("a rank-2 token output: %v", err)
 	}
 }
