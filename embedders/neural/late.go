@@ -14,6 +14,7 @@ import (
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/keywords"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models/convert"
 	"github.com/cgraph/cgraph/models/runtime"
 	"github.com/viterin/vek/vek32"
 )
@@ -30,6 +31,26 @@ const e12FallbackNote = "fallback: no ColBERT model installed (colbertv2.0 is hu
 var e12PCA []byte
 
 var e12PCASHA256 = sha256.Sum256(e12PCA)
+
+// e12Output names the output a model file gets for E12's projection in the
+// graph (E12Projection): the PCA's sha256 in the name, so that a file built
+// with another PCA is never read as this one.
+var e12Output = fmt.Sprintf("tokens_e12pca_%x", e12PCASHA256[:4])
+
+// E12Projection is E12's fallback projection (e12pca.bin) and the name of
+// the output convert.AddProjection should give it in an e5-small-v2 file
+// ("last_hidden_state" its input): a file that has it beside its own
+// pooled output (scripts/pooled) hands E1 and E12 the pooled vector and
+// the projected tokens from one run, the token states staying on the
+// device (issue 33; scripts/e12graph). E12's values are the same up to
+// float rounding, so its producer does not change.
+func E12Projection() (output string, p convert.Projection, err error) {
+	proj, err := parseProjection(e12PCA)
+	if err != nil {
+		return "", convert.Projection{}, fmt.Errorf("neural: embedded e12pca.bin: %w", err)
+	}
+	return e12Output, convert.Projection{In: proj.In, Out: proj.Out, Mean: proj.Mean, Components: proj.Components}, nil
+}
 
 // projection maps an In-dim vector x to Out dims: Components·(x − Mean).
 // E12's PCA (rows orthonormal, Out < In) and E7's query head (a square
@@ -82,12 +103,21 @@ func parseProjection(data []byte) (projection, error) {
 	return p, nil
 }
 
-// tokens projects every row of a token matrix and normalises it.
+// tokens projects every row of a token matrix and normalises it; rows the
+// model already projected (tm.Output set: a file with E12Projection's
+// output, the only one the loader asks for) are only normalised.
 // BenchmarkProjection: ~0.64 ms for 200 tokens on one core (the 128 dot
 // products per token; blocking rows to reuse each component row from L1
 // measured no faster).
 func (p projection) tokens(tm runtime.TokenMatrix) fingerprint.Tokens {
 	rows := len(tm.IDs)
+	if tm.Output != "" { // the runtime checked its width: TokenOutputDims
+		out := slices.Clone(tm.Data[:rows*p.Out])
+		for r := range rows {
+			normalize(out[r*p.Out : (r+1)*p.Out])
+		}
+		return fingerprint.Tokens{Dim: uint32(p.Out), Data: out}
+	}
 	out := make([]float32, rows*p.Out)
 	x := make([]float32, p.In)
 	for r := range rows {
@@ -334,6 +364,9 @@ func buildE1E12(l *loader) ([]embedders.Embedder, error) {
 	if proj.In != d.lm.meta.Dims {
 		return nil, fmt.Errorf("neural: e12pca.bin projects %d dims, %s gives %d", proj.In, d.lm.id, d.lm.meta.Dims)
 	}
+	// A file with the projection in its graph (E12Projection) runs E1 and
+	// E12 from its pooled and projected outputs; others give token states.
+	d.lm.rc.TokenOutput, d.lm.rc.TokenOutputDims = e12Output, proj.Out
 	// The projection (~0.5 ms per 200-token document) runs per batch, as
 	// each batch's token states come out of the run.
 	pass := &sharedPass[fingerprint.Tokens]{lm: d.lm, prefix: d.docPrefix,

@@ -11,6 +11,8 @@ import (
 
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models/convert"
+	"github.com/cgraph/cgraph/models/runtime"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -31,6 +33,27 @@ func e12Corpus(t testing.TB) []string {
 	return out
 }
 
+// e1Model is E1's installed model (e5-small-v2), from a loader closed with
+// the test.
+func e1Model(t *testing.T) *loaded {
+	t.Helper()
+	requireModels(t, Config{})
+	l, err := newLoader(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := l.close(); err != nil {
+			t.Error(err)
+		}
+	})
+	lm, why, err := l.get(l.cfg.variant(l.mf, modelE1))
+	if err != nil || lm == nil {
+		t.Fatal(why, err)
+	}
+	return lm
+}
+
 // TestUpdateE12PCA refits the E12 fallback projection (go test -run
 // UpdateE12PCA -update-e12-pca ./embedders/neural): the 128 principal axes of
 // the e5-small-v2 token states (passage prefix, special tokens included) of
@@ -39,16 +62,7 @@ func TestUpdateE12PCA(t *testing.T) {
 	if !*updateE12PCA {
 		t.Skip("run with -update-e12-pca to refit e12pca.bin")
 	}
-	requireModels(t, Config{})
-	l, err := newLoader(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.close()
-	lm, why, err := l.get(l.cfg.variant(l.mf, modelE1))
-	if err != nil || lm == nil {
-		t.Fatal(why, err)
-	}
+	lm := e1Model(t)
 	res, err := lm.m.EmbedWithTokens(context.Background(), lm.meta.PassagePrefix, e12Corpus(t))
 	if err != nil {
 		t.Fatal(err)
@@ -224,4 +238,92 @@ func TestSharedPassConcurrent(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestE12ProjectionInGraph: e5-small-v2 with E12Projection's output added
+// (convert.AddProjection, as scripts/e12graph writes the cuda files) and its
+// pooled output gives E12 the same token vectors as the host projection of
+// the token states, and E1 the same vectors, from one run; on the CPU here,
+// the same graph as on a GPU less the fp16 conversion.
+func TestE12ProjectionInGraph(t *testing.T) {
+	lm := e1Model(t)
+	name, p, err := E12Projection()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, _ := parseProjection(e12PCA)
+	raw, err := os.ReadFile(lm.rc.ONNXPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withProj, err := convert.AddProjection(raw, "last_hidden_state", name, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The installed file has no pooled output: add the mean pooling the
+	// cuda files carry (scripts/pooled) in the graph, as its nodes.
+	withBoth, err := addMeanPooled(withProj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := lm.rc
+	cfg.ONNXData, cfg.TokenOutput, cfg.TokenOutputDims = withBoth, name, proj.Out
+	m, err := runtime.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if m.ProjectedOutput() != name || m.PooledOutput() != "pooled_mean" {
+		t.Fatalf("outputs %q and %q, want %q and pooled_mean", m.ProjectedOutput(), m.PooledOutput(), name)
+	}
+	base, err := lm.model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := e12Corpus(t)[:24]
+	ctx := context.Background()
+	want, err := base.EmbedWithTokens(ctx, lm.meta.PassagePrefix, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.EmbedWithTokens(ctx, lm.meta.PassagePrefix, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 1.0
+	for i := range texts {
+		if c := cosine(got[i].Vector, want[i].Vector); c < 0.99999 {
+			t.Errorf("text %d: E1 cosine %.6f to the CPU pooling", i, c)
+		}
+		g, w := proj.tokens(got[i].Tokens), proj.tokens(want[i].Tokens)
+		if got[i].Tokens.Output != name || len(g.Data) != len(w.Data) {
+			t.Fatalf("text %d: output %q, %d values, want %d", i, got[i].Tokens.Output, len(g.Data), len(w.Data))
+		}
+		for r := 0; r < len(w.Data)/proj.Out; r++ {
+			worst = min(worst, cosine(g.Data[r*proj.Out:(r+1)*proj.Out], w.Data[r*proj.Out:(r+1)*proj.Out]))
+		}
+	}
+	if worst < 0.9999 {
+		t.Errorf("worst token cosine %.6f between the graph's projection and the host's", worst)
+	}
+	t.Logf("worst token cosine %.7f over %d texts", worst, len(texts))
+}
+
+// addMeanPooled adds the "pooled_mean" output scripts/pooled/add_pooled.py
+// gives the cuda files (the attention mask's mean of last_hidden_state), in
+// opset 11's form (axes as attributes), which is the installed e5's.
+func addMeanPooled(model []byte) ([]byte, error) {
+	return convert.AppendGraph(model, &convert.Graph{
+		Nodes: []*convert.Node{
+			{Name: "pm_f", OpType: "Cast", Inputs: []string{"attention_mask"}, Outputs: []string{"pm_f"}, Attrs: []convert.Attribute{convert.IntAttr("to", int64(convert.Float))}},
+			{Name: "pm_3", OpType: "Unsqueeze", Inputs: []string{"pm_f"}, Outputs: []string{"pm_3"}, Attrs: []convert.Attribute{convert.IntsAttr("axes", -1)}},
+			{Name: "pm_masked", OpType: "Mul", Inputs: []string{"last_hidden_state", "pm_3"}, Outputs: []string{"pm_masked"}},
+			{Name: "pm_sum", OpType: "ReduceSum", Inputs: []string{"pm_masked"}, Outputs: []string{"pm_sum"}, Attrs: []convert.Attribute{convert.IntsAttr("axes", 1), convert.IntAttr("keepdims", 0)}},
+			{Name: "pm_count", OpType: "ReduceSum", Inputs: []string{"pm_3"}, Outputs: []string{"pm_count"}, Attrs: []convert.Attribute{convert.IntsAttr("axes", 1), convert.IntAttr("keepdims", 0)}},
+			{Name: "pm_safe", OpType: "Max", Inputs: []string{"pm_count", "pm_tiny"}, Outputs: []string{"pm_safe"}},
+			{Name: "pooled_mean", OpType: "Div", Inputs: []string{"pm_sum", "pm_safe"}, Outputs: []string{"pooled_mean"}},
+		},
+		Initializers: []*convert.Tensor{convert.FloatTensor("pm_tiny", nil, []float32{1e-9})},
+		Outputs:      []convert.ValueInfo{{Name: "pooled_mean", Elem: convert.Float, Shape: []convert.Dim{{Param: "batch"}, {Value: 384}}}},
+	})
 }

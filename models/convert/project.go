@@ -55,6 +55,88 @@ func AddProjection(model []byte, input, output string, p Projection) ([]byte, er
 	if output == "" || output == input {
 		return nil, fmt.Errorf("add projection: output name %q: give a new name", output)
 	}
+	graph, err := oneGraph(model)
+	if err != nil {
+		return nil, fmt.Errorf("add projection: %w", err)
+	}
+	_, width, err := graphNames(graph, input)
+	if err != nil {
+		return nil, fmt.Errorf("add projection: %w", err)
+	}
+	if width != int64(p.In) {
+		return nil, fmt.Errorf("add projection: output %q is %d wide, the projection takes %d", input, width, p.In)
+	}
+	mean, comps, centered := output+"/mean", output+"/components", output+"/centered"
+	compsT := transpose(p.Components, p.Out, p.In) // In×Out
+	out, err := AppendGraph(model, &Graph{
+		Nodes: []*Node{
+			{Name: centered, OpType: "Sub", Inputs: []string{input, mean}, Outputs: []string{centered}},
+			{Name: output, OpType: "MatMul", Inputs: []string{centered, comps}, Outputs: []string{output}},
+		},
+		Initializers: []*Tensor{
+			FloatTensor(mean, []int64{int64(p.In)}, p.Mean),
+			FloatTensor(comps, []int64{int64(p.In), int64(p.Out)}, compsT),
+		},
+		Outputs: []ValueInfo{{Name: output, Elem: Float, Shape: []Dim{{Param: "batch"}, {Param: "tokens"}, {Value: int64(p.Out)}}}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("add projection: %w", err)
+	}
+	return out, nil
+}
+
+// AppendGraph returns model with add's nodes (after the graph's own, so
+// they may read any value it defines), initializers and outputs appended
+// to its one graph; add's name, inputs and doc are not used. Every other
+// byte of model is kept. A value name add defines (a node output, an
+// initializer) that the graph already has is an error, and model is not
+// changed.
+func AppendGraph(model []byte, add *Graph) ([]byte, error) {
+	graph, err := oneGraph(model)
+	if err != nil {
+		return nil, err
+	}
+	names, _, err := graphNames(graph, "")
+	if err != nil {
+		return nil, err
+	}
+	m := &msg{}
+	for _, n := range add.Nodes {
+		for _, o := range n.Outputs {
+			if names[o] {
+				return nil, fmt.Errorf("the graph already has a value named %q", o)
+			}
+		}
+		m.embed(graphNode, n.marshal())
+	}
+	for _, t := range add.Initializers {
+		if names[t.Name] {
+			return nil, fmt.Errorf("the graph already has a value named %q", t.Name)
+		}
+		m.embed(graphInitializer, t.marshal())
+	}
+	for _, v := range add.Outputs {
+		m.embed(graphOutput, v.marshal())
+	}
+	newGraph := slices.Concat(graph, m.encoded())
+	out := make([]byte, 0, len(model)+len(newGraph)-len(graph))
+	for b := model; len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		k := protowire.ConsumeFieldValue(num, typ, b[n:]) // checked by oneGraph
+		if num == modelGraph && typ == protowire.BytesType {
+			out = protowire.AppendTag(out, modelGraph, protowire.BytesType)
+			out = protowire.AppendBytes(out, newGraph)
+		} else {
+			out = append(out, b[:n+k]...)
+		}
+		b = b[n+k:]
+	}
+	return out, nil
+}
+
+// oneGraph returns model's graph, checking that the protobuf parses and
+// holds exactly one.
+func oneGraph(model []byte) ([]byte, error) {
 	var graph []byte
 	var graphs int
 	if err := eachField(model, func(num protowire.Number, v []byte) error {
@@ -63,51 +145,17 @@ func AddProjection(model []byte, input, output string, p Projection) ([]byte, er
 		}
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("add projection: model: %w", err)
+		return nil, fmt.Errorf("model: %w", err)
 	}
 	if graphs != 1 {
-		return nil, fmt.Errorf("add projection: model has %d graphs, want 1", graphs)
+		return nil, fmt.Errorf("model has %d graphs, want 1", graphs)
 	}
-	names, width, err := graphNames(graph, input)
-	if err != nil {
-		return nil, fmt.Errorf("add projection: %w", err)
-	}
-	if width != int64(p.In) {
-		return nil, fmt.Errorf("add projection: output %q is %d wide, the projection takes %d", input, width, p.In)
-	}
-	mean, comps, centered := output+"/mean", output+"/components", output+"/centered"
-	for _, n := range []string{output, mean, comps, centered} {
-		if names[n] {
-			return nil, fmt.Errorf("add projection: the graph already has a value named %q", n)
-		}
-	}
-	compsT := transpose(p.Components, p.Out, p.In) // In×Out
-	add := &msg{}
-	add.embed(graphNode, (&Node{Name: centered, OpType: "Sub", Inputs: []string{input, mean}, Outputs: []string{centered}}).marshal())
-	add.embed(graphNode, (&Node{Name: output, OpType: "MatMul", Inputs: []string{centered, comps}, Outputs: []string{output}}).marshal())
-	add.embed(graphInitializer, FloatTensor(mean, []int64{int64(p.In)}, p.Mean).marshal())
-	add.embed(graphInitializer, FloatTensor(comps, []int64{int64(p.In), int64(p.Out)}, compsT).marshal())
-	add.embed(graphOutput, ValueInfo{Name: output, Elem: Float, Shape: []Dim{{Param: "batch"}, {Param: "tokens"}, {Value: int64(p.Out)}}}.marshal())
-	newGraph := slices.Concat(graph, add.encoded())
-
-	out := make([]byte, 0, len(model)+len(newGraph)-len(graph))
-	for b := model; len(b) > 0; {
-		num, typ, n := protowire.ConsumeTag(b)
-		m := protowire.ConsumeFieldValue(num, typ, b[n:]) // checked by eachField above
-		if num == modelGraph && typ == protowire.BytesType {
-			out = protowire.AppendTag(out, modelGraph, protowire.BytesType)
-			out = protowire.AppendBytes(out, newGraph)
-		} else {
-			out = append(out, b[:n+m]...)
-		}
-		b = b[n+m:]
-	}
-	return out, nil
+	return graph, nil
 }
 
 // graphNames returns every value name graph defines (node outputs,
-// initializers, graph inputs and outputs) and the static last dimension of
-// the float32 rank-3 graph output named input.
+// initializers, graph inputs and outputs) and, unless input is "", the
+// static last dimension of the float32 rank-3 graph output named input.
 func graphNames(graph []byte, input string) (map[string]bool, int64, error) {
 	names := map[string]bool{}
 	width := int64(-1)
@@ -142,6 +190,9 @@ func graphNames(graph []byte, input string) (map[string]bool, int64, error) {
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("graph: %w", err)
+	}
+	if input == "" {
+		return names, 0, nil
 	}
 	if !found {
 		return nil, 0, fmt.Errorf("the graph has no output %q", input)

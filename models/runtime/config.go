@@ -156,8 +156,10 @@ type Config struct {
 	// run and hand out the projected rows (TokenMatrix.Output names them)
 	// instead of the token states, which then never leave the device. A file
 	// without it runs as before; "" never looks. TokenVectors always reads
-	// the token states.
-	TokenOutput string
+	// the token states. TokenOutputDims, when set, is the width P the
+	// output must have: a file whose output has another is refused at Open.
+	TokenOutput     string
+	TokenOutputDims int
 	// Sessions is how many ONNX Runtime sessions of the model are open (default 1).
 	// A run takes a free one, so with more than one, runs from concurrent calls (the
 	// slots sharing a model) or from one call's pipeline execute side by side; on cuda

@@ -298,6 +298,9 @@ func (m *Model) findProjected(outs []ort.InputOutputInfo) error {
 			return fmt.Errorf("model output %q is %v of %v with shape %v; a projected token output must be float32 [batch, tokens, P] with P fixed (convert.AddProjection writes it)",
 				o.Name, o.OrtValueType, o.DataType, o.Dimensions)
 		}
+		if d := m.cfg.TokenOutputDims; d > 0 && o.Dimensions[2] != int64(d) {
+			return fmt.Errorf("model output %q has %d dims, the caller reads %d: the file was built with another projection; rebuild it", o.Name, o.Dimensions[2], d)
+		}
 		m.projName, m.projDim = o.Name, int(o.Dimensions[2])
 	}
 	return nil

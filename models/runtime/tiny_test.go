@@ -587,4 +587,11 @@ func TestTinyProjectedOutput(t *testing.T) {
 	if _, err := Open(c); err == nil || !strings.Contains(err.Error(), "projected token output must be") {
 		t.Errorf("a rank-2 token output: %v", err)
 	}
+	c = cfg
+	c.TokenOutputDims = 4
+	if _, err := Open(c); err == nil || !strings.Contains(err.Error(), "has 3 dims, the caller reads 4") {
+		t.Errorf("a token output of another width: %v", err)
+	}
+	c.TokenOutputDims = 3
+	openTiny(t, c)
 }
