@@ -35,7 +35,7 @@ func e12Corpus(t testing.TB) []string {
 
 // e1Model is E1's installed model (e5-small-v2), from a loader closed with
 // the test.
-func e1Model(t *testing.T) *loaded {
+func e1Model(t testing.TB) *loaded {
 	t.Helper()
 	requireModels(t, Config{})
 	l, err := newLoader(Config{})
@@ -326,4 +326,60 @@ func addMeanPooled(model []byte) ([]byte, error) {
 		Initializers: []*convert.Tensor{convert.FloatTensor("pm_tiny", nil, []float32{1e-9})},
 		Outputs:      []convert.ValueInfo{{Name: "pooled_mean", Elem: convert.Float, Shape: []convert.Dim{{Param: "batch"}, {Value: 384}}}},
 	})
+}
+
+// BenchmarkE12InGraph times E1 and E12's shared pass over 64 ~200-token texts on
+// this machine: token states out of the run and E12 projected on the host
+// (host), against the installed e5 with E12's projection and its pooled
+// output in the graph (graph), as the cuda files have them.
+func BenchmarkE12InGraph(b *testing.B) {
+	lm := e1Model(b)
+	name, p, err := E12Projection()
+	if err != nil {
+		b.Fatal(err)
+	}
+	proj, _ := parseProjection(e12PCA)
+	raw, err := os.ReadFile(lm.rc.ONNXPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	withProj, err := convert.AddProjection(raw, "last_hidden_state", name, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	withBoth, err := addMeanPooled(withProj)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := lm.rc
+	cfg.ONNXData, cfg.TokenOutput, cfg.TokenOutputDims = withBoth, name, proj.Out
+	graph, err := runtime.Open(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer graph.Close()
+	host, err := lm.model()
+	if err != nil {
+		b.Fatal(err)
+	}
+	docs := goDocComments(b)
+	texts := make([]string, 64) // four comment blocks each: ~200 tokens, as a code memory
+	for i := range texts {
+		texts[i] = strings.Join(docs[4*i:4*i+4], "\n")
+	}
+	for _, c := range []struct {
+		name string
+		m    *runtime.Model
+	}{{"host", host}, {"graph", graph}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := runtime.MapTokens(context.Background(), c.m, lm.meta.PassagePrefix, texts, func(_ int, pp runtime.Pooled) fingerprint.Tokens {
+					return proj.tokens(pp.Tokens)
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*len(texts)), "ms/doc")
+		})
+	}
 }
