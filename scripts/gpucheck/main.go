@@ -46,6 +46,7 @@ import (
 	"github.com/cgraph/cgraph/engine"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/models"
+	"github.com/cgraph/cgraph/models/convert"
 	"github.com/cgraph/cgraph/models/runtime"
 	"github.com/cgraph/cgraph/record"
 )
@@ -203,8 +204,10 @@ func since(t time.Time) span {
 type ingest struct {
 	Model string `json:"model"`
 	// Call is what ran: "EmbedWithTokens" (token states to the host, as
-	// E1/E12 and E7/E10 read them) or "Embed" (a vector per text: the
-	// model's own pooled output where it has one, see -cpu-pooling).
+	// E1/E12 and E7/E10 read them; "EmbedWithTokens (pooled + OUTPUT)" where
+	// e5's file has E12's projection in its graph: the pooled vector and the
+	// projected tokens) or "Embed" (a vector per text: the model's own
+	// pooled output where it has one, see -cpu-pooling).
 	Call string `json:"call"`
 	// Pinned says whether the cuda runs wrote token states into pinned
 	// host buffers (runtime.Model.PinnedOutputs; -pageable-outputs: not).
@@ -502,6 +505,12 @@ func openModel(o options, id models.ModelID, dev runtime.Device, cudaOpts map[st
 	}
 	rc.Device, rc.CUDAOptions, rc.ConcurrentRuns, rc.Sessions, rc.CPUPooling = dev, cudaOpts, o.concurrentRuns, o.sessions, o.cpuPooling
 	rc.PageableOutputs = o.pageable
+	if name, p, err := neural.E12Projection(); err == nil && p.In == meta.Dims && id == e12Base {
+		// A file with E12's projection in its graph (scripts/e12graph: the
+		// cuda fp16 e5) runs EmbedWithTokens as E1/E12 do: pooled vector and
+		// projected tokens from one run.
+		rc.TokenOutput, rc.TokenOutputDims = name, p.Out
+	}
 	if dev == runtime.DeviceCUDA {
 		rc.BatchSize, rc.MaxBatchTokens, rc.IntraOpThreads = o.batch, o.batchTokens, o.intraOp
 		if o.ortProfile != "" {
@@ -510,6 +519,9 @@ func openModel(o options, id models.ModelID, dev runtime.Device, cudaOpts map[st
 	}
 	return runtime.Open(rc)
 }
+
+// e12Base is the model whose token states E12's fallback projects.
+const e12Base models.ModelID = "e5-small-v2"
 
 // checkModel runs parity, query latency and ingest of one model on every device.
 func checkModel(ctx context.Context, o options, id models.ModelID, docs []string, devs []runtime.Device, cudaOpts map[string]string, res *Result) error {
@@ -597,7 +609,20 @@ func checkParity(ctx context.Context, o options, id models.ModelID, g, c *runtim
 		return err
 	}
 	tp.Model = string(id)
-	for _, p := range []parity{p, tp} {
+	all := []parity{p, tp}
+	if g.ProjectedOutput() != "" {
+		_, proj, err := neural.E12Projection()
+		if err != nil {
+			return err
+		}
+		pp, err := projectedParity(ctx, g, c, texts, proj)
+		if err != nil {
+			return err
+		}
+		pp.Model = string(id)
+		all = append(all, pp)
+	}
+	for _, p := range all {
 		res.Parity = append(res.Parity, p)
 		if p.MinCosine < o.minCosine {
 			res.Failures = append(res.Failures, fmt.Sprintf("%s %s parity: worst cosine %.5f < %.3f", id, p.What, p.MinCosine, o.minCosine))
@@ -606,34 +631,76 @@ func checkParity(ctx context.Context, o options, id models.ModelID, g, c *runtim
 	return nil
 }
 
-// tokenParity compares the token states (EmbedWithTokens, what E12 and E10
-// read: on cuda through the pinned output buffers) of texts on g and c, row
-// by row: the worst and mean cosine over every token of every text.
+// tokenParity compares the token states (TokenVectors, what E10 and, on
+// a file without E12's projection, E12 read: on cuda through the pinned
+// output buffers) of texts on g and c, row by row: the worst and mean
+// cosine over every token of every text.
 func tokenParity(ctx context.Context, g, c *runtime.Model, texts []string) (parity, error) {
-	a, err := g.EmbedWithTokens(ctx, g.Config().PassagePrefix, texts)
+	a, err := g.TokenVectors(ctx, runtime.ViewPassage, texts)
 	if err != nil {
 		return parity{}, err
 	}
-	b, err := c.EmbedWithTokens(ctx, c.Config().PassagePrefix, texts)
+	b, err := c.TokenVectors(ctx, runtime.ViewPassage, texts)
 	if err != nil {
 		return parity{}, err
 	}
 	p := parity{What: "token states", Texts: len(texts), MinCosine: 1, Device: g.Device() + " vs " + c.Device()}
+	return p, rowParityOf(&p, g, c, a, b, func(r []float32) []float32 { return r })
+}
+
+// projectedParity compares, row by row, the projected tokens g's graph
+// gives (EmbedWithTokens with Config.TokenOutput: E12 in the graph) with
+// proj applied on the host to c's token states.
+func projectedParity(ctx context.Context, g, c *runtime.Model, texts []string, proj convert.Projection) (parity, error) {
+	a, err := g.EmbedWithTokens(ctx, g.Config().PassagePrefix, texts)
+	if err != nil {
+		return parity{}, err
+	}
+	b, err := c.TokenVectors(ctx, runtime.ViewPassage, texts)
+	if err != nil {
+		return parity{}, err
+	}
+	ta := make([]runtime.TokenMatrix, len(a))
+	for i := range a {
+		if a[i].Tokens.Output == "" || a[i].Tokens.Dim != proj.Out {
+			return parity{}, fmt.Errorf("text %d: %d-wide rows of output %q on %s, want %d projected ones", i, a[i].Tokens.Dim, a[i].Tokens.Output, g.Device(), proj.Out)
+		}
+		ta[i] = a[i].Tokens
+	}
+	host := func(r []float32) []float32 {
+		out := make([]float32, proj.Out)
+		for j := range out {
+			var s float32
+			for k, v := range r {
+				s += (v - proj.Mean[k]) * proj.Components[j*proj.In+k]
+			}
+			out[j] = s
+		}
+		return out
+	}
+	p := parity{What: "E12 projected in the graph", Texts: len(texts), MinCosine: 1, Device: g.Device() + " vs " + c.Device() + " (projected on the host)"}
+	return p, rowParityOf(&p, g, c, ta, b, host)
+}
+
+// rowParityOf sets p's worst and mean cosine between each row of a and
+// fb of the same row of b, text by text; texts tokenized differently are
+// an error.
+func rowParityOf(p *parity, g, c *runtime.Model, a, b []runtime.TokenMatrix, fb func([]float32) []float32) error {
 	rows := 0
 	for i := range a {
-		ta, tb := a[i].Tokens, b[i].Tokens
+		ta, tb := a[i], b[i]
 		if len(ta.IDs) != len(tb.IDs) {
-			return p, fmt.Errorf("text %d: %d tokens on %s, %d on %s", i, len(ta.IDs), g.Device(), len(tb.IDs), c.Device())
+			return fmt.Errorf("text %d: %d tokens on %s, %d on %s", i, len(ta.IDs), g.Device(), len(tb.IDs), c.Device())
 		}
 		for r := range ta.IDs {
-			cs := cosine(ta.Row(r), tb.Row(r))
+			cs := cosine(ta.Row(r), fb(tb.Row(r)))
 			p.MinCosine = min(p.MinCosine, cs)
 			p.MeanCosine += cs
 			rows++
 		}
 	}
 	p.MeanCosine /= float64(max(rows, 1))
-	return p, nil
+	return nil
 }
 
 // queryLatency encodes n fixed queries through m one per call, as a search
@@ -679,6 +746,9 @@ func modelIngest(ctx context.Context, m *runtime.Model, call string, set []strin
 	st := m.Stats().Sub(before)
 	if call == "Embed" && m.PooledOutput() != "" {
 		call += " (" + m.PooledOutput() + ")"
+	}
+	if call == "EmbedWithTokens" && m.ProjectedOutput() != "" {
+		call += " (pooled + " + m.ProjectedOutput() + ")"
 	}
 	return ingest{Call: call, Pinned: m.PinnedOutputs(), Device: m.Device(), Docs: len(set), DocsPerS: float64(len(set)) / wall.Seconds(),
 		Batches: st.Batches, Fill: float64(st.Tokens) / float64(max(st.PaddedTokens, 1)),
