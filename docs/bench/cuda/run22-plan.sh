@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The next GPU call for issue 33 (prepared in the eleventh session, which
-# had no GPU; not yet run). Same staging as run19-device.sh: parts of
+# had no GPU, revised in the twelfth, which had none either; not yet run). Same staging as run19-device.sh: parts of
 # `tar -C STAGE -c ort m32 fzp pk | zstd -6 -T2 | split -b 48000000 -d`
 # moved to /root/stage one call each, then this call carrying .gpu/final
 # (this script, bins.tgz with new/ = HEAD and base/ = c596411 builds of
@@ -10,6 +10,12 @@
 #   for v in new:. base:/tmp/base; do d=${v%%:*}; (cd ${v#*:} && go build -o $STAGE/$d/gpucheck ./scripts/gpucheck && go build -o $STAGE/$d/cgraph ./cmd/cgraph); done
 #   tar czf .gpu/final/bins.tgz -C $STAGE new base
 #
+# pk must be built by this tree's `make setup-cuda-fp16` (scripts/fp16/cuda.sh
+# OUT; twelfth session): its e5 (sha256 c441aedd…) carries E12's projection in
+# the graph, which new/ reads (E1/E12 from the pooled and projected outputs)
+# and base/ ignores (it fetches the token states as before). new/ also has
+# the commit's sorted keys (engine).
+#
 # What it answers, in one call of ~6 minutes:
 #  1. do add --jsonl's two halves overlap on the GPU machine (gpucheck
 #     `halves`, and an execution trace of the pipelined import)?
@@ -18,7 +24,10 @@
 #     cheaper judge, quantisation, decode, allocations) give there: new/
 #     against base/ in the same call, packed fp16 at batches of 256;
 #  3. the new engine CPU profile (E-new-engine.prof: read it here with
-#     go tool pprof and the same gpucheck binary): what the host spends now.
+#     go tool pprof and the same gpucheck binary): what the host spends now;
+#  4. E12 in the graph: new/'s parity lists "E12 projected in the graph"
+#     (must be >= -min-cosine) and e5's EmbedWithTokens ingest figure is the
+#     pooled + projected pass; against base/'s token pass in the same call.
 set -uo pipefail
 F=$PWD/.gpu/final
 R=/root/res; mkdir -p $R
