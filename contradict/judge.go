@@ -3,6 +3,7 @@ package contradict
 import (
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/cgraph/cgraph/internal/needle"
 )
@@ -163,8 +164,33 @@ func (t *Text) adds() string {
 	return t.additive
 }
 
+// Words is a text as the judge compares it, word by word: made once
+// (Tokenize) for a text judged many times, such as a stored memory that
+// several new ones come close to in a bulk import. Immutable: safe for
+// concurrent use.
+type Words struct{ tokens []token }
+
+// Tokenize makes text's Words.
+func Tokenize(text string) Words { return Words{tokenize(text)} }
+
+// Bytes estimates the memory w holds, for a cache's budget.
+func (w Words) Bytes() int {
+	n := 24 + len(w.tokens)*int(unsafe.Sizeof(token{}))
+	for _, t := range w.tokens {
+		n += len(t.stem) + len(t.text)
+	}
+	return n
+}
+
 // Judge is Judge(oldText, t's text, ev, r).
 func (t *Text) Judge(oldText string, ev Evidence, r Rules) Judgement {
+	return t.JudgeWords(func() Words { return Tokenize(oldText) }, ev, r)
+}
+
+// JudgeWords is Judge with the old memory's words from old, which is
+// called only when the judgement needs them (most pairs a write judges are
+// decided on the evidence and the new text alone) and at most once.
+func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 	subject := fmt.Sprintf("E1 %.3f, E6 %.2f, E11 %.2f", ev.E1, ev.E6, ev.E11)
 	differ := func() Judgement {
 		return Judgement{None, fmt.Sprintf("different subjects: %s below E1 %.2f (or %.2f with E6 %.2f)", subject, r.E1, r.WeakE1, r.WeakE6)}
@@ -177,7 +203,7 @@ func (t *Text) Judge(oldText string, ev Evidence, r Rules) Judgement {
 	if !same && marker == "" { // nothing can make the subjects the same: skip the tokenizing (most pairs a write judges)
 		return differ()
 	}
-	a, b := tokenize(oldText), t.tokenized()
+	a, b := old().tokens, t.tokenized()
 	if len(a) > MaxWords || len(b) > MaxWords {
 		return Judgement{None, fmt.Sprintf("too long to compare word by word (%d and %d words; the judge aligns memories of at most %d)", len(a), len(b), MaxWords)}
 	}

@@ -115,3 +115,34 @@ func TestJudgeLongPairIsBounded(t *testing.T) {
 		t.Errorf("a short pair is no longer judged: %s (%s)", short.Kind, short.Reason)
 	}
 }
+
+// TestJudgeWords: judging against words made once (shared by many
+// judgements, as a write's cache shares a stored memory's) gives what
+// Judge gives on every labelled pair, the words untouched by the judging;
+// the old text is tokenized only when the judgement needs it, and at most
+// once.
+func TestJudgeWords(t *testing.T) {
+	pairs, ev := loadPairs(t)
+	for _, p := range pairs {
+		w := Tokenize(p.Old)
+		before := slices.Clone(w.tokens)
+		calls := 0
+		old := func() Words { calls++; return w }
+		got := NewText(p.New).JudgeWords(old, ev[p.ID], DefaultRules)
+		if want := Judge(p.Old, p.New, ev[p.ID], DefaultRules); got != want {
+			t.Errorf("pair %s: JudgeWords %v, Judge %v", p.ID, got, want)
+		}
+		if calls > 1 || !slices.Equal(before, w.tokens) {
+			t.Errorf("pair %s: old called %d times, words changed %v", p.ID, calls, !slices.Equal(before, w.tokens))
+		}
+		if w.Bytes() < len(p.Old)/2 {
+			t.Errorf("pair %s: %d bytes estimated for %d bytes of text", p.ID, w.Bytes(), len(p.Old))
+		}
+	}
+	calls := 0
+	j := NewText("The API server listens on port 9090.").JudgeWords(func() Words { calls++; return Tokenize("x") },
+		Evidence{E1: 0.5, E6: 0.1, E11: 1}, DefaultRules)
+	if j.Kind != None || calls != 0 {
+		t.Errorf("different subjects, no change marker: %v, old tokenized %d times; want None without tokenizing", j, calls)
+	}
+}

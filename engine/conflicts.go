@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"time"
 
@@ -17,9 +18,10 @@ import (
 var conflictRules = contradict.DefaultRules
 
 // judgeConflict judges whether newText contradicts or updates the stored
-// oldText, with the near-duplicate evidence sim of the pair.
-func judgeConflict(oldText string, newText *contradict.Text, sim record.Similar) (record.Contradiction, bool) {
-	j := newText.Judge(oldText, contradict.Evidence{E1: sim.E1, E6: sim.E6, E11: sim.E11}, conflictRules)
+// memory whose words old gives (called only when the judge needs them),
+// with the near-duplicate evidence sim of the pair.
+func judgeConflict(old func() contradict.Words, newText *contradict.Text, sim record.Similar) (record.Contradiction, bool) {
+	j := newText.JudgeWords(old, contradict.Evidence{E1: sim.E1, E6: sim.E6, E11: sim.E11}, conflictRules)
 	if !j.Kind.Conflict() {
 		return record.Contradiction{}, false
 	}
@@ -151,4 +153,44 @@ func (s *Engine) isSuperseded(ctx context.Context, id record.ID) (bool, error) {
 		return false, err
 	}
 	return slices.ContainsFunc(rels, func(r record.Relation) bool { return r.Type == record.RelSupersedes && r.To == id }), nil
+}
+
+// judgedWordsBytes bounds the judge's words kept for stored memories
+// (judgedWords): a memory of ~200 words takes ~15 KB, so ~500 of them.
+const judgedWordsBytes = 8 << 20
+
+// judgedWords keeps the contradiction judge's words (contradict.Tokenize)
+// of stored memories a write compared new ones with: in a bulk import of
+// code each stored function is close to several of the next ones, so a
+// write tokenized the same stored text again and again (~half the judge's
+// time). Keyed by the memory and its content's hash, so an edited memory
+// is never judged by its old words. Safe for concurrent use.
+type judgedWords struct {
+	c *lru[judgedKey, contradict.Words]
+}
+
+type judgedKey struct {
+	id      record.ID
+	content uint64 // maphash of the content
+}
+
+var judgedSeed = maphash.MakeSeed()
+
+func newJudgedWords(maxBytes int) *judgedWords {
+	return &judgedWords{newLRU[judgedKey](maxBytes, contradict.Words.Bytes)}
+}
+
+// words returns the judge's words of stored memory id with content,
+// tokenizing it only when they are not kept (a nil cache keeps nothing).
+func (j *judgedWords) words(id record.ID, content string) contradict.Words {
+	if j == nil {
+		return contradict.Tokenize(content)
+	}
+	k := judgedKey{id, maphash.String(judgedSeed, content)}
+	if w, ok := j.c.get(k); ok {
+		return w
+	}
+	w := contradict.Tokenize(content)
+	j.c.put(k, w)
+	return w
 }

@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/cgraph/cgraph/contradict"
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/record"
 )
@@ -108,5 +110,38 @@ func TestConflictPolicyRefused(t *testing.T) {
 	_, err := s.Add(context.Background(), record.NewMemory{Content: "x", OnConflict: "retire-older"})
 	if err == nil || !strings.Contains(err.Error(), "supersede-newer") {
 		t.Fatalf("an unknown policy was accepted or the error does not say the valid ones: %v", err)
+	}
+}
+
+// TestJudgedWords: the judge's words of a stored memory are kept by its id
+// and content, so an edited memory is judged by its new words, another
+// memory with the same text by its own entry, and a nil cache (a read-only
+// store) tokenizes every time; the budget bounds what is kept.
+func TestJudgedWords(t *testing.T) {
+	j := newJudgedWords(1 << 20)
+	a, b := record.NewID(), record.NewID()
+	first := j.words(a, "Deploys run on Jenkins.")
+	if again := j.words(a, "Deploys run on Jenkins."); !reflect.DeepEqual(again, first) {
+		t.Fatal("the same memory and text gave other words")
+	}
+	edited := j.words(a, "Deploys run on GitHub Actions.")
+	if reflect.DeepEqual(edited, first) || !reflect.DeepEqual(edited, contradict.Tokenize("Deploys run on GitHub Actions.")) {
+		t.Error("an edited memory was judged by its old words")
+	}
+	if !reflect.DeepEqual(j.words(b, "Deploys run on Jenkins."), first) {
+		t.Error("another memory with the same text gave other words")
+	}
+	if entries, _ := j.c.size(); entries != 3 {
+		t.Errorf("%d entries kept, want 3", entries)
+	}
+	var none *judgedWords
+	if !reflect.DeepEqual(none.words(a, "Deploys run on Jenkins."), first) {
+		t.Error("a nil cache gave other words")
+	}
+	small := newJudgedWords(first.Bytes() + 1)
+	small.words(a, "Deploys run on Jenkins.")
+	small.words(b, "Deploys run on Jenkins.")
+	if entries, used := small.c.size(); entries != 1 || used > first.Bytes()+1 {
+		t.Errorf("over budget: %d entries, %d bytes", entries, used)
 	}
 }

@@ -197,7 +197,8 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 			sim.E11 = fingerprint.SortedJaccard(names, other)
 		}
 		if content != "" {
-			if c, ok := judgeConflict(ms[i].Content, newText, sim); ok {
+			id, content := ids[j], ms[i].Content
+			if c, ok := judgeConflict(func() contradict.Words { return s.judged.words(id, content) }, newText, sim); ok {
 				conflicts = append(conflicts, c)
 			}
 		}

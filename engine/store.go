@@ -76,6 +76,9 @@ type Engine struct {
 	views *viewCache // encoded query views; nil when turned off
 	// tokens caches decoded E12 matrices for S4; nil when read-only or off.
 	tokens *tokenCache
+	// judged caches the contradiction judge's words of stored memories
+	// that writes compared new ones with; nil when read-only.
+	judged *judgedWords
 }
 
 // Open opens (or with o.Create creates) the store in dir, checks the
@@ -115,6 +118,9 @@ func Open(dir string, o Options) (*Engine, error) {
 		s.tokens = newTokenCache(DefaultTokenCacheBytes)
 	case o.TokenCacheBytes > 0:
 		s.tokens = newTokenCache(o.TokenCacheBytes)
+	}
+	if !o.ReadOnly {
+		s.judged = newJudgedWords(judgedWordsBytes)
 	}
 	onConflict, err := record.ParseConflictPolicy(string(o.OnConflict))
 	if err != nil {
