@@ -48,6 +48,10 @@ type Config struct {
 	// PageableOutputs keeps cuda outputs in Go memory instead of pinned
 	// buffers (runtime.Config.PageableOutputs; an A/B baseline).
 	PageableOutputs bool
+	// HostE12Projection projects e5's token states for E12 on the host even
+	// where the model file has E12Projection's output in its graph (an A/B
+	// baseline: the token states then leave the device as before).
+	HostE12Projection bool
 	// CUDAOptions are extra ONNX Runtime CUDA provider options (cuda only).
 	CUDAOptions map[string]string
 	// OpenNow opens every model's session while Registry builds and runs one

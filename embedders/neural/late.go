@@ -366,7 +366,9 @@ func buildE1E12(l *loader) ([]embedders.Embedder, error) {
 	}
 	// A file with the projection in its graph (E12Projection) runs E1 and
 	// E12 from its pooled and projected outputs; others give token states.
-	d.lm.rc.TokenOutput, d.lm.rc.TokenOutputDims = e12Output, proj.Out
+	if !l.cfg.HostE12Projection {
+		d.lm.rc.TokenOutput, d.lm.rc.TokenOutputDims = e12Output, proj.Out
+	}
 	// The projection (~0.5 ms per 200-token document) runs per batch, as
 	// each batch's token states come out of the run.
 	pass := &sharedPass[fingerprint.Tokens]{lm: d.lm, prefix: d.docPrefix,

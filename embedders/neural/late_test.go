@@ -383,3 +383,33 @@ func BenchmarkE12InGraph(b *testing.B) {
 		})
 	}
 }
+
+// TestE12AsksForItsOutput: the E1/E12 model asks the runtime for
+// E12Projection's output (used where the file has it), unless
+// HostE12Projection keeps the projection on the host (the A/B baseline).
+func TestE12AsksForItsOutput(t *testing.T) {
+	requireModels(t, Config{})
+	for _, host := range []bool{false, true} {
+		l, err := newLoader(Config{HostE12Projection: host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := buildE1E12(l); err != nil {
+			t.Fatal(err)
+		}
+		lm := l.open[l.cfg.variant(l.mf, modelE1)]
+		if lm == nil {
+			t.Fatal("E1's model is not open after buildE1E12")
+		}
+		want, dims := e12Output, 128
+		if host {
+			want, dims = "", 0
+		}
+		if lm.rc.TokenOutput != want || lm.rc.TokenOutputDims != dims {
+			t.Errorf("host=%v: token output %q (%d dims), want %q (%d)", host, lm.rc.TokenOutput, lm.rc.TokenOutputDims, want, dims)
+		}
+		if err := l.close(); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -80,6 +80,9 @@ type options struct {
 	// registryInFlight, above 1, adds a registry row with that many
 	// 512-document calls at once.
 	registryInFlight int
+	// hostE12 projects E12 on the host even where e5's file has the
+	// projection in its graph (-host-e12).
+	hostE12 bool
 	// cpuPooling pools on the CPU even where a model has its own pooled
 	// output (the A/B baseline of scripts/pooled).
 	cpuPooling bool
@@ -127,6 +130,7 @@ func main() {
 	flag.StringVar(&o.importBatches, "import-batches", "256", "comma-separated lines per AddBatch of the add --jsonl measures (bulkimport.Import, pipelined and not; empty: skip)")
 	flag.BoolVar(&o.cpuPooling, "cpu-pooling", false, "pool token states on the CPU even where a model file has its own pooled output (scripts/pooled): the baseline")
 	flag.BoolVar(&o.pageable, "pageable-outputs", false, "cuda outputs into ordinary Go memory instead of pinned host buffers: the baseline")
+	flag.BoolVar(&o.hostE12, "host-e12", false, "project e5's token states for E12 on the host even where its file has the projection in its graph (scripts/e12graph): the baseline")
 	flag.IntVar(&o.registryInFlight, "registry-inflight", 0, "also time the registry with this many 512-document calls at once, as bulkimport overlaps its batches (0 or 1: skip)")
 	flag.StringVar(&o.importInFlight, "import-inflight", "2", "comma-separated batches on their way at once (bulkimport.Options.InFlight) of the pipelined add --jsonl measures")
 	flag.IntVar(&o.intraOp, "intra-op-threads", 0, "ONNX Runtime intra-op threads per cuda session (0: one per core); with several sessions on one GPU, 1 avoids thread pools contending (onnxruntime issue 20494)")
@@ -505,7 +509,7 @@ func openModel(o options, id models.ModelID, dev runtime.Device, cudaOpts map[st
 	}
 	rc.Device, rc.CUDAOptions, rc.ConcurrentRuns, rc.Sessions, rc.CPUPooling = dev, cudaOpts, o.concurrentRuns, o.sessions, o.cpuPooling
 	rc.PageableOutputs = o.pageable
-	if name, p, err := neural.E12Projection(); err == nil && p.In == meta.Dims && id == e12Base {
+	if name, p, err := neural.E12Projection(); err == nil && p.In == meta.Dims && id == e12Base && !o.hostE12 {
 		// A file with E12's projection in its graph (scripts/e12graph: the
 		// cuda fp16 e5) runs EmbedWithTokens as E1/E12 do: pooled vector and
 		// projected tokens from one run.
@@ -766,7 +770,7 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 	if err != nil {
 		return err
 	}
-	cfg := neural.Config{ModelsDir: dir, Manifest: mf, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec, ConcurrentRuns: o.concurrentRuns, Sessions: o.sessions, CPUPooling: o.cpuPooling, PageableOutputs: o.pageable}
+	cfg := neural.Config{ModelsDir: dir, Manifest: mf, Device: dev, OpenNow: true, CUDAOptions: cudaOpts, Precision: prec, ConcurrentRuns: o.concurrentRuns, Sessions: o.sessions, CPUPooling: o.cpuPooling, PageableOutputs: o.pageable, HostE12Projection: o.hostE12}
 	if dev == runtime.DeviceCUDA {
 		cfg.BatchSize, cfg.MaxBatchTokens, cfg.IntraOpThreads = o.batch, o.batchTokens, o.intraOp
 	}

@@ -16,7 +16,7 @@
 # and base/ ignores (it fetches the token states as before). new/ also has
 # the commit's sorted keys (engine).
 #
-# What it answers, in one call of ~6 minutes:
+# What it answers, in one call of ~7.5 minutes:
 #  1. do add --jsonl's two halves overlap on the GPU machine (gpucheck
 #     `halves`, and an execution trace of the pipelined import)?
 #     BenchmarkImportOverlap says they do on the CPU machine;
@@ -27,7 +27,9 @@
 #     go tool pprof and the same gpucheck binary): what the host spends now;
 #  4. E12 in the graph: new/'s parity lists "E12 projected in the graph"
 #     (must be >= -min-cosine) and e5's EmbedWithTokens ingest figure is the
-#     pooled + projected pass; against base/'s token pass in the same call.
+#     pooled + projected pass; E-new-hoste12 is new/ with -host-e12 (the
+#     token states to the host, projected there, as before): the A/B of the
+#     projection alone, in the same call (five runs: ~7.5 minutes).
 set -uo pipefail
 F=$PWD/.gpu/final
 R=/root/res; mkdir -p $R
@@ -52,6 +54,7 @@ gc() { # BIN NAME EXTRA...
 }
 gc new E-new-packed16-b256 -engine-cpuprofile $R/E-new-engine.prof -import-trace $R/E-new-import.trace
 gc base E-base-packed16-b256
+gc new E-new-hoste12 -host-e12
 gc new E-new-again
 gc base E-base-again
 tar czf $OUT/all.tgz -C $R . 2>/dev/null
