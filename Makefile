@@ -18,7 +18,7 @@ setup-cuda:
 # <models dir>/cuda-fp16 (scripts/fp16/cuda.sh; python3 and PyPI packages,
 # every file sha256-checked). Optional: fp32 stays cuda's default.
 setup-cuda-fp16:
-	bash scripts/fp16/cuda.sh
+	GO=$(GO) bash scripts/fp16/cuda.sh
 
 # On a machine with a GPU: install check, CPU/GPU parity, ingest and query
 # figures on both devices, GPU utilisation (under five minutes).

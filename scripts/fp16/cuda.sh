@@ -40,7 +40,7 @@ for id in "${!WANT[@]}"; do
 	"$VENV/bin/python" fuse.py "$MODELS/$id/model.onnx" "$scratch/$id.onnx" fp16 packed >/dev/null
 	"$VENV/bin/python" ../pooled/add_pooled.py "$scratch/$id.onnx" "$scratch/$id.pooled.onnx" "${POOL[$id]}"
 	if [ "$id" = e5-small-v2 ]; then # E12's projection (sha256 before it: a64ac9a3…)
-		(cd ../.. && go run ./scripts/e12graph "$scratch/$id.pooled.onnx" "$scratch/$id.e12.onnx") >/dev/null
+		(cd ../.. && ${GO:-go} run ./scripts/e12graph "$scratch/$id.pooled.onnx" "$scratch/$id.e12.onnx") >/dev/null
 		mv "$scratch/$id.e12.onnx" "$scratch/$id.pooled.onnx"
 	fi
 	got=$(sha256sum "$scratch/$id.pooled.onnx" | cut -d' ' -f1)
