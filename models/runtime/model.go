@@ -95,7 +95,7 @@ type Model struct {
 	runs     chan struct{}
 	stats    stageCounters
 
-	// mu guards sess, psess and pin: a batch holds it for reading from
+	// mu guards sess, psess, jsess and pin: a batch holds it for reading from
 	// packing to unpacking (runBatch), Close for writing.
 	mu   sync.RWMutex
 	sess []*ort.DynamicAdvancedSession // Config.Sessions of them; nil after Close
