@@ -100,7 +100,9 @@ func (v Entities) size() int  { return strsSize(v.Names) + f32sSize(v.Vector) }
 
 // Decode parses an encoded fingerprint. It accepts only canonical encodings —
 // those Encode produces — so that Encode(Decode(b)) == b. Errors wrap
-// record.ErrCorrupt and say what was wrong and where.
+// record.ErrCorrupt and say what was wrong and where. What it returns holds
+// no reference to b (every string and slice is copied out), so b may be a
+// buffer its owner reuses or frees right after (TestDecodeKeepsNoReference).
 func Decode(b []byte) (*Fingerprint, error) { return decodeChecked(b, nil) }
 
 // decodeChecked checks b's checksum and decodes its body, keeping the

@@ -100,6 +100,40 @@ func (e *Store) Values(ctx context.Context, f Family, keys [][]byte) ([][]byte, 
 	return out, nil
 }
 
+// ViewValues calls fn for each of keys in f, from one snapshot: with the
+// value in place when the key is found (ok; not copied, valid only during
+// fn, which must not keep it or any part of it) and with nil, false when it
+// is absent. The first error stops it and is returned: fn's as it is, a
+// read's naming the key. It is Values for a
+// caller that decodes the values and drops them (a write reading the close
+// memories' fingerprints), without the two copies of each.
+func (e *Store) ViewValues(ctx context.Context, f Family, keys [][]byte, fn func(i int, value []byte, ok bool) error) error {
+	if err := f.known(); err != nil {
+		return err
+	}
+	if err := e.begin(ctx, false); err != nil {
+		return err
+	}
+	defer e.end()
+	snap := e.kv.snapshot()
+	defer snap.release()
+	for i, k := range keys {
+		var fnErr error
+		found, err := snap.view(f, k, func(v []byte) error { fnErr = fn(i, v, true); return fnErr })
+		switch {
+		case fnErr != nil:
+			return fnErr
+		case err != nil:
+			return fmt.Errorf("read %s/%x: %w", families[f].name, k, err)
+		case !found:
+			if err := fn(i, nil, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Counters are the store's doc-number counter and memory count.
 type Counters struct {
 	NextDocNum record.DocNum

@@ -1,6 +1,7 @@
 package cellar
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -843,5 +845,48 @@ func TestBatchSeesItsOwnWrites(t *testing.T) {
 	st, err := e.Stats(ctx)
 	if err != nil || st.Memories != 2 || st.NextDocNum != 3 {
 		t.Fatalf("stats: %+v, %v; want 2 memories, next doc 3", st, err)
+	}
+}
+
+// TestViewValues: ViewValues hands fn what Values returns, in place, nil
+// and false for an absent key, every key once in order, and stops at fn's
+// first error, returned as it is.
+func TestViewValues(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	b, err := e.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte("fingerprint "), 2000) // ~24 KB, like a fingerprint
+	b.Put(FamFingerprints, []byte("k1"), big)
+	b.Put(FamFingerprints, []byte("k3"), []byte("small"))
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	keys := [][]byte{[]byte("k1"), []byte("k2"), []byte("k3")}
+	want, err := e.Values(ctx, FamFingerprints, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []int
+	err = e.ViewValues(ctx, FamFingerprints, keys, func(i int, v []byte, ok bool) error {
+		order = append(order, i)
+		if ok != (want[i] != nil) || !bytes.Equal(v, want[i]) {
+			t.Errorf("key %s: %d bytes, ok %v; Values gives %d bytes", keys[i], len(v), ok, len(want[i]))
+		}
+		return nil
+	})
+	if err != nil || !slices.Equal(order, []int{0, 1, 2}) {
+		t.Fatalf("order %v, err %v", order, err)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err = e.ViewValues(ctx, FamFingerprints, keys, func(int, []byte, bool) error { calls++; return stop })
+	if err != stop || calls != 1 {
+		t.Errorf("fn's error: %v after %d calls, want it unwrapped after 1", err, calls)
+	}
+	if err := e.ViewValues(ctx, Family(99), keys, func(int, []byte, bool) error { return nil }); err == nil {
+		t.Error("an unknown family was read")
 	}
 }

@@ -16,6 +16,12 @@ type kvReader interface {
 	// get returns a copy of the value of key in f, and found=false when the
 	// key is absent. Cost: one point lookup.
 	get(f Family, key []byte) (value []byte, found bool, err error)
+	// view calls fn with the value of key in f where it is found, without
+	// copying it: value is valid only during fn, which must not keep it or
+	// any part of it (RocksDB pins the block it lies in meanwhile). found is
+	// false, and fn not called, when the key is absent. Cost: one point
+	// lookup, no copy.
+	view(f Family, key []byte, fn func(value []byte) error) (found bool, err error)
 	// iter returns an iterator over keys k of f with lower <= k < upper; a
 	// nil bound is open. The caller must close it.
 	iter(f Family, lower, upper []byte) kvIter

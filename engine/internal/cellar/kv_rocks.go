@@ -284,6 +284,29 @@ func (s *rocksStore) get(f Family, key []byte) ([]byte, bool, error) {
 	return rocksGet(s.db, s.ro, s.handle(f), key)
 }
 
+func (s *rocksStore) view(f Family, key []byte, fn func([]byte) error) (bool, error) {
+	if s.secondary != "" {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+	}
+	return rocksView(s.db, s.ro, s.handle(f), key, fn)
+}
+
+// rocksView is a point lookup whose value fn reads in place: a pinned
+// slice (the block cache's bytes, or the memtable's), not the copy into C
+// memory GetCF makes nor the one into Go memory rocksGet adds.
+func rocksView(db *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFamilyHandle, key []byte, fn func([]byte) error) (bool, error) {
+	v, err := db.GetPinnedCF(ro, h, key)
+	if err != nil {
+		return false, fmt.Errorf("get %s/%x: %w", h.Name(), key, markCorrupt(err))
+	}
+	if !v.Exists() {
+		return false, nil
+	}
+	defer v.Destroy()
+	return true, fn(v.Data())
+}
+
 func rocksGet(db *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFamilyHandle, key []byte) ([]byte, bool, error) {
 	v, err := db.GetCF(ro, h, key)
 	if err != nil {
@@ -435,6 +458,10 @@ func (f frozenSecondary) get(fam Family, key []byte) ([]byte, bool, error) {
 	return rocksGet(f.s.db, f.s.ro, f.s.handle(fam), key)
 }
 
+func (f frozenSecondary) view(fam Family, key []byte, fn func([]byte) error) (bool, error) {
+	return rocksView(f.s.db, f.s.ro, f.s.handle(fam), key, fn)
+}
+
 func (f frozenSecondary) iter(fam Family, lower, upper []byte) kvIter {
 	return newRocksIter(f.s.db, nil, f.s.handle(fam), lower, upper)
 }
@@ -450,6 +477,10 @@ type rocksSnapshot struct {
 
 func (r *rocksSnapshot) get(f Family, key []byte) ([]byte, bool, error) {
 	return rocksGet(r.s.db, r.ro, r.s.handle(f), key)
+}
+
+func (r *rocksSnapshot) view(f Family, key []byte, fn func([]byte) error) (bool, error) {
+	return rocksView(r.s.db, r.ro, r.s.handle(f), key, fn)
 }
 
 func (r *rocksSnapshot) iter(f Family, lower, upper []byte) kvIter {
