@@ -78,24 +78,15 @@ func (e *Store) PeekDocs(ctx context.Context, docs []record.DocNum) (ms []record
 // Cost: one point lookup per key (and, on a reader, one catch-up per call, so
 // batch the keys).
 func (e *Store) Values(ctx context.Context, f Family, keys [][]byte) ([][]byte, error) {
-	if err := f.known(); err != nil {
-		return nil, err
-	}
-	if err := e.begin(ctx, false); err != nil {
-		return nil, err
-	}
-	defer e.end()
-	snap := e.kv.snapshot()
-	defer snap.release()
 	out := make([][]byte, len(keys))
-	for i, k := range keys {
-		v, ok, err := snap.get(f, k)
-		if err != nil {
-			return nil, fmt.Errorf("read %s/%x: %w", families[f].name, k, err)
-		}
+	err := e.ViewValues(ctx, f, keys, func(i int, v []byte, ok bool) error {
 		if ok {
-			out[i] = v
+			out[i] = append([]byte{}, v...) // non-nil, also for an empty value
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -104,9 +95,9 @@ func (e *Store) Values(ctx context.Context, f Family, keys [][]byte) ([][]byte, 
 // value in place when the key is found (ok; not copied, valid only during
 // fn, which must not keep it or any part of it) and with nil, false when it
 // is absent. The first error stops it and is returned: fn's as it is, a
-// read's naming the key. It is Values for a
-// caller that decodes the values and drops them (a write reading the close
-// memories' fingerprints), without the two copies of each.
+// read's naming the key. It is Values for a caller that decodes the values
+// and drops them (a write reading the close memories' fingerprints),
+// without copying them.
 func (e *Store) ViewValues(ctx context.Context, f Family, keys [][]byte, fn func(i int, value []byte, ok bool) error) error {
 	if err := f.known(); err != nil {
 		return err

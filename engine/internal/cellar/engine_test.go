@@ -848,9 +848,10 @@ func TestBatchSeesItsOwnWrites(t *testing.T) {
 	}
 }
 
-// TestViewValues: ViewValues hands fn what Values returns, in place, nil
-// and false for an absent key, every key once in order, and stops at fn's
-// first error, returned as it is.
+// TestViewValues: ViewValues hands fn, in place, what a copying get
+// returns (and Values, built on it, returns copies of it), nil and false
+// for an absent key, every key once in order, and stops at fn's first
+// error, returned as it is.
 func TestViewValues(t *testing.T) {
 	ctx := context.Background()
 	e := newStore(t)
@@ -865,9 +866,16 @@ func TestViewValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := [][]byte{[]byte("k1"), []byte("k2"), []byte("k3")}
-	want, err := e.Values(ctx, FamFingerprints, keys)
-	if err != nil {
-		t.Fatal(err)
+	want := make([][]byte, len(keys)) // through the copying get, the other path
+	for i, k := range keys {
+		v, ok, err := e.kv.get(FamFingerprints, k)
+		if err != nil || ok != (i != 1) {
+			t.Fatalf("get %s: %v %v", k, ok, err)
+		}
+		want[i] = v
+	}
+	if got, err := e.Values(ctx, FamFingerprints, keys); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Values: %d values, %v; want the gets'", len(got), err)
 	}
 	var order []int
 	err = e.ViewValues(ctx, FamFingerprints, keys, func(i int, v []byte, ok bool) error {
