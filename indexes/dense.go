@@ -246,8 +246,9 @@ const recenterMin = 256
 func (x *Dense) recenterLocked() {
 	n := len(x.docs)
 	sum := make([]float64, x.dim)
+	row := make([]float32, x.dim) // one scratch row for both passes
 	for r := range n {
-		for j, v := range x.vecs.row(r) {
+		for j, v := range x.vecs.rowInto(row, r) {
 			sum[j] += float64(v)
 		}
 	}
@@ -255,7 +256,7 @@ func (x *Dense) recenterLocked() {
 		x.center[j] = float32(sum[j] / float64(n))
 	}
 	for r := range n {
-		sketch(x.codes[r*x.words:(r+1)*x.words], x.vecs.row(r), x.center)
+		sketch(x.codes[r*x.words:(r+1)*x.words], x.vecs.rowInto(row, r), x.center)
 	}
 	x.centered = n
 }

@@ -91,15 +91,21 @@ func (s *rows) truncate(n int) {
 }
 
 // row returns a copy of row r as float32.
-func (s *rows) row(r int) []float32 {
+func (s *rows) row(r int) []float32 { return s.rowInto(make([]float32, s.dim), r) }
+
+// rowInto writes row r as float32 into dst (Dim long) and returns it: row
+// without the allocation, for a pass over every row (recentring).
+func (s *rows) rowInto(dst []float32, r int) []float32 {
+	dst = dst[:s.dim]
 	if s.prec == Int8 {
-		out := make([]float32, s.dim)
+		sc := s.scale[r]
 		for i, v := range s.i8[r*s.dim : (r+1)*s.dim] {
-			out[i] = float32(v) * s.scale[r]
+			dst[i] = float32(v) * sc
 		}
-		return out
+		return dst
 	}
-	return slices.Clone(s.f32[r*s.dim : (r+1)*s.dim])
+	copy(dst, s.f32[r*s.dim:(r+1)*s.dim])
+	return dst
 }
 
 // dot returns q·row r.
