@@ -548,3 +548,59 @@ func TestSearchOnModelFreeRegistry(t *testing.T) {
 		t.Errorf("total %v < encode %v", res.Total, res.Encode)
 	}
 }
+
+// TestAddBatchStoresWhatAddsDo: one AddBatch stores in every derived
+// family (fingerprints, per-slot values, postings and their statistics)
+// byte for byte what the same memories added one at a time store, on top
+// of memories already there: the batch's sorted puts and once-a-batch
+// statistics change only the order of the writes. (That the statistics
+// are right at all is TestAddWritesEveryFamilyAndDeleteLeavesNothing's.)
+func TestAddBatchStoresWhatAddsDo(t *testing.T) {
+	ctx := context.Background()
+	ns := newMemories(texts)
+	for i := range ns {
+		ns[i].ID = record.NewID() // the same ids in both stores
+	}
+	first, rest := ns[:2], ns[2:]
+	dump := func(s *Engine) map[string]string {
+		out := map[string]string{}
+		for _, fam := range derivedFamilies {
+			err := s.cellar.Scan(ctx, fam, nil, func(k, v []byte) error {
+				out[fam.String()+"/"+string(k)] = string(v)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	batch := openStore(t, t.TempDir(), hashRegistry(t, ""))
+	addAllNew(t, batch, first)
+	if _, err := batch.AddBatch(ctx, rest); err != nil {
+		t.Fatal(err)
+	}
+	single := openStore(t, t.TempDir(), hashRegistry(t, ""))
+	addAllNew(t, single, first)
+	for _, n := range rest {
+		if _, err := single.Add(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, want := dump(batch), dump(single)
+	if len(got) == 0 || len(got) != len(want) {
+		t.Fatalf("%d keys from the batch, %d one by one", len(got), len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%q differs between the batch and the adds", k)
+		}
+	}
+}
+
+func addAllNew(t *testing.T, s *Engine, ns []record.NewMemory) {
+	t.Helper()
+	if _, err := s.AddBatch(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+}
