@@ -240,39 +240,52 @@ func TestSharedPassConcurrent(t *testing.T) {
 	}
 }
 
+// e5WithE12Graph is E1's installed model and the same file with
+// E12Projection's output and a mean-pooled output appended to its graph
+// (as the cuda fp16 file has them), opened on the CPU and closed with tb;
+// name is the projected output's.
+func e5WithE12Graph(tb testing.TB) (lm *loaded, m *runtime.Model, name string) {
+	tb.Helper()
+	lm = e1Model(tb)
+	name, p, err := E12Projection()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	raw, err := os.ReadFile(lm.rc.ONNXPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	withProj, err := convert.AddProjection(raw, "last_hidden_state", name, p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// The installed file has no pooled output: add the mean pooling the
+	// cuda files carry (scripts/pooled) in the graph, as its nodes.
+	withBoth, err := addMeanPooled(withProj)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := lm.rc
+	cfg.ONNXData, cfg.TokenOutput, cfg.TokenOutputDims = withBoth, name, p.Out
+	if m, err = runtime.Open(cfg); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return lm, m, name
+}
+
 // TestE12ProjectionInGraph: e5-small-v2 with E12Projection's output added
 // (convert.AddProjection, as scripts/e12graph writes the cuda files) and its
 // pooled output gives E12 the same token vectors as the host projection of
 // the token states, and E1 the same vectors, from one run; on the CPU here,
 // the same graph as on a GPU less the fp16 conversion.
 func TestE12ProjectionInGraph(t *testing.T) {
-	lm := e1Model(t)
-	name, p, err := E12Projection()
-	if err != nil {
-		t.Fatal(err)
-	}
+	lm, m, name := e5WithE12Graph(t)
 	proj, _ := parseProjection(e12PCA)
-	raw, err := os.ReadFile(lm.rc.ONNXPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	withProj, err := convert.AddProjection(raw, "last_hidden_state", name, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The installed file has no pooled output: add the mean pooling the
-	// cuda files carry (scripts/pooled) in the graph, as its nodes.
-	withBoth, err := addMeanPooled(withProj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := lm.rc
-	cfg.ONNXData, cfg.TokenOutput, cfg.TokenOutputDims = withBoth, name, proj.Out
-	m, err := runtime.Open(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
 	if m.ProjectedOutput() != name || m.PooledOutput() != "pooled_mean" {
 		t.Fatalf("outputs %q and %q, want %q and pooled_mean", m.ProjectedOutput(), m.PooledOutput(), name)
 	}
@@ -333,31 +346,8 @@ func addMeanPooled(model []byte) ([]byte, error) {
 // (host), against the installed e5 with E12's projection and its pooled
 // output in the graph (graph), as the cuda files have them.
 func BenchmarkE12InGraph(b *testing.B) {
-	lm := e1Model(b)
-	name, p, err := E12Projection()
-	if err != nil {
-		b.Fatal(err)
-	}
+	lm, graph, _ := e5WithE12Graph(b)
 	proj, _ := parseProjection(e12PCA)
-	raw, err := os.ReadFile(lm.rc.ONNXPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	withProj, err := convert.AddProjection(raw, "last_hidden_state", name, p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	withBoth, err := addMeanPooled(withProj)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := lm.rc
-	cfg.ONNXData, cfg.TokenOutput, cfg.TokenOutputDims = withBoth, name, proj.Out
-	graph, err := runtime.Open(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer graph.Close()
 	host, err := lm.model()
 	if err != nil {
 		b.Fatal(err)
