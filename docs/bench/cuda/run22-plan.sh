@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The next GPU call for issue 33 (prepared in the eleventh session, which
-# had no GPU, revised in the twelfth, which had none either; not yet run). Same staging as run19-device.sh: parts of
+# Run 22 (issue 33): prepared in the eleventh session, revised in the
+# twelfth (neither had a GPU), run in the thirteenth (2026-11-27, one H100:
+# 98 s for the five runs; results run22-*.json, run22-engine-cpuprofile.txt).
+# Its `-devices cuda` left out the CPU side, so the parity (E12 projected in
+# the graph included) did not run: run24.sh runs it. Same staging as run19-device.sh: parts of
 # `tar -C STAGE -c ort m32 fzp pk | zstd -6 -T2 | split -b 48000000 -d`
 # moved to /root/stage one call each, then this call carrying .gpu/final
 # (this script, bins.tgz with new/ = HEAD and base/ = c596411 builds of
@@ -50,12 +53,12 @@ gc() { # BIN NAME EXTRA...
 		-import-batches 256 -import-inflight 1,3 -corpus $F/corpus.jsonl -out $R/$name.json \
 		-models-dir $PK -manifest $PK/manifest.json -reference-models-dir $C/models -devices cuda -batch 256 "$@" > $R/$name.log 2>&1
 	echo "rc=$?"
-	grep -E 'docs/s|registry|add --jsonl|engine|halves|at once|gpucheck:|failed' $R/$name.log | head -40
+	grep -E 'E12|worst|docs/s|registry|add --jsonl|engine|halves|at once|gpucheck:|failed' $R/$name.log | head -40
+	tar czf $OUT/all.tgz -C $R . 2>/dev/null # each run's results come back even if a later one is cut off
 }
 gc new E-new-packed16-b256 -engine-cpuprofile $R/E-new-engine.prof -import-trace $R/E-new-import.trace
 gc base E-base-packed16-b256
 gc new E-new-hoste12 -host-e12
 gc new E-new-again
 gc base E-base-again
-tar czf $OUT/all.tgz -C $R . 2>/dev/null
 step done
