@@ -36,9 +36,10 @@ type Engine struct {
 	onConflict record.ConflictPolicy
 	// fusion is the fusion of searches that name none (Options.Fusion).
 	fusion Fusion
-	// writeTimer, when set (BenchmarkWrite), accumulates where writes
-	// spend their time; nil in every real store. Guarded by writeMu.
-	writeTimer *writeSteps
+	// writeSteps accumulates where this engine's writes spent their time
+	// (WriteStats); guarded by statsMu.
+	statsMu    sync.Mutex
+	writeSteps writeSteps
 
 	// writeMu serialises Add, AddBatch, Delete and Reembed from the batch
 	// to the index update, so indexes follow the store's commit order.

@@ -604,3 +604,28 @@ func addAllNew(t *testing.T, s *Engine, ns []record.NewMemory) {
 		t.Fatal(err)
 	}
 }
+
+// TestWriteStats: every write adds its batch, its memories (duplicates
+// included) and its steps, which sum to no more than its total.
+func TestWriteStats(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, t.TempDir(), hashRegistry(t, ""))
+	if st := s.WriteStats(); st != (WriteStats{}) {
+		t.Fatalf("a fresh engine has write stats %+v", st)
+	}
+	ns := newMemories(texts)
+	addAllNew(t, s, ns)
+	if _, err := s.Add(ctx, ns[0]); err != nil { // a duplicate: still a write
+		t.Fatal(err)
+	}
+	st := s.WriteStats()
+	if st.Batches != 2 || st.Memories != len(ns)+1 {
+		t.Fatalf("after a batch of %d and one add: %d batches, %d memories", len(ns), st.Batches, st.Memories)
+	}
+	if st.Total <= 0 || st.Stage <= 0 || st.Commit <= 0 || st.Write <= 0 || st.Index < 0 {
+		t.Fatalf("steps not timed: %+v", st)
+	}
+	if sum := st.Stage + st.Commit + st.Write + st.Index; sum > st.Total {
+		t.Fatalf("steps sum to %v, more than the total %v", sum, st.Total)
+	}
+}

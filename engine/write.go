@@ -132,19 +132,52 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 	defer s.filler.poke()
 	t3 := time.Now()
 	err = s.indexWritten(ctx, w, fps)
-	if s.writeTimer != nil {
-		s.writeTimer.add(writeSteps{stage: t1.Sub(t0), commit: t2.Sub(t1), write: t3.Sub(t2), index: time.Since(t3), total: time.Since(t0)})
-	}
+	s.statsMu.Lock()
+	s.writeSteps.add(writeSteps{batches: 1, memories: len(ns), stage: t1.Sub(t0), commit: t2.Sub(t1), write: t3.Sub(t2), index: time.Since(t3), total: time.Since(t0)})
+	s.statsMu.Unlock()
 	return w.ms, err
 }
 
 // writeSteps is where writes spent their time: staging (duplicate lookup,
 // similar search, records, E4), the commit's encoding and puts, RocksDB's
-// write of the batch, the in-memory indexes. Only the write benchmarks set
-// Engine.writeTimer; a nil timer costs four clock reads.
-type writeSteps struct{ stage, commit, write, index, total time.Duration }
+// write of the batch, the in-memory indexes. Every write adds its own
+// (five clock reads); WriteStats reports the sums.
+type writeSteps struct {
+	batches, memories                  int
+	stage, commit, write, index, total time.Duration
+}
+
+// WriteStats is where an engine's writes (Add, AddBatch, a bulk import's
+// store half) spent their time since it opened, summed over its batches:
+// what a throughput figure is made of. Each step runs under the write lock,
+// so Total is the time the writes held it; the fingerprints' time before
+// the lock is not in it.
+type WriteStats struct {
+	Batches  int `json:"batches"`
+	Memories int `json:"memories"` // asked to store, duplicates included
+	// Stage: the duplicate look-ups, the similar-memory search (on all
+	// cores) and its judge, the records; Commit: the values and keys
+	// encoded (on all cores) and put into the batch; Write: RocksDB's
+	// write of the batch; Index: the in-memory indexes and marks.
+	Stage  time.Duration `json:"stage_ns"`
+	Commit time.Duration `json:"commit_ns"`
+	Write  time.Duration `json:"write_ns"`
+	Index  time.Duration `json:"index_ns"`
+	Total  time.Duration `json:"total_ns"`
+}
+
+// WriteStats returns the sums of where this engine's writes spent their
+// time.
+func (s *Engine) WriteStats() WriteStats {
+	s.statsMu.Lock()
+	w := s.writeSteps
+	s.statsMu.Unlock()
+	return WriteStats{Batches: w.batches, Memories: w.memories, Stage: w.stage, Commit: w.commit, Write: w.write, Index: w.index, Total: w.total}
+}
 
 func (w *writeSteps) add(o writeSteps) {
+	w.batches += o.batches
+	w.memories += o.memories
 	w.stage += o.stage
 	w.commit += o.commit
 	w.write += o.write

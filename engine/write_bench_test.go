@@ -78,7 +78,6 @@ func benchWriteOnce(b *testing.B, reg *embedders.Registry, docs []string, fps []
 	if err != nil {
 		b.Fatal(err)
 	}
-	s.writeTimer = &writeSteps{}
 	ctx := context.Background()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	b.StartTimer()
@@ -98,7 +97,7 @@ func benchWriteOnce(b *testing.B, reg *embedders.Registry, docs []string, fps []
 		}
 	}
 	b.StopTimer()
-	st := *s.writeTimer
+	st := s.writeSteps
 	st.total = time.Since(start)
 	if err := s.Close(); err != nil {
 		b.Fatal(err)
@@ -128,12 +127,12 @@ func BenchmarkAddBatch(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s.writeTimer = &st
 			b.StartTimer()
 			start := time.Now()
 			addCode(b, s, docs, writeBenchBatch)
 			total += time.Since(start)
 			b.StopTimer()
+			st.add(s.writeSteps)
 			if err := s.Close(); err != nil {
 				b.Fatal(err)
 			}
@@ -333,10 +332,10 @@ func BenchmarkImportOverlap(b *testing.B) {
 		var st writeSteps
 		for range b.N {
 			s := open(b)
-			s.writeTimer = &st
 			start := time.Now()
 			addCode(b, s, docs, batch)
 			total += time.Since(start)
+			st.add(s.writeSteps)
 			closeStore(b, s)
 		}
 		report(b, total)

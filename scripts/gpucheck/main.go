@@ -266,7 +266,27 @@ type fullIngest struct {
 	// one prepare, at least one store, and both at once ran. Both-at-once
 	// near zero means the halves did not overlap: the import cost their sum.
 	Halves *halves `json:"halves,omitempty"`
+	// Writes is, for the engine and add --jsonl, where the store's writes
+	// spent their time (engine.WriteStats) in ms a document: the steps
+	// under the write lock, one batch after another.
+	Writes *writeSteps `json:"writes,omitempty"`
 	span
+}
+
+// writeSteps is engine.WriteStats per document stored; see fullIngest.Writes.
+type writeSteps struct {
+	Batches  int     `json:"batches"`
+	StageMS  float64 `json:"stage_ms_per_doc"`
+	CommitMS float64 `json:"commit_ms_per_doc"`
+	WriteMS  float64 `json:"write_ms_per_doc"`
+	IndexMS  float64 `json:"index_ms_per_doc"`
+	TotalMS  float64 `json:"total_ms_per_doc"`
+}
+
+func writeStepsOf(st engine.WriteStats) *writeSteps {
+	n := float64(max(st.Memories, 1))
+	return &writeSteps{Batches: st.Batches, StageMS: msOf(st.Stage) / n, CommitMS: msOf(st.Commit) / n,
+		WriteMS: msOf(st.Write) / n, IndexMS: msOf(st.Index) / n, TotalMS: msOf(st.Total) / n}
 }
 
 // halves is a pipelined import's two halves; see fullIngest.Halves.
@@ -848,7 +868,7 @@ func checkWriters(ctx context.Context, o options, dev runtime.Device, storeDir s
 		if err != nil {
 			return err
 		}
-		sp, err := engineIngest(ctx, storeDir, what, reg, docs, writers)
+		sp, ws, err := engineIngest(ctx, storeDir, what, reg, docs, writers)
 		if stop != nil {
 			stop()
 		}
@@ -856,7 +876,7 @@ func checkWriters(ctx context.Context, o options, dev runtime.Device, storeDir s
 			return fmt.Errorf("%s on %s: %w", what, dev, err)
 		}
 		r := row
-		r.What, r.Device, r.Docs, r.DocsPerS, r.span = what, string(dev), len(docs), float64(len(docs))/(sp.End-sp.Start), sp
+		r.What, r.Device, r.Docs, r.DocsPerS, r.span, r.Writes = what, string(dev), len(docs), float64(len(docs))/(sp.End-sp.Start), sp, ws
 		res.Full = append(res.Full, r)
 	}
 	return nil
@@ -950,7 +970,7 @@ func checkImports(ctx context.Context, o options, dev runtime.Device, storeDir s
 				return err
 			}
 			traced = traced || stop != nil
-			sp, h, err := importIngest(ctx, storeDir, reg, docs, size, inFlight)
+			sp, h, ws, err := importIngest(ctx, storeDir, reg, docs, size, inFlight)
 			if stop != nil {
 				stop()
 			}
@@ -958,7 +978,7 @@ func checkImports(ctx context.Context, o options, dev runtime.Device, storeDir s
 				return fmt.Errorf("%s on %s: %w", what, dev, err)
 			}
 			r := row
-			r.What, r.Device, r.Docs, r.DocsPerS, r.span, r.Halves = what, string(dev), len(docs), float64(len(docs))/(sp.End-sp.Start), sp, h
+			r.What, r.Device, r.Docs, r.DocsPerS, r.span, r.Halves, r.Writes = what, string(dev), len(docs), float64(len(docs))/(sp.End-sp.Start), sp, h, ws
 			res.Full = append(res.Full, r)
 		}
 	}
@@ -986,16 +1006,16 @@ type sequential struct{ bulkimport.Adder }
 // does (bulkimport.Import of one JSONL line per document, size lines per
 // AddBatch), with inFlight batches on their way at once through the
 // engine's two halves, or (0) one AddBatch at a time.
-func importIngest(ctx context.Context, dir string, reg *engine.Registry, docs []string, size, inFlight int) (span, *halves, error) {
+func importIngest(ctx context.Context, dir string, reg *engine.Registry, docs []string, size, inFlight int) (span, *halves, *writeSteps, error) {
 	s, err := freshStore(dir, reg)
 	if err != nil {
-		return span{}, nil, err
+		return span{}, nil, nil, err
 	}
 	var in strings.Builder
 	for _, d := range docs {
 		b, err := json.Marshal(map[string]string{"content": d, "type": string(record.TypeCode), "session": "gpucheck"})
 		if err != nil {
-			return span{}, nil, errors.Join(err, s.Close())
+			return span{}, nil, nil, errors.Join(err, s.Close())
 		}
 		in.Write(append(b, '\n'))
 	}
@@ -1016,7 +1036,7 @@ func importIngest(ctx context.Context, dir string, reg *engine.Registry, docs []
 	if inFlight > 0 {
 		h = tp.halves()
 	}
-	return sp, h, errors.Join(err, s.Close())
+	return sp, h, writeStepsOf(s.WriteStats()), errors.Join(err, s.Close())
 }
 
 // timedPreparer is an engine whose two halves of AddBatch are timed: the
@@ -1163,10 +1183,10 @@ func startProfile(path string, on bool) (func(), error) {
 // engine.AddBatch in calls of 512, from writers goroutines taking the next
 // call in turn: with two, one call's fingerprint (the GPU) overlaps the
 // other's write (the CPU), as two clients of a server would.
-func engineIngest(ctx context.Context, dir, what string, reg *engine.Registry, docs []string, writers int) (span, error) {
+func engineIngest(ctx context.Context, dir, what string, reg *engine.Registry, docs []string, writers int) (span, *writeSteps, error) {
 	s, err := freshStore(dir, reg)
 	if err != nil {
-		return span{}, err
+		return span{}, nil, err
 	}
 	var next atomic.Int64
 	errs := make([]error, writers)
@@ -1188,7 +1208,7 @@ func engineIngest(ctx context.Context, dir, what string, reg *engine.Registry, d
 	}
 	wg.Wait()
 	sp := since(t)
-	return sp, errors.Join(errors.Join(errs...), s.Close())
+	return sp, writeStepsOf(s.WriteStats()), errors.Join(errors.Join(errs...), s.Close())
 }
 
 func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -1349,6 +1369,10 @@ func printTable(r Result) {
 		if h := f.Halves; h != nil {
 			fmt.Printf("           %d batches: prepare %.0f ms (wall %.0f), store %.0f ms (wall %.0f), both at once %.0f ms\n",
 				h.Batches, h.PrepareMS, h.PrepareWallMS, h.StoreMS, h.StoreWallMS, h.BothMS)
+		}
+		if w := f.Writes; w != nil {
+			fmt.Printf("           writes, ms a document: stage %.3f, commit %.3f, write %.3f, index %.3f, total %.3f (%d batches)\n",
+				w.StageMS, w.CommitMS, w.WriteMS, w.IndexMS, w.TotalMS, w.Batches)
 		}
 		for _, u := range f.Unavailable {
 			fmt.Printf("           not computed: %s\n", u)
