@@ -40,6 +40,9 @@ type Engine struct {
 	// (WriteStats); guarded by statsMu.
 	statsMu    sync.Mutex
 	writeSteps writeSteps
+	// failCommit, set by a test, is the error the next commit of write
+	// fails with instead of committing. Guarded by writeMu.
+	failCommit error
 
 	// writeMu serialises Add, AddBatch, Delete and Reembed from the batch
 	// to the index update, so indexes follow the store's commit order.

@@ -629,3 +629,52 @@ func TestWriteStats(t *testing.T) {
 		t.Fatalf("steps sum to %v, more than the total %v", sum, st.Total)
 	}
 }
+
+// TestFailedCommitLeavesNoIndex: the indexes take a batch while it is
+// written, so a batch whose commit fails must leave them as they were —
+// the next batch gets its doc numbers — and a store that stores it again
+// answers every search as one that never failed.
+func TestFailedCommitLeavesNoIndex(t *testing.T) {
+	ctx := context.Background()
+	ns := newMemories(texts)
+	for i := range ns {
+		ns[i].ID = record.NewID()
+	}
+	first, rest := ns[:2], ns[2:]
+	failed := openStore(t, t.TempDir(), hashRegistry(t, ""))
+	addAllNew(t, failed, first)
+	failed.failCommit = errors.New("disk full")
+	if _, err := failed.AddBatch(ctx, rest); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("AddBatch with a failing commit: %v", err)
+	}
+	if n := failed.ix.live.GetCardinality(); n != uint64(len(first)) {
+		t.Fatalf("after the failed batch the indexes hold %d memories, want the %d committed", n, len(first))
+	}
+	if st := failed.WriteStats(); st.Batches != 1 {
+		t.Fatalf("a failed write counted in the stats: %d batches", st.Batches)
+	}
+	addAllNew(t, failed, rest)
+	clean := openStore(t, t.TempDir(), hashRegistry(t, ""))
+	addAllNew(t, clean, first)
+	addAllNew(t, clean, rest)
+	for _, q := range texts {
+		for _, mode := range []pipeline.Mode{pipeline.ModeE1Only, pipeline.ModeMultiSpace} {
+			a, err := failed.Search(ctx, SearchRequest{Query: q, Mode: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := clean.Search(ctx, SearchRequest{Query: q, Mode: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Memories) != len(b.Memories) {
+				t.Fatalf("%s %q: %d results after a failed batch, %d without one", mode, q, len(a.Memories), len(b.Memories))
+			}
+			for i := range a.Memories {
+				if a.Memories[i].ID != b.Memories[i].ID || a.Hits[i].Score != b.Hits[i].Score {
+					t.Fatalf("%s %q: result %d is %s (%v) after a failed batch, %s (%v) without one", mode, q, i, a.Memories[i].ID, a.Hits[i].Score, b.Memories[i].ID, b.Hits[i].Score)
+				}
+			}
+		}
+	}
+}

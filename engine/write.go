@@ -105,6 +105,15 @@ var beforeLock = slices.DeleteFunc(fingerprint.Slots(), func(s fingerprint.SlotI
 
 // write stores ns with their fingerprints (E4 still to compute) in one
 // batch, then updates the indexes and slot records.
+//
+// The in-memory indexes take the batch while its keys are encoded, put and
+// written (on a 16-core GPU machine the writer's three serial steps — the
+// index update, the puts, RocksDB's write — were most of a bulk import's
+// store half, run 22): a search in that window may find a new memory whose
+// record is not committed yet, and drops it as it drops one deleted while
+// it searched (resolve). A failed commit takes the batch out of the
+// indexes again before the write lock is released, so no doc number of it
+// stays indexed.
 func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embedders.Input, fps []fingerprint.Fingerprint) ([]record.Memory, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
@@ -121,27 +130,64 @@ func (s *Engine) write(ctx context.Context, ns []record.NewMemory, inputs []embe
 	if err := s.reg.EmbedSlots(ctx, inputs, []fingerprint.SlotID{fingerprint.E4}, fps); err != nil {
 		return nil, fmt.Errorf("fingerprint %d memories: %w", len(ns), err)
 	}
-	t1 := time.Now()
-	if err := s.putMemories(b, w, fps); err != nil {
+	if err := s.checkIndexable(w, fps); err != nil {
 		return nil, err
 	}
+	t1 := time.Now()
+	indexed := make(chan []error, 1)
+	go func() { indexed <- s.ix.applyNew(w.ms, fps, w.dup) }()
+	err = s.putMemories(b, w, fps)
 	t2 := time.Now()
-	if err := s.commitWithFirsts(b, fps, fmt.Sprintf("store %d memories", len(w.ms))); err != nil {
+	if err == nil {
+		err, s.failCommit = s.failCommit, nil
+	}
+	if err == nil {
+		err = s.commitWithFirsts(b, fps, fmt.Sprintf("store %d memories", len(w.ms)))
+	}
+	t3 := time.Now()
+	ixErrs := <-indexed
+	if err != nil {
+		s.unindex(w)
 		return nil, err
 	}
 	defer s.filler.poke()
-	t3 := time.Now()
-	err = s.indexWritten(ctx, w, fps)
+	err = s.indexWritten(ctx, w, ixErrs)
 	s.statsMu.Lock()
 	s.writeSteps.add(writeSteps{batches: 1, memories: len(ns), stage: t1.Sub(t0), commit: t2.Sub(t1), write: t3.Sub(t2), index: time.Since(t3), total: time.Since(t0)})
 	s.statsMu.Unlock()
 	return w.ms, err
 }
 
+// checkIndexable refuses a batch whose fingerprints the indexes cannot
+// take (a vector of another width than its space's), before either the
+// indexes or the batch get any of it.
+func (s *Engine) checkIndexable(w writeBatch, fps []fingerprint.Fingerprint) error {
+	for i := range fps {
+		if w.dup[i] {
+			continue
+		}
+		if err := s.ix.check(&fps[i]); err != nil {
+			return cellar.BatchErr(len(w.ms), i, fmt.Errorf("memory %s: %w", w.ms[i].ID, err))
+		}
+	}
+	return nil
+}
+
+// unindex takes a batch whose commit failed out of the indexes: its doc
+// numbers are the next batch's.
+func (s *Engine) unindex(w writeBatch) {
+	for i := range w.ms {
+		if !w.dup[i] {
+			s.ix.remove(w.ms[i].DocNum)
+		}
+	}
+}
+
 // writeSteps is where writes spent their time: staging (duplicate lookup,
 // similar search, records, E4), the commit's encoding and puts, RocksDB's
-// write of the batch, the in-memory indexes. Every write adds its own
-// (five clock reads); WriteStats reports the sums.
+// write of the batch, and what the in-memory indexes took past those two
+// (they run beside them) with the marks. Every write adds its own (five
+// clock reads); WriteStats reports the sums.
 type writeSteps struct {
 	batches, memories                  int
 	stage, commit, write, index, total time.Duration
@@ -158,7 +204,8 @@ type WriteStats struct {
 	// Stage: the duplicate look-ups, the similar-memory search (on all
 	// cores) and its judge, the records; Commit: the values and keys
 	// encoded (on all cores) and put into the batch; Write: RocksDB's
-	// write of the batch; Index: the in-memory indexes and marks.
+	// write of the batch; Index: the wait for the in-memory indexes past
+	// those two (they are updated beside them), and the marks.
 	Stage  time.Duration `json:"stage_ns"`
 	Commit time.Duration `json:"commit_ns"`
 	Write  time.Duration `json:"write_ns"`
@@ -394,13 +441,12 @@ func (s *Engine) commitWithFirsts(b *cellar.Batch, fps []fingerprint.Fingerprint
 	return nil
 }
 
-// indexWritten updates the in-memory indexes after the commit: each new
-// memory is indexed and the memories it superseded are marked; a
-// duplicate of a stored memory records that memory's access, as a get
-// would. A memory stored but not indexed is an error naming it.
-func (s *Engine) indexWritten(ctx context.Context, w writeBatch, fps []fingerprint.Fingerprint) error {
+// indexWritten finishes a committed batch whose memories the indexes took
+// (ixErrs: applyNew's answer): the memories each new one superseded are
+// marked; a duplicate of a stored memory records that memory's access, as
+// a get would. A memory stored but not indexed is an error naming it.
+func (s *Engine) indexWritten(ctx context.Context, w writeBatch, ixErrs []error) error {
 	var errs []error
-	ixErrs := s.ix.applyNew(w.ms, fps, w.dup)
 	for i := range w.ms {
 		if w.dup[i] {
 			if w.stored[i] { // record the access, as a get would
@@ -452,6 +498,11 @@ func (s *Engine) firstProducers(fps []fingerprint.Fingerprint) map[fingerprint.S
 // writeMemory puts one new memory's fingerprint, per-slot families and
 // postings into b, with its postings' statistics.
 func (s *Engine) writeMemory(b *cellar.Batch, m record.Memory, fp *fingerprint.Fingerprint) error {
+	if s.ix != nil { // nil when opened for records only (an undo)
+		if err := s.ix.check(fp); err != nil {
+			return err
+		}
+	}
 	enc, err := s.encodeMemory(m, fp)
 	if err != nil {
 		return err
@@ -493,14 +544,10 @@ type postingLength struct {
 	ok bool
 }
 
-// encodeMemory checks fp against the indexes and encodes what m (its id
-// and doc number assigned) stores of it.
+// encodeMemory encodes what m (its id and doc number assigned) stores of
+// fp; its caller has checked fp against the indexes (checkIndexable,
+// writeMemory).
 func (s *Engine) encodeMemory(m record.Memory, fp *fingerprint.Fingerprint) (encodedMemory, error) {
-	if s.ix != nil { // nil when opened for records only (an undo)
-		if err := s.ix.check(fp); err != nil {
-			return encodedMemory{}, err
-		}
-	}
 	fpv, err := encodeStored(fp)
 	if err != nil {
 		return encodedMemory{}, fmt.Errorf("encode fingerprint: %w", err)
