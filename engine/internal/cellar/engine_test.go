@@ -898,3 +898,39 @@ func TestViewValues(t *testing.T) {
 		t.Error("an unknown family was read")
 	}
 }
+
+// TestBatchAfterAbortStartsEmpty: a store reuses its last batch's buffer
+// for the next; an aborted batch's operations must not reach the next
+// batch's write, nor a committed one's be written twice.
+func TestBatchAfterAbortStartsEmpty(t *testing.T) {
+	ctx := context.Background()
+	e := newStore(t)
+	put := func(k, v string, commit bool) {
+		t.Helper()
+		b, err := e.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Put(FamE9HDC, []byte(k), []byte(v))
+		if !commit {
+			b.Abort()
+			return
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("aborted", "x", false)
+	put("kept", "1", true)
+	put("aborted too", "y", false)
+	put("next", "2", true)
+	vs, err := e.Values(ctx, FamE9HDC, [][]byte{[]byte("aborted"), []byte("kept"), []byte("aborted too"), []byte("next")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"", "1", "", "2"} {
+		if string(vs[i]) != want {
+			t.Errorf("key %d holds %q, want %q", i, vs[i], want)
+		}
+	}
+}

@@ -38,6 +38,13 @@ type rocksStore struct {
 	// ledger says the writer's logs were verified at open (or their loss
 	// accepted by Repair), so close may record them (walledger.go).
 	ledger bool
+
+	// spare is the WriteBatch of the last batch, cleared, for the next:
+	// its buffer keeps its capacity, so a bulk import's batches (~10 MB
+	// each) do not grow a fresh one by doubling, faulting in new pages at
+	// every step. spareMu guards it.
+	spareMu sync.Mutex
+	spare   *grocksdb.WriteBatch
 }
 
 var _ kvStore = (*rocksStore)(nil)
@@ -330,7 +337,14 @@ func (s *rocksStore) iter(f Family, lower, upper []byte) kvIter {
 }
 
 func (s *rocksStore) newBatch() kvBatch {
-	return &rocksBatch{wb: grocksdb.NewWriteBatch(), s: s}
+	s.spareMu.Lock()
+	wb := s.spare
+	s.spare = nil
+	s.spareMu.Unlock()
+	if wb == nil {
+		wb = grocksdb.NewWriteBatch()
+	}
+	return &rocksBatch{wb: wb, s: s}
 }
 
 func (s *rocksStore) write(b kvBatch, sync bool) error {
@@ -417,6 +431,10 @@ func (s *rocksStore) close() error {
 	s.closeDB()
 	s.ro.Destroy()
 	s.opts.Destroy()
+	if s.spare != nil {
+		s.spare.Destroy()
+		s.spare = nil
+	}
 	if s.ledger {
 		if err := writeWALLedger(s.dir, minLog, true); err != nil {
 			return err
@@ -449,7 +467,28 @@ type rocksBatch struct {
 func (b *rocksBatch) put(f Family, k, v []byte) { b.wb.PutCF(b.s.handle(f), k, v) }
 func (b *rocksBatch) del(f Family, k []byte)    { b.wb.DeleteCF(b.s.handle(f), k) }
 func (b *rocksBatch) count() int                { return b.wb.Count() }
-func (b *rocksBatch) destroy()                  { b.wb.Destroy() }
+
+// maxSpareBatch bounds the batch a store keeps as its spare: a larger one
+// (an import of thousands of memories a batch) is let go, not held by an
+// idle store.
+const maxSpareBatch = 64 << 20
+
+// destroy clears the batch and keeps it as its store's spare (the one
+// already kept, if any, is destroyed).
+func (b *rocksBatch) destroy() {
+	if len(b.wb.Data()) > maxSpareBatch { // a view of its buffer, not a copy
+		b.wb.Destroy()
+		return
+	}
+	b.wb.Clear()
+	b.s.spareMu.Lock()
+	old := b.s.spare
+	b.s.spare = b.wb
+	b.s.spareMu.Unlock()
+	if old != nil {
+		old.Destroy()
+	}
+}
 
 // frozenSecondary is a secondary's view while catching up is held off.
 type frozenSecondary struct{ s *rocksStore }
