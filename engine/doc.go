@@ -28,7 +28,11 @@
 // cellar.Family handles, with the slot registry entry of a slot's first
 // value; Commit writes it as one WriteBatch. The vectors are checked against
 // the indexes' dimensions first, so a committed memory never fails to
-// index. Only then are the in-memory indexes updated, in commit order.
+// index. The in-memory indexes take the batch while it is encoded and
+// written (batches in commit order, under the write lock), and a failed
+// commit takes it out of them again; a search in between may meet a memory
+// not yet committed and drops it, as one deleted while it searched.
+// WriteStats says where the writes spent their time.
 // Delete reads the stored fingerprint in its batch to remove the postings
 // (the cellar removes every per-memory key).
 //
