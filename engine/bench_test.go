@@ -254,7 +254,7 @@ func benchStore(b *testing.B, reg *embedders.Registry, real []fingerprint.Finger
 		}
 		// The fingerprints' E2/E3 carry the cache's creation time; the
 		// records carry their own. Temporal badges only.
-		if _, err := s.write(context.Background(), ns, inputs, fps[lo:hi]); err != nil {
+		if _, err := s.write(context.Background(), ns, inputs, fps[lo:hi], nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -16,7 +16,10 @@
 //
 // AddBatch validates each memory once, fixes CreatedAt (so E2 and E3 see
 // it) and computes every slot but E4 with Registry.EmbedSlots (batched,
-// slots in parallel) before any lock. Then, holding writeMu, it begins one
+// slots in parallel) before any lock, then searches each memory's similar
+// stored memories (the near-duplicate rule and the contradiction judge:
+// presearch); the write keeps that search while the indexes have only
+// gained docs since, and completes it with those. Then, holding writeMu, it begins one
 // cellar.Batch (the store's write lock): a memory whose content the store
 // already holds (record.SameContent, found through the BM25 index's top
 // matches for its rarest terms) is returned as the earlier memory with

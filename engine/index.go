@@ -71,6 +71,17 @@ type indexSet struct {
 	times *indexes.DocTimes
 	// attrs is what search filters select from.
 	attrs *attrs
+
+	// next is one past the highest doc number applyNew has added, and
+	// changes counts every other change (a re-indexed, removed or
+	// re-attributed doc, a doc added below next): a search made when they
+	// were (next, changes) is still right for the docs below next while
+	// changes has not moved (Engine.presearch).
+	next    record.DocNum
+	changes uint64
+	// committed is one past the highest doc number of a committed write
+	// (applyNew runs beside the commit, so next may run ahead of it).
+	committed record.DocNum
 }
 
 func newIndexSet() (*indexSet, error) {
@@ -140,6 +151,7 @@ func (x *indexSet) check(fp *fingerprint.Fingerprint) error {
 func (x *indexSet) apply(m record.Memory, fp *fingerprint.Fingerprint, only []fingerprint.SlotID) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.changes++
 	return x.applyLocked(m, fp, only, func(d *indexes.Dense, doc record.DocNum, vec []float32) error { return d.Add(doc, vec) })
 }
 
@@ -165,6 +177,11 @@ func (x *indexSet) applyNew(ms []record.Memory, fps []fingerprint.Fingerprint, s
 			continue
 		}
 		owner[ms[i].DocNum] = i
+		if ms[i].DocNum >= x.next {
+			x.next = ms[i].DocNum + 1
+		} else {
+			x.changes++
+		}
 		errs[i] = x.applyLocked(ms[i], &fps[i], nil, func(d *indexes.Dense, doc record.DocNum, vec []float32) error {
 			jobs[d] = append(jobs[d], denseAdd{doc, vec})
 			return nil
@@ -283,10 +300,18 @@ func (x *indexSet) dropSlotLocked(doc record.DocNum, s fingerprint.SlotID) {
 	}
 }
 
+// markCommitted records that the docs below next are committed.
+func (x *indexSet) markCommitted(next record.DocNum) {
+	x.mu.Lock()
+	x.committed = max(x.committed, next)
+	x.mu.Unlock()
+}
+
 // remove drops a deleted memory from every index.
 func (x *indexSet) remove(doc record.DocNum) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.changes++
 	for _, s := range fingerprint.Slots() {
 		x.dropSlotLocked(doc, s)
 	}
@@ -306,6 +331,7 @@ func (x *indexSet) setMetaLocked(m record.Memory) {
 func (x *indexSet) setMeta(m record.Memory) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.changes++
 	x.setMetaLocked(m)
 }
 

@@ -132,10 +132,34 @@ const NearCandidates = 5
 // as a rewording).
 // REQUIRES: s.writeMu held (the indexes then hold every committed memory).
 func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprint.Fingerprint, content string) ([]record.Similar, []record.Contradiction, error) {
+	cands, err := s.nearSearch(ctx, project, fp, content, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	similar, conflicts := emitNear(cands)
+	return similar, conflicts, nil
+}
+
+// nearCandidate is one E1 neighbour of a new memory with what the
+// near-duplicate rule and the judge made of it.
+type nearCandidate struct {
+	doc      record.DocNum
+	cos      float64
+	similar  *record.Similar       // nil: below the near-duplicate E1 threshold (a contradiction candidate only)
+	conflict *record.Contradiction // nil: none judged
+}
+
+// nearSearch returns fp's E1 neighbours in project from doc number from on
+// (at most NearCandidates, each at or above the lower of the two E1
+// floors), best first, each judged (judgeNear). Under s.writeMu the
+// indexes hold every committed memory; without it (presearch) they may
+// also hold memories whose write has not committed yet (judgeNear drops
+// them) and lack ones being indexed, which presearch accounts for.
+func (s *Engine) nearSearch(ctx context.Context, project string, fp *fingerprint.Fingerprint, content string, from record.DocNum) ([]nearCandidate, error) {
 	th := s.nearDup
 	v := denseOf(fp.Get(fingerprint.E1).Value)
 	if th.E1 < 0 || len(v) == 0 || s.ix == nil {
-		return nil, nil, nil
+		return nil, nil
 	}
 	floor := th.E1
 	if content != "" {
@@ -143,14 +167,18 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 	}
 	s.ix.mu.RLock()
 	within := s.ix.attrs.byProject[project]
+	if within != nil && from > 0 {
+		within = within.Clone()
+		within.RemoveRange(0, uint64(from))
+	}
 	d := s.ix.dense[spaceKey{slot: fingerprint.E1}]
 	s.ix.mu.RUnlock()
-	if within == nil || d == nil {
-		return nil, nil, nil
+	if within == nil || within.IsEmpty() || d == nil {
+		return nil, nil
 	}
 	hits, err := d.Search(v, NearCandidates, within)
 	if err != nil {
-		return nil, nil, fmt.Errorf("look for near-duplicates: %w", err)
+		return nil, fmt.Errorf("look for near-duplicates: %w", err)
 	}
 	var docs []record.DocNum
 	var cos []float64
@@ -160,12 +188,21 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 			cos = append(cos, float64(h.Score))
 		}
 	}
+	return s.judgeNear(ctx, fp, content, docs, cos)
+}
+
+// judgeNear reads the candidates docs (E1 cosines cos) and makes their
+// evidence, the near-duplicate decision of those at the threshold and,
+// when content is given, the judge's verdict; a candidate no longer stored
+// is dropped.
+func (s *Engine) judgeNear(ctx context.Context, fp *fingerprint.Fingerprint, content string, docs []record.DocNum, cos []float64) ([]nearCandidate, error) {
 	if len(docs) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
+	th := s.nearDup
 	ms, found, err := s.cellar.PeekDocs(ctx, docs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("look for near-duplicates: %w", err)
+		return nil, fmt.Errorf("look for near-duplicates: %w", err)
 	}
 	var ids []record.ID
 	var keep []int
@@ -180,17 +217,17 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 	}
 	fps, err := s.storedFingerprints(ctx, ids, all, fingerprint.E6, fingerprint.E11) // their evidence: the E1 cosine is the hit's
 	if err != nil {
-		return nil, nil, fmt.Errorf("look for near-duplicates: %w", err)
+		return nil, fmt.Errorf("look for near-duplicates: %w", err)
 	}
 	terms := termSet(fp)
 	names := nameSet(fp)
 	newText := contradict.NewText(content) // judged against every candidate: its marker and tokens once
-	var out []record.Similar
-	var conflicts []record.Contradiction
+	var out []nearCandidate
 	for j, i := range keep {
 		if fps[j] == nil {
 			continue
 		}
+		c := nearCandidate{doc: docs[i], cos: cos[i]}
 		sim := record.Similar{ID: ids[j], E1: cos[i], E6: fingerprint.SortedJaccard(terms, termSet(fps[j])), E11: 1}
 		other := nameSet(fps[j])
 		if len(names)+len(other) > 0 {
@@ -198,17 +235,33 @@ func (s *Engine) findSimilar(ctx context.Context, project string, fp *fingerprin
 		}
 		if content != "" {
 			id, content := ids[j], ms[i].Content
-			if c, ok := judgeConflict(func() contradict.Words { return s.judged.words(id, content) }, newText, sim); ok {
-				conflicts = append(conflicts, c)
+			if conflict, ok := judgeConflict(func() contradict.Words { return s.judged.words(id, content) }, newText, sim); ok {
+				c.conflict = &conflict
 			}
 		}
-		if sim.E1 < th.E1 {
-			continue // a contradiction candidate only
+		if sim.E1 >= th.E1 {
+			th.decide(&sim)
+			c.similar = &sim
 		}
-		th.decide(&sim)
-		out = append(out, sim)
+		out = append(out, c)
 	}
-	return out, conflicts, nil
+	return out, nil
+}
+
+// emitNear returns the similar memories and contradictions of cands, in
+// their order.
+func emitNear(cands []nearCandidate) ([]record.Similar, []record.Contradiction) {
+	var out []record.Similar
+	var conflicts []record.Contradiction
+	for _, c := range cands {
+		if c.conflict != nil {
+			conflicts = append(conflicts, *c.conflict)
+		}
+		if c.similar != nil {
+			out = append(out, *c.similar)
+		}
+	}
+	return out, conflicts
 }
 
 func termSet(fp *fingerprint.Fingerprint) []string {

@@ -171,3 +171,133 @@ func TestNearDuplicateOf(t *testing.T) {
 		t.Fatalf("a model-free store judged (%v, %v): it has no E1 to judge by", judged, err)
 	}
 }
+
+// TestPresearchMatchesWriteTimeSearch: a batch's similar search is made
+// when it is prepared (presearch) and completed at its write with the docs
+// stored since. Batches prepared ahead of earlier ones' writes — as add
+// --jsonl's batches in flight are — must find the same similar memories,
+// near-duplicate decisions, contradictions and supersede links as batches
+// prepared and stored one after another, whose searches see everything
+// stored before them; and a delete between a batch's two halves makes its
+// write search again.
+func TestPresearchMatchesWriteTimeSearch(t *testing.T) {
+	ctx := context.Background()
+	batches := [][]string{
+		texts[:4],
+		{
+			"Decision: pin github.com/linxGnu/grocksdb at v1.7.15 since librocksdb-dev 7.8.3 lacks the newer C functions",
+			"The API server listens on port 8080.",
+			"Refresh tokens must be stored in httpOnly cookies.",
+		},
+		{
+			"The API server listens on port 9090.",
+			"Decision: pin github.com/linxGnu/grocksdb at v1.7.15 as librocksdb-dev 7.8.3 lacks newer C functions",
+			"Fix: the build failed due to a missing CGO_LDFLAGS for librocksdb; set it in the Makefile",
+		},
+		{
+			"The API server listens on port 9091.",
+			"Refresh tokens must never be stored in httpOnly cookies.",
+			"Fix: the build failed because CGO_LDFLAGS for librocksdb was missing; set it in the Makefile",
+		},
+	}
+	memories := func(ts []string) []record.NewMemory {
+		var ns []record.NewMemory
+		for _, x := range ts {
+			ns = append(ns, record.NewMemory{Content: x, Supersede: true, OnConflict: record.ConflictSupersedeNewer})
+		}
+		return ns
+	}
+	// describe names each similar memory and contradiction by its content.
+	describe := func(s *Engine, ms []record.Memory) []string {
+		var out []string
+		for _, m := range ms {
+			line := m.Content + " ->"
+			for _, sim := range m.Similar {
+				o, err := s.Get(ctx, sim.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				line += fmt.Sprintf(" similar[%q E1 %.6f near %v superseded %v: %s]", o.Content, sim.E1, sim.Near, sim.Superseded, sim.Decision)
+			}
+			for _, c := range m.Contradicts {
+				o, err := s.Get(ctx, c.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				line += fmt.Sprintf(" contradicts[%q %s superseded %v]", o.Content, c.Kind, c.Superseded)
+			}
+			out = append(out, line)
+		}
+		return out
+	}
+	one := openStore(t, t.TempDir(), hashRegistry(t, ""))
+	var want []string
+	for _, b := range batches {
+		ms, err := one.AddBatch(ctx, memories(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, describe(one, ms)...)
+	}
+	ahead := openStore(t, t.TempDir(), hashRegistry(t, ""))
+	first, err := ahead.AddBatch(ctx, memories(batches[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stores []func(context.Context) ([]record.Memory, error)
+	for _, b := range batches[1:] { // every batch prepared before any is stored
+		store, err := ahead.PrepareBatch(ctx, memories(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, store)
+	}
+	got := describe(ahead, first)
+	for _, store := range stores {
+		ms, err := store(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, describe(ahead, ms)...)
+	}
+	found := 0
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("memory %d:\n prepared ahead: %s\n one after another: %s", i, got[i], want[i])
+		}
+		found += strings.Count(want[i], "similar[") + strings.Count(want[i], "contradicts[")
+	}
+	if found < 4 {
+		t.Fatalf("the corpus found %d similar memories and contradictions across batches: too few to test the merge", found)
+	}
+	if st := ahead.WriteStats(); st.Presearched != len(got) {
+		t.Fatalf("%d of %d memories kept their prepared search", st.Presearched, len(got))
+	}
+
+	// A delete between the halves: the write searches again, and finds
+	// neither the deleted memory nor anything the prepared search found.
+	victim := first[0] // the grocksdb decision, which the rewording below finds
+	store, err := ahead.PrepareBatch(ctx, memories([]string{"Decision: pin github.com/linxGnu/grocksdb at v1.7.15 because librocksdb-dev 7.8.3 lacks the newer C functions"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ahead.Delete(ctx, victim.ID); err != nil {
+		t.Fatal(err)
+	}
+	before := ahead.WriteStats().Presearched
+	ms, err := store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := ahead.WriteStats(); st.Presearched != before {
+		t.Fatalf("a prepared search was kept across a delete")
+	}
+	for _, sim := range ms[0].Similar {
+		if sim.ID == victim.ID {
+			t.Fatalf("the write found the memory deleted after its batch was prepared")
+		}
+	}
+	if len(ms[0].Similar) == 0 {
+		t.Fatalf("the rewording found no similar memory after the delete (its other copies are stored)")
+	}
+}

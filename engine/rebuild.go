@@ -46,6 +46,10 @@ func rebuild(ctx context.Context, eng *cellar.Store, stale [fingerprint.NumSlots
 	if err := x.loadE12(ctx, eng); err != nil {
 		return nil, err
 	}
+	if !x.live.IsEmpty() {
+		x.next = record.DocNum(x.live.Maximum()) + 1
+		x.committed = x.next
+	}
 	return x, nil
 }
 

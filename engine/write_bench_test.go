@@ -92,7 +92,7 @@ func benchWriteOnce(b *testing.B, reg *embedders.Registry, docs []string, fps []
 		}
 		cp := make([]fingerprint.Fingerprint, hi-lo)
 		copy(cp, fps[lo:hi]) // write sets E4 in place
-		if _, err := s.write(ctx, ns, inputs, cp); err != nil {
+		if _, err := s.write(ctx, ns, inputs, cp, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
