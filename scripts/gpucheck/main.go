@@ -1336,6 +1336,9 @@ func printTable(r Result) {
 	for _, p := range r.Parity {
 		fmt.Printf("  %-22s %-12s %3d texts  min %.6f  mean %.6f\n", p.Model, p.What, p.Texts, p.MinCosine, p.MeanCosine)
 	}
+	if len(r.Parity) == 0 {
+		fmt.Printf("  not run: parity needs both devices (-devices cuda,cpu, the default)\n")
+	}
 	fmt.Printf("\nquery encoding (one text per call):\n")
 	for _, q := range r.Queries {
 		fmt.Printf("  %-22s %-5s p50 %7.2f ms  p95 %7.2f ms  (%d calls)\n", q.Model, short(q.Device), q.P50MS, q.P95MS, q.Calls)
