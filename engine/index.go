@@ -41,7 +41,8 @@ const e1Rerank = 2048
 var spaceRerank = map[fingerprint.SlotID]int{fingerprint.E1: e1Rerank, fingerprint.E5: 2048}
 
 // indexSet is the in-memory search state of a store: one index per space,
-// rebuilt from the families on open and updated after every committed write.
+// rebuilt from the families on open and updated with every write (beside
+// its commit; a failed commit takes its docs out again).
 // Its own indexes are safe for concurrent use; the set's fields (maps, the
 // temporal table, entity sets) are guarded by mu.
 type indexSet struct {

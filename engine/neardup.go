@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/cgraph/cgraph/contradict"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/record"
@@ -167,9 +168,10 @@ func (s *Engine) nearSearch(ctx context.Context, project string, fp *fingerprint
 	}
 	s.ix.mu.RLock()
 	within := s.ix.attrs.byProject[project]
-	if within != nil && from > 0 {
-		within = within.Clone()
-		within.RemoveRange(0, uint64(from))
+	if within != nil && from > 0 { // the docs from on: a few hundred, not the project's copy
+		since := roaring.New()
+		since.AddRange(uint64(from), uint64(max(from, s.ix.next)))
+		within = roaring.And(within, since)
 	}
 	d := s.ix.dense[spaceKey{slot: fingerprint.E1}]
 	s.ix.mu.RUnlock()

@@ -335,8 +335,10 @@ type writeBatch struct {
 // and gives each input its sequence number (for E4). The similar-memory
 // search of every new memory (the costliest step of a write once the
 // fingerprints exist: an E1 search, the candidates' fingerprints, the
-// contradiction judge) runs on all cores first; it reads only committed
-// state, so its answers are those a memory-by-memory loop would get.
+// contradiction judge) was made when the batch was prepared (presearch)
+// and is completed here with the memories stored since, or runs here on
+// all cores; either way its answers are those a memory-by-memory loop
+// would get from the committed state.
 func (s *Engine) stageMemories(ctx context.Context, b *cellar.Batch, ns []record.NewMemory, inputs []embedders.Input, fps []fingerprint.Fingerprint, pre *presearch) (writeBatch, error) {
 	w := writeBatch{ms: make([]record.Memory, len(ns)), dup: make([]bool, len(ns)), stored: make([]bool, len(ns))}
 	inBatch := map[string]int{} // normalized content → first new memory of this batch
@@ -391,10 +393,11 @@ type nearby struct {
 	conflicts []record.Contradiction
 }
 
-// similarAll runs findSimilar for ns[i], i in which, on all cores; a
-// memory stored with AllowDuplicate is not searched (a corpus loaded with
-// duplicates allowed is not a memory to tidy). The first error (by
-// position) names its memory.
+// similarAll runs findSimilar for ns[i], i in which, on all cores — or,
+// where pre still holds, completes pre's search with the docs stored since
+// it ran (and counts those kept); a memory stored with AllowDuplicate is
+// not searched (a corpus loaded with duplicates allowed is not a memory to
+// tidy). The first error (by position) names its memory.
 // REQUIRES: s.writeMu held.
 func (s *Engine) similarAll(ctx context.Context, ns []record.NewMemory, fps []fingerprint.Fingerprint, which []int, pre *presearch) ([]nearby, int, error) {
 	out := make([]nearby, len(which))
