@@ -12,13 +12,18 @@ import "sync"
 // its form under a shared key; candidates are checked with the restricted
 // Damerau–Levenshtein distance.
 //
-// A word is corrected only with evidence (Correct): it is not an
-// identifier, neither the store nor the embedded English word list
-// (wordlist/README.md) knows it, and exactly one live store form one edit
-// away is at least twice as frequent as any other. Forms are only added: a
-// form whose memories were deleted still counts as known (a word is then
-// searched as typed, the safe side) and is kept from being a correction by
-// the caller's document frequency. It is safe for concurrent use.
+// A word is corrected only with evidence (Correct): neither the store nor
+// the embedded English word list (wordlist/README.md) knows it, and one live
+// store form one edit away is at least twice as likely as any other — its
+// count in the store weighed by how likely a typist makes that slip
+// (editWeight: a neighbouring key or a swap before a missed letter, before
+// a key from elsewhere). A word no store form is near may become the one
+// English word a neighbouring key or a swap away. Identifiers change only
+// as wholes or letter run by letter run, into store forms. Forms are only
+// added: a form whose memories were deleted still counts as known (a word
+// is then searched as typed, the safe side) and is kept from being a
+// correction by the caller's document frequency. It is safe for concurrent
+// use.
 type Speller struct {
 	mu      sync.RWMutex
 	deletes map[string][]string // key → forms (each form once)
@@ -119,15 +124,20 @@ func (s *Speller) Known(w string) bool {
 	return ok || inDictionary(w)
 }
 
-// Suggest returns the store form that an unknown word (lower case) is a
-// typo of, or ok false. The evidence it needs: word is spellable and
-// Known rejects it; the form is one edit from it, begins with the same
-// letter (a typist seldom misses the first one; "umask" is no typo of
-// "mask"), is not an inflection of word (inflectionOnly: a plural or past
-// tense absent from the store is no typo), is live (live(form) — nil: every form is), and is at least twice
-// as frequent in the store as any other such form. wholeOnly restricts the
-// forms to those seen as whole letter runs (for an identifier or an
-// acronym, whose humps are no words of their own).
+// Suggest returns the form that an unknown word (lower case) is a typo of,
+// or ok false. The evidence it needs: word is spellable and Known rejects
+// it; the form is one edit from it, begins with the same letter (a typist
+// seldom misses the first one; "umask" is no typo of "mask"), is not an
+// inflection of word (inflectionOnly: a plural or past tense absent from
+// the store is no typo), is live (live(form) — nil: every form is), and its
+// count in the store times editWeight is at least twice any other such
+// form's. When no store form at all is one edit away and word has 5 letters
+// or more, the form may be a word of the English list instead, if it is the
+// only one a neighbouring key or a swap away (4-letter words are left: their
+// neighbourhood is dense and they are often abbreviations, "stri", "impl").
+// wholeOnly restricts the forms to those seen as whole letter runs of the
+// store (for an identifier or an acronym, whose humps are no words of their
+// own) and rules out the word list.
 func (s *Speller) Suggest(word string, live func(string) bool, wholeOnly bool) (form string, ok bool) {
 	if !spellable(word) || s.Known(word) {
 		return "", false
@@ -143,26 +153,41 @@ func (s *Speller) Suggest(word string, live func(string) bool, wholeOnly bool) (
 	}
 	s.mu.RUnlock()
 	var best string
-	var bestN, secondN uint32
-	for i, c := range cands {
-		if c == best || c[0] != word[0] || osaDistance(word, c) != 1 || inflectionOnly(word, c) || (wholeOnly && !stats[i].whole) {
-			continue
+	var bestW, secondW float64
+	consider := func(c string, n float64) {
+		if c == best || c[0] != word[0] || osaDistance(word, c) != 1 || inflectionOnly(word, c) {
+			return
 		}
-		if live != nil && !live(c) {
-			continue
-		}
-		n := stats[i].count
+		w := n * editWeight(word, c)
 		switch {
-		case n > bestN || (n == bestN && c < best):
+		case w > bestW || (w == bestW && c < best):
 			if best != "" {
-				secondN = max(secondN, bestN)
+				secondW = max(secondW, bestW)
 			}
-			best, bestN = c, n
+			best, bestW = c, w
 		default:
-			secondN = max(secondN, n)
+			secondW = max(secondW, w)
 		}
 	}
-	if best == "" || bestN < 2*secondN {
+	storeNear := false
+	for i, c := range cands {
+		storeNear = storeNear || osaDistance(word, c) == 1
+		if (wholeOnly && !stats[i].whole) || (live != nil && !live(c)) {
+			continue
+		}
+		consider(c, float64(stats[i].count))
+	}
+	if !storeNear && !wholeOnly && len(word) >= 5 {
+		// No store form is near: an English word one likely slip away (a
+		// neighbouring key or a swap), each counted once — the list has no
+		// frequencies — so it must be the only one.
+		for _, c := range dictionaryNear(word) {
+			if editWeight(word, c) >= weightNearKey {
+				consider(c, 1)
+			}
+		}
+	}
+	if best == "" || bestW < 2*secondW {
 		return "", false // nothing near, or two forms near and neither clearly the one
 	}
 	return best, true
@@ -240,31 +265,43 @@ type Correction struct {
 // style; an ALL CAPS or camelCase word (an identifier, "RocksDB",
 // "parseHTTPReqeust") is corrected only as a whole, into a letter run the
 // store contains, with its case copied letter by letter, and only by a
-// substitution or swap (same length). Words with digits or underscores (utf8,
-// max_len), other characters and invalid UTF-8 pass through unchanged.
-// live is Suggest's.
+// substitution or swap (same length). A word with digits or underscores
+// (read_uint8, SHA256, __init__) is an identifier too: each of its letter
+// runs of 4 to 40 letters in one case or Capitalised is corrected as one
+// ("rrad_uint8" → "read_uint8"); "utf8" and "max_len" have none. Words with
+// other characters or invalid UTF-8 pass through unchanged. live is
+// Suggest's.
 func (s *Speller) CorrectText(text string, live func(string) bool) (string, []Correction) {
-	var out []byte
 	var fixes []Correction
-	for i := 0; i < len(text); {
-		if !isWordByte(text[i]) {
-			out = append(out, text[i])
+	out := mapRuns(text, isWordByte, func(word string) string {
+		fixed, ok := s.correctWord(word, live)
+		if !ok {
+			return word
+		}
+		fixes = append(fixes, Correction{From: word, To: fixed})
+		return fixed
+	})
+	return out, fixes
+}
+
+// mapRuns returns s with each maximal run of bytes that in accepts replaced
+// by f(run); the bytes between runs are kept.
+func mapRuns(s string, in func(byte) bool, f func(run string) string) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		if !in(s[i]) {
+			out = append(out, s[i])
 			i++
 			continue
 		}
 		j := i
-		for j < len(text) && isWordByte(text[j]) {
+		for j < len(s) && in(s[j]) {
 			j++
 		}
-		word := text[i:j]
-		if fixed, ok := s.correctWord(word, live); ok {
-			fixes = append(fixes, Correction{From: word, To: fixed})
-			word = fixed
-		}
-		out = append(out, word...)
+		out = append(out, f(s[i:j])...)
 		i = j
 	}
-	return string(out), fixes
+	return string(out)
 }
 
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
@@ -306,10 +343,17 @@ func (s *Speller) correctWord(w string, live func(string) bool) (string, bool) {
 	if len(w) < 4 || len(w) > 40 {
 		return "", false
 	}
+	letters := true
 	for i := 0; i < len(w); i++ {
-		if !isASCIILetter(w[i]) {
+		switch c := w[i]; {
+		case c >= 0x80:
 			return "", false
+		case !isASCIILetter(c):
+			letters = false
 		}
+	}
+	if !letters {
+		return s.correctParts(w, live)
 	}
 	style := styleOf(w)
 	t, ok := s.Suggest(lower(w), live, style == styleUpper || style == styleMixed)
@@ -338,6 +382,35 @@ func (s *Speller) correctWord(w string, live func(string) bool) (string, bool) {
 		}
 	}
 	return string(b), true
+}
+
+// correctParts corrects a word of ASCII letters, digits and underscores
+// (an identifier: read_uint8, __init__, SHA256) letter run by letter
+// run: each run of 4 to 40 ASCII letters, written in one case or
+// Capitalised, is corrected as a part of an identifier is — as a whole,
+// into a letter run of the store, by a substituted or swapped letter only.
+// It reports false when no run changed.
+func (s *Speller) correctParts(w string, live func(string) bool) (string, bool) {
+	changed := false
+	out := mapRuns(w, isASCIILetter, func(run string) string {
+		style := styleOf(run)
+		if style == styleMixed || len(run) < 4 || len(run) > 40 {
+			return run
+		}
+		t, ok := s.Suggest(lower(run), live, true)
+		if !ok || len(t) != len(run) {
+			return run
+		}
+		changed = true
+		switch style {
+		case styleUpper:
+			return upper(t)
+		case styleTitle:
+			return string(t[0]-'a'+'A') + t[1:]
+		}
+		return t
+	})
+	return out, changed
 }
 
 func lower(s string) string {
@@ -377,4 +450,114 @@ func camelHumps(s string) []string {
 		}
 	}
 	return append(out, s[start:])
+}
+
+// keyNeighbours lists each letter's neighbours on a US QWERTY keyboard, the
+// layout Hunspell's KEY option describes by default.
+var keyNeighbours = [26]string{
+	'a' - 'a': "qwsz", 'b' - 'a': "vghn", 'c' - 'a': "xdfv", 'd' - 'a': "erfsxc", 'e' - 'a': "wrsd",
+	'f' - 'a': "rtdgcv", 'g' - 'a': "tyfhvb", 'h' - 'a': "yugjbn", 'i' - 'a': "uojk", 'j' - 'a': "uihknm",
+	'k' - 'a': "iojlm", 'l' - 'a': "opk", 'm' - 'a': "njk", 'n' - 'a': "bhjm", 'o' - 'a': "ipkl",
+	'p' - 'a': "ol", 'q' - 'a': "wa", 'r' - 'a': "etdf", 's' - 'a': "weadzx", 't' - 'a': "ryfg",
+	'u' - 'a': "yihj", 'v' - 'a': "cfgb", 'w' - 'a': "qeas", 'x' - 'a': "zsdc", 'y' - 'a': "tugh",
+	'z' - 'a': "asx",
+}
+
+// keysAdjacent reports whether lower-case letters a and b are neighbours on
+// the keyboard.
+func keysAdjacent(a, b byte) bool {
+	if a < 'a' || a > 'z' {
+		return false
+	}
+	for i := 0; i < len(keyNeighbours[a-'a']); i++ {
+		if keyNeighbours[a-'a'][i] == b {
+			return true
+		}
+	}
+	return false
+}
+
+// The channel's weights: how likely a typist makes each kind of one-letter
+// slip, relative to hitting a neighbouring key. Only their order matters
+// much — a store form's count multiplies them and the best must double the
+// next — and it is the order of the confusion counts in Kernighan, Church
+// and Gale's noisy-channel speller (1990): substitutions concentrate on
+// neighbouring keys, and an inserted letter is mostly a doubled one or a
+// neighbour of the letter beside it.
+const (
+	weightNearKey  = 1.0  // a neighbouring key instead of the letter
+	weightSwap     = 1.0  // two letters typed in the wrong order
+	weightMissed   = 0.5  // a letter left out
+	weightNearKeys = 0.5  // an extra letter next to a neighbouring key, or doubled
+	weightFarKey   = 0.25 // another key, not a neighbour
+	weightExtra    = 0.25 // an extra letter from elsewhere
+)
+
+// editWeight is the channel's weight of the single edit that turns form
+// into word (both lower case, one edit apart).
+func editWeight(word, form string) float64 {
+	i := 0
+	for i < len(word) && i < len(form) && word[i] == form[i] {
+		i++
+	}
+	switch {
+	case len(word) == len(form):
+		if word[i+1:] == form[i+1:] {
+			if keysAdjacent(form[i], word[i]) {
+				return weightNearKey
+			}
+			return weightFarKey
+		}
+		return weightSwap
+	case len(word) == len(form)+1:
+		// word has an extra letter; with a run of equal letters the extra
+		// one may sit anywhere in it: take the likeliest place.
+		best := weightExtra
+		for j := i; j >= 0; j-- {
+			if word[:j]+word[j+1:] != form {
+				break
+			}
+			c := word[j]
+			if j > 0 && (word[j-1] == c || keysAdjacent(word[j-1], c)) ||
+				j+1 < len(word) && (word[j+1] == c || keysAdjacent(word[j+1], c)) {
+				best = weightNearKeys
+			}
+		}
+		return best
+	}
+	return weightMissed
+}
+
+// dictionaryNear returns the words of the English list one edit from w
+// (lower case) that begin with its first letter.
+func dictionaryNear(w string) []string {
+	seen := map[string]bool{}
+	var out []string
+	try := func(c string) {
+		if !seen[c] && inDictionary(c) {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	b := []byte(w)
+	for i := 1; i < len(w); i++ {
+		orig := b[i]
+		for c := byte('a'); c <= 'z'; c++ {
+			if c != orig {
+				b[i] = c
+				try(string(b))
+			}
+		}
+		b[i] = orig
+		try(w[:i] + w[i+1:])
+		if i+1 < len(w) && w[i] != w[i+1] {
+			try(w[:i] + string(w[i+1]) + string(w[i]) + w[i+2:])
+		}
+	}
+	for i := 1; i <= len(w); i++ {
+		for c := byte('a'); c <= 'z'; c++ {
+			try(w[:i] + string(c) + w[i:])
+		}
+	}
+	return out
 }

@@ -54,17 +54,20 @@ func TestSpellerWords(t *testing.T) {
 		// number, not a typo.
 		{"glyphs", ""},
 		// Identifiers: never into a hump or a dictionary word.
-		{"RocksDB", ""},      // store: "rocks"
-		{"rocks_db", ""},     // underscore
-		{"utf8", ""},         // digit
-		{"Stirng2", ""},      // digit
-		{"PARSEHTTP", ""},    // all caps, nothing near as a whole run
-		{"naïveté", ""},      // non-ASCII letters: not looked at
-		{"stri", ""},         // 4 letters, nothing one edit away... "string" is two
-		{"xyzzy", ""},        // nothing near
-		{"abc", ""},          // too short
-		{"connection", ""},   // a store word
-		{"rehurn", "return"}, // a QWERTY neighbour
+		{"RocksDB", ""},                    // store: "rocks"
+		{"rocks_db", ""},                   // underscore
+		{"utf8", ""},                       // digit
+		{"Stirng2", "String2"},             // a letter run of an identifier, by a swap
+		{"parse_stirng2", "parse_string2"}, // a swap in one run
+		{"retur_uint8", ""},                // an identifier's runs lose no letter
+		{"rehurnMax_len", ""},              // a camelCase run is left whole
+		{"PARSEHTTP", ""},                  // all caps, nothing near as a whole run
+		{"naïveté", ""},                    // non-ASCII letters: not looked at
+		{"stri", ""},                       // 4 letters: "string" is two edits away, and the English list is for 5+ ("stir")
+		{"xyzzy", ""},                      // nothing near
+		{"abc", ""},                        // too short
+		{"connection", ""},                 // a store word
+		{"rehurn", "return"},               // a QWERTY neighbour
 		// Typos: one substitution, swap, insertion or deletion.
 		{"retrun", "return"},
 		{"fucntion", "function"},
@@ -81,6 +84,12 @@ func TestSpellerWords(t *testing.T) {
 		{"onnection", ""},      // the first letter is never the typo
 		{"outliver", ""},       // an ending s, d or r is an inflection
 		{"connectiom", "connection"},
+		// No store form near: the one English word a neighbouring key or a
+		// swap away, case kept; never from elsewhere on the keyboard.
+		{"bicyvle", "bicycle"},
+		{"Lantrern", ""}, // an extra letter: only the store's forms take those
+		{"Lanrern", "Lantern"},
+		{"bicyzle", ""}, // z is no neighbour of c
 		// Ambiguous: "strang" is one edit from "string" (x4) and "strong"
 		// (x3): string (x4) is not twice as frequent, so no correction.
 		{"strang", ""},
@@ -95,6 +104,59 @@ func TestSpellerWords(t *testing.T) {
 		}
 		if (len(fixes) == 1) != (c.want != "") {
 			t.Errorf("CorrectText(%q): corrections %v", c.typed, fixes)
+		}
+	}
+}
+
+// TestEditWeight: the channel reads the slip that turns the form into the
+// typed word.
+func TestEditWeight(t *testing.T) {
+	for _, c := range []struct {
+		typed, form string
+		want        float64
+	}{
+		{"regurn", "return", weightNearKey}, // t → g: neighbours
+		{"rehurn", "return", weightFarKey},  // t → h: not
+		{"rexurn", "return", weightFarKey},
+		{"returs", "return", weightFarKey}, // the last letter: n → s
+		{"returm", "return", weightNearKey},
+		{"retrun", "return", weightSwap},
+		{"retun", "return", weightMissed},
+		{"returnn", "return", weightNearKeys}, // doubled
+		{"retyurn", "return", weightNearKeys}, // y beside t and u
+		{"retqurn", "return", weightExtra},
+		{"bytew", "bytes", weightNearKey},
+		{"bytew", "byte", weightNearKeys}, // w beside e
+	} {
+		if got := editWeight(c.typed, c.form); got != c.want {
+			t.Errorf("editWeight(%q, %q) = %v, want %v", c.typed, c.form, got, c.want)
+		}
+	}
+	for a := byte('a'); a <= 'z'; a++ {
+		for b := byte('a'); b <= 'z'; b++ {
+			if keysAdjacent(a, b) != keysAdjacent(b, a) {
+				t.Errorf("keysAdjacent(%c, %c) is not symmetric", a, b)
+			}
+		}
+	}
+}
+
+// TestSpellerChannel: two forms as frequent as each other are told apart by
+// the slip each needs; counts still outweigh a likelier slip.
+func TestSpellerChannel(t *testing.T) {
+	for _, c := range []struct {
+		store, typed, want string
+	}{
+		{"byte byte bytes bytes", "bytew", "bytes"},           // w beside s, and an extra w beside e: 1 against 0.5 a form
+		{"byte byte byte byte byte bytes bytes", "bytew", ""}, // 2 against 2.5: neither doubles the other
+		{"byte byte byte byte bytes", "bytew", "byte"},        // 1 against 2
+		{"list list list", "lost", ""},                        // an English word: never a typo
+	} {
+		s := NewSpeller()
+		s.AddText(c.store)
+		got, ok := s.Suggest(c.typed, nil, false)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("store %q: Suggest(%q) = %q, %v; want %q", c.store, c.typed, got, ok, c.want)
 		}
 	}
 }
