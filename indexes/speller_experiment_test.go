@@ -51,7 +51,21 @@ func replaySet(t *testing.T, dir string) replayCounts {
 	clean := map[string]string{}
 	readJSONL(t, filepath.Join(dir, "queries.jsonl"), func(id, text string) { clean[id] = text })
 	var r replayCounts
-	readJSONL(t, filepath.Join(dir, "queries-typos.jsonl"), func(id, typo string) {
+	typos := filepath.Join(dir, "queries-typos.jsonl")
+	if _, err := os.Stat(typos); err != nil {
+		// A set without typo queries: only what correct queries lose.
+		for _, c := range clean {
+			for _, w := range queryWords(c) {
+				r.cleanWords++
+				if fixed, ok := sp.correctWord(w, nil); ok && fixed != w {
+					r.cleanChanged++
+					r.examples = append(r.examples, fmt.Sprintf("clean %s → %s", w, fixed))
+				}
+			}
+		}
+		return r
+	}
+	readJSONL(t, typos, func(id, typo string) {
 		c, ok := clean[id]
 		if !ok {
 			return
