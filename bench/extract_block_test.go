@@ -100,3 +100,83 @@ func FuzzBlockDocExtract(f *testing.F) {
 		}
 	})
 }
+
+func TestCollectRustFixture(t *testing.T) {
+	pairs, st, err := Collect("testdata/src/rust", rustExtractor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ fn, query, prefix, suffix string }{
+		{"split", "Splits a path into its directory and its base name, at the last /.",
+			"pub fn split<'a>(path: &'a str) -> (&'a str, &'a str) {", "None => (\"\", path),\n    }\n}"},
+		{"newest", "Returns the Ring's newest value, or None when the ring holds no values yet.",
+			"pub(crate) fn newest(&self) -> Option<&T> {", "% self.items.len())\n    }"},
+		{"owned_label", "Returns the label the value carries, as an owned string for callers.",
+			"fn owned_label(&self) -> String\n    where", "s\n    }"},
+	}
+	if len(pairs) != len(want) {
+		t.Fatalf("got %d pairs %+v, want %d", len(pairs), pairs, len(want))
+	}
+	for i, w := range want {
+		p := pairs[i]
+		if p.Func != w.fn || p.Query != w.query || !strings.HasPrefix(p.Code, w.prefix) || !strings.HasSuffix(p.Code, w.suffix) {
+			t.Errorf("pair %d = %+v\nwant func %q query %q code %q … %q", i, p, w.fn, w.query, w.prefix, w.suffix)
+		}
+	}
+	if pairs[1].Line != 35 {
+		t.Errorf("newest starts on line %d, want 35 (after its attributes)", pairs[1].Line)
+	}
+	// tests.rs and benches/ are skipped; label() has no body, hidden() no
+	// doc (four slashes), tiny() is trivial.
+	if st.Files != 1 || st.Trivial != 1 {
+		t.Errorf("stats %+v: want 1 file read and 1 trivial function", st)
+	}
+}
+
+// TestRustMatchBrace: literals, lifetimes and nested comments hide braces.
+func TestRustMatchBrace(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`{ let c = '}'; }`, `{ let c = '}'; }`},
+		{`{ x::<'a>(); '\u{7d}'; } tail`, `{ x::<'a>(); '\u{7d}'; }`},
+		{`{ r##"}"#}"##; } tail`, `{ r##"}"#}"##; }`},
+		{`{ br"}"; b'}'; } tail`, `{ br"}"; b'}'; }`},
+		{`{ /* /* } */ } */ } tail`, `{ /* /* } */ } */ }`},
+		{"{ // }\n } tail", "{ // }\n }"},
+		{`{ for x in y { bar(x) } } tail`, `{ for x in y { bar(x) } }`},
+		{`{ "unclosed }`, ``},
+	} {
+		got := ""
+		if stop := rustMatchBrace(c.src, 0); stop >= 0 {
+			got = c.src[:stop+1]
+		}
+		if got != c.want {
+			t.Errorf("rustMatchBrace(%q) ends at %q, want %q", c.src, got, c.want)
+		}
+	}
+}
+
+// FuzzRustExtract: any text gives pairs whose code is a braced span of the
+// source starting at a fn line, or none; never a panic.
+func FuzzRustExtract(f *testing.F) {
+	b, err := os.ReadFile("testdata/src/rust/src/lib.rs")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(b))
+	f.Add("/// a b c d\nfn f() { '")
+	f.Add("/// a b c d\n#[x\nfn f() { r#\"")
+	f.Add("/// a b c d\nfn f() { /* /*")
+	f.Fuzz(func(t *testing.T, src string) {
+		ps, err := rustExtractor{}.Extract("f.rs", []byte(src))
+		if err != nil {
+			return
+		}
+		for _, p := range ps {
+			m := rustFnRE.FindStringSubmatch(p.Code)
+			if p.Query == "" || m == nil || m[1] != p.Func || p.Line < 1 || !strings.HasSuffix(p.Code, "}") ||
+				!strings.Contains(src, p.Code) {
+				t.Fatalf("bad pair %+v", p)
+			}
+		}
+	})
+}

@@ -69,8 +69,10 @@ func ExtractorFor(lang string) (Extractor, error) {
 		return javaExtractor, nil
 	case "javascript", "js":
 		return jsExtractor, nil
+	case "rust", "rs":
+		return rustExtractor{}, nil
 	}
-	return nil, fmt.Errorf("unknown --lang %q: use go, python, java or javascript", lang)
+	return nil, fmt.Errorf("unknown --lang %q: use go, python, java, javascript or rust", lang)
 }
 
 // skipDir reports directories never walked: test fixtures, vendored code,

@@ -227,7 +227,7 @@ func TestPreparePythonStdlib(t *testing.T) {
 }
 
 func TestPrepareErrors(t *testing.T) {
-	if _, err := Prepare(PrepareOptions{Src: "testdata/src/go", Out: t.TempDir(), Lang: "rust"}); err == nil || !strings.Contains(err.Error(), `unknown --lang "rust"`) {
+	if _, err := Prepare(PrepareOptions{Src: "testdata/src/go", Out: t.TempDir(), Lang: "ruby"}); err == nil || !strings.Contains(err.Error(), `unknown --lang "ruby"`) {
 		t.Errorf("bad lang: %v", err)
 	}
 	if _, err := Prepare(PrepareOptions{Src: "testdata/nope", Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "source root") {

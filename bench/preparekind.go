@@ -26,9 +26,11 @@ func CSNOptions(kind string, o PrepareOptions, langSet bool) (PrepareOptions, er
 		lang = "java"
 	case "csn-javascript", "csn-js":
 		lang = "javascript"
+	case "csn-rust", "csn-rs":
+		lang = "rust"
 	case "csn":
 	default:
-		return bad("use csn-go, csn-python, csn-java, csn-javascript or mteb:TASK", "unknown set kind %q", kind)
+		return bad("use csn-go, csn-python, csn-java, csn-javascript, csn-rust or mteb:TASK", "unknown set kind %q", kind)
 	}
 	if langSet && lang != "" && NormLang(o.Lang) != lang {
 		return bad("drop --lang or use the matching kind", "%s conflicts with --lang %s", kind, o.Lang)
@@ -59,6 +61,8 @@ func NormLang(l string) string {
 		return "python"
 	case "js":
 		return "javascript"
+	case "rs":
+		return "rust"
 	}
 	return l
 }
