@@ -244,15 +244,10 @@ func Prepare(o PrepareOptions) (PrepareStats, error) {
 }
 
 func langName(l string) string {
-	switch l {
-	case "py", "python":
-		return "python"
-	case "js", "javascript":
-		return "javascript"
-	case "java":
-		return "java"
+	if l == "" {
+		return "go"
 	}
-	return "go"
+	return NormLang(l)
 }
 
 func writeJSONLine(b *bytes.Buffer, v any) error {

@@ -246,7 +246,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "run", "--data", tinySet, "--profiles", "nope"}, 2, `unknown profile "nope"`},
 		{[]string{"bench", "run", "--data", tinySet, "--modes", "fast"}, 2, `unknown mode "fast"`},
 		{[]string{"bench", "run", "--data", tinySet, "--split", "dev"}, 1, "dev.tsv"},
-		{[]string{"bench", "prepare", "csn-rust", "--src", ".", "--out", "x"}, 2, `unknown set kind "csn-rust"`},
+		{[]string{"bench", "prepare", "csn-ruby", "--src", ".", "--out", "x"}, 2, `unknown set kind "csn-ruby"`},
 		{[]string{"bench", "prepare", "csn-go", "--out", "x"}, 2, "--src is missing"},
 		{[]string{"bench", "prepare", "csn-go", "--src", "."}, 2, "--out is missing"},
 		{[]string{"bench", "compare", "a.json"}, 2, "two report.json files"},
