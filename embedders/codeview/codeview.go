@@ -55,7 +55,7 @@ func Query(q string) string {
 
 // Recipe names View in the producers of the slots that read
 // documents through it; change it with View.
-const Recipe = "code view v1: the defined name's words first, identifiers split"
+const Recipe = "code view v2: the defined name's words first, identifiers split" // v2: the name finder reads Rust's pub(crate), generics and attributes, and a "new" a keyword defines
 
 // Note says in a slot's representation (embedders, --explain) that
 // it reads memories through View.

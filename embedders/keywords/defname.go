@@ -12,10 +12,14 @@ import (
 var defLine = regexp.MustCompile(`^(?:(?:` + defKeywords + `)\s+)*` +
 	`(?:\([^()]*\)\s*)?` + // a Go method's receiver
 	`(?:[\w.:<>\[\],?*&]+\s+){0,5}` + // a return type of up to five words ("static <T> Collector<T, ?, Long>", "std::string")
-	`[*&]?(?:[A-Za-z_]\w*::)*([A-Za-z_$][\w$]*)\s*(?:\[[^()]*\])?\(`) // C++'s "Cache::evict(" names evict
+	`[*&]?(?:[A-Za-z_]\w*::)*([A-Za-z_$][\w$]*)\s*(?:\[[^()]*\]|<[^()]*>)?\(`) // C++'s "Cache::evict(" names evict; Go's [T any], Rust's and TypeScript's <T> before "("
 
 // defKeywords are the modifiers and keywords a definition may start with.
-const defKeywords = `export|default|async|pub|public|private|protected|internal|static|final|abstract|synchronized|native|override|virtual|inline|unsafe|extern|def|func|function|fn|fun|sub`
+const defKeywords = `export|default|async|pub\s*\([^()]*\)|pub|public|private|protected|internal|static|final|abstract|synchronized|native|override|virtual|inline|unsafe|extern|def|defp|func|function|fn|fun|sub`
+
+// defKeywordBefore matches text ending in a keyword that only a definition's
+// name follows.
+var defKeywordBefore = regexp.MustCompile(`(?:^|\s)(?:def|defp|func|function|fn|fun|sub)\s+(?:\([^()]*\)\s*)?$`)
 
 // keywordStart matches a line that starts with one of defKeywords.
 var keywordStart = regexp.MustCompile(`^(?:` + defKeywords + `)\s`)
@@ -29,7 +33,9 @@ var rubyDef = regexp.MustCompile(`^def\s+(?:self\.)?([A-Za-z_]\w*)[?!=]?(?:\s|\(
 // Group 1 is the name, its last dotted part once trimmed.
 var assignedFunc = regexp.MustCompile(`^(?:export\s+)?(?:const\s+|let\s+|var\s+)?([A-Za-z_$][\w$.]*)\s*=\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)`)
 
-// notNames are words defLine can take for a name that never are one.
+// notNames are words defLine can take for a name that never are one
+// ("new Foo(", "return(") unless a definition keyword comes right before
+// (defKeywordBefore: Rust's "fn new(", a Go method "func (p *T) new(").
 var notNames = map[string]bool{"if": true, "for": true, "while": true, "switch": true, "return": true,
 	"catch": true, "new": true, "func": true, "function": true, "def": true, "fn": true, "print": true}
 
@@ -65,8 +71,8 @@ func signatureOnly(line string, end int) bool {
 func DefinedName(text string) (name string, commented bool) {
 	for line := range strings.Lines(text) {
 		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "@") {
-			continue
+		if line == "" || strings.HasPrefix(line, "@") || strings.HasPrefix(line, "#[") || strings.HasPrefix(line, "#![") {
+			continue // blank, an annotation, a decorator, a Rust attribute
 		}
 		if strings.HasPrefix(line, "//") || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "/*") || strings.HasPrefix(line, "*") {
 			commented = true
@@ -84,7 +90,7 @@ func DefinedName(text string) (name string, commented bool) {
 		}
 		first, _, _ := strings.Cut(line, " ")
 		m := defLine.FindSubmatchIndex([]byte(line))
-		if m == nil || notNames[line[m[2]:m[3]]] || statements[first] {
+		if m == nil || notNames[line[m[2]:m[3]]] && !defKeywordBefore.MatchString(line[:m[2]]) || statements[first] {
 			return "", commented
 		}
 		if !keywordStart.MatchString(line) && !signatureOnly(line, m[3]) {

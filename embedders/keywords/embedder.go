@@ -16,7 +16,7 @@ var _ embedders.Embedder = Embedder{}
 
 // tokenizerVersion changes whenever Tokenize's output changes, so that stores
 // built with another tokenizer are refused rather than mixed.
-const tokenizerVersion = 4 // 2: plurals fold (Stem); 3: declared names count 3 times; 4: also DefinedName's (Java methods, …)
+const tokenizerVersion = 5 // 2: plurals fold (Stem); 3: declared names count 3 times; 4: also DefinedName's (Java methods, …); 5: DefinedName reads Rust (pub(crate), <T>, attributes, fn new)
 
 var producer = embedders.ModelFree("cgraph/e6-code-tokens/v1", tokenizerVersion)
 
