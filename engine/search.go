@@ -232,8 +232,10 @@ var keywordSlots = map[fingerprint.SlotID]bool{fingerprint.E6: true, fingerprint
 
 // correct replaces the typos of a query (indexes.Speller: a word that
 // neither the stored text nor the English word list knows, one edit from a
-// store word clearly more frequent than any other candidate) by store words
-// with live E6 documents.
+// store word clearly likelier than any other candidate, its count weighed by
+// the slip that makes the typo) by store words with live E6 documents, or,
+// where no store word is one edit away, by the one English word a
+// neighbouring key or a swap away.
 func (s *Engine) correct(query string) (string, []Correction) {
 	s.mu.RLock()
 	ix := s.ix
