@@ -1,6 +1,9 @@
 package indexes
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // Speller corrects misspelt query words against the words a store's text
 // contains — its surface vocabulary: every ASCII letter run of the stored
@@ -134,7 +137,8 @@ func (s *Speller) Known(w string) bool {
 // form's. When no store form at all is one edit away and word has 5 letters
 // or more, the form may be a word of the English list instead, if it is the
 // only one a neighbouring key or a swap away (4-letter words are left: their
-// neighbourhood is dense and they are often abbreviations, "stri", "impl").
+// neighbourhood is dense and they are often abbreviations, "stri", "impl";
+// so are words over maxDictionaryWord letters).
 // wholeOnly restricts the forms to those seen as whole letter runs of the
 // store (for an identifier or an acronym, whose humps are no words of their
 // own) and rules out the word list.
@@ -177,14 +181,12 @@ func (s *Speller) Suggest(word string, live func(string) bool, wholeOnly bool) (
 		}
 		consider(c, float64(stats[i].count))
 	}
-	if !storeNear && !wholeOnly && len(word) >= 5 {
+	if !storeNear && !wholeOnly && len(word) >= 5 && len(word) <= maxDictionaryWord {
 		// No store form is near: an English word one likely slip away (a
 		// neighbouring key or a swap), each counted once — the list has no
 		// frequencies — so it must be the only one.
 		for _, c := range dictionaryNear(word) {
-			if editWeight(word, c) >= weightNearKey {
-				consider(c, 1)
-			}
+			consider(c, 1)
 		}
 	}
 	if best == "" || bestW < 2*secondW {
@@ -452,6 +454,11 @@ func camelHumps(s string) []string {
 	return append(out, s[start:])
 }
 
+// maxDictionaryWord bounds the words the English list may correct: its
+// longest common words are shorter, and the look-up's cost grows with the
+// word.
+const maxDictionaryWord = 20
+
 // keyNeighbours lists each letter's neighbours on a US QWERTY keyboard, the
 // layout Hunspell's KEY option describes by default.
 var keyNeighbours = [26]string{
@@ -528,35 +535,30 @@ func editWeight(word, form string) float64 {
 	return weightMissed
 }
 
-// dictionaryNear returns the words of the English list one edit from w
-// (lower case) that begin with its first letter.
+// dictionaryNear returns the words of the English list one likely slip from
+// w (lower case): a letter after the first replaced by one of its keyboard
+// neighbours, or two adjacent letters swapped — the slips of weight
+// weightNearKey or weightSwap, the only ones the list is asked for (about
+// five probes a letter).
 func dictionaryNear(w string) []string {
-	seen := map[string]bool{}
 	var out []string
 	try := func(c string) {
-		if !seen[c] && inDictionary(c) {
-			seen[c] = true
+		if inDictionary(c) && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
 	b := []byte(w)
 	for i := 1; i < len(w); i++ {
-		orig := b[i]
-		for c := byte('a'); c <= 'z'; c++ {
-			if c != orig {
+		typed := b[i]
+		if typed >= 'a' && typed <= 'z' {
+			for _, c := range []byte(keyNeighbours[typed-'a']) {
 				b[i] = c
 				try(string(b))
 			}
 		}
-		b[i] = orig
-		try(w[:i] + w[i+1:])
+		b[i] = typed
 		if i+1 < len(w) && w[i] != w[i+1] {
 			try(w[:i] + string(w[i+1]) + string(w[i]) + w[i+2:])
-		}
-	}
-	for i := 1; i <= len(w); i++ {
-		for c := byte('a'); c <= 'z'; c++ {
-			try(w[:i] + string(c) + w[i:])
 		}
 	}
 	return out

@@ -237,3 +237,22 @@ func lenDelta(fs []Correction) int {
 	}
 	return n
 }
+
+// BenchmarkCorrectText: a typical typo query against the test store, and a
+// 64 KiB query of unknown words (the search limit), each needing the
+// English list's look-up.
+func BenchmarkCorrectText(b *testing.B) {
+	s := spellerOf(b)
+	long := strings.Repeat("qwertyuiopasdfghjk zxcvbnmlkjhgf ", 64<<10/33)
+	for _, c := range []struct{ name, q string }{
+		{"query", "Parse the Stirng and parseHTTPReqeust, then retrun the connetcion to the pool"},
+		{"64KiB-unknown", long},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.q)))
+			for b.Loop() {
+				s.CorrectText(c.q, nil)
+			}
+		})
+	}
+}
