@@ -8,7 +8,7 @@ import (
 
 // blockDocExtractor extracts (doc comment, method) pairs from brace languages
 // whose doc comments are `/** … */` blocks placed right before the
-// declaration: Javadoc in Java, JSDoc in JavaScript. It is a scanner, not a
+// declaration: Javadoc in Java, JSDoc in JavaScript, PHPDoc in PHP. It is a scanner, not a
 // parser: after a doc block it reads the declaration up to its first `{`
 // (giving up at a `;`, `}` or `=>` without a body, a type declaration or
 // another comment) and takes the body to its matching `}`, skipping string,
@@ -17,8 +17,8 @@ import (
 // with inline tags ({@code x}, {@link X}) reduced to their text and HTML tags
 // dropped. Safe for concurrent use (stateless).
 type blockDocExtractor struct {
-	ext  string // ".java" or ".js"
-	lang string // "java" or "javascript", for the doc only
+	ext  string // ".java", ".js" or ".php"
+	lang string // "java", "javascript" or "php", for the doc only
 }
 
 var _ Extractor = blockDocExtractor{}
@@ -26,6 +26,7 @@ var _ Extractor = blockDocExtractor{}
 var (
 	javaExtractor = blockDocExtractor{ext: ".java", lang: "java"}
 	jsExtractor   = blockDocExtractor{ext: ".js", lang: "javascript"}
+	phpExtractor  = blockDocExtractor{ext: ".php", lang: "php"}
 )
 
 // Match takes the extension's files except tests, minified bundles and
@@ -33,6 +34,9 @@ var (
 func (x blockDocExtractor) Match(path string) bool {
 	if !strings.HasSuffix(path, x.ext) {
 		return false
+	}
+	if strings.HasPrefix(path, "Tests/") || strings.Contains(path, "/Tests/") {
+		return false // PHP projects' test directories (skipDir walks past lower-case ones only)
 	}
 	base := path[strings.LastIndex(path, "/")+1:]
 	stem := strings.TrimSuffix(base, x.ext)

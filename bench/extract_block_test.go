@@ -77,7 +77,7 @@ func TestJavadocQuery(t *testing.T) {
 }
 
 func FuzzBlockDocExtract(f *testing.F) {
-	for _, p := range []string{"testdata/src/java/util/Ring.java", "testdata/src/js/lib.js"} {
+	for _, p := range []string{"testdata/src/java/util/Ring.java", "testdata/src/js/lib.js", "testdata/src/php/src/Ring.php"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -87,7 +87,7 @@ func FuzzBlockDocExtract(f *testing.F) {
 	f.Add("/** a b c d */ f(x) { '")
 	f.Add("/** a b c d */ f(x) {/*")
 	f.Fuzz(func(t *testing.T, src string) {
-		for _, x := range []blockDocExtractor{javaExtractor, jsExtractor} {
+		for _, x := range []blockDocExtractor{javaExtractor, jsExtractor, phpExtractor} {
 			ps, err := x.Extract("f"+x.ext, []byte(src))
 			if err != nil {
 				return
@@ -179,4 +179,30 @@ func FuzzRustExtract(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestCollectPHPFixture(t *testing.T) {
+	pairs, st, err := Collect("testdata/src/php", phpExtractor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ fn, query, prefix, suffix string }{
+		{"__construct", "Creates a ring that holds at most the given number of values.",
+			"public function __construct(private int $capacity)\n    {", "$this->head = 0;\n    }"},
+		{"push", "Adds a value at the head, overwriting the Ring oldest one when full.",
+			"public function push(mixed $value): static\n    {", "return $this;\n    }"},
+	}
+	if len(pairs) != len(want) {
+		t.Fatalf("got %d pairs %+v, want %d", len(pairs), pairs, len(want))
+	}
+	for i, w := range want {
+		p := pairs[i]
+		if p.Func != w.fn || p.Query != w.query || !strings.HasPrefix(p.Code, w.prefix) || !strings.HasSuffix(p.Code, w.suffix) {
+			t.Errorf("pair %d = %+v\nwant func %q query %q code %q … %q", i, p, w.fn, w.query, w.prefix, w.suffix)
+		}
+	}
+	// Tests/ is skipped; the class has no "(", size() no body, tiny() is trivial.
+	if st.Files != 1 || st.Trivial != 1 {
+		t.Errorf("stats %+v: want 1 file read and 1 trivial method", st)
+	}
 }

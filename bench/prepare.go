@@ -71,8 +71,10 @@ func ExtractorFor(lang string) (Extractor, error) {
 		return jsExtractor, nil
 	case "rust", "rs":
 		return rustExtractor{}, nil
+	case "php":
+		return phpExtractor, nil
 	}
-	return nil, fmt.Errorf("unknown --lang %q: use go, python, java, javascript or rust", lang)
+	return nil, fmt.Errorf("unknown --lang %q: use go, python, java, javascript, php or rust", lang)
 }
 
 // skipDir reports directories never walked: test fixtures, vendored code,

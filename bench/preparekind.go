@@ -7,7 +7,8 @@ import (
 )
 
 // CSNOptions reads `bench prepare KIND` for a CodeSearchNet-style set:
-// kind is csn-go, csn-python (csn-py), csn-java, csn-javascript (csn-js)
+// kind is csn-go, csn-python (csn-py), csn-java, csn-javascript (csn-js),
+// csn-php, csn-rust (csn-rs)
 // or csn (the language from o.Lang); langSet says --lang was given, and
 // then it must agree with the kind. It returns o with the language set,
 // or a *vocab.ValidationError naming the flag and how to fix it (a
@@ -28,9 +29,11 @@ func CSNOptions(kind string, o PrepareOptions, langSet bool) (PrepareOptions, er
 		lang = "javascript"
 	case "csn-rust", "csn-rs":
 		lang = "rust"
+	case "csn-php":
+		lang = "php"
 	case "csn":
 	default:
-		return bad("use csn-go, csn-python, csn-java, csn-javascript, csn-rust or mteb:TASK", "unknown set kind %q", kind)
+		return bad("use csn-go, csn-python, csn-java, csn-javascript, csn-php, csn-rust or mteb:TASK", "unknown set kind %q", kind)
 	}
 	if langSet && lang != "" && NormLang(o.Lang) != lang {
 		return bad("drop --lang or use the matching kind", "%s conflicts with --lang %s", kind, o.Lang)

@@ -27,6 +27,7 @@ func TestCSNOptions(t *testing.T) {
 		{kind: "csn-python", o: PrepareOptions{Src: "s", Out: "o", Lang: "py"}, langSet: true, wantLang: "py"},
 		{kind: "csn-python", o: PrepareOptions{Src: "s", Out: "o", Lang: "go"}, langSet: true, wantErr: "csn-python conflicts with --lang go: drop --lang"},
 		{kind: "csn-rust", o: ok, wantLang: "rust"},
+		{kind: "csn-php", o: ok, wantLang: "php"},
 		{kind: "csn-ruby", o: ok, wantErr: `unknown set kind "csn-ruby"`},
 		{kind: "csn-go", o: PrepareOptions{Out: "o"}, wantErr: "--src is missing"},
 		{kind: "csn-go", o: PrepareOptions{Src: "s"}, wantErr: "--out is missing"},

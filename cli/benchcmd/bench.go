@@ -39,11 +39,11 @@ func newBenchPrepareCmd(a *app.App) *cobra.Command {
 	var o bench.PrepareOptions
 	var hub, split string
 	cmd := &cobra.Command{
-		Use:   "prepare csn-go|csn-python|csn-java|csn-javascript|csn-rust|mteb:TASK --out DIR",
+		Use:   "prepare csn-go|csn-python|csn-java|csn-javascript|csn-php|csn-rust|mteb:TASK --out DIR",
 		Short: "Build a code-search set from a source tree, or fetch an MTEB task",
 		Long: `Build a CodeSearchNet-style BEIR set from real source files: each query is the first
 paragraph of a function's doc comment (Go), docstring (Python), /** */ block
-(Javadoc for Java, JSDoc for JavaScript; block tags and HTML dropped) or /// lines
+(Javadoc for Java, JSDoc for JavaScript, PHPDoc for PHP; block tags and HTML dropped) or /// lines
 (Rust; Markdown reduced to its text, attributes left out of the code), its one
 relevant document is the function without that comment. Test files, testdata/vendor
 directories, trivial functions (< 3 lines, queries < 4 words) and duplicates are
@@ -68,7 +68,7 @@ sha256 the hub lists; prepare.json records the commit and the files.`,
   cgraph bench prepare csn-java --src /tmp/jdk17-src --out sets/csn-java --max 2000
   cgraph bench prepare csn-rust --src vendor --out sets/csn-rust --max 2000   # after cargo vendor
   cgraph bench prepare mteb:CosQA --out sets/cosqa`,
-		Args: app.ExactArgs(1, "the set kind (csn-go, csn-python, csn-java, csn-javascript, csn-rust or mteb:TASK)"),
+		Args: app.ExactArgs(1, "the set kind (csn-go, csn-python, csn-java, csn-javascript, csn-php, csn-rust or mteb:TASK)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if task, ok := strings.CutPrefix(args[0], "mteb:"); ok {
 				return prepareMTEB(a, task, o.Out, hub, split)
