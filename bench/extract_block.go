@@ -55,6 +55,11 @@ var (
 	identRE       = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*`)
 )
 
+// controlWords open statements, never a method, though a doc block may sit
+// above one.
+var controlWords = map[string]bool{"if": true, "for": true, "foreach": true, "while": true, "switch": true,
+	"catch": true, "return": true, "elseif": true, "do": true, "try": true}
+
 func (x blockDocExtractor) Extract(path string, src []byte) ([]Pair, error) {
 	s := string(src)
 	var out []Pair
@@ -101,8 +106,8 @@ func (x blockDocExtractor) pair(path, s string, open, end int) (Pair, bool) {
 		return Pair{}, false
 	}
 	name := declName(decl)
-	if name == "" {
-		return Pair{}, false
+	if name == "" || controlWords[name] {
+		return Pair{}, false // a doc block (an inline @var) above a statement
 	}
 	return Pair{
 		Path:  path,

@@ -39,6 +39,15 @@ final class Ring
      */
     abstract protected function size(): int;
 
+    public function newest(): mixed
+    {
+        /** The slot before the head, wrapped around the end of the ring. */
+        if (($i = $this->head - 1) < 0) {
+            $i += $this->capacity;
+        }
+        return $this->items[$i];
+    }
+
     /** Too short. */
     public function tiny(): void {}
 }
