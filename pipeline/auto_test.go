@@ -357,7 +357,7 @@ func TestEmbeddedAutoModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "22e312e97a2e6c843c9c53344d47c41d2559ad189755a9c912dc062ac53275e6"
+	const want = "76fd04fe4188aa549351a34f61ba8ee17d02a026ddaf5c98459326b9d0926a6b"
 	if got := AutoModelSHA256(); got != want {
 		t.Errorf("auto_model.json sha256 %s, pinned %s: a refit must update the pin and docs/PROFILES.md", got, want)
 	}
@@ -396,8 +396,9 @@ func TestEmbeddedAutoModel(t *testing.T) {
 }
 
 // TestShippedAutoModelEvidence checks what the shipped model learned
-// (docs/PROFILES.md "Routing on code"): results that are code weigh E1 as
-// code_search does and far above what prose results give it; an E5 list
+// (docs/PROFILES.md "Routing on code"): results that are code weigh as
+// code_search does — E7 above and E10 far below what prose results give
+// them (the code bases refitted on six languages); an E5 list
 // that agrees with the other lists gains weight over the same list
 // agreeing with none; and the weights stay a distribution throughout.
 func TestShippedAutoModelEvidence(t *testing.T) {
@@ -431,8 +432,9 @@ func TestShippedAutoModelEvidence(t *testing.T) {
 	if dc.CodeShare != 1 || dp.CodeShare != 0 {
 		t.Fatalf("code shares %g and %g, want 1 and 0", dc.CodeShare, dp.CodeShare)
 	}
-	if !(weightOf(dc, "E1") > 2*weightOf(dp, "E1")) {
-		t.Errorf("E1 weight on code results %.3f, on prose %.3f: want code far higher", weightOf(dc, "E1"), weightOf(dp, "E1"))
+	if !(weightOf(dp, "E10") > 5*weightOf(dc, "E10")) || !(weightOf(dc, "E7") > weightOf(dp, "E7")) {
+		t.Errorf("E10 weight on code results %.3f, on prose %.3f; E7 %.3f and %.3f: want E10 far lower on code, E7 higher",
+			weightOf(dc, "E10"), weightOf(dp, "E10"), weightOf(dc, "E7"), weightOf(dp, "E7"))
 	}
 	agree, alone := DefaultAutoModel.Weigh(q, lists(true), prose), DefaultAutoModel.Weigh(q, lists(false), prose)
 	if !(weightOf(agree, "E5") > weightOf(alone, "E5")) {
