@@ -177,8 +177,8 @@ func TestBenchRunAndCompare(t *testing.T) {
 	if full, err := bench.ReadReport(filepath.Join(out, "report.json")); err != nil || len(full.Runs[0].Queries) != 8 {
 		t.Errorf("report.json per-query results: %v", err)
 	}
-	if w := rep.Repro.ProfileWeights["code_search"]["E1"]; w != 0.45 {
-		t.Errorf("code_search E1 weight %v in the reproducibility block, want 0.45", w)
+	if w := rep.Repro.ProfileWeights["code_search"]["E1"]; w != 0.22 {
+		t.Errorf("code_search E1 weight %v in the reproducibility block, want 0.22", w)
 	}
 	if rep.Repro.CgraphVersion == "" || rep.Repro.DatasetChecksum == "" {
 		t.Errorf("repro %+v", rep.Repro)
