@@ -207,10 +207,15 @@ func declEnd(s string, start int) (int, bool) {
 
 // matchBrace returns the index of the `}` closing the `{` at open, skipping
 // strings, characters, template literals and comments; -1 when unbalanced.
-func matchBrace(s string, open int) int {
+func matchBrace(s string, open int) int { return matchBraceSkipping(s, open, skipCLike) }
+
+// matchBraceSkipping is matchBrace with a language's literals and comments:
+// skip(s, j) returns the index of the last byte of the literal or comment
+// that starts at j, j itself when none does, or -1 when it never ends.
+func matchBraceSkipping(s string, open int, skip func(s string, j int) int) int {
 	depth := 0
 	for j := open; j < len(s); j++ {
-		switch c := s[j]; c {
+		switch s[j] {
 		case '{':
 			depth++
 		case '}':
@@ -218,28 +223,38 @@ func matchBrace(s string, open int) int {
 			if depth == 0 {
 				return j
 			}
-		case '"', '\'', '`':
-			j = skipQuoted(s, j, c)
-			if j < 0 {
+		default:
+			if j = skip(s, j); j < 0 {
 				return -1
-			}
-		case '/':
-			if j+1 < len(s) && s[j+1] == '/' {
-				nl := strings.IndexByte(s[j:], '\n')
-				if nl < 0 {
-					return -1
-				}
-				j += nl
-			} else if j+1 < len(s) && s[j+1] == '*' {
-				e := strings.Index(s[j+2:], "*/")
-				if e < 0 {
-					return -1
-				}
-				j += 2 + e + 1
 			}
 		}
 	}
 	return -1
+}
+
+// skipCLike skips the literals and comments of Java, JavaScript and PHP:
+// quoted strings, characters and templates, line and block comments.
+func skipCLike(s string, j int) int {
+	switch c := s[j]; c {
+	case '"', '\'', '`':
+		return skipQuoted(s, j, c)
+	case '/':
+		if j+1 < len(s) && s[j+1] == '/' {
+			nl := strings.IndexByte(s[j:], '\n')
+			if nl < 0 {
+				return -1
+			}
+			return j + nl
+		}
+		if j+1 < len(s) && s[j+1] == '*' {
+			e := strings.Index(s[j+2:], "*/")
+			if e < 0 {
+				return -1
+			}
+			return j + 2 + e + 1
+		}
+	}
+	return j
 }
 
 // skipQuoted returns the index of the quote closing the one at j, or -1.

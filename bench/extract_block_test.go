@@ -6,14 +6,17 @@ import (
 	"testing"
 )
 
-func TestCollectJavaFixture(t *testing.T) {
-	pairs, st, err := Collect("testdata/src/java", javaExtractor)
+// wantPair is what a fixture test expects of one pair: its function, query
+// and the code's first and last bytes.
+type wantPair struct{ fn, query, prefix, suffix string }
+
+// collectFixture collects dir with x and checks the pairs against want, in
+// order; it returns them and the walk's stats for the caller's own checks.
+func collectFixture(t *testing.T, dir string, x Extractor, want []wantPair) ([]Pair, PrepareStats) {
+	t.Helper()
+	pairs, st, err := Collect(dir, x)
 	if err != nil {
 		t.Fatal(err)
-	}
-	want := []struct{ fn, query, prefix, suffix string }{
-		{"Ring", "Creates a ring that holds at most capacity values.", "public Ring(int capacity) {", "head = 0;\n    }"},
-		{"push", "Adds a value at the head, overwriting the oldest one when the ring is full.", "@Override\n    public synchronized void push(int v) {", "head = (head + 1) % items.length;\n    }"},
 	}
 	if len(pairs) != len(want) {
 		t.Fatalf("got %d pairs %+v, want %d", len(pairs), pairs, len(want))
@@ -24,6 +27,14 @@ func TestCollectJavaFixture(t *testing.T) {
 			t.Errorf("pair %d = %+v\nwant func %q query %q code %q … %q", i, p, w.fn, w.query, w.prefix, w.suffix)
 		}
 	}
+	return pairs, st
+}
+
+func TestCollectJavaFixture(t *testing.T) {
+	pairs, st := collectFixture(t, "testdata/src/java", javaExtractor, []wantPair{
+		{"Ring", "Creates a ring that holds at most capacity values.", "public Ring(int capacity) {", "head = 0;\n    }"},
+		{"push", "Adds a value at the head, overwriting the oldest one when the ring is full.", "@Override\n    public synchronized void push(int v) {", "head = (head + 1) % items.length;\n    }"},
+	})
 	if pairs[1].Line != 28 {
 		t.Errorf("push starts on line %d, want 28 (its annotation)", pairs[1].Line)
 	}
@@ -34,24 +45,11 @@ func TestCollectJavaFixture(t *testing.T) {
 }
 
 func TestCollectJavaScriptFixture(t *testing.T) {
-	pairs, st, err := Collect("testdata/src/js", jsExtractor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []struct{ fn, query, prefix string }{
-		{"splitPath", "Splits a path into its directory and base name parts.", "function splitPath(p) {"},
-		{"joinWords", "Joins the given words with single spaces between them.", "exports.joinWords = function (words) {"},
-		{"countLines", "Counts the lines of a text that are not blank.", "const countLines = (text) => {"},
-	}
-	if len(pairs) != len(want) {
-		t.Fatalf("got %d pairs %+v, want %d", len(pairs), pairs, len(want))
-	}
-	for i, w := range want {
-		p := pairs[i]
-		if p.Func != w.fn || p.Query != w.query || !strings.HasPrefix(p.Code, w.prefix) || !strings.HasSuffix(p.Code, "}") {
-			t.Errorf("pair %d = %+v\nwant func %q query %q code %q…}", i, p, w.fn, w.query, w.prefix)
-		}
-	}
+	_, st := collectFixture(t, "testdata/src/js", jsExtractor, []wantPair{
+		{"splitPath", "Splits a path into its directory and base name parts.", "function splitPath(p) {", "}"},
+		{"joinWords", "Joins the given words with single spaces between them.", "exports.joinWords = function (words) {", "}"},
+		{"countLines", "Counts the lines of a text that are not blank.", "const countLines = (text) => {", "}"},
+	})
 	if st.Files != 1 {
 		t.Errorf("stats %+v: want 1 file read (the minified bundle skipped)", st)
 	}
@@ -102,27 +100,14 @@ func FuzzBlockDocExtract(f *testing.F) {
 }
 
 func TestCollectRustFixture(t *testing.T) {
-	pairs, st, err := Collect("testdata/src/rust", rustExtractor{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []struct{ fn, query, prefix, suffix string }{
+	pairs, st := collectFixture(t, "testdata/src/rust", rustExtractor{}, []wantPair{
 		{"split", "Splits a path into its directory and its base name, at the last /.",
 			"pub fn split<'a>(path: &'a str) -> (&'a str, &'a str) {", "None => (\"\", path),\n    }\n}"},
 		{"newest", "Returns the Ring's newest value, or None when the ring holds no values yet.",
 			"pub(crate) fn newest(&self) -> Option<&T> {", "% self.items.len())\n    }"},
 		{"owned_label", "Returns the label the value carries, as an owned string for callers.",
 			"fn owned_label(&self) -> String\n    where", "s\n    }"},
-	}
-	if len(pairs) != len(want) {
-		t.Fatalf("got %d pairs %+v, want %d", len(pairs), pairs, len(want))
-	}
-	for i, w := range want {
-		p := pairs[i]
-		if p.Func != w.fn || p.Query != w.query || !strings.HasPrefix(p.Code, w.prefix) || !strings.HasSuffix(p.Code, w.suffix) {
-			t.Errorf("pair %d = %+v\nwant func %q query %q code %q … %q", i, p, w.fn, w.query, w.prefix, w.suffix)
-		}
-	}
+	})
 	if pairs[1].Line != 35 {
 		t.Errorf("newest starts on line %d, want 35 (after its attributes)", pairs[1].Line)
 	}
@@ -182,25 +167,12 @@ func FuzzRustExtract(f *testing.F) {
 }
 
 func TestCollectPHPFixture(t *testing.T) {
-	pairs, st, err := Collect("testdata/src/php", phpExtractor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []struct{ fn, query, prefix, suffix string }{
+	_, st := collectFixture(t, "testdata/src/php", phpExtractor, []wantPair{
 		{"__construct", "Creates a ring that holds at most the given number of values.",
 			"public function __construct(private int $capacity)\n    {", "$this->head = 0;\n    }"},
 		{"push", "Adds a value at the head, overwriting the Ring oldest one when full.",
 			"public function push(mixed $value): static\n    {", "return $this;\n    }"},
-	}
-	if len(pairs) != len(want) {
-		t.Fatalf("got %d pairs %+v, want %d", len(pairs), pairs, len(want))
-	}
-	for i, w := range want {
-		p := pairs[i]
-		if p.Func != w.fn || p.Query != w.query || !strings.HasPrefix(p.Code, w.prefix) || !strings.HasSuffix(p.Code, w.suffix) {
-			t.Errorf("pair %d = %+v\nwant func %q query %q code %q … %q", i, p, w.fn, w.query, w.prefix, w.suffix)
-		}
-	}
+	})
 	// Tests/ is skipped; the class has no "(", size() no body, tiny() is
 	// trivial, newest() has no doc, and the doc block inside it above an if
 	// documents no method.

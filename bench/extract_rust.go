@@ -193,54 +193,46 @@ func rustBodyOpen(s string, start int) (int, bool) {
 
 // rustMatchBrace returns the index of the `}` closing the `{` at open,
 // skipping Rust's literals and comments; -1 when unbalanced.
-func rustMatchBrace(s string, open int) int {
-	depth := 0
-	for j := open; j < len(s); j++ {
-		switch c := s[j]; c {
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				return j
-			}
-		case '"':
-			if j = rustSkipString(s, j); j < 0 {
+func rustMatchBrace(s string, open int) int { return matchBraceSkipping(s, open, skipRust) }
+
+// skipRust is matchBraceSkipping's skip for Rust: strings (which may span
+// lines), raw and byte strings, char literals (a lifetime is none), line
+// comments and nested block comments.
+func skipRust(s string, j int) int {
+	switch s[j] {
+	case '"':
+		return rustSkipString(s, j)
+	case 'r':
+		if j > 0 && isIdentByte(s[j-1]) && !(s[j-1] == 'b' && (j < 2 || !isIdentByte(s[j-2]))) {
+			return j // inside an identifier ("for"); "br" is handled at its r
+		}
+		hashes := 0
+		for j+1+hashes < len(s) && s[j+1+hashes] == '#' {
+			hashes++
+		}
+		if j+1+hashes >= len(s) || s[j+1+hashes] != '"' {
+			return j
+		}
+		end := strings.Index(s[j+2+hashes:], `"`+strings.Repeat("#", hashes))
+		if end < 0 {
+			return -1
+		}
+		return j + 2 + hashes + end + hashes
+	case '\'':
+		return rustSkipChar(s, j)
+	case '/':
+		if j+1 < len(s) && s[j+1] == '/' {
+			nl := strings.IndexByte(s[j:], '\n')
+			if nl < 0 {
 				return -1
 			}
-		case 'r':
-			if j > 0 && isIdentByte(s[j-1]) && !(s[j-1] == 'b' && (j < 2 || !isIdentByte(s[j-2]))) {
-				continue // inside an identifier: "for", "br" is handled at its r
-			}
-			hashes := 0
-			for j+1+hashes < len(s) && s[j+1+hashes] == '#' {
-				hashes++
-			}
-			if j+1+hashes >= len(s) || s[j+1+hashes] != '"' {
-				continue
-			}
-			end := strings.Index(s[j+2+hashes:], `"`+strings.Repeat("#", hashes))
-			if end < 0 {
-				return -1
-			}
-			j += 2 + hashes + end + hashes
-		case '\'':
-			j = rustSkipChar(s, j)
-		case '/':
-			if j+1 < len(s) && s[j+1] == '/' {
-				nl := strings.IndexByte(s[j:], '\n')
-				if nl < 0 {
-					return -1
-				}
-				j += nl
-			} else if j+1 < len(s) && s[j+1] == '*' {
-				if j = rustSkipBlockComment(s, j); j < 0 {
-					return -1
-				}
-			}
+			return j + nl
+		}
+		if j+1 < len(s) && s[j+1] == '*' {
+			return rustSkipBlockComment(s, j)
 		}
 	}
-	return -1
+	return j
 }
 
 func isIdentByte(c byte) bool {
