@@ -149,6 +149,9 @@ func (e *ProducerMismatchError) Error() string {
 	case "same":
 		return s + " the store holds the same models' values computed another way — other files (another --precision: the fused fp16 files of `make setup-cuda-fp16` open with `--device cuda --precision fp16`) or an earlier cgraph's recipe (what a slot reads of a memory, e.g. the code view of E1, E5, E7, E10 and E12): open it with the precision it was built with, or run `cgraph reembed` to recompute those slots"
 	}
+	if e.remedy() == "recipe" {
+		return s + " the same models, and cgraph's own slots, computed another way — an earlier cgraph's recipe (what a slot reads of a memory, e.g. the code view of E1, E5, E7, E10 and E12, or E6's code tokens), or another --precision for the model slots: run `cgraph reembed` to recompute those slots, or open it with the precision it was built with"
+	}
 	return s + " run `cgraph reembed` (or `cgraph reembed --slot E1`) to recompute those slots, or install the models the store was built with"
 }
 
@@ -162,7 +165,9 @@ const modelFreePrefix = "cgraph/"
 // a store built on cuda (fp32 by default) opened on the CPU (int8 e5 and
 // bge by default) needs a flag, not a re-embed. It returns "same" when
 // every mismatch is the same model id in another file (the fp16 files of
-// --precision fp16 keep the fp32 ids).
+// --precision fp16 keep the fp32 ids), and "recipe" when the mismatches
+// mix those with model-free slots whose algorithm changed (an upgrade
+// that changed how cgraph reads memories, as code view v2 did).
 func (e *ProducerMismatchError) remedy() string {
 	want := ""
 	for _, m := range e.Mismatches {
@@ -182,6 +187,10 @@ func (e *ProducerMismatchError) remedy() string {
 			return ""
 		}
 		if want != "" && want != p {
+			if mixed := want + "+" + p; mixed == "algorithm+same" || mixed == "same+algorithm" || want == "recipe" && (p == "algorithm" || p == "same") {
+				want = "recipe" // cgraph's own computation changed around the same models
+				continue
+			}
 			return ""
 		}
 		want = p

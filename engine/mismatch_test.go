@@ -40,7 +40,7 @@ func TestMismatchNamesThePrecision(t *testing.T) {
 		{"a model-free slot beside a model's precision", []Mismatch{
 			{Slot: fingerprint.E6, Stored: fingerprint.Producer{Model: "cgraph/e6-code-tokens/v1", SHA256: [32]byte{1}}, Current: fingerprint.Producer{Model: "cgraph/e6-code-tokens/v1", SHA256: [32]byte{2}}},
 			{Slot: fingerprint.E1, Stored: fingerprint.Producer{Model: "e5-small-v2", SHA256: [32]byte{1}}, Current: fingerprint.Producer{Model: "e5-small-v2", SHA256: [32]byte{2}}},
-		}, "run `cgraph reembed` (or", "no model is involved"},
+		}, "an earlier cgraph's recipe", "install the models"},
 		{"another model", []Mismatch{
 			{Slot: fingerprint.E1, Stored: p("e5-small-v2"), Current: p("e5-large-v2")},
 		}, "run `cgraph reembed` (or", "--precision"},
