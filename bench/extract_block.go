@@ -240,11 +240,7 @@ func skipCLike(s string, j int) int {
 		return skipQuoted(s, j, c)
 	case '/':
 		if j+1 < len(s) && s[j+1] == '/' {
-			nl := strings.IndexByte(s[j:], '\n')
-			if nl < 0 {
-				return -1
-			}
-			return j + nl
+			return skipLineComment(s, j)
 		}
 		if j+1 < len(s) && s[j+1] == '*' {
 			e := strings.Index(s[j+2:], "*/")
@@ -255,6 +251,16 @@ func skipCLike(s string, j int) int {
 		}
 	}
 	return j
+}
+
+// skipLineComment returns the index of the newline ending the // comment
+// at j, or -1 when the text ends first.
+func skipLineComment(s string, j int) int {
+	nl := strings.IndexByte(s[j:], '\n')
+	if nl < 0 {
+		return -1
+	}
+	return j + nl
 }
 
 // skipQuoted returns the index of the quote closing the one at j, or -1.

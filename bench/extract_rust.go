@@ -222,11 +222,7 @@ func skipRust(s string, j int) int {
 		return rustSkipChar(s, j)
 	case '/':
 		if j+1 < len(s) && s[j+1] == '/' {
-			nl := strings.IndexByte(s[j:], '\n')
-			if nl < 0 {
-				return -1
-			}
-			return j + nl
+			return skipLineComment(s, j)
 		}
 		if j+1 < len(s) && s[j+1] == '*' {
 			return rustSkipBlockComment(s, j)

@@ -158,8 +158,9 @@ func (s *Speller) Suggest(word string, live func(string) bool, wholeOnly bool) (
 	s.mu.RUnlock()
 	var best string
 	var bestW, secondW float64
+	// consider weighs candidate c, one edit from word, seen n times.
 	consider := func(c string, n float64) {
-		if c == best || c[0] != word[0] || osaDistance(word, c) != 1 || inflectionOnly(word, c) {
+		if c == best || c[0] != word[0] || inflectionOnly(word, c) {
 			return
 		}
 		w := n * editWeight(word, c)
@@ -175,7 +176,10 @@ func (s *Speller) Suggest(word string, live func(string) bool, wholeOnly bool) (
 	}
 	storeNear := false
 	for i, c := range cands {
-		storeNear = storeNear || osaDistance(word, c) == 1
+		if osaDistance(word, c) != 1 {
+			continue // shares a delete key, but two edits away (or word itself)
+		}
+		storeNear = true
 		if (wholeOnly && !stats[i].whole) || (live != nil && !live(c)) {
 			continue
 		}
