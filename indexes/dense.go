@@ -118,10 +118,15 @@ func (x *Dense) Bytes() int {
 	return x.vecs.bytes() + len(x.codes)*8 + len(x.docs)*4 + len(x.pos)*4 + len(x.center)*4
 }
 
-// Build replaces the contents with docs[i] → vecs[i] in one pass and recentres the
-// sketches on the mean of vecs. It is the fast open path: the engine reads a
-// column family and builds each space once. Duplicate doc numbers are an error and
-// leave the index unchanged.
+// Build replaces the contents with docs[i] → vecs[i] in one pass. It is the fast
+// open path: the engine reads a column family and builds each space once.
+// Duplicate doc numbers are an error and leave the index unchanged.
+//
+// The sketches are centred where Adds of the same vectors in the same order
+// would have left them (centeredAfter: the mean of the first 256·2^k), not on
+// the mean of all of vecs: the centre moves the asymmetric cut-off, so a store
+// reopened with another centre than it was filled with would rank some
+// queries differently after a restart (TestDenseReopenMatchesAdds).
 func (x *Dense) Build(docs []record.DocNum, vecs [][]float32) error {
 	if len(docs) != len(vecs) {
 		return fmt.Errorf("dense index %q: build got %d doc numbers and %d vectors", x.name, len(docs), len(vecs))
@@ -143,36 +148,42 @@ func (x *Dense) Build(docs []record.DocNum, vecs [][]float32) error {
 	for i := range pos {
 		pos[i] = -1
 	}
-	unit := make([]float32, len(docs)*x.dim)
-	center := make([]float64, x.dim)
+	unit := make([]float32, x.dim)
+	store := rows{dim: x.dim, prec: x.vecs.prec}
 	for i, d := range docs {
 		if pos[d] >= 0 {
 			return fmt.Errorf("dense index %q: build got doc %d twice", x.name, d)
 		}
 		pos[d] = int32(i)
-		row := unit[i*x.dim : (i+1)*x.dim]
-		copy(row, normalized(vecs[i]))
-		for j, v := range row {
-			center[j] += float64(v)
-		}
+		store.push(normalizedInto(unit, vecs[i]))
 	}
+	centered := centeredAfter(len(docs))
 	c := make([]float32, x.dim)
-	if len(docs) > 0 {
-		for j := range c {
-			c[j] = float32(center[j] / float64(len(docs)))
-		}
-	}
+	store.meanInto(c, centered, unit)
 	codes := make([]uint64, len(docs)*x.words)
-	store := rows{dim: x.dim, prec: x.vecs.prec}
 	for i := range docs {
-		sketch(codes[i*x.words:(i+1)*x.words], unit[i*x.dim:(i+1)*x.dim], c)
-		store.push(unit[i*x.dim : (i+1)*x.dim])
+		sketch(codes[i*x.words:(i+1)*x.words], store.rowInto(unit, i), c)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.center, x.docs, x.vecs, x.codes, x.pos = c, slices.Clone(docs), store, codes, pos
-	x.centered = len(docs)
+	x.centered = centered
 	return nil
+}
+
+// centeredAfter is how many vectors the centre was computed from after n Adds
+// into an empty index: Add recentres at recenterMin and each time the index
+// doubles past it, on all the rows it then has, so the centre is the mean of
+// the first recenterMin·2^k (0, a zero centre, below recenterMin).
+func centeredAfter(n int) int {
+	if n < recenterMin {
+		return 0
+	}
+	m := recenterMin
+	for 2*m <= n {
+		m *= 2
+	}
+	return m
 }
 
 // sketch writes the sign bits of v−c into dst: bit j set when v[j] > c[j]
@@ -225,7 +236,9 @@ func (x *Dense) Add(doc record.DocNum, vec []float32) error {
 	} else {
 		x.vecs.set(int(r), unit)
 	}
-	sketch(x.codes[int(r)*x.words:(int(r)+1)*x.words], unit, x.center)
+	// The sketch is of the row as stored (Int8 rounds it), as recentring and
+	// Build sketch it: one row, one sketch, however the index was filled.
+	sketch(x.codes[int(r)*x.words:(int(r)+1)*x.words], x.vecs.rowInto(unit, int(r)), x.center)
 	if len(x.docs) >= recenterMin && len(x.docs) >= 2*x.centered {
 		x.recenterLocked()
 	}
@@ -245,16 +258,8 @@ const recenterMin = 256
 // REQUIRES: x.mu held for writing.
 func (x *Dense) recenterLocked() {
 	n := len(x.docs)
-	sum := make([]float64, x.dim)
 	row := make([]float32, x.dim) // one scratch row for both passes
-	for r := range n {
-		for j, v := range x.vecs.rowInto(row, r) {
-			sum[j] += float64(v)
-		}
-	}
-	for j := range x.center {
-		x.center[j] = float32(sum[j] / float64(n))
-	}
+	x.vecs.meanInto(x.center, n, row)
 	for r := range n {
 		sketch(x.codes[r*x.words:(r+1)*x.words], x.vecs.rowInto(row, r), x.center)
 	}

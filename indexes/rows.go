@@ -108,6 +108,25 @@ func (s *rows) rowInto(dst []float32, r int) []float32 {
 	return dst
 }
 
+// meanInto writes the mean of rows 0..n-1 (as rowInto reads them, summed in
+// float64 in row order) into dst, or zeros when n is 0; scratch is one Dim-long
+// row. Build and recentring share it, so an index opened from a store centres
+// its sketches exactly where the Adds that filled the store did.
+func (s *rows) meanInto(dst []float32, n int, scratch []float32) {
+	sum := make([]float64, s.dim)
+	for r := range n {
+		for j, v := range s.rowInto(scratch, r) {
+			sum[j] += float64(v)
+		}
+	}
+	for j := range dst {
+		dst[j] = 0
+		if n > 0 {
+			dst[j] = float32(sum[j] / float64(n))
+		}
+	}
+}
+
 // dot returns q·row r.
 func (s *rows) dot(q []float32, r int) float32 {
 	if s.prec == Int8 {
