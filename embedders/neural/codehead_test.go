@@ -136,6 +136,20 @@ func e7OnOtherFile(t *testing.T, cfg Config) (embedders.Embedder, *loaded) {
 	return e, lm
 }
 
+// e7DocVector is the vector E7 stores for a text already in its code view:
+// MiniLM's pooled vector, head-pooled where d pools heads.
+func e7DocVector(t *testing.T, d *denseEmbedder, view string) []float32 {
+	t.Helper()
+	ps, err := d.lm.EmbedWithTokens(context.Background(), d.docPrefix, []string{view})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.headTokens == 0 {
+		return ps[0].Vector
+	}
+	return headPooled(ps[0], d.headTokens, e7HeadWeight)
+}
+
 func e7Dense(t *testing.T, e embedders.Embedder) *denseEmbedder {
 	t.Helper()
 	if s, shared := e.(*e7Shared); shared {
@@ -153,11 +167,11 @@ func e7Dense(t *testing.T, e embedders.Embedder) *denseEmbedder {
 // raw MiniLM's and beat them on the held-out GOROOT pairs.
 func checkE7Queries(t *testing.T, e embedders.Embedder, d *denseEmbedder, what string, query func(context.Context, []string) [][]float32) {
 	t.Helper()
-	if raw := d.lm.producer("E7 dense v1", d.docPrefix, d.queryPrefix, codeViewRecipe); d.status.Producer != raw {
+	if raw := d.lm.producer("E7 dense v2", d.docPrefix, d.queryPrefix, codeViewRecipe, e7HeadRecipe); d.status.Producer != raw {
 		// Queries only change: the stored document vectors are MiniLM's
-		// own over the code view, and a store built with another fit must
-		// stay valid.
-		t.Errorf("E7 with %s has producer %v, want MiniLM's over the code view %v (documents are unchanged)", what, d.status.Producer, raw)
+		// own over the code view, head-pooled, and a store built with
+		// another fit must stay valid.
+		t.Errorf("E7 with %s has producer %v, want MiniLM's head-pooled over the code view %v (documents are unchanged)", what, d.status.Producer, raw)
 	}
 	ctx := context.Background()
 	ps := e7HeldOut(t)
@@ -169,12 +183,8 @@ func checkE7Queries(t *testing.T, e embedders.Embedder, d *denseEmbedder, what s
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := d.lm.EmbedPrefixed(ctx, d.docPrefix, []string{codeview.View(cs[0])})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := cosine(docs[0].Value.(fingerprint.Dense), raw[0].Vector); c < 0.9999 {
-		t.Errorf("E7 documents are not MiniLM's own vectors of their code view (cosine %.5f): stored vectors would need a reembed", c)
+	if c := cosine(docs[0].Value.(fingerprint.Dense), e7DocVector(t, d, codeview.View(cs[0]))); c < 0.9999 {
+		t.Errorf("E7 documents are not MiniLM's own head-pooled vectors of their code view (cosine %.5f): stored vectors would need a reembed", c)
 	}
 	dv, plain := make([][]float32, len(ps)), make([][]float32, len(ps))
 	rawQ, err := d.lm.EmbedPrefixed(ctx, d.queryPrefix, qs)

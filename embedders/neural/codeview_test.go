@@ -2,6 +2,7 @@ package neural
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/embedders/codeview"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models/runtime"
 )
 
 // TestViewOf checks the shared cache of code views: a hit is what codeview.View
@@ -76,7 +78,14 @@ func TestSlotsReadCodeView(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := cosine(stored(0), side(vs[0].Vector)); c < 0.9999 {
+		want := side(vs[0].Vector)
+		if e, ok := r.Get(s).(*e7Shared); ok && e.headTokens > 0 {
+			want = e7DocVector(t, e.denseEmbedder, codeview.View(code))
+			if c := cosine(want, vs[0].Vector); c > 0.9999 {
+				t.Errorf("E7: the function's head-pooled vector is its pooled vector (cosine %.5f): the test's function is too short to tell", c)
+			}
+		}
+		if c := cosine(stored(0), want); c < 0.9999 {
 			t.Errorf("%s: stored vector of the function is not its code view's (cosine %.5f)", s, c)
 		}
 		if c := cosine(stored(0), side(raw[0].Vector)); c > 0.99 {
@@ -148,5 +157,51 @@ func TestQueriesReadSplit(t *testing.T) {
 		if c := cosine(got, mapQ(raw)); c > 0.999 {
 			t.Errorf("%s: the query's vector is the text as typed (cosine %.5f): queryView not applied", s, c)
 		}
+	}
+}
+
+// TestHeadPooled: E7's document vector is the unit mean of the pooled
+// vector and the unit mean of the first k token states; a text of at most
+// k tokens keeps its pooled vector; the run's values are only read.
+func TestHeadPooled(t *testing.T) {
+	rows := [][]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, 1}}
+	pooled := func(n int) runtime.Pooled {
+		var p runtime.Pooled
+		p.Tokens.Dim = 3
+		mean := make([]float32, 3)
+		for _, r := range rows[:n] {
+			p.Tokens.IDs = append(p.Tokens.IDs, 0)
+			p.Tokens.Data = append(p.Tokens.Data, r...)
+			for j, x := range r {
+				mean[j] += x / float32(n)
+			}
+		}
+		normalize(mean)
+		p.Vector = mean
+		return p
+	}
+	unit := func(v ...float32) []float32 { normalize(v); return v }
+	for _, c := range []struct {
+		name   string
+		tokens int
+		k      int
+		want   []float32
+	}{
+		{"shorter than the head: the pooled vector", 2, 4, unit(1, 1, 0)},
+		{"as long as the head: the pooled vector", 3, 3, unit(1, 1, 1)},
+		// pooled (1,1,2)/√6, head (1,1,0)/√2, weighed 2.
+		{"longer: the head counts beside the mean", 4, 2, unit(1/2.449490+2/1.414214, 1/2.449490+2/1.414214, 2/2.449490)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := pooled(c.tokens)
+			before := slices.Clone(p.Vector)
+			got := headPooled(p, c.k, 2)
+			if cosine(got, c.want) < 0.99999 {
+				t.Errorf("headPooled = %v, want %v", got, c.want)
+			}
+			if !slices.Equal(p.Vector, before) {
+				t.Errorf("headPooled changed the run's pooled vector to %v", p.Vector)
+			}
+		})
 	}
 }

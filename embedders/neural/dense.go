@@ -3,6 +3,7 @@ package neural
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cgraph/cgraph/embedders"
@@ -21,7 +22,11 @@ type denseEmbedder struct {
 	lm, queryLM            *loaded
 	docPrefix, queryPrefix string
 	queryHead              *projection
-	status                 embedders.SlotStatus
+	// headTokens, when positive, makes a document's vector headPooled: its
+	// pooled vector plus the mean of its first headTokens token states
+	// (E7 on MiniLM).
+	headTokens int
+	status     embedders.SlotStatus
 }
 
 var _ embedders.Embedder = (*denseEmbedder)(nil)
@@ -33,7 +38,15 @@ func (e *denseEmbedder) Status() embedders.SlotStatus { return e.lm.withDevice(e
 // text gets an unavailable entry (there is nothing to embed).
 func (e *denseEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Input) ([]fingerprint.Entry, error) {
 	texts, idx := readTexts(docs)
-	vs, err := e.lm.EmbedPrefixed(ctx, e.docPrefix, texts)
+	var vs []runtime.Dense
+	var err error
+	if e.headTokens > 0 {
+		vs, err = mapTokens(ctx, e.lm, e.docPrefix, texts, func(_ int, p runtime.Pooled) runtime.Dense {
+			return runtime.Dense{Vector: headPooled(p, e.headTokens, e7HeadWeight), Meta: p.Meta}
+		})
+	} else {
+		vs, err = e.lm.EmbedPrefixed(ctx, e.docPrefix, texts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.slot, err)
 	}
@@ -43,6 +56,33 @@ func (e *denseEmbedder) EmbedDocuments(ctx context.Context, docs []embedders.Inp
 			Note: truncNote(v.Meta, e.lm), Value: fingerprint.Dense(v.Vector)}
 	}
 	return out, nil
+}
+
+// headPooled is a document vector that leans on the text's start: the unit
+// sum of p's pooled vector and w times the mean of its first k token states
+// ([CLS] included), each made unit first. The code view puts a function's
+// name and signature there, and MiniLM's mean over a long body dilutes
+// them: for E7 (k 32, w 2) this lifts E7 alone on every code set measured
+// (docs/BENCHMARKS.md "E7 reads a function's head"). A text of at most k
+// tokens gets its pooled vector back (both means agree). It returns a new
+// slice; p is only read.
+func headPooled(p runtime.Pooled, k int, w float32) []float32 {
+	t := p.Tokens
+	n := min(k, len(t.IDs))
+	head := make([]float32, t.Dim)
+	for r := range n {
+		for j, x := range t.Data[r*t.Dim : (r+1)*t.Dim] {
+			head[j] += x
+		}
+	}
+	normalize(head)
+	out := slices.Clone(p.Vector)
+	normalize(out) // a model without Normalize pools an unnormalised vector
+	for j := range out {
+		out[j] += w * head[j]
+	}
+	normalize(out)
+	return out
 }
 
 // EmbedQuery embeds the query with the query prefix, by the query encoder

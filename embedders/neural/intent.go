@@ -99,6 +99,8 @@ type intentEmbedder struct {
 type spanPools struct {
 	a, b []float32
 	ok   bool
+	// head is E7's document vector (headPooled) when E7 reads this run.
+	head []float32
 }
 
 var _ embedders.Embedder = (*intentEmbedder)(nil)
@@ -238,12 +240,24 @@ func buildE7E10(l *loader) ([]embedders.Embedder, error) {
 			lm.meta.Dims, id, lm.short())}}
 	// The span pooling (sentence split and re-tokenising, ~0.5 ms per
 	// document) runs per batch, as each batch's token states come out of the run.
+	head := 0
+	if shared {
+		head = d.headTokens
+	}
 	pass.derive = func(text string, p runtime.Pooled) spanPools {
 		a, b, ok := e10.spans(text, p.Tokens)
-		return spanPools{a, b, ok}
+		sp := spanPools{a: a, b: b, ok: ok}
+		if head > 0 {
+			sp.head = headPooled(p, head, e7HeadWeight)
+		}
+		return sp
 	}
 	if shared {
-		e7 = &e7Shared{denseEmbedder: d, pass: pass}
+		s := &e7Shared{denseEmbedder: d, pass: pass}
+		if head > 0 {
+			s.vector = func(o passOut[spanPools]) []float32 { return o.Derived.head }
+		}
+		e7 = s
 	}
 	return []embedders.Embedder{e7, e10}, nil
 }

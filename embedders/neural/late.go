@@ -262,6 +262,9 @@ func (p *sharedPass[X]) run(ctx context.Context, docs []embedders.Input, texts [
 type sharedDense[X any] struct {
 	*denseEmbedder
 	pass *sharedPass[X]
+	// vector, when set, is a document's vector from its run (E7's
+	// headPooled, made by the pass's derive); else the pooled vector.
+	vector func(passOut[X]) []float32
 }
 
 // e1Shared is E1 on e5-small-v2's run shared with E12; e7Shared is E7 on
@@ -279,8 +282,12 @@ func (e *sharedDense[X]) EmbedDocuments(ctx context.Context, docs []embedders.In
 	}
 	out := emptyEntries(len(docs))
 	for k, v := range res {
+		vec := v.Vector
+		if e.vector != nil {
+			vec = e.vector(v)
+		}
 		out[idx[k]] = fingerprint.Entry{Status: fingerprint.StatusPresent, Producer: e.status.Producer,
-			Note: truncNote(v.Meta, e.lm), Value: fingerprint.Dense(v.Vector)}
+			Note: truncNote(v.Meta, e.lm), Value: fingerprint.Dense(vec)}
 	}
 	return out, nil
 }

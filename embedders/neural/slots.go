@@ -64,6 +64,10 @@ func buildE7(l *loader) (embedders.Embedder, error) {
 	if code {
 		return e, nil
 	}
+	// MiniLM's documents are head-pooled (a new producer: stores written
+	// before it re-embed E7).
+	e.headTokens = e7HeadTokens
+	e.status.Producer = lm.producer("E7 dense v2", dp, qp, codeViewRecipe, e7HeadRecipe)
 	// The producer stays raw MiniLM's: it names what made the stored
 	// values, and the tuned encoder and the head read queries only, so a
 	// store's E7 vectors are the same with or without them and stay valid
@@ -113,6 +117,20 @@ func (l *loader) fp32MiniLM(want string) *loaded {
 	}
 	return lm
 }
+
+// e7HeadTokens is how many leading token states E7's MiniLM documents
+// weigh beside their mean, and e7HeadWeight how much (headPooled): chosen
+// on the Go and Python sets, by their mean E7 nDCG@10, among 16, 24, 32
+// and 48 tokens at weight 1 and 32 at 0.5 and 2 (after 64, 128 and
+// separate short runs; docs/BENCHMARKS.md "E7 reads a function's head").
+const (
+	e7HeadTokens = 32
+	e7HeadWeight = 2
+)
+
+// e7HeadRecipe names headPooled's settings in E7's producer; change it
+// with them.
+const e7HeadRecipe = "documents head-pooled: unit sum of the mean-pooled vector and 2 × the mean of the first 32 token states, each unit"
 
 // e7Tune is E7's fine-tuned query encoder: a low-rank update of the fp32
 // all-minilm-l6-v2 ONNX file's weight matrices (lowRankFile), fitted by
