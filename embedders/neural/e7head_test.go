@@ -229,7 +229,22 @@ func (c *e7Cache) save(t testing.TB) {
 // chunks and saving the cache after each.
 func (c *e7Cache) embed(t testing.TB, lm *loaded, prefix string, texts []string) [][]float32 {
 	t.Helper()
-	key := func(s string) [32]byte { return sha256.Sum256([]byte(string(lm.id) + "\x00" + prefix + "\x00" + s)) }
+	return c.embedAs(t, lm, prefix, texts, 0)
+}
+
+// embedAs is embed with the documents head-pooled over their first head
+// token states (headPooled at e7HeadWeight) when head is positive, as E7
+// v2 stores MiniLM's documents; those vectors are cached under their own
+// keys.
+func (c *e7Cache) embedAs(t testing.TB, lm *loaded, prefix string, texts []string, head int) [][]float32 {
+	t.Helper()
+	recipe := ""
+	if head > 0 {
+		recipe = fmt.Sprintf("\x00head %d x%g", head, float64(e7HeadWeight))
+	}
+	key := func(s string) [32]byte {
+		return sha256.Sum256([]byte(string(lm.id) + recipe + "\x00" + prefix + "\x00" + s))
+	}
 	var todo []string
 	seen := map[[32]byte]bool{}
 	for _, s := range texts {
@@ -239,12 +254,26 @@ func (c *e7Cache) embed(t testing.TB, lm *loaded, prefix string, texts []string)
 	}
 	for i := 0; i < len(todo); i += 512 {
 		chunk := todo[i:min(i+512, len(todo))]
-		vs, err := lm.EmbedPrefixed(context.Background(), prefix, chunk)
-		if err != nil {
-			t.Fatal(err)
+		var vs [][]float32
+		if head > 0 {
+			ps, err := lm.EmbedWithTokens(context.Background(), prefix, chunk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range ps {
+				vs = append(vs, headPooled(p, head, e7HeadWeight))
+			}
+		} else {
+			ds, err := lm.EmbedPrefixed(context.Background(), prefix, chunk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range ds {
+				vs = append(vs, d.Vector)
+			}
 		}
 		for j, v := range vs {
-			c.m[key(chunk[j])] = v.Vector
+			c.m[key(chunk[j])] = v
 		}
 		c.save(t)
 		t.Logf("%s: embedded %d/%d", lm.id, i+len(chunk), len(todo))
@@ -264,6 +293,7 @@ type e7Embedder struct {
 	lm     *loaded
 	qp, dp string
 	cache  *e7Cache
+	head   int // documents head-pooled (E7 v2 on MiniLM); 0 for E1
 }
 
 func (e e7Embedder) pairs(t testing.TB, ps []bench.Pair) e7Vecs {
@@ -271,7 +301,7 @@ func (e e7Embedder) pairs(t testing.TB, ps []bench.Pair) e7Vecs {
 	for i, p := range ps {
 		qs[i], ds[i] = p.Query, codeview.View(e7CodeText(p.Code)) // as E7 stores a document
 	}
-	return e7Vecs{Q: e.cache.embed(t, e.lm, e.qp, qs), D: e.cache.embed(t, e.lm, e.dp, ds)}
+	return e7Vecs{Q: e.cache.embed(t, e.lm, e.qp, qs), D: e.cache.embedAs(t, e.lm, e.dp, ds, e.head)}
 }
 
 func newE7Embedder(t testing.TB, l *loader, id string) e7Embedder {
@@ -510,6 +540,7 @@ func loadE7Data(t *testing.T, withE1 bool) e7Data {
 	t.Cleanup(func() { l.close() })
 	d := e7Data{Langs: e7Mine(t), E7ID: string(l.cfg.variant(l.mf, modelMiniLM)), E1ID: string(l.cfg.variant(l.mf, modelE1))}
 	e7 := newE7Embedder(t, l, d.E7ID)
+	e7.head = e7HeadTokens // the documents as E7 v2 stores them
 	var e1 e7Embedder
 	if withE1 {
 		e1 = newE7Embedder(t, l, d.E1ID)

@@ -8,7 +8,8 @@
 #
 # 1. The pairs: TestE7Dump mines doc-comment → function pairs exactly as
 #    TestUpdateE7Head does (same trees, seed and split) and writes them with
-#    MiniLM's stored document vectors and E1's vectors for the test splits.
+#    MiniLM's document vectors as E7 stores them (head-pooled, E7 v2) and
+#    E1's vectors for the test splits.
 # 2. train.py fits a rank-16 LoRA update of MiniLM's 36 weight matrices on the
 #    query side only (documents stay MiniLM's stored vectors), InfoNCE against
 #    every training document, one epoch, seeded.
