@@ -60,41 +60,30 @@ func TestE7DocViews(t *testing.T) {
 		for i, x := range texts {
 			views[i] = viewOf(x)
 		}
-		// The shipped run, with its token states: the mean of the first k
-		// states of the same run costs no second pass.
-		var d256 [][]float32
-		pool := map[int][][]float32{}
+		// One 256-token run with its token states; every view is headPooled
+		// (the shipped function) at its own settings, or the mean alone.
+		type view struct {
+			name string
+			k    int
+			w    float32
+			ds   [][]float32
+		}
+		views7 := []view{{name: "pooled"}, {"pool16", 16, 1, nil}, {"pool24", 24, 1, nil}, {"pool32", 32, 1, nil},
+			{"pool48", 48, 1, nil}, {"pool32x0.5", 32, 0.5, nil}, {"pool32x2", 32, 2, nil}}
 		for i := 0; i < len(views); i += 128 {
 			ps, err := e7.lm.EmbedWithTokens(ctx, e7.docPrefix, views[i:min(i+128, len(views))])
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, p := range ps {
-				d256 = append(d256, p.Vector)
-				for _, k := range []int{16, 24, 32, 48} {
-					v := make([]float32, p.Tokens.Dim)
-					n := min(k, len(p.Tokens.IDs))
-					for r := range n {
-						for j := range v {
-							v[j] += p.Tokens.Data[r*p.Tokens.Dim+j]
-						}
+				for j := range views7 {
+					v := p.Vector
+					if views7[j].k > 0 {
+						v = headPooled(p, views7[j].k, views7[j].w)
 					}
-					pool[k] = append(pool[k], unit32(v))
+					views7[j].ds = append(views7[j].ds, v)
 				}
 			}
-		}
-		sum := func(ws []float32, vs ...[][]float32) [][]float32 {
-			out := make([][]float32, len(vs[0]))
-			for i := range out {
-				v := make([]float32, len(vs[0][i]))
-				for k, x := range vs {
-					for j := range v {
-						v[j] += ws[k] * x[i][j]
-					}
-				}
-				out[i] = unit32(v)
-			}
-			return out
 		}
 		qs := make([][]float32, len(sample))
 		for i, q := range sample {
@@ -104,16 +93,8 @@ func TestE7DocViews(t *testing.T) {
 			}
 			qs[i] = []float32(v.Value.(fingerprint.Dense))
 		}
-		one := []float32{1, 1, 1}
 		var base []float64
-		for _, view := range []struct {
-			name string
-			ds   [][]float32
-		}{
-			{"pooled", d256},
-			{"pool16", sum(one, d256, pool[16])}, {"pool24", sum(one, d256, pool[24])}, {"pool32", sum(one, d256, pool[32])}, {"pool48", sum(one, d256, pool[48])},
-			{"pool32x0.5", sum([]float32{1, 0.5}, d256, pool[32])}, {"pool32x2", sum([]float32{1, 2}, d256, pool[32])},
-		} {
+		for _, view := range views7 {
 			per := make([]float64, len(qs))
 			var s float64
 			for i, q := range qs {
@@ -127,17 +108,6 @@ func TestE7DocViews(t *testing.T) {
 			t.Logf("%s %-9s E7 nDCG@10 %.4f  − pooled [%+.4f, %+.4f]  (%d queries, %d docs)", filepath.Base(dir), view.name, s/float64(len(qs)), lo, hi, len(qs), len(ids))
 		}
 	}
-}
-
-func unit32(v []float32) []float32 {
-	var n float64
-	for _, x := range v {
-		n += float64(x) * float64(x)
-	}
-	for j := range v {
-		v[j] = float32(float64(v[j]) / math.Sqrt(n))
-	}
-	return v
 }
 
 func ndcgAt10(q []float32, ds [][]float32, ids []bench.DocID, rel map[bench.DocID]int) float64 {
