@@ -1,6 +1,7 @@
 package neural
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"os"
@@ -11,17 +12,19 @@ import (
 	"github.com/cgraph/cgraph/bench"
 	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/models/runtime"
 )
 
 // TestE7DocViews measures E7 alone (the shipped query encoder, exact cosine
 // over the whole corpus, the bench's --max-queries 500 --seed 1 sample) with
 // its documents pooled in other ways, on bench sets:
 // CGRAPH_E7_DOCSETS=DIR[,DIR…]. It logs nDCG@10 per view with a paired
-// bootstrap CI against E7 v1's mean-pooled vectors; it asserts nothing
-// about quality (docs/BENCHMARKS.md "E7 reads a function's head"). Views,
-// all from one 256-token MiniLM run over the code view:
+// bootstrap CI against the pooled view; it asserts nothing
+// about quality (docs/BENCHMARKS.md "E7 reads a function's head").
+// CGRAPH_DOCVIEW_SLOT=E1 or E5 measures that slot's model the same way
+// (docViewSlot). Views, all from one 256-token run over the code view:
 //
-//   - pooled: the mean of every token state (E7 v1)
+//   - pooled: the model's own pooling (E7 v1: the mean of every token state)
 //   - poolK: headPooled with the first K token states at weight 1
 //   - pool32xW: the first 32 at weight W (pool32x2 is E7 v2's recipe)
 func TestE7DocViews(t *testing.T) {
@@ -35,11 +38,8 @@ func TestE7DocViews(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.close() })
-	emb, err := buildE7(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e7 := emb.(*denseEmbedder)
+	slot := os.Getenv("CGRAPH_DOCVIEW_SLOT")
+	docs, query := docViewSlot(t, l, slot)
 	ctx := context.Background()
 	for _, dir := range strings.Split(sets, ",") {
 		ds, err := bench.Load(dir, bench.LoadOptions{})
@@ -71,7 +71,7 @@ func TestE7DocViews(t *testing.T) {
 		views7 := []view{{name: "pooled"}, {"pool16", 16, 1, nil}, {"pool24", 24, 1, nil}, {"pool32", 32, 1, nil},
 			{"pool48", 48, 1, nil}, {"pool32x0.5", 32, 0.5, nil}, {"pool32x2", 32, 2, nil}}
 		for i := 0; i < len(views); i += 128 {
-			ps, err := e7.lm.EmbedWithTokens(ctx, e7.docPrefix, views[i:min(i+128, len(views))])
+			ps, err := docs(ctx, views[i:min(i+128, len(views))])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,11 +87,11 @@ func TestE7DocViews(t *testing.T) {
 		}
 		qs := make([][]float32, len(sample))
 		for i, q := range sample {
-			v, err := e7.EmbedQuery(ctx, embedders.Query{Text: q.Text})
+			v, err := query(ctx, q.Text)
 			if err != nil {
 				t.Fatal(err)
 			}
-			qs[i] = []float32(v.Value.(fingerprint.Dense))
+			qs[i] = v
 		}
 		var base []float64
 		for _, view := range views7 {
@@ -105,9 +105,53 @@ func TestE7DocViews(t *testing.T) {
 				base = per
 			}
 			lo, hi := pairedCI(per, base)
-			t.Logf("%s %-9s E7 nDCG@10 %.4f  − pooled [%+.4f, %+.4f]  (%d queries, %d docs)", filepath.Base(dir), view.name, s/float64(len(qs)), lo, hi, len(qs), len(ids))
+			t.Logf("%s %-9s %s nDCG@10 %.4f  − pooled [%+.4f, %+.4f]  (%d queries, %d docs)", filepath.Base(dir), view.name, cmp.Or(slot, "E7"), s/float64(len(qs)), lo, hi, len(qs), len(ids))
 		}
 	}
+}
+
+// docViewSlot gives the document run (pooled vector and token states) and
+// the query vector of the slot TestE7DocViews measures: CGRAPH_DOCVIEW_SLOT
+// E7 (the default; the shipped query encoder), E1 (e5-small-v2, mean
+// pooled, its query prefix) or E5 (bge-small-en-v1.5, [CLS] pooled, without
+// its direction head on either side: the pooling, not the head, is what is
+// compared).
+func docViewSlot(t *testing.T, l *loader, slot string) (docs func(context.Context, []string) ([]runtime.Pooled, error), query func(context.Context, string) ([]float32, error)) {
+	t.Helper()
+	dense := func(e embedders.Embedder, err error) (func(context.Context, []string) ([]runtime.Pooled, error), func(context.Context, string) ([]float32, error)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := e.(*denseEmbedder)
+		return func(ctx context.Context, texts []string) ([]runtime.Pooled, error) {
+				return d.lm.EmbedWithTokens(ctx, d.docPrefix, texts)
+			}, func(ctx context.Context, text string) ([]float32, error) {
+				v, err := d.EmbedQuery(ctx, embedders.Query{Text: text})
+				if err != nil {
+					return nil, err
+				}
+				return []float32(v.Value.(fingerprint.Dense)), nil
+			}
+	}
+	switch slot {
+	case "", "E7":
+		return dense(buildE7(l))
+	case "E1":
+		return dense(buildE1(l))
+	case "E5":
+		e, err := buildE5(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := e.(*pairEmbedder)
+		return func(ctx context.Context, texts []string) ([]runtime.Pooled, error) {
+				return p.lm.EmbedWithTokens(ctx, "", texts)
+			}, func(ctx context.Context, text string) ([]float32, error) {
+				return embedOne(ctx, p.lm, "", queryView(text), fingerprint.E5)
+			}
+	}
+	t.Fatalf("CGRAPH_DOCVIEW_SLOT %q: want E7, E1 or E5", slot)
+	return nil, nil
 }
 
 func ndcgAt10(q []float32, ds [][]float32, ids []bench.DocID, rel map[bench.DocID]int) float64 {
