@@ -604,6 +604,41 @@ func TestAutoFit(t *testing.T) {
 		}
 		return fmt.Sprint(cnt)
 	}
+	// AUTOFIT_SCORE=FILE[,FILE…] scores model files (the shipped one, a
+	// candidate) on every set's queries as the engine fuses them
+	// (pipeline.AutoModel.Weigh, then WRRF), beside the built-in profiles.
+	for _, file := range strings.Split(os.Getenv("AUTOFIT_SCORE"), ",") {
+		if file == "" {
+			continue
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model, err := pipeline.LoadAutoModel(b)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		n := normOf(all)
+		for hi, name := range names {
+			qs := subset(func(q afQuery) bool { return q.set == hi })
+			a := make([]float64, len(qs))
+			for i, q := range qs {
+				a[i] = modelNDCG(q, model)
+			}
+			line := fmt.Sprintf("%-7s %s: n=%4d model %.4f", name, filepath.Base(file), len(qs), meanOf(a))
+			for _, st := range staticNames {
+				per := static[st].perQuery(qs, n)
+				d := make([]float64, len(a))
+				for i := range a {
+					d[i] = a[i] - per[i]
+				}
+				ci := bench.BootstrapCI(d, 1)
+				line += fmt.Sprintf(" | − %s %+.4f [%+.4f, %+.4f]", st, meanOf(d), ci.Lo, ci.Hi)
+			}
+			t.Log(line)
+		}
+	}
 	variants := afVariants
 	if names := os.Getenv("AUTOFIT_VARIANTS"); names != "" {
 		variants = nil
@@ -691,18 +726,24 @@ func TestAutoFit(t *testing.T) {
 	fast := meanOf(p.perQuery(all, n))
 	var slow []float64
 	for _, q := range all {
-		lists := slices.Clone(q.rl)
-		model.Weigh(q.text, lists, q.isCode)
-		fused := pipeline.Fuse(lists, afFusion)
-		var ids []bench.DocID
-		for _, f := range fused[:min(10, len(fused))] {
-			if f.Score > 0 {
-				ids = append(ids, q.docIDs[f.Doc-1])
-			}
-		}
-		slow = append(slow, bench.NDCG(ids, q.judged, 10))
+		slow = append(slow, modelNDCG(q, model))
 	}
 	t.Logf("written %s: fitter %.4f, pipeline.AutoModel+%s %.4f", out, fast, afFusion, meanOf(slow))
+}
+
+// modelNDCG is q's nDCG@10 with its lists weighed by model and fused as
+// the engine fuses them.
+func modelNDCG(q afQuery, model *pipeline.AutoModel) float64 {
+	lists := slices.Clone(q.rl)
+	model.Weigh(q.text, lists, q.isCode)
+	fused := pipeline.Fuse(lists, afFusion)
+	var ids []bench.DocID
+	for _, f := range fused[:min(10, len(fused))] {
+		if f.Score > 0 {
+			ids = append(ids, q.docIDs[f.Doc-1])
+		}
+	}
+	return bench.NDCG(ids, q.judged, 10)
 }
 
 func round(v float64, d int) float64 {

@@ -29,7 +29,9 @@ import (
 //	base_s = prose_s^(1−c) · code_s^c
 //
 // so a store of code and a store of notes each get the weights fitted for
-// their kind, and a mixed result list a blend. Before fusing, a gate:
+// their kind, and a mixed result list a blend. Where a version 2 model
+// gives θ_code, the coefficients blend the same way, linearly:
+// θ = (1−c)·θ + c·θ_code. Before fusing, a gate:
 // when a slot's list is confident beyond its learned threshold, its ranking
 // is returned alone. The parameters are fitted offline
 // (bench/autofit_experiment_test.go) and embedded here; computing the weights
@@ -260,16 +262,19 @@ type AutoModel struct {
 
 // AutoSlot is one slot's parameters: the base weight (for prose results;
 // BaseCode, in a version 2 model, for results that are code), the coefficients of the
-// standardised features (Features order), the features' means and standard
-// deviations on the training sets, and the gate: a confidence at or above
-// Gate returns this slot's ranking alone (0: never).
+// standardised features (Features order; ThetaCode, in a version 2 model
+// that has it, for results that are code, else Theta for both), the
+// features' means and standard deviations on the training sets, and the
+// gate: a confidence at or above Gate returns this slot's ranking alone (0:
+// never).
 type AutoSlot struct {
-	Base     float64   `json:"base"`
-	BaseCode float64   `json:"base_code,omitempty"`
-	Theta    []float64 `json:"theta"`
-	Mean     []float64 `json:"mean"`
-	SD       []float64 `json:"sd"`
-	Gate     float64   `json:"gate,omitempty"`
+	Base      float64   `json:"base"`
+	BaseCode  float64   `json:"base_code,omitempty"`
+	Theta     []float64 `json:"theta"`
+	ThetaCode []float64 `json:"theta_code,omitempty"`
+	Mean      []float64 `json:"mean"`
+	SD        []float64 `json:"sd"`
+	Gate      float64   `json:"gate,omitempty"`
 }
 
 //go:embed auto_model.json
@@ -330,7 +335,11 @@ func LoadAutoModel(b []byte) (*AutoModel, error) {
 		if len(p.Theta) != n || len(p.Mean) != n || len(p.SD) != n {
 			return nil, fmt.Errorf("auto model: %s has %d/%d/%d theta/mean/sd values, want %d each", s, len(p.Theta), len(p.Mean), len(p.SD), n)
 		}
+		if p.ThetaCode != nil && (m.Version != 2 || len(p.ThetaCode) != n) {
+			return nil, fmt.Errorf("auto model: %s has %d theta_code values in a version %d model, want %d in a version 2 model (it routes on the code share) or none", s, len(p.ThetaCode), m.Version, n)
+		}
 		vals := append([]float64{p.Base, p.BaseCode, p.Gate}, p.Theta...)
+		vals = append(vals, p.ThetaCode...)
 		vals = append(vals, p.Mean...)
 		for _, v := range append(vals, p.SD...) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -413,8 +422,8 @@ func (m *AutoModel) Weigh(q string, lists []RankedList, isCode func(record.DocNu
 		}
 		x := append(slices.Clone(qf), ev[i]...)
 		lin := 0.0
-		for j, th := range p.Theta {
-			v := th * (x[j] - p.Mean[j]) / p.SD[j]
+		for j := range p.Theta {
+			v := p.theta(j, share) * (x[j] - p.Mean[j]) / p.SD[j]
 			lin += v
 			if v != 0 {
 				pushes = append(pushes, push{lists[i].Slot.String(), m.Features[j], v})
@@ -456,6 +465,16 @@ func (m *AutoModel) Weigh(q string, lists []RankedList, isCode func(record.DocNu
 		dec.Reasons = append([]string{fmt.Sprintf("%s confident (%.1f sd ≥ gate %.1f): its ranking alone", dec.Gated, dec.Confidence, m.Slots[dec.Gated].Gate)}, dec.Reasons...)
 	}
 	return dec
+}
+
+// theta is coefficient j for a code share c: Theta for prose (c 0),
+// ThetaCode for code (c 1), linear between; Theta where there is no
+// ThetaCode.
+func (p AutoSlot) theta(j int, c float64) float64 {
+	if p.ThetaCode == nil || c <= 0 {
+		return p.Theta[j]
+	}
+	return (1-c)*p.Theta[j] + c*p.ThetaCode[j]
 }
 
 // routed is the slot's base weight for a code share c: Base for prose (c

@@ -242,6 +242,52 @@ func TestAutoWeighRouted(t *testing.T) {
 	}
 }
 
+// TestAutoWeighRoutedTheta: a version 2 model with θ_code applies its θ to
+// prose results, θ_code to code results and the blend between; a slot
+// without θ_code keeps its θ for both.
+func TestAutoWeighRoutedTheta(t *testing.T) {
+	b, err := os.ReadFile("testdata/auto_model_small.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := strings.Replace(string(b), `"version": 1`, `"version": 2`, 1)
+	for slot, base := range map[string]string{"E1": "0.4", "E5": "0.3", "E6": "0.3"} { // the same bases: only θ routes
+		v2 = strings.Replace(v2, `"`+slot+`": {`, `"`+slot+`": {"base_code": `+base+`,`, 1)
+	}
+	// E5's θ weighs causal cue words (+3); its θ_code does not.
+	v2 = strings.Replace(v2, `"theta": [0, 0, 0, 3, 0, 0, 0, 0, 0],`, `"theta": [0, 0, 0, 3, 0, 0, 0, 0, 0], "theta_code": [0, 0, 0, 0, 0, 0, 0, 0, 0],`, 1)
+	short := strings.Replace(v2, `"theta_code": [0, 0, 0, 0, 0, 0, 0, 0, 0]`, `"theta_code": [0]`, 1)
+	if _, err := LoadAutoModel([]byte(short)); err == nil || !strings.Contains(err.Error(), "1 theta_code values") {
+		t.Errorf("a theta_code of 1 value: error %v, want one naming it", err)
+	}
+	m, err := LoadAutoModel([]byte(v2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q = "the cache fails because the lock leads to a timeout"
+	z := QueryFeatures(q)[3] // causal cues, mean 0, sd 1
+	if z <= 0 {
+		t.Fatalf("query %q has no causal cue feature", q)
+	}
+	for _, tc := range []struct {
+		name  string
+		code  func(record.DocNum) bool
+		boost float64 // E5's weight over E1's, relative to their bases' ratio
+	}{
+		{"prose", func(record.DocNum) bool { return false }, math.Exp(3 * z)},
+		{"code", func(record.DocNum) bool { return true }, 1},
+		{"half", func(d record.DocNum) bool { return d%2 == 0 }, math.Exp(0.5 * 3 * z)},
+	} {
+		ls := []RankedList{{Slot: fp.E1, Hits: hitsOf(linear(30, .8, .002), seq(1, 30)...)},
+			{Slot: fp.E5, Hits: hitsOf(linear(30, .8, .002), seq(1, 30)...)},
+			{Slot: fp.E6, Hits: hitsOf(linear(30, 9, .01), seq(1, 30)...)}}
+		m.Weigh(q, ls, tc.code)
+		if got := (ls[1].Weight / ls[0].Weight) / (0.3 / 0.4); math.Abs(got-tc.boost) > 1e-9 {
+			t.Errorf("%s: E5 over E1 ×%.4f their bases' ratio, want ×%.4f", tc.name, got, tc.boost)
+		}
+	}
+}
+
 func TestLoadAutoModelErrors(t *testing.T) {
 	good, err := os.ReadFile("testdata/auto_model_small.json")
 	if err != nil {
@@ -259,6 +305,7 @@ func TestLoadAutoModelErrors(t *testing.T) {
 		{"theta length", `"theta": [0, 0, 0, 0, 0, 0, 0, 0, 0]`, `"theta": [0]`, "theta/mean/sd"},
 		{"unknown key", `"version": 1`, `"version": 1, "bias": 3`, "unknown field"},
 		{"base", `"base": 0.3`, `"base": 0`, "base 0"},
+		{"theta_code in v1", `"theta": [0, 0, 0, 3, 0, 0, 0, 0, 0],`, `"theta": [0, 0, 0, 3, 0, 0, 0, 0, 0], "theta_code": [0, 0, 0, 0, 0, 0, 0, 0, 0],`, "theta_code values in a version 1 model"},
 	} {
 		b := strings.Replace(string(good), tc.from, tc.to, 1)
 		if b == string(good) {
@@ -357,7 +404,7 @@ func TestEmbeddedAutoModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "76fd04fe4188aa549351a34f61ba8ee17d02a026ddaf5c98459326b9d0926a6b"
+	const want = "5a064aaf93172afa657cb611f5c6297d53109068714169a86463c1c975640681"
 	if got := AutoModelSHA256(); got != want {
 		t.Errorf("auto_model.json sha256 %s, pinned %s: a refit must update the pin and docs/PROFILES.md", got, want)
 	}
@@ -398,9 +445,12 @@ func TestEmbeddedAutoModel(t *testing.T) {
 // TestShippedAutoModelEvidence checks what the shipped model learned
 // (docs/PROFILES.md "Routing on code"): results that are code weigh as
 // code_search does — E7 above and E10 far below what prose results give
-// them (the code bases refitted on six languages); an E5 list
-// that agrees with the other lists gains weight over the same list
-// agreeing with none; and the weights stay a distribution throughout.
+// them (the code bases refitted on six languages); among prose results an
+// E5 list that agrees with the other lists gains weight over the same list
+// agreeing with none, while code results take code_search's weights
+// whatever the lists show (θ_code is zero: the evidence terms did not carry
+// over between code sets, docs/PROFILES.md "Evidence terms for prose
+// only"); and the weights stay a distribution throughout.
 func TestShippedAutoModelEvidence(t *testing.T) {
 	slots := DefaultAutoModel.SlotIDs()
 	e5 := slices.Index(slots, fp.E5)
@@ -432,15 +482,32 @@ func TestShippedAutoModelEvidence(t *testing.T) {
 	if dc.CodeShare != 1 || dp.CodeShare != 0 {
 		t.Fatalf("code shares %g and %g, want 1 and 0", dc.CodeShare, dp.CodeShare)
 	}
-	if !(weightOf(dp, "E10") > 5*weightOf(dc, "E10")) || !(weightOf(dc, "E7") > weightOf(dp, "E7")) {
-		t.Errorf("E10 weight on code results %.3f, on prose %.3f; E7 %.3f and %.3f: want E10 far lower on code, E7 higher",
-			weightOf(dc, "E10"), weightOf(dp, "E10"), weightOf(dc, "E7"), weightOf(dp, "E7"))
+	// The lists are the same, so the bases (the route) tell the two apart.
+	baseOf := func(d AutoDecision, s string) float64 {
+		i := slices.IndexFunc(d.Weights, func(w SlotWeight) bool { return w.Slot == s })
+		return d.Weights[i].Base
+	}
+	if !(baseOf(dp, "E10") > 5*baseOf(dc, "E10")) || !(baseOf(dc, "E7") > baseOf(dp, "E7")) {
+		t.Errorf("E10 base on code results %.3f, on prose %.3f; E7 %.3f and %.3f: want E10 far lower on code, E7 higher",
+			baseOf(dc, "E10"), baseOf(dp, "E10"), baseOf(dc, "E7"), baseOf(dp, "E7"))
 	}
 	agree, alone := DefaultAutoModel.Weigh(q, lists(true), prose), DefaultAutoModel.Weigh(q, lists(false), prose)
 	if !(weightOf(agree, "E5") > weightOf(alone, "E5")) {
 		t.Errorf("E5 weight agreeing with the others %.3f, agreeing with none %.3f: want it higher", weightOf(agree, "E5"), weightOf(alone, "E5"))
 	}
-	for _, d := range []AutoDecision{dc, dp, agree, alone} {
+	codeAlone := DefaultAutoModel.Weigh(q, lists(false), code)
+	cs := mustLookup(t, "code_search")
+	for _, d := range []AutoDecision{dc, codeAlone} {
+		for _, w := range d.Weights {
+			if math.Abs(w.Weight-w.Base) > 1e-9 {
+				t.Errorf("code results: %s weight %.4f, base %.4f: want the base (no evidence terms on code)", w.Slot, w.Weight, w.Base)
+			}
+		}
+	}
+	if e5 := weightOf(codeAlone, "E5"); math.Abs(e5-cs.Weights.Get(fp.E5)) > 0.011 {
+		t.Errorf("code results: E5 weight %.3f, code_search %.3f", e5, cs.Weights.Get(fp.E5))
+	}
+	for _, d := range []AutoDecision{dc, dp, agree, alone, codeAlone} {
 		sum := 0.0
 		for _, w := range d.Weights {
 			sum += w.Weight
