@@ -3,6 +3,7 @@ package neural
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,7 +23,8 @@ import (
 // bootstrap CI against the pooled view; it asserts nothing
 // about quality (docs/BENCHMARKS.md "E7 reads a function's head").
 // CGRAPH_DOCVIEW_SLOT=E1 or E5 measures that slot's model the same way
-// (docViewSlot). Views, all from one 256-token run over the code view:
+// (docViewSlot); CGRAPH_E7_VIEWS=KxW[,KxW…] other heads. Views, all from
+// one 256-token run over the code view:
 //
 //   - pooled: the model's own pooling (E7 v1: the mean of every token state)
 //   - poolK: headPooled with the first K token states at weight 1
@@ -70,6 +72,19 @@ func TestE7DocViews(t *testing.T) {
 		}
 		views7 := []view{{name: "pooled"}, {"pool16", 16, 1, nil}, {"pool24", 24, 1, nil}, {"pool32", 32, 1, nil},
 			{"pool48", 48, 1, nil}, {"pool32x0.5", 32, 0.5, nil}, {"pool32x2", 32, 2, nil}}
+		// CGRAPH_E7_VIEWS=KxW[,KxW…] measures those heads instead (the
+		// pooled view stays first, the baseline).
+		if spec := os.Getenv("CGRAPH_E7_VIEWS"); spec != "" {
+			views7 = views7[:1]
+			for _, kw := range strings.Split(spec, ",") {
+				var k int
+				var w float32
+				if _, err := fmt.Sscanf(kw, "%dx%g", &k, &w); err != nil || k <= 0 || w <= 0 {
+					t.Fatalf("CGRAPH_E7_VIEWS: %q is not KxW (e.g. 32x2)", kw)
+				}
+				views7 = append(views7, view{"pool" + kw, k, w, nil})
+			}
+		}
 		for i := 0; i < len(views); i += 128 {
 			ps, err := docs(ctx, views[i:min(i+128, len(views))])
 			if err != nil {
