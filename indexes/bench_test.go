@@ -82,6 +82,40 @@ func BenchmarkDenseSearch(b *testing.B) {
 	}
 }
 
+// BenchmarkDenseSearchAfterDelete is a search right after a Delete: it pays
+// the one refresh that keeps the index ranking as one built from its vectors
+// would — rows (and sketches) back in doc order, and, when the doc was one
+// the centre is the mean of (early), the centre and every sketch recomputed.
+// BenchmarkDenseSearch is the same search without it.
+func BenchmarkDenseSearchAfterDelete(b *testing.B) {
+	for _, n := range benchSizes() {
+		for _, early := range []bool{true, false} {
+			b.Run(fmt.Sprintf("n=%d/int8/early=%v", n, early), func(b *testing.B) {
+				benchSearchAfterDelete(b, n, early)
+			})
+		}
+	}
+}
+
+func benchSearchAfterDelete(b *testing.B, n int, early bool) {
+	x, m := buildDenseP(b, n, 384, 11, Int8)
+	qs := m.many(64)
+	for i := 0; b.Loop(); i++ {
+		d := record.DocNum(i % 100) // among the centre's docs
+		if !early {
+			d = record.DocNum(n - 100 + i%100) // past them
+		}
+		x.Delete(d)
+		if _, err := x.Search(qs[i%len(qs)], 10, nil); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		must(b, x.Add(d, m.next())) // back, for the next delete
+		_, _ = x.Search(qs[0], 10, nil)
+		b.StartTimer()
+	}
+}
+
 // BenchmarkDenseRerank shows recall@10 and latency against the rerank depth.
 func BenchmarkDenseRerank(b *testing.B) {
 	for _, n := range benchSizes() {

@@ -1,6 +1,7 @@
 package indexes
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -40,10 +41,15 @@ type DenseConfig struct {
 // those by the query's float dot product with their sign bits
 // (bestAsymmetricLocked), and rescores the best Rerank with the exact cosine. Deletes are exact and immediate (the last
 // row moves into the hole), a filter restricts the scan itself, so filtered
-// searches never lose recall the way graph indexes do.
+// searches never lose recall the way graph indexes do. A search sees the
+// index as Build would lay out the same vectors — rows in doc order, the
+// centre of the first docs — so a store ranks the same after a restart
+// however it was written; the first search after writes that moved either
+// puts it back (freshen).
 //
 // Dense is safe for concurrent use: searches share a read lock, Add, Delete and
-// Build take the write lock (so one writer at a time, readers wait for it).
+// Build take the write lock (so one writer at a time, readers wait for it; a
+// search that refreshes takes it too).
 type Dense struct {
 	name   string
 	dim    int
@@ -51,15 +57,28 @@ type Dense struct {
 	rerank int
 
 	mu sync.RWMutex
-	// center is subtracted before taking signs: the mean of the vectors at the
-	// last Build or recentring (see recenterLocked).
+	// center is subtracted before taking signs: the mean of the first
+	// centered live docs in doc order, as of the last Build or recentring
+	// (see recenterLocked).
 	center []float32
 	// centered is the number of vectors the centre was computed from.
 	centered int
-	docs     []record.DocNum // row → doc
-	vecs     rows            // unit vectors, one row per doc
-	codes    []uint64        // row-major sketches, len(docs)×words
-	pos      []int32         // doc → row, -1 when absent
+	// centerLast is the largest doc the centre was computed from: a write
+	// to a doc at or below it changes the centre's set.
+	centerLast record.DocNum
+	// stale says a Delete or a write has changed the centre's set since it
+	// was computed; the next search recentres first (freshen), so a store
+	// ranks as an index built from its vectors would.
+	stale bool
+	// disordered says the rows are no longer in ascending doc order (a
+	// Delete moved the last row into its hole, or a doc was added below
+	// others). Searches break ties at their cut-offs by row order, so the
+	// next search puts the rows back in doc order first (freshen).
+	disordered bool
+	docs       []record.DocNum // row → doc
+	vecs       rows            // unit vectors, one row per doc
+	codes      []uint64        // row-major sketches, len(docs)×words
+	pos        []int32         // doc → row, -1 when absent
 }
 
 // NewDense returns an empty index for cfg.
@@ -122,11 +141,12 @@ func (x *Dense) Bytes() int {
 // open path: the engine reads a column family and builds each space once.
 // Duplicate doc numbers are an error and leave the index unchanged.
 //
-// The sketches are centred where Adds of the same vectors in the same order
-// would have left them (centeredAfter: the mean of the first 256·2^k), not on
-// the mean of all of vecs: the centre moves the asymmetric cut-off, so a store
-// reopened with another centre than it was filled with would rank some
-// queries differently after a restart (TestDenseReopenMatchesAdds).
+// The sketches are centred where the live index that wrote these vectors
+// centred them (centreOf: the mean of the first 256·2^k docs in doc order),
+// not on the mean of all of vecs: the centre moves the asymmetric cut-off,
+// so a store reopened with another centre than it was filled with would rank
+// some queries differently after a restart (TestDenseReopenMatchesAdds,
+// TestDenseReopenMatchesWrites).
 func (x *Dense) Build(docs []record.DocNum, vecs [][]float32) error {
 	if len(docs) != len(vecs) {
 		return fmt.Errorf("dense index %q: build got %d doc numbers and %d vectors", x.name, len(docs), len(vecs))
@@ -150,31 +170,58 @@ func (x *Dense) Build(docs []record.DocNum, vecs [][]float32) error {
 	}
 	unit := make([]float32, x.dim)
 	store := rows{dim: x.dim, prec: x.vecs.prec}
-	for i, d := range docs {
+	// Rows in ascending doc order, as a live index keeps them for searches.
+	order := make([]int, len(docs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(docs[a], docs[b]) })
+	sorted := make([]record.DocNum, len(docs))
+	for i, j := range order {
+		d := docs[j]
 		if pos[d] >= 0 {
 			return fmt.Errorf("dense index %q: build got doc %d twice", x.name, d)
 		}
-		pos[d] = int32(i)
-		store.push(normalizedInto(unit, vecs[i]))
+		pos[d], sorted[i] = int32(i), d
+		store.push(normalizedInto(unit, vecs[j]))
 	}
-	centered := centeredAfter(len(docs))
 	c := make([]float32, x.dim)
-	store.meanInto(c, centered, unit)
+	centered := centeredAfter(len(docs))
+	last := centreOf(c, pos, &store, centered, unit)
 	codes := make([]uint64, len(docs)*x.words)
 	for i := range docs {
 		sketch(codes[i*x.words:(i+1)*x.words], store.rowInto(unit, i), c)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.center, x.docs, x.vecs, x.codes, x.pos = c, slices.Clone(docs), store, codes, pos
-	x.centered = centered
+	x.center, x.docs, x.vecs, x.codes, x.pos = c, sorted, store, codes, pos
+	x.centered, x.centerLast, x.stale, x.disordered = centered, last, false, false
 	return nil
 }
 
-// centeredAfter is how many vectors the centre was computed from after n Adds
-// into an empty index: Add recentres at recenterMin and each time the index
-// doubles past it, on all the rows it then has, so the centre is the mean of
-// the first recenterMin·2^k (0, a zero centre, below recenterMin).
+// centreOf writes into dst the mean of the first m live docs in doc order
+// (pos maps doc → row, -1 when absent) and returns the last of them. It is
+// a function of the live vectors alone, whatever order they were written
+// in, so Build and the live index agree.
+func centreOf(dst []float32, pos []int32, store *rows, m int, scratch []float32) record.DocNum {
+	order := make([]int32, 0, m)
+	var last record.DocNum
+	for d, r := range pos {
+		if len(order) == m {
+			break
+		}
+		if r >= 0 {
+			order = append(order, r)
+			last = record.DocNum(d)
+		}
+	}
+	store.meanInto(dst, order, scratch)
+	return last
+}
+
+// centeredAfter is how many vectors the centre is the mean of for an index
+// of n: 0 (a zero centre) below recenterMin, then recenterMin·2^k, the
+// largest that fits — Add recentres each time the index doubles.
 func centeredAfter(n int) int {
 	if n < recenterMin {
 		return 0
@@ -230,17 +277,21 @@ func (x *Dense) Add(doc record.DocNum, vec []float32) error {
 	if r < 0 {
 		r = int32(len(x.docs))
 		x.pos[doc] = r
+		x.disordered = x.disordered || r > 0 && doc < x.docs[r-1]
 		x.docs = append(x.docs, doc)
 		x.vecs.push(unit)
 		x.codes = append(x.codes, make([]uint64, x.words)...)
 	} else {
 		x.vecs.set(int(r), unit)
 	}
+	// A new doc below the centre's last, or a new vector for one of its docs,
+	// changes the centre's set.
+	x.stale = x.stale || x.centered > 0 && doc <= x.centerLast
 	// The sketch is of the row as stored (Int8 rounds it), as recentring and
 	// Build sketch it: one row, one sketch, however the index was filled.
 	sketch(x.codes[int(r)*x.words:(int(r)+1)*x.words], x.vecs.rowInto(unit, int(r)), x.center)
-	if len(x.docs) >= recenterMin && len(x.docs) >= 2*x.centered {
-		x.recenterLocked()
+	if centeredAfter(len(x.docs)) != x.centered {
+		x.refreshLocked()
 	}
 	return nil
 }
@@ -251,19 +302,68 @@ var unitPool = sync.Pool{New: func() any { return new([]float32) }}
 // recenterMin is the index size from which Add starts recentring.
 const recenterMin = 256
 
-// recenterLocked recomputes the centre from the stored vectors and re-sketches
-// every row. Embeddings share a large mean direction; sign sketches around zero
-// instead of the mean lose much of their recall. Add calls it each time the index
-// doubles past recenterMin, so the cost, O(n·Dim), is O(Dim) amortised per Add.
+// recenterLocked recomputes the centre from the stored vectors (centreOf
+// over the first centeredAfter(n) docs) and re-sketches every row.
+// Embeddings share a large mean direction; sign sketches around zero instead
+// of the mean lose much of their recall. Add calls it each time the index
+// doubles past recenterMin, so the cost, O(n·Dim), is O(Dim) amortised per
+// Add; after Deletes and rewrites of the centre's docs the next search calls
+// it once (freshen), however many there were.
 // REQUIRES: x.mu held for writing.
 func (x *Dense) recenterLocked() {
-	n := len(x.docs)
 	row := make([]float32, x.dim) // one scratch row for both passes
-	x.vecs.meanInto(x.center, n, row)
-	for r := range n {
+	x.centered = centeredAfter(len(x.docs))
+	x.centerLast = centreOf(x.center, x.pos, &x.vecs, x.centered, row)
+	for r := range len(x.docs) {
 		sketch(x.codes[r*x.words:(r+1)*x.words], x.vecs.rowInto(row, r), x.center)
 	}
-	x.centered = n
+	x.stale = false
+}
+
+// refreshLocked puts the rows (and their sketches) in doc order if they are
+// not, and recentres if the centre's set changed (stale) or the index no
+// longer holds the number of docs it was computed from.
+// REQUIRES: x.mu held for writing.
+func (x *Dense) refreshLocked() {
+	if x.disordered {
+		order := make([]int32, 0, len(x.docs))
+		for _, r := range x.pos {
+			if r >= 0 {
+				order = append(order, r)
+			}
+		}
+		docs := make([]record.DocNum, len(order))
+		codes := make([]uint64, len(x.codes))
+		w := x.words
+		for i, r := range order {
+			docs[i] = x.docs[r]
+			x.pos[docs[i]] = int32(i)
+			copy(codes[i*w:(i+1)*w], x.codes[int(r)*w:])
+		}
+		x.docs, x.vecs, x.codes = docs, x.vecs.permuted(order), codes
+		x.disordered = false
+	}
+	if x.stale || centeredAfter(len(x.docs)) != x.centered {
+		x.recenterLocked()
+	}
+}
+
+// freshen puts the index back where one built from the same vectors would
+// be — rows in doc order, the centre of the first docs — if writes since
+// the last refresh moved either, so that searches rank the same after a
+// restart. It costs O(n·Dim) once after a batch of writes, however many.
+func (x *Dense) freshen() {
+	x.mu.RLock()
+	stale := x.stale || x.disordered
+	x.mu.RUnlock()
+	if !stale {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.stale || x.disordered {
+		x.refreshLocked()
+	}
 }
 
 // Delete removes doc; deleting an absent doc is a no-op that returns false.
@@ -276,6 +376,7 @@ func (x *Dense) Delete(doc record.DocNum) bool {
 	}
 	r, last := int(x.pos[doc]), len(x.docs)-1
 	if r != last {
+		x.disordered = true
 		moved := x.docs[last]
 		x.docs[r] = moved
 		x.vecs.move(r, last)
@@ -286,6 +387,9 @@ func (x *Dense) Delete(doc record.DocNum) bool {
 	x.vecs.truncate(last)
 	x.codes = x.codes[:last*x.words]
 	x.pos[doc] = -1
+	// One of the centre's docs gone, or an index that no longer holds
+	// centered docs: the next search recentres.
+	x.stale = x.stale || x.centered > 0 && doc <= x.centerLast || centeredAfter(len(x.docs)) != x.centered
 	return true
 }
 
@@ -358,6 +462,7 @@ func (x *Dense) search(query []float32, k int, filter *roaring.Bitmap, rerank in
 		return nil, err
 	}
 	q := normalized(query)
+	x.freshen()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if k == 0 || len(x.docs) == 0 {
@@ -428,7 +533,8 @@ type asymScratch struct {
 // is not quantized. Near-copies of one text have almost equal sketches, so
 // Hamming order cannot tell them apart from other texts at a similar
 // distance; this ordering does, at 48 table look-ups per 384-d doc. Ties at the
-// cut-off are broken by candidate order. REQUIRES: x.mu held; len(cand) > r.
+// cut-off (one histogram bin) are broken by candidate order. REQUIRES: x.mu
+// held; len(cand) > r.
 func (x *Dense) bestAsymmetricLocked(q []float32, cand []int32, r int) []int32 {
 	if len(cand) <= r {
 		return cand
@@ -512,7 +618,7 @@ var distPool = sync.Pool{New: func() any { return new([]uint16) }}
 
 // closestSketchesLocked returns the r rows (of rows, or of all when rows is nil)
 // whose sketches are nearest qc in Hamming distance; ties at the cut-off are
-// broken by row order. It runs two passes: distances with a histogram, then a
+// broken by row order, which a search finds in doc order (freshen). It runs two passes: distances with a histogram, then a
 // collection below the cut-off. REQUIRES: x.mu held; n > r.
 func (x *Dense) closestSketchesLocked(qc []uint64, rows []int32, n, r int) []int32 {
 	bp := distPool.Get().(*[]uint16)

@@ -3,6 +3,7 @@ package indexes
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -363,6 +364,79 @@ func TestBestAsymmetric(t *testing.T) {
 // arrive and rebuilt by Build from the column family when the store opens. The
 // two must answer alike, or a store ranks differently after a restart: Build
 // takes the centre Add's recentring schedule had reached for the same docs.
+// TestDenseReopenMatchesWrites: after deletes, new vectors for old docs and
+// docs added below others, an index ranks every query as one built from its
+// live vectors (what a restart opens) does, at every size the centre passes.
+func TestDenseReopenMatchesWrites(t *testing.T) {
+	for _, n := range []int{300, 600, 3000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			m := newMixture(uint64(n)+7, 64, 16)
+			live, _ := NewDense(DenseConfig{Name: "live", Dim: 64, Rerank: 64, Precision: Int8})
+			stored := map[record.DocNum][]float32{} // what the store holds: the vectors as written
+			add := func(d record.DocNum) {
+				v := m.next()
+				must(t, live.Add(d, v))
+				stored[d] = v
+			}
+			for i := range n {
+				add(record.DocNum(i))
+			}
+			rng := rand.New(rand.NewPCG(uint64(n), 2))
+			for i := range n / 3 {
+				d := record.DocNum(rng.IntN(n))
+				switch i % 3 {
+				case 0:
+					live.Delete(d)
+					delete(stored, d)
+				case 1: // a new vector for a doc, maybe one the centre was made of
+					add(d)
+				default: // a doc number below others (after a delete), or past the end
+					add(d)
+					add(record.DocNum(n + i))
+				}
+				if i%50 == 0 { // searches between the writes recentre as they go
+					_, err := live.Search(m.next(), 10, nil)
+					must(t, err)
+				}
+			}
+			docs, vecs := make([]record.DocNum, 0, len(stored)), [][]float32{}
+			for d := range stored {
+				docs = append(docs, d)
+			}
+			slices.Sort(docs) // the column family's key order
+			for _, d := range docs {
+				vecs = append(vecs, stored[d])
+			}
+			if len(docs) != live.Len() {
+				t.Fatalf("the store holds %d docs, the index %d", len(docs), live.Len())
+			}
+			opened, _ := NewDense(DenseConfig{Name: "opened", Dim: 64, Rerank: 64, Precision: Int8})
+			must(t, opened.Build(docs, vecs))
+			if differ := rankDiffs(t, live, opened, m); differ > 0 {
+				t.Errorf("%d of 200 queries rank differently in the written index than in one built from its %d vectors", differ, len(docs))
+			}
+		})
+	}
+}
+
+// rankDiffs counts how many of 200 queries from m two indexes rank
+// differently at depth 50.
+func rankDiffs(t *testing.T, x, y *Dense, m *mixture) int {
+	t.Helper()
+	differ := 0
+	for range 200 {
+		q := m.next()
+		a, err := x.Search(q, 50, nil)
+		must(t, err)
+		b, err := y.Search(q, 50, nil)
+		must(t, err)
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			differ++
+		}
+	}
+	return differ
+}
+
 func TestDenseReopenMatchesAdds(t *testing.T) {
 	for _, n := range []int{200, 300, 2000, 5000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
@@ -375,18 +449,7 @@ func TestDenseReopenMatchesAdds(t *testing.T) {
 			}
 			opened, _ := NewDense(DenseConfig{Name: "opened", Dim: 64, Rerank: 64, Precision: Int8})
 			must(t, opened.Build(docs, vecs))
-			differ := 0
-			for range 200 {
-				q := m.next()
-				a, err := added.Search(q, 50, nil)
-				must(t, err)
-				b, err := opened.Search(q, 50, nil)
-				must(t, err)
-				if fmt.Sprint(a) != fmt.Sprint(b) {
-					differ++
-				}
-			}
-			if differ > 0 {
+			if differ := rankDiffs(t, added, opened, m); differ > 0 {
 				t.Errorf("%d of 200 queries rank differently after Build than after the Adds of the same vectors", differ)
 			}
 			// The next Adds recentre at the same sizes in both.

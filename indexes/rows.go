@@ -81,6 +81,24 @@ func (s *rows) move(dst, src int) {
 	copy(s.f32[dst*s.dim:(dst+1)*s.dim], s.f32[src*s.dim:])
 }
 
+// permuted returns a new store whose row i is row order[i] of s.
+func (s *rows) permuted(order []int32) rows {
+	out := rows{dim: s.dim, prec: s.prec}
+	if s.prec == Int8 {
+		out.i8, out.scale = make([]int8, len(order)*s.dim), make([]float32, len(order))
+		for i, r := range order {
+			copy(out.i8[i*s.dim:(i+1)*s.dim], s.i8[int(r)*s.dim:])
+			out.scale[i] = s.scale[r]
+		}
+		return out
+	}
+	out.f32 = make([]float32, len(order)*s.dim)
+	for i, r := range order {
+		copy(out.f32[i*s.dim:(i+1)*s.dim], s.f32[int(r)*s.dim:])
+	}
+	return out
+}
+
 // truncate keeps the first n rows.
 func (s *rows) truncate(n int) {
 	if s.prec == Int8 {
@@ -108,21 +126,22 @@ func (s *rows) rowInto(dst []float32, r int) []float32 {
 	return dst
 }
 
-// meanInto writes the mean of rows 0..n-1 (as rowInto reads them, summed in
-// float64 in row order) into dst, or zeros when n is 0; scratch is one Dim-long
-// row. Build and recentring share it, so an index opened from a store centres
-// its sketches exactly where the Adds that filled the store did.
-func (s *rows) meanInto(dst []float32, n int, scratch []float32) {
+// meanInto writes the mean of the rows listed in order (as rowInto reads
+// them, summed in float64 in that order) into dst, or zeros when there are
+// none; scratch is one Dim-long row. Build and recentring share it, so an
+// index opened from a store centres its sketches exactly where the live
+// index that filled the store did.
+func (s *rows) meanInto(dst []float32, order []int32, scratch []float32) {
 	sum := make([]float64, s.dim)
-	for r := range n {
-		for j, v := range s.rowInto(scratch, r) {
+	for _, r := range order {
+		for j, v := range s.rowInto(scratch, int(r)) {
 			sum[j] += float64(v)
 		}
 	}
 	for j := range dst {
 		dst[j] = 0
-		if n > 0 {
-			dst[j] = float32(sum[j] / float64(n))
+		if len(order) > 0 {
+			dst[j] = float32(sum[j] / float64(len(order)))
 		}
 	}
 }
