@@ -259,8 +259,25 @@ func TestReopenGivesSameResultsPastRerank(t *testing.T) {
 	for i := range 1100 {
 		ts = append(ts, fmt.Sprintf("note %d: %s %s %s then %s", i, words[i%len(words)], words[(i/3)%len(words)], words[(i/7)%len(words)], words[(i/11)%len(words)]))
 	}
+	var ms []record.Memory
 	for lo := 0; lo < len(ts); lo += 100 {
-		addAll(t, s, ts[lo:lo+100])
+		ms = append(ms, addAll(t, s, ts[lo:lo+100])...)
+	}
+	// Forgets and edits, among the first memories too (the ones the dense
+	// sketches' centre is the mean of) and with searches between them.
+	for i := 3; i < len(ms)-1; i += 9 {
+		if err := s.Delete(ctx, ms[i].ID); err != nil {
+			t.Fatal(err)
+		}
+		text := fmt.Sprintf("note %d rewritten: %s %s", i, words[(i+5)%len(words)], words[(i+9)%len(words)])
+		if _, err := s.Update(ctx, ms[i+1].ID, record.Change{Content: &text}); err != nil {
+			t.Fatal(err)
+		}
+		if i%90 == 3 {
+			if _, err := s.Search(ctx, SearchRequest{Query: "centre rerank", TopK: 10}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	search := func(s *Engine) []string {
 		var out []string
