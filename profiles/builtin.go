@@ -62,7 +62,7 @@ var builtin = []Profile{
 		Weights: w(.50, 0, 0, 0, .12, .05, .15, .03, .02, .08, .05, 0, 0), Staged: true},
 	{Name: "pipeline_full", Description: "the default for the five-stage pipeline",
 		Weights: w(.33, 0, 0, 0, .23, .14, .09, .02, .02, .09, .01, 0, .07), Staged: true},
-	{Name: "auto", Description: "fusion weights chosen per query: code_search's or causal_reasoning's by the share of code among the top hits, moved by what each space returns",
+	{Name: "auto", Description: "fusion weights chosen per query: code_search's or causal_reasoning's by the share of code among the top hits, prose results' moved by what each space returns",
 		Weights: w(AutoBase...), Adaptive: true},
 	{Name: "balanced", Description: "uniform research baseline: every slot .077 (E13 .076)",
 		Weights:  w(.077, .077, .077, .077, .077, .077, .077, .077, .077, .077, .077, .077, .076),
