@@ -187,7 +187,7 @@ func (x *Dense) Build(docs []record.DocNum, vecs [][]float32) error {
 	}
 	c := make([]float32, x.dim)
 	centered := centeredAfter(len(docs))
-	last := centreOf(c, pos, &store, centered, unit)
+	last := centreOf(c, sorted, &store, centered, unit)
 	codes := make([]uint64, len(docs)*x.words)
 	for i := range docs {
 		sketch(codes[i*x.words:(i+1)*x.words], store.rowInto(unit, i), c)
@@ -199,24 +199,17 @@ func (x *Dense) Build(docs []record.DocNum, vecs [][]float32) error {
 	return nil
 }
 
-// centreOf writes into dst the mean of the first m live docs in doc order
-// (pos maps doc → row, -1 when absent) and returns the last of them. It is
-// a function of the live vectors alone, whatever order they were written
-// in, so Build and the live index agree.
-func centreOf(dst []float32, pos []int32, store *rows, m int, scratch []float32) record.DocNum {
-	order := make([]int32, 0, m)
-	var last record.DocNum
-	for d, r := range pos {
-		if len(order) == m {
-			break
-		}
-		if r >= 0 {
-			order = append(order, r)
-			last = record.DocNum(d)
-		}
+// centreOf writes into dst the mean of the first m rows, which hold the
+// first m docs in doc order (Build lays rows out so and refreshLocked puts
+// them back before recentring), and returns the last of those docs (0 when
+// m is 0). It is a function of the live vectors alone, whatever order they
+// were written in, so Build and the live index agree.
+func centreOf(dst []float32, docs []record.DocNum, store *rows, m int, scratch []float32) record.DocNum {
+	store.meanInto(dst, m, scratch)
+	if m == 0 {
+		return 0
 	}
-	store.meanInto(dst, order, scratch)
-	return last
+	return docs[m-1]
 }
 
 // centeredAfter is how many vectors the centre is the mean of for an index
@@ -303,7 +296,8 @@ var unitPool = sync.Pool{New: func() any { return new([]float32) }}
 const recenterMin = 256
 
 // recenterLocked recomputes the centre from the stored vectors (centreOf
-// over the first centeredAfter(n) docs) and re-sketches every row.
+// over the first centeredAfter(n) docs) and re-sketches every row. The rows
+// must be in doc order (refreshLocked sees to it).
 // Embeddings share a large mean direction; sign sketches around zero instead
 // of the mean lose much of their recall. Add calls it each time the index
 // doubles past recenterMin, so the cost, O(n·Dim), is O(Dim) amortised per
@@ -313,7 +307,7 @@ const recenterMin = 256
 func (x *Dense) recenterLocked() {
 	row := make([]float32, x.dim) // one scratch row for both passes
 	x.centered = centeredAfter(len(x.docs))
-	x.centerLast = centreOf(x.center, x.pos, &x.vecs, x.centered, row)
+	x.centerLast = centreOf(x.center, x.docs, &x.vecs, x.centered, row)
 	for r := range len(x.docs) {
 		sketch(x.codes[r*x.words:(r+1)*x.words], x.vecs.rowInto(row, r), x.center)
 	}
@@ -618,8 +612,9 @@ var distPool = sync.Pool{New: func() any { return new([]uint16) }}
 
 // closestSketchesLocked returns the r rows (of rows, or of all when rows is nil)
 // whose sketches are nearest qc in Hamming distance; ties at the cut-off are
-// broken by row order, which a search finds in doc order (freshen). It runs two passes: distances with a histogram, then a
-// collection below the cut-off. REQUIRES: x.mu held; n > r.
+// broken by row order, which a search finds in doc order (freshen). It runs
+// two passes: distances with a histogram, then a collection below the
+// cut-off. REQUIRES: x.mu held; n > r.
 func (x *Dense) closestSketchesLocked(qc []uint64, rows []int32, n, r int) []int32 {
 	bp := distPool.Get().(*[]uint16)
 	defer distPool.Put(bp)

@@ -126,22 +126,21 @@ func (s *rows) rowInto(dst []float32, r int) []float32 {
 	return dst
 }
 
-// meanInto writes the mean of the rows listed in order (as rowInto reads
-// them, summed in float64 in that order) into dst, or zeros when there are
-// none; scratch is one Dim-long row. Build and recentring share it, so an
-// index opened from a store centres its sketches exactly where the live
-// index that filled the store did.
-func (s *rows) meanInto(dst []float32, order []int32, scratch []float32) {
+// meanInto writes the mean of rows 0..n-1 (as rowInto reads them, summed in
+// float64 in row order) into dst, or zeros when n is 0; scratch is one Dim-long
+// row. Build and recentring share it, so an index opened from a store centres
+// its sketches exactly where the Adds that filled the store did.
+func (s *rows) meanInto(dst []float32, n int, scratch []float32) {
 	sum := make([]float64, s.dim)
-	for _, r := range order {
-		for j, v := range s.rowInto(scratch, int(r)) {
+	for r := range n {
+		for j, v := range s.rowInto(scratch, r) {
 			sum[j] += float64(v)
 		}
 	}
 	for j := range dst {
 		dst[j] = 0
-		if len(order) > 0 {
-			dst[j] = float32(sum[j] / float64(len(order)))
+		if n > 0 {
+			dst[j] = float32(sum[j] / float64(n))
 		}
 	}
 }
