@@ -714,6 +714,9 @@ func TestE7Dump(t *testing.T) {
 			}
 			writeMat(filepath.Join(sub, "e7q.f32"), sp.e7.Q)
 			writeMat(filepath.Join(sub, "e7d.f32"), sp.e7.D)
+			if sp.name == "train" { // E1's stored vectors of the training documents: a query encoder fitted on e5 fits against them
+				writeMat(filepath.Join(sub, "e1d.f32"), d.E1.pairs(t, sp.pairs).D)
+			}
 			if sp.name == "test" { // queries as typed and as the engine reads them (queryView)
 				qv := make([]string, len(sp.pairs))
 				for k, p := range sp.pairs {

@@ -9,6 +9,8 @@ ap.add_argument("--lr", type=float, default=3e-4); ap.add_argument("--tau", type
 ap.add_argument("--batch", type=int, default=32); ap.add_argument("--qmax", type=int, default=64)
 ap.add_argument("--targets", default="qkvo,ffn"); ap.add_argument("--seed", type=int, default=7)
 ap.add_argument("--out", default=""); ap.add_argument("--langs", default="go,python,java,javascript")
+ap.add_argument("--docs", default="e7", help="whose stored document vectors the queries are fitted to: e7 (MiniLM, E7) or e1 (e5-small-v2, E1)")
+ap.add_argument("--qprefix", default="", help="the model's query prefix, e.g. 'query: ' for e5")
 ap.add_argument("--onnx", default=os.path.join(os.environ.get("CGRAPH_MODELS") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cgraph", "models"), "all-minilm-l6-v2", "model.onnx"))
 a = ap.parse_args()
 M = a.onnx.rsplit("/", 1)[0] + "/"
@@ -17,14 +19,14 @@ tok = bert.tokenizer(M + "tokenizer.json", a.qmax)
 tok_eval = bert.tokenizer(M + "tokenizer.json", 256)
 langs = a.langs.split(",")
 def rd(lang, split):
-    qs = [json.loads(l)["qv"] for l in open(f"{a.dump}/{lang}/{split}/pairs.jsonl")]  # queries as the engine reads them
+    qs = [a.qprefix + json.loads(l)["qv"] for l in open(f"{a.dump}/{lang}/{split}/pairs.jsonl")]  # queries as the engine reads them
     m = lambda n: np.fromfile(f"{a.dump}/{lang}/{split}/{n}.f32", np.float32).reshape(len(qs), -1)
     return qs, m
 trq, trd = [], []
 for L in langs:
     if L == a.hold: continue
     for sp in ("train", "test"):
-        qs, m = rd(L, sp); trq += qs; trd.append(m("e7d"))
+        qs, m = rd(L, sp); trq += qs; trd.append(m(a.docs + "d"))
 trd = jnp.asarray(np.concatenate(trd))
 N = len(trq)
 print(f"hold={a.hold or '-'} train pairs {N}", flush=True)
@@ -80,8 +82,8 @@ if a.out:
     np.savez(a.out, **{k + ".A": np.asarray(v[0]) for k, v in lora.items()}, **{k + ".B": np.asarray(v[1]) for k, v in lora.items()})
 if a.hold:
     qs, m = rd(a.hold, "test")
-    d7, e1 = m("e7d"), ndcg(m("e1qv"), m("e1d"))
-    raw = ndcg(m("e7qv"), d7)
+    d7, e1 = m(a.docs + "d"), ndcg(m("e1qv"), m("e1d"))
+    raw = ndcg(m(a.docs + "qv"), d7)
     tuned = ndcg(enc(qs, lora), d7)
     print(f"LOLO {a.hold}: E1 {e1.mean():.3f} raw {raw.mean():.3f} tuned {tuned.mean():.3f} "
           f"tuned-raw [{ci(tuned, raw)[0]:+.3f}, {ci(tuned, raw)[1]:+.3f}] tuned-E1 {tuned.mean()-e1.mean():+.3f} [{ci(tuned, e1)[0]:+.3f}, {ci(tuned, e1)[1]:+.3f}]", flush=True)
