@@ -9,7 +9,10 @@
 # 1. The pairs: TestE7Dump mines doc-comment → function pairs exactly as
 #    TestUpdateE7Head does (same trees, seed and split) and writes them with
 #    MiniLM's document vectors as E7 stores them (head-pooled, E7 v2) and
-#    E1's vectors for the test splits.
+#    E1's vectors (every split's documents, the test splits' queries). The
+#    same fit on E1's model, against E1's stored documents:
+#    train.py --onnx …/e5-small-v2/model.onnx --docs e1 --qprefix "query: "
+#    --tau 0.01 (docs/bench/e1tune/README.md; measured, not shipped).
 # 2. train.py fits a rank-16 LoRA update of MiniLM's 36 weight matrices on the
 #    query side only (documents stay MiniLM's stored vectors), InfoNCE against
 #    every training document, one epoch, seeded.
