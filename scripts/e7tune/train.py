@@ -1,4 +1,4 @@
-"""Query-side LoRA fine-tune of MiniLM for E7, documents frozen (their stored vectors).
+"""Query-side LoRA fine-tune of MiniLM for E7 (or, --docs e1, of e5-small-v2 for E1), documents frozen (their stored vectors).
 LOLO: train on every language but --hold, test on --hold's held-out pairs."""
 import argparse, os, json, time, numpy as np, jax, jax.numpy as jnp, optax
 import bert
@@ -9,7 +9,7 @@ ap.add_argument("--lr", type=float, default=3e-4); ap.add_argument("--tau", type
 ap.add_argument("--batch", type=int, default=32); ap.add_argument("--qmax", type=int, default=64)
 ap.add_argument("--targets", default="qkvo,ffn"); ap.add_argument("--seed", type=int, default=7)
 ap.add_argument("--out", default=""); ap.add_argument("--langs", default="go,python,java,javascript")
-ap.add_argument("--docs", default="e7", help="whose stored document vectors the queries are fitted to: e7 (MiniLM, E7) or e1 (e5-small-v2, E1)")
+ap.add_argument("--docs", default="e7", choices=["e7", "e1"], help="whose stored document vectors the queries are fitted to: e7 (MiniLM, E7) or e1 (e5-small-v2, E1)")
 ap.add_argument("--qprefix", default="", help="the model's query prefix, e.g. 'query: ' for e5")
 ap.add_argument("--onnx", default=os.path.join(os.environ.get("CGRAPH_MODELS") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cgraph", "models"), "all-minilm-l6-v2", "model.onnx"))
 a = ap.parse_args()

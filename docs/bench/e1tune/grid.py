@@ -11,32 +11,21 @@ over OLD's lists, with a paired bootstrap 95% CI (2,000 resamples, seed 1).
 
     python3 docs/bench/e1tune/grid.py OLD NEW
 """
-import os, random, sys
+import os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'codebase'))
 import grid
 OLD, NEW = sys.argv[1], sys.argv[2]
 SETS = ['go', 'py', 'java', 'js', 'rust', 'php']
 CS = {'E1': .22, 'E5': .40, 'E6': .13, 'E7': .20, 'E8': .01, 'E9': .01, 'E10': .02, 'E11': .01}
-def mean(x): return sum(x) / len(x)
-def ci(a, b):
-    r = random.Random(1); n = len(a); d = [x - y for x, y in zip(a, b)]
-    ms = sorted(mean([d[r.randrange(n)] for _ in range(n)]) for _ in range(2000))
-    return ms[50], ms[1949]
 old = {s: grid.load(OLD, s) for s in SETS}
 new = {s: grid.load(NEW, s) for s in SETS}
 base = {s: grid.scores(old[s], CS) for s in SETS}
-pts = []
-for e in [.22, .30, .40, .50, .60, .80, 1.0]:
-    for f in [.20, .30, .40]:
-        for g in [.10, .20]:
-            w = dict(CS); w['E1'], w['E5'], w['E7'] = e, f, g; pts.append(w)
 for name, data in (("old E1 lists (reweighting alone)", old), ("tuned E1 lists", new)):
-    sc = {s: [grid.scores(data[s], w) for w in pts] for s in SETS}
-    print(name)
-    ds = []
-    for s in SETS:
-        others = [t for t in SETS if t != s]
-        best = max(range(len(pts)), key=lambda i: mean([mean(sc[t][i]) for t in others]))
-        b = sc[s][best]; a = base[s]; lo, hi = ci(b, a); w = pts[best]; ds.append(mean(b) - mean(a))
-        print(f"  {s:5} E1 {w['E1']:.2f} E5 {w['E5']:.2f} E7 {w['E7']:.2f}: {mean(b):.4f} vs {mean(a):.4f} {mean(b)-mean(a):+.4f} [{lo:+.4f}, {hi:+.4f}]")
-    print(f"  mean {mean(ds):+.4f}")
+    print(name, "— points are (E1, E5, E7)")
+    g = {}
+    for e in [.22, .30, .40, .50, .60, .80, 1.0]:
+        for f in [.20, .30, .40]:
+            for h in [.10, .20]:
+                w = dict(CS, E1=e, E5=f, E7=h)
+                g[(e, f, h)] = {s: grid.scores(data[s], w) for s in SETS}
+    grid.loso(g, base, SETS, "code_search ")
