@@ -20,6 +20,8 @@ import (
 	"github.com/cgraph/cgraph/cli/app"
 	"github.com/cgraph/cgraph/cli/benchcmd"
 	"github.com/cgraph/cgraph/engine"
+	"github.com/cgraph/cgraph/fingerprint"
+	"github.com/cgraph/cgraph/profiles"
 )
 
 const tinySet = "../bench/testdata/tiny"
@@ -177,8 +179,12 @@ func TestBenchRunAndCompare(t *testing.T) {
 	if full, err := bench.ReadReport(filepath.Join(out, "report.json")); err != nil || len(full.Runs[0].Queries) != 8 {
 		t.Errorf("report.json per-query results: %v", err)
 	}
-	if w := rep.Repro.ProfileWeights["code_search"]["E1"]; w != 0.22 {
-		t.Errorf("code_search E1 weight %v in the reproducibility block, want 0.22", w)
+	cs, err := profiles.Lookup("code_search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, want := rep.Repro.ProfileWeights["code_search"]["E1"], cs.Weights.Get(fingerprint.E1); w != want || want == 0 {
+		t.Errorf("code_search E1 weight %v in the reproducibility block, want the profile's %v", w, want)
 	}
 	if rep.Repro.CgraphVersion == "" || rep.Repro.DatasetChecksum == "" {
 		t.Errorf("repro %+v", rep.Repro)

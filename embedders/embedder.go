@@ -35,6 +35,20 @@ type Query struct {
 	// searches cause vectors. It is 0 for symmetric slots. The caller (the
 	// engine, from the pipeline's probe plan) always says which side.
 	As fingerprint.Side
+	// Raw asks a slot whose queries run through an encoder tuned for
+	// ranking (TunedQueries) for the query as its documents' own model
+	// encodes it: the cosine scale that calibrated evidence (the engine's
+	// relevance model) was fitted on. Other slots ignore it.
+	Raw bool
+}
+
+// TunedQueries is implemented by an embedder that may encode queries with
+// another encoder than its documents (a fine-tune fitted for ranking, a
+// learned head). Tuned reports whether it does: its query cosines are then
+// on another scale than the documents' own model gives, and Query.Raw
+// gives that model's.
+type TunedQueries interface {
+	Tuned() bool
 }
 
 // QueryView is a query's representation in one slot, ready for an index.

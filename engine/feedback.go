@@ -30,7 +30,7 @@ func (sp *spaces) Expand(ctx context.Context, docs []pipeline.Hit) (pipeline.Spa
 	for i, h := range docs {
 		nums[i] = h.Doc
 	}
-	for _, key := range []viewKey{{fingerprint.E1, 0}, {fingerprint.E5, fingerprint.SideA}, {fingerprint.E5, fingerprint.SideB}} {
+	for _, key := range []viewKey{{slot: fingerprint.E1}, {slot: fingerprint.E5, against: fingerprint.SideA}, {slot: fingerprint.E5, against: fingerprint.SideB}} {
 		v, ok := q.views[key]
 		if !ok {
 			continue
@@ -63,7 +63,7 @@ func (sp *spaces) Expand(ctx context.Context, docs []pipeline.Hit) (pipeline.Spa
 			exp.Slots = append(exp.Slots, key.slot)
 		}
 	}
-	if v, ok := q.views[viewKey{fingerprint.E6, 0}]; ok {
+	if v, ok := q.views[viewKey{slot: fingerprint.E6}]; ok {
 		tf, isTF := v.(fingerprint.TermFreqs)
 		if isTF && len(tf.Terms) > 0 {
 			fds, err := sp.feedbackTerms(ctx, nums, docs)

@@ -107,12 +107,17 @@ func (ev RelevanceEvidence) Relevance() float64 {
 	return relevanceModel.p(ev)
 }
 
-// EvidenceOf returns the evidence of every hit of res. Cost: O(hits).
-func EvidenceOf(res pipeline.Result) []RelevanceEvidence {
+// EvidenceOf returns the evidence of every hit of res, E1's cosines as
+// E1's list scored them. Cost: O(hits).
+func EvidenceOf(res pipeline.Result) []RelevanceEvidence { return evidenceOf(res, nil) }
+
+// evidenceOf is EvidenceOf with E1's raw cosines (rawE1) in place of the
+// scores E1's list gave where raw is not nil.
+func evidenceOf(res pipeline.Result, raw []float64) []RelevanceEvidence {
 	hits := res.Hits
 	out := make([]RelevanceEvidence, len(hits))
-	e1, _ := cosines(hits, fingerprint.E1)
-	e7, ok7 := cosines(hits, fingerprint.E7)
+	e1, _ := cosines(hits, fingerprint.E1, raw)
+	e7, ok7 := cosines(hits, fingerprint.E7, nil)
 	for i, h := range hits {
 		out[i] = RelevanceEvidence{E1: e1[i], E7: e7[i], NoE7: !ok7}
 		if hits[0].Score > 0 {
@@ -123,9 +128,9 @@ func EvidenceOf(res pipeline.Result) []RelevanceEvidence {
 }
 
 // cosines are the hits' raw cosines in slot (E1 with the E10 boost divided
-// out); a hit the slot did not list takes the lowest of the others. ok is
-// false when the slot listed no hit.
-func cosines(hits []pipeline.ResultHit, slot fingerprint.SlotID) (out []float64, ok bool) {
+// out, or raw[i] where raw is not nil); a hit the slot did not list takes
+// the lowest of the others. ok is false when the slot listed no hit.
+func cosines(hits []pipeline.ResultHit, slot fingerprint.SlotID, raw []float64) (out []float64, ok bool) {
 	out = make([]float64, len(hits))
 	has := make([]bool, len(hits))
 	low := math.Inf(1)
@@ -135,7 +140,10 @@ func cosines(hits []pipeline.ResultHit, slot fingerprint.SlotID) (out []float64,
 			continue
 		}
 		out[i], has[i] = s.Score, true
-		if slot == fingerprint.E1 {
+		switch {
+		case raw != nil:
+			out[i] = raw[i]
+		case slot == fingerprint.E1:
 			out[i] = rawE1(s.Score, h.Boosts)
 		}
 		low = min(low, out[i])
@@ -168,14 +176,15 @@ type HitRelevance struct {
 	Evidence RelevanceEvidence `json:"evidence"`
 }
 
-// relevanceOf scores every hit of res; nil when E1 listed none of them
+// relevanceOf scores every hit of res, with E1's raw cosines raw (nil:
+// the scores E1's list gave); nil when E1 listed none of them
 // (no E1 model, or a mode that does not search E1): the model has no
 // evidence to read, and a floor is then not applied.
-func relevanceOf(res pipeline.Result) []HitRelevance {
-	if _, ok := cosines(res.Hits, fingerprint.E1); !ok {
+func relevanceOf(res pipeline.Result, raw []float64) []HitRelevance {
+	if _, ok := cosines(res.Hits, fingerprint.E1, nil); !ok {
 		return nil
 	}
-	evs := EvidenceOf(res)
+	evs := evidenceOf(res, raw)
 	out := make([]HitRelevance, len(evs))
 	for i, ev := range evs {
 		p := ev.Relevance()
@@ -211,4 +220,31 @@ func (r *SearchResult) keepRelevant(floor float64) {
 	}
 	r.NothingRelevant = len(hits) == 0 && len(r.Hits) > 0
 	r.Hits, r.Memories, r.Relevance = hits, mems, rels
+}
+
+// rawE1 is, where q holds E1's raw view (withRawE1), each hit's cosine
+// between that view and the hit's stored E1 vector: the evidence on the
+// scale the relevance model was fitted on, while E1's tuned queries rank.
+// Nil where there is no raw view, or a hit has no E1 vector.
+// REQUIRES: s.mu held shared.
+func (s *Engine) rawE1(q *queryViews, hits []pipeline.ResultHit) []float64 {
+	v, ok := q.views[viewKey{slot: fingerprint.E1, raw: true}]
+	dense, isDense := v.(fingerprint.Dense)
+	x := s.ix.dense[spaceKey{slot: fingerprint.E1}]
+	if !ok || !isDense || x == nil {
+		return nil
+	}
+	out := make([]float64, len(hits))
+	for i, h := range hits {
+		d := x.Vector(record.DocNum(h.Doc))
+		if len(d) != len(dense) {
+			return nil
+		}
+		var dot float64
+		for j, a := range dense {
+			dot += float64(a) * float64(d[j])
+		}
+		out[i] = dot
+	}
+	return out
 }

@@ -286,7 +286,7 @@ func calSearch(t *testing.T, ctx context.Context, e *Engine, set string, dev [][
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, ev := range EvidenceOf(res.Result) {
+		for i, ev := range searchEvidence(res) {
 			doc, _ := strings.CutPrefix(res.Memories[i].Source, "bench:")
 			r.samples = append(r.samples, calSample{ev: ev, relevant: doc == q[1], query: qi, rank: i})
 		}
@@ -302,12 +302,25 @@ func appendOff(t *testing.T, ctx context.Context, e *Engine, r calRun, off []str
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, ev := range EvidenceOf(res.Result) {
+		for i, ev := range searchEvidence(res) {
 			r.samples = append(r.samples, calSample{ev: ev, query: r.queries + qi, rank: i, offTopic: true})
 		}
 	}
 	r.offs = len(off)
 	return r
+}
+
+// searchEvidence is the evidence Search scored its hits' relevance on
+// (E1's raw cosines where E1's queries are tuned).
+func searchEvidence(res SearchResult) []RelevanceEvidence {
+	if res.Relevance == nil {
+		return EvidenceOf(res.Result)
+	}
+	out := make([]RelevanceEvidence, len(res.Relevance))
+	for i, r := range res.Relevance {
+		out[i] = r.Evidence
+	}
+	return out
 }
 
 func devSamples(r calRun) int {

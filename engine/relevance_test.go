@@ -6,8 +6,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/cgraph/cgraph/embedders"
 	"github.com/cgraph/cgraph/fingerprint"
 	"github.com/cgraph/cgraph/pipeline"
+	"github.com/cgraph/cgraph/profiles"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -63,8 +65,9 @@ func TestRelevanceMonotone(t *testing.T) {
 }
 
 // TestEvidenceOf: the E10 boost is divided out of E1, a hit a space did
-// not list takes the lowest cosine of the others, Fused is relative to
-// the top hit, and a result without E7 says so.
+// not list takes the lowest cosine of the others, E1's raw cosines replace
+// its list's scores where given, Fused is relative to the top hit, and a
+// result without E7 says so.
 func TestEvidenceOf(t *testing.T) {
 	res := pipeline.Result{Hits: []pipeline.ResultHit{
 		{Doc: 1, Score: 0.04, Slots: pipeline.SlotScores{fingerprint.E1: {Score: 0.9 * 1.1}, fingerprint.E7: {Score: 0.6}},
@@ -79,12 +82,21 @@ func TestEvidenceOf(t *testing.T) {
 			t.Errorf("hit %d: %+v, want %+v", i, evs[i], want[i])
 		}
 	}
+	// E1's raw cosines (a tuned E1) replace the listed scores, boost and
+	// all; the unlisted hit still takes the lowest.
+	raw := []float64{0.85, 0.7, 0.99}
+	evs = evidenceOf(res, raw)
+	for i, w := range []float64{0.85, 0.7, 0.7} {
+		if math.Abs(evs[i].E1-w) > 1e-9 {
+			t.Errorf("with raw E1 cosines, hit %d: E1 %g, want %g", i, evs[i].E1, w)
+		}
+	}
 	delete(res.Hits[0].Slots, fingerprint.E7)
 	delete(res.Hits[2].Slots, fingerprint.E7)
 	if evs := EvidenceOf(res); !evs[0].NoE7 || evs[0].Relevance() != relevanceNoE7.p(evs[0]) {
 		t.Errorf("without E7: %+v", evs[0])
 	}
-	if rel := relevanceOf(pipeline.Result{Hits: []pipeline.ResultHit{{Doc: 1, Score: 1, Slots: pipeline.SlotScores{fingerprint.E6: {Score: 3}}}}}); rel != nil {
+	if rel := relevanceOf(pipeline.Result{Hits: []pipeline.ResultHit{{Doc: 1, Score: 1, Slots: pipeline.SlotScores{fingerprint.E6: {Score: 3}}}}}, nil); rel != nil {
 		t.Errorf("no E1 evidence gave a relevance: %+v", rel)
 	}
 }
@@ -133,5 +145,62 @@ func TestNothingRelevantOnAStore(t *testing.T) {
 		if !errors.As(err, &ve) {
 			t.Errorf("MinRelevance %g: %v, want a validation error", bad, err)
 		}
+	}
+}
+
+// TestRelevanceReadsRawE1 searches real memories with the real models,
+// whose E1 encodes queries with its code-tuned encoder: each hit's E1
+// evidence is the cosine of the untuned query (Query.Raw) with the hit's
+// stored E1 vector — the scale the relevance model was fitted on — not the
+// tuned score E1's list ranked by, and the two differ.
+func TestRelevanceReadsRawE1(t *testing.T) {
+	ctx := context.Background()
+	reg := neuralRegistry(t)
+	e1 := reg.Get(fingerprint.E1)
+	if tq, ok := e1.(embedders.TunedQueries); !ok || !tq.Tuned() {
+		t.Skipf("E1's queries are not tuned here: %s", e1.Status().Representation)
+	}
+	s := openStore(t, t.TempDir(), reg)
+	if _, err := s.AddBatch(ctx, []record.NewMemory{
+		{Content: "We pinned grocksdb at v1.7.15 because newer releases need RocksDB 9 headers the CI image lacks.", Type: record.TypeDecision},
+		{Content: "func ParseDuration(s string) (time.Duration, error) parses a duration string such as 300ms or 2h45m.", Type: record.TypeCode},
+		{Content: "Search results of the different spaces are combined by weighted reciprocal rank fusion.", Type: record.TypeDecision},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := profiles.Lookup("semantic_search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q = "parse a duration string"
+	res, err := s.Search(ctx, SearchRequest{Query: q, Profile: p, Mode: ModeMultiSpace, TopK: 3, NoThresholds: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := e1.EmbedQuery(ctx, embedders.Query{Text: q, Raw: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := raw.Value.(fingerprint.Dense)
+	if len(res.Relevance) != len(res.Hits) || len(res.Hits) == 0 {
+		t.Fatalf("%d hits, %d relevances", len(res.Hits), len(res.Relevance))
+	}
+	differ := false
+	for i, h := range res.Hits {
+		listed, ok := h.Slots[fingerprint.E1]
+		if !ok {
+			continue
+		}
+		var want float64
+		for j, x := range s.ix.dense[spaceKey{slot: fingerprint.E1}].Vector(record.DocNum(h.Doc)) {
+			want += float64(x) * float64(rv[j])
+		}
+		if got := res.Relevance[i].Evidence.E1; math.Abs(got-want) > 1e-4 {
+			t.Errorf("hit %d: E1 evidence %.5f, want the raw cosine %.5f (listed %.5f)", i, got, want, listed.Score)
+		}
+		differ = differ || math.Abs(listed.Score-want) > 1e-3
+	}
+	if !differ {
+		t.Error("the tuned E1 scores equal the raw cosines: the raw view is not raw")
 	}
 }

@@ -45,6 +45,7 @@ func (s *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err != nil {
 		return SearchResult{}, fmt.Errorf("search: %w", err)
 	}
+	keys = s.withRawE1(keys)
 	var fixes []Correction
 	corrected := req.Query
 	if !req.NoCorrect {
@@ -180,7 +181,7 @@ func (s *Engine) searchLocked(ctx context.Context, req SearchRequest, preq pipel
 			return SearchResult{}, fmt.Errorf("search: %w", err)
 		}
 	}
-	out.Relevance = relevanceOf(out.Result)
+	out.Relevance = relevanceOf(out.Result, s.rawE1(q, out.Hits))
 	if req.MinRelevance > 0 {
 		out.keepRelevant(req.MinRelevance)
 	}
@@ -302,6 +303,21 @@ func planViews(preq pipeline.Request) ([]viewKey, error) {
 	return out, nil
 }
 
+// withRawE1 adds E1's raw view to keys that probe E1 when E1's queries
+// run through a tuned encoder (e1tune.bin): the relevance model reads the
+// hits' cosines on the scale of E1's documents' own model, which it was
+// calibrated on, while the tuned view ranks (relevanceOf). One more pass of
+// E1's model per query that is not cached.
+func (s *Engine) withRawE1(keys []viewKey) []viewKey {
+	if !slices.Contains(keys, viewKey{slot: fingerprint.E1}) {
+		return keys
+	}
+	if t, ok := s.reg.Get(fingerprint.E1).(embedders.TunedQueries); !ok || !t.Tuned() {
+		return keys
+	}
+	return append(keys, viewKey{slot: fingerprint.E1, raw: true})
+}
+
 // encode computes the planned views in parallel. A view a slot cannot give
 // becomes "unavailable" for that slot's probes, with the encoder's reason in
 // the result's spaces report; only a failing E1 encoder (the foundation) or a
@@ -353,7 +369,7 @@ func (s *Engine) encodeViews(ctx context.Context, req SearchRequest, keys []view
 }
 
 func (s *Engine) encodeOne(ctx context.Context, req SearchRequest, text string, k viewKey) (fingerprint.Value, error) {
-	eq := embedders.Query{Text: text, Now: req.Now, Session: req.Session, Seq: req.Seq}
+	eq := embedders.Query{Text: text, Now: req.Now, Session: req.Session, Seq: req.Seq, Raw: k.raw}
 	if k.against != 0 {
 		eq.As = k.against.Opposite()
 	}

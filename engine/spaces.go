@@ -20,6 +20,9 @@ import (
 type viewKey struct {
 	slot    fingerprint.SlotID
 	against fingerprint.Side
+	// raw is a tuned slot's query as its documents' own model encodes it
+	// (embedders.Query.Raw): never probed, read by the relevance evidence.
+	raw bool
 }
 
 // queryViews are the encoded views of one query. A view that could not be
@@ -89,7 +92,7 @@ var probeHandlers = [fingerprint.NumSlots]probeHandler{
 
 // view returns the query's value for (slot, against) or why there is none.
 func (sp *spaces) view(slot fingerprint.SlotID, against fingerprint.Side) (fingerprint.Value, error) {
-	k := viewKey{slot, against}
+	k := viewKey{slot: slot, against: against}
 	if v, ok := sp.q.views[k]; ok {
 		return v, nil
 	}

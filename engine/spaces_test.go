@@ -22,15 +22,15 @@ func spacesFor(t *testing.T, s *Engine, query string, dir pipeline.Direction) *s
 	var keys []viewKey
 	for _, sl := range fingerprint.Slots() {
 		if !sl.Info().Asymmetric() {
-			keys = append(keys, viewKey{sl, 0})
+			keys = append(keys, viewKey{slot: sl})
 			continue
 		}
 		// E10 is searched both ways here; E5 and E8 follow the direction.
 		if sl == fingerprint.E10 || dir != pipeline.DirectionEffects {
-			keys = append(keys, viewKey{sl, fingerprint.SideA})
+			keys = append(keys, viewKey{slot: sl, against: fingerprint.SideA})
 		}
 		if sl == fingerprint.E10 || dir != pipeline.DirectionCauses {
-			keys = append(keys, viewKey{sl, fingerprint.SideB})
+			keys = append(keys, viewKey{slot: sl, against: fingerprint.SideB})
 		}
 	}
 	q, err := s.encode(context.Background(), req, keys)
@@ -128,10 +128,10 @@ func TestSpacesContract(t *testing.T) {
 		var want int
 		switch p.Slot {
 		case fingerprint.E6:
-			ex, _ := sp.ix.bm25.SearchExhaustive(termsOf(sp.q.views[viewKey{fingerprint.E6, 0}].(fingerprint.TermFreqs)), 100, within)
+			ex, _ := sp.ix.bm25.SearchExhaustive(termsOf(sp.q.views[viewKey{slot: fingerprint.E6}].(fingerprint.TermFreqs)), 100, within)
 			want = len(ex)
 		case fingerprint.E13:
-			ex, _ := sp.ix.splade.SearchExhaustive(sp.q.views[viewKey{fingerprint.E13, 0}].(fingerprint.Sparse), 100, within)
+			ex, _ := sp.ix.splade.SearchExhaustive(sp.q.views[viewKey{slot: fingerprint.E13}].(fingerprint.Sparse), 100, within)
 			want = len(ex)
 		}
 		if len(hs) != want || want == 0 {

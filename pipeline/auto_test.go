@@ -404,7 +404,7 @@ func TestEmbeddedAutoModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "5a064aaf93172afa657cb611f5c6297d53109068714169a86463c1c975640681"
+	const want = "8c74c53db747836abd6fb066ac1fcb1ae07a21269fbb7d040c4397334b3ed4ac"
 	if got := AutoModelSHA256(); got != want {
 		t.Errorf("auto_model.json sha256 %s, pinned %s: a refit must update the pin and docs/PROFILES.md", got, want)
 	}

@@ -222,3 +222,47 @@ func BenchmarkQueryViews(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkE1Query measures what E1's code-tuned queries cost a search:
+// "raw" is the query as before them (one pass of the installed int8 e5,
+// embedders.Query.Raw), "tuned" the fp32 graph with e1tune.bin merged,
+// and "tuned+raw" both side by side, as the engine encodes them when
+// relevance reads the raw view. A fresh query text each time.
+//
+//	go test -run '^$' -bench E1Query -benchtime 100x -count 5 ./embedders/neural
+func BenchmarkE1Query(b *testing.B) {
+	requireModels(b, Config{})
+	r, closeFn, err := Registry(context.Background(), Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closeFn()
+	e1 := r.Get(fingerprint.E1)
+	queries := goDocComments(b)
+	for _, raw := range []bool{false, true} { // open both sessions before timing
+		if _, err := e1.EmbedQuery(context.Background(), embedders.Query{Text: "warm up", Raw: raw}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		views []bool // Raw of each view encoded
+	}{{"raw", []bool{true}}, {"tuned", []bool{false}}, {"tuned+raw", []bool{false, true}}} {
+		b.Run(c.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				q := queries[(i*7919+len(c.name))%len(queries)]
+				i++
+				var wg sync.WaitGroup
+				for _, raw := range c.views {
+					wg.Go(func() {
+						if _, err := e1.EmbedQuery(context.Background(), embedders.Query{Text: q, Raw: raw}); err != nil {
+							b.Error(err)
+						}
+					})
+				}
+				wg.Wait()
+			}
+		})
+	}
+}

@@ -67,7 +67,7 @@ func TestE7HeadFile(t *testing.T) {
 func TestE7QueryEncoder(t *testing.T) {
 	r := testRegistry(t)
 	e := r.Get(fingerprint.E7)
-	d := e7Dense(t, e)
+	d := denseOf(t, e)
 	if d.queryLM == nil || d.queryHead != nil {
 		t.Fatalf("E7 has no fine-tuned query encoder (head %v): %s", d.queryHead != nil, e.Status().Representation)
 	}
@@ -94,7 +94,7 @@ func TestE7QueryEncoder(t *testing.T) {
 func TestE7HeadWhereTuneDoesNotFit(t *testing.T) {
 	requireModels(t, Config{})
 	e, _ := e7OnOtherFile(t, Config{})
-	d := e7Dense(t, e)
+	d := denseOf(t, e)
 	if d.queryLM != nil || d.queryHead == nil {
 		t.Fatalf("E7 on another file: tuned encoder %v, head %v", d.queryLM != nil, d.queryHead != nil)
 	}
@@ -150,16 +150,19 @@ func e7DocVector(t *testing.T, d *denseEmbedder, view string) []float32 {
 	return headPooled(ps[0], d.headTokens, e7HeadWeight)
 }
 
-func e7Dense(t *testing.T, e embedders.Embedder) *denseEmbedder {
+// denseOf is the denseEmbedder of a dense slot (E1, E7), shared run or not.
+func denseOf(t *testing.T, e embedders.Embedder) *denseEmbedder {
 	t.Helper()
-	if s, shared := e.(*e7Shared); shared {
+	switch s := e.(type) {
+	case *e7Shared:
 		return s.denseEmbedder
+	case *e1Shared:
+		return s.denseEmbedder
+	case *denseEmbedder:
+		return s
 	}
-	d, ok := e.(*denseEmbedder)
-	if !ok {
-		t.Fatalf("E7 is %T: %s", e, e.Status().Representation)
-	}
-	return d
+	t.Fatalf("%s is %T: %s", e.Slot(), e, e.Status().Representation)
+	return nil
 }
 
 // checkE7Queries checks E7's producer and documents are raw MiniLM's over
@@ -174,24 +177,16 @@ func checkE7Queries(t *testing.T, e embedders.Embedder, d *denseEmbedder, what s
 		t.Errorf("E7 with %s has producer %v, want MiniLM's head-pooled over the code view %v (documents are unchanged)", what, d.status.Producer, raw)
 	}
 	ctx := context.Background()
-	ps := e7HeldOut(t)
-	qs, cs := make([]string, len(ps)), make([]string, len(ps))
-	for i, p := range ps {
-		qs[i], cs[i] = p.Query, p.Code
-	}
-	docs, err := e.EmbedDocuments(ctx, inputs(cs...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	qs, cs, docs := heldOutEmbedded(t, e)
 	if c := cosine(docs[0].Value.(fingerprint.Dense), e7DocVector(t, d, codeview.View(cs[0]))); c < 0.9999 {
 		t.Errorf("E7 documents are not MiniLM's own head-pooled vectors of their code view (cosine %.5f): stored vectors would need a reembed", c)
 	}
-	dv, plain := make([][]float32, len(ps)), make([][]float32, len(ps))
+	dv, plain := make([][]float32, len(qs)), make([][]float32, len(qs))
 	rawQ, err := d.lm.EmbedPrefixed(ctx, d.queryPrefix, qs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range ps {
+	for i := range qs {
 		dv[i], plain[i] = docs[i].Value.(fingerprint.Dense), rawQ[i].Vector
 	}
 	mapped := query(ctx, qs)
@@ -200,10 +195,26 @@ func checkE7Queries(t *testing.T, e embedders.Embedder, d *denseEmbedder, what s
 	}
 	with, _ := e7Retrieval(mapped, dv)
 	without, _ := e7Retrieval(plain, dv)
-	t.Logf("GOROOT held out, %d pairs: raw MiniLM %s, with %s %s", len(ps), without, what, with)
+	t.Logf("GOROOT held out, %d pairs: raw MiniLM %s, with %s %s", len(qs), without, what, with)
 	if with.MRR <= without.MRR {
 		t.Errorf("%s does not help on held-out Go pairs: MRR@10 %.3f with, %.3f without", what, with.MRR, without.MRR)
 	}
+}
+
+// heldOutEmbedded is e7HeldOut's queries and functions, and e's stored
+// entries of the functions.
+func heldOutEmbedded(t *testing.T, e embedders.Embedder) (qs, cs []string, docs []fingerprint.Entry) {
+	t.Helper()
+	ps := e7HeldOut(t)
+	qs, cs = make([]string, len(ps)), make([]string, len(ps))
+	for i, p := range ps {
+		qs[i], cs[i] = p.Query, p.Code
+	}
+	docs, err := e.EmbedDocuments(context.Background(), inputs(cs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return qs, cs, docs
 }
 
 // e7HeldOut mines a seeded sample of documented functions from a few
@@ -230,84 +241,188 @@ func e7HeldOut(t testing.TB) []bench.Pair {
 	return bench.Sample(all, 200, 1)
 }
 
-// e7TuneWantSHA256 pins the shipped update: refitting it (scripts/e7tune)
-// must update this, e7tune.txt, testdata/e7tune_ref.json and docs/MODELS.md
-// together.
-const e7TuneWantSHA256 = "1c2bede093e9dac92727051f38a9788e3c8aabb3b551fed38759f8db8f6023bf"
+// The shipped query updates' pins: refitting one (scripts/e7tune) must
+// update its pin, its provenance file (<name>.txt), testdata/<name>_ref.json
+// and docs/MODELS.md together.
+const (
+	e7TuneWantSHA256 = "1c2bede093e9dac92727051f38a9788e3c8aabb3b551fed38759f8db8f6023bf"
+	e1TuneWantSHA256 = "4a3d7c50dfbe5ac18a0d5467c07075929743a25782651aad1713199129c76d42"
+)
 
-// TestE7TuneFile checks the shipped update decodes, matches its pin and its
-// provenance file, and was fitted on the MiniLM file the manifest installs.
-func TestE7TuneFile(t *testing.T) {
-	if got := fmt.Sprintf("%x", e7TuneSHA256); got != e7TuneWantSHA256 {
-		t.Fatalf("e7tune.bin sha256 %s, pinned %s: refit with scripts/e7tune and update the pin, e7tune.txt, testdata/e7tune_ref.json and docs/MODELS.md together", got, e7TuneWantSHA256)
-	}
-	prov, err := os.ReadFile("e7tune.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(prov), e7TuneWantSHA256) {
-		t.Errorf("e7tune.txt does not record sha256 %s", e7TuneWantSHA256)
-	}
-	f, err := e7LowRank()
-	if err != nil {
-		t.Fatal(err)
-	}
+// tuneFiles are the embedded fine-tuned query encoders: each slot's update,
+// its pin and the model file it was fitted on.
+var tuneFiles = []struct {
+	name  string // e7tune: e7tune.bin, e7tune.txt, testdata/e7tune_ref.json
+	slot  fingerprint.SlotID
+	model models.ModelID
+	sum   [32]byte
+	pin   string
+	parse func() (lowRankFile, error)
+}{
+	{"e1tune", fingerprint.E1, modelE1, e1TuneSHA256, e1TuneWantSHA256, e1LowRank},
+	{"e7tune", fingerprint.E7, modelMiniLM, e7TuneSHA256, e7TuneWantSHA256, e7LowRank},
+}
+
+// TestTuneFiles checks each shipped update decodes, matches its pin and its
+// provenance file, changes something, and was fitted on the fp32 file the
+// manifest installs for its model.
+func TestTuneFiles(t *testing.T) {
 	mf, err := models.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, err := mf.Model(modelMiniLM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	onnx, _ := meta.File(models.RoleONNX)
-	if got := fmt.Sprintf("%x", f.Base); got != onnx.SHA256 {
-		t.Errorf("e7tune.bin was fitted on the ONNX file %s, the manifest installs %s for %s", got, onnx.SHA256, modelMiniLM)
-	}
-	var norm float64
-	for _, u := range f.Updates {
-		for _, b := range u.B {
-			norm += float64(b) * float64(b)
-		}
-	}
-	if norm == 0 {
-		t.Error("e7tune.bin changes nothing (every B is zero)")
+	for _, tf := range tuneFiles {
+		t.Run(tf.name, func(t *testing.T) {
+			if got := fmt.Sprintf("%x", tf.sum); got != tf.pin {
+				t.Fatalf("%s.bin sha256 %s, pinned %s: refit with scripts/e7tune and update the pin, %s.txt, testdata/%s_ref.json and docs/MODELS.md together", tf.name, got, tf.pin, tf.name, tf.name)
+			}
+			prov, err := os.ReadFile(tf.name + ".txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(prov), tf.pin) {
+				t.Errorf("%s.txt does not record sha256 %s", tf.name, tf.pin)
+			}
+			f, err := tf.parse()
+			if err != nil {
+				t.Fatal(err)
+			}
+			meta, err := mf.Model(tf.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			onnx, _ := meta.File(models.RoleONNX)
+			if got := fmt.Sprintf("%x", f.Base); got != onnx.SHA256 {
+				t.Errorf("%s.bin was fitted on the ONNX file %s, the manifest installs %s for %s", tf.name, got, onnx.SHA256, tf.model)
+			}
+			var norm float64
+			for _, u := range f.Updates {
+				for _, b := range u.B {
+					norm += float64(b) * float64(b)
+				}
+			}
+			if norm == 0 {
+				t.Errorf("%s.bin changes nothing (every B is zero)", tf.name)
+			}
+		})
 	}
 }
 
-// TestE7TuneParity checks the Go merge runs the encoder the fitter
-// evaluated: E7's query vectors for the reference queries match the
-// fitter's (JAX, with the half-rounded update) to cosine 0.9995.
-func TestE7TuneParity(t *testing.T) {
-	var ref struct {
-		SHA256  string `json:"e7tune_sha256"`
-		Queries []struct {
-			Q string    `json:"q"`
-			V []float32 `json:"v"`
-		} `json:"queries"`
+// TestTuneParity checks the Go merge runs the encoder the fitter
+// evaluated: each slot's query vectors for its reference queries match the
+// fitter's (JAX, with the half-rounded update and the model's query
+// prefix) to cosine 0.9995.
+func TestTuneParity(t *testing.T) {
+	for _, tf := range tuneFiles {
+		t.Run(tf.name, func(t *testing.T) {
+			var ref struct {
+				SHA256  string `json:"sha256"`
+				Queries []struct {
+					Q string    `json:"q"`
+					V []float32 `json:"v"`
+				} `json:"queries"`
+			}
+			b, err := os.ReadFile(filepath.Join("testdata", tf.name+"_ref.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &ref); err != nil {
+				t.Fatal(err)
+			}
+			if ref.SHA256 != fmt.Sprintf("%x", tf.sum) || len(ref.Queries) == 0 {
+				t.Fatalf("testdata/%s_ref.json is for %s.bin %s (%d queries); regenerate it with scripts/e7tune/export.py", tf.name, tf.name, ref.SHA256, len(ref.Queries))
+			}
+			e := testRegistry(t).Get(tf.slot)
+			for _, q := range ref.Queries {
+				if queryView(q.Q) != q.Q {
+					t.Fatalf("reference query %q is changed by the query view; the fitter embeds it as written", q.Q)
+				}
+				v, err := e.EmbedQuery(context.Background(), embedders.Query{Text: q.Q})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c := cosine(v.Value.(fingerprint.Dense), q.V); c < 0.9995 {
+					t.Errorf("%q: %s's query vector vs the fitter's: cosine %.5f", q.Q, tf.slot, c)
+				}
+			}
+		})
 	}
-	b, err := os.ReadFile(filepath.Join("testdata", "e7tune_ref.json"))
+}
+
+// TestE1QueryEncoder checks E1 encodes queries with e5 fine-tuned for code
+// (merged into the fp32 file) while its documents and producer stay the
+// installed int8 file's own, names the update, and that on held-out pairs —
+// documented functions of GOROOT/src; the shipped update never saw a Go
+// pair — its queries find their functions better (MRR@10) than raw e5
+// queries do.
+func TestE1QueryEncoder(t *testing.T) {
+	e := testRegistry(t).Get(fingerprint.E1)
+	d := denseOf(t, e)
+	if d.queryLM == nil || !strings.Contains(e.Status().Representation, "e1tune.bin") {
+		t.Fatalf("E1 has no fine-tuned query encoder: %s", e.Status().Representation)
+	}
+	if raw := d.lm.producer("E1 dense v1", d.docPrefix, d.queryPrefix, codeViewRecipe); d.status.Producer != raw {
+		t.Errorf("E1 producer %v, want the installed file's %v (documents are unchanged)", d.status.Producer, raw)
+	}
+	ctx := context.Background()
+	qs, cs, docs := heldOutEmbedded(t, e)
+	own, err := d.lm.EmbedPrefixed(ctx, d.docPrefix, []string{codeview.View(cs[0])})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, &ref); err != nil {
+	// Dynamic int8 quantises activations per run, so a text embedded alone
+	// and in a batch of 200 agree to ~0.998, not exactly.
+	if c := cosine(docs[0].Value.(fingerprint.Dense), own[0].Vector); c < 0.995 {
+		t.Errorf("E1 documents are not the installed file's own vectors of their code view (cosine %.5f)", c)
+	}
+	rawQ, err := d.lm.EmbedPrefixed(ctx, d.queryPrefix, qs)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if ref.SHA256 != fmt.Sprintf("%x", e7TuneSHA256) || len(ref.Queries) == 0 {
-		t.Fatalf("testdata/e7tune_ref.json is for e7tune.bin %s (%d queries); regenerate it with scripts/e7tune/export.py", ref.SHA256, len(ref.Queries))
-	}
-	e := testRegistry(t).Get(fingerprint.E7)
-	for _, q := range ref.Queries {
-		if queryView(q.Q) != q.Q {
-			t.Fatalf("reference query %q is changed by the query view; the fitter embeds it as written", q.Q)
-		}
-		v, err := e.EmbedQuery(context.Background(), embedders.Query{Text: q.Q})
+	dv, plain, tuned := make([][]float32, len(qs)), make([][]float32, len(qs)), make([][]float32, len(qs))
+	for i, q := range qs {
+		v, err := e.EmbedQuery(ctx, embedders.Query{Text: q})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := cosine(v.Value.(fingerprint.Dense), q.V); c < 0.9995 {
-			t.Errorf("%q: E7's query vector vs the fitter's: cosine %.5f", q.Q, c)
-		}
+		dv[i], plain[i], tuned[i] = docs[i].Value.(fingerprint.Dense), rawQ[i].Vector, v.Value.(fingerprint.Dense)
+	}
+	if c := cosine(tuned[0], plain[0]); c > 0.999 {
+		t.Errorf("the tuned encoder leaves the query as it was (cosine %.4f)", c)
+	}
+	with, _ := e7Retrieval(tuned, dv)
+	without, _ := e7Retrieval(plain, dv)
+	t.Logf("GOROOT held out, %d pairs: raw e5 %s, tuned %s (first query: cosine %.3f to raw)", len(qs), without, with, cosine(tuned[0], plain[0]))
+	if with.MRR <= without.MRR {
+		t.Errorf("the tuned encoder does not help on held-out Go pairs: MRR@10 %.3f with, %.3f without", with.MRR, without.MRR)
+	}
+}
+
+// TestE1RawWithoutFP32File checks that where the fp32 e5 the update was
+// fitted on is not installed beside the int8 file, E1 encodes queries with
+// the int8 file itself and says why in its representation.
+func TestE1RawWithoutFP32File(t *testing.T) {
+	requireModels(t, Config{})
+	dir := t.TempDir()
+	q := string(modelE1) + "-q"
+	if err := os.Symlink(filepath.Join(DefaultModelsDir(), q), filepath.Join(dir, q)); err != nil {
+		t.Fatal(err)
+	}
+	l, err := newLoader(Config{ModelsDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.close() })
+	e, err := buildE1(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := e.(*denseEmbedder)
+	if !ok {
+		t.Fatalf("E1 is %T: %s", e, e.Status().Representation)
+	}
+	if rep := e.Status().Representation; d.queryLM != nil || !strings.Contains(rep, "queries through raw e5") || !strings.Contains(rep, "models pull "+string(modelE1)) {
+		t.Errorf("tuned encoder %v: %s", d.queryLM != nil, rep)
 	}
 }
 
@@ -348,7 +463,7 @@ func TestE7TunedBesideOtherWeights(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, lm := e7OnOtherFile(t, Config{fp32Dir: tc.fp32Dir}) // lm stands for the fp16 file
-			d := e7Dense(t, e)
+			d := denseOf(t, e)
 			rep := e.Status().Representation
 			if !tc.tuned {
 				if d.queryLM != nil || d.queryHead == nil || !strings.Contains(rep, "e7head.bin") {

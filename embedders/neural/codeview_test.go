@@ -129,6 +129,9 @@ func TestQueriesReadSplit(t *testing.T) {
 		switch e := r.Get(s).(type) {
 		case *e1Shared:
 			lm, prefix = e.lm, e.queryPrefix
+			if e.queryLM != nil {
+				lm = e.queryLM
+			}
 		case *e7Shared:
 			lm, prefix = e.lm, e.queryPrefix
 			if e.queryLM != nil {

@@ -29,7 +29,10 @@ type denseEmbedder struct {
 	status     embedders.SlotStatus
 }
 
-var _ embedders.Embedder = (*denseEmbedder)(nil)
+var (
+	_ embedders.Embedder     = (*denseEmbedder)(nil)
+	_ embedders.TunedQueries = (*denseEmbedder)(nil)
+)
 
 func (e *denseEmbedder) Slot() fingerprint.SlotID     { return e.slot }
 func (e *denseEmbedder) Status() embedders.SlotStatus { return e.lm.withDevice(e.status) }
@@ -85,21 +88,26 @@ func headPooled(p runtime.Pooled, k int, w float32) []float32 {
 	return out
 }
 
+// Tuned reports whether queries run through a query encoder or head of
+// their own (embedders.TunedQueries).
+func (e *denseEmbedder) Tuned() bool { return e.queryLM != nil || e.queryHead != nil }
+
 // EmbedQuery embeds the query with the query prefix, by the query encoder
-// or through the query head where the slot has one.
+// or through the query head where the slot has one — unless q.Raw asks for
+// the documents' own model.
 func (e *denseEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embedders.QueryView, error) {
 	if err := symmetric(e.slot, q); err != nil {
 		return embedders.QueryView{}, err
 	}
 	lm := e.lm
-	if e.queryLM != nil {
+	if e.queryLM != nil && !q.Raw {
 		lm = e.queryLM
 	}
 	v, err := embedOne(ctx, lm, e.queryPrefix, queryView(q.Text), e.slot)
 	if err != nil {
 		return embedders.QueryView{}, err
 	}
-	if e.queryHead != nil {
+	if e.queryHead != nil && !q.Raw {
 		v = e.queryHead.apply(v)
 	}
 	return embedders.QueryView{Slot: e.slot, Value: fingerprint.Dense(v)}, nil

@@ -34,7 +34,13 @@
 //
 //   - E1 semantic: e5-small-v2 with "query: " / "passage: " (its training
 //     format; the best general encoder the registries ship). The store
-//     derives E1-Matryoshka-128 with fingerprint.Matryoshka128.
+//     derives E1-Matryoshka-128 with fingerprint.Matryoshka128. Queries run
+//     through e5 fine-tuned for code (e1tune.bin, E7's recipe: a rank-16
+//     update of the fp32 file's 72 matrices fitted against E1's stored int8
+//     document vectors), merged into the installed fp32 file at the first
+//     query; documents stay the installed variant's own, so no stored value
+//     changes. Query.Raw gives the untuned query, whose cosines the
+//     engine's relevance model was calibrated on.
 //   - E5 causal: bge-small-en-v1.5 — another model than E1, so E5 is not a
 //     re-weighted E1 — one pass per memory, then a learned direction head
 //     (e5head.json; shiftHead) gives the as-cause (side A) and as-effect

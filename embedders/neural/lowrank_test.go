@@ -182,37 +182,43 @@ func TestLowRankMerge(t *testing.T) {
 	}
 }
 
-// BenchmarkE7TuneMerge is what E7's first query costs before its session
-// opens, past reading the file: hashing the installed MiniLM file and
-// adding the shipped update to its 36 matrices in place (go test ./embedders/neural -run '^$' -bench E7TuneMerge).
-func BenchmarkE7TuneMerge(b *testing.B) {
+// BenchmarkTuneMerge is what a tuned slot's first query costs before its
+// session opens, past reading the file: hashing the installed fp32 file
+// and adding the shipped update to its matrices in place — E7's 36 of
+// MiniLM's, E1's 72 of e5's (go test ./embedders/neural -run '^$' -bench TuneMerge).
+func BenchmarkTuneMerge(b *testing.B) {
 	l, err := newLoader(Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	lm, why, err := l.get(modelMiniLM)
-	if err != nil || lm == nil {
-		b.Skipf("MiniLM not installed: %v %s", err, why)
-	}
-	f, err := e7LowRank()
-	if err != nil {
-		b.Fatal(err)
-	}
-	data, err := os.ReadFile(lm.rc.ONNXPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	orig := bytes.Clone(data)
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		// What derive does: hash the installed file (the manifest's
-		// check, which merge reuses), then patch its bytes in place.
-		sum := sha256.Sum256(data)
-		if err := f.merge(data, sum); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		copy(data, orig)
-		b.StartTimer()
+	for _, tf := range tuneFiles {
+		b.Run(tf.name, func(b *testing.B) {
+			lm, why, err := l.get(tf.model)
+			if err != nil || lm == nil {
+				b.Skipf("%s not installed: %v %s", tf.model, err, why)
+			}
+			f, err := tf.parse()
+			if err != nil {
+				b.Fatal(err)
+			}
+			data, err := os.ReadFile(lm.rc.ONNXPath)
+			if err != nil {
+				b.Fatal(err)
+			}
+			orig := bytes.Clone(data)
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				// What derive does: hash the installed file (the
+				// manifest's check, which merge reuses), then patch its
+				// bytes in place.
+				sum := sha256.Sum256(data)
+				if err := f.merge(data, sum); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				copy(data, orig)
+				b.StartTimer()
+			}
+		})
 	}
 }

@@ -26,6 +26,9 @@ func unavailable(s fingerprint.SlotID, reason string) embedders.Embedder {
 }
 
 // buildE1: e5-small-v2 with its manifest prefixes "query: " / "passage: ".
+// Queries run through e5 fine-tuned for code (e1tune.bin merged into the
+// fp32 file) where that file is installed; documents, E1's producer and so
+// every stored E1 vector stay the installed variant's own.
 func buildE1(l *loader) (embedders.Embedder, error) {
 	id := l.cfg.variant(l.mf, modelE1)
 	lm, why, err := l.get(id)
@@ -33,11 +36,24 @@ func buildE1(l *loader) (embedders.Embedder, error) {
 		return unavailable(fingerprint.E1, why), err
 	}
 	qp, dp := lm.meta.QueryPrefix, lm.meta.PassagePrefix
-	return &denseEmbedder{slot: fingerprint.E1, lm: lm, docPrefix: dp, queryPrefix: qp,
+	e := &denseEmbedder{slot: fingerprint.E1, lm: lm, docPrefix: dp, queryPrefix: qp,
 		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
-			Producer: lm.producer("E1 dense v1", dp, qp, codeViewRecipe),
-			Representation: fmt.Sprintf("%d-d %s (%q / %q, mean pooled, L2); first 128 dims re-normalised = E1-Matryoshka-128; "+codeViewNote+"; onnx sha256 %s",
-				lm.meta.Dims, id, qp, dp, lm.short())}}, nil
+			Producer: lm.producer("E1 dense v1", dp, qp, codeViewRecipe)}}
+	rep := fmt.Sprintf("%d-d %s (%q / %q, mean pooled, L2); first 128 dims re-normalised = E1-Matryoshka-128; "+codeViewNote+"; onnx sha256 %s",
+		lm.meta.Dims, id, qp, dp, lm.short())
+	tune, err := e1LowRank()
+	if err != nil {
+		return nil, err
+	}
+	base, where := l.fp32File(modelE1, fmt.Sprintf("%x", tune.Base), lm, true)
+	if base == nil {
+		e.status.Representation = rep + fmt.Sprintf("; queries through raw e5: its fine-tuned query encoder (e1tune.bin sha256 %x) fits only the fp32 %s file (`cgraph models pull %s`)", e1TuneSHA256[:6], modelE1, modelE1)
+		return e, nil
+	}
+	e.queryLM = l.derived(base, modelE1+"+e1tune", tune.merge)
+	e.status.Representation = rep + fmt.Sprintf("; queries encoded by e5 fine-tuned for code%s (e1tune.bin sha256 %x: a rank-%d update of its %d weight matrices fitted on doc-comment → code pairs of Python, Java and JavaScript against E1's stored documents, which stay as stored)",
+		where, e1TuneSHA256[:6], tune.Updates[0].Rank, len(tune.Updates))
+	return e, nil
 }
 
 // buildE7: a code encoder. jina-embeddings-v2-base-code where installed (a
@@ -76,10 +92,7 @@ func buildE7(l *loader) (embedders.Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, also := lm, ""
-	if fmt.Sprintf("%x", tune.Base) != lm.onnx {
-		base, also = l.fp32MiniLM(fmt.Sprintf("%x", tune.Base)), " (the fp32 file's, beside these fp16 documents)"
-	}
+	base, also := l.fp32File(modelMiniLM, fmt.Sprintf("%x", tune.Base), lm, false)
 	if base != nil {
 		e.queryLM = l.derived(base, id+"+e7tune", tune.merge)
 		e.status.Representation = fmt.Sprintf("%d-d %s: %s; queries encoded by MiniLM fine-tuned for code%s (e7tune.bin sha256 %x: a rank-%d update of its %d weight matrices fitted on doc-comment → code pairs of Go, Python, Java and JavaScript, documents kept as stored); "+codeViewNote+"; onnx sha256 %s",
@@ -96,26 +109,42 @@ func buildE7(l *loader) (embedders.Embedder, error) {
 	return e, nil
 }
 
-// fp32MiniLM is, under --precision fp16 (Config.fp32Dir set), the fp32
-// all-MiniLM-L6-v2 file of the built-in manifest in the fp32 models
-// directory when it is installed and is the file with sha256 want that
-// e7tune.bin was fitted on; else nil. E7's documents then stay the fp16
-// file's (vectors within cosine 0.99999 of the fp32 file's, docs/CUDA.md
-// run 19) and its queries run through the fine-tuned fp32 graph, as on the
-// CPU, instead of falling back to the head.
-func (l *loader) fp32MiniLM(want string) *loaded {
-	if l.cfg.fp32Dir == "" {
-		return nil
+// fp32File is the fp32 file of model base that a fine-tuned query
+// encoder (e1tune.bin, e7tune.bin) was fitted on — the one with sha256
+// want — and how it sits beside the slot's documents (lm, the installed
+// variant the slot runs): lm itself where lm is that file; else the fp32
+// file of the built-in manifest, in the fp32 models directory under
+// --precision fp16 (Config.fp32Dir; fp16 document vectors are within cosine
+// 0.99999 of the fp32 file's, docs/CUDA.md run 19) or in the models
+// directory beside an int8 variant when int8 is true (E1's update was
+// fitted against the int8 file's stored documents; E7's against the fp32
+// file's, and beside int8 documents E7 keeps its head); nil where it is not
+// installed or is another file. Queries then run through the same
+// fine-tuned fp32 graph on every precision and device.
+func (l *loader) fp32File(base models.ModelID, want string, lm *loaded, int8 bool) (*loaded, string) {
+	if lm.onnx == want {
+		return lm, ""
 	}
-	mf, err := models.Default()
-	if err != nil {
-		return nil
+	if l.cfg.fp32Dir != "" {
+		mf, err := models.Default()
+		if err != nil {
+			return nil, ""
+		}
+		f, _, err := l.resolve(l.cfg.fp32Dir, mf, base)
+		if err != nil || f == nil || f.onnx != want {
+			return nil, ""
+		}
+		return f, " (the fp32 file's, beside these fp16 documents)"
 	}
-	lm, _, err := l.resolve(l.cfg.fp32Dir, mf, modelMiniLM)
-	if err != nil || lm == nil || lm.onnx != want {
-		return nil
+	if !int8 {
+		return nil, ""
 	}
-	return lm
+	// resolve, not get: only the derived encoder opens a session.
+	f, _, err := l.resolve(l.dir, l.mf, base)
+	if err != nil || f == nil || f.onnx != want {
+		return nil, ""
+	}
+	return f, fmt.Sprintf(" (the fp32 file's, beside these %s documents)", lm.id)
 }
 
 // e7HeadTokens is how many leading token states E7's MiniLM documents
@@ -132,6 +161,30 @@ const (
 // with them.
 const e7HeadRecipe = "documents head-pooled: unit sum of the mean-pooled vector and 2 × the mean of the first 32 token states, each unit"
 
+// e1Tune is E1's fine-tuned query encoder: a low-rank update of the fp32
+// e5-small-v2 ONNX file's weight matrices (lowRankFile), fitted by
+// scripts/e7tune (train.py --docs e1) on doc-comment → code pairs of
+// Python, Java and JavaScript with E1's stored document vectors held fixed;
+// provenance in e1tune.txt and docs/MODELS.md.
+//
+//go:embed e1tune.bin
+var e1Tune []byte
+
+// e1TuneSHA256 identifies the update in E1's representation.
+var e1TuneSHA256 = sha256.Sum256(e1Tune)
+
+// e1LowRank decodes the embedded update.
+func e1LowRank() (lowRankFile, error) { return embeddedLowRank("e1tune.bin", e1Tune) }
+
+// embeddedLowRank decodes an update embedded in the binary as name.
+func embeddedLowRank(name string, data []byte) (lowRankFile, error) {
+	f, err := parseLowRank(data)
+	if err != nil {
+		return f, fmt.Errorf("neural: embedded %s: %w", name, err)
+	}
+	return f, nil
+}
+
 // e7Tune is E7's fine-tuned query encoder: a low-rank update of the fp32
 // all-minilm-l6-v2 ONNX file's weight matrices (lowRankFile), fitted by
 // scripts/e7tune on doc-comment → code pairs with the documents' stored
@@ -144,13 +197,7 @@ var e7Tune []byte
 var e7TuneSHA256 = sha256.Sum256(e7Tune)
 
 // e7LowRank decodes the embedded update.
-func e7LowRank() (lowRankFile, error) {
-	f, err := parseLowRank(e7Tune)
-	if err != nil {
-		return f, fmt.Errorf("neural: embedded e7tune.bin: %w", err)
-	}
-	return f, nil
-}
+func e7LowRank() (lowRankFile, error) { return embeddedLowRank("e7tune.bin", e7Tune) }
 
 // e7Head is E7's query head, in the format of projection.MarshalBinary:
 // Mean zero, Components a square map. Fitted by TestUpdateE7Head

@@ -6,6 +6,8 @@ import numpy as np
 import bert
 ap = argparse.ArgumentParser()
 ap.add_argument("npz"); ap.add_argument("out")
+ap.add_argument("--qprefix", default="", help="the model's query prefix, as train.py --qprefix ('query: ' for e5)")
+ap.add_argument("--ref", default="e7tune_ref.json", help="the parity file written to testdata/ beside out (e7tune_ref.json, e1tune_ref.json)")
 ap.add_argument("--onnx", default=os.path.join(os.environ.get("CGRAPH_MODELS") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cgraph", "models"), "all-minilm-l6-v2", "model.onnx"))
 a = ap.parse_args()
 base = hashlib.sha256(open(a.onnx, "rb").read()).digest()
@@ -28,7 +30,7 @@ for k in keys:
 open(a.out, "wb").write(out)
 print(f"{a.out}: {len(keys)} updates, {len(out)} bytes, sha256 {hashlib.sha256(out).hexdigest()}, base {base.hex()}")
 
-# Reference vectors for the Go parity test (TestE7TuneParity): the merged
+# Reference vectors for the Go parity tests (TestTuneParity): the merged
 # encoder, with the half-rounded update as shipped, on queries that
 # cgraph's query view leaves as they are (no identifiers).
 refq = ["Returns the number of bytes in the buffer.",
@@ -37,8 +39,8 @@ refq = ["Returns the number of bytes in the buffer.",
         "Reports whether the list is empty."]
 lo = {k: (jnp.asarray(z[k + ".A"].astype("<f2").astype(np.float32)), jnp.asarray(z[k + ".B"].astype("<f2").astype(np.float32))) for k in keys}
 tok = bert.tokenizer(os.path.join(os.path.dirname(a.onnx), "tokenizer.json"), 256)
-ids, mask = bert.batch_ids(tok, refq)
+ids, mask = bert.batch_ids(tok, [a.qprefix + q for q in refq])
 vs = np.asarray(bert.encode(p, jnp.asarray(ids), jnp.asarray(mask), nl, lora=lo))
-ref = {"e7tune_sha256": hashlib.sha256(out).hexdigest(), "queries": [{"q": q, "v": [round(float(x), 6) for x in v]} for q, v in zip(refq, vs)]}
-with open(os.path.join(os.path.dirname(os.path.abspath(a.out)), "testdata", "e7tune_ref.json"), "w") as fh:
+ref = {"sha256": hashlib.sha256(out).hexdigest(), "qprefix": a.qprefix, "queries": [{"q": q, "v": [round(float(x), 6) for x in v]} for q, v in zip(refq, vs)]}
+with open(os.path.join(os.path.dirname(os.path.abspath(a.out)), "testdata", a.ref), "w") as fh:
     json.dump(ref, fh, indent=0)

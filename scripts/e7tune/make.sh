@@ -17,7 +17,7 @@
 #    query side only (documents stay MiniLM's stored vectors), InfoNCE against
 #    every training document, one epoch, seeded.
 # 3. export.py writes the update in cgraph's low-rank format (half floats)
-#    and testdata/e7tune_ref.json, the vectors TestE7TuneParity compares.
+#    and testdata/e7tune_ref.json, the vectors TestTuneParity compares.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -37,6 +37,6 @@ if [ -n "${LOLO:-}" ]; then
   done
 fi
 # embedders/neural/e7tune.txt is assembled from these logs (the recipe lines
-# at its top are the defaults of train.py); TestE7TuneFile checks it names
+# at its top are the defaults of train.py); TestTuneFiles checks it names
 # the new sha256, and codehead_test.go's pin must be updated with it.
 echo "logs: $work/all.log $work/export.log ${LOLO:+$work/hold-*.log}"
