@@ -128,15 +128,15 @@ func evidenceOf(res pipeline.Result, raw []float64) []RelevanceEvidence {
 }
 
 // cosines are the hits' raw cosines in slot (E1 with the E10 boost divided
-// out, or raw[i] where raw is not nil); a hit the slot did not list takes
-// the lowest of the others. ok is false when the slot listed no hit.
+// out, or raw[i] where raw is not nil); a hit the slot did not list, or
+// whose raw[i] is NaN, takes the lowest of the others. ok is false when the slot listed no hit.
 func cosines(hits []pipeline.ResultHit, slot fingerprint.SlotID, raw []float64) (out []float64, ok bool) {
 	out = make([]float64, len(hits))
 	has := make([]bool, len(hits))
 	low := math.Inf(1)
 	for i, h := range hits {
 		s, ok := h.Slots[slot]
-		if !ok {
+		if !ok || raw != nil && math.IsNaN(raw[i]) {
 			continue
 		}
 		out[i], has[i] = s.Score, true
@@ -225,20 +225,24 @@ func (r *SearchResult) keepRelevant(floor float64) {
 // rawE1 is, where q holds E1's raw view (withRawE1), each hit's cosine
 // between that view and the hit's stored E1 vector: the evidence on the
 // scale the relevance model was fitted on, while E1's tuned queries rank.
-// Nil where there is no raw view, or a hit has no E1 vector.
-// REQUIRES: s.mu held shared.
+// Nil where there is no raw view; NaN for a hit whose E1 vector is gone
+// (forgotten since the search listed it), which cosines then treats as
+// unlisted. REQUIRES: s.mu held shared.
 func (s *Engine) rawE1(q *queryViews, hits []pipeline.ResultHit) []float64 {
 	v, ok := q.views[viewKey{slot: fingerprint.E1, raw: true}]
 	dense, isDense := v.(fingerprint.Dense)
+	s.ix.mu.RLock() // the set's maps change under writes
 	x := s.ix.dense[spaceKey{slot: fingerprint.E1}]
+	s.ix.mu.RUnlock()
 	if !ok || !isDense || x == nil {
 		return nil
 	}
 	out := make([]float64, len(hits))
 	for i, h := range hits {
 		d := x.Vector(record.DocNum(h.Doc))
-		if len(d) != len(dense) {
-			return nil
+		if len(d) != len(dense) { // forgotten since it was listed
+			out[i] = math.NaN()
+			continue
 		}
 		var dot float64
 		for j, a := range dense {

@@ -91,6 +91,11 @@ func TestEvidenceOf(t *testing.T) {
 			t.Errorf("with raw E1 cosines, hit %d: E1 %g, want %g", i, evs[i].E1, w)
 		}
 	}
+	// A hit whose vector is gone (NaN) counts as unlisted: the lowest.
+	evs = evidenceOf(res, []float64{math.NaN(), 0.7, 0.99})
+	if math.Abs(evs[0].E1-0.7) > 1e-9 {
+		t.Errorf("a hit without a raw cosine: E1 %g, want the lowest 0.7", evs[0].E1)
+	}
 	delete(res.Hits[0].Slots, fingerprint.E7)
 	delete(res.Hits[2].Slots, fingerprint.E7)
 	if evs := EvidenceOf(res); !evs[0].NoE7 || evs[0].Relevance() != relevanceNoE7.p(evs[0]) {
