@@ -8,6 +8,8 @@
 //   - model ingest: docs/s per model and device over the corpus, with where the
 //     time went (tokenize, pack, run incl. host<->GPU copies, unpack) from
 //     runtime.Model.Stats;
+//   - slot queries: E1's (tuned, raw, both as a search runs them) and E7's
+//     query views through neural.Registry, p50/p95 per device;
 //   - full fingerprint: all 13 slots through neural.Registry (what
 //     engine.AddBatch computes) and, with -engine, AddBatch into a fresh store
 //     (embedding plus the RocksDB write).
@@ -730,8 +732,68 @@ func rowParityOf(p *parity, g, c *runtime.Model, a, b []runtime.TokenMatrix, fb 
 // queryLatency encodes n fixed queries through m one per call, as a search
 // does, after a warm-up of 20.
 func queryLatency(ctx context.Context, m *runtime.Model, n int) (latency, error) {
+	l, err := timeQueries(n, func(q string) error {
+		_, err := m.Embed(ctx, runtime.ViewQuery, []string{q})
+		return err
+	})
+	l.Device = m.Device()
+	return l, err
+}
+
+// slotQueries times E1's and E7's query views through the registry, as a
+// search encodes them: the model files above time one pass each, but E1
+// and E7 encode queries with their fine-tuned graphs (e1tune.bin,
+// e7tune.bin, fp32 even under fp16) and E1 adds its raw view, which the
+// engine's relevance reads — two e5 passes per query.
+func slotQueries(ctx context.Context, reg *engine.Registry, dev runtime.Device, n int, res *Result) error {
+	e1, e7 := reg.Get(fingerprint.E1), reg.Get(fingerprint.E7)
+	one := func(e embedders.Embedder, raw bool) func(string) error {
+		return func(q string) error {
+			_, err := e.EmbedQuery(ctx, embedders.Query{Text: q, Raw: raw})
+			return err
+		}
+	}
+	k := 0 // numbers every text timed, across the rows
+	for _, c := range []struct {
+		what   string
+		encode func(string) error
+	}{
+		{"E1 query, tuned", one(e1, false)},
+		{"E1 query, raw", one(e1, true)},
+		{"E1 query, both", func(q string) error { // side by side, as the engine runs them
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			for i, raw := range []bool{false, true} {
+				wg.Go(func() { errs[i] = one(e1, raw)(q) })
+			}
+			wg.Wait()
+			return errors.Join(errs...)
+		}},
+		{"E7 query, tuned", one(e7, false)},
+	} {
+		if e := map[bool]embedders.Embedder{true: e1, false: e7}[strings.HasPrefix(c.what, "E1")]; e.Status().State == fingerprint.StatusUnavailable {
+			continue // no model: nothing to time
+		}
+		// A text once per call: the registry remembers the queries it
+		// encoded (the engine's view cache aside), which would time nothing.
+		l, err := timeQueries(n, func(q string) error {
+			k++
+			return c.encode(fmt.Sprintf("%s (%d)", q, k))
+		})
+		if err != nil {
+			return fmt.Errorf("%s on %s: %w", c.what, dev, err)
+		}
+		l.Model, l.Device = c.what, string(dev)
+		res.Queries = append(res.Queries, l)
+	}
+	return nil
+}
+
+// timeQueries calls encode on n fixed queries one at a time, after a
+// warm-up of 20, and returns the latencies (Model and Device unset).
+func timeQueries(n int, encode func(string) error) (latency, error) {
 	for i := range 20 {
-		if _, err := m.Embed(ctx, runtime.ViewQuery, []string{fixedQueries[i%len(fixedQueries)]}); err != nil {
+		if err := encode(fixedQueries[i%len(fixedQueries)]); err != nil {
 			return latency{}, err
 		}
 	}
@@ -739,13 +801,13 @@ func queryLatency(ctx context.Context, m *runtime.Model, n int) (latency, error)
 	tq := time.Now()
 	for i := range lat {
 		t := time.Now()
-		if _, err := m.Embed(ctx, runtime.ViewQuery, []string{fixedQueries[i%len(fixedQueries)]}); err != nil {
+		if err := encode(fixedQueries[i%len(fixedQueries)]); err != nil {
 			return latency{}, err
 		}
 		lat[i] = float64(time.Since(t).Microseconds()) / 1000
 	}
 	slices.Sort(lat)
-	return latency{Device: m.Device(), Calls: len(lat), P50MS: pct(lat, 0.5), P95MS: pct(lat, 0.95), span: since(tq)}, nil
+	return latency{Calls: len(lat), P50MS: pct(lat, 0.5), P95MS: pct(lat, 0.95), span: since(tq)}, nil
 }
 
 // modelIngest embeds set through m in calls of 512 documents with call
@@ -805,6 +867,9 @@ func checkFull(ctx context.Context, o options, dev runtime.Device, docs []string
 		in[i] = embedders.Input{Text: d, Created: now, Session: "gpucheck", Seq: uint64(i)}
 	}
 	if _, err := reg.EmbedDocuments(ctx, in[:min(32, len(in))]); err != nil { // warm-up
+		return err
+	}
+	if err := slotQueries(ctx, reg, dev, o.queries, res); err != nil {
 		return err
 	}
 	first := len(res.Full) == 0
