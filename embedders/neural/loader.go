@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -79,6 +80,14 @@ func (lm *loaded) model() (*runtime.Model, error) {
 		}
 		lm.m = m
 		lm.opened.Store(m)
+		if rc.ONNXData != nil {
+			// The derived graph's bytes (a whole model file, 90-133 MB) are
+			// ONNX Runtime's now: hand their pages back at once rather than
+			// when the scavenger gets to them, or a long-lived process
+			// keeps them as its own memory.
+			rc.ONNXData = nil
+			debug.FreeOSMemory()
+		}
 	})
 	return lm.m, lm.err
 }
