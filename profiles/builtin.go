@@ -36,7 +36,7 @@ var builtin = []Profile{
 	{Name: "causal_reasoning", Description: "why did this happen / what does this cause",
 		Weights: w(.15, 0, 0, 0, .25, .20, .15, .03, .01, .20, .01, 0, 0)},
 	{Name: "code_search", Description: "code snippets and APIs",
-		Weights: w(.46, 0, 0, 0, .23, .10, .16, .01, .01, .02, .01, 0, 0)},
+		Weights: w(.351, 0, 0, 0, .468, .058, .094, .006, .006, .012, .006, 0, 0)},
 	{Name: "fact_checking", Description: "named facts: entities and exact terms",
 		Weights: w(.15, 0, 0, 0, .15, .15, .05, .05, 0, .05, .40, 0, 0)},
 	{Name: "intent_search", Description: "goal-directed search; E10 boosts E1 instead of fusing",

@@ -47,7 +47,7 @@ func TestBuiltinTable(t *testing.T) {
 	}{
 		{"semantic_search", fp.E1, .30, false, false, 0, false},
 		{"causal_reasoning", fp.E10, .20, false, false, 0, false},
-		{"code_search", fp.E1, .46, false, false, 0, false},
+		{"code_search", fp.E1, .351, false, false, 0, false},
 		{"fact_checking", fp.E11, .40, false, false, 0, false},
 		{"intent_search", fp.E10, 0, false, false, 1, false},
 		{"intent_enhanced", fp.E1, .55, false, false, 2, false},
@@ -191,10 +191,10 @@ func TestWeightsJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Name != "code_search" || len(back.Weights) != 13 || back.Weights["E1"] != .46 || back.Weights["E13"] != 0 {
+	if back.Name != "code_search" || len(back.Weights) != 13 || back.Weights["E1"] != .351 || back.Weights["E13"] != 0 {
 		t.Errorf("round trip: %s", b)
 	}
-	if !strings.HasPrefix(string(b[strings.Index(string(b), `"weights"`):]), `"weights":{"E1":0.46,"E2":0`) {
+	if !strings.HasPrefix(string(b[strings.Index(string(b), `"weights"`):]), `"weights":{"E1":0.351,"E2":0`) {
 		t.Errorf("weights not in slot order: %s", b)
 	}
 }

@@ -2,6 +2,7 @@ package neural
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"sort"
@@ -257,6 +258,48 @@ func BenchmarkE1Query(b *testing.B) {
 				for _, raw := range c.views {
 					wg.Go(func() {
 						if _, err := e1.EmbedQuery(context.Background(), embedders.Query{Text: q, Raw: raw}); err != nil {
+							b.Error(err)
+						}
+					})
+				}
+				wg.Wait()
+			}
+		})
+	}
+}
+
+// BenchmarkE5Query times E5's query encoding as a search without a
+// direction makes it — both sides (its forward and backward probes), side
+// by side — through raw bge (the documents' int8 file) and through the
+// fine-tuned fp32 encoder (e5tune.bin) that ranks. Each query text is new
+// to the registry's cache.
+func BenchmarkE5Query(b *testing.B) {
+	requireModels(b, Config{})
+	r, closeFn, err := Registry(context.Background(), Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closeFn()
+	e5 := r.Get(fingerprint.E5)
+	queries := goDocComments(b)
+	for _, raw := range []bool{false, true} { // open both sessions before timing
+		if _, err := e5.EmbedQuery(context.Background(), embedders.Query{Text: "warm up", As: fingerprint.SideA, Raw: raw}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		raw  bool
+	}{{"raw", true}, {"tuned", false}} {
+		b.Run(c.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				q := fmt.Sprintf("%s (%d)", queries[(i*7919)%len(queries)], i)
+				i++
+				var wg sync.WaitGroup
+				for _, as := range []fingerprint.Side{fingerprint.SideA, fingerprint.SideB} {
+					wg.Go(func() {
+						if _, err := e5.EmbedQuery(context.Background(), embedders.Query{Text: q, As: as, Raw: c.raw}); err != nil {
 							b.Error(err)
 						}
 					})

@@ -141,6 +141,9 @@ func TestQueriesReadSplit(t *testing.T) {
 			}
 		case *pairEmbedder:
 			lm, mapQ = e.lm, func(v []float32) []float32 { return e.apply(v, fingerprint.SideB) }
+			if e.queryLM != nil {
+				lm = e.queryLM
+			}
 		case *intentEmbedder:
 			lm = e.lm
 		default:

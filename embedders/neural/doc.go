@@ -45,7 +45,11 @@
 //     re-weighted E1 — one pass per memory, then a learned direction head
 //     (e5head.json; shiftHead) gives the as-cause (side A) and as-effect
 //     (side B) vectors and the query views. Prefixes alone do not make the
-//     views asymmetric (figures below).
+//     views asymmetric (figures below). Queries run through bge fine-tuned
+//     for code (e5tune.bin, the same recipe fitted through the head: the
+//     query's cause view against the stored effect vectors), merged into
+//     the installed fp32 file at the first query; documents and every
+//     stored E5 value stay the installed variant's own.
 //   - E7 code: jina-embeddings-v2-base-code where installed (hub only), else
 //     all-MiniLM-L6-v2, whose 1B training pairs include CodeSearchNet
 //     (docstring, code) pairs, with its query side fine-tuned for code:

@@ -673,13 +673,25 @@ func TestUpdateE7Head(t *testing.T) {
 // TestE7Dump writes the mined pairs and their vectors for the fine-tune
 // experiment (scripts/e7tune): per language and split, queries.jsonl (the
 // query texts), and little-endian float32 matrices e7q, e7d (MiniLM raw over
-// the query / the code view) and, for the test split, e1q, e1d.
+// the query / the code view) and, for the test split, e1q, e1d. With
+// $CGRAPH_E7_DUMP_E5 set it adds e5d (both splits) and e5qv (test): E5's raw
+// bge vectors, before its direction head.
 func TestE7Dump(t *testing.T) {
 	dir := os.Getenv("CGRAPH_E7_DUMP")
 	if dir == "" {
 		t.Skip("set CGRAPH_E7_DUMP=dir to write the mined pairs and vectors for scripts/e7tune")
 	}
 	d := loadE7Data(t, true)
+	var e5 *e7Embedder
+	if os.Getenv("CGRAPH_E7_DUMP_E5") != "" { // E5's vectors too, for a bge query encoder (scripts/e7tune --docs e5)
+		l, err := newLoader(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.close() })
+		m := newE7Embedder(t, l, string(l.cfg.variant(l.mf, modelE5)))
+		e5 = &m
+	}
 	writeMat := func(path string, vs [][]float32) {
 		var b []byte
 		for _, v := range vs {
@@ -726,6 +738,16 @@ func TestE7Dump(t *testing.T) {
 				writeMat(filepath.Join(sub, "e1d.f32"), d.E1Test[i].D)
 				writeMat(filepath.Join(sub, "e1qv.f32"), d.E1.cache.embed(t, d.E1.lm, d.E1.qp, qv))
 				writeMat(filepath.Join(sub, "e7qv.f32"), d.E7.cache.embed(t, d.E7.lm, d.E7.qp, qv))
+				if e5 != nil {
+					writeMat(filepath.Join(sub, "e5qv.f32"), e5.cache.embed(t, e5.lm, "", qv))
+				}
+			}
+			if e5 != nil { // E5's raw bge vectors (CLS, L2, no instruction) of the code view; the trainer applies e5head.json
+				ds := make([]string, len(sp.pairs))
+				for k, p := range sp.pairs {
+					ds[k] = codeview.View(e7CodeText(p.Code))
+				}
+				writeMat(filepath.Join(sub, "e5d.f32"), e5.cache.embed(t, e5.lm, "", ds))
 			}
 		}
 	}

@@ -17,9 +17,12 @@ import (
 // embedded as side A and side B (or a reason it has none); view turns one
 // embedded vector into a side's vector (E5's head; identity elsewhere).
 type pairEmbedder struct {
-	slot   fingerprint.SlotID
-	lm     *loaded
-	status embedders.SlotStatus
+	slot fingerprint.SlotID
+	lm   *loaded
+	// queryLM, when set, encodes queries (E5's fine-tuned bge); documents
+	// stay lm's.
+	queryLM *loaded
+	status  embedders.SlotStatus
 	// docSides returns the texts embedded for side A and side B of a memory;
 	// ok false with a reason when the memory has nothing this slot reads.
 	docSides func(text string) (a, b string, reason string)
@@ -116,12 +119,20 @@ func (e *pairEmbedder) EmbedQuery(ctx context.Context, q embedders.Query) (embed
 	if err != nil {
 		return embedders.QueryView{}, err
 	}
-	v, err := embedOne(ctx, e.lm, "", e.querySide(q.Text, as), e.slot)
+	lm := e.lm
+	if e.queryLM != nil && !q.Raw {
+		lm = e.queryLM
+	}
+	v, err := embedOne(ctx, lm, "", e.querySide(q.Text, as), e.slot)
 	if err != nil {
 		return embedders.QueryView{}, err
 	}
 	return embedders.QueryView{Slot: e.slot, Value: e.apply(v, as)}, nil
 }
+
+// Tuned reports whether queries run through a query encoder of their own
+// (embedders.TunedQueries).
+func (e *pairEmbedder) Tuned() bool { return e.queryLM != nil }
 
 // e5HeadJSON is E5's learned head (see shiftHead), fitted by TestUpdateE5Head.
 //
@@ -160,7 +171,7 @@ func buildE5(l *loader) (embedders.Embedder, error) {
 		return nil, fmt.Errorf("neural: E5 head has %d dims, %s gives %d", len(h.D), id, lm.meta.Dims)
 	}
 	sign := map[fingerprint.Side]float32{fingerprint.SideA: -1, fingerprint.SideB: +1}
-	return &pairEmbedder{slot: fingerprint.E5, lm: lm,
+	e := &pairEmbedder{slot: fingerprint.E5, lm: lm,
 		docSides: func(text string) (string, string, string) {
 			v := viewOf(text)
 			return v, v, ""
@@ -170,5 +181,18 @@ func buildE5(l *loader) (embedders.Embedder, error) {
 		status: embedders.SlotStatus{State: fingerprint.StatusPresent, Dims: lm.meta.Dims,
 			Producer: lm.producer("E5 pair v1", e5HeadSHA256, codeViewRecipe),
 			Representation: fmt.Sprintf("as-cause / as-effect %d-d vectors: %s (CLS, L2) through a learned direction head (e5head.json sha256 %x, fitted on mined cause→effect pairs); "+codeViewNote+"; onnx sha256 %s",
-				lm.meta.Dims, id, e5HeadSHA256[:6], lm.short())}}, nil
+				lm.meta.Dims, id, e5HeadSHA256[:6], lm.short())}}
+	tune, err := e5LowRank()
+	if err != nil {
+		return nil, err
+	}
+	base, where := l.fp32File(modelE5, fmt.Sprintf("%x", tune.Base), lm, true)
+	if base == nil {
+		e.status.Representation += fmt.Sprintf("; queries through raw bge: its fine-tuned query encoder (e5tune.bin sha256 %x) fits only the fp32 %s file (`cgraph models pull %s`)", e5TuneSHA256[:6], modelE5, modelE5)
+		return e, nil
+	}
+	e.queryLM = l.derived(base, modelE5+"+e5tune", tune.merge)
+	e.status.Representation += fmt.Sprintf("; queries encoded by bge fine-tuned for code%s (e5tune.bin sha256 %x: a rank-%d update of its %d weight matrices fitted through the head on doc-comment → code pairs of Python, Java and JavaScript against E5's stored effect vectors, which stay as stored)",
+		where, e5TuneSHA256[:6], tune.Updates[0].Rank, len(tune.Updates))
+	return e, nil
 }

@@ -176,6 +176,21 @@ var e1TuneSHA256 = sha256.Sum256(e1Tune)
 // e1LowRank decodes the embedded update.
 func e1LowRank() (lowRankFile, error) { return embeddedLowRank("e1tune.bin", e1Tune) }
 
+// e5Tune is E5's fine-tuned query encoder: a low-rank update of the fp32
+// bge-small-en-v1.5 ONNX file's weight matrices (lowRankFile), fitted by
+// scripts/e7tune (train.py --docs e5) through E5's direction head on
+// doc-comment → code pairs of Python, Java and JavaScript with E5's stored
+// vectors held fixed; provenance in e5tune.txt and docs/MODELS.md.
+//
+//go:embed e5tune.bin
+var e5Tune []byte
+
+// e5TuneSHA256 identifies the update in E5's representation.
+var e5TuneSHA256 = sha256.Sum256(e5Tune)
+
+// e5LowRank decodes the embedded update.
+func e5LowRank() (lowRankFile, error) { return embeddedLowRank("e5tune.bin", e5Tune) }
+
 // embeddedLowRank decodes an update embedded in the binary as name.
 func embeddedLowRank(name string, data []byte) (lowRankFile, error) {
 	f, err := parseLowRank(data)

@@ -28,7 +28,9 @@ def ln(x, w, b, eps=1e-12):
     var = ((x - mu) ** 2).mean(-1, keepdims=True)
     return (x - mu) / jnp.sqrt(var + eps) * w + b
 
-def encode(p, ids, mask, nl, heads=12, lora=None, scale=1.0):
+def encode(p, ids, mask, nl, heads=12, lora=None, scale=1.0, pool="mean"):
+    """Unit-length sentence vectors: mean over the tokens (MiniLM, e5) or the
+    first token's state (pool="cls": bge, as models/ sets it)."""
     B, T = ids.shape
     x = p["embeddings.word_embeddings.weight"][ids] + p["embeddings.token_type_embeddings.weight"][0] \
         + p["embeddings.position_embeddings.weight"][:T]
@@ -53,8 +55,11 @@ def encode(p, ids, mask, nl, heads=12, lora=None, scale=1.0):
         x = ln(x + lin(c, l, "attention/output/dense"), p[pre + "attention.output.LayerNorm.weight"], p[pre + "attention.output.LayerNorm.bias"])
         h = jax.nn.gelu(lin(x, l, "intermediate/dense"), approximate=False)
         x = ln(x + lin(h, l, "output/dense"), p[pre + "output.LayerNorm.weight"], p[pre + "output.LayerNorm.bias"])
-    m = mask[:, :, None].astype(x.dtype)
-    v = (x * m).sum(1) / jnp.maximum(m.sum(1), 1e-9)
+    if pool == "cls":
+        v = x[:, 0]
+    else:
+        m = mask[:, :, None].astype(x.dtype)
+        v = (x * m).sum(1) / jnp.maximum(m.sum(1), 1e-9)
     return v / jnp.linalg.norm(v, axis=-1, keepdims=True)
 
 def tokenizer(path, maxlen):

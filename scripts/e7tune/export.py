@@ -8,6 +8,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument("npz"); ap.add_argument("out")
 ap.add_argument("--qprefix", default="", help="the model's query prefix, as train.py --qprefix ('query: ' for e5)")
 ap.add_argument("--ref", default="e7tune_ref.json", help="the parity file written to testdata/ beside out (e7tune_ref.json, e1tune_ref.json)")
+ap.add_argument("--pool", default="mean", choices=["mean", "cls"], help="the model's pooling, as train.py uses it (cls: bge, E5)")
+ap.add_argument("--head", default="", help="E5's direction head (e5head.json): the reference vectors are then the queries' side A (cause) views, as E5's forward probe embeds them")
 ap.add_argument("--onnx", default=os.path.join(os.environ.get("CGRAPH_MODELS") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cgraph", "models"), "all-minilm-l6-v2", "model.onnx"))
 a = ap.parse_args()
 base = hashlib.sha256(open(a.onnx, "rb").read()).digest()
@@ -40,7 +42,11 @@ refq = ["Returns the number of bytes in the buffer.",
 lo = {k: (jnp.asarray(z[k + ".A"].astype("<f2").astype(np.float32)), jnp.asarray(z[k + ".B"].astype("<f2").astype(np.float32))) for k in keys}
 tok = bert.tokenizer(os.path.join(os.path.dirname(a.onnx), "tokenizer.json"), 256)
 ids, mask = bert.batch_ids(tok, [a.qprefix + q for q in refq])
-vs = np.asarray(bert.encode(p, jnp.asarray(ids), jnp.asarray(mask), nl, lora=lo))
+vs = np.asarray(bert.encode(p, jnp.asarray(ids), jnp.asarray(mask), nl, lora=lo, pool=a.pool))
+if a.head:  # shiftHead.apply(v, −1): x − mu − beta/2·d, unit length
+    h = json.load(open(a.head))
+    vs = vs - np.asarray(h["mu"], np.float32) - float(h["beta"]) / 2 * np.asarray(h["d"], np.float32)
+    vs = vs / np.linalg.norm(vs, axis=-1, keepdims=True)
 ref = {"sha256": hashlib.sha256(out).hexdigest(), "qprefix": a.qprefix, "queries": [{"q": q, "v": [round(float(x), 6) for x in v]} for q, v in zip(refq, vs)]}
 with open(os.path.join(os.path.dirname(os.path.abspath(a.out)), "testdata", a.ref), "w") as fh:
     json.dump(ref, fh, indent=0)

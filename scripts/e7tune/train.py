@@ -1,4 +1,7 @@
-"""Query-side LoRA fine-tune of MiniLM for E7 (or, --docs e1, of e5-small-v2 for E1), documents frozen (their stored vectors).
+"""Query-side LoRA fine-tune of MiniLM for E7 (or, --docs e1, of e5-small-v2 for E1; --docs e5, of
+bge-small-en-v1.5 for E5: CLS pooling, and E5's direction head on both sides — the query as its
+cause view, the documents as their stored effect vectors, as a code search's forward probe reads them),
+documents frozen (their stored vectors).
 LOLO: train on every language but --hold, test on --hold's held-out pairs."""
 import argparse, os, json, time, numpy as np, jax, jax.numpy as jnp, optax
 import bert
@@ -9,10 +12,21 @@ ap.add_argument("--lr", type=float, default=3e-4); ap.add_argument("--tau", type
 ap.add_argument("--batch", type=int, default=32); ap.add_argument("--qmax", type=int, default=64)
 ap.add_argument("--targets", default="qkvo,ffn"); ap.add_argument("--seed", type=int, default=7)
 ap.add_argument("--out", default=""); ap.add_argument("--langs", default="go,python,java,javascript")
-ap.add_argument("--docs", default="e7", choices=["e7", "e1"], help="whose stored document vectors the queries are fitted to: e7 (MiniLM, E7) or e1 (e5-small-v2, E1)")
+ap.add_argument("--docs", default="e7", choices=["e7", "e1", "e5"], help="whose stored document vectors the queries are fitted to: e7 (MiniLM, E7), e1 (e5-small-v2, E1) or e5 (bge-small-en-v1.5 through e5head.json, E5)")
+ap.add_argument("--head", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "embedders", "neural", "e5head.json"), help="E5's direction head (--docs e5)")
 ap.add_argument("--qprefix", default="", help="the model's query prefix, e.g. 'query: ' for e5")
 ap.add_argument("--onnx", default=os.path.join(os.environ.get("CGRAPH_MODELS") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cgraph", "models"), "all-minilm-l6-v2", "model.onnx"))
 a = ap.parse_args()
+pool = "cls" if a.docs == "e5" else "mean"
+if a.docs == "e5":  # shiftHead.apply: x − mu + sign·beta/2·d, unit length; queries side A (−1), documents side B (+1)
+    _h = json.load(open(a.head))
+    _mu, _d, _beta = np.asarray(_h["mu"], np.float32), np.asarray(_h["d"], np.float32), float(_h["beta"])
+    def side(x, sign):
+        y = x - _mu + sign * _beta / 2 * _d
+        return y / jnp.linalg.norm(y, axis=-1, keepdims=True)
+else:
+    def side(x, sign):
+        return x
 M = a.onnx.rsplit("/", 1)[0] + "/"
 p, names, nl = bert.load(a.onnx)
 tok = bert.tokenizer(M + "tokenizer.json", a.qmax)
@@ -27,7 +41,7 @@ for L in langs:
     if L == a.hold: continue
     for sp in ("train", "test"):
         qs, m = rd(L, sp); trq += qs; trd.append(m(a.docs + "d"))
-trd = jnp.asarray(np.concatenate(trd))
+trd = side(jnp.asarray(np.concatenate(trd)), +1)
 N = len(trq)
 print(f"hold={a.hold or '-'} train pairs {N}", flush=True)
 tg = []
@@ -43,7 +57,7 @@ for l in range(nl):
                    jnp.zeros((a.rank, W.shape[1]), jnp.float32))
 scale = 1.0
 def loss_fn(lora, ids, mask, pos):
-    q = bert.encode(p, ids, mask, nl, lora=lora, scale=scale)
+    q = side(bert.encode(p, ids, mask, nl, lora=lora, scale=scale, pool=pool), -1)
     logits = q @ trd.T / a.tau
     return optax.softmax_cross_entropy_with_integer_labels(logits, pos).mean()
 steps = int(a.epochs * N / a.batch)
@@ -68,7 +82,7 @@ def enc(qs, lo):
     out = []
     for i in range(0, len(qs), 64):
         ids, mask = bert.batch_ids(tok_eval, qs[i:i + 64], bucket=32)
-        out.append(np.asarray(bert.encode(p, jnp.asarray(ids), jnp.asarray(mask), nl, lora=lo, scale=scale)))
+        out.append(np.asarray(side(bert.encode(p, jnp.asarray(ids), jnp.asarray(mask), nl, lora=lo, scale=scale, pool=pool), -1)))
     return np.concatenate(out)
 def ndcg(q, d):
     s = q @ d.T
@@ -82,8 +96,8 @@ if a.out:
     np.savez(a.out, **{k + ".A": np.asarray(v[0]) for k, v in lora.items()}, **{k + ".B": np.asarray(v[1]) for k, v in lora.items()})
 if a.hold:
     qs, m = rd(a.hold, "test")
-    d7, e1 = m(a.docs + "d"), ndcg(m("e1qv"), m("e1d"))
-    raw = ndcg(m(a.docs + "qv"), d7)
+    d7, e1 = np.asarray(side(m(a.docs + "d"), +1)), ndcg(m("e1qv"), m("e1d"))
+    raw = ndcg(np.asarray(side(m(a.docs + "qv"), -1)), d7)
     tuned = ndcg(enc(qs, lora), d7)
     print(f"LOLO {a.hold}: E1 {e1.mean():.3f} raw {raw.mean():.3f} tuned {tuned.mean():.3f} "
           f"tuned-raw [{ci(tuned, raw)[0]:+.3f}, {ci(tuned, raw)[1]:+.3f}] tuned-E1 {tuned.mean()-e1.mean():+.3f} [{ci(tuned, e1)[0]:+.3f}, {ci(tuned, e1)[1]:+.3f}]", flush=True)

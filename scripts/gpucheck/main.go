@@ -8,7 +8,7 @@
 //   - model ingest: docs/s per model and device over the corpus, with where the
 //     time went (tokenize, pack, run incl. host<->GPU copies, unpack) from
 //     runtime.Model.Stats;
-//   - slot queries: E1's (tuned, raw, both as a search runs them) and E7's
+//   - slot queries: E1's (tuned, raw, both as a search runs them), E5's and E7's
 //     query views through neural.Registry, p50/p95 per device;
 //   - full fingerprint: all 13 slots through neural.Registry (what
 //     engine.AddBatch computes) and, with -engine, AddBatch into a fresh store
@@ -740,18 +740,22 @@ func queryLatency(ctx context.Context, m *runtime.Model, n int) (latency, error)
 	return l, err
 }
 
-// slotQueries times E1's and E7's query views through the registry, as a
-// search encodes them: the model files above time one pass each, but E1
-// and E7 encode queries with their fine-tuned graphs (e1tune.bin,
-// e7tune.bin, fp32 even under fp16) and E1 adds its raw view, which the
-// engine's relevance reads — two e5 passes per query.
+// slotQueries times E1's, E5's and E7's query views through the registry,
+// as a search encodes them: the model files above time one pass each, but
+// E1, E5 and E7 encode queries with their fine-tuned graphs (e1tune.bin,
+// e5tune.bin, e7tune.bin, fp32 even under fp16) and E1 adds its raw view,
+// which the engine's relevance reads — two e5 passes per query.
 func slotQueries(ctx context.Context, reg *engine.Registry, dev runtime.Device, n int, res *Result) error {
-	e1, e7 := reg.Get(fingerprint.E1), reg.Get(fingerprint.E7)
+	e1, e5, e7 := reg.Get(fingerprint.E1), reg.Get(fingerprint.E5), reg.Get(fingerprint.E7)
 	one := func(e embedders.Embedder, raw bool) func(string) error {
 		return func(q string) error {
 			_, err := e.EmbedQuery(ctx, embedders.Query{Text: q, Raw: raw})
 			return err
 		}
+	}
+	forward := func(q string) error { // E5 as code_search probes it: the query's cause view
+		_, err := e5.EmbedQuery(ctx, embedders.Query{Text: q, As: fingerprint.SideA})
+		return err
 	}
 	k := 0 // numbers every text timed, across the rows
 	for _, c := range []struct {
@@ -769,9 +773,10 @@ func slotQueries(ctx context.Context, reg *engine.Registry, dev runtime.Device, 
 			wg.Wait()
 			return errors.Join(errs...)
 		}},
+		{"E5 query, tuned", forward},
 		{"E7 query, tuned", one(e7, false)},
 	} {
-		if e := map[bool]embedders.Embedder{true: e1, false: e7}[strings.HasPrefix(c.what, "E1")]; e.Status().State == fingerprint.StatusUnavailable {
+		if e := map[string]embedders.Embedder{"E1": e1, "E5": e5, "E7": e7}[c.what[:2]]; e.Status().State == fingerprint.StatusUnavailable {
 			continue // no model: nothing to time
 		}
 		// A text once per call: the registry remembers the queries it
