@@ -12,7 +12,10 @@
 #    E1's vectors (every split's documents, the test splits' queries). The
 #    same fit on E1's model, against E1's stored documents:
 #    train.py --onnx …/e5-small-v2/model.onnx --docs e1 --qprefix "query: "
-#    --tau 0.01 (docs/bench/e1tune/README.md; measured, not shipped).
+#    --tau 0.01 (docs/bench/e1tune/README.md; shipped as e1tune.bin); on
+#    E5's, with CGRAPH_E7_DUMP_E5=1 for its vectors: train.py --onnx
+#    …/bge-small-en-v1.5/model.onnx --docs e5 --tau 0.02 (through E5's head;
+#    docs/bench/e5tune/README.md; shipped as e5tune.bin).
 # 2. train.py fits a rank-16 LoRA update of MiniLM's 36 weight matrices on the
 #    query side only (documents stay MiniLM's stored vectors), InfoNCE against
 #    every training document, one epoch, seeded.
