@@ -692,17 +692,7 @@ func TestE7Dump(t *testing.T) {
 		m := newE7Embedder(t, l, string(l.cfg.variant(l.mf, modelE5)))
 		e5 = &m
 	}
-	writeMat := func(path string, vs [][]float32) {
-		var b []byte
-		for _, v := range vs {
-			for _, x := range v {
-				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
-			}
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeMat := func(path string, vs [][]float32) { writeF32(t, path, vs) }
 	for i, lg := range d.Langs {
 		for _, sp := range []struct {
 			name  string
@@ -750,5 +740,20 @@ func TestE7Dump(t *testing.T) {
 				writeMat(filepath.Join(sub, "e5d.f32"), e5.cache.embed(t, e5.lm, "", ds))
 			}
 		}
+	}
+}
+
+// writeF32 writes vs as one little-endian float32 matrix, row after row (the
+// .f32 files scripts/e7tune reads).
+func writeF32(t *testing.T, path string, vs [][]float32) {
+	t.Helper()
+	var b []byte
+	for _, v := range vs {
+		for _, x := range v {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+		}
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

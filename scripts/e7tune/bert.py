@@ -28,9 +28,12 @@ def ln(x, w, b, eps=1e-12):
     var = ((x - mu) ** 2).mean(-1, keepdims=True)
     return (x - mu) / jnp.sqrt(var + eps) * w + b
 
-def encode(p, ids, mask, nl, heads=12, lora=None, scale=1.0, pool="mean"):
-    """Unit-length sentence vectors: mean over the tokens (MiniLM, e5) or the
-    first token's state (pool="cls": bge, as models/ sets it)."""
+def encode(p, ids, mask, nl, heads=12, lora=None, scale=1.0, pool="mean", head_k=32, head_w=2.0):
+    """Unit-length sentence vectors: mean over the tokens (MiniLM, e5), the
+    first token's state (pool="cls": bge, as models/ sets it), or E7's
+    documents' head pooling (pool="head": the unit mean plus head_w times the
+    unit mean of the first head_k states, unit length; headPooled in
+    embedders/neural/dense.go)."""
     B, T = ids.shape
     x = p["embeddings.word_embeddings.weight"][ids] + p["embeddings.token_type_embeddings.weight"][0] \
         + p["embeddings.position_embeddings.weight"][:T]
@@ -57,6 +60,12 @@ def encode(p, ids, mask, nl, heads=12, lora=None, scale=1.0, pool="mean"):
         x = ln(x + lin(h, l, "output/dense"), p[pre + "output.LayerNorm.weight"], p[pre + "output.LayerNorm.bias"])
     if pool == "cls":
         v = x[:, 0]
+    elif pool == "head":
+        m = mask[:, :, None].astype(x.dtype)
+        v = (x * m).sum(1) / jnp.maximum(m.sum(1), 1e-9)
+        v = v / jnp.linalg.norm(v, axis=-1, keepdims=True)
+        h = (x[:, :head_k] * m[:, :head_k]).sum(1)
+        v = v + head_w * h / jnp.linalg.norm(h, axis=-1, keepdims=True)
     else:
         m = mask[:, :, None].astype(x.dtype)
         v = (x * m).sum(1) / jnp.maximum(m.sum(1), 1e-9)

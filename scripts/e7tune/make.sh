@@ -21,6 +21,9 @@
 #    every training document, one epoch, seeded.
 # 3. export.py writes the update in cgraph's low-rank format (half floats)
 #    and testdata/e7tune_ref.json, the vectors TestTuneParity compares.
+# train2.py (both sides, documents re-encoded), evalsets.py and fuse.py are
+# the twentieth session's measurement, not part of this build
+# (docs/bench/e7both/README.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
