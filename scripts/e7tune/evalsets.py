@@ -6,7 +6,7 @@ TestE7SetDump wrote
 import argparse, json, os, numpy as np, jax.numpy as jnp
 import bert
 ap = argparse.ArgumentParser()
-ap.add_argument("--sets", default="/work/e7d/sets"); ap.add_argument("--npz", default="", help="the fit to measure; without it, only E1 against E7 as shipped")
+ap.add_argument("--sets", default="/tmp/e7sets", help="TestE7SetDump's $CGRAPH_E7_SETDUMP"); ap.add_argument("--npz", default="", help="the fit to measure; without it, only E1 against E7 as shipped")
 ap.add_argument("--names", default="go,py,java,js,rust,php")
 ap.add_argument("--save", default="", help="write the fit's vectors as <set>/SAVE-q.npy and SAVE-d.npy (for fuse.py)")
 ap.add_argument("--onnx", default=os.path.expanduser("~/.cache/cgraph/models/all-minilm-l6-v2/model.onnx"))
