@@ -71,6 +71,19 @@ def encode(p, ids, mask, nl, heads=12, lora=None, scale=1.0, pool="mean", head_k
         v = (x * m).sum(1) / jnp.maximum(m.sum(1), 1e-9)
     return v / jnp.linalg.norm(v, axis=-1, keepdims=True)
 
+def lora_init(p, nl, targets, rank, rng):
+    """A rank-`rank` LoRA update (A, B) per target matrix of every layer, in
+    layer then target order: A ~ N(0, 1/fan_in) drawn from rng, B zero, so
+    the update starts at nothing. train.py and train2.py share it."""
+    lora = {}
+    for l in range(nl):
+        for t in targets:
+            k = f"encoder.layer.{l}.{t}"
+            W = p[k + ".weight"]
+            lora[k] = (jnp.asarray(rng.normal(0, 1 / np.sqrt(W.shape[0]), (W.shape[0], rank)).astype(np.float32)),
+                       jnp.zeros((rank, W.shape[1]), jnp.float32))
+    return lora
+
 def tokenizer(path, maxlen):
     t = Tokenizer.from_file(path)
     t.enable_truncation(maxlen)

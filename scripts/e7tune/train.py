@@ -48,13 +48,7 @@ tg = []
 if "qkvo" in a.targets: tg += ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"]
 if "ffn" in a.targets: tg += ["intermediate.dense", "output.dense"]
 rng = np.random.default_rng(a.seed)
-lora = {}
-for l in range(nl):
-    for t in tg:
-        k = f"encoder.layer.{l}.{t}"
-        W = p[k + ".weight"]
-        lora[k] = (jnp.asarray(rng.normal(0, 1 / np.sqrt(W.shape[0]), (W.shape[0], a.rank)).astype(np.float32)),
-                   jnp.zeros((a.rank, W.shape[1]), jnp.float32))
+lora = bert.lora_init(p, nl, tg, a.rank, rng)
 scale = 1.0
 def loss_fn(lora, ids, mask, pos):
     q = side(bert.encode(p, ids, mask, nl, lora=lora, scale=scale, pool=pool), -1)

@@ -39,12 +39,7 @@ v = np.asarray(bert.encode(p, jnp.asarray(ids), jnp.asarray(mask), nl, pool="hea
 print("parity cos min", float((v * np.asarray(bank[:16])).sum(1).min()), flush=True)
 tg = ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense", "intermediate.dense", "output.dense"]
 rng = np.random.default_rng(a.seed)
-lora = {}
-for l in range(nl):
-    for t in tg:
-        k = f"encoder.layer.{l}.{t}"; W = p[k + ".weight"]
-        lora[k] = (jnp.asarray(rng.normal(0, 1 / np.sqrt(W.shape[0]), (W.shape[0], a.rank)).astype(np.float32)),
-                   jnp.zeros((a.rank, W.shape[1]), jnp.float32))
+lora = bert.lora_init(p, nl, tg, a.rank, rng)
 if a.init:
     z = np.load(a.init)
     lora = {k: (jnp.asarray(z[k + ".A"]), jnp.asarray(z[k + ".B"])) for k in lora}
