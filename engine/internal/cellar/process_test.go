@@ -33,7 +33,30 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(childModeEnv); mode != "" {
 		os.Exit(runChild(mode, os.Getenv(childDirEnv)))
 	}
-	os.Exit(m.Run())
+	os.Exit(runTests(m))
+}
+
+// runTests runs the tests with the system temp dir pointed at a folder of
+// their own and fails the run if a read-only instance's directory is left
+// there: Close removes it, so a leftover is a reader no one closed (each one
+// used to stay in /tmp for good).
+func runTests(m *testing.M) int {
+	tmp, err := os.MkdirTemp("", "cgraph-cellar-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "make the tests' temp dir:", err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Setenv("TMPDIR", tmp); err != nil {
+		fmt.Fprintln(os.Stderr, "point TMPDIR at the tests' temp dir:", err)
+		return 1
+	}
+	code := m.Run()
+	if left, _ := filepath.Glob(filepath.Join(tmp, "cgraph-secondary-*")); len(left) > 0 && code == 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d read-only instance directories outlived their tests (a reader was not closed): %v\n", len(left), left)
+		code = 1
+	}
+	return code
 }
 
 // runChild is the body of a re-executed test binary. It reports on stdout,

@@ -219,8 +219,14 @@ func TestMarkerWrittenOnce(t *testing.T) {
 	if err := os.Remove(marker); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir, Options{ReadOnly: true}); err != nil {
+	r, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
 		t.Fatalf("reader of an unmarked store: %v", err)
+	}
+	// Closed here: an unclosed reader leaves its secondary directory in
+	// the system temp dir (one per test run, outside t.TempDir).
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a reader wrote the marker")
