@@ -15,6 +15,8 @@ ap.add_argument("--seed", type=int, default=7); ap.add_argument("--out", default
 ap.add_argument("--langs", default="go,python,java,javascript")
 ap.add_argument("--neg", default="bank", choices=["bank", "inbatch"], help="negatives: every training document (bank, stale rows) or the batch's fresh documents only, both directions")
 ap.add_argument("--init", default="", help="start from a query-side fit (.npz)")
+ap.add_argument("--boost", default="", help="e1ranks.py's folder: weigh each pair by how far E1 ranks its function (floor + (1 - floor)(1 - 1/rank), mean 1), so the fit learns most where E1 misses")
+ap.add_argument("--boost-floor", type=float, default=0.25, help="--boost: the weight of a pair E1 ranks first, before the mean is set to 1")
 ap.add_argument("--onnx", default=os.path.expanduser("~/.cache/cgraph/models/all-minilm-l6-v2/model.onnx"))
 a = ap.parse_args()
 M = a.onnx.rsplit("/", 1)[0] + "/"
@@ -26,12 +28,19 @@ def rd(lang, split):
     ps = [json.loads(l) for l in open(f"{a.dump}/{lang}/{split}/pairs.jsonl")]
     m = lambda n: np.fromfile(f"{a.dump}/{lang}/{split}/{n}.f32", np.float32).reshape(len(ps), -1)
     return [x["qv"] for x in ps], [x["d"] for x in ps], m
-trq, trdt, bank = [], [], []
+trq, trdt, bank, ranks = [], [], [], []
 for L in a.langs.split(","):
     if L == a.hold: continue
     for sp in ("train", "test"):
         qs, ds, m = rd(L, sp); trq += qs; trdt += ds; bank.append(m("e7d"))
+        if a.boost: ranks.append(np.load(f"{a.boost}/{L}-{sp}.npy"))
 bank = jnp.asarray(np.concatenate(bank)); N = len(trq)
+wt = np.ones(N, np.float32)
+if a.boost:
+    r = np.concatenate(ranks); assert len(r) == N, (len(r), N)
+    wt = (a.boost_floor + (1 - a.boost_floor) * (1 - 1 / r)).astype(np.float32); wt /= wt.mean()
+    print(f"boost: E1 ranks first {np.mean(r == 1):.3f} of the pairs; weights {wt.min():.2f}..{wt.max():.2f}", flush=True)
+wt = jnp.asarray(wt)
 print(f"hold={a.hold or '-'} train pairs {N}", flush=True)
 # parity: the raw model's head pooling against the stored vectors
 ids, mask = bert.batch_ids(td, trdt[:16], bucket=64)
@@ -47,12 +56,12 @@ def loss_fn(lora, bank, qi, qm, di, dm, pos):
     q = bert.encode(p, qi, qm, nl, lora=lora)
     d = bert.encode(p, di, dm, nl, lora=lora, pool="head")
     if a.neg == "inbatch":
-        logits = q @ d.T / a.tau; lab = jnp.arange(q.shape[0])
-        return (optax.softmax_cross_entropy_with_integer_labels(logits, lab).mean()
-                + optax.softmax_cross_entropy_with_integer_labels(logits.T, lab).mean()) / 2, d
+        logits = q @ d.T / a.tau; lab = jnp.arange(q.shape[0]); w = wt[pos]
+        return ((w * optax.softmax_cross_entropy_with_integer_labels(logits, lab)).mean()
+                + (w * optax.softmax_cross_entropy_with_integer_labels(logits.T, lab)).mean()) / 2, d
     b = bank.at[pos].set(d)
     logits = q @ b.T / a.tau
-    return optax.softmax_cross_entropy_with_integer_labels(logits, pos).mean(), d
+    return (wt[pos] * optax.softmax_cross_entropy_with_integer_labels(logits, pos)).mean(), d
 steps = int(a.epochs * N / a.batch)
 opt = optax.adamw(optax.cosine_decay_schedule(a.lr, steps, 0.1), weight_decay=0.0)
 st = opt.init(lora)
