@@ -25,4 +25,7 @@
 // reader's first open the store is opened read-only with every table file
 // and their sizes are checked against the manifest (tables.go): a store that
 // lost a table file is refused instead of answering from what is left.
+// A reader's private folder in the temp dir carries an owner lock, so one
+// left by a killed reader is removed by the next reader's open
+// (secondary.go).
 package cellar

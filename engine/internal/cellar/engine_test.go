@@ -708,8 +708,12 @@ func TestReaderFollowsFlushes(t *testing.T) {
 	}
 	// Replaced instances leave nothing behind; Close removes the rest.
 	sec := r.kv.(*rocksStore).secondary
-	if entries, err := os.ReadDir(sec); err != nil || len(entries) != 1 {
-		t.Fatalf("reader's directory holds %d entries after reopening, want 1 (%v)", len(entries), err)
+	instances, err := filepath.Glob(filepath.Join(sec, "instance-*"))
+	if err != nil || len(instances) != 1 {
+		t.Fatalf("reader's directory holds %d instances after reopening, want 1 (%v)", len(instances), err)
+	}
+	if entries, err := os.ReadDir(sec); err != nil || len(entries) != 2 {
+		t.Fatalf("reader's directory holds %d entries after reopening, want the instance and %s (%v)", len(entries), ownerLockName, err)
 	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)

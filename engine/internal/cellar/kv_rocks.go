@@ -22,7 +22,8 @@ type rocksStore struct {
 	dir       string
 	opts      *grocksdb.Options
 	ro        *grocksdb.ReadOptions
-	secondary string // the secondary's own directory, removed on close; "" for a writer
+	secondary string   // the secondary's own directory, removed on close; "" for a writer
+	owner     *os.File // the secondary's held owner lock in it (secondary.go); nil for a writer
 
 	// mu guards a secondary against catching up or reopening under a
 	// reader: reads and snapshots hold it shared, catchUp exclusively (a
@@ -132,9 +133,10 @@ func openRocksRaw(dir string, mode rocksOpenMode) (*rocksStore, error) {
 		s.opts.SetCreateIfMissingColumnFamilies(true)
 	}
 	if mode == rocksSecondary {
-		if s.secondary, err = os.MkdirTemp("", "cgraph-secondary-"); err != nil {
+		sweepSecondaryDirs()
+		if s.secondary, s.owner, err = makeSecondaryDir(); err != nil {
 			s.opts.Destroy()
-			return nil, fmt.Errorf("make a directory for the read-only instance: %w", err)
+			return nil, err
 		}
 		s.opts.SetMaxOpenFiles(-1) // required by secondary instances
 		// Every catch-up loads table handlers of every family with this many
@@ -145,7 +147,7 @@ func openRocksRaw(dir string, mode rocksOpenMode) (*rocksStore, error) {
 	if err := s.openDB(mode == rocksCreate); err != nil {
 		s.opts.Destroy()
 		if s.secondary != "" {
-			err = errors.Join(err, os.RemoveAll(s.secondary))
+			err = errors.Join(err, os.RemoveAll(s.secondary), s.owner.Close())
 		}
 		return nil, err
 	}
@@ -441,8 +443,13 @@ func (s *rocksStore) close() error {
 		}
 	}
 	if s.secondary != "" {
+		// Removed before the owner lock is let go, so a sweep never takes
+		// the lock of a folder still being removed.
 		if err := os.RemoveAll(s.secondary); err != nil {
-			return fmt.Errorf("remove the read-only instance's directory: %w", err)
+			return errors.Join(fmt.Errorf("remove the read-only instance's directory: %w", err), s.owner.Close())
+		}
+		if err := s.owner.Close(); err != nil {
+			return fmt.Errorf("let go of the read-only instance's directory: %w", err)
 		}
 	}
 	return nil

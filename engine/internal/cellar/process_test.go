@@ -114,6 +114,19 @@ func runChild(mode, dir string) int {
 			return 1
 		}
 		return 0
+	case "hold-reader": // open a reader, say its folder, hold it until killed
+		r, err := Open(dir, Options{ReadOnly: true})
+		if err != nil {
+			fmt.Printf("error %s\n", err)
+			return 1
+		}
+		fmt.Printf("secondary %s\n", r.kv.(*rocksStore).secondary)
+		_, _ = io.Copy(io.Discard, os.Stdin) // the test kills it; EOF only if the test died
+		if err := r.Close(); err != nil {
+			fmt.Printf("error %s\n", err)
+			return 1
+		}
+		return 0
 	case "lowfiles": // open, add, check and read under a 256 open-file limit
 		return lowFilesChild(ctx, dir)
 	case "crash": // add memories until killed, acknowledging each id

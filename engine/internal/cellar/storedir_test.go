@@ -204,14 +204,7 @@ func TestRepairWithoutAnyGoodManifest(t *testing.T) {
 // TestMarkerWrittenOnce: a new store is marked at creation; an unmarked
 // store (from a build before the marker) gets it at its first writer open.
 func TestMarkerWrittenOnce(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "store")
-	e, err := Open(dir, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := newStoreDir(t)
 	marker := filepath.Join(dir, markerFileName)
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("new store has no marker: %v", err)
