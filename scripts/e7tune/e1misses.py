@@ -6,13 +6,8 @@ fits' mean nDCG@10 on those and on the rest, from evalsets.py --save vectors.
 """
 import sys
 import json, numpy as np
+from setmetrics import ndcg
 SETS, A, B = sys.argv[1:4]
-def ndcg(q, d, rels):
-    s = q @ d.T; top = np.argsort(-s, 1)[:, :10]; out = []
-    for i, r in enumerate(rels):
-        r = set(r); dcg = sum(1 / np.log2(k + 2) for k, j in enumerate(top[i]) if j in r)
-        out.append(dcg / sum(1 / np.log2(k + 2) for k in range(min(len(r), 10))) if r else 0.0)
-    return np.array(out)
 for name in "go,py,java,js,rust,php".split(","):
     d = f"{SETS}/{name}"
     nv = sum(1 for _ in open(d + "/views.jsonl")); qs = [json.loads(l) for l in open(d + "/queries.jsonl")]

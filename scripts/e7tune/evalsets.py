@@ -5,6 +5,7 @@ TestE7SetDump wrote
 (embedders/neural/e7setdump_test.go). Paired bootstrap 95% CIs."""
 import argparse, json, os, numpy as np, jax.numpy as jnp
 import bert
+from setmetrics import ndcg
 ap = argparse.ArgumentParser()
 ap.add_argument("--sets", default="/tmp/e7sets", help="TestE7SetDump's $CGRAPH_E7_SETDUMP"); ap.add_argument("--npz", default="", help="the fit to measure; without it, only E1 against E7 as shipped")
 ap.add_argument("--names", default="go,py,java,js,rust,php")
@@ -21,12 +22,6 @@ def enc(xs, pool):
         ids, mask = bert.batch_ids(tok, [xs[j] for j in ix], bucket=32)
         out[ix] = np.asarray(bert.encode(p, jnp.asarray(ids), jnp.asarray(mask), nl, lora=lora, pool=pool))
     return out
-def ndcg(q, d, rels):
-    s = q @ d.T; top = np.argsort(-s, 1)[:, :10]; out = []
-    for i, r in enumerate(rels):
-        r = set(r); dcg = sum(1 / np.log2(k + 2) for k, j in enumerate(top[i]) if j in r)
-        out.append(dcg / sum(1 / np.log2(k + 2) for k in range(min(len(r), 10))) if r else 0.0)
-    return np.array(out)
 def ci(x, y):
     r = np.random.default_rng(1); n = len(x); dd = x - y
     ms = np.sort([dd[r.integers(0, n, n)].mean() for _ in range(10000)])
