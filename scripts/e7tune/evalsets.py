@@ -5,7 +5,7 @@ TestE7SetDump wrote
 (embedders/neural/e7setdump_test.go). Paired bootstrap 95% CIs."""
 import argparse, json, os, numpy as np, jax.numpy as jnp
 import bert
-from setmetrics import ndcg
+from setmetrics import ci, ndcg
 ap = argparse.ArgumentParser()
 ap.add_argument("--sets", default="/tmp/e7sets", help="TestE7SetDump's $CGRAPH_E7_SETDUMP"); ap.add_argument("--npz", default="", help="the fit to measure; without it, only E1 against E7 as shipped")
 ap.add_argument("--names", default="go,py,java,js,rust,php")
@@ -22,10 +22,6 @@ def enc(xs, pool):
         ids, mask = bert.batch_ids(tok, [xs[j] for j in ix], bucket=32)
         out[ix] = np.asarray(bert.encode(p, jnp.asarray(ids), jnp.asarray(mask), nl, lora=lora, pool=pool))
     return out
-def ci(x, y):
-    r = np.random.default_rng(1); n = len(x); dd = x - y
-    ms = np.sort([dd[r.integers(0, n, n)].mean() for _ in range(10000)])
-    return f"{dd.mean():+.4f} [{ms[250]:+.4f}, {ms[9749]:+.4f}]"
 tot = {}
 for name in a.names.split(","):
     d = f"{a.sets}/{name}"

@@ -2,8 +2,10 @@
 pooled, as the engine reads them) and documents (the code view, head pooled
 as E7 v2 stores them). Negatives: every training document, from a bank that
 starts at the stored raw vectors (e7d) and takes each batch's fresh document
-vectors as the fit moves (cross-batch memory). LOLO: train on every language
-but --hold, test on --hold's held-out pairs, all re-encoded."""
+vectors as the fit moves (cross-batch memory); or the batch's fresh documents
+only (--neg inbatch), with --hard K one mined hard negative more per pair.
+LOLO: train on every language but --hold, test on --hold's held-out pairs,
+all re-encoded."""
 import argparse, os, json, time, numpy as np, jax, jax.numpy as jnp, optax
 import bert
 ap = argparse.ArgumentParser()
@@ -17,6 +19,7 @@ ap.add_argument("--neg", default="bank", choices=["bank", "inbatch"], help="nega
 ap.add_argument("--init", default="", help="start from a query-side fit (.npz)")
 ap.add_argument("--boost", default="", help="e1ranks.py's folder: weigh each pair by how far E1 ranks its function (floor + (1 - floor)(1 - 1/rank), mean 1), so the fit learns most where E1 misses")
 ap.add_argument("--boost-floor", type=float, default=0.25, help="--boost: the weight of a pair E1 ranks first, before the mean is set to 1")
+ap.add_argument("--hard", type=int, default=0, help="inbatch: one more negative per pair, drawn each step from the K documents of its language that the starting fit (--init) ranks highest for its query, leaving out the pair's own function and pairs with the same query or document text (ANCE-style, mined once)")
 ap.add_argument("--onnx", default=os.path.expanduser("~/.cache/cgraph/models/all-minilm-l6-v2/model.onnx"))
 a = ap.parse_args()
 M = a.onnx.rsplit("/", 1)[0] + "/"
@@ -28,11 +31,11 @@ def rd(lang, split):
     ps = [json.loads(l) for l in open(f"{a.dump}/{lang}/{split}/pairs.jsonl")]
     m = lambda n: np.fromfile(f"{a.dump}/{lang}/{split}/{n}.f32", np.float32).reshape(len(ps), -1)
     return [x["qv"] for x in ps], [x["d"] for x in ps], m
-trq, trdt, bank, ranks = [], [], [], []
+trq, trdt, bank, ranks, lang = [], [], [], [], []
 for L in a.langs.split(","):
     if L == a.hold: continue
     for sp in ("train", "test"):
-        qs, ds, m = rd(L, sp); trq += qs; trdt += ds; bank.append(m("e7d"))
+        qs, ds, m = rd(L, sp); trq += qs; trdt += ds; bank.append(m("e7d")); lang += [L] * len(qs)
         if a.boost: ranks.append(np.load(f"{a.boost}/{L}-{sp}.npy"))
 bank = jnp.asarray(np.concatenate(bank)); N = len(trq)
 wt = np.ones(N, np.float32)
@@ -52,13 +55,36 @@ lora = bert.lora_init(p, nl, tg, a.rank, rng)
 if a.init:
     z = np.load(a.init)
     lora = {k: (jnp.asarray(z[k + ".A"]), jnp.asarray(z[k + ".B"])) for k in lora}
+def enc(tok, xs, lo, pool, bucket=64):
+    f = jax.jit(lambda lo, i, m: bert.encode(p, i, m, nl, lora=lo, pool=pool))
+    order = np.argsort([len(x) for x in xs]); out = np.zeros((len(xs), 384), np.float32)
+    for i in range(0, len(xs), 32):
+        ix = order[i:i + 32]
+        ids, mask = bert.batch_ids(tok, [xs[j] for j in ix], bucket=bucket)
+        out[ix] = np.asarray(f(lo, jnp.asarray(ids), jnp.asarray(mask)))
+    return out
+hard = None
+if a.hard:
+    assert a.neg == "inbatch", "--hard needs --neg inbatch"
+    t0 = time.time(); qv, dv = enc(tq, trq, lora, "mean"), enc(td, trdt, lora, "head")
+    lang = np.array(lang); hard = np.zeros((N, a.hard), np.int64)
+    tq_, td_ = np.unique(trq, return_inverse=True)[1], np.unique(trdt, return_inverse=True)[1]  # text ids
+    for L in np.unique(lang):
+        ix = np.flatnonzero(lang == L); s_ = qv[ix] @ dv[ix].T
+        s_[(tq_[ix][:, None] == tq_[ix][None, :]) | (td_[ix][:, None] == td_[ix][None, :])] = -np.inf  # self, same docstring, same code
+        top = np.argsort(-s_, 1)[:, :a.hard]; hard[ix] = ix[top]
+        r = (s_ > (qv[ix] * dv[ix]).sum(1)[:, None]).sum(1)
+        print(f"hard: {L} {len(ix)} pairs, the starting fit ranks the function first for {np.mean(r == 0):.3f}; "
+              f"mean cosine of the K-th negative {np.mean(s_[np.arange(len(ix)), top[:, -1]]):.3f}", flush=True)
+    print(f"hard: mined in {time.time() - t0:.0f}s", flush=True)
 def loss_fn(lora, bank, qi, qm, di, dm, pos):
     q = bert.encode(p, qi, qm, nl, lora=lora)
-    d = bert.encode(p, di, dm, nl, lora=lora, pool="head")
+    dh = bert.encode(p, di, dm, nl, lora=lora, pool="head")  # the batch's documents, then its hard negatives (--hard)
+    d = dh[:q.shape[0]]
     if a.neg == "inbatch":
-        logits = q @ d.T / a.tau; lab = jnp.arange(q.shape[0]); w = wt[pos]
-        return ((w * optax.softmax_cross_entropy_with_integer_labels(logits, lab)).mean()
-                + (w * optax.softmax_cross_entropy_with_integer_labels(logits.T, lab)).mean()) / 2, d
+        lab = jnp.arange(q.shape[0]); w = wt[pos]
+        return ((w * optax.softmax_cross_entropy_with_integer_labels(q @ dh.T / a.tau, lab)).mean()
+                + (w * optax.softmax_cross_entropy_with_integer_labels(d @ q.T / a.tau, lab)).mean()) / 2, d
     b = bank.at[pos].set(d)
     logits = q @ b.T / a.tau
     return (wt[pos] * optax.softmax_cross_entropy_with_integer_labels(logits, pos)).mean(), d
@@ -75,19 +101,14 @@ t0 = time.time(); run = 0
 for s in range(steps):
     idx = order[s * a.batch:(s + 1) * a.batch]
     qi, qm = bert.batch_ids(tq, [trq[i] for i in idx], bucket=64)
-    di, dm = bert.batch_ids(td, [trdt[i] for i in idx], bucket=64)
+    hx = [] if hard is None else list(hard[idx, rng.integers(0, a.hard, len(idx))])
+    di, dm = bert.batch_ids(td, [trdt[i] for i in list(idx) + hx], bucket=64)
     lora, st, bank, l = step(lora, st, bank, jnp.asarray(qi), jnp.asarray(qm), jnp.asarray(di), jnp.asarray(dm), jnp.asarray(idx))
     run = 0.98 * run + 0.02 * float(l) if s else float(l)
     if s % 20 == 0 or s == steps - 1:
         print(f"step {s}/{steps} loss {run:.3f} {time.time()-t0:.0f}s", flush=True)
 if a.out:
     np.savez(a.out, **{k + ".A": np.asarray(v[0]) for k, v in lora.items()}, **{k + ".B": np.asarray(v[1]) for k, v in lora.items()})
-def enc(tok, xs, lo, pool):
-    out = []
-    for i in range(0, len(xs), 32):
-        ids, mask = bert.batch_ids(tok, xs[i:i + 32], bucket=64)
-        out.append(np.asarray(bert.encode(p, jnp.asarray(ids), jnp.asarray(mask), nl, lora=lo, pool=pool)))
-    return np.concatenate(out)
 def ndcg(q, d):
     s = q @ d.T
     r = (s > np.diag(s)[:, None]).sum(1)
