@@ -32,7 +32,8 @@ type Config struct {
 	// IntraOpThreads is ONNX Runtime's thread count per run (0: one per core).
 	IntraOpThreads int
 	// BatchSize is the most texts per ONNX run and MaxBatchTokens the most
-	// padded tokens per run (0: the runtime's defaults for the device).
+	// padded tokens per run (0: the runtime's defaults for the device, except
+	// that a dynamic-int8 model runs each text alone on the CPU; int8Dynamic).
 	BatchSize, MaxBatchTokens int
 	// ConcurrentRuns is how many runs of one model's session may execute at
 	// once (0: the runtime's default, 1); the slots sharing a model (E7, E8,

@@ -320,6 +320,18 @@ func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 	return lm, "", nil
 }
 
+// int8Dynamic is the manifest's quantization of the registry's int8 graphs
+// (e5-small-v2-q, bge-small-en-v1.5-q, …): DynamicQuantizeLinear before
+// every MatMulInteger, which takes one scale per tensor, over the whole
+// batch. A text's vector then depends on the texts it runs with and on their
+// padding (cosine 0.995 at worst between batches of 8 and of 1 over 256 Go
+// functions for E1), so a stored document no longer matches what the same
+// text gives alone, as a query or a later reembed runs it. Unless
+// Config.BatchSize says otherwise, such a model runs each text alone on the
+// CPU: on 2 cores that costs no measurable throughput (E1 over those 256
+// functions: 29.0 and 32.7 documents/s in batches of 8, 31.0 and 29.9 alone).
+const int8Dynamic = "int8"
+
 // resolve is model id of mf installed in dir, with the loader's device
 // settings, not yet open and not registered; or why it cannot serve.
 func (l *loader) resolve(dir string, mf *models.Manifest, id models.ModelID) (lm *loaded, reason string, err error) {
@@ -340,6 +352,9 @@ func (l *loader) resolve(dir string, mf *models.Manifest, id models.ModelID) (lm
 	}
 	rc.Device, rc.AllowCPUFallback = l.cfg.Device, l.cfg.AllowCPUFallback
 	rc.IntraOpThreads, rc.BatchSize, rc.MaxBatchTokens = l.cfg.IntraOpThreads, l.cfg.BatchSize, l.cfg.MaxBatchTokens
+	if rc.BatchSize == 0 && meta.Quantization == int8Dynamic && rc.Device != runtime.DeviceCUDA {
+		rc.BatchSize = 1 // see int8Dynamic
+	}
 	rc.CUDAOptions, rc.ConcurrentRuns, rc.Sessions = l.cfg.CUDAOptions, l.cfg.ConcurrentRuns, l.cfg.Sessions
 	rc.CPUPooling, rc.PageableOutputs = l.cfg.CPUPooling, l.cfg.PageableOutputs
 	lib := rc.LibraryPath

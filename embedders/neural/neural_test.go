@@ -336,3 +336,46 @@ func TestOneQueryOnePass(t *testing.T) {
 		t.Fatalf("another prefix: %v, %d runs remembered", err, len(lm.memo))
 	}
 }
+
+// TestInt8DocumentAloneOrBatched: E1's dynamic-int8 model gives a document
+// the same vector whether it is embedded alone (as a query or a one-memory
+// add runs it) or beside longer texts (as an import batches it). Batched in
+// eights, as before int8Dynamic, it did not: the check that follows proves
+// the test can fail.
+func TestInt8DocumentAloneOrBatched(t *testing.T) {
+	requireModels(t, Config{})
+	ctx := context.Background()
+	text := "func RuneCount(p []byte) int { return len(p) }"
+	long := strings.Repeat("a much longer neighbour whose activations set another scale 12345 ", 30)
+	for _, tc := range []struct {
+		batch int
+		same  bool
+	}{{0, true}, {8, false}} {
+		l, err := newLoader(Config{BatchSize: tc.batch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := buildE1(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone, err := e.EmbedDocuments(ctx, inputs(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		batched, err := e.EmbedDocuments(ctx, inputs(text, long, "x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.close()
+		a, b := dense(t, alone[0]), dense(t, batched[0])
+		var worst float64
+		for i := range a {
+			worst = max(worst, math.Abs(float64(a[i]-b[i])))
+		}
+		t.Logf("batch size %d: alone vs batched, cosine %.6f, largest difference %.2g", tc.batch, cosine(a, b), worst)
+		if same := worst <= 1e-6; same != tc.same {
+			t.Errorf("batch size %d: alone and batched vectors the same = %v (largest difference %.2g), want %v", tc.batch, same, worst, tc.same)
+		}
+	}
+}
