@@ -309,3 +309,49 @@ func BenchmarkE5Query(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInt8Batching times E1 and E5, dynamic int8 on the CPU, and the
+// whole fingerprint (all 13 slots, as Registry.EmbedDocuments computes them
+// for an add batch) over the same 32 memories of ~100 and ~400 tokens, run
+// one text at a time (the default since int8Dynamic) and in batches of eight
+// (the baseline, in the same run): what a stored vector's independence from
+// its batch-mates costs.
+//
+//	go test -run '^$' -bench Int8Batching -benchtime 3x -count 5 ./embedders/neural
+func BenchmarkInt8Batching(b *testing.B) {
+	ctx := context.Background()
+	requireModels(b, Config{})
+	short, long := benchMemories(b, 32, 60), benchMemories(b, 32, 240)
+	for _, run := range []struct {
+		name  string
+		batch int
+	}{{"alone", 0}, {"eights", 8}} {
+		r, closeFn, err := Registry(ctx, Config{BatchSize: run.batch})
+		if err != nil {
+			b.Fatal(err)
+		}
+		timed := func(name string, mems []embedders.Input, embed func([]embedders.Input) error) {
+			b.Run(name+"/"+run.name, func(b *testing.B) {
+				// A fresh copy per call: slots that share a run (E1/E12)
+				// would otherwise find the previous call's run pending.
+				if err := embed(slices.Clone(mems)); err != nil { // warm-up
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					if err := embed(slices.Clone(mems)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N*len(mems))/b.Elapsed().Seconds(), "mem/s")
+			})
+		}
+		for _, s := range []fingerprint.SlotID{fingerprint.E1, fingerprint.E5} {
+			timed(s.String(), short, func(m []embedders.Input) error { _, err := r.Get(s).EmbedDocuments(ctx, m); return err })
+		}
+		timed("fingerprint/words=60", short, func(m []embedders.Input) error { _, err := r.EmbedDocuments(ctx, m); return err })
+		timed("fingerprint/words=240", long, func(m []embedders.Input) error { _, err := r.EmbedDocuments(ctx, m); return err })
+		if err := closeFn(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -328,8 +328,9 @@ func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 // functions for E1), so a stored document no longer matches what the same
 // text gives alone, as a query or a later reembed runs it. Unless
 // Config.BatchSize says otherwise, such a model runs each text alone on the
-// CPU: on 2 cores that costs no measurable throughput (E1 over those 256
-// functions: 29.0 and 32.7 documents/s in batches of 8, 31.0 and 29.9 alone).
+// CPU. On 2 cores the whole fingerprint is no slower for it
+// (BenchmarkInt8Batching: medians 19.7 memories/s alone against 18.2 in
+// eights at ~100 tokens); E5 alone is 8-22% slower, E1 within noise.
 const int8Dynamic = "int8"
 
 // resolve is model id of mf installed in dir, with the loader's device
