@@ -94,9 +94,11 @@
 // --default` (make setup) installs exactly these. On cuda the default is
 // fp32 for every model: the int8 builds exist to save CPU time, and on the
 // GPU they ran at 112–130 docs/s with its SMs 18–25% busy (issue 33).
-// PrecisionFP32 and PrecisionInt8 take all-fp32 or all-int8 builds. int8 activations are
-// quantised per batch, so one text's vector varies in the third decimal with
-// its batch.
+// PrecisionFP32 and PrecisionInt8 take all-fp32 or all-int8 builds. int8
+// activations are quantised per run, over every text in it, so on the CPU a
+// dynamic-int8 model runs each text alone unless Config.BatchSize is set:
+// a stored document's vector is then the one the same text gives as a query
+// or in a later reembed, whatever was embedded beside it (int8Dynamic).
 //
 // Measured figures (E5 direction, M128 recall, ingest rates, bytes per
 // slot) and how to reproduce them are in docs/BENCHMARKS.md.

@@ -32,6 +32,7 @@ for s in SETS:
         runs = dict(data[0]); runs["E7"] = {qid: [ids["docs"][j] for j in top[i]] for i, qid in enumerate(ids["queries"])}
         return (runs, data[1], data[2])
     new = with_e7(TAG)
+    new_b = with_e7(TAG_B) if TAG_B else None
     base, alone_a, alone_b = grid.scores(data, CS), grid.scores(data, {"E7": 1}), grid.scores(new, {"E7": 1})
     e1 = grid.scores(data, {"E1": 1})
     out = [f"{s}: E7 alone {grid.mean(alone_a):.4f} → {grid.mean(alone_b):.4f} (E1 {grid.mean(e1):.4f})",
@@ -42,7 +43,7 @@ for s in SETS:
         gain[s, m] = [a - b for a, b in zip(f, base)]
         out.append(f"E7 x{m} {grid.mean(f):.4f} {ci(gain[s, m])}")
         if TAG_B:
-            g = grid.scores(with_e7(TAG_B), w)
+            g = grid.scores(new_b, w)
             out.append(f"{TAG_B}−{TAG} {ci([a - b for a, b in zip(g, f)])}")
     print("  ".join(out), flush=True)
 out = []
