@@ -68,8 +68,9 @@ func TestSlotsReadCodeView(t *testing.T) {
 		if rep := r.Get(s).Status().Representation; !strings.Contains(rep, codeViewNote) {
 			t.Errorf("%s: representation does not say it reads the code view: %s", s, rep)
 		}
-		// The same batch as the registry's (int8 weights quantise
-		// activations per batch, so another batch moves the last digits).
+		// The same batch as the registry's (int8 models quantise activations
+		// per run, so with Config.BatchSize set another batch would move the
+		// last digits; int8Dynamic).
 		vs, err := lm.EmbedPrefixed(ctx, prefix, []string{codeview.View(code), prose})
 		if err != nil {
 			t.Fatal(err)

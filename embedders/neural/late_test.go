@@ -188,8 +188,8 @@ func TestE12Fallback(t *testing.T) {
 		t.Errorf("MaxSim related %.2f not above unrelated %.2f", rel, unrel)
 	}
 	// E1 came from the same run: its vector equals a separate E1 embedding of
-	// the same batch (int8 models quantise activations per batch, so another
-	// batch would differ in the third decimal).
+	// the same batch (int8 models quantise activations per run, so with
+	// Config.BatchSize set another batch would differ; int8Dynamic).
 	alone, err := r.Get(fingerprint.E1).EmbedDocuments(ctx, inputs(docs...))
 	if err != nil {
 		t.Fatal(err)
