@@ -324,9 +324,10 @@ func (l *loader) get(id models.ModelID) (lm *loaded, reason string, err error) {
 // (e5-small-v2-q, bge-small-en-v1.5-q, …): DynamicQuantizeLinear before
 // every MatMulInteger, which takes one scale per tensor, over the whole
 // batch. A text's vector then depends on the texts it runs with and on their
-// padding (cosine 0.995 at worst between batches of 8 and of 1 over 256 Go
-// functions for E1), so a stored document no longer matches what the same
-// text gives alone, as a query or a later reembed runs it. Unless
+// padding (E1: cosine 0.9968 for a one-line function batched beside a
+// longer text, TestInt8DocumentAloneOrBatched), so a stored document would
+// not match what the same text gives alone, as a query or a later reembed
+// runs it. Unless
 // Config.BatchSize says otherwise, such a model runs each text alone on the
 // CPU. On 2 cores the whole fingerprint is no slower for it
 // (BenchmarkInt8Batching: medians 19.7 memories/s alone against 18.2 in
