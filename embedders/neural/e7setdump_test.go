@@ -42,16 +42,7 @@ func TestE7SetDump(t *testing.T) {
 			t.Fatal(err)
 		}
 		sample := bench.SampleQueries(ds.Queries, 500, 1)
-		idx := map[bench.DocID]int{}
-		views := make([]string, len(ds.Corpus))
-		for i, d := range ds.Corpus {
-			x := d.Text
-			if d.Title != "" {
-				x = d.Title + "\n\n" + d.Text
-			}
-			views[i] = viewOf(x)
-			idx[d.ID] = i
-		}
+		views, idx := setViews(ds)
 		var js []byte
 		for _, v := range views {
 			b, err := json.Marshal(v)
@@ -65,13 +56,7 @@ func TestE7SetDump(t *testing.T) {
 		}
 		js = nil
 		for _, q := range sample {
-			var rel []int
-			for id, g := range ds.Qrels[q.ID] {
-				if g > 0 {
-					rel = append(rel, idx[id])
-				}
-			}
-			b, err := json.Marshal(map[string]any{"qv": queryView(q.Text), "rel": rel})
+			b, err := json.Marshal(map[string]any{"qv": queryView(q.Text), "rel": relevantRows(ds, q.ID, idx)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,4 +110,31 @@ func TestE7SetDump(t *testing.T) {
 		}
 		t.Logf("%s: %d docs, %d queries", dir, len(views), len(sample))
 	}
+}
+
+// setViews is a bench set's documents as the dense slots read them (the
+// code view of a titled document, as benchstore stores it) and each
+// document's row.
+func setViews(ds *bench.Dataset) (views []string, row map[bench.DocID]int) {
+	row = map[bench.DocID]int{}
+	views = make([]string, len(ds.Corpus))
+	for i, d := range ds.Corpus {
+		x := d.Text
+		if d.Title != "" {
+			x = d.Title + "\n\n" + d.Text
+		}
+		views[i], row[d.ID] = viewOf(x), i
+	}
+	return views, row
+}
+
+// relevantRows lists the rows of query q's relevant documents.
+func relevantRows(ds *bench.Dataset, q bench.QueryID, row map[bench.DocID]int) []int {
+	var rel []int
+	for id, g := range ds.Qrels[q] {
+		if g > 0 {
+			rel = append(rel, row[id])
+		}
+	}
+	return rel
 }

@@ -63,7 +63,7 @@ func TestUpdateE12PCA(t *testing.T) {
 		t.Skip("run with -update-e12-pca to refit e12pca.bin")
 	}
 	lm := e1Model(t)
-	res, err := lm.m.EmbedWithTokens(context.Background(), lm.meta.PassagePrefix, e12Corpus(t))
+	res, err := lm.EmbedWithTokens(context.Background(), lm.meta.PassagePrefix, e12Corpus(t))
 	if err != nil {
 		t.Fatal(err)
 	}
