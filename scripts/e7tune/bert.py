@@ -28,15 +28,22 @@ def ln(x, w, b, eps=1e-12):
     var = ((x - mu) ** 2).mean(-1, keepdims=True)
     return (x - mu) / jnp.sqrt(var + eps) * w + b
 
-def encode(p, ids, mask, nl, heads=12, lora=None, scale=1.0, pool="mean", head_k=32, head_w=2.0):
+def encode(p, ids, mask, nl, heads=12, lora=None, scale=1.0, pool="mean", head_k=32, head_w=2.0, tt=None,
+           pos=None, seg=None, gate=None):
     """Unit-length sentence vectors: mean over the tokens (MiniLM, e5), the
     first token's state (pool="cls": bge, as models/ sets it), or E7's
     documents' head pooling (pool="head": the unit mean plus head_w times the
     unit mean of the first head_k states, unit length; headPooled in
-    embedders/neural/dense.go)."""
+    embedders/neural/dense.go). tt: token type ids (a pair's second
+    segment, as a cross-encoder reads it); none means every token is type 0.
+    pos: position ids [B, T] (none: 0..T-1). seg with gate: two texts side by
+    side in one row (seg 0 / 1); attention between them gets gate[l, h] added
+    to its logits, so a very negative gate encodes each alone.
+    pool="states": the unpooled last states [B, T, D]."""
     B, T = ids.shape
-    x = p["embeddings.word_embeddings.weight"][ids] + p["embeddings.token_type_embeddings.weight"][0] \
-        + p["embeddings.position_embeddings.weight"][:T]
+    x = p["embeddings.word_embeddings.weight"][ids] + (p["embeddings.token_type_embeddings.weight"][0] if tt is None
+        else p["embeddings.token_type_embeddings.weight"][tt]) \
+        + (p["embeddings.position_embeddings.weight"][:T] if pos is None else p["embeddings.position_embeddings.weight"][pos])
     x = ln(x, p["embeddings.LayerNorm.weight"], p["embeddings.LayerNorm.bias"])
     neg = (1.0 - mask[:, None, None, :].astype(x.dtype)) * -1e9
     def lin(x, l, name):
@@ -52,12 +59,16 @@ def encode(p, ids, mask, nl, heads=12, lora=None, scale=1.0, pool="mean", head_k
         k = lin(x, l, "attention/self/key").reshape(B, T, heads, hd).transpose(0, 2, 1, 3)
         v = lin(x, l, "attention/self/value").reshape(B, T, heads, hd).transpose(0, 2, 1, 3)
         s = q @ k.transpose(0, 1, 3, 2) / jnp.sqrt(hd) + neg
+        if seg is not None:
+            s = s + (seg[:, None, :, None] != seg[:, None, None, :]) * gate[l][None, :, None, None]
         a = jax.nn.softmax(s, -1)
         c = (a @ v).transpose(0, 2, 1, 3).reshape(B, T, D)
         pre = f"encoder.layer.{l}."
         x = ln(x + lin(c, l, "attention/output/dense"), p[pre + "attention.output.LayerNorm.weight"], p[pre + "attention.output.LayerNorm.bias"])
         h = jax.nn.gelu(lin(x, l, "intermediate/dense"), approximate=False)
         x = ln(x + lin(h, l, "output/dense"), p[pre + "output.LayerNorm.weight"], p[pre + "output.LayerNorm.bias"])
+    if pool == "states":
+        return x
     if pool == "cls":
         v = x[:, 0]
     elif pool == "head":
