@@ -8,7 +8,7 @@ bootstrap 95% CIs against the first ranking; the bench's 500-query sample
 import argparse, json, os, sys, time, numpy as np, jax, jax.numpy as jnp
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e7tune"))
 import ce as cemod
-from setmetrics import ci
+from setmetrics import ci, ndcg_list as ndcg
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--sets", default="/tmp/e7sets", help="TestE7SetDump's $CGRAPH_E7_SETDUMP")
@@ -17,22 +17,15 @@ ap.add_argument("--npz", required=True); ap.add_argument("--k", type=int, defaul
 ap.add_argument("--run", action="append", default=[], help="NAME=TREC run file of the same set and sample")
 ap.add_argument("--maxlen", type=int, default=128); ap.add_argument("--arch", default="gated", choices=["ce", "gated"])
 ap.add_argument("--closed", action="store_true", help="gated: shut every gate (query and code encoded apart by the fitted weights: the fit's bi-encoder)")
-ap.add_argument("--cache", default="", help="keep the cross-encoder's scores here (.npz) and reuse them")
+ap.add_argument("--cache", default="", help="keep the scorer's scores here (.npz) and reuse them")
 ap.add_argument("--onnx", default=os.path.expanduser("~/.cache/cgraph/models/all-minilm-l6-v2/model.onnx"))
 a = ap.parse_args()
 S = cemod.Scorer(a.onnx, a.arch, a.maxlen)
 params = S.load(a.npz)
 if a.closed:
+    if a.arch != "gated":
+        ap.error("--closed shuts the gates of --arch gated; a plain cross-encoder has none")
     params["gate"] = jnp.full_like(params["gate"], -1e9)
-
-
-def ndcg(top, rel):
-    """nDCG@10 of one ranked list of rows against the relevant rows."""
-    r = set(rel)
-    if not r:
-        return 0.0
-    dcg = sum(1 / np.log2(i + 2) for i, j in enumerate(top[:10]) if j in r)
-    return dcg / sum(1 / np.log2(i + 2) for i in range(min(len(r), 10)))
 
 
 d = f"{a.sets}/{a.set}"

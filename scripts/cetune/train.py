@@ -69,6 +69,8 @@ params = S.init(rng, a.rank, a.gate)
 if a.init:
     params = S.load(a.init)
 if a.closed:
+    if a.arch != "gated":
+        ap.error("--closed shuts the gates of --arch gated; a plain cross-encoder has none")
     params["gate"] = jnp.full_like(params["gate"], -1e9)
 
 

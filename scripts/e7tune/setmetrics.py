@@ -1,16 +1,23 @@
 """nDCG@10 of exact cosine rankings over a bench set's dumped vectors, shared by
-evalsets.py and e1misses.py, and the paired bootstrap CI they report."""
+evalsets.py and e1misses.py (and, per ranked list, scripts/cetune), and the paired bootstrap CI they report."""
 import numpy as np
 
 
 def ndcg(q, d, rels):
     """Per-query nDCG@10 of q's rows ranked against d's rows by dot product
     (unit vectors: cosine); rels[i] lists query i's relevant row numbers."""
-    s = q @ d.T; top = np.argsort(-s, 1)[:, :10]; out = []
-    for i, r in enumerate(rels):
-        r = set(r); dcg = sum(1 / np.log2(k + 2) for k, j in enumerate(top[i]) if j in r)
-        out.append(dcg / sum(1 / np.log2(k + 2) for k in range(min(len(r), 10))) if r else 0.0)
-    return np.array(out)
+    top = np.argsort(-(q @ d.T), 1)[:, :10]
+    return np.array([ndcg_list(t, r) for t, r in zip(top, rels)])
+
+
+def ndcg_list(top, rel):
+    """nDCG@10 of one ranked list of rows against the relevant rows rel
+    (binary relevance; 0 when rel is empty)."""
+    r = set(rel)
+    if not r:
+        return 0.0
+    dcg = sum(1 / np.log2(k + 2) for k, j in enumerate(top[:10]) if j in r)
+    return dcg / sum(1 / np.log2(k + 2) for k in range(min(len(r), 10)))
 
 
 def ci(x, y):
