@@ -55,7 +55,7 @@ func (a SearchArgs) ParseProfile() (Profile, error) {
 			name = DefaultProfile
 		}
 		if p, err = profiles.Lookup(name); err != nil {
-			return p, &record.ValidationError{Field: n.Profile, Problem: err.Error(), Fix: "give one of " + strings.Join(profiles.Names(), ", ")}
+			return p, unknownProfile(n.Profile, name, n.ProfileFile)
 		}
 	}
 	if len(a.Weights) == 0 {

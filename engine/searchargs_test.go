@@ -106,6 +106,11 @@ func TestSearchArgsErrors(t *testing.T) {
 					t.Errorf("%s (%s): %q lacks %q", tc.name, names.Mode, err, w)
 				}
 			}
+			// The valid names are said once, in the fix: the problem names
+			// only what was wrong.
+			if n := strings.Count(err.Error(), "pipeline_stage1_recall"); n > 1 {
+				t.Errorf("%s (%s): %q lists the profiles %d times", tc.name, names.Mode, err, n)
+			}
 		}
 	}
 }

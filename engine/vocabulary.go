@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/cgraph/cgraph/embedders"
@@ -211,9 +212,20 @@ func LookupProfile(name string) (Profile, error) {
 	}
 	p, err := profiles.Lookup(name)
 	if err != nil {
-		return p, &record.ValidationError{Field: "profile", Problem: err.Error(), Fix: "give one of " + strings.Join(profiles.Names(), ", ")}
+		return p, unknownProfile("profile", name, "")
 	}
 	return p, nil
+}
+
+// unknownProfile is the one refusal of a profile name that is not built in,
+// for every face: the name in the problem and the valid names once, in the
+// fix (with the face's profile-file argument when it has one).
+func unknownProfile(field, name, fileArg string) *record.ValidationError {
+	fix := "give one of " + strings.Join(profiles.Names(), ", ")
+	if fileArg != "" {
+		fix += ", or a profile file with " + fileArg
+	}
+	return &record.ValidationError{Field: field, Problem: fmt.Sprintf("unknown profile %q", name), Fix: fix}
 }
 
 // LoadProfileFile reads a custom profile (TOML or YAML).
