@@ -3,12 +3,18 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/cgraph/cgraph/cli/app"
 )
 
 func TestInitAndSamples(t *testing.T) {
@@ -300,5 +306,29 @@ func TestCompleteIDs(t *testing.T) {
 	}
 	if got := complete("get", newer, ""); len(got) != 0 {
 		t.Errorf("second argument completed: %q", got)
+	}
+}
+
+// TestFlagUsageNoBackquotes: pflag reads a `quoted` word in a flag's usage
+// as the name of its value, so "--precision `make setup-cuda-fp16`" was
+// printed as if the flag took that. No flag of any command may carry one.
+func TestFlagUsageNoBackquotes(t *testing.T) {
+	root := newRoot(&app.App{Ctx: context.Background()}, func(string) string { return "" })
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, fs := range []*pflag.FlagSet{c.LocalFlags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) {
+				if strings.Contains(f.Usage, "`") {
+					t.Errorf("%s --%s: usage %q has a backquote (help prints the quoted words as the value's name)", c.CommandPath(), f.Name, f.Usage)
+				}
+			})
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	if n := len(root.Commands()); n < 20 {
+		t.Fatalf("walked %d commands under the root, want the whole tree", n)
 	}
 }

@@ -228,7 +228,7 @@ Create it with "cgraph init" (--samples adds bundled example memories).
 	pf.BoolVar(&a.ReadOnly, "read-only", false, "open the store read-only, beside a running writer")
 	pf.StringVar(&a.ModelsDir, "models-dir", defaultModelsDir(getenv), "model directory ($CGRAPH_MODELS, else $XDG_CACHE_HOME/cgraph/models)")
 	pf.StringVar(&a.Device, "device", "cpu", "where models run: cpu or cuda")
-	pf.StringVar(&a.Precision, "precision", "default", "model weights: default (int8 e5/bge on the CPU, fp32 on cuda), fp32, int8, or fp16 (cuda only: `make setup-cuda-fp16`); a store keeps the weights it was built with")
+	pf.StringVar(&a.Precision, "precision", "default", "model weights: default (int8 e5/bge on the CPU, fp32 on cuda), fp32, int8, or fp16 (cuda only: run 'make setup-cuda-fp16' once); a store keeps the weights it was built with")
 	a.Fusion = getenv("CGRAPH_FUSION")
 	pf.StringVar(&a.Project, "project", getenv("CGRAPH_PROJECT"), "the project (namespace) memories are stored in and searched ($CGRAPH_PROJECT, else the default project)")
 	_ = root.RegisterFlagCompletionFunc("device", cobra.FixedCompletions([]string{"cpu", "cuda"}, cobra.ShellCompDirectiveNoFileComp))                // fails only for an unknown flag

@@ -37,7 +37,7 @@ whatever their weight, so they are not ablated here.`,
 	fl := cmd.Flags()
 	bindSet(fl, &f.set, "BEIR-layout set directory", "queries file inside --data (default queries.jsonl)", "qrels file inside --data", "qrels split")
 	fl.StringVar(&f.profile, "profile", "pipeline_full", "built-in profile to ablate")
-	fl.StringVar(&f.profileFile, "profile-file", "", "ablate a profile file instead (e.g. one `profiles learn` wrote)")
+	fl.StringVar(&f.profileFile, "profile-file", "", "ablate a profile file instead (e.g. one 'profiles learn' wrote)")
 	fl.StringVar(&f.mode, "mode", "pipeline", "search mode: pipeline or multi_space")
 	fl.StringVar(&f.store, "store", "", "bench store directory (default bench-out/<set>/store)")
 	fl.IntVar(&f.maxQueries, "max-queries", 0, "evaluate a seeded sample of N queries (0 = all)")

@@ -236,7 +236,7 @@ nDCG@10 with the graded relevance as gain, MAP cut at 100.
 	bindSet(fl, &f.set, "set directory, BEIR layout or MTEB/Hugging Face layout (corpus/, queries/, data/)",
 		"queries file (default <data>/queries.jsonl; a bare name is looked up in --data)",
 		"qrels file, BEIR TSV or TREC (qid 0 docid rel), may be .gz (default <data>/qrels/<split>.tsv)", "qrels split")
-	fl.StringSliceVar(&f.profiles, "profiles", []string{engine.DefaultProfile}, "profiles for the multi_space and pipeline modes: built-in names, profile files (.toml, .yaml; e.g. from `profiles learn`), or all = every built-in profile")
+	fl.StringSliceVar(&f.profiles, "profiles", []string{engine.DefaultProfile}, "profiles for the multi_space and pipeline modes: built-in names, profile files (.toml, .yaml; e.g. from 'profiles learn'), or all = every built-in profile")
 	fl.StringSliceVar(&f.modes, "modes", []string{"pipeline"}, "modes: "+strings.Join(bench.Modes, ", "))
 	fl.StringSliceVar(&f.embedders, "embedders", nil, "primary slots for embedder_first, e.g. E6,E7")
 	fl.StringVar(&f.direction, "direction", "", "causes or effects, for causal searches")

@@ -55,7 +55,7 @@ and by bench run --profiles FILE.toml. The store is built as bench run builds it
 	fl.IntVar(&f.folds, "folds", 5, "cross-validation folds")
 	fl.IntVar(&f.depth, "depth", 100, "results per slot and query the fusion sees")
 	fl.IntVar(&f.maxQueries, "max-queries", 0, "learn on a seeded sample of N queries (0 = all)")
-	fl.IntVar(&f.holdout, "holdout", 0, "leave out the N queries `bench run --max-queries N --seed SEED` evaluates, so that run scores the learned profile on queries it never saw")
+	fl.IntVar(&f.holdout, "holdout", 0, "leave out the N queries 'bench run --max-queries N --seed SEED' evaluates, so that run scores the learned profile on queries it never saw")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the query sample, the holdout and the folds")
 	fl.StringVar(&f.fusion, "fusion", "", "fusion the weights are fitted under: rrf or minmax (default $CGRAPH_FUSION, else rrf); search with the same one")
 	return cmd
