@@ -23,19 +23,28 @@
 // command (or, failing that, of the same program and subcommand) that
 // succeeds or fails differently; the fix note lists the edits and state-
 // changing commands between the two runs (files and the lines they added).
-// An error with no such run stays unlinked.
+// An error with no such run stays unlinked. When that run is the same
+// command line with nothing changed between (no edit, no state-changing
+// command), it was a retry, not a fix: a network failure (timeouts,
+// ETIMEDOUT, connection resets, 502/503) gets no memory at all, anything
+// else stays an error that says it passed when re-run (flaky), with no fix.
 //
 // Decisions are sentences of the user or the assistant (never tool output
 // or thinking) with a decision marker ("we'll use X because", "decided",
 // "let's go with", "instead of X … we'll", "rather than", "opted for") that
 // are not inside quotes, not hedged ("I'd suggest", "could", "might"), not
 // questions, and not rejected by the user's next prompt ("No, …"). A
-// sentence of the assistant with only "we'll use X" needs a reason
-// ("because", "since", "so that"); the user's does not. Preferences are the
+// sentence of the assistant with only "we'll use X" (or "we're moving to",
+// "let's stay on", "we're standardising on") needs a reason ("because",
+// "since", "so that"); the user's does not, and the user's "stick with X",
+// "stay on X" and "keep using X" are decisions too. Preferences are the
 // user's sentences that set a rule ("always", "never", "don't", "we use",
-// "prefer", "from now on"); with a reason they are decisions. Facts are read
+// "prefer", "from now on", "going forward", "please don't", "whenever
+// you", "no X in this repo"); with a reason they are decisions. Facts are read
 // from version commands (--version), pinned installs (go get m@v, pip
-// pkg==v, npm pkg@v), dependency-file edits and "listens on port N".
+// pkg==v, npm pkg@v), dependency-file edits (requirements.txt, go.mod,
+// package.json, Gemfile, and the TOML manifests' name = "1.2" and
+// name = { version = "1.2" }) and "listens on port N".
 //
 // Every candidate carries a confidence in [0, 1] and the rule that made it;
 // Options.MinConfidence drops the weaker ones. The rules are measured on the

@@ -42,6 +42,11 @@ var wrappers = regexp.MustCompile(`(?i)did not complete successfully|failed to s
 // signatures say an output failed even when the host did not flag it.
 var signatures = regexp.MustCompile(`(?m)^--- FAIL|^FAILED |^panic: |Traceback \(most recent call last\)|error\[E\d+\]|error TS\d+|^npm ERR!|^ERROR: `)
 
+// network are failures of the network, not of the code. One that the same
+// command gets past on a retry, with nothing changed between, is not worth a
+// memory.
+var network = regexp.MustCompile(`(?i)\b(ETIMEDOUT|ECONNRESET|ECONNREFUSED|EAI_AGAIN|ENOTFOUND|ENETUNREACH|timed out|i/o timeout|TLS handshake timeout|temporary failure in name resolution|connection reset|network is unreachable|502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out|429 Too Many Requests|ReadTimeoutError)\b`)
+
 // searchProgs exit non-zero when they find nothing; that is not an error.
 var searchProgs = map[string]bool{"grep": true, "rg": true, "ag": true, "find": true, "test": true, "[": true,
 	"which": true, "diff": true, "ls": true, "cmp": true, "pgrep": true, "command": true}
@@ -58,6 +63,7 @@ type failure struct {
 	cmd      string
 	runs     []string // simple commands of the call
 	files    []string
+	network  bool // the output reads as a network failure
 }
 
 // failed reports whether a shell call failed and describes the failure.
@@ -76,7 +82,7 @@ func failed(i int, t capture.Turn) (failure, bool) {
 		return failure{}, false
 	}
 	h, rank := headline(out)
-	f := failure{turn: i, headline: h, rank: rank, cmd: cmd, runs: runs, files: t.Files}
+	f := failure{turn: i, headline: h, rank: rank, cmd: cmd, runs: runs, files: t.Files, network: network.MatchString(out)}
 	f.sig = signature(h)
 	f.files = append(slices.Clone(t.Files), outputFiles(out)...)
 	return f, true
@@ -232,6 +238,17 @@ func (p *planner) errors(turns []capture.Turn) {
 		ec := from(capture.KindError, t, fmt.Sprintf("Error: %s — while running `%s`", f.headline, clip(oneLine(f.cmd), 120)), "shell-failure", conf)
 		ec.Files = uniq(f.files)
 		res, changed := p.resolve(f, turns, done, &ec)
+		if res >= 0 && !changed && retried(f, turns, res) {
+			// The same command passed with nothing changed: a retry, not a
+			// fix. A network failure is noise; anything else is flaky,
+			// which is worth knowing, but nothing fixed it.
+			if f.network {
+				continue
+			}
+			ec.Content = fmt.Sprintf("Error (passed when re-run unchanged, flaky): %s — while running `%s`", f.headline, clip(oneLine(f.cmd), 120))
+			ec.Confidence = 0.6
+			res = -1
+		}
 		ei := p.add(ec)
 		if res < 0 {
 			continue
@@ -267,10 +284,21 @@ func (p *planner) resolve(f failure, turns []capture.Turn, done map[int]bool, ec
 	return -1, false
 }
 
-// fixNote describes what changed between a failure and the run that
-// resolved it.
-func (p *planner) fixNote(f failure, turns []capture.Turn, res int, movedOn bool) capture.Candidate {
-	var changes, files, uuids []string
+// retried reports whether the run at res repeats f's command exactly with
+// nothing changed since f: no edit, no command that changes the tree.
+func retried(f failure, turns []capture.Turn, res int) bool {
+	rt := turns[res].Tool
+	if rt == nil || oneLine(rt.Str("command")) != oneLine(f.cmd) {
+		return false
+	}
+	changes, _, _ := changesBetween(f, turns, res)
+	return len(changes) == 0
+}
+
+// changesBetween lists what changed after the failure f up to and
+// including the run at res: edits not taken back, and commands that change
+// the tree (not res itself), with their files and turn uuids.
+func changesBetween(f failure, turns []capture.Turn, res int) (changes, files, uuids []string) {
 	for k := f.turn + 1; k <= res; k++ {
 		t := turns[k]
 		if t.Tool == nil {
@@ -294,6 +322,13 @@ func (p *planner) fixNote(f failure, turns []capture.Turn, res int, movedOn bool
 			uuids = append(uuids, t.UUIDs...)
 		}
 	}
+	return changes, files, uuids
+}
+
+// fixNote describes what changed between a failure and the run that
+// resolved it.
+func (p *planner) fixNote(f failure, turns []capture.Turn, res int, movedOn bool) capture.Candidate {
+	changes, files, uuids := changesBetween(f, turns, res)
 	rt := turns[res]
 	after := "`" + clip(oneLine(rt.Tool.Str("command")), 100) + "` then passed"
 	conf := 0.8
@@ -369,7 +404,7 @@ var boringLine = regexp.MustCompile(`^(package |import |from \S+ import|[{}()\[\
 func boring(l string) bool { return boringLine.MatchString(l) }
 
 // mutating are command prefixes that change the project or its environment.
-var mutating = regexp.MustCompile(`^(npm (i|install|uninstall|ci|update)|yarn (add|remove)|pnpm (add|install)|pip3? install|uv (add|pip)|poetry add|go (get|mod tidy)|cargo (add|update)|apt(-get)? install|brew install|sed -i|mv |cp |rm |chmod |git (checkout|revert|apply|stash)|aws (iam|s3api put)|kubectl (apply|set)|docker compose up|alembic (upgrade|downgrade))`)
+var mutating = regexp.MustCompile(`^(npm (i|install|uninstall|ci|update)|yarn (add|remove)|pnpm (add|install)|pip3? install|uv (add|pip)|poetry add|go (get|mod tidy)|cargo (add|update)|apt(-get)? install|brew install|sed -i|mv |cp |rm |chmod |git (checkout|revert|apply|stash)|aws (iam|s3api put)|kubectl (apply|set)|docker compose up|alembic (upgrade|downgrade)|(npm|yarn|pnpm|pip3?) config set|git config )`)
 
 func mutates(cmd string) bool {
 	for _, r := range simpleCommands(cmd) {

@@ -15,9 +15,15 @@ var (
 	goGetPin    = regexp.MustCompile(`^([\w.-]+\.[\w./-]+)@(v\d+\.\d+\.\d+\S*)$`)
 	pipPin      = regexp.MustCompile(`^([A-Za-z][\w.-]*)==(\d[\w.]*)$`)
 	npmPin      = regexp.MustCompile(`^(@?[\w.-]+(?:/[\w.-]+)?)@(\d+\.\d+\.\d+\S*)$`)
-	depLine     = regexp.MustCompile(`^\s*"?([A-Za-z@][\w./@-]*)"?\s*(==|:\s*"[\^~]?|\s+v)(\d+\.\d+[\w.]*)`)
-	portSaid    = regexp.MustCompile(`(?i)\b(listens|listening|runs|running|served|serves|publishes \w+|available)\s+on\s+(port\s+)?:?(\d{2,5})\b`)
+	depLine     = regexp.MustCompile(`^\s*"?([A-Za-z@][\w./@-]*)"?\s*(==|~=|>=|:\s*"[\^~]?|\s+v)(\d+\.\d+[\w.]*)`)
+	// tomlDep is a TOML manifest's dependency (Cargo.toml, Poetry's
+	// pyproject.toml): name = "1.2" or name = { version = "1.2", … }.
+	tomlDep  = regexp.MustCompile(`^\s*([A-Za-z][\w.-]*)\s*=\s*(?:"[\^~=<>]*\s*(\d+(?:\.\d+)+[\w.-]*)"|\{[^}]*\bversion\s*=\s*"[\^~=<>]*\s*(\d+(?:\.\d+)+[\w.-]*)")`)
+	portSaid = regexp.MustCompile(`(?i)\b(listens|listening|runs|running|served|serves|publishes \w+|available)\s+on\s+(port\s+)?:?(\d{2,5})\b`)
 )
+
+// tomlNotDep are a TOML manifest's own keys that look like a pin.
+var tomlNotDep = map[string]bool{"version": true, "rust-version": true, "requires-python": true, "minversion": true}
 
 // depFiles are dependency manifests whose edits name versions.
 var depFiles = map[string]bool{"requirements.txt": true, "go.mod": true, "package.json": true,
@@ -68,7 +74,13 @@ func (p *planner) facts(turns []capture.Turn) {
 				}
 				old := t.Tool.Str("old_string")
 				for _, l := range nonEmpty(t.Tool.Str("new_string") + "\n" + t.Tool.Str("content")) {
-					if m := depLine.FindStringSubmatch(l); m != nil && !strings.Contains(old, l) {
+					m := depLine.FindStringSubmatch(l)
+					if m == nil && strings.HasSuffix(f, ".toml") {
+						if m = tomlDep.FindStringSubmatch(l); m != nil && tomlNotDep[m[1]] {
+							m = nil
+						}
+					}
+					if m != nil && !strings.Contains(old, l) {
 						add(t, fmt.Sprintf("Fact: %s pins %s", f, strings.TrimSpace(l)), m[1], "dependency-edit", 0.7)
 					}
 				}

@@ -10,10 +10,12 @@ import (
 	"github.com/cgraph/cgraph/capture/extract"
 )
 
-// scoreFixture extracts every fixture transcript and scores it.
-func scoreFixture(t testing.TB) (captureeval.Score, int) {
+// scoreFixture extracts every transcript of one fixture directory
+// (testdata/transcripts, the one the rules were built on, or
+// testdata/heldout) and scores it.
+func scoreFixture(t testing.TB, dir string) (captureeval.Score, int) {
 	t.Helper()
-	golds, err := filepath.Glob("testdata/transcripts/*.gold.json")
+	golds, err := filepath.Glob(filepath.Join(dir, "*.gold.json"))
 	if err != nil || len(golds) == 0 {
 		t.Fatalf("no gold files: %v", err)
 	}
@@ -23,7 +25,7 @@ func scoreFixture(t testing.TB) (captureeval.Score, int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := claudecode.ReadFile(filepath.Join("testdata/transcripts", g.Transcript), claudecode.Cursor{}, claudecode.Options{Final: true})
+		res, err := claudecode.ReadFile(filepath.Join(dir, g.Transcript), claudecode.Cursor{}, claudecode.Options{Final: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,8 +40,22 @@ func scoreFixture(t testing.TB) (captureeval.Score, int) {
 // at recall ≥ 0.5 for errors+fixes and for decisions, and no secret in any
 // memory. Run it with -v to see the table and what was missed.
 func TestExtractionQuality(t *testing.T) {
-	s, n := scoreFixture(t)
-	t.Logf("%d transcripts\n%s", n, captureeval.Table(s))
+	checkQuality(t, "testdata/transcripts")
+}
+
+// TestExtractionHeldOut is TestExtractionQuality on the sessions the rules
+// were not built on (testdata/sessions_heldout.py): the figure to expect
+// from a transcript nobody has read.
+func TestExtractionHeldOut(t *testing.T) {
+	checkQuality(t, "testdata/heldout")
+}
+
+// checkQuality scores one fixture directory, prints the table (and with -v
+// every miss and spurious memory) and fails on a leaked secret or below
+// issue 29's goal.
+func checkQuality(t *testing.T, dir string) {
+	s, n := scoreFixture(t, dir)
+	t.Logf("%s: %d transcripts\n%s", dir, n, captureeval.Table(s))
 	if testing.Verbose() {
 		for _, m := range s.Missed {
 			t.Logf("missed   %s", m)

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -25,6 +26,11 @@ func TestDecisionSentences(t *testing.T) {
 		{`The README says "we chose an interface because mocks need Sleep".`, false, false},        // quoted
 		{"It needs its own now field rather than the bare name.", false, false},                    // no choice verb
 		{"Should we use an interface?", true, false},
+		{"We're moving to pnpm workspaces, because hoisting keeps breaking the build.", true, true},
+		{"Let's stay on Postgres 15 for now, since the extension doesn't build against 16.", true, true},
+		{"We're standardising on JUnit 5.", true, true},
+		{"We're going to need a bigger cache.", true, false},     // no choice verb
+		{"We're using the staging cluster today.", false, false}, // says what is, chooses nothing
 	}
 	for _, tc := range tests {
 		_, got := decision(tc.s, tc.user)
@@ -52,6 +58,14 @@ func TestUserSentences(t *testing.T) {
 		{"I don't know why CI is red.", ""},
 		{"Can you always run the tests first?", ""},
 		{"Add react-router-dom v6 so we can do nested routes.", ""},
+		{"No — stick with log/slog from the standard library.", capture.KindDecision},
+		{"Let's keep using the old endpoint.", capture.KindDecision},
+		{"Btw we're on JUnit 5 only in this repo, please don't ever add JUnit 4 imports.", capture.KindPreference},
+		{"also - no naked returns in this codebase please", capture.KindPreference},
+		{"Whenever you add an env var, add it to .env.example too.", capture.KindPreference},
+		{"Going forward, prefix commits with the ticket id.", capture.KindPreference},
+		{"There's no test in this repo for that yet.", ""}, // "no … in this repo" that states, not rules
+		{"Please rename total to sum.", ""},                // a one-off instruction
 	}
 	for _, tc := range tests {
 		turns := []capture.Turn{{Kind: capture.KindUser, Session: "s", UUIDs: []string{"u"}, Text: tc.text}}
@@ -101,6 +115,9 @@ func TestErrorsAndFixes(t *testing.T) {
 		{"grep without match is no error", []capture.Turn{bash("1", "grep -rn foo .", "Exit code 1", true)}, 0, 0, ""},
 		{"install then rerun", []capture.Turn{bash("1", "npm install a@6", "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree", true), bash("2", "npm install b@18.2.0", "added 1", false), bash("3", "npm install a@6", "added 3", false)}, 1, 1, "b@18.2.0"},
 		{"signature without the error flag", []capture.Turn{bash("1", "make test", "panic: runtime error: index out of range [3]", false)}, 1, 0, ""},
+		{"network failure gone on retry", []capture.Turn{bash("1", "npm install", "npm ERR! code ETIMEDOUT\nnpm ERR! network request failed, reason: connect ETIMEDOUT 1.2.3.4:443", true), bash("2", "npm install", "added 812 packages", false)}, 0, 0, ""},
+		{"network failure fixed by a change", []capture.Turn{bash("1", "npm install", "npm ERR! code ETIMEDOUT\nnpm ERR! connect ETIMEDOUT", true), bash("2", "npm config set registry https://mirror.example/", "", false), bash("3", "npm install", "added 812 packages", false)}, 1, 1, "npm config set"},
+		{"flaky test: an error, no fix", []capture.Turn{bash("1", "go test ./x/", fail, true), bash("2", "go test ./x/", "ok m/x", false)}, 1, 0, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,5 +173,39 @@ func TestDeterministicAndKeyed(t *testing.T) {
 	}
 	if got := Session(turns, Options{MinConfidence: 0.99}); len(got.Memories) != 0 || len(got.Links) != 0 {
 		t.Errorf("MinConfidence 0.99 kept %d memories, %d links", len(got.Memories), len(got.Links))
+	}
+}
+
+func TestFlakyNamed(t *testing.T) {
+	p := Session([]capture.Turn{bash("1", "go test ./x/", "Exit code 1\n--- FAIL: TestX (0.00s)", true), bash("2", "go test ./x/", "ok m/x", false)}, Options{})
+	if len(p.Memories) != 1 || !strings.Contains(p.Memories[0].Content, "flaky") {
+		t.Fatalf("want one error that says it passed on a retry, got %+v", p.Memories)
+	}
+}
+
+var depName = regexp.MustCompile(`^[A-Za-z][\w-]*`)
+
+func TestDependencyEditFacts(t *testing.T) {
+	tests := []struct {
+		file, old, new string
+		want           []string // the names of the facts, in order
+	}{
+		{"Cargo.toml", "serde = \"1.0\"", "serde = \"1.0\"\ntokio = { version = \"1.38\", features = [\"macros\"] }\nanyhow = \"1.0.86\"", []string{"tokio", "anyhow"}},
+		{"Cargo.toml", "", "[package]\nname = \"x\"\nversion = \"0.2.1\"\nrust-version = \"1.74\"\nedition = \"2021\"", nil},
+		{"pyproject.toml", "", "[tool.poetry.dependencies]\nhttpx = \"^0.27.0\"", []string{"httpx"}},
+		{"requirements.txt", "", "requests>=2.31\nflask==3.0.3", []string{"requests", "flask"}},
+		{"notes.toml", "", "tokio = \"1.38\"", nil}, // not a manifest
+	}
+	for _, tc := range tests {
+		p := Session([]capture.Turn{edit("1", tc.file, tc.old, tc.new)}, Options{})
+		var got []string
+		for _, m := range p.Memories {
+			if m.Kind == capture.KindFact {
+				got = append(got, depName.FindString(strings.TrimPrefix(m.Content, "Fact: "+tc.file+" pins ")))
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%s: facts %q, want %q (%+v)", tc.file, got, tc.want, p.Memories)
+		}
 	}
 }

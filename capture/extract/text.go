@@ -11,7 +11,7 @@ var (
 	// decisionStrong marks a decision on its own.
 	decisionStrong = regexp.MustCompile(`(?i)\b(decided to|decided on|we decided|the decision is|opted for|settled on|we chose|i chose|let'?s go with|we'll go with|we will go with|going with|go with the|instead of\b.+\b(we'll|we will|i'll|let's|use)\b|\b(we'll|we will|let's|i'll)\b.+\b(instead of|rather than))`)
 	// decisionUse marks a choice that needs a reason when the assistant says it.
-	decisionUse = regexp.MustCompile(`(?i)\b(we'll|we will|we're going to|i'll|let's)\s+(use|switch to|adopt|keep|move to|pin|upgrade to|migrate to)\b`)
+	decisionUse = regexp.MustCompile(`(?i)\b(we'll|we will|we're going to|we are going to|we're|we are|i'll|let's|let us)\s+(?:just\s+|now\s+|all\s+|still\s+)?(use|switch(?:ing)? to|adopt(?:ing)?|keep|move to|moving to|pin|upgrad(?:e|ing) to|migrat(?:e|ing) to|stick(?:ing)? with|stay(?:ing)? (?:on|with)|standardi[sz](?:e|ing) on)\b`)
 	reason      = regexp.MustCompile(`(?i)\b(because|since|so that|as it|to avoid|which means)\b`)
 	// hedges make a sentence a proposal, not a decision.
 	hedges = regexp.MustCompile(`(?i)\b(i'd suggest|i would suggest|i'd recommend|i'd use|i'd go|could|might|maybe|perhaps|option|should we|what about|let'?s try|we could|try )\b`)
@@ -19,9 +19,15 @@ var (
 	rejection = regexp.MustCompile(`(?i)^\s*(no\b|nope\b|not\b|don't\b|do not\b|actually,? no|instead\b)`)
 	// userDecision are the user's own short decisions: "No X, we don't want
 	// …", "keep it as …".
-	userDecision = regexp.MustCompile(`(?i)^(no,?\s+)?keep (it|them|this|that)\b|^no\b[^.]*\b(we don't want|we do not want|we won't)\b`)
+	userDecision = regexp.MustCompile(`(?i)^(no,?\s+)?keep (it|them|this|that)\b|^no\b[^.]*\b(we don't want|we do not want|we won't)\b|^(?:no\b[\s,;:—–-]*)?(?:let's\s+)?(stick with|stay (?:on|with)|keep using)\b`)
 
-	preference    = regexp.MustCompile(`(?i)^(?:(?:also|and|oh and|fyi|btw|please|note)[,:]?\s+)*(always|never|don't|do not|prefer|make sure to|from now on|we (?:always|never|use|don't use|do not use|prefer)|i prefer)\b|\b(we always|we never|we use|we don't use|we prefer|in this (?:repo|project|codebase),? we)\b`)
+	preference = regexp.MustCompile(`(?i)^(?:(?:also|and|oh and|fyi|btw|please|note)[,:]?\s+)*(always|never|don't|do not|prefer|make sure to|from now on|going forward|we (?:always|never|use|don't use|do not use|prefer)|i prefer)\b|\b(we always|we never|we use|we don't use|we prefer|in this (?:repo|project|codebase),? we)\b` +
+		// … and the same rules said mid-sentence: "please don't ever add
+		// X", "whenever you add a Y", and "no naked returns in this
+		// codebase" opening a sentence or a clause (not "there's no test
+		// in this repo").
+		`|\bplease,?\s+(?:always|never|don't|do not|avoid)\b|\b(?:don't|do not|never)\s+ever\b|\b(?:whenever|every time)\s+you\b` +
+		`|(?:^|[-—–:;,]\s*)no\s+[^.,;]{1,40}?\s+(?:in|across|anywhere in)\s+(?:this|the|our)\s+(?:repo|repository|codebase|code base|project)\b`)
 	notPreference = regexp.MustCompile(`(?i)\b(don't (?:worry|know|think|see|understand|remember)|never mind|always fails|i don't|don't have)\b`)
 )
 

@@ -3,8 +3,10 @@
 transcript format and, beside each, *.gold.json with the memories a careful
 engineer would keep from it.
 
-Run from this directory: python3 gen.py. The output is committed; change the
-sessions here and regenerate, never edit the .jsonl by hand.
+Run from this directory: python3 gen.py (sessions.py → transcripts/), and
+python3 gen.py NAME (sessions_NAME.py → NAME/: heldout and heldout2, sessions
+the rules were not built on). The output is committed; change the sessions and
+regenerate, never edit the .jsonl by hand.
 
 Line shapes follow real Claude Code transcripts (v1.0/2.x): user and assistant
 lines with parentUuid chains, one assistant line per content block, tool
@@ -12,10 +14,12 @@ results as user lines with toolUseResult, bookkeeping lines
 (file-history-snapshot, system, summary), isMeta command echoes and
 thinking blocks.
 """
-import json, os, uuid, datetime, hashlib
+import json, os, sys, uuid, datetime, hashlib
 
 NS = uuid.UUID("6f1d2c1e-9a53-4b7e-8d0f-3c2b1a0e9f77")
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "transcripts")
+HERE = os.path.dirname(os.path.abspath(__file__))
+SET = sys.argv[1] if len(sys.argv) > 1 else ""
+OUT = os.path.join(HERE, SET or "transcripts")
 
 
 class Session:
@@ -178,7 +182,7 @@ def session(fn):
     return fn
 
 
-exec(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "sessions.py")).read())
+exec(open(os.path.join(HERE, f"sessions_{SET}.py" if SET else "sessions.py")).read())
 
 if __name__ == "__main__":
     for fn in SESSIONS:
