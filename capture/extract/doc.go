@@ -20,9 +20,13 @@
 // 1" or "could not compile" last) and the command. A later run of the same
 // command failing the same way is the same error (its lines are added to
 // the provenance). The error is fixed by the first later run of the same
-// command (or, failing that, of the same program and subcommand) that
-// succeeds or fails differently; the fix note lists the edits and state-
-// changing commands between the two runs (files and the lines they added).
+// command (or, failing that, of the same program and subcommand; for a
+// build failure such as error[E…], error CS…, kotlinc's "e:" or a linker's
+// undefined reference, of the same program, since a test run builds first)
+// that succeeds or fails differently; the fix note lists the edits and
+// state-changing commands between the two runs (files and the lines they
+// added). A passing run of another command with nothing changed before it
+// (a narrower test, another seed) fixes nothing.
 // An error with no such run stays unlinked. When that run is the same
 // command line with nothing changed between (no edit, no state-changing
 // command), it was a retry, not a fix: a network failure (timeouts,
@@ -31,7 +35,8 @@
 //
 // Decisions are sentences of the user or the assistant (never tool output
 // or thinking) with a decision marker ("we'll use X because", "decided",
-// "let's go with", "instead of X … we'll", "rather than", "opted for") that
+// "let's go with", "go for the", "I went with", "instead of X … we'll",
+// "rather than", "opted for", "let's not X and just use Y") that
 // are not inside quotes, not hedged ("I'd suggest", "could", "might"), not
 // questions, and not rejected by the user's next prompt ("No, …"). A
 // sentence of the assistant with only "we'll use X" (or "we're moving to",
@@ -40,11 +45,21 @@
 // "stay on X" and "keep using X" are decisions too. Preferences are the
 // user's sentences that set a rule ("always", "never", "don't", "we use",
 // "prefer", "from now on", "going forward", "please don't", "whenever
-// you", "no X in this repo"); with a reason they are decisions. Facts are read
+// you", "no X in this repo", "avoid X", "X, not Y", "standing rule", "I want
+// every …", "in every X here", or an imperative about commit messages,
+// spelling, indentation or doc comments); with a reason they are
+// decisions. Facts are read
 // from version commands (--version), pinned installs (go get m@v, pip
 // pkg==v, npm pkg@v), dependency-file edits (requirements.txt, go.mod,
 // package.json, Gemfile, and the TOML manifests' name = "1.2" and
 // name = { version = "1.2" }) and "listens on port N".
+//
+// Version commands are a program with --version, -v, -V, version or
+// -version alone ("bundle add x --version 1.3" installs; it is a pin); of a
+// multi-line answer only the lines naming the program are kept ("Gradle
+// 8.7", not Groovy's). Installs that name a version as a flag (bundle add,
+// gem install, dotnet add package, cargo add, composer's vendor/pkg:1.2)
+// are pins too.
 //
 // Every candidate carries a confidence in [0, 1] and the rule that made it;
 // Options.MinConfidence drops the weaker ones. The rules are measured on the

@@ -26,18 +26,29 @@ var shapes = []shape{
 	{rank: 1, re: regexp.MustCompile(`--- FAIL: \S+`), detail: regexp.MustCompile(`^\s+\S+_test\.go:\d+: .+`)},
 	{rank: 1, re: regexp.MustCompile(`^FAILED \S+ - .+`)},
 	{rank: 1, re: regexp.MustCompile(`^\s*FAIL\s+\S+\.[jt]sx? > .+`), detail: regexp.MustCompile(`^(AssertionError|Error|TypeError|expect\().*`)},
+	{rank: 1, re: regexp.MustCompile(`^\S+:\d+: \*\*\* .+`)},                                                       // make: Makefile:6: *** missing separator
+	{rank: 1, re: regexp.MustCompile(`^e: .+`)},                                                                    // kotlinc
+	{rank: 1, re: regexp.MustCompile(`\berror CS\d+:.*`)},                                                          // C#
+	{rank: 2, re: regexp.MustCompile(`^\s*[\w:.]+(Error|Exception):\s*$`), detail: regexp.MustCompile(`^\s+\S.+`)}, // RSpec: the class, its message below
 	{rank: 2, re: regexp.MustCompile(`^panic: .+`)},
 	{rank: 2, re: regexp.MustCompile(`^thread '.+' panicked at .+`), detail: regexp.MustCompile(`^\S.*`)},
 	{rank: 2, re: regexp.MustCompile(`^(E\s+)?[\w.]+(Error|Exception): .+`), last: true},
 	{rank: 2, re: regexp.MustCompile(`^\S+\.\w+:\d+(:\d+)?: .+`)},
 	{rank: 2, re: regexp.MustCompile(`^npm ERR! code \w+`), detail: regexp.MustCompile(`^npm ERR! \S.+`)},
 	{rank: 3, re: regexp.MustCompile(`^ERROR: (Cannot install|ResolutionImpossible|Could not).*|An error occurred \(\w+\).*`)},
+	{rank: 3, re: regexp.MustCompile(`^Your requirements could not be resolved`), detail: regexp.MustCompile(`^\s*- .*->\s*(it is missing|but|no matching|found ).*`)}, // composer
 	{rank: 4, re: regexp.MustCompile(`(?i)\b(requires|not found|cannot|can't|could not|failed|refused|denied|undefined|no such|not authorized|unable to|conflict)\b.*`)},
 	{rank: 5, re: regexp.MustCompile(`(?i)\berror\b.*`)},
 }
 
 // wrappers are lines that only say that something failed.
-var wrappers = regexp.MustCompile(`(?i)did not complete successfully|failed to solve|could not compile|for more information|^exit (code|status)|^FAIL\s*$|^FAIL\t|^error: (process|command)|^\d+ failed|problems? \(|^Test Files|^\s*Tests\s`)
+var wrappers = regexp.MustCompile(`(?i)did not complete successfully|failed to solve|could not compile|for more information|^exit (code|status)|^FAIL\s*$|^FAIL\t|^error: (process|command)|^\d+ failed|problems? \(|^Test Files|^\s*Tests\s` +
+	`|^> Task \S+ FAILED|^FAILURE: Build failed|^\* What went wrong|\(FAILED - \d+\)|^g?make(\[\d+\])?: (Entering|Leaving) directory|^g?make(\[\d+\])?: \*\*\* \[|^collect2: error: ld returned|^Build FAILED\.?$`)
+
+// compileError are failures of a build step: any later successful run of
+// the same program (a build, or the tests, which build first) shows them
+// fixed.
+var compileError = regexp.MustCompile(`error\[E\d+\]|error TS\d+|error CS\d+|^e: |Unresolved reference|undefined reference|cannot find (type|symbol|module)|error: cannot find|could not be found|imported and not used|undefined: `)
 
 // signatures say an output failed even when the host did not flag it.
 var signatures = regexp.MustCompile(`(?m)^--- FAIL|^FAILED |^panic: |Traceback \(most recent call last\)|error\[E\d+\]|error TS\d+|^npm ERR!|^ERROR: `)
@@ -178,6 +189,16 @@ func simpleCommands(cmd string) []string {
 	return out
 }
 
+// unprivileged is a simple command without a leading sudo (and its
+// flags) or VAR=value words: what it runs.
+func unprivileged(simple string) string {
+	ws := strings.Fields(simple)
+	for len(ws) > 0 && (strings.Contains(ws[0], "=") || ws[0] == "sudo" || len(ws) > 1 && ws[0] != "" && ws[0][0] == '-' && ws[0] != "-") {
+		ws = ws[1:]
+	}
+	return strings.Join(ws, " ")
+}
+
 // program is a simple command's program name, after VAR=value words.
 func program(simple string) string {
 	for _, w := range strings.Fields(simple) {
@@ -204,15 +225,27 @@ func prefix2(simple string) string {
 	return ""
 }
 
-// sameRun reports whether a call re-runs one of f's commands: exactly
-// (exact) or by program and subcommand.
-func sameRun(f failure, t capture.Turn, exact bool) bool {
+// runMatch is how closely a later call must repeat a failing one.
+type runMatch int
+
+const (
+	matchExact      runMatch = iota // the same simple command
+	matchSubcommand                 // the same program and subcommand ("go test")
+	matchProgram                    // the same program ("./gradlew", "dotnet"): for build failures
+)
+
+// sameRun reports whether a call re-runs one of f's commands at the given
+// closeness.
+func sameRun(f failure, t capture.Turn, m runMatch) bool {
 	if t.Tool == nil || !shellTools[t.Tool.Name] {
 		return false
 	}
 	for _, r := range simpleCommands(t.Tool.Str("command")) {
 		for _, fr := range f.runs {
-			if exact && r == fr || !exact && prefix2(r) == prefix2(fr) {
+			switch {
+			case m == matchExact && r == fr,
+				m == matchSubcommand && prefix2(r) == prefix2(fr),
+				m == matchProgram && program(r) == program(fr):
 				return true
 			}
 		}
@@ -238,6 +271,12 @@ func (p *planner) errors(turns []capture.Turn) {
 		ec := from(capture.KindError, t, fmt.Sprintf("Error: %s — while running `%s`", f.headline, clip(oneLine(f.cmd), 120)), "shell-failure", conf)
 		ec.Files = uniq(f.files)
 		res, changed := p.resolve(f, turns, done, &ec)
+		if res >= 0 && !changed && !retried(f, turns, res) && ranOther(f, turns, res) {
+			// Nothing changed and the passing run was another command
+			// that changes nothing (a narrower test, another seed): it
+			// shows nothing fixed.
+			res = -1
+		}
 		if res >= 0 && !changed && retried(f, turns, res) {
 			// The same command passed with nothing changed: a retry, not a
 			// fix. A network failure is noise; anything else is flaky,
@@ -264,9 +303,13 @@ func (p *planner) errors(turns []capture.Turn) {
 // differently. Repeats of the same failure are merged into ec. It returns
 // the resolving turn (or -1) and whether it failed differently.
 func (p *planner) resolve(f failure, turns []capture.Turn, done map[int]bool, ec *capture.Candidate) (int, bool) {
-	for _, exact := range []bool{true, false} {
+	levels := []runMatch{matchExact, matchSubcommand}
+	if compileError.MatchString(f.headline) {
+		levels = append(levels, matchProgram)
+	}
+	for _, level := range levels {
 		for j := f.turn + 1; j < len(turns); j++ {
-			if !sameRun(f, turns[j], exact) {
+			if !sameRun(f, turns[j], level) {
 				continue
 			}
 			g, bad := failed(j, turns[j])
@@ -293,6 +336,14 @@ func retried(f failure, turns []capture.Turn, res int) bool {
 	}
 	changes, _, _ := changesBetween(f, turns, res)
 	return len(changes) == 0
+}
+
+// ranOther reports whether nothing changed between f and the run at res,
+// and that run, which differs from f's command, changes nothing itself.
+// (When it does, as an install with other versions does, it is the fix.)
+func ranOther(f failure, turns []capture.Turn, res int) bool {
+	changes, _, _ := changesBetween(f, turns, res)
+	return len(changes) == 0 && !mutates(turns[res].Tool.Str("command"))
 }
 
 // changesBetween lists what changed after the failure f up to and
@@ -404,11 +455,11 @@ var boringLine = regexp.MustCompile(`^(package |import |from \S+ import|[{}()\[\
 func boring(l string) bool { return boringLine.MatchString(l) }
 
 // mutating are command prefixes that change the project or its environment.
-var mutating = regexp.MustCompile(`^(npm (i|install|uninstall|ci|update)|yarn (add|remove)|pnpm (add|install)|pip3? install|uv (add|pip)|poetry add|go (get|mod tidy)|cargo (add|update)|apt(-get)? install|brew install|sed -i|mv |cp |rm |chmod |git (checkout|revert|apply|stash)|aws (iam|s3api put)|kubectl (apply|set)|docker compose up|alembic (upgrade|downgrade)|(npm|yarn|pnpm|pip3?) config set|git config )`)
+var mutating = regexp.MustCompile(`^(npm (i|install|uninstall|ci|update)|yarn (add|remove)|pnpm (add|install)|pip3? install|uv (add|pip)|poetry add|go (get|mod tidy)|cargo (add|update)|apt(-get)? install|brew install|sed -i|mv |cp |rm |chmod |git (checkout|revert|apply|stash)|aws (iam|s3api put)|kubectl (apply|set)|docker compose up|alembic (upgrade|downgrade)|(npm|yarn|pnpm|pip3?) config set|git config |bundle (add|install|update)|gem install|composer (require|install|update)|dotnet add|mix deps\.get|go (install|generate)|cargo install)`)
 
 func mutates(cmd string) bool {
 	for _, r := range simpleCommands(cmd) {
-		if mutating.MatchString(r) {
+		if mutating.MatchString(unprivileged(r)) {
 			return true
 		}
 	}

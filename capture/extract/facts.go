@@ -10,12 +10,22 @@ import (
 )
 
 var (
-	versionCmd  = regexp.MustCompile(`(^|\s)(--version|-V|version)(\s|$)`)
-	versionLine = regexp.MustCompile(`\bv?\d+\.\d+(\.\d+)?\b`)
-	goGetPin    = regexp.MustCompile(`^([\w.-]+\.[\w./-]+)@(v\d+\.\d+\.\d+\S*)$`)
-	pipPin      = regexp.MustCompile(`^([A-Za-z][\w.-]*)==(\d[\w.]*)$`)
-	npmPin      = regexp.MustCompile(`^(@?[\w.-]+(?:/[\w.-]+)?)@(\d+\.\d+\.\d+\S*)$`)
-	depLine     = regexp.MustCompile(`^\s*"?([A-Za-z@][\w./@-]*)"?\s*(==|~=|>=|:\s*"[\^~]?|\s+v)(\d+\.\d+[\w.]*)`)
+	// versionArg is the one argument that asks a program its version
+	// ("go version", "ruby -v", "java -version"); a command that only
+	// passes --version to a subcommand ("bundle add x --version 1.3")
+	// installs, it does not ask.
+	versionArg = map[string]bool{"--version": true, "-V": true, "-v": true, "version": true, "-version": true}
+	// installVersion is an install that names its version as a flag
+	// ("bundle add rails --version 7.1", "dotnet add package X --version
+	// 8.3.1", "gem install x -v 2.0").
+	installCmd     = regexp.MustCompile(`^(bundle add|gem install|dotnet add|cargo add|cargo install|helm (?:install|upgrade)|composer require|uv add|poetry add|go install|mix archive.install)\b`)
+	installVersion = regexp.MustCompile(`(?:--version|-v)[ =]"?(\d+(?:\.\d+)+[\w.+-]*)"?`)
+	composerPin    = regexp.MustCompile(`^([\w.-]+/[\w.-]+):([\^~]?\d+\.\d+[\w.]*)$`)
+	versionLine    = regexp.MustCompile(`\bv?\d+\.\d+(\.\d+)?\b`)
+	goGetPin       = regexp.MustCompile(`^([\w.-]+\.[\w./-]+)@(v\d+\.\d+\.\d+\S*)$`)
+	pipPin         = regexp.MustCompile(`^([A-Za-z][\w.-]*)==(\d[\w.]*)$`)
+	npmPin         = regexp.MustCompile(`^(@?[\w.-]+(?:/[\w.-]+)?)@(\d+\.\d+\.\d+\S*)$`)
+	depLine        = regexp.MustCompile(`^\s*"?([A-Za-z@][\w./@-]*)"?\s*(==|~=|>=|:\s*"[\^~]?|\s+v)(\d+\.\d+[\w.]*)`)
 	// tomlDep is a TOML manifest's dependency (Cargo.toml, Poetry's
 	// pyproject.toml): name = "1.2" or name = { version = "1.2", … }.
 	tomlDep  = regexp.MustCompile(`^\s*([A-Za-z][\w.-]*)\s*=\s*(?:"[\^~=<>]*\s*(\d+(?:\.\d+)+[\w.-]*)"|\{[^}]*\bversion\s*=\s*"[\^~=<>]*\s*(\d+(?:\.\d+)+[\w.-]*)")`)
@@ -44,11 +54,12 @@ func (p *planner) facts(turns []capture.Turn) {
 		case t.Tool != nil && shellTools[t.Tool.Name] && t.Tool.HasResult && !t.Tool.IsError:
 			cmd := t.Tool.Str("command")
 			runs := simpleCommands(cmd)
-			if len(runs) > 0 && versionCmd.MatchString(cmd) {
+			if len(runs) > 0 && allVersionCommands(runs) {
 				lines := nonEmpty(t.Tool.Output)
-				for k, l := range lines {
-					if !versionLine.MatchString(l) || len(l) > 120 {
-						continue
+				for _, k := range versionLines(lines, runs) {
+					l := lines[k]
+					if len(l) > 120 { // one long line (helm's BuildInfo{…}): its first version
+						l = versionLine.FindString(l)
 					}
 					what := program(runs[0])
 					if len(lines) == len(runs) {
@@ -60,11 +71,16 @@ func (p *planner) facts(turns []capture.Turn) {
 			for _, r := range runs {
 				for _, w := range strings.Fields(r)[1:] {
 					w = strings.Trim(w, `'"`)
-					for _, re := range []*regexp.Regexp{goGetPin, pipPin, npmPin} {
+					for _, re := range []*regexp.Regexp{goGetPin, pipPin, npmPin, composerPin} {
 						if m := re.FindStringSubmatch(w); m != nil {
 							add(t, fmt.Sprintf("Fact: the project uses %s (installed with `%s`)", w, clip(r, 120)), m[1], "pinned-install", 0.7)
 						}
 					}
+				}
+			}
+			for _, r := range runs {
+				if m := installVersion.FindStringSubmatch(r); m != nil && installCmd.MatchString(unprivileged(r)) {
+					add(t, fmt.Sprintf("Fact: the project uses version %s (installed with `%s`)", m[1], clip(r, 120)), r, "pinned-install", 0.7)
 				}
 			}
 		case t.Tool != nil && isEdit(t.Tool.Name):
@@ -103,4 +119,44 @@ func nonEmpty(s string) []string {
 		}
 	}
 	return out
+}
+
+// allVersionCommands reports whether every simple command asks a program
+// its version and nothing else.
+func allVersionCommands(runs []string) bool {
+	for _, r := range runs {
+		ws := strings.Fields(unprivileged(r))
+		if len(ws) != 2 || !versionArg[ws[1]] {
+			return false
+		}
+	}
+	return true
+}
+
+// versionLines picks the lines of a version command's output that name a
+// version: one per command when there are as many lines as commands;
+// else, of one command's, those that name the program ("Gradle 8.7" of
+// gradle's table, "Elixir 1.16.2" under Erlang's banner) when some do, or
+// else the first.
+func versionLines(lines, runs []string) []int {
+	var all, named []int
+	name := strings.ToLower(strings.TrimSuffix(program(runs[0]), "w")) // gradlew, mvnw
+	for k, l := range lines {
+		if !versionLine.MatchString(l) {
+			continue
+		}
+		all = append(all, k)
+		if strings.Contains(strings.ToLower(l), name) {
+			named = append(named, k)
+		}
+	}
+	switch {
+	case len(lines) == len(runs) || len(runs) > 1:
+		return all
+	case len(named) > 0:
+		return named
+	case len(all) > 0:
+		return all[:1]
+	}
+	return nil
 }

@@ -50,6 +50,12 @@ func TestExtractionHeldOut(t *testing.T) {
 	checkQuality(t, "testdata/heldout")
 }
 
+// TestExtractionBlind is the same on testdata/heldout2, sessions a helper
+// wrote without reading the rules (sessions_heldout2.py).
+func TestExtractionBlind(t *testing.T) {
+	checkQuality(t, "testdata/heldout2")
+}
+
 // checkQuality scores one fixture directory, prints the table (and with -v
 // every miss and spurious memory) and fails on a leaked secret or below
 // issue 29's goal.

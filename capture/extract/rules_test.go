@@ -31,6 +31,8 @@ func TestDecisionSentences(t *testing.T) {
 		{"We're standardising on JUnit 5.", true, true},
 		{"We're going to need a bigger cache.", true, false},     // no choice verb
 		{"We're using the staging cluster today.", false, false}, // says what is, chooses nothing
+		{"I went with async/await over Combine, since Combine doesn't exist on Linux.", false, true},
+		{"One option would be to go for the cache.", false, false}, // hedged
 	}
 	for _, tc := range tests {
 		_, got := decision(tc.s, tc.user)
@@ -66,6 +68,17 @@ func TestUserSentences(t *testing.T) {
 		{"Going forward, prefix commits with the ticket id.", capture.KindPreference},
 		{"There's no test in this repo for that yet.", ""}, // "no … in this repo" that states, not rules
 		{"Please rename total to sum.", ""},                // a one-off instruction
+		{"And please prefix commit messages with the ticket id.", capture.KindPreference},
+		{"Use British spelling in user-facing strings.", capture.KindPreference},
+		{"Standing rule: I want every public method to have XML doc comments.", capture.KindPreference},
+		{"Please keep it that way in every Makefile here.", capture.KindPreference},
+		{"Tabs, not spaces, in Makefiles.", capture.KindPreference},
+		{"Avoid lodash, this package has zero runtime dependencies.", capture.KindPreference},
+		{"ok, go for the feature flag approach with Flipper.", capture.KindDecision},
+		{"Let's not bother with the UI and just use the console for now.", capture.KindDecision},
+		{"We're dropping support for Node 16, it's been EOL for ages.", capture.KindDecision},
+		{"Write a docstring for parse.", ""},              // one function, once
+		{"Please add a test for every handler here.", ""}, // a task over many, not a rule
 	}
 	for _, tc := range tests {
 		turns := []capture.Turn{{Kind: capture.KindUser, Session: "s", UUIDs: []string{"u"}, Text: tc.text}}
@@ -118,6 +131,10 @@ func TestErrorsAndFixes(t *testing.T) {
 		{"network failure gone on retry", []capture.Turn{bash("1", "npm install", "npm ERR! code ETIMEDOUT\nnpm ERR! network request failed, reason: connect ETIMEDOUT 1.2.3.4:443", true), bash("2", "npm install", "added 812 packages", false)}, 0, 0, ""},
 		{"network failure fixed by a change", []capture.Turn{bash("1", "npm install", "npm ERR! code ETIMEDOUT\nnpm ERR! connect ETIMEDOUT", true), bash("2", "npm config set registry https://mirror.example/", "", false), bash("3", "npm install", "added 812 packages", false)}, 1, 1, "npm config set"},
 		{"flaky test: an error, no fix", []capture.Turn{bash("1", "go test ./x/", fail, true), bash("2", "go test ./x/", "ok m/x", false)}, 1, 0, ""},
+		{"a narrower run passing fixes nothing", []capture.Turn{bash("1", "mix test", "  1) test x (XTest)\n     ** (DBConnection.OwnershipError) cannot find ownership process", true), bash("2", "mix test test/x_test.exs --seed 0", "3 tests, 0 failures", false)}, 1, 0, ""},
+		{"a build error fixed, then the tests pass", []capture.Turn{bash("1", "dotnet build src/R", "R.cs(1,7): error CS0246: The type or namespace name 'Polly' could not be found\n\nBuild FAILED.", true), bash("2", "dotnet add src/R package Polly.Core --version 8.3.1", "info : PackageReference for package 'Polly.Core' version '8.3.1' added", false), bash("3", "dotnet test", "Passed!  - Failed:     0, Passed:    17", false)}, 1, 1, "Polly.Core"},
+		{"a test failure is not fixed by another subcommand", []capture.Turn{bash("1", "go test ./x/", fail, true), edit("2", "x/x.go", "a := 1", "a := 2"), bash("3", "go vet ./...", "", false)}, 1, 0, ""},
+		{"sudo install then the same command passes", []capture.Turn{bash("1", "composer require a/b:5.3.0", "Your requirements could not be resolved to an installable set of packages.\n\n  Problem 1\n    - a/b 5.3.0 requires ext-intl * -> it is missing from your system.", true), bash("2", "sudo apt-get install -y php8.3-intl", "Setting up php8.3-intl", false), bash("3", "composer require a/b:5.3.0", "Writing lock file", false)}, 1, 1, "php8.3-intl"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -152,6 +169,10 @@ func TestHeadline(t *testing.T) {
 		{"Traceback (most recent call last):\n  File \"a.py\", line 1\nValueError: bad\n", "ValueError: bad"},
 		{"#8 0.4 go: go.mod requires go >= 1.22 (running go 1.21)\n#8 ERROR: process \"/bin/sh -c go mod download\" did not complete successfully: exit code: 1", "#8 0.4 go: go.mod requires go >= 1.22 (running go 1.21)"},
 		{"thread 't' panicked at tests/a.rs:1:1:\ncalled `Result::unwrap()` on an `Err` value: Connection refused", "thread 't' panicked at tests/a.rs:1:1:: called `Result::unwrap()` on an `Err` value: Connection refused"},
+		{"make: Entering directory '/src/tools'\nMakefile:6: *** missing separator.  Stop.\nmake: Leaving directory '/src/tools'", "Makefile:6: *** missing separator.  Stop."},
+		{"> Task :server:compileKotlin FAILED\ne: file:///s/A.kt:3:18 Unresolved reference: client\n\nFAILURE: Build failed with an exception.", "e: file:///s/A.kt:3:18 Unresolved reference: client"},
+		{"    discounts orders (FAILED - 1)\n\n  1) BulkDiscount#apply\n     Failure/Error: x.sum(&:subtotal)\n\n     NoMethodError:\n       undefined method `subtotal' for LineItem\n", "NoMethodError:: undefined method `subtotal' for LineItem"},
+		{"Your requirements could not be resolved to an installable set of packages.\n\n  Problem 1\n    - Root composer.json requires a/b 5.3.0 -> satisfiable by a/b[5.3.0].\n    - a/b 5.3.0 requires ext-intl * -> it is missing from your system.", "Your requirements could not be resolved to an installable set of packages.: - a/b 5.3.0 requires ext-intl * -> it is missing from your system."},
 	}
 	for _, tc := range tests {
 		if got, _ := headline(tc.out); got != tc.want {
@@ -206,6 +227,40 @@ func TestDependencyEditFacts(t *testing.T) {
 		}
 		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
 			t.Errorf("%s: facts %q, want %q (%+v)", tc.file, got, tc.want, p.Memories)
+		}
+	}
+}
+
+func TestVersionCommandFacts(t *testing.T) {
+	tests := []struct {
+		cmd, out string
+		want     []string // substrings, one per fact, in order
+	}{
+		{"ruby -v", "ruby 3.3.0 (2023-12-25 revision 5124f9ac75) [x86_64-linux]", []string{"ruby 3.3.0"}},
+		{"./gradlew --version", "\n----\nGradle 8.7\n----\nKotlin:       1.9.22\nGroovy:       3.0.17\nOS:           Linux 6.5.0-27-generic amd64", []string{"Gradle 8.7"}},
+		{"elixir --version", "Erlang/OTP 26 [erts-14.2.3] [source]\n\nElixir 1.16.2 (compiled with Erlang/OTP 26)", []string{"Elixir 1.16.2"}},
+		{"helm version", `version.BuildInfo{Version:"v3.14.3", GitCommit:"f03cc04caaa8f6d7c3e67cf918929150cf6f3f12", GitTreeState:"clean", GoVersion:"go1.21.7"}`, []string{"helm version: v3.14.3"}},
+		{"python3 --version && pip --version", "Python 3.12.3\npip 24.0 from /x (python 3.12)", []string{"python3 version: Python 3.12.3", "pip version: pip 24.0"}},
+		{`bundle add flipper --version "1.3.0"`, "Fetching flipper 1.3.0\nInstalling flipper 1.3.0", []string{"version 1.3.0 (installed with `bundle add flipper"}},
+		{"composer require vendor/phone:5.3.0", "Writing lock file", []string{"vendor/phone:5.3.0"}},
+		{"go test ./... -v", "ok m 0.1s", nil}, // -v is not a version here
+	}
+	for _, tc := range tests {
+		p := Session([]capture.Turn{bash("1", tc.cmd, tc.out, false)}, Options{})
+		var got []string
+		for _, m := range p.Memories {
+			if m.Kind == capture.KindFact {
+				got = append(got, m.Content)
+			}
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: facts %q, want %d like %q", tc.cmd, got, len(tc.want), tc.want)
+			continue
+		}
+		for i, w := range tc.want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("%s: fact %q lacks %q", tc.cmd, got[i], w)
+			}
 		}
 	}
 }

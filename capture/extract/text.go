@@ -9,9 +9,12 @@ import (
 
 var (
 	// decisionStrong marks a decision on its own.
-	decisionStrong = regexp.MustCompile(`(?i)\b(decided to|decided on|we decided|the decision is|opted for|settled on|we chose|i chose|let'?s go with|we'll go with|we will go with|going with|go with the|instead of\b.+\b(we'll|we will|i'll|let's|use)\b|\b(we'll|we will|let's|i'll)\b.+\b(instead of|rather than))`)
+	decisionStrong = regexp.MustCompile(`(?i)\b(decided to|decided on|we decided|the decision is|opted for|settled on|we chose|i chose|let'?s go with|we'll go with|we will go with|going with|go with the|instead of\b.+\b(we'll|we will|i'll|let's|use)\b|\b(we'll|we will|let's|i'll)\b.+\b(instead of|rather than)` +
+		// "go for the X approach", "I went with A over B", "let's not
+		// bother with X and just use Y"
+		`|\bgo for (the|it)\b|\b(i|we) went with\b|\b(let'?s|we'll|we will|i'll) not\b[^.]*\band (just )?(use|go with|keep|stick with)\b)`)
 	// decisionUse marks a choice that needs a reason when the assistant says it.
-	decisionUse = regexp.MustCompile(`(?i)\b(we'll|we will|we're going to|we are going to|we're|we are|i'll|let's|let us)\s+(?:just\s+|now\s+|all\s+|still\s+)?(use|switch(?:ing)? to|adopt(?:ing)?|keep|move to|moving to|pin|upgrad(?:e|ing) to|migrat(?:e|ing) to|stick(?:ing)? with|stay(?:ing)? (?:on|with)|standardi[sz](?:e|ing) on)\b`)
+	decisionUse = regexp.MustCompile(`(?i)\b(we'll|we will|we're going to|we are going to|we're|we are|i'll|let's|let us)\s+(?:just\s+|now\s+|all\s+|still\s+)?(use|switch(?:ing)? to|adopt(?:ing)?|keep|move to|moving to|pin|upgrad(?:e|ing) to|migrat(?:e|ing) to|stick(?:ing)? with|stay(?:ing)? (?:on|with)|standardi[sz](?:e|ing) on|drop(?:ping)? support for)\b`)
 	reason      = regexp.MustCompile(`(?i)\b(because|since|so that|as it|to avoid|which means)\b`)
 	// hedges make a sentence a proposal, not a decision.
 	hedges = regexp.MustCompile(`(?i)\b(i'd suggest|i would suggest|i'd recommend|i'd use|i'd go|could|might|maybe|perhaps|option|should we|what about|let'?s try|we could|try )\b`)
@@ -27,7 +30,21 @@ var (
 		// codebase" opening a sentence or a clause (not "there's no test
 		// in this repo").
 		`|\bplease,?\s+(?:always|never|don't|do not|avoid)\b|\b(?:don't|do not|never)\s+ever\b|\b(?:whenever|every time)\s+you\b` +
-		`|(?:^|[-—–:;,]\s*)no\s+[^.,;]{1,40}?\s+(?:in|across|anywhere in)\s+(?:this|the|our)\s+(?:repo|repository|codebase|code base|project)\b`)
+		`|(?:^|[-—–:;,]\s*)no\s+[^.,;]{1,40}?\s+(?:in|across|anywhere in)\s+(?:this|the|our)\s+(?:repo|repository|codebase|code base|project)\b` +
+		// a rule named as one, or said of every X: "standing rule: …",
+		// "I want every public method to …", "… in every Makefile here"
+		`|\b(?:standing rule|house rule|as a rule|for future reference)\b|\bi (?:want|'d like|would like) (?:every|all|each)\b` +
+		`|\b(?:in|across) (?:every|all|each)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:here|in (?:this|the|our) (?:repo|repository|codebase|project|solution))\b` +
+		// "avoid X" opening a sentence, and "Tabs, not spaces" (a short
+		// "X, not Y" opening one)
+		`|^(?:(?:also|and|no|please)[,.:]?\s+)*(?:avoid|stick to)\b|^[\w+#./-]+(?:\s[\w+#./-]+){0,2}, not [\w+#./-]+(?:\s[\w+#./-]+){0,2}(?:,|\.|$)`)
+
+	// convention is an imperative about a convention's subject, in the
+	// plural (commit messages, spelling, indentation, doc comments): the
+	// user's "please prefix commit messages with the ticket id" sets a rule
+	// where "please rename t to total" and "write a docstring for parse"
+	// do not.
+	convention    = regexp.MustCompile(`(?i)^(?:(?:also|and|please|btw|fyi)[,:]?\s+)*(?:use|prefix|write|keep|put|format|indent|document|sign)\b.*\b(?:commit messages|commits|spelling|tabs|spaces|indentation|doc comments|docstrings)\b`)
 	notPreference = regexp.MustCompile(`(?i)\b(don't (?:worry|know|think|see|understand|remember)|never mind|always fails|i don't|don't have)\b`)
 )
 
@@ -45,7 +62,11 @@ func (p *planner) sentences(turns []capture.Turn) {
 				continue
 			}
 			if user {
-				if m := preference.FindStringIndex(s); m != nil && !notPreference.MatchString(s) && !quoted(s, m[0]) {
+				m := preference.FindStringIndex(s)
+				if m == nil {
+					m = convention.FindStringIndex(s)
+				}
+				if m != nil && !notPreference.MatchString(s) && !quoted(s, m[0]) {
 					if reason.MatchString(s) {
 						p.add(from(capture.KindDecision, t, "Decision: "+s, "user-rule-with-reason", 0.75))
 					} else {
