@@ -54,7 +54,8 @@ func (p *planner) facts(turns []capture.Turn) {
 		case t.Tool != nil && shellTools[t.Tool.Name] && t.Tool.HasResult && !t.Tool.IsError:
 			cmd := t.Tool.Str("command")
 			runs := simpleCommands(cmd)
-			if len(runs) > 0 && allVersionCommands(runs) {
+			if vruns := versionCommands(runs); len(vruns) > 0 {
+				runs := vruns
 				lines := nonEmpty(t.Tool.Output)
 				for _, k := range versionLines(lines, runs) {
 					l := lines[k]
@@ -121,16 +122,16 @@ func nonEmpty(s string) []string {
 	return out
 }
 
-// allVersionCommands reports whether every simple command asks a program
-// its version and nothing else.
-func allVersionCommands(runs []string) bool {
+// versionCommands are the simple commands that ask a program its version
+// and nothing else ("corepack enable && pnpm --version": the second).
+func versionCommands(runs []string) []string {
+	var out []string
 	for _, r := range runs {
-		ws := strings.Fields(unprivileged(r))
-		if len(ws) != 2 || !versionArg[ws[1]] {
-			return false
+		if ws := strings.Fields(unprivileged(r)); len(ws) == 2 && versionArg[ws[1]] {
+			out = append(out, r)
 		}
 	}
-	return true
+	return out
 }
 
 // versionLines picks the lines of a version command's output that name a

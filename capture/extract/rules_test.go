@@ -244,6 +244,7 @@ func TestVersionCommandFacts(t *testing.T) {
 		{`bundle add flipper --version "1.3.0"`, "Fetching flipper 1.3.0\nInstalling flipper 1.3.0", []string{"version 1.3.0 (installed with `bundle add flipper"}},
 		{"composer require vendor/phone:5.3.0", "Writing lock file", []string{"vendor/phone:5.3.0"}},
 		{"go test ./... -v", "ok m 0.1s", nil}, // -v is not a version here
+		{"corepack enable && pnpm --version", "9.4.0", []string{"pnpm version: 9.4.0"}},
 	}
 	for _, tc := range tests {
 		p := Session([]capture.Turn{bash("1", tc.cmd, tc.out, false)}, Options{})
