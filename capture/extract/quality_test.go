@@ -40,26 +40,38 @@ func scoreFixture(t testing.TB, dir string) (captureeval.Score, int) {
 // at recall ≥ 0.5 for errors+fixes and for decisions, and no secret in any
 // memory. Run it with -v to see the table and what was missed.
 func TestExtractionQuality(t *testing.T) {
-	checkQuality(t, "testdata/transcripts")
+	checkQuality(t, "testdata/transcripts", true)
 }
 
-// TestExtractionHeldOut is TestExtractionQuality on the sessions the rules
-// were not built on (testdata/sessions_heldout.py): the figure to expect
-// from a transcript nobody has read.
+// TestExtractionHeldOut is TestExtractionQuality on testdata/heldout
+// (sessions_heldout.py), written after the rules and scored once before
+// they were changed for it; in-sample since, so it gates like the fixture.
 func TestExtractionHeldOut(t *testing.T) {
-	checkQuality(t, "testdata/heldout")
+	checkQuality(t, "testdata/heldout", true)
 }
 
 // TestExtractionBlind is the same on testdata/heldout2, sessions a helper
-// wrote without reading the rules (sessions_heldout2.py).
+// wrote without reading the rules (sessions_heldout2.py); the rules were
+// changed for it after its blind score, so it gates too.
 func TestExtractionBlind(t *testing.T) {
-	checkQuality(t, "testdata/heldout2")
+	checkQuality(t, "testdata/heldout2", true)
+}
+
+// TestExtractionBlind2 reports, and does not gate, testdata/heldout3:
+// twelve sessions a second helper wrote blind after the rules had been
+// changed for heldout2. Its score is the out-of-sample figure
+// (docs/BENCHMARKS.md "Capture on transcripts the rules never saw"), and
+// below the goal. Keep it blind: a rule changed for these sessions makes
+// it one more in-sample set, and a new blind set is then needed. A leaked
+// secret fails it all the same.
+func TestExtractionBlind2(t *testing.T) {
+	checkQuality(t, "testdata/heldout3", false)
 }
 
 // checkQuality scores one fixture directory, prints the table (and with -v
-// every miss and spurious memory) and fails on a leaked secret or below
-// issue 29's goal.
-func checkQuality(t *testing.T, dir string) {
+// every miss and spurious memory) and fails on a leaked secret, and with
+// gate below issue 29's goal.
+func checkQuality(t *testing.T, dir string, gate bool) {
 	s, n := scoreFixture(t, dir)
 	t.Logf("%s: %d transcripts\n%s", dir, n, captureeval.Table(s))
 	if testing.Verbose() {
@@ -73,6 +85,10 @@ func checkQuality(t *testing.T, dir string) {
 	for _, l := range s.Leaks {
 		t.Errorf("secret leaked: %s", l)
 	}
+	fail := t.Errorf
+	if !gate {
+		fail = t.Logf
+	}
 	goals := []struct {
 		name string
 		c    captureeval.Counts
@@ -82,11 +98,11 @@ func checkQuality(t *testing.T, dir string) {
 	}
 	for _, g := range goals {
 		if g.c.Precision() < 0.8 || g.c.Recall() < 0.5 {
-			t.Errorf("%s: precision %.2f recall %.2f, goal precision ≥ 0.80 at recall ≥ 0.50", g.name, g.c.Precision(), g.c.Recall())
+			fail("%s: precision %.2f recall %.2f, goal precision ≥ 0.80 at recall ≥ 0.50", g.name, g.c.Precision(), g.c.Recall())
 		}
 	}
 	if s.Links.Predicted > 0 && s.Links.Precision() < 0.8 {
-		t.Errorf("fixes links: precision %.2f, want ≥ 0.80", s.Links.Precision())
+		fail("fixes links: precision %.2f, want ≥ 0.80", s.Links.Precision())
 	}
 }
 
