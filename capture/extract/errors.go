@@ -457,10 +457,35 @@ func boring(l string) bool { return boringLine.MatchString(l) }
 // mutating are command prefixes that change the project or its environment.
 var mutating = regexp.MustCompile(`^(npm (i|install|uninstall|ci|update)|yarn (add|remove)|pnpm (add|install)|pip3? install|uv (add|pip)|poetry add|go (get|mod tidy)|cargo (add|update)|apt(-get)? install|brew install|sed -i|mv |cp |rm |chmod |git (checkout|revert|apply|stash)|aws (iam|s3api put)|kubectl (apply|set)|docker compose up|alembic (upgrade|downgrade)|(npm|yarn|pnpm|pip3?) config set|git config |bundle (add|install|update)|gem install|composer (require|install|update)|dotnet add|mix deps\.get|go (install|generate)|cargo install)`)
 
+// changeVerbs are the subcommands that change a project or its
+// environment whatever the tool ("buf generate", "uv sync", "ansible-galaxy
+// collection install", "git remote set-url", "nix flake lock"): a
+// command with one among its first three words changes state, unless it
+// only pretends to (--dry-run, --check).
+var changeVerbs = map[string]bool{"install": true, "add": true, "sync": true, "generate": true, "gen": true,
+	"codegen": true, "update": true, "upgrade": true, "set-url": true, "init": true, "apply": true,
+	"migrate": true, "download": true, "restore": true, "tidy": true, "vendor": true, "lock": true,
+	"relock": true, "uninstall": true, "remove": true, "rebuild": true, "enable": true, "bump": true}
+
+var pretend = regexp.MustCompile(`(^|\s)(--dry-run|--check|-n|--diff|--plan)(\s|$)`)
+
+// mutates reports whether a command line changes the project or its
+// environment: a known prefix (mutating) or a change verb among a simple
+// command's first three words after the program.
 func mutates(cmd string) bool {
 	for _, r := range simpleCommands(cmd) {
-		if mutating.MatchString(unprivileged(r)) {
+		r = unprivileged(r)
+		if pretend.MatchString(r) {
+			continue
+		}
+		if mutating.MatchString(r) {
 			return true
+		}
+		ws := strings.Fields(r)
+		for _, w := range ws[1:min(len(ws), 4)] {
+			if changeVerbs[strings.ToLower(w)] {
+				return true
+			}
 		}
 	}
 	return false

@@ -265,3 +265,31 @@ func TestVersionCommandFacts(t *testing.T) {
 		}
 	}
 }
+
+func TestMutates(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want bool
+	}{
+		{"npm install react@18.2.0", true},
+		{"sudo apt-get install -y php8.3-intl", true},
+		{"buf generate", true},
+		{"uv sync", true},
+		{"ansible-galaxy collection install grafana.grafana", true},
+		{"git remote set-url origin git@github.com:o/r.git", true},
+		{"nix flake lock --update-input nixpkgs && nix build .#default", true},
+		{"flyway -configFiles=conf/flyway.conf migrate", true},
+		{"go test ./...", false},
+		{"cargo clippy --all-targets -- -D warnings", false},
+		{"terraform plan -out=tfplan", false},
+		{"npm run build", false},
+		{"ls src/install", false}, // a word in a path, past the first three
+		{"npm install --dry-run", false},
+		{"git status", false},
+	}
+	for _, tc := range tests {
+		if got := mutates(tc.cmd); got != tc.want {
+			t.Errorf("mutates(%q) = %v, want %v", tc.cmd, got, tc.want)
+		}
+	}
+}
