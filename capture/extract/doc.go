@@ -67,8 +67,8 @@
 // Every candidate carries a confidence in [0, 1] and the rule that made it;
 // Options.MinConfidence drops the weaker ones. The rules are measured on the
 // labelled fixture in testdata (TestExtractionQuality prints precision and
-// recall per kind) and on three held-out sets written after them; the last,
-// testdata/heldout3, was written blind and never tuned to, and its score
+// recall per kind) and on four held-out sets written after them; the last,
+// testdata/heldout4, was written blind and never tuned to, and its score
 // (below issue 29's goal for decisions and errors+fixes) is the figure an
 // unseen transcript should expect: docs/BENCHMARKS.md "Capture on
 // transcripts the rules never saw".

@@ -59,13 +59,23 @@ func TestExtractionBlind(t *testing.T) {
 
 // TestExtractionBlind2 reports, and does not gate, testdata/heldout3:
 // twelve sessions a second helper wrote blind after the rules had been
-// changed for heldout2. Its score is the out-of-sample figure
-// (docs/BENCHMARKS.md "Capture on transcripts the rules never saw"), and
-// below the goal. Keep it blind: a rule changed for these sessions makes
-// it one more in-sample set, and a new blind set is then needed. A leaked
-// secret fails it all the same.
+// changed for heldout2. Its first score was the out-of-sample figure of
+// be27053; 17f26c2 then changed a rule for its misses (commands that change
+// state, read by their verb), so it is in-sample since and heldout4 is the
+// blind set. It gates only on leaked secrets: below the goal still.
 func TestExtractionBlind2(t *testing.T) {
 	checkQuality(t, "testdata/heldout3", false)
+}
+
+// TestExtractionBlind3 reports, and does not gate, testdata/heldout4:
+// twelve sessions a third helper wrote blind, from a brief with no example
+// phrasings, after every rule change of the twenty-fifth session. Its score
+// is the out-of-sample figure (docs/BENCHMARKS.md "Capture on transcripts
+// the rules never saw"). Keep it blind: a rule changed for these sessions
+// makes it one more in-sample set, and a new blind set is then needed. A
+// leaked secret fails it all the same.
+func TestExtractionBlind3(t *testing.T) {
+	checkQuality(t, "testdata/heldout4", false)
 }
 
 // checkQuality scores one fixture directory, prints the table (and with -v
