@@ -189,12 +189,18 @@ func simpleCommands(cmd string) []string {
 	return out
 }
 
-// unprivileged is a simple command without a leading sudo (and its
-// flags) or VAR=value words: what it runs.
+// unprivileged is a simple command without its leading VAR=value words
+// and sudo (with sudo's flags): what it runs.
 func unprivileged(simple string) string {
 	ws := strings.Fields(simple)
-	for len(ws) > 0 && (strings.Contains(ws[0], "=") || ws[0] == "sudo" || len(ws) > 1 && ws[0] != "" && ws[0][0] == '-' && ws[0] != "-") {
+	for len(ws) > 0 && strings.Contains(ws[0], "=") {
 		ws = ws[1:]
+	}
+	if len(ws) > 0 && ws[0] == "sudo" {
+		ws = ws[1:]
+		for len(ws) > 1 && strings.HasPrefix(ws[0], "-") {
+			ws = ws[1:]
+		}
 	}
 	return strings.Join(ws, " ")
 }
@@ -271,22 +277,25 @@ func (p *planner) errors(turns []capture.Turn) {
 		ec := from(capture.KindError, t, fmt.Sprintf("Error: %s — while running `%s`", f.headline, clip(oneLine(f.cmd), 120)), "shell-failure", conf)
 		ec.Files = uniq(f.files)
 		res, changed := p.resolve(f, turns, done, &ec)
-		if res >= 0 && !changed && !retried(f, turns, res) && ranOther(f, turns, res) {
-			// Nothing changed and the passing run was another command
-			// that changes nothing (a narrower test, another seed): it
-			// shows nothing fixed.
-			res = -1
-		}
-		if res >= 0 && !changed && retried(f, turns, res) {
-			// The same command passed with nothing changed: a retry, not a
-			// fix. A network failure is noise; anything else is flaky,
-			// which is worth knowing, but nothing fixed it.
-			if f.network {
-				continue
+		if res >= 0 && !changed && unchangedSince(f, turns, res) {
+			cmd := turns[res].Tool.Str("command")
+			switch {
+			case oneLine(cmd) == oneLine(f.cmd):
+				// The same command passed: a retry, not a fix. A network
+				// failure is noise; anything else is flaky, which is worth
+				// knowing, but nothing fixed it.
+				if f.network {
+					continue
+				}
+				ec.Content = fmt.Sprintf("Error (passed when re-run unchanged, flaky): %s — while running `%s`", f.headline, clip(oneLine(f.cmd), 120))
+				ec.Confidence = 0.6
+				res = -1
+			case !mutates(cmd):
+				// Another command that changes nothing passed (a narrower
+				// test, another seed): it shows nothing fixed. One that
+				// changes state (an install with other versions) is the fix.
+				res = -1
 			}
-			ec.Content = fmt.Sprintf("Error (passed when re-run unchanged, flaky): %s — while running `%s`", f.headline, clip(oneLine(f.cmd), 120))
-			ec.Confidence = 0.6
-			res = -1
 		}
 		ei := p.add(ec)
 		if res < 0 {
@@ -327,23 +336,11 @@ func (p *planner) resolve(f failure, turns []capture.Turn, done map[int]bool, ec
 	return -1, false
 }
 
-// retried reports whether the run at res repeats f's command exactly with
-// nothing changed since f: no edit, no command that changes the tree.
-func retried(f failure, turns []capture.Turn, res int) bool {
-	rt := turns[res].Tool
-	if rt == nil || oneLine(rt.Str("command")) != oneLine(f.cmd) {
-		return false
-	}
+// unchangedSince reports whether nothing changed between the failure f
+// and the run at res: no edit kept, no command that changes the tree.
+func unchangedSince(f failure, turns []capture.Turn, res int) bool {
 	changes, _, _ := changesBetween(f, turns, res)
 	return len(changes) == 0
-}
-
-// ranOther reports whether nothing changed between f and the run at res,
-// and that run, which differs from f's command, changes nothing itself.
-// (When it does, as an install with other versions does, it is the fix.)
-func ranOther(f failure, turns []capture.Turn, res int) bool {
-	changes, _, _ := changesBetween(f, turns, res)
-	return len(changes) == 0 && !mutates(turns[res].Tool.Str("command"))
 }
 
 // changesBetween lists what changed after the failure f up to and
@@ -454,8 +451,10 @@ var boringLine = regexp.MustCompile(`^(package |import |from \S+ import|[{}()\[\
 
 func boring(l string) bool { return boringLine.MatchString(l) }
 
-// mutating are command prefixes that change the project or its environment.
-var mutating = regexp.MustCompile(`^(npm (i|install|uninstall|ci|update)|yarn (add|remove)|pnpm (add|install)|pip3? install|uv (add|pip)|poetry add|go (get|mod tidy)|cargo (add|update)|apt(-get)? install|brew install|sed -i|mv |cp |rm |chmod |git (checkout|revert|apply|stash)|aws (iam|s3api put)|kubectl (apply|set)|docker compose up|alembic (upgrade|downgrade)|(npm|yarn|pnpm|pip3?) config set|git config |bundle (add|install|update)|gem install|composer (require|install|update)|dotnet add|mix deps\.get|go (install|generate)|cargo install)`)
+// mutating are the commands that change the project or its environment
+// and that no change verb (below) names: "npm ci", "go get", "sed -i",
+// "git checkout", "kubectl set", "composer require".
+var mutating = regexp.MustCompile(`^(npm (i|ci)|go get|sed -i|mv |cp |rm |chmod |git (checkout|revert|stash|config )|aws (iam|s3api put)|kubectl set|docker compose up|alembic downgrade|(npm|yarn|pnpm|pip3?) config set|composer require|mix deps\.get)`)
 
 // changeVerbs are the subcommands that change a project or its
 // environment whatever the tool ("buf generate", "uv sync", "ansible-galaxy

@@ -15,9 +15,9 @@ var (
 	// passes --version to a subcommand ("bundle add x --version 1.3")
 	// installs, it does not ask.
 	versionArg = map[string]bool{"--version": true, "-V": true, "-v": true, "version": true, "-version": true}
-	// installVersion is an install that names its version as a flag
-	// ("bundle add rails --version 7.1", "dotnet add package X --version
-	// 8.3.1", "gem install x -v 2.0").
+	// installCmd and installVersion are an install that names its
+	// version as a flag ("bundle add rails --version 7.1", "dotnet add
+	// package X --version 8.3.1", "gem install x -v 2.0").
 	installCmd     = regexp.MustCompile(`^(bundle add|gem install|dotnet add|cargo add|cargo install|helm (?:install|upgrade)|composer require|uv add|poetry add|go install|mix archive.install)\b`)
 	installVersion = regexp.MustCompile(`(?:--version|-v)[ =]"?(\d+(?:\.\d+)+[\w.+-]*)"?`)
 	composerPin    = regexp.MustCompile(`^([\w.-]+/[\w.-]+):([\^~]?\d+\.\d+[\w.]*)$`)
@@ -54,8 +54,7 @@ func (p *planner) facts(turns []capture.Turn) {
 		case t.Tool != nil && shellTools[t.Tool.Name] && t.Tool.HasResult && !t.Tool.IsError:
 			cmd := t.Tool.Str("command")
 			runs := simpleCommands(cmd)
-			if vruns := versionCommands(runs); len(vruns) > 0 {
-				runs := vruns
+			if runs := versionCommands(runs); len(runs) > 0 {
 				lines := nonEmpty(t.Tool.Output)
 				for _, k := range versionLines(lines, runs) {
 					l := lines[k]
@@ -70,6 +69,9 @@ func (p *planner) facts(turns []capture.Turn) {
 				}
 			}
 			for _, r := range runs {
+				if m := installVersion.FindStringSubmatch(r); m != nil && installCmd.MatchString(unprivileged(r)) {
+					add(t, fmt.Sprintf("Fact: the project uses version %s (installed with `%s`)", m[1], clip(r, 120)), r, "pinned-install", 0.7)
+				}
 				for _, w := range strings.Fields(r)[1:] {
 					w = strings.Trim(w, `'"`)
 					for _, re := range []*regexp.Regexp{goGetPin, pipPin, npmPin, composerPin} {
@@ -77,11 +79,6 @@ func (p *planner) facts(turns []capture.Turn) {
 							add(t, fmt.Sprintf("Fact: the project uses %s (installed with `%s`)", w, clip(r, 120)), m[1], "pinned-install", 0.7)
 						}
 					}
-				}
-			}
-			for _, r := range runs {
-				if m := installVersion.FindStringSubmatch(r); m != nil && installCmd.MatchString(unprivileged(r)) {
-					add(t, fmt.Sprintf("Fact: the project uses version %s (installed with `%s`)", m[1], clip(r, 120)), r, "pinned-install", 0.7)
 				}
 			}
 		case t.Tool != nil && isEdit(t.Tool.Name):
