@@ -25,10 +25,10 @@
 // undefined reference, of the same program, since a test run builds first)
 // that succeeds or fails differently; the fix note lists the edits and
 // state-changing commands between the two runs (files and the lines they
-// added). A command changes state when it starts like a known one (npm
-// install, go get, sed -i, kubectl apply, …) or has a change verb among its
+// added). A command changes state when it has a change verb among its
 // first three words (install, add, sync, generate, migrate, apply, lock,
-// set-url, …), and is not a dry run. A passing run of another command with
+// set-url, …) or is one of the few that no verb names (npm ci, go get,
+// sed -i, git checkout, composer require, …), and is not a dry run. A passing run of another command with
 // nothing changed before it (a narrower test, another seed) fixes nothing.
 // An error with no such run stays unlinked. When that run is the same
 // command line with nothing changed between (no edit, no state-changing
