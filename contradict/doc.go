@@ -12,6 +12,19 @@
 // "now") makes a conflict an Update rather than a Contradiction, and lets a
 // new value with the old one named count as an update.
 //
+// Besides the alignment, Judge reads each text's typed claims (claims.go):
+// the tool of a kind it names (lexicon.go: a project formats its Python
+// with one formatter, so "black" / "ruff format" conflict however worded),
+// a product's version (Node 20, python:3.12-slim), a setting's value
+// (LOG_LEVEL=warn, singleQuote: true), a quantity of a unit, a port, a
+// clock time, a time zone or a cloud region. A key the two memories give
+// different values, with the old value absent from the new memory or
+// retired there ("black isn't used", "rather than pytest", "from X to Y"),
+// is a conflict — unless their scopes differ (staging / production), one
+// noun is qualified twice ("access tokens" / "refresh tokens"), or each
+// names its own environment variable. Below the cosine that makes a shared
+// subject, only two tools of one kind still conflict.
+//
 // Precision comes first (a false contradiction hides a true fact): texts
 // that differ in more than one place, whose subject differs, that both
 // negate, or where the new one adds ("also") are judged None. The labelled

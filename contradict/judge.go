@@ -75,7 +75,7 @@ var additive = needle.MustCompile(`(?i)\b(also|as well|in addition|additionally|
 	needle.Set{Needles: additiveWords, Words: true})
 
 // changeMarkers say the new memory reports a change over time.
-var changeMarkers = needle.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|downgraded|bumped|raised|lowered|increased|decreased|changed|replaced|renamed|rewritten|updated|scaled|took over|no longer|now|anymore|from \S+ to)\b`,
+var changeMarkers = needle.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|downgraded|bumped|raised|lowered|increased|decreased|changed|replaced|renamed|rewritten|updated|scaled|took over|no longer|now|anymore|any more|swapped|dropped|deprecated|retired|rescheduled|extended|shortened|reduced|as of|these days|from \S+ to)\b`,
 	needle.Set{Needles: changeMarkerWords, Words: true})
 
 // additiveWords and changeMarkerWords are the words one of which every
@@ -85,7 +85,8 @@ var changeMarkers = needle.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|
 var (
 	additiveWords     = []string{"also", "as well", "in addition", "additionally", "another", "too"}
 	changeMarkerWords = []string{"moved", "migrated", "switched", "upgraded", "downgraded", "bumped", "raised", "lowered", "increased",
-		"decreased", "changed", "replaced", "renamed", "rewritten", "updated", "scaled", "took over", "no longer", "now", "anymore", "from"}
+		"decreased", "changed", "replaced", "renamed", "rewritten", "updated", "scaled", "took over", "no longer", "now", "anymore", "any more",
+		"swapped", "dropped", "deprecated", "retired", "rescheduled", "extended", "shortened", "reduced", "as of", "these days", "from"}
 )
 
 // antonyms are the pairs of stems that flip a claim, both ways round. A
@@ -132,6 +133,8 @@ func Judge(oldText, newText string, ev Evidence, r Rules) Judgement {
 // once, when first needed. Not safe for concurrent use.
 type Text struct {
 	text         string
+	claims       claimSet
+	claimsDone   bool
 	marker       string
 	markerDone   bool
 	tokens       []token
@@ -157,6 +160,13 @@ func (t *Text) tokenized() []token {
 	return t.tokens
 }
 
+func (t *Text) claimSet() claimSet {
+	if !t.claimsDone {
+		t.claims, t.claimsDone = readClaims(t.text), true
+	}
+	return t.claims
+}
+
 func (t *Text) adds() string {
 	if !t.additiveDone {
 		t.additive, t.additiveDone = additive.FindString(t.text), true
@@ -168,16 +178,23 @@ func (t *Text) adds() string {
 // (Tokenize) for a text judged many times, such as a stored memory that
 // several new ones come close to in a bulk import. Immutable: safe for
 // concurrent use.
-type Words struct{ tokens []token }
+type Words struct {
+	tokens []token
+	claims claimSet
+}
 
 // Tokenize makes text's Words.
-func Tokenize(text string) Words { return Words{tokenize(text)} }
+func Tokenize(text string) Words { return Words{tokenize(text), readClaims(text)} }
 
 // Bytes estimates the memory w holds, for a cache's budget.
 func (w Words) Bytes() int {
 	n := 24 + len(w.tokens)*int(unsafe.Sizeof(token{}))
 	for _, t := range w.tokens {
 		n += len(t.stem) + len(t.text)
+	}
+	n += len(w.claims.claims) * int(unsafe.Sizeof(claim{}))
+	for _, c := range w.claims.claims {
+		n += len(c.key) + len(c.value) + len(c.text)
 	}
 	return n
 }
@@ -195,15 +212,18 @@ func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 	differ := func() Judgement {
 		return Judgement{None, fmt.Sprintf("different subjects: %s below E1 %.2f (or %.2f with E6 %.2f)", subject, r.E1, r.WeakE1, r.WeakE6)}
 	}
-	same := ev.E1 >= r.E1 || (ev.E1 >= r.WeakE1 && ev.E6 >= r.WeakE6)
+	gated := ev.E1 >= r.E1 || (ev.E1 >= r.WeakE1 && ev.E6 >= r.WeakE6)
+	same := gated
 	marker := ""
 	if same || ev.E1 >= r.WeakE1 {
 		marker = t.changeMarker()
 	}
-	if !same && marker == "" { // nothing can make the subjects the same: skip the tokenizing (most pairs a write judges)
+	typed := !same && ev.E1 >= r.WeakE1 && len(t.claimSet().claims) > 0
+	if !same && marker == "" && !typed { // nothing can make the subjects the same: skip the tokenizing (most pairs a write judges)
 		return differ()
 	}
-	a, b := old().tokens, t.tokenized()
+	ow := old()
+	a, b := ow.tokens, t.tokenized()
 	if len(a) > MaxWords || len(b) > MaxWords {
 		return Judgement{None, fmt.Sprintf("too long to compare word by word (%d and %d words; the judge aligns memories of at most %d)", len(a), len(b), MaxWords)}
 	}
@@ -212,6 +232,13 @@ func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 		same, subject = true, subject+fmt.Sprintf(", and the new memory names the old value %q", up.old)
 	}
 	if !same {
+		// Below the cosine a shared subject needs, two tools of one kind
+		// still conflict ("Sentry" / "Rollbar"): a project picks one. A
+		// version, port or quantity there belongs to another subject too
+		// often ("API on Python 3.12" / "notebooks use Python 3.10").
+		if why, ok := claimConflict(ow.claims, t.claimSet().tools()); typed && ok && t.adds() == "" {
+			return t.claimJudgement(why, marker, subject)
+		}
 		return differ()
 	}
 	if m := t.adds(); m != "" {
@@ -226,7 +253,23 @@ func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 	case marker != "" && up.new != "" && !c.subject:
 		return Judgement{Update, fmt.Sprintf("update (%q): %q became %q; same subject: %s", marker, up.old, up.new, subject)}
 	}
+	nc := t.claimSet()
+	if !gated { // the subject is shared by a value both name, not by the evidence: tools only, as below the cosine
+		nc = nc.tools()
+	}
+	if why, ok := claimConflict(ow.claims, nc); ok {
+		return t.claimJudgement(why, marker, subject)
+	}
 	return Judgement{None, c.why}
+}
+
+// claimJudgement is the conflict of two claims: an update when the new
+// memory says something changed, a contradiction otherwise.
+func (t *Text) claimJudgement(why, marker, subject string) Judgement {
+	if marker != "" {
+		return Judgement{Update, fmt.Sprintf("update (%q): %s; same subject: %s", marker, why, subject)}
+	}
+	return Judgement{Contradiction, fmt.Sprintf("contradiction: %s; same subject: %s", why, subject)}
 }
 
 // valueChange is the value an update replaces and the one it brings.
@@ -316,6 +359,12 @@ func compare(a, b []token) comparison {
 			lo, hi := o.j1, o.j2
 			if ca {
 				lo, hi = o.i1, o.i2
+			}
+			if hasCue(other) {
+				// both memories negate, each something else ("never from
+				// process.env" / "don't read FEATURE_* vars"): a
+				// restatement, not a flip
+				continue
 			}
 			if w := flipTarget(neg, lo, hi, other, otherNeg); w != "" {
 				rest := nonCue(oa)

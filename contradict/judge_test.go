@@ -30,6 +30,27 @@ func TestJudgeCases(t *testing.T) {
 		{"Redis is used for session storage.", "Redis is also used for rate limiting.", same, None, "also"},
 		// The same texts with no shared subject are no conflict.
 		{"The API server listens on port 8080.", "The API server listens on port 9090.", Evidence{E1: 0.7, E6: 0.6, E11: 1}, None, "different subjects"},
+		// Claims read from the words, however differently worded: two tools of one kind,
+		// two versions of one product, two values of one setting, two time zones.
+		{"We format Python with black, line length 100.", "Python formatting is done by `ruff format`; black isn't used in this repo.", same, Contradiction, "ruff format"},
+		{"Frontend unit tests run with Jest.", "Vitest is the test runner for the web app; there is no jest.config anywhere.", same, Contradiction, "Vitest"},
+		{"The API image is built FROM python:3.11-slim.", "Python 3.12 is the runtime for the API (Dockerfile: FROM python:3.12-slim).", same, Contradiction, "3.12"},
+		{"LOG_LEVEL=debug in production.", "Production runs with LOG_LEVEL=warn, set in the Helm values.", same, Contradiction, "LOG_LEVEL=warn"},
+		{"All timestamps in the database are stored in UTC.", "created_at is stored in Europe/Berlin local time, not UTC.", same, Contradiction, "Europe/Berlin"},
+		{"Go code is linted with golint.", "golint was deprecated upstream, so we swapped it for golangci-lint.", same, Update, "golangci-lint"},
+		// A tool of the same kind still conflicts below the cosine a shared subject needs;
+		// a version there does not.
+		{"Errors are reported to Sentry.", "Exceptions go to Rollbar; the company pays for no other tracker.", Evidence{E1: 0.82, E6: 0.1, E11: 1}, Contradiction, "Rollbar"},
+		{"The API runs on Python 3.12.", "The notebooks use Python 3.10.", Evidence{E1: 0.82, E6: 0.1, E11: 1}, None, ""},
+		// Claims of two subjects: one noun qualified twice, each memory's own variable,
+		// different scopes, the old tool kept.
+		{"JWT access tokens expire after 15 minutes.", "JWT refresh tokens expire after 30 days.", same, None, ""},
+		{"DATABASE_URL points at pgbouncer on port 6432.", "Migrations use DIRECT_DATABASE_URL (port 5432).", same, None, ""},
+		{"Staging runs 1 replica.", "Production runs 3 replicas of the API.", same, None, ""},
+		{"Unit tests run with Jest.", "Unit tests run with Jest; Vitest runs the new package's tests.", same, None, ""},
+		// Negations: twice in one clause is a requirement; in both memories, a restatement.
+		{"main is protected: an approving review is required to merge.", "You can't merge into main without an approval.", same, None, ""},
+		{"Flags are read through isEnabled(), never from process.env.", "Don't read FEATURE_* env vars; go through isEnabled().", same, None, ""},
 	} {
 		j := Judge(c.old, c.new, c.ev, DefaultRules)
 		if j.Kind != c.want || !strings.Contains(j.Reason, c.reason) {

@@ -74,7 +74,33 @@ func tokenize(text string) []token {
 			clause++
 		}
 	}
+	doubleNegatives(out)
 	return out
+}
+
+// doubleNegatives clears the cues of a clause that negates twice with
+// "without" ("you can't merge without an approval"): it states a
+// requirement, not a negated claim.
+func doubleNegatives(ts []token) {
+	for i, t := range ts {
+		if !t.cue || !strings.EqualFold(t.text, "without") {
+			continue
+		}
+		n := 0
+		for _, u := range ts {
+			if u.cue && u.clause == t.clause {
+				n++
+			}
+		}
+		if n < 2 {
+			continue
+		}
+		for j := range ts {
+			if ts[j].clause == ts[i].clause && ts[j].cue {
+				ts[j].cue = false
+			}
+		}
+	}
 }
 
 func isBreak(r rune) bool { return strings.ContainsRune(";:,()[]{}", r) }

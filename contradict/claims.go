@@ -1,0 +1,744 @@
+package contradict
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// A claim is one keyed value a memory states, read from its words rather
+// than from its alignment with the other memory: which tool of a kind it
+// uses ("Vitest", kind js-test), which version of a product ("Node 20"), a
+// setting's value (LOG_LEVEL=warn), a quantity of a unit ("4 spaces",
+// "24 hours"), a port or a clock time. Two memories that give one key
+// different values contradict each other however differently they are
+// worded — the case the alignment misses: "We format Python with black" /
+// "Python formatting is done by ruff format; black isn't used".
+type claim struct {
+	key   string // "tool:js-test", "version:node", "set:log_level", "qty:replica", "qty:time", "port", "clock"
+	value string // canonical: a tool's name, a version, a value lower-cased, a quantity in its base unit
+	text  string // as written
+	// retired: stated under a negation or as what was replaced ("black
+	// isn't used", "rather than pytest", "golint was deprecated").
+	retired bool
+	// many: a tool key may hold several values in one memory ("pnpm;
+	// npm install breaks it"); any other key holding two values is a list
+	// of scopes, not one claim, and is not compared.
+}
+
+// claimWord is one whitespace-separated word of a text with what the
+// claim reader needs around it.
+type claimWord struct {
+	raw   string // as written, surrounding punctuation trimmed
+	lower string
+	cue   bool // a negation word
+	colon bool // a colon followed it ("singleQuote: true")
+	brk   bool // a clause ends after this word
+}
+
+// maxClaimWords bounds the texts whose claims are read: a memory longer
+// than a long note is code or a document, where "x = 1" and "x = 2" in two
+// functions are no contradiction.
+const maxClaimWords = 150
+
+// claimSet is a text's claims, the scopes it names, and its content
+// words with the word before each: what tells two subjects apart.
+type claimSet struct {
+	claims []claim
+	scope  uint32
+	words  map[string]bool // stems of the content words
+	mods   [][2]string     // a content word's stem and the content word's stem before it in its clause
+	idents map[string]bool // the environment variables it names (DATABASE_URL)
+}
+
+// tools is cs with only its tool claims.
+func (cs claimSet) tools() claimSet {
+	out := cs
+	out.claims = nil
+	for _, c := range cs.claims {
+		if strings.HasPrefix(c.key, "tool:") {
+			out.claims = append(out.claims, c)
+		}
+	}
+	return out
+}
+
+// readClaims reads text's claims; none for a text too long or shaped like
+// code.
+func readClaims(text string) claimSet {
+	if looksLikeCode(text) {
+		return claimSet{}
+	}
+	ws := claimWords(text)
+	if len(ws) > maxClaimWords {
+		return claimSet{}
+	}
+	cs := claimSet{claims: claimsOf(ws), scope: scopeOf(ws), words: map[string]bool{}, idents: map[string]bool{}}
+	for _, w := range ws {
+		if k, _, _ := strings.Cut(w.raw, "="); settingKey(k) && strings.ToUpper(k) == k && strings.Contains(k, "_") {
+			cs.idents[k] = true
+		}
+	}
+	prev := ""
+	for _, w := range ws {
+		st := contentStem(w.lower)
+		if st != "" {
+			cs.words[st] = true
+			if prev != "" {
+				cs.mods = append(cs.mods, [2]string{st, prev})
+			}
+		}
+		prev = st
+		if w.brk {
+			prev = ""
+		}
+	}
+	return cs
+}
+
+// contentStem is a word's stem when it is a content word — letters (a
+// possessive dropped), not a stopword, a negation, a tool or a product —
+// and "" otherwise.
+func contentStem(w string) string {
+	w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+	if len(w) < 2 || !isWord(strings.ReplaceAll(w, "-", "")) || stopwords[w] || cues[w] {
+		return ""
+	}
+	if _, ok := tools[w]; ok {
+		return "" // a tool is the claim's value, not its subject
+	}
+	if p, ok := products[w]; ok {
+		return p // "Python files" / "YAML files"; "TS files" = "TypeScript files"
+	}
+	return stem(w)
+}
+
+// contrast reports whether the two texts qualify one word differently —
+// "access tokens" / "refresh tokens", "webhook deliveries" / "email
+// deliveries", "the API server listens" / "the admin dashboard listens" —
+// with neither qualifier in the other text: two subjects that share a
+// noun, whose values can both hold.
+func contrast(a, b claimSet) (string, bool) {
+	for _, x := range a.mods {
+		if b.words[x[1]] {
+			continue
+		}
+		for _, y := range b.mods {
+			if y[0] == x[0] && y[1] != x[1] && !a.words[y[1]] {
+				return fmt.Sprintf("%s %s / %s %s", x[1], x[0], y[1], y[0]), true
+			}
+		}
+	}
+	return "", false
+}
+
+// claimsOf reads the claims of a text's words.
+func claimsOf(ws []claimWord) []claim {
+	var out []claim
+	add := func(i int, key, value string) {
+		out = append(out, claim{key: key, value: value, text: ws[i].raw, retired: retiredAt(ws, i)})
+	}
+	// version reads the version of the product ws[i] names as spelled:
+	// fused to the name (python:3.12-slim) or the word after (Node 20),
+	// unless a unit or counted noun follows that number ("Go 2 replicas").
+	// It returns the words it read past ws[i].
+	version := func(i int, spelled, product string) int {
+		if v := versionIn(ws[i].lower, spelled); v != "" {
+			add(i, "version:"+product, v)
+		} else if i+1 < len(ws) && !ws[i].brk && isVersion(ws[i+1].lower) && !isUnitAt(ws, i+2) {
+			add(i, "version:"+product, strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(ws[i+1].lower, "v"), "+"), ".x"))
+			out[len(out)-1].text += " " + ws[i+1].raw
+			return 1
+		}
+		return 0
+	}
+	for i := 0; i < len(ws); i++ {
+		w := ws[i]
+		// A tool, by a two-word name first ("GitHub Actions").
+		if i+1 < len(ws) && !w.brk {
+			if k, ok := tools[w.lower+" "+ws[i+1].lower]; ok {
+				add(i, "tool:"+k.kind, k.name)
+				out[len(out)-1].text += " " + ws[i+1].raw
+				i++
+				continue
+			}
+		}
+		if k, ok := toolOf(w.lower); ok {
+			add(i, "tool:"+k.kind, k.name)
+			i += version(i, k.name, k.name)
+			continue
+		}
+		if p, ok := products[productName(w.lower)]; ok {
+			i += version(i, productName(w.lower), p)
+			continue
+		}
+		if key, value, ok := assignment(ws, i); ok {
+			add(i, "set:"+key, value)
+			continue
+		}
+		if w.lower == "port" && i+1 < len(ws) && isInt(ws[i+1].lower) {
+			add(i+1, "port", ws[i+1].lower)
+			i++
+			continue
+		}
+		if p := hostPort(w.lower); p != "" {
+			add(i, "port", p)
+			continue
+		}
+		if tz := timeZone(w.raw); tz != "" {
+			add(i, "timezone", tz)
+			continue
+		}
+		if isRegion(w.lower) {
+			add(i, "region", w.lower)
+			continue
+		}
+		if isClock(w.lower) {
+			add(i, "clock", w.lower)
+			continue
+		}
+		if key, value, n, ok := quantity(ws, i); ok {
+			add(i, "qty:"+key, value)
+			i += n - 1
+		}
+	}
+	return out
+}
+
+// claimWords splits text at white space, trimming each word's surrounding
+// punctuation and marking the clause breaks and negation cues.
+func claimWords(text string) []claimWord {
+	if strings.Contains(text, "n't") || strings.Contains(text, "n’t") {
+		text = contractions.Replace(text)
+	}
+	var ws []claimWord
+	for _, f := range strings.Fields(text) {
+		raw := strings.TrimLeft(f, "\"'`“”‘’([{")
+		core := strings.TrimRight(raw, "\"'`“”‘’)]},;:.!?")
+		tail := raw[len(core):]
+		if core == "" || core == "—" || core == "-" || core == "–" {
+			if len(ws) > 0 {
+				ws[len(ws)-1].brk = true
+			}
+			continue
+		}
+		lw := strings.ToLower(core)
+		ws = append(ws, claimWord{raw: core, lower: lw, cue: cues[lw], colon: strings.Contains(tail, ":"),
+			brk: strings.ContainsAny(tail, ",;:.!?)")})
+	}
+	return ws
+}
+
+// looksLikeCode reports whether text reads as source code: braces with a
+// statement's punctuation, or a definition keyword starting a line.
+func looksLikeCode(text string) bool {
+	lines := strings.Count(text, "\n")
+	if lines <= 1 {
+		return false
+	}
+	if strings.Contains(text, "{") && strings.Contains(text, "}") && strings.ContainsAny(text, ";=") {
+		return true
+	}
+	for rest := text; rest != ""; {
+		var l string
+		l, rest, _ = strings.Cut(rest, "\n")
+		l = strings.TrimLeft(l, " \t")
+		for _, kw := range codeStarts {
+			if strings.HasPrefix(l, kw) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// codeStarts begin a line of source code.
+var codeStarts = []string{"func ", "def ", "class ", "package ", "import ", "#include", "public ", "private "}
+
+// retireBefore are words that, up to three words before a value, say the
+// value is what was replaced or is not used; retireAfter, up to three
+// words after it.
+var (
+	retireBefore = set("rather", "instead", "replaced", "replace", "replacing", "from", "dropped", "drop", "removed",
+		"swapped", "deprecated", "retired", "ditched", "abandoned", "formerly", "previously", "old", "legacy", "off",
+		"longer", "avoid", "stop", "stopped", "unlike", "except")
+	retireAfter = set("gone", "deprecated", "removed", "replaced", "dropped", "retired", "isn't", "wasn't", "not",
+		"never", "longer", "anymore", "obsolete", "dead", "eol", "end-of-life")
+)
+
+// towards are the words that introduce what replaced a value.
+var towards = set("to", "for", "with", "by", "into", "onto")
+
+// retiredAt reports whether the value at ws[i] is negated in its clause or
+// named as what was replaced.
+func retiredAt(ws []claimWord, i int) bool {
+	lo, hi := i, i // the clause around i
+	for lo > 0 && !ws[lo-1].brk {
+		lo--
+	}
+	for hi < len(ws)-1 && !ws[hi].brk {
+		hi++
+	}
+	cuesIn, negates := 0, false
+	for j := lo; j <= hi; j++ {
+		if ws[j].cue {
+			cuesIn++
+			// a negation reaches the words after it in its clause, and the
+			// word just before it ("black isn't used": black is not)
+			negates = negates || j < i || j <= i+2
+		}
+	}
+	if cuesIn == 1 && negates { // "not X without Y" is no negation
+		return true
+	}
+	for j := i - 1; j >= max(lo, i-3); j-- {
+		if towards[ws[j].lower] {
+			break // "swapped it for X", "replaced by X": X is the new value
+		}
+		if ws[j].lower == "from" && !fromTo(ws, j) {
+			continue // "FROM python:3.12-slim", "read from X": not "from X to Y"
+		}
+		if retireBefore[ws[j].lower] {
+			return true
+		}
+	}
+	for j := i + 1; j <= min(hi, i+3); j++ {
+		if retireAfter[ws[j].lower] {
+			return true
+		}
+	}
+	return false
+}
+
+// fromTo reports whether the "from" at ws[j] starts "from X to Y".
+func fromTo(ws []claimWord, j int) bool {
+	for k := j + 2; k < len(ws) && k <= j+4; k++ {
+		if ws[k].lower == "to" {
+			return true
+		}
+	}
+	return false
+}
+
+// assignment reads "KEY=value", "KEY: value", "KEY defaults to value" or
+// "KEY is set to value" at ws[i], for a KEY shaped like a setting's name
+// (LOG_LEVEL, singleQuote, max_connections, no-console).
+func assignment(ws []claimWord, i int) (key, value string, ok bool) {
+	w := ws[i].raw
+	if k, v, found := strings.Cut(w, "="); found && settingKey(k) {
+		if v == "" && i+1 < len(ws) {
+			v = ws[i+1].raw
+		}
+		if v != "" {
+			return strings.ToLower(k), canonicalValue(v), true
+		}
+	}
+	if !settingKey(w) || i+1 >= len(ws) {
+		return "", "", false
+	}
+	if ws[i].colon {
+		return strings.ToLower(w), canonicalValue(ws[i+1].raw), true
+	}
+	next := ws[i+1].lower
+	switch {
+	case next == "=" && i+2 < len(ws):
+		return strings.ToLower(w), canonicalValue(ws[i+2].raw), true
+	case (next == "defaults" || next == "default") && i+3 < len(ws) && ws[i+2].lower == "to":
+		return strings.ToLower(w), canonicalValue(ws[i+3].raw), true
+	case (next == "is" || next == "=") && i+4 < len(ws) && ws[i+2].lower == "set" && ws[i+3].lower == "to":
+		return strings.ToLower(w), canonicalValue(ws[i+4].raw), true
+	}
+	return "", "", false
+}
+
+// settingKey reports whether w is shaped like a setting's name: at least
+// three characters with an underscore, a capital inside it, or a dash
+// between letters, and no spaces or slashes.
+func settingKey(w string) bool {
+	if len(w) < 3 || strings.ContainsAny(w, "/ :.@") {
+		return false
+	}
+	letters := 0
+	inner := false
+	for k, r := range w {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+			if k > 0 && unicode.IsUpper(r) {
+				inner = true
+			}
+		case r == '_' || (r == '-' && k > 0 && k < len(w)-1):
+			inner = true
+		case unicode.IsDigit(r):
+		default:
+			return false
+		}
+	}
+	return inner && letters >= 3
+}
+
+// canonicalValue lower-cases a setting's value and folds the ways of
+// writing a boolean.
+func canonicalValue(v string) string {
+	v = strings.ToLower(strings.Trim(v, "\"'`.,;"))
+	switch v {
+	case "true", "on", "yes", "enabled", "enable", "1":
+		return "true"
+	case "false", "off", "no", "disabled", "disable", "0":
+		return "false"
+	}
+	return v
+}
+
+// isVersion reports whether w is a version: digits with dots, an optional
+// v before, an optional .x or + after.
+func isVersion(w string) bool {
+	w = strings.TrimPrefix(w, "v")
+	w = strings.TrimSuffix(strings.TrimSuffix(w, "+"), ".x")
+	if w == "" || w[0] < '0' || w[0] > '9' {
+		return false
+	}
+	for _, r := range w {
+		if !(r >= '0' && r <= '9' || r == '.') {
+			return false
+		}
+	}
+	return !strings.HasSuffix(w, ".") && !strings.Contains(w, "..")
+}
+
+// versionIn reads a version fused to a name: python:3.11-slim, nodejs16.x,
+// go1.22, react@18.3.
+func versionIn(w, name string) string {
+	rest := w
+	for _, n := range []string{name, strings.TrimSuffix(name, "js")} {
+		if strings.HasPrefix(w, n) {
+			rest = w[len(n):]
+			break
+		}
+	}
+	if rest == w {
+		return ""
+	}
+	rest = strings.TrimLeft(rest, ":@-v")
+	if k := strings.IndexAny(rest, "-_/ "); k >= 0 {
+		rest = rest[:k]
+	}
+	if isVersion(rest) {
+		return strings.TrimSuffix(strings.TrimSuffix(rest, ".x"), "+")
+	}
+	return ""
+}
+
+// productName is w without a fused version: python:3.11-slim → python.
+func productName(w string) string {
+	k := strings.IndexFunc(w, func(r rune) bool { return r >= '0' && r <= '9' || r == ':' || r == '@' })
+	if k > 0 {
+		return strings.TrimSuffix(w[:k], "v")
+	}
+	return w
+}
+
+func isInt(w string) bool {
+	if w == "" {
+		return false
+	}
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// hostPort reads the port of host:port (localhost:5432, 127.0.0.1:6379,
+// redis://cache:6379/1).
+func hostPort(w string) string {
+	w = strings.TrimPrefix(w, "//")
+	if k := strings.Index(w, "://"); k >= 0 {
+		w = w[k+3:]
+	}
+	if k := strings.IndexByte(w, '/'); k >= 0 {
+		w = w[:k]
+	}
+	h, p, ok := strings.Cut(w, ":")
+	if !ok || h == "" || isInt(h) || !isInt(p) || len(p) < 2 || strings.Contains(p, ":") {
+		return "" // 02:00 is a clock
+	}
+	return p
+}
+
+// timeZone reads a time zone: UTC, GMT, or an IANA name (Europe/Berlin,
+// America/New_York); "" when w is none.
+func timeZone(w string) string {
+	switch strings.ToUpper(w) {
+	case "UTC", "GMT", "Z":
+		if w != "z" {
+			return "utc"
+		}
+	}
+	area, city, ok := strings.Cut(w, "/")
+	if !ok || strings.Contains(city, "/") {
+		return ""
+	}
+	switch area {
+	case "Europe", "America", "Asia", "Africa", "Australia", "Pacific", "Atlantic", "Indian", "Antarctica":
+		if city != "" && unicode.IsUpper(rune(city[0])) && isWord(strings.ReplaceAll(city, "_", "")) {
+			return strings.ToLower(w)
+		}
+	}
+	return ""
+}
+
+// isRegion reports whether w is a cloud region: us-east-1, eu-west-2,
+// ap-southeast-1.
+func isRegion(w string) bool {
+	parts := strings.Split(w, "-")
+	if len(parts) != 3 || len(parts[0]) != 2 || !isWord(parts[0]) || !isWord(parts[1]) || !isInt(parts[2]) || len(parts[2]) > 1 {
+		return false
+	}
+	switch parts[1] {
+	case "east", "west", "north", "south", "central", "northeast", "northwest", "southeast", "southwest":
+		return true
+	}
+	return false
+}
+
+// isClock reports whether w is a time of day, 02:00 or 4:30.
+func isClock(w string) bool {
+	h, m, ok := strings.Cut(w, ":")
+	return ok && len(h) >= 1 && len(h) <= 2 && len(m) == 2 && isInt(h) && isInt(m)
+}
+
+// units maps a unit's spellings to its dimension and its size in the
+// dimension's base unit (seconds, bytes, percent).
+var units = map[string]struct {
+	dim  string
+	size float64
+}{}
+
+func init() {
+	for dim, us := range map[string]map[float64][]string{
+		"time": {0.001: {"ms", "millisecond", "milliseconds"}, 1: {"s", "sec", "secs", "second", "seconds"},
+			60: {"m", "min", "mins", "minute", "minutes"}, 3600: {"h", "hr", "hrs", "hour", "hours"},
+			86400: {"d", "day", "days"}, 604800: {"w", "wk", "week", "weeks"}, 2592000: {"month", "months"}},
+		"size": {1: {"b", "byte", "bytes"}, 1e3: {"kb", "kilobyte", "kilobytes"}, 1024: {"kib"},
+			1e6: {"mb", "megabyte", "megabytes"}, 1 << 20: {"mib"}, 1e9: {"gb", "gigabyte", "gigabytes"}, 1 << 30: {"gib"},
+			1e12: {"tb", "terabyte", "terabytes"}},
+		"percent": {1: {"%", "percent", "pct"}},
+	} {
+		for size, names := range us {
+			for _, n := range names {
+				units[n] = struct {
+					dim  string
+					size float64
+				}{dim, size}
+			}
+		}
+	}
+}
+
+// isUnitAt reports whether ws[i] is a unit or a counted noun: what turns
+// the number before it into a quantity rather than a version.
+func isUnitAt(ws []claimWord, i int) bool {
+	if i >= len(ws) {
+		return false
+	}
+	_, ok := units[strings.TrimSuffix(ws[i].lower, "/")]
+	return ok
+}
+
+// quantity reads a number with its unit at ws[i] ("4 spaces", "30 days",
+// "15s", "10 MB", "80%", "three replicas"): the key is the unit's dimension
+// or the counted noun's stem, the value the amount in the base unit. n is
+// the words it spans.
+func quantity(ws []claimWord, i int) (key, value string, n int, ok bool) {
+	w := ws[i].lower
+	if d, found := numberWords[w]; found {
+		w = d
+	}
+	num, unit := splitNumber(w)
+	if num == "" {
+		return "", "", 0, false
+	}
+	x, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return "", "", 0, false
+	}
+	n = 1
+	if unit == "" {
+		if ws[i].brk || i+1 >= len(ws) {
+			return "", "", 0, false
+		}
+		unit, n = ws[i+1].lower, 2
+	}
+	if k := strings.IndexByte(unit, '/'); k > 0 {
+		unit = unit[:k] // requests/minute
+	}
+	if u, found := units[unit]; found {
+		return u.dim, strconv.FormatFloat(x*u.size, 'g', -1, 64), n, true
+	}
+	if n == 2 && len(unit) >= 3 && !stopwords[unit] && !cues[unit] && isWord(unit) {
+		return stem(unit), strconv.FormatFloat(x, 'g', -1, 64), n, true
+	}
+	return "", "", 0, false
+}
+
+// splitNumber splits a word into its leading number and what follows
+// ("15s" → 15, s); num is "" when w does not start with a plain number.
+func splitNumber(w string) (num, rest string) {
+	k := 0
+	for k < len(w) && (w[k] >= '0' && w[k] <= '9' || w[k] == '.' && k > 0 && k+1 < len(w) && w[k+1] >= '0' && w[k+1] <= '9') {
+		k++
+	}
+	if k == 0 || strings.Count(w[:k], ".") > 1 {
+		return "", ""
+	}
+	rest = w[k:]
+	if rest != "" && rest != "%" && !isWord(rest) {
+		return "", ""
+	}
+	return w[:k], rest
+}
+
+func isWord(w string) bool {
+	for _, r := range w {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// compatible reports whether two values of one key agree: equal, or a
+// version and a more precise one (20, 20.11.1).
+func compatible(key, a, b string) bool {
+	if a == b {
+		return true
+	}
+	if strings.HasPrefix(key, "version:") {
+		return strings.HasPrefix(a, b+".") || strings.HasPrefix(b, a+".")
+	}
+	return false
+}
+
+// claimConflict finds a key the two memories give different values: the
+// new memory states a value the old one does not hold, and the old one's
+// value is absent from the new one or retired there. A key other than a
+// tool's kind must hold one value on each side. Memories whose scopes
+// differ (staging / production, frontend / backend) are not compared.
+func claimConflict(olds, news claimSet) (string, bool) {
+	old, new := olds.claims, news.claims
+	if len(old) == 0 || len(new) == 0 {
+		return "", false
+	}
+	if olds.scope != 0 && news.scope != 0 && olds.scope&news.scope == 0 {
+		return "", false
+	}
+	if _, ok := contrast(olds, news); ok {
+		return "", false
+	}
+	ownIdents := exclusive(olds.idents, news.idents) && exclusive(news.idents, olds.idents)
+	for _, n := range new {
+		if n.retired || ownIdents && !strings.HasPrefix(n.key, "tool:") {
+			continue // DATABASE_URL's port / DIRECT_DATABASE_URL's port
+		}
+		if !strings.HasPrefix(n.key, "tool:") && (distinctValues(new, n.key) != 1 || distinctValues(old, n.key) != 1) {
+			continue
+		}
+		heldByOld := false
+		for _, o := range old {
+			if o.key == n.key && compatible(n.key, o.value, n.value) {
+				heldByOld = true
+				break
+			}
+		}
+		if heldByOld {
+			continue
+		}
+		for _, o := range old {
+			if o.key != n.key || o.retired || heldPositively(new, o) {
+				continue
+			}
+			return fmt.Sprintf("%s: %q became %q", strings.SplitN(n.key, ":", 2)[len(strings.SplitN(n.key, ":", 2))-1], o.text, n.text), true
+		}
+	}
+	return "", false
+}
+
+// exclusive reports whether a holds a name b does not.
+func exclusive(a, b map[string]bool) bool {
+	for k := range a {
+		if !b[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// distinctValues counts the values a memory gives key unretired,
+// compatible ones once.
+func distinctValues(cs []claim, key string) int {
+	var vs []string
+	for _, c := range cs {
+		if c.key != key || c.retired {
+			continue
+		}
+		dup := false
+		for _, v := range vs {
+			dup = dup || compatible(key, v, c.value)
+		}
+		if !dup {
+			vs = append(vs, c.value)
+		}
+	}
+	return len(vs)
+}
+
+// heldPositively reports whether cs states o's value unretired.
+func heldPositively(cs []claim, o claim) bool {
+	for _, c := range cs {
+		if c.key == o.key && !c.retired && compatible(o.key, c.value, o.value) {
+			return true
+		}
+	}
+	return false
+}
+
+// scopes are groups of words that name where a claim holds; two memories
+// that each name scopes, none shared, speak of different places.
+var scopes = map[string]uint32{}
+
+func init() {
+	for g, ws := range [][]string{
+		{"prod", "production", "live"},
+		{"staging", "stage", "preprod", "pre-prod", "uat"},
+		{"dev", "development", "local", "locally", "localhost"},
+		{"ci", "pipeline"},
+		{"test", "tests", "testing"},
+		{"frontend", "front-end", "web", "browser", "spa", "client", "ui"},
+		{"backend", "back-end", "server", "api"},
+		{"mobile", "ios", "android"},
+		{"worker", "workers"},
+		{"cli", "command-line"},
+		{"windows"},
+		{"linux"},
+		{"macos", "mac", "darwin"},
+	} {
+		for _, w := range ws {
+			scopes[w] = 1 << g
+		}
+	}
+}
+
+// scopeOf is the set of scope groups text names.
+func scopeOf(ws []claimWord) uint32 {
+	var s uint32
+	for i, w := range ws {
+		s |= scopes[w.lower]
+		if i+1 < len(ws) && (w.lower == "front" || w.lower == "back") && ws[i+1].lower == "end" {
+			s |= scopes[w.lower+"end"]
+		}
+	}
+	return s
+}
