@@ -16,7 +16,7 @@ import (
 // worded — the case the alignment misses: "We format Python with black" /
 // "Python formatting is done by ruff format; black isn't used".
 type claim struct {
-	key   string // "tool:js-test", "version:node", "set:log_level", "qty:replica", "qty:time", "port", "clock"
+	key   string // "tool:js-test", "version:node", "set:log_level", "qty:replica", "qty:time", "port", "clock", "timezone", "region", "weekday"
 	value string // canonical: a tool's name, a version, a value lower-cased, a quantity in its base unit
 	text  string // as written
 	// retired: stated under a negation or as what was replaced ("black
@@ -50,6 +50,7 @@ type claimSet struct {
 	words  map[string]bool // stems of the content words
 	mods   [][2]string     // a content word's stem and the content word's stem before it in its clause
 	idents map[string]bool // the environment variables it names (DATABASE_URL)
+	bare   map[string]bool // its numbers standing alone, unretired
 }
 
 // tools is cs with only its tool claims.
@@ -74,7 +75,12 @@ func readClaims(text string) claimSet {
 	if len(ws) > maxClaimWords {
 		return claimSet{}
 	}
-	cs := claimSet{claims: claimsOf(ws), scope: scopeOf(ws), words: map[string]bool{}, idents: map[string]bool{}}
+	cs := claimSet{claims: claimsOf(ws), scope: scopeOf(ws), words: map[string]bool{}, idents: map[string]bool{}, bare: map[string]bool{}}
+	for i, w := range ws {
+		if isInt(w.lower) && !retiredAt(ws, i) {
+			cs.bare[w.lower] = true
+		}
+	}
 	for _, w := range ws {
 		if k, _, _ := strings.Cut(w.raw, "="); settingKey(k) && strings.ToUpper(k) == k && strings.Contains(k, "_") {
 			cs.idents[k] = true
@@ -97,12 +103,18 @@ func readClaims(text string) claimSet {
 	return cs
 }
 
+// plainModifiers qualify a noun without naming another subject: "new
+// flags" are still the feature flags, "the latest SLO review" is the SLO's.
+var plainModifiers = set("new", "old", "latest", "current", "existing", "each", "other", "same", "own", "more", "most",
+	"main", "first", "last", "next", "previous", "whole", "entire", "single", "only", "actual", "real", "usual",
+	"default", "specific", "certain", "such", "some", "many", "few", "several", "both", "either", "any", "no")
+
 // contentStem is a word's stem when it is a content word — letters (a
 // possessive dropped), not a stopword, a negation, a tool or a product —
 // and "" otherwise.
 func contentStem(w string) string {
 	w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
-	if len(w) < 2 || !isWord(strings.ReplaceAll(w, "-", "")) || stopwords[w] || cues[w] {
+	if len(w) < 2 || !isWord(strings.ReplaceAll(w, "-", "")) || stopwords[w] || cues[w] || plainModifiers[w] {
 		return ""
 	}
 	if _, ok := tools[w]; ok {
@@ -190,6 +202,10 @@ func claimsOf(ws []claimWord) []claim {
 			add(i, "timezone", tz)
 			continue
 		}
+		if d := weekday(w.lower); d != "" {
+			add(i, "weekday", d)
+			continue
+		}
 		if isRegion(w.lower) {
 			add(i, "region", w.lower)
 			continue
@@ -224,11 +240,15 @@ func claimWords(text string) []claimWord {
 			continue
 		}
 		lw := strings.ToLower(core)
-		ws = append(ws, claimWord{raw: core, lower: lw, cue: cues[lw], colon: strings.Contains(tail, ":"),
+		ws = append(ws, claimWord{raw: core, lower: lw, cue: cues[lw] || claimCues[lw], colon: strings.Contains(tail, ":"),
 			brk: strings.ContainsAny(tail, ",;:.!?)")})
 	}
 	return ws
 }
+
+// claimCues negate the values after them besides the judge's cues:
+// "nothing for payments is kept in Secrets Manager".
+var claimCues = set("nothing", "none", "neither")
 
 // looksLikeCode reports whether text reads as source code: braces with a
 // statement's punctuation, or a definition keyword starting a line.
@@ -490,6 +510,16 @@ func timeZone(w string) string {
 	return ""
 }
 
+// weekday is the day w names (Friday, fridays → friday); "" when none.
+func weekday(w string) string {
+	w = strings.TrimSuffix(w, "s")
+	switch w {
+	case "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday":
+		return w
+	}
+	return ""
+}
+
 // isRegion reports whether w is a cloud region: us-east-1, eu-west-2,
 // ap-southeast-1.
 func isRegion(w string) bool {
@@ -657,7 +687,7 @@ func claimConflict(olds, news claimSet) (string, bool) {
 			continue
 		}
 		for _, o := range old {
-			if o.key != n.key || o.retired || heldPositively(new, o) {
+			if o.key != n.key || o.retired || heldPositively(new, o) || !strings.HasPrefix(o.key, "tool:") && news.says(o.value) {
 				continue
 			}
 			return fmt.Sprintf("%s: %q became %q", strings.SplitN(n.key, ":", 2)[len(strings.SplitN(n.key, ":", 2))-1], o.text, n.text), true
@@ -665,6 +695,10 @@ func claimConflict(olds, news claimSet) (string, bool) {
 	}
 	return "", false
 }
+
+// says reports whether the text holds v as a word of its own outside any
+// claim's retired value ("workers: process.env.CI ? 4 : 1" says 4).
+func (cs claimSet) says(v string) bool { return cs.bare[v] }
 
 // exclusive reports whether a holds a name b does not.
 func exclusive(a, b map[string]bool) bool {
@@ -720,6 +754,10 @@ func init() {
 		{"backend", "back-end", "server", "api"},
 		{"mobile", "ios", "android"},
 		{"worker", "workers"},
+		{"preview", "review-app", "ephemeral"},
+		{"qa"},
+		{"sandbox"},
+		{"canary"},
 		{"cli", "command-line"},
 		{"windows"},
 		{"linux"},

@@ -18,6 +18,8 @@ func TestReadClaims(t *testing.T) {
 		{"ENABLE_NEW_CHECKOUT defaults to false; singleQuote: true", []string{"set:enable_new_checkout=false", "set:singlequote=true"}},
 		{"Connect to localhost:5432 or port 6432 through pgbouncer.", []string{"port=5432", "port=6432"}},
 		{"The backup runs at 02:00 UTC in us-east-1.", []string{"clock=02:00", "timezone=utc", "region=us-east-1"}},
+		{"Releases are cut on Thursdays, never on Friday.", []string{"weekday=thursday", "!weekday=friday"}},
+		{"nothing is kept in AWS Secrets Manager; Vault holds it all", []string{"!tool:cloud=aws", "!tool:secret-store=secrets manager", "tool:secret-store=vault"}},
 		{"Python formatting is done by ruff format; black isn't used.", []string{"tool:py-format=ruff format", "!tool:py-format=black"}},
 		{"golint was deprecated, so we swapped it for golangci-lint.", []string{"!tool:go-lint=golint", "tool:go-lint=golangci-lint"}},
 		{"You can't deploy without Vault.", []string{"tool:secret-store=vault"}},
@@ -74,7 +76,7 @@ func FuzzReadClaims(f *testing.F) {
 				t.Fatalf("%q: claim %+v without a value", text, c)
 			}
 			known := false
-			for _, p := range []string{"tool:", "version:", "set:", "qty:", "port", "clock", "timezone", "region"} {
+			for _, p := range []string{"tool:", "version:", "set:", "qty:", "port", "clock", "timezone", "region", "weekday"} {
 				known = known || strings.HasPrefix(c.key, p)
 			}
 			if !known {

@@ -360,6 +360,9 @@ func compare(a, b []token) comparison {
 			if ca {
 				lo, hi = o.i1, o.i2
 			}
+			if conditional(neg, lo, hi) {
+				continue // "if the primary hasn't acked after 15 minutes": a condition, not a claim
+			}
 			if hasCue(other) {
 				// both memories negate, each something else ("never from
 				// process.env" / "don't read FEATURE_* vars"): a
@@ -409,6 +412,22 @@ func compare(a, b []token) comparison {
 		return comparison{why: fmt.Sprintf("%s / %s is not one value for another (a change of wording or of statement)", span(a, s.i1, s.i2), span(b, s.j1, s.j2))}
 	}
 	return comparison{claim: fmt.Sprintf("%s became %s", span(a, s.i1, s.i2), span(b, s.j1, s.j2))}
+}
+
+// conditional reports whether the negation cue in ts[lo:hi] stands in a
+// clause that begins with "if" or "unless".
+func conditional(ts []token, lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		if !ts[i].cue {
+			continue
+		}
+		for _, t := range ts {
+			if t.clause == ts[i].clause {
+				return strings.EqualFold(t.text, "if") || strings.EqualFold(t.text, "unless")
+			}
+		}
+	}
+	return false
 }
 
 // negated marks the tokens in the clause of a negation cue.

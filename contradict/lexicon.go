@@ -100,6 +100,7 @@ func init() {
 		"ml-serving":         {"triton", "torchserve", "tensorflow serving", "bentoml", "seldon", "kserve", "ray serve", "vllm"},
 		"experiment-track":   {"mlflow", "wandb"},
 		"doc-site":           {"sphinx", "mkdocs", "docusaurus", "jekyll", "vitepress", "gitbook"},
+		"optimizer":          {"adamw", "adam", "sgd", "rmsprop", "adagrad", "adafactor", "lion"},
 		"cpp-build":          {"cmake", "meson", "bazel"},
 	}
 	for kind, names := range kinds {
