@@ -75,7 +75,7 @@ var additive = needle.MustCompile(`(?i)\b(also|as well|in addition|additionally|
 	needle.Set{Needles: additiveWords, Words: true})
 
 // changeMarkers say the new memory reports a change over time.
-var changeMarkers = needle.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|downgraded|bumped|raised|lowered|increased|decreased|changed|replaced|renamed|rewritten|updated|scaled|took over|no longer|now|anymore|any more|swapped|dropped|deprecated|retired|rescheduled|extended|shortened|reduced|as of|these days|from \S+ to)\b`,
+var changeMarkers = needle.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|downgraded|bumped|raised|lowered|increased|decreased|changed|replaced|renamed|rewritten|updated|scaled|took over|no longer|now|anymore|any more|swapped|deprecated|retired|rescheduled|extended|shortened|reduced|as of|these days|from \S+ to)\b`,
 	needle.Set{Needles: changeMarkerWords, Words: true})
 
 // additiveWords and changeMarkerWords are the words one of which every
@@ -86,7 +86,7 @@ var (
 	additiveWords     = []string{"also", "as well", "in addition", "additionally", "another", "too"}
 	changeMarkerWords = []string{"moved", "migrated", "switched", "upgraded", "downgraded", "bumped", "raised", "lowered", "increased",
 		"decreased", "changed", "replaced", "renamed", "rewritten", "updated", "scaled", "took over", "no longer", "now", "anymore", "any more",
-		"swapped", "dropped", "deprecated", "retired", "rescheduled", "extended", "shortened", "reduced", "as of", "these days", "from"}
+		"swapped", "deprecated", "retired", "rescheduled", "extended", "shortened", "reduced", "as of", "these days", "from"}
 )
 
 // antonyms are the pairs of stems that flip a claim, both ways round. A
@@ -228,7 +228,7 @@ func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 		return Judgement{None, fmt.Sprintf("too long to compare word by word (%d and %d words; the judge aligns memories of at most %d)", len(a), len(b), MaxWords)}
 	}
 	up := updated(a, b)
-	if !same && up.mentioned {
+	if !same && up.mentioned && marker != "" { // (a pair let in only for its typed claims keeps to them)
 		same, subject = true, subject+fmt.Sprintf(", and the new memory names the old value %q", up.old)
 	}
 	if !same {

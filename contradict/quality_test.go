@@ -225,7 +225,7 @@ func TestTextReusedAcrossOldTexts(t *testing.T) {
 // read neither the rules nor pairs.jsonl (testdata/README.md, "Blind
 // sets") — the figures an unseen project's memories would see.
 func TestPairsBlind(t *testing.T) {
-	for _, set := range []string{"blind1", "blind2"} {
+	for _, set := range []string{"blind1", "blind2", "blind3"} {
 		t.Run(set, func(t *testing.T) {
 			ps, ev := loadSet(t, "testdata/"+set)
 			r := scorePairs(t, ps, ev, "blind")
