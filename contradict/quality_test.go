@@ -223,13 +223,23 @@ func TestTextReusedAcrossOldTexts(t *testing.T) {
 
 // TestPairsBlind scores Judge on the sets written blind — by helpers who
 // read neither the rules nor pairs.jsonl (testdata/README.md, "Blind
-// sets") — the figures an unseen project's memories would see.
+// sets"). blind4 is the figure an unseen project's memories would see;
+// blind1–3 were read and tuned to after their first score. The pooled
+// conflicts must stay above a floor under today's figures (precision
+// 0.922, recall 0.535): a regression guard, not the goal.
 func TestPairsBlind(t *testing.T) {
-	for _, set := range []string{"blind1", "blind2", "blind3"} {
+	var pooled score
+	for _, set := range []string{"blind1", "blind2", "blind3", "blind4"} {
 		t.Run(set, func(t *testing.T) {
 			ps, ev := loadSet(t, "testdata/"+set)
 			r := scorePairs(t, ps, ev, "blind")
 			t.Logf("%s: pairs %d; rules %+v\n%s", set, len(ps), DefaultRules, r.table())
+			s := r.scores[scoreKey{"blind", "conflict"}]
+			pooled.tp, pooled.fp, pooled.fn = pooled.tp+s.tp, pooled.fp+s.fp, pooled.fn+s.fn
 		})
+	}
+	t.Logf("pooled conflicts: precision %.3f recall %.3f (tp %d fp %d fn %d)", pooled.precision(), pooled.recall(), pooled.tp, pooled.fp, pooled.fn)
+	if pooled.precision() < 0.85 || pooled.recall() < 0.45 {
+		t.Errorf("pooled blind conflicts: precision %.3f recall %.3f, below the floor 0.85 at 0.45", pooled.precision(), pooled.recall())
 	}
 }
