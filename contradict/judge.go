@@ -214,8 +214,8 @@ func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 	}
 	gated := ev.E1 >= r.E1 || (ev.E1 >= r.WeakE1 && ev.E6 >= r.WeakE6)
 	same := gated
-	marker := ""
-	if same || ev.E1 >= r.WeakE1 {
+	marker := "" // below the gate it decides now; above it, only once a conflict is found (the regexp is the judge's dearest step)
+	if !same && ev.E1 >= r.WeakE1 {
 		marker = t.changeMarker()
 	}
 	typed := !same && ev.E1 >= r.WeakE1 && len(t.claimSet().claims) > 0
@@ -245,6 +245,9 @@ func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 		return Judgement{None, fmt.Sprintf("the new memory adds to the old one (%q)", strings.TrimSpace(m))}
 	}
 	c := compare(a, b)
+	if c.claim != "" || up.new != "" && !c.subject {
+		marker = t.changeMarker()
+	}
 	switch {
 	case c.claim != "" && marker != "":
 		return Judgement{Update, fmt.Sprintf("update (%q): %s; same subject: %s", marker, c.claim, subject)}
@@ -258,7 +261,7 @@ func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 		nc = nc.tools()
 	}
 	if why, ok := claimConflict(ow.claims, nc); ok {
-		return t.claimJudgement(why, marker, subject)
+		return t.claimJudgement(why, t.changeMarker(), subject)
 	}
 	return Judgement{None, c.why}
 }
