@@ -22,9 +22,6 @@ type claim struct {
 	// retired: stated under a negation or as what was replaced ("black
 	// isn't used", "rather than pytest", "golint was deprecated").
 	retired bool
-	// many: a tool key may hold several values in one memory ("pnpm;
-	// npm install breaks it"); any other key holding two values is a list
-	// of scopes, not one claim, and is not compared.
 }
 
 // claimWord is one whitespace-separated word of a text with what the
@@ -76,18 +73,14 @@ func readClaims(text string) claimSet {
 		return claimSet{}
 	}
 	cs := claimSet{claims: claimsOf(ws), scope: scopeOf(ws), words: map[string]bool{}, idents: map[string]bool{}, bare: map[string]bool{}}
+	prev := ""
 	for i, w := range ws {
 		if isInt(w.lower) && !retiredAt(ws, i) {
 			cs.bare[w.lower] = true
 		}
-	}
-	for _, w := range ws {
 		if k, _, _ := strings.Cut(w.raw, "="); settingKey(k) && strings.ToUpper(k) == k && strings.Contains(k, "_") {
 			cs.idents[k] = true
 		}
-	}
-	prev := ""
-	for _, w := range ws {
 		st := contentStem(w.lower)
 		if st != "" {
 			cs.words[st] = true
@@ -690,7 +683,7 @@ func claimConflict(olds, news claimSet) (string, bool) {
 			if o.key != n.key || o.retired || heldPositively(new, o) || !strings.HasPrefix(o.key, "tool:") && news.says(o.value) {
 				continue
 			}
-			return fmt.Sprintf("%s: %q became %q", strings.SplitN(n.key, ":", 2)[len(strings.SplitN(n.key, ":", 2))-1], o.text, n.text), true
+			return fmt.Sprintf("%s: %q became %q", n.key[strings.IndexByte(n.key, ':')+1:], o.text, n.text), true
 		}
 	}
 	return "", false

@@ -231,12 +231,17 @@ func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 	if !same && up.mentioned && marker != "" { // (a pair let in only for its typed claims keeps to them)
 		same, subject = true, subject+fmt.Sprintf(", and the new memory names the old value %q", up.old)
 	}
+	// Below the cosine a shared subject needs (or with the subject shared
+	// only by a value both name), two tools of one kind still conflict
+	// ("Sentry" / "Rollbar"): a project picks one. A version, port or
+	// quantity there belongs to another subject too often ("API on Python
+	// 3.12" / "notebooks use Python 3.10").
+	nc := t.claimSet()
+	if !gated {
+		nc = nc.tools()
+	}
 	if !same {
-		// Below the cosine a shared subject needs, two tools of one kind
-		// still conflict ("Sentry" / "Rollbar"): a project picks one. A
-		// version, port or quantity there belongs to another subject too
-		// often ("API on Python 3.12" / "notebooks use Python 3.10").
-		if why, ok := claimConflict(ow.claims, t.claimSet().tools()); typed && ok && t.adds() == "" {
+		if why, ok := claimConflict(ow.claims, nc); typed && ok && t.adds() == "" {
 			return t.claimJudgement(why, marker, subject)
 		}
 		return differ()
@@ -255,10 +260,6 @@ func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 		return Judgement{Contradiction, fmt.Sprintf("contradiction: %s; same subject: %s", c.claim, subject)}
 	case marker != "" && up.new != "" && !c.subject:
 		return Judgement{Update, fmt.Sprintf("update (%q): %q became %q; same subject: %s", marker, up.old, up.new, subject)}
-	}
-	nc := t.claimSet()
-	if !gated { // the subject is shared by a value both name, not by the evidence: tools only, as below the cosine
-		nc = nc.tools()
 	}
 	if why, ok := claimConflict(ow.claims, nc); ok {
 		return t.claimJudgement(why, t.changeMarker(), subject)

@@ -229,8 +229,11 @@ func TestTextReusedAcrossOldTexts(t *testing.T) {
 // 0.922, recall 0.535): a regression guard, not the goal.
 func TestPairsBlind(t *testing.T) {
 	var pooled score
-	for _, set := range []string{"blind1", "blind2", "blind3", "blind4"} {
+	sets := []string{"blind1", "blind2", "blind3", "blind4"}
+	ran := 0
+	for _, set := range sets {
 		t.Run(set, func(t *testing.T) {
+			ran++
 			ps, ev := loadSet(t, "testdata/"+set)
 			r := scorePairs(t, ps, ev, "blind")
 			t.Logf("%s: pairs %d; rules %+v\n%s", set, len(ps), DefaultRules, r.table())
@@ -239,6 +242,9 @@ func TestPairsBlind(t *testing.T) {
 		})
 	}
 	t.Logf("pooled conflicts: precision %.3f recall %.3f (tp %d fp %d fn %d)", pooled.precision(), pooled.recall(), pooled.tp, pooled.fp, pooled.fn)
+	if ran < len(sets) {
+		return // -run picked some sets: no pooled figure
+	}
 	if pooled.precision() < 0.85 || pooled.recall() < 0.45 {
 		t.Errorf("pooled blind conflicts: precision %.3f recall %.3f, below the floor 0.85 at 0.45", pooled.precision(), pooled.recall())
 	}
