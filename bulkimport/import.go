@@ -7,9 +7,11 @@
 // With engine.Engine, whose AddBatch comes in two halves, up to
 // Options.InFlight batches are fingerprinted side by side and the next
 // while the last one is written; batches are written one at a time, in
-// line order, so the outcome is the same as one batch at a time (a memory
-// written one at a time after a batch refused one of its lines takes its
-// creation time then).
+// line order, so the outcome is the same as one batch at a time. A line
+// without a created_at is stamped when its batch leaves the reader, so
+// creation times follow line order even though batches prepared side by
+// side reach the engine in any order (and a memory written one at a time
+// after its batch refused a line keeps its batch's time).
 //
 // It sees the store only through its small Adder interface, draws nothing
 // (progress goes through Options.Progress) and never opens or closes a
@@ -297,6 +299,12 @@ func (im *importer) flush() error {
 	ctx := context.WithoutCancel(im.ctx)
 	ns, lines := slices.Clone(im.pending), slices.Clone(im.lines)
 	im.pending, im.lines = im.pending[:0], im.lines[:0]
+	now := time.Now().UTC()
+	for i := range ns {
+		if ns[i].CreatedAt.IsZero() {
+			ns[i].CreatedAt = now // here, in line order: the engine would stamp it when its goroutine gets there
+		}
+	}
 	if im.prep == nil {
 		err := im.storeBatch(ctx, ns, lines)
 		im.stored(len(ns))

@@ -24,13 +24,17 @@ import (
 // broken disk would.
 type traced struct {
 	*engine.Engine
-	mu       sync.Mutex
-	began    []chan struct{} // began[k] closes when batch k's prepare starts
-	order    []string
-	failAt   int
-	batches  int
-	overlap  bool
-	patience time.Duration // how long a wait lasts (0: a minute)
+	mu      sync.Mutex
+	began   []chan struct{} // began[k] closes when batch k's prepare starts
+	order   []string
+	failAt  int
+	batches int
+	overlap bool
+	// reverse makes batch k call the engine only once batch k+1's
+	// engine prepare has returned: the last batch is prepared first.
+	reverse  bool
+	prepared []chan struct{} // prepared[k] closes when batch k's engine prepare returns
+	patience time.Duration   // how long a wait lasts (0: a minute)
 }
 
 // waitBegan waits up to a minute for batch k's prepare to start; false if
@@ -71,7 +75,11 @@ func (t *traced) PrepareBatch(ctx context.Context, ns []record.NewMemory) (func(
 	if t.overlap && !t.waitBegan(k+1) {
 		t.note(fmt.Sprintf("prepare %d never saw prepare %d", k, k+1))
 	}
+	if t.reverse && k+1 < t.batches {
+		<-t.prepared[k+1]
+	}
 	store, err := t.Engine.PrepareBatch(ctx, ns)
+	close(t.prepared[k])
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +109,7 @@ func newTraced(t *testing.T, batches, failAt int) *traced {
 	tr := &traced{Engine: e, failAt: failAt, batches: batches}
 	for range batches + 1 {
 		tr.began = append(tr.began, make(chan struct{}))
+		tr.prepared = append(tr.prepared, make(chan struct{}))
 	}
 	return tr
 }
@@ -238,6 +247,40 @@ func TestImportPreparesBatchesSideBySide(t *testing.T) {
 	for line, want := range map[int]record.DocNum{1: 0, 5: 4, 7: 5, 8: 6, 9: 7, 10: 8} {
 		if got, ok := doc[fmt.Sprintf("pipelined memory number %d", line)]; !ok || got != want {
 			t.Errorf("line %d is doc %d (stored %v), want %d", line, got, ok, want)
+		}
+	}
+}
+
+// TestImportTimesFollowLines: lines without a created_at get creation times
+// in line order even when the batches reach the engine last batch first, so
+// the newest memory listed is the file's last line (the engine stamps a
+// time when its prepare runs, which side-by-side batches reach in any order).
+func TestImportTimesFollowLines(t *testing.T) {
+	tr := newTraced(t, 3, -1)
+	tr.reverse = true
+	res, err := bulkimport.Import(context.Background(), tr, strings.NewReader(jsonl(12)),
+		bulkimport.Options{BatchSize: 4, InFlight: 3})
+	if err != nil || res.Added != 12 {
+		t.Fatalf("result %+v, %v; want 12 added", res, err)
+	}
+	ms, err := tr.List(context.Background(), record.ListOptions{Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 12 || ms[0].Content != "pipelined memory number 12" {
+		t.Fatalf("newest of %d listed is %q, want line 12", len(ms), ms[0].Content)
+	}
+	at := map[int]time.Time{}
+	for _, m := range ms {
+		var line int
+		if _, err := fmt.Sscanf(m.Content, "pipelined memory number %d", &line); err != nil {
+			t.Fatal(err)
+		}
+		at[line] = m.CreatedAt
+	}
+	for line := 2; line <= 12; line++ {
+		if at[line].Before(at[line-1]) {
+			t.Errorf("line %d created %v, before line %d (%v)", line, at[line], line-1, at[line-1])
 		}
 	}
 }
