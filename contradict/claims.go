@@ -2,6 +2,7 @@ package contradict
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"unicode"
@@ -27,11 +28,12 @@ type claim struct {
 // claimWord is one whitespace-separated word of a text with what the
 // claim reader needs around it.
 type claimWord struct {
-	raw   string // as written, surrounding punctuation trimmed
-	lower string
-	cue   bool // a negation word
-	colon bool // a colon followed it ("singleQuote: true")
-	brk   bool // a clause ends after this word
+	raw    string // as written, surrounding punctuation trimmed
+	lower  string
+	cue    bool // a negation word
+	colon  bool // a colon followed it ("singleQuote: true")
+	brk    bool // a clause ends after this word
+	quoted bool // written in quotes or backticks
 }
 
 // maxClaimWords bounds the texts whose claims are read: a memory longer
@@ -46,16 +48,24 @@ type claimSet struct {
 	scope  uint32
 	words  map[string]bool // stems of the content words
 	mods   [][2]string     // a content word's stem and the content word's stem before it in its clause
-	idents map[string]bool // the environment variables it names (DATABASE_URL)
+	idents map[string]bool // the identifiers it names (DATABASE_URL, daily_revenue, minSdk)
 	bare   map[string]bool // its numbers standing alone, unretired
+	fused  [][2]string     // its hyphenated or snake_case names split at their last separator: orders-events → orders, events
+	dirs   map[string]bool // the top directories of the paths it names (services/api → services)
+	valued map[string]bool // the stems of its claims' values: a value is no qualifier ("the Growth team")
 }
 
-// tools is cs with only its tool claims.
-func (cs claimSet) tools() claimSet {
+// specific is cs with only the claims whose key names one thing however
+// the memories are worded: a tool of a kind, a cloud region, a setting
+// named by its key. Below the cosine that makes a subject shared, these
+// still conflict ("Redis runs in us-east-1" / "the Redis cluster sits in
+// eu-west-1"); a version, port or quantity there belongs to another
+// subject too often ("API on Python 3.12" / "notebooks use Python 3.10").
+func (cs claimSet) specific() claimSet {
 	out := cs
 	out.claims = nil
 	for _, c := range cs.claims {
-		if strings.HasPrefix(c.key, "tool:") {
+		if strings.HasPrefix(c.key, "tool:") || strings.HasPrefix(c.key, "set:") || c.key == "region" {
 			out.claims = append(out.claims, c)
 		}
 	}
@@ -73,13 +83,32 @@ func readClaims(text string) claimSet {
 		return claimSet{}
 	}
 	cs := claimSet{claims: claimsOf(ws), scope: scopeOf(ws), words: map[string]bool{}, idents: map[string]bool{}, bare: map[string]bool{}}
+	for _, c := range cs.claims {
+		for _, w := range strings.Fields(strings.ToLower(c.text)) {
+			if st := contentStem(w); st != "" {
+				if cs.valued == nil {
+					cs.valued = map[string]bool{}
+				}
+				cs.valued[st] = true
+			}
+		}
+	}
 	prev := ""
 	for i, w := range ws {
 		if isInt(w.lower) && !retiredAt(ws, i) {
 			cs.bare[w.lower] = true
 		}
-		if k, _, _ := strings.Cut(w.raw, "="); settingKey(k) && strings.ToUpper(k) == k && strings.Contains(k, "_") {
+		if k, _, _ := strings.Cut(w.raw, "="); identifier(k) {
 			cs.idents[k] = true
+		}
+		if d := topDir(w.lower); d != "" {
+			if cs.dirs == nil {
+				cs.dirs = map[string]bool{}
+			}
+			cs.dirs[d] = true
+		}
+		if j := strings.LastIndexAny(w.lower, "-_"); j > 0 && j < len(w.lower)-1 && isWord(strings.NewReplacer("-", "", "_", "").Replace(w.lower)) {
+			cs.fused = append(cs.fused, [2]string{w.lower[:j], w.lower[j+1:]})
 		}
 		st := contentStem(w.lower)
 		if st != "" {
@@ -94,6 +123,71 @@ func readClaims(text string) claimSet {
 		}
 	}
 	return cs
+}
+
+// identifier reports whether k names one thing in code or configuration:
+// an environment variable or snake_case name (DATABASE_URL, daily_revenue)
+// or a camelCase one (minSdk, singleQuote) — not a product's name
+// (GitHub, iOS).
+func identifier(k string) bool {
+	if !settingKey(k) || strings.Contains(k, "-") {
+		return false
+	}
+	if strings.Contains(k, "_") {
+		return true
+	}
+	lw := strings.ToLower(k)
+	_, tool := toolOf(lw)
+	_, product := products[lw]
+	return unicode.IsLower(rune(k[0])) && !tool && !product
+}
+
+// ownIdentifiers reports whether each memory names an identifier the other
+// does not: two settings, jobs or variables, whose values can both hold.
+func ownIdentifiers(a, b claimSet) bool {
+	return exclusive(a.idents, b.idents) && exclusive(b.idents, a.idents)
+}
+
+// without is cs without the identifiers ts name: the values a claim
+// changes are not the subjects that tell two settings apart ("camelCase"
+// became "snake_case").
+func (cs claimSet) without(ts []token) claimSet {
+	var drop []string
+	for _, t := range ts {
+		if cs.idents[t.text] {
+			drop = append(drop, t.text)
+		}
+	}
+	if len(drop) > 0 {
+		cs.idents = maps.Clone(cs.idents)
+		for _, k := range drop {
+			delete(cs.idents, k)
+		}
+	}
+	return cs
+}
+
+// sharedName reports whether a and b name one identifier or one
+// hyphenated or snake_case name.
+func sharedName(a, b claimSet) bool {
+	if shareKey(a.idents, b.idents) {
+		return true
+	}
+	for _, x := range a.fused {
+		if b.hasFused(x) {
+			return true
+		}
+	}
+	return false
+}
+
+func (cs claimSet) hasFused(x [2]string) bool {
+	for _, y := range cs.fused {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 // plainModifiers qualify a noun without naming another subject: "new
@@ -123,14 +217,22 @@ func contentStem(w string) string {
 // "access tokens" / "refresh tokens", "webhook deliveries" / "email
 // deliveries", "the API server listens" / "the admin dashboard listens" —
 // with neither qualifier in the other text: two subjects that share a
-// noun, whose values can both hold.
+// noun, whose values can both hold. Fused names count the same way
+// ("orders-events" / "payments-events").
 func contrast(a, b claimSet) (string, bool) {
+	for _, x := range a.fused { // orders-events / payments-events
+		for _, y := range b.fused {
+			if x[1] == y[1] && x[0] != y[0] && !b.hasFused(x) && !a.hasFused(y) {
+				return fmt.Sprintf("%s-%s / %s-%s", x[0], x[1], y[0], y[1]), true
+			}
+		}
+	}
 	for _, x := range a.mods {
-		if b.words[x[1]] {
+		if b.words[x[1]] || a.valued[x[1]] {
 			continue
 		}
 		for _, y := range b.mods {
-			if y[0] == x[0] && y[1] != x[1] && !a.words[y[1]] {
+			if y[0] == x[0] && y[1] != x[1] && !a.words[y[1]] && !b.valued[y[1]] {
 				return fmt.Sprintf("%s %s / %s %s", x[1], x[0], y[1], y[0]), true
 			}
 		}
@@ -155,12 +257,32 @@ func claimsOf(ws []claimWord) []claim {
 			add(i, "version:"+product, strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(ws[i+1].lower, "v"), "+"), ".x"))
 			out[len(out)-1].text += " " + ws[i+1].raw
 			return 1
+		} else if i+1 < len(ws) && !ws[i].brk && ws[i+1].lower == "version" {
+			// "the Node version in .nvmrc is 18.19.0": the first version
+			// after "is", "=" or a colon in the clause
+			for j := i + 1; j < len(ws) && j <= i+6; j++ {
+				if (ws[j].lower == "is" || ws[j].lower == "=" || ws[j].colon) && j+1 < len(ws) && isVersion(ws[j+1].lower) && strings.Contains(ws[j+1].lower, ".") {
+					add(j+1, "version:"+product, strings.TrimSuffix(strings.TrimPrefix(ws[j+1].lower, "v"), ".x"))
+					return 0
+				}
+				if ws[j].brk {
+					break
+				}
+			}
 		}
 		return 0
 	}
 	for i := 0; i < len(ws); i++ {
 		w := ws[i]
-		// A tool, by a two-word name first ("GitHub Actions").
+		// A tool, by a three- or two-word name first ("Weights & Biases", "GitHub Actions").
+		if i+2 < len(ws) && !w.brk && !ws[i+1].brk {
+			if k, ok := tools[w.lower+" "+ws[i+1].lower+" "+ws[i+2].lower]; ok {
+				add(i, "tool:"+k.kind, k.name)
+				out[len(out)-1].text += " " + ws[i+1].raw + " " + ws[i+2].raw
+				i += 2
+				continue
+			}
+		}
 		if i+1 < len(ws) && !w.brk {
 			if k, ok := tools[w.lower+" "+ws[i+1].lower]; ok {
 				add(i, "tool:"+k.kind, k.name)
@@ -179,7 +301,16 @@ func claimsOf(ws []claimWord) []claim {
 			continue
 		}
 		if key, value, ok := assignment(ws, i); ok {
-			add(i, "set:"+key, value)
+			if p := versionKey(key); p != "" && isVersion(strings.TrimLeft(value, "><=^~v")) {
+				add(i, "version:"+p, strings.TrimSuffix(strings.TrimLeft(value, "><=^~v"), ".x"))
+			} else {
+				add(i, "set:"+key, value)
+			}
+			continue
+		}
+		if i+1 < len(ws) && !w.brk && (ws[i+1].lower == "team" || ws[i+1].lower == "squad") && owner(w.raw) {
+			add(i, "owner", w.lower) // "the Growth team" / "the Messaging team"
+			i++
 			continue
 		}
 		if w.lower == "port" && i+1 < len(ws) && isInt(ws[i+1].lower) {
@@ -234,7 +365,7 @@ func claimWords(text string) []claimWord {
 		}
 		lw := strings.ToLower(core)
 		ws = append(ws, claimWord{raw: core, lower: lw, cue: cues[lw] || claimCues[lw], colon: strings.Contains(tail, ":"),
-			brk: strings.ContainsAny(tail, ",;:.!?)")})
+			brk: strings.ContainsAny(tail, ",;:.!?)"), quoted: len(raw) < len(f) && strings.ContainsAny(f[:len(f)-len(raw)], "\"'`“‘") && strings.ContainsAny(tail, "\"'`”’")})
 	}
 	return ws
 }
@@ -339,7 +470,7 @@ func fromTo(ws []claimWord, j int) bool {
 // (LOG_LEVEL, singleQuote, max_connections, no-console).
 func assignment(ws []claimWord, i int) (key, value string, ok bool) {
 	w := ws[i].raw
-	if k, v, found := strings.Cut(w, "="); found && settingKey(k) {
+	if k, v, found := strings.Cut(w, "="); found && (settingKey(k) || plainKey(k) && v != "") {
 		if v == "" && i+1 < len(ws) {
 			v = ws[i+1].raw
 		}
@@ -361,6 +492,10 @@ func assignment(ws []claimWord, i int) (key, value string, ok bool) {
 		return strings.ToLower(w), canonicalValue(ws[i+3].raw), true
 	case (next == "is" || next == "=") && i+4 < len(ws) && ws[i+2].lower == "set" && ws[i+3].lower == "to":
 		return strings.ToLower(w), canonicalValue(ws[i+4].raw), true
+	case next == "is" && i+2 < len(ws) && literal(ws[i+2]):
+		return strings.ToLower(w), canonicalValue(ws[i+2].raw), true
+	case next == "is" && i+3 < len(ws) && (ws[i+2].lower == "a" || ws[i+2].lower == "an") && literal(ws[i+3]):
+		return strings.ToLower(w), canonicalValue(ws[i+3].raw), true // "`no-console` is an error"
 	}
 	return "", "", false
 }
@@ -390,6 +525,55 @@ func settingKey(w string) bool {
 	}
 	return inner && letters >= 3
 }
+
+// versionKey is the product a setting pins the version of
+// (requires-python, python-version, NODE_VERSION, go-version); "" when the
+// key is no such setting.
+func versionKey(key string) string {
+	parts := strings.FieldsFunc(key, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	if len(parts) != 2 || parts[0] != "requires" && parts[1] != "version" {
+		return ""
+	}
+	for _, w := range parts {
+		if p, ok := products[w]; ok {
+			return p
+		}
+	}
+	return ""
+}
+
+// owner reports whether w, before "team", names one: a capitalised word
+// that is not a determiner, a scope or a product ("the Growth team", not
+// "the whole team", "the iOS team").
+func owner(w string) bool {
+	lw := strings.ToLower(w)
+	if w == "" || !unicode.IsUpper(rune(w[0])) || !isWord(w) || stopwords[lw] || determiners[lw] || plainModifiers[lw] || scopes[lw] != 0 {
+		return false
+	}
+	_, product := products[lw]
+	_, tool := tools[lw]
+	return !product && !tool
+}
+
+// plainKey reports whether k, written fused to "=" (sslmode=require),
+// names a setting though it is one lower-case word: letters, then letters
+// or digits.
+func plainKey(k string) bool {
+	return len(k) >= 3 && isWord(k[:1]) && strings.IndexFunc(k, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) < 0
+}
+
+// literal reports whether w reads as a setting's value after "KEY is": a
+// number, a quoted word or a switch or level word ("no-console is 'off'",
+// "IPHONEOS_DEPLOYMENT_TARGET is 14.0") — not a description ("DATABASE_URL
+// is required").
+func literal(w claimWord) bool {
+	if w.quoted || isVersion(w.lower) || isInt(w.lower) {
+		return true
+	}
+	return literalWords[w.lower]
+}
+
+var literalWords = set("true", "false", "on", "off", "yes", "no", "enabled", "disabled", "error", "warn", "warning", "info", "debug", "trace")
 
 // canonicalValue lower-cases a setting's value and folds the ways of
 // writing a boolean.
@@ -545,9 +729,9 @@ func init() {
 		"time": {0.001: {"ms", "millisecond", "milliseconds"}, 1: {"s", "sec", "secs", "second", "seconds"},
 			60: {"m", "min", "mins", "minute", "minutes"}, 3600: {"h", "hr", "hrs", "hour", "hours"},
 			86400: {"d", "day", "days"}, 604800: {"w", "wk", "week", "weeks"}, 2592000: {"month", "months"}},
-		"size": {1: {"b", "byte", "bytes"}, 1e3: {"kb", "kilobyte", "kilobytes"}, 1024: {"kib"},
-			1e6: {"mb", "megabyte", "megabytes"}, 1 << 20: {"mib"}, 1e9: {"gb", "gigabyte", "gigabytes"}, 1 << 30: {"gib"},
-			1e12: {"tb", "terabyte", "terabytes"}},
+		"size": {1: {"b", "byte", "bytes"}, 1e3: {"kb", "kilobyte", "kilobytes"}, 1024: {"kib", "ki"},
+			1e6: {"mb", "megabyte", "megabytes"}, 1 << 20: {"mib", "mi"}, 1e9: {"gb", "gigabyte", "gigabytes"}, 1 << 30: {"gib", "gi"},
+			1e12: {"tb", "terabyte", "terabytes"}, 1 << 40: {"tib", "ti"}},
 		"percent": {1: {"%", "percent", "pct"}},
 	} {
 		for size, names := range us {
@@ -618,6 +802,9 @@ func splitNumber(w string) (num, rest string) {
 		return "", ""
 	}
 	rest = w[k:]
+	if len(rest) > 1 && rest[0] == '-' && isWord(rest[1:]) {
+		rest = rest[1:] // "a 30-day window", "15-minute tokens"
+	}
 	if rest != "" && rest != "%" && !isWord(rest) {
 		return "", ""
 	}
@@ -655,13 +842,19 @@ func claimConflict(olds, news claimSet) (string, bool) {
 	if len(old) == 0 || len(new) == 0 {
 		return "", false
 	}
+	if why, ok := replaced(old, new); ok {
+		return why, true // said outright: scopes and qualifiers do not matter
+	}
 	if olds.scope != 0 && news.scope != 0 && olds.scope&news.scope == 0 {
 		return "", false
+	}
+	if len(olds.dirs) > 0 && len(news.dirs) > 0 && !shareKey(olds.dirs, news.dirs) {
+		return "", false // services/ and ml/: two parts of the repository
 	}
 	if _, ok := contrast(olds, news); ok {
 		return "", false
 	}
-	ownIdents := exclusive(olds.idents, news.idents) && exclusive(news.idents, olds.idents)
+	ownIdents := ownIdentifiers(olds, news)
 	for _, n := range new {
 		if n.retired || ownIdents && !strings.HasPrefix(n.key, "tool:") {
 			continue // DATABASE_URL's port / DIRECT_DATABASE_URL's port
@@ -669,9 +862,9 @@ func claimConflict(olds, news claimSet) (string, bool) {
 		if !strings.HasPrefix(n.key, "tool:") && (distinctValues(new, n.key) != 1 || distinctValues(old, n.key) != 1) {
 			continue
 		}
-		heldByOld := false
+		heldByOld := false // a value the old memory rules out holds nothing ("Redux is not installed" / "state lives in Redux")
 		for _, o := range old {
-			if o.key == n.key && compatible(n.key, o.value, n.value) {
+			if o.key == n.key && !o.retired && compatible(n.key, o.value, n.value) {
 				heldByOld = true
 				break
 			}
@@ -689,9 +882,66 @@ func claimConflict(olds, news claimSet) (string, bool) {
 	return "", false
 }
 
+// replaced finds a tool the old memory states that the new one both rules
+// out and replaces by another of its kind ("App secrets live in Vault" /
+// "we keep secrets in Secrets Manager; there is no Vault"): a conflict
+// however differently the two name their subject.
+func replaced(old, new []claim) (string, bool) {
+	for _, o := range old {
+		if o.retired || !strings.HasPrefix(o.key, "tool:") || heldPositively(new, o) {
+			continue
+		}
+		ruledOut := false
+		for _, n := range new {
+			ruledOut = ruledOut || n.key == o.key && n.retired && n.value == o.value
+		}
+		if !ruledOut {
+			continue
+		}
+		for _, n := range new {
+			if n.key == o.key && !n.retired && n.value != o.value {
+				return fmt.Sprintf("%s: %q became %q (the new memory rules %q out)", o.key[len("tool:"):], o.text, n.text, o.text), true
+			}
+		}
+	}
+	return "", false
+}
+
 // says reports whether the text holds v as a word of its own outside any
 // claim's retired value ("workers: process.env.CI ? 4 : 1" says 4).
 func (cs claimSet) says(v string) bool { return cs.bare[v] }
+
+// shareKey reports whether a and b hold a name in common.
+func shareKey(a, b map[string]bool) bool {
+	for k := range a {
+		if b[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// topDir is the first directory of a relative path written with a slash
+// (services/, ml/uv.lock, src/store/slices/); "" for a URL, a path from
+// the root or home, a word pair (CI/CD, and/or) or a placeholder.
+func topDir(w string) string {
+	d, rest, ok := strings.Cut(w, "/")
+	if !ok || d == "" || strings.Contains(w, "://") || strings.ContainsAny(w, "<>{}*") || strings.Contains(rest, " ") {
+		return ""
+	}
+	if rest != "" && !strings.Contains(rest, "/") && !strings.Contains(rest, ".") && !strings.HasSuffix(w, "/") {
+		return "" // CI/CD, and/or, read/write: no file, no trailing slash
+	}
+	for _, r := range d {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.') {
+			return ""
+		}
+	}
+	if d == "." || d == ".." {
+		return ""
+	}
+	return d
+}
 
 // exclusive reports whether a holds a name b does not.
 func exclusive(a, b map[string]bool) bool {

@@ -23,6 +23,13 @@ func TestReadClaims(t *testing.T) {
 		{"Python formatting is done by ruff format; black isn't used.", []string{"tool:py-format=ruff format", "!tool:py-format=black"}},
 		{"golint was deprecated, so we swapped it for golangci-lint.", []string{"!tool:go-lint=golint", "tool:go-lint=golangci-lint"}},
 		{"You can't deploy without Vault.", []string{"tool:secret-store=vault"}},
+		{"Connect with sslmode=require; LOG_FORMAT is 'json'.", []string{"set:sslmode=require", "set:log_format=json"}},
+		{"`no-console` is an error; DATABASE_URL is required.", []string{"set:no-console=error"}},
+		{`pyproject.toml: requires-python = ">=3.12"; python-version: 3.11`, []string{"version:python=3.12", "version:python=3.11"}},
+		{"The Node version in .nvmrc is 18.19.0.", []string{"version:node=18.19.0"}},
+		{"Pods request 512Mi and keep logs for a 30-day window.", []string{"qty:size=5.36870912e+08", "qty:time=2.592e+06"}},
+		{"Runs are tracked in Weights & Biases, checkpoints saved in bf16.", []string{"tool:experiment-track=wandb", "tool:float-precision=bf16"}},
+		{"The Growth team owns it; the whole team reviews.", []string{"owner=growth"}},
 		// code is not read for claims
 		{"func f() {\n\tx := 1\n\treturn x\n}\n", nil},
 	} {
@@ -49,6 +56,9 @@ func TestContrast(t *testing.T) {
 		{"Use 4 spaces in Python files.", "Use 2 spaces in YAML files.", true},
 		{"Indent all TypeScript files with 2 spaces.", "TS files are indented with 4 spaces.", false},
 		{"We format Python with black.", "Python formatting is done by ruff.", false},
+		{"orders-events has 12 partitions.", "payments-events has 3 partitions.", true},
+		{"orders-events has 12 partitions.", "The orders-events topic has 6 partitions.", false},
+		{"billing-svc belongs to the Growth team.", "The Messaging team owns billing-svc.", false},
 	} {
 		if _, got := contrast(readClaims(c.a), readClaims(c.b)); got != c.want {
 			t.Errorf("contrast(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
@@ -76,7 +86,7 @@ func FuzzReadClaims(f *testing.F) {
 				t.Fatalf("%q: claim %+v without a value", text, c)
 			}
 			known := false
-			for _, p := range []string{"tool:", "version:", "set:", "qty:", "port", "clock", "timezone", "region", "weekday"} {
+			for _, p := range []string{"tool:", "version:", "set:", "qty:", "port", "clock", "timezone", "region", "weekday", "owner"} {
 				known = known || strings.HasPrefix(c.key, p)
 			}
 			if !known {
@@ -84,4 +94,13 @@ func FuzzReadClaims(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestTopDir(t *testing.T) {
+	for in, want := range map[string]string{"services/": "services", "ml/uv.lock": "ml", "src/store/slices/": "src",
+		"ci/cd": "", "and/or": "", "https://x.io/a/": "", "/etc/hosts": "", "feat/<ticket>": "", "./scripts/x.sh": "", "docs/api": ""} {
+		if got := topDir(in); got != want {
+			t.Errorf("topDir(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -75,7 +75,7 @@ var additive = needle.MustCompile(`(?i)\b(also|as well|in addition|additionally|
 	needle.Set{Needles: additiveWords, Words: true})
 
 // changeMarkers say the new memory reports a change over time.
-var changeMarkers = needle.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|downgraded|bumped|raised|lowered|increased|decreased|changed|replaced|renamed|rewritten|updated|scaled|took over|no longer|now|anymore|any more|swapped|deprecated|retired|rescheduled|extended|shortened|reduced|as of|these days|from \S+ to)\b`,
+var changeMarkers = needle.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|downgraded|bumped|raised|lowered|increased|decreased|changed|replaced|renamed|rewritten|updated|scaled|took over|no longer|now|anymore|any more|swapped|deprecated|retired|rescheduled|extended|shortened|reduced|as of|these days|nowadays|from now on|going forward|stopped|started|shifted|transitioned|phased out|decommissioned|shut down|changed my mind|from \S+ to)\b`,
 	needle.Set{Needles: changeMarkerWords, Words: true})
 
 // additiveWords and changeMarkerWords are the words one of which every
@@ -86,7 +86,9 @@ var (
 	additiveWords     = []string{"also", "as well", "in addition", "additionally", "another", "too"}
 	changeMarkerWords = []string{"moved", "migrated", "switched", "upgraded", "downgraded", "bumped", "raised", "lowered", "increased",
 		"decreased", "changed", "replaced", "renamed", "rewritten", "updated", "scaled", "took over", "no longer", "now", "anymore", "any more",
-		"swapped", "deprecated", "retired", "rescheduled", "extended", "shortened", "reduced", "as of", "these days", "from"}
+		"swapped", "deprecated", "retired", "rescheduled", "extended", "shortened", "reduced", "as of", "these days", "nowadays",
+		"from now on", "going forward", "stopped", "started", "shifted", "transitioned", "phased out", "decommissioned", "shut down",
+		"changed my mind", "from"}
 )
 
 // antonyms are the pairs of stems that flip a claim, both ways round. A
@@ -104,7 +106,8 @@ func init() {
 		{"requir", "optional"}, {"public", "private"}, {"before", "after"}, {"includ", "exclud"}, {"accept", "reject"},
 		{"start", "stop"}, {"open", "clos"}, {"lazy", "eager"}, {"mutabl", "immutabl"}, {"static", "dynamic"},
 		{"increas", "decreas"}, {"strict", "loos"}, {"inbound", "outbound"}, {"local", "remot"}, {"verbos", "terse"},
-		{"always", "not"}, {"blocking", "non-blocking"}, {"whitelist", "blacklist"}, {"encrypt", "plaintext"}} {
+		{"always", "not"}, {"blocking", "non-blocking"}, {"whitelist", "blacklist"}, {"encrypt", "plaintext"},
+		{"automatic", "manual"}, {"automatical", "manual"}, {"automat", "manual"}} {
 		antonyms[p], antonyms[[2]string{p[1], p[0]}] = true, true
 		antonymStems[p[0]], antonymStems[p[1]] = true, true
 	}
@@ -233,12 +236,13 @@ func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 	}
 	// Below the cosine a shared subject needs (or with the subject shared
 	// only by a value both name), two tools of one kind still conflict
-	// ("Sentry" / "Rollbar"): a project picks one. A version, port or
-	// quantity there belongs to another subject too often ("API on Python
-	// 3.12" / "notebooks use Python 3.10").
+	// ("Sentry" / "Rollbar": a project picks one), and so do two regions or
+	// two values of one named setting (claimSet.specific); every claim
+	// counts when both memories name one resource ("orders-events has 12
+	// partitions" / "the orders-events topic was created with 6").
 	nc := t.claimSet()
-	if !gated {
-		nc = nc.tools()
+	if !gated && !sharedName(ow.claims, nc) {
+		nc = nc.specific()
 	}
 	if !same {
 		if why, ok := claimConflict(ow.claims, nc); typed && ok && t.adds() == "" {
@@ -250,6 +254,11 @@ func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 		return Judgement{None, fmt.Sprintf("the new memory adds to the old one (%q)", strings.TrimSpace(m))}
 	}
 	c := compare(a, b)
+	if c.claim != "" && !c.flip && ownIdentifiers(ow.claims.without(c.values), nc.without(c.values)) {
+		// "minSdk 24" / "targetSdk … 34": each memory's value is its own
+		// setting's
+		return Judgement{None, fmt.Sprintf("%s, but each memory names its own setting or variable", c.claim)}
+	}
 	if c.claim != "" || up.new != "" && !c.subject {
 		marker = t.changeMarker()
 	}
@@ -325,10 +334,12 @@ func sameValue(x, y string) bool {
 
 // comparison is what the alignment of two memories shows.
 type comparison struct {
-	claim   string // the differing claim in words; "" when none
-	why     string // why there is none
-	scope   bool   // the subject or scope differs
-	subject bool   // … because the subject itself differs
+	claim   string  // the differing claim in words; "" when none
+	why     string  // why there is none
+	scope   bool    // the subject or scope differs
+	subject bool    // … because the subject itself differs
+	flip    bool    // the claim is a negation or an antonym, not one value for another
+	values  []token // a claim of one word for another: the two words
 }
 
 func compare(a, b []token) comparison {
@@ -394,7 +405,7 @@ func compare(a, b []token) comparison {
 		return comparison{scope: true, subject: true, why: fmt.Sprintf("the subject differs (%s) besides the claim", span(a, subs[0].i1, subs[0].i2))}
 	}
 	if len(flips) > 0 {
-		return comparison{claim: strings.Join(flips, ", ")}
+		return comparison{claim: strings.Join(flips, ", "), flip: true}
 	}
 	switch {
 	case len(subs) == 0:
@@ -415,7 +426,16 @@ func compare(a, b []token) comparison {
 	case !oneValue(oa, ob):
 		return comparison{why: fmt.Sprintf("%s / %s is not one value for another (a change of wording or of statement)", span(a, s.i1, s.i2), span(b, s.j1, s.j2))}
 	}
-	return comparison{claim: fmt.Sprintf("%s became %s", span(a, s.i1, s.i2), span(b, s.j1, s.j2))}
+	return comparison{claim: fmt.Sprintf("%s became %s", span(a, s.i1, s.i2), span(b, s.j1, s.j2)), values: oneForOne(oa, ob)}
+}
+
+// oneForOne is both words of a claim of one word for one other, nil for a
+// longer claim.
+func oneForOne(oa, ob []token) []token {
+	if len(oa) == 1 && len(ob) == 1 {
+		return []token{oa[0], ob[0]}
+	}
+	return nil
 }
 
 // conditional reports whether the negation cue in ts[lo:hi] stands in a

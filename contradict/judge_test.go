@@ -48,6 +48,13 @@ func TestJudgeCases(t *testing.T) {
 		{"DATABASE_URL points at pgbouncer on port 6432.", "Migrations use DIRECT_DATABASE_URL (port 5432).", same, None, ""},
 		{"Staging runs 1 replica.", "Production runs 3 replicas of the API.", same, None, ""},
 		{"Unit tests run with Jest.", "Unit tests run with Jest; Vitest runs the new package's tests.", same, None, ""},
+		// Each memory's own setting; two parts of the repository; a name both memories
+		// give lets every claim count below the cosine; a tool ruled out and replaced.
+		{"Android minSdk is 24.", "The Android app sets targetSdk to 34.", same, None, ""},
+		{"Services under services/ are managed with Poetry.", "The ml/ directory uses uv (ml/uv.lock).", Evidence{E1: 0.82, E6: 0.1, E11: 1}, None, ""},
+		{"orders-events has 12 partitions.", "The orders-events topic was created with 6 partitions.", Evidence{E1: 0.83, E6: 0.2, E11: 1}, Contradiction, "partition"},
+		{"Service passwords are stored in Vault.", "We keep credentials in Doppler; we don't run Vault.", Evidence{E1: 0.82, E6: 0.1, E11: 1}, Contradiction, "rules"},
+		{"Deploys to prod happen automatically on merge.", "Deploys to prod are manual on merge.", same, Contradiction, "manual"},
 		// Negations: twice in one clause is a requirement; in both memories, a restatement.
 		{"main is protected: an approving review is required to merge.", "You can't merge into main without an approval.", same, None, ""},
 		{"Flags are read through isEnabled(), never from process.env.", "Don't read FEATURE_* env vars; go through isEnabled().", same, None, ""},

@@ -70,7 +70,7 @@ func tokenize(text string) []token {
 				out = append(out, t)
 			}
 		}
-		if end && strings.ContainsAny(raw[lead+len(w):], ";:,.!?()") {
+		if end && strings.ContainsAny(raw[lead+len(w):], ";:,.!?()—–") {
 			clause++
 		}
 	}
@@ -103,7 +103,7 @@ func doubleNegatives(ts []token) {
 	}
 }
 
-func isBreak(r rune) bool { return strings.ContainsRune(";:,()[]{}", r) }
+func isBreak(r rune) bool { return strings.ContainsRune(";:,()[]{}—–", r) }
 
 func makeToken(w string, first bool) token {
 	lw := strings.ToLower(w)
