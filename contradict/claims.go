@@ -53,6 +53,7 @@ type claimSet struct {
 	fused  [][2]string     // its hyphenated or snake_case names split at their last separator: orders-events → orders, events
 	dirs   map[string]bool // the top directories of the paths it names (services/api → services)
 	valued map[string]bool // the stems of its claims' values: a value is no qualifier ("the Growth team")
+	spans  map[string]bool // its code spans, in backticks (`pnpm dev`)
 }
 
 // specific is cs with only the claims whose key names one thing however
@@ -82,7 +83,8 @@ func readClaims(text string) claimSet {
 	if len(ws) > maxClaimWords {
 		return claimSet{}
 	}
-	cs := claimSet{claims: claimsOf(ws), scope: scopeOf(ws), words: map[string]bool{}, idents: map[string]bool{}, bare: map[string]bool{}}
+	cs := claimSet{claims: claimsOf(ws), scope: scopeOf(ws), words: map[string]bool{}, idents: map[string]bool{}, bare: map[string]bool{},
+		spans: codeSpans(text)}
 	for _, c := range cs.claims {
 		for _, w := range strings.Fields(strings.ToLower(c.text)) {
 			if st := contentStem(w); st != "" {
@@ -107,15 +109,24 @@ func readClaims(text string) claimSet {
 			}
 			cs.dirs[d] = true
 		}
-		if j := strings.LastIndexAny(w.lower, "-_"); j > 0 && j < len(w.lower)-1 && isWord(strings.NewReplacer("-", "", "_", "").Replace(w.lower)) {
-			cs.fused = append(cs.fused, [2]string{w.lower[:j], w.lower[j+1:]})
+		name := w.lower
+		if d := topDir(w.lower); d != "" {
+			name = d // ledgerly-infra/lambdas → ledgerly-infra
+		}
+		if j := strings.LastIndexAny(name, "-_"); j > 0 && j < len(name)-1 && isWord(strings.NewReplacer("-", "", "_", "").Replace(name)) {
+			cs.fused = append(cs.fused, [2]string{name[:j], name[j+1:]})
 		}
 		st := contentStem(w.lower)
+		if st == "" && len(w.raw) >= 2 && len(w.raw) <= 4 && isWord(w.raw) && strings.ToUpper(w.raw) == w.raw && !cues[w.lower] {
+			st = w.lower // "US", "EU": a region's name, not the pronoun
+		}
 		if st != "" {
 			cs.words[st] = true
 			if prev != "" {
 				cs.mods = append(cs.mods, [2]string{st, prev})
 			}
+		} else if k, ok := toolOf(w.lower); ok && prev != "" {
+			cs.mods = append(cs.mods, [2]string{k.name, prev}) // "EU Postgres" / "US Postgres": a tool qualified twice
 		}
 		prev = st
 		if w.brk {
@@ -125,10 +136,32 @@ func readClaims(text string) claimSet {
 	return cs
 }
 
+// codeSpans are the texts between backticks, lower-cased.
+func codeSpans(text string) map[string]bool {
+	var out map[string]bool
+	for rest := text; ; {
+		_, after, ok := strings.Cut(rest, "`")
+		if !ok {
+			return out
+		}
+		span, tail, ok := strings.Cut(after, "`")
+		if !ok {
+			return out
+		}
+		if span = strings.ToLower(strings.TrimSpace(span)); span != "" {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[span] = true
+		}
+		rest = tail
+	}
+}
+
 // identifier reports whether k names one thing in code or configuration:
 // an environment variable or snake_case name (DATABASE_URL, daily_revenue)
-// or a camelCase one (minSdk, singleQuote) — not a product's name
-// (GitHub, iOS).
+// or a camelCase or PascalCase one (minSdk, ReadTimeout) — not a tool's
+// or product's name (PagerDuty, iOS).
 func identifier(k string) bool {
 	if !settingKey(k) || strings.Contains(k, "-") {
 		return false
@@ -139,7 +172,15 @@ func identifier(k string) bool {
 	lw := strings.ToLower(k)
 	_, tool := toolOf(lw)
 	_, product := products[lw]
-	return unicode.IsLower(rune(k[0])) && !tool && !product
+	upper := 0
+	for _, r := range k {
+		if unicode.IsUpper(r) {
+			upper++
+		}
+	}
+	// camelCase, or PascalCase with lower case between its capitals
+	// (ReadTimeout, not HTTPS)
+	return (unicode.IsLower(rune(k[0])) || upper >= 2 && upper < len(k)-1) && !tool && !product
 }
 
 // ownIdentifiers reports whether each memory names an identifier the other
@@ -190,6 +231,21 @@ func (cs claimSet) hasFused(x [2]string) bool {
 	return false
 }
 
+// valuing is cs with ts's words counted as values, which qualify no
+// subject ("British English" / "American English": the claim itself).
+func (cs claimSet) valuing(ts []token) claimSet {
+	cs.valued = maps.Clone(cs.valued)
+	if cs.valued == nil {
+		cs.valued = map[string]bool{}
+	}
+	for _, t := range ts {
+		if st := contentStem(strings.ToLower(t.text)); st != "" {
+			cs.valued[st] = true
+		}
+	}
+	return cs
+}
+
 // plainModifiers qualify a noun without naming another subject: "new
 // flags" are still the feature flags, "the latest SLO review" is the SLO's.
 var plainModifiers = set("new", "old", "latest", "current", "existing", "each", "other", "same", "own", "more", "most",
@@ -222,7 +278,7 @@ func contentStem(w string) string {
 func contrast(a, b claimSet) (string, bool) {
 	for _, x := range a.fused { // orders-events / payments-events
 		for _, y := range b.fused {
-			if x[1] == y[1] && x[0] != y[0] && !b.hasFused(x) && !a.hasFused(y) {
+			if x != y && (x[1] == y[1] || x[0] == y[0]) && !b.hasFused(x) && !a.hasFused(y) {
 				return fmt.Sprintf("%s-%s / %s-%s", x[0], x[1], y[0], y[1]), true
 			}
 		}
@@ -854,7 +910,9 @@ func claimConflict(olds, news claimSet) (string, bool) {
 	if _, ok := contrast(olds, news); ok {
 		return "", false
 	}
-	ownIdents := ownIdentifiers(olds, news)
+	// each memory's own variable, or its own command ("`pnpm dev` … port
+	// 3000" / "`pnpm storybook` … port 6006")
+	ownIdents := ownIdentifiers(olds, news) || exclusive(olds.spans, news.spans) && exclusive(news.spans, olds.spans)
 	for _, n := range new {
 		if n.retired || ownIdents && !strings.HasPrefix(n.key, "tool:") {
 			continue // DATABASE_URL's port / DIRECT_DATABASE_URL's port
@@ -929,8 +987,8 @@ func topDir(w string) string {
 	if !ok || d == "" || strings.Contains(w, "://") || strings.ContainsAny(w, "<>{}*") || strings.Contains(rest, " ") {
 		return ""
 	}
-	if rest != "" && !strings.Contains(rest, "/") && !strings.Contains(rest, ".") && !strings.HasSuffix(w, "/") {
-		return "" // CI/CD, and/or, read/write: no file, no trailing slash
+	if rest != "" && !strings.ContainsAny(rest, "/.") && !strings.ContainsAny(d, "-_.") {
+		return "" // CI/CD, and/or, read/write: no file, no deeper directory, a plain word first
 	}
 	for _, r := range d {
 		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.') {
@@ -1017,6 +1075,12 @@ func scopeOf(ws []claimWord) uint32 {
 	var s uint32
 	for i, w := range ws {
 		s |= scopes[w.lower]
+		if strings.HasPrefix(w.lower, ".") || strings.Contains(w.lower, "/") && !strings.Contains(w.lower, "://") {
+			// a file named for its environment: .env.production, values-staging.yaml
+			for _, part := range strings.FieldsFunc(w.lower, func(r rune) bool { return strings.ContainsRune("./-_", r) }) {
+				s |= scopes[part]
+			}
+		}
 		if i+1 < len(ws) && (w.lower == "front" || w.lower == "back") && ws[i+1].lower == "end" {
 			s |= scopes[w.lower+"end"]
 		}

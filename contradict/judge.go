@@ -2,6 +2,7 @@ package contradict
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -70,8 +71,9 @@ var DefaultRules = Rules{E1: 0.86, WeakE1: 0.80, WeakE6: 0.3}
 // may skip pairs below it.
 func (r Rules) MinE1() float64 { return min(r.E1, r.WeakE1) }
 
-// additive words say the new memory adds to the old one.
-var additive = needle.MustCompile(`(?i)\b(also|as well|in addition|additionally|another)\b|\btoo\s*([.;,!]|$)`,
+// additive words say the new memory adds to the old one, or speaks of a
+// thing beside it ("the worker has its own pool").
+var additive = needle.MustCompile(`(?i)\b(also|as well|in addition|additionally|another|its own|their own)\b|\btoo\s*([.;,!]|$)`,
 	needle.Set{Needles: additiveWords, Words: true})
 
 // changeMarkers say the new memory reports a change over time.
@@ -83,7 +85,7 @@ var changeMarkers = needle.MustCompile(`(?i)\b(moved|migrated|switched|upgraded|
 // write judges hold none and skip the regexps (TestCheapRegexp and
 // FuzzCheapRegexp check them against the regexps).
 var (
-	additiveWords     = []string{"also", "as well", "in addition", "additionally", "another", "too"}
+	additiveWords     = []string{"also", "as well", "in addition", "additionally", "another", "its own", "their own", "too"}
 	changeMarkerWords = []string{"moved", "migrated", "switched", "upgraded", "downgraded", "bumped", "raised", "lowered", "increased",
 		"decreased", "changed", "replaced", "renamed", "rewritten", "updated", "scaled", "took over", "no longer", "now", "anymore", "any more",
 		"swapped", "deprecated", "retired", "rescheduled", "extended", "shortened", "reduced", "as of", "these days", "nowadays",
@@ -254,10 +256,19 @@ func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 		return Judgement{None, fmt.Sprintf("the new memory adds to the old one (%q)", strings.TrimSpace(m))}
 	}
 	c := compare(a, b)
-	if c.claim != "" && !c.flip && ownIdentifiers(ow.claims.without(c.values), nc.without(c.values)) {
-		// "minSdk 24" / "targetSdk … 34": each memory's value is its own
-		// setting's
-		return Judgement{None, fmt.Sprintf("%s, but each memory names its own setting or variable", c.claim)}
+	if c.claim != "" && !c.flip {
+		oc, ncv := ow.claims.without(c.values), nc.without(c.values)
+		if ownIdentifiers(oc, ncv) {
+			// "minSdk 24" / "targetSdk … 34": each memory's value is its own
+			// setting's
+			return Judgement{None, fmt.Sprintf("%s, but each memory names its own setting or variable", c.claim)}
+		}
+		if oc.scope != 0 && ncv.scope != 0 && oc.scope&ncv.scope == 0 {
+			return Judgement{None, fmt.Sprintf("%s, but in different places (.env.development / .env.production)", c.claim)}
+		}
+		if why, ok := contrast(oc.valuing(c.changed), ncv.valuing(c.changed)); ok {
+			return Judgement{None, fmt.Sprintf("%s, but of two subjects (%s)", c.claim, why)}
+		}
 	}
 	if c.claim != "" || up.new != "" && !c.subject {
 		marker = t.changeMarker()
@@ -340,6 +351,7 @@ type comparison struct {
 	subject bool    // … because the subject itself differs
 	flip    bool    // the claim is a negation or an antonym, not one value for another
 	values  []token // a claim of one word for another: the two words
+	changed []token // a claim of one value for another: the words of both sides
 }
 
 func compare(a, b []token) comparison {
@@ -426,7 +438,7 @@ func compare(a, b []token) comparison {
 	case !oneValue(oa, ob):
 		return comparison{why: fmt.Sprintf("%s / %s is not one value for another (a change of wording or of statement)", span(a, s.i1, s.i2), span(b, s.j1, s.j2))}
 	}
-	return comparison{claim: fmt.Sprintf("%s became %s", span(a, s.i1, s.i2), span(b, s.j1, s.j2)), values: oneForOne(oa, ob)}
+	return comparison{claim: fmt.Sprintf("%s became %s", span(a, s.i1, s.i2), span(b, s.j1, s.j2)), values: oneForOne(oa, ob), changed: append(slices.Clone(oa), ob...)}
 }
 
 // oneForOne is both words of a claim of one word for one other, nil for a

@@ -55,6 +55,13 @@ func TestJudgeCases(t *testing.T) {
 		{"orders-events has 12 partitions.", "The orders-events topic was created with 6 partitions.", Evidence{E1: 0.83, E6: 0.2, E11: 1}, Contradiction, "partition"},
 		{"Service passwords are stored in Vault.", "We keep credentials in Doppler; we don't run Vault.", Evidence{E1: 0.82, E6: 0.1, E11: 1}, Contradiction, "rules"},
 		{"Deploys to prod happen automatically on merge.", "Deploys to prod are manual on merge.", same, Contradiction, "manual"},
+		// Two subjects told apart by a file's environment, a qualified tool, a thing beside
+		// the old one, a PascalCase setting, a command of its own.
+		{"In .env.staging, CACHE_URL=redis://cache-stg:6379.", "In .env.production, CACHE_URL=redis://cache-prd:6379.", same, None, "different places"},
+		{"The APAC MySQL cluster lives in ap-southeast-1.", "The EMEA MySQL cluster lives in eu-west-2.", same, None, ""},
+		{"WORKERS=8 for the importer.", "The exporter has its own setting, WORKERS=2.", same, None, "its own"},
+		{"IdleTimeout on the proxy is 90s.", "The proxy's DialTimeout is 5s.", same, None, ""},
+		{"`make serve` starts the API on port 8000.", "`make docs` serves the docs on port 8001.", same, None, ""},
 		// Negations: twice in one clause is a requirement; in both memories, a restatement.
 		{"main is protected: an approving review is required to merge.", "You can't merge into main without an approval.", same, None, ""},
 		{"Flags are read through isEnabled(), never from process.env.", "Don't read FEATURE_* env vars; go through isEnabled().", same, None, ""},
