@@ -20,10 +20,17 @@
 // clock time, a time zone or a cloud region. A key the two memories give
 // different values, with the old value absent from the new memory or
 // retired there ("black isn't used", "rather than pytest", "from X to Y"),
-// is a conflict — unless their scopes differ (staging / production), one
-// noun is qualified twice ("access tokens" / "refresh tokens"), or each
-// names its own environment variable. Below the cosine that makes a shared
-// subject, only two tools of one kind still conflict.
+// is a conflict — unless their scopes differ (staging / production,
+// .env.development / .env.production), one noun or tool is qualified
+// twice ("access tokens" / "refresh tokens", "EU Postgres" / "US
+// Postgres"), two names share a part (orders-events / payments-events),
+// their paths lie in different top directories, or each names its own
+// identifier or command (minSdk / targetSdk, `pnpm dev` / `pnpm
+// storybook`). A tool the new memory rules out and replaces by another of
+// its kind conflicts whatever the qualifiers. Below the cosine that makes
+// a shared subject, two tools of one kind, two regions or two values of
+// one named setting still conflict, and every claim counts when both
+// memories name one resource.
 //
 // Precision comes first (a false contradiction hides a true fact): texts
 // that differ in more than one place, whose subject differs, that both
