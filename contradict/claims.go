@@ -103,18 +103,16 @@ func readClaims(text string) claimSet {
 		if k, _, _ := strings.Cut(w.raw, "="); identifier(k) {
 			cs.idents[k] = true
 		}
+		name := w.lower
 		if d := topDir(w.lower); d != "" {
 			if cs.dirs == nil {
 				cs.dirs = map[string]bool{}
 			}
 			cs.dirs[d] = true
-		}
-		name := w.lower
-		if d := topDir(w.lower); d != "" {
 			name = d // ledgerly-infra/lambdas → ledgerly-infra
 		}
-		if j := strings.LastIndexAny(name, "-_"); j > 0 && j < len(name)-1 && isWord(strings.NewReplacer("-", "", "_", "").Replace(name)) {
-			cs.fused = append(cs.fused, [2]string{name[:j], name[j+1:]})
+		if f, ok := fusedName(name); ok {
+			cs.fused = append(cs.fused, f)
 		}
 		st := contentStem(w.lower)
 		if st == "" && len(w.raw) >= 2 && len(w.raw) <= 4 && isWord(w.raw) && strings.ToUpper(w.raw) == w.raw && !cues[w.lower] {
@@ -134,6 +132,21 @@ func readClaims(text string) claimSet {
 		}
 	}
 	return cs
+}
+
+// fusedName splits a hyphenated or snake_case name of letters at its last
+// separator (orders-events → orders, events).
+func fusedName(w string) ([2]string, bool) {
+	j := strings.LastIndexAny(w, "-_")
+	if j <= 0 || j == len(w)-1 {
+		return [2]string{}, false
+	}
+	for _, r := range w {
+		if !unicode.IsLetter(r) && r != '-' && r != '_' {
+			return [2]string{}, false
+		}
+	}
+	return [2]string{w[:j], w[j+1:]}, true
 }
 
 // codeSpans are the texts between backticks, lower-cased.
@@ -267,6 +280,19 @@ func contentStem(w string) string {
 		return p // "Python files" / "YAML files"; "TS files" = "TypeScript files"
 	}
 	return stem(w)
+}
+
+// apart reports, with why, whether two memories speak of two subjects
+// whatever their claims: their scopes differ (staging / production), or
+// they qualify one word twice (contrast).
+func apart(a, b claimSet) (string, bool) {
+	if a.scope != 0 && b.scope != 0 && a.scope&b.scope == 0 {
+		return "in different places (their scopes differ)", true
+	}
+	if why, ok := contrast(a, b); ok {
+		return "of two subjects (" + why + ")", true
+	}
+	return "", false
 }
 
 // contrast reports whether the two texts qualify one word differently —
@@ -901,14 +927,11 @@ func claimConflict(olds, news claimSet) (string, bool) {
 	if why, ok := replaced(old, new); ok {
 		return why, true // said outright: scopes and qualifiers do not matter
 	}
-	if olds.scope != 0 && news.scope != 0 && olds.scope&news.scope == 0 {
+	if _, ok := apart(olds, news); ok {
 		return "", false
 	}
 	if len(olds.dirs) > 0 && len(news.dirs) > 0 && !shareKey(olds.dirs, news.dirs) {
 		return "", false // services/ and ml/: two parts of the repository
-	}
-	if _, ok := contrast(olds, news); ok {
-		return "", false
 	}
 	// each memory's own variable, or its own command ("`pnpm dev` … port
 	// 3000" / "`pnpm storybook` … port 6006")

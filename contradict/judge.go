@@ -263,11 +263,8 @@ func (t *Text) JudgeWords(old func() Words, ev Evidence, r Rules) Judgement {
 			// setting's
 			return Judgement{None, fmt.Sprintf("%s, but each memory names its own setting or variable", c.claim)}
 		}
-		if oc.scope != 0 && ncv.scope != 0 && oc.scope&ncv.scope == 0 {
-			return Judgement{None, fmt.Sprintf("%s, but in different places (.env.development / .env.production)", c.claim)}
-		}
-		if why, ok := contrast(oc.valuing(c.changed), ncv.valuing(c.changed)); ok {
-			return Judgement{None, fmt.Sprintf("%s, but of two subjects (%s)", c.claim, why)}
+		if why, ok := apart(oc.valuing(c.changed), ncv.valuing(c.changed)); ok {
+			return Judgement{None, fmt.Sprintf("%s, but %s", c.claim, why)}
 		}
 	}
 	if c.claim != "" || up.new != "" && !c.subject {
