@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cgraph/cgraph/capture"
+	"github.com/cgraph/cgraph/capture/extract/sentclass"
 	"github.com/cgraph/cgraph/record"
 )
 
@@ -14,7 +15,35 @@ type Options struct {
 	// MaxContent is the most bytes of a candidate's content
 	// (DefaultMaxContent when 0).
 	MaxContent int
+	// Sentences classifies the user's and the assistant's sentences
+	// (sentclass.Default() when nil).
+	Sentences *sentclass.Model
+	// Policy says how the classifier and the rules combine; the zero value
+	// is DefaultPolicy.
+	Policy Policy
 }
+
+// Policy combines the sentence rules with the sentence classifier. A
+// sentence becomes a decision or preference when a rule says so and the
+// classifier's probability of "none" is below Veto, or, with no rule, when
+// the classifier's probability of that label is at least AddDecision or
+// AddPreference (the user's sentences only, unless AssistantToo).
+type Policy struct {
+	Veto          float64 // above 1: rules never vetoed
+	AddDecision   float64 // above 1: the classifier adds no decision
+	AddPreference float64 // above 1: the classifier adds no preference
+	AssistantToo  bool    // the classifier may add the assistant's decisions
+}
+
+// RulesOnly is the policy of the rules alone: the classifier neither
+// vetoes nor adds.
+var RulesOnly = Policy{Veto: 2, AddDecision: 2, AddPreference: 2}
+
+// DefaultPolicy is what Session uses when Options.Policy is zero: the
+// rules as they are, and the user's sentences they miss that the classifier
+// gives 0.95 or more, chosen leave one transcript set out (docs/BENCHMARKS.md,
+// "Decisions and preferences by a trained classifier").
+var DefaultPolicy = Policy{Veto: 2, AddDecision: 0.95, AddPreference: 0.95}
 
 // DefaultMaxContent keeps notes short enough to read at a glance.
 const DefaultMaxContent = 400
@@ -25,6 +54,12 @@ const DefaultMaxContent = 400
 func Session(turns []capture.Turn, opt Options) capture.Plan {
 	if opt.MaxContent <= 0 {
 		opt.MaxContent = DefaultMaxContent
+	}
+	if opt.Sentences == nil {
+		opt.Sentences = sentclass.Default()
+	}
+	if opt.Policy == (Policy{}) {
+		opt.Policy = DefaultPolicy
 	}
 	p := &planner{opt: opt}
 	if len(turns) > 0 {

@@ -69,11 +69,10 @@ func TestExtractionBlind2(t *testing.T) {
 
 // TestExtractionBlind3 reports, and does not gate, testdata/heldout4:
 // twelve sessions a third helper wrote blind, from a brief with no example
-// phrasings, after every rule change of the twenty-fifth session. Its score
-// is the out-of-sample figure (docs/BENCHMARKS.md "Capture on transcripts
-// the rules never saw"). Keep it blind: a rule changed for these sessions
-// makes it one more in-sample set, and a new blind set is then needed. A
-// leaked secret fails it all the same.
+// phrasings, after every rule change of the twenty-fifth session. Its first
+// score was the out-of-sample figure of those rules; the sentence classifier
+// was then trained on its sentences, so it is in-sample since. It gates only
+// on leaked secrets.
 func TestExtractionBlind3(t *testing.T) {
 	checkQuality(t, "testdata/heldout4", false)
 }

@@ -82,7 +82,7 @@ func TestUserSentences(t *testing.T) {
 	}
 	for _, tc := range tests {
 		turns := []capture.Turn{{Kind: capture.KindUser, Session: "s", UUIDs: []string{"u"}, Text: tc.text}}
-		p := Session(turns, Options{})
+		p := Session(turns, Options{Policy: RulesOnly})
 		var got capture.Kind
 		if len(p.Memories) > 0 {
 			got = p.Memories[0].Kind
@@ -291,5 +291,58 @@ func TestMutates(t *testing.T) {
 		if got := mutates(tc.cmd); got != tc.want {
 			t.Errorf("mutates(%q) = %v, want %v", tc.cmd, got, tc.want)
 		}
+	}
+}
+
+// TestClassifierCompletesRules checks what the default policy adds to the
+// rules: sentences with no rule word that state a decision or a standing
+// rule, and look-alikes it must leave alone. The sentences were written for
+// this test after the model was trained, and are in none of its sources. The
+// model is statistical, so the test gates like issue 29's goal: no look-alike
+// kept (precision), at least half of the others found (recall), and prints
+// every miss. When first run, three of the six were found (0.95 is a high
+// bar: "sqlite for the prototype, postgres later" scored 0.54, "I want
+// snake_case for every column name" 0.69); the held-out figures are in
+// docs/BENCHMARKS.md.
+func TestClassifierCompletesRules(t *testing.T) {
+	tests := []struct {
+		text string
+		want capture.Kind
+	}{
+		{"ok, option two then — the worker pool.", capture.KindDecision},
+		{"We'll park the GraphQL idea and stay on plain REST for this release.", capture.KindDecision},
+		{"alright, sqlite for the prototype, postgres later", capture.KindDecision},
+		{"I want snake_case for every column name.", capture.KindPreference},
+		{"Commit messages in the imperative mood, please.", capture.KindPreference},
+		{"one concern per PR, always", capture.KindPreference},
+		{"Please add a retry around the flaky upload call.", ""},
+		{"The scheduler never runs two jobs at once.", ""},
+		{"Thanks, that looks right.", ""},
+		{"hmm, not sure about the cache yet", ""},
+		{"Can you check why the linter complains.", ""},
+		{"The tests pass now.", ""},
+	}
+	found, positives := 0, 0
+	for _, tc := range tests {
+		turns := []capture.Turn{{Kind: capture.KindUser, Session: "s", UUIDs: []string{"u"}, Text: tc.text}}
+		p := Session(turns, Options{})
+		var got capture.Kind
+		if len(p.Memories) > 0 {
+			got = p.Memories[0].Kind
+		}
+		switch {
+		case tc.want == "" && got != "":
+			t.Errorf("%q: kept as %s, want nothing", tc.text, got)
+		case tc.want != "" && got == tc.want && len(p.Memories) == 1:
+			found++
+		case tc.want != "":
+			t.Logf("%q: got %q (%d memories), want %s", tc.text, got, len(p.Memories), tc.want)
+		}
+		if tc.want != "" {
+			positives++
+		}
+	}
+	if 2*found < positives {
+		t.Errorf("found %d of %d decisions and preferences, want at least half", found, positives)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cgraph/cgraph/capture"
+	"github.com/cgraph/cgraph/capture/extract/sentclass"
 )
 
 var (
@@ -48,45 +49,94 @@ var (
 	notPreference = regexp.MustCompile(`(?i)\b(don't (?:worry|know|think|see|understand|remember)|never mind|always fails|i don't|don't have)\b`)
 )
 
-// sentences finds decisions and preferences in what the user and the
-// assistant wrote.
-func (p *planner) sentences(turns []capture.Turn) {
+// Sentence is one sentence the user or the assistant wrote: what the
+// decision and preference rules read. Code blocks, quoted lines and
+// questions are left out.
+type Sentence struct {
+	User bool
+	Text string
+	// Turn is the index of its turn in the session's turns.
+	Turn int
+}
+
+// Sentences lists the sentences of a session's turns that Session reads
+// for decisions and preferences, in order.
+func Sentences(turns []capture.Turn) []Sentence {
+	var out []Sentence
 	for i, t := range turns {
 		if t.Kind != capture.KindUser && t.Kind != capture.KindAssistant {
 			continue
 		}
-		user := t.Kind == capture.KindUser
-		rejected := !user && nextPromptRejects(turns, i)
 		for _, s := range splitSentences(t.Text) {
-			if strings.HasSuffix(s, "?") {
-				continue
-			}
-			if user {
-				m := preference.FindStringIndex(s)
-				if m == nil {
-					m = convention.FindStringIndex(s)
-				}
-				if m != nil && !notPreference.MatchString(s) && !quoted(s, m[0]) {
-					if reason.MatchString(s) {
-						p.add(from(capture.KindDecision, t, "Decision: "+s, "user-rule-with-reason", 0.75))
-					} else {
-						p.add(from(capture.KindPreference, t, "Preference: "+s, "user-rule", 0.75))
-					}
-					continue
-				}
-				if userDecision.MatchString(s) {
-					p.add(from(capture.KindDecision, t, "Decision: "+s, "user-keep-or-no", 0.7))
-					continue
-				}
-			}
-			if rejected {
-				continue
-			}
-			if c, ok := decision(s, user); ok {
-				p.add(from(capture.KindDecision, t, "Decision: "+s, c.rule, c.conf))
+			if !strings.HasSuffix(s, "?") {
+				out = append(out, Sentence{User: t.Kind == capture.KindUser, Text: s, Turn: i})
 			}
 		}
 	}
+	return out
+}
+
+// sentences finds decisions and preferences in what the user and the
+// assistant wrote: by the rules, checked and completed by the classifier
+// (Options.Policy).
+func (p *planner) sentences(turns []capture.Turn) {
+	rejected := map[int]bool{}
+	for _, s := range Sentences(turns) {
+		t := turns[s.Turn]
+		r, isRejected := rejected[s.Turn]
+		if !isRejected {
+			r = !s.User && nextPromptRejects(turns, s.Turn)
+			rejected[s.Turn] = r
+		}
+		kind, rule, conf := p.ruleOf(s, r)
+		probs := p.opt.Sentences.Probs(s.User, s.Text)
+		switch {
+		case kind != "" && probs[sentclass.None] < p.opt.Policy.Veto:
+		case kind != "":
+			continue // vetoed
+		case r:
+			continue
+		case (s.User || p.opt.Policy.AssistantToo) && probs[sentclass.Decision] >= p.opt.Policy.AddDecision:
+			kind, rule, conf = capture.KindDecision, "classifier", probs[sentclass.Decision]
+		case s.User && probs[sentclass.Preference] >= p.opt.Policy.AddPreference:
+			kind, rule, conf = capture.KindPreference, "classifier", probs[sentclass.Preference]
+		default:
+			continue
+		}
+		label := "Decision: "
+		if kind == capture.KindPreference {
+			label = "Preference: "
+		}
+		p.add(from(kind, t, label+s.Text, rule, conf))
+	}
+}
+
+// ruleOf is the rules' verdict on one sentence: the kind ("" for none),
+// the rule and its confidence. rejected says the user's next prompt turned
+// down what the assistant said.
+func (p *planner) ruleOf(s Sentence, rejected bool) (capture.Kind, string, float64) {
+	if s.User {
+		m := preference.FindStringIndex(s.Text)
+		if m == nil {
+			m = convention.FindStringIndex(s.Text)
+		}
+		if m != nil && !notPreference.MatchString(s.Text) && !quoted(s.Text, m[0]) {
+			if reason.MatchString(s.Text) {
+				return capture.KindDecision, "user-rule-with-reason", 0.75
+			}
+			return capture.KindPreference, "user-rule", 0.75
+		}
+		if userDecision.MatchString(s.Text) {
+			return capture.KindDecision, "user-keep-or-no", 0.7
+		}
+	}
+	if rejected {
+		return "", "", 0
+	}
+	if c, ok := decision(s.Text, s.User); ok {
+		return capture.KindDecision, c.rule, c.conf
+	}
+	return "", "", 0
 }
 
 type verdict struct {
