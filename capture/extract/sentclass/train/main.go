@@ -42,6 +42,7 @@ func main() {
 	addD := flag.Float64("add-decision", 2, "policy: a sentence no rule took is a decision when P(decision) ≥ this")
 	addP := flag.Float64("add-preference", 2, "policy: a user's sentence no rule took is a preference when P(preference) ≥ this")
 	asst := flag.Bool("assistant", false, "policy: the classifier adds the assistant's decisions too")
+	l2 := flag.Float64("l2", DefaultL2, "weight decay per step")
 	corpusWeight := flag.Float64("corpus-weight", DefaultCorpusWeight, "weight of a sentences/*.jsonl example against a transcript's")
 	flag.Parse()
 
@@ -50,7 +51,7 @@ func main() {
 		log.Fatal(err)
 	}
 	setNames := split(*sets)
-	train := func(leave string) *sentclass.Model { return src.train(leave, *corpusWeight) }
+	train := func(leave string) *sentclass.Model { return src.train(leave, *corpusWeight, *l2) }
 	switch {
 	case *cv:
 		crossValidate(*dir, setNames, train, extract.Policy{Veto: *veto, AddDecision: *addD, AddPreference: *addP, AssistantToo: *asst})
@@ -156,8 +157,9 @@ func scoreSet(dir string, opt extract.Options) captureeval.Score {
 
 // DefaultSets and DefaultCorpusWeight are what default.model is built from.
 const (
-	DefaultSets         = "transcripts,heldout,heldout2,heldout3,heldout4"
+	DefaultSets         = "transcripts,heldout,heldout2,heldout3,heldout4,heldout5,heldout6"
 	DefaultCorpusWeight = 0.5
+	DefaultL2           = 1e-2
 )
 
 // sources are the labelled examples: the sentence files' and each
@@ -185,7 +187,7 @@ func load(dir string, sets []string) (*sources, error) {
 
 // train fits a model on every source but the transcript set leave, a
 // sentence file's example weighing corpusWeight against a transcript's.
-func (src *sources) train(leave string, corpusWeight float64) *sentclass.Model {
+func (src *sources) train(leave string, corpusWeight, l2 float64) *sentclass.Model {
 	var ex []sentclass.Example
 	for _, f := range sortedKeys(src.sentences) {
 		for _, e := range src.sentences[f] {
@@ -201,7 +203,7 @@ func (src *sources) train(leave string, corpusWeight float64) *sentclass.Model {
 			ex = append(ex, l.examples...)
 		}
 	}
-	return sentclass.Train(ex, sentclass.TrainOptions{Seed: 1})
+	return sentclass.Train(ex, sentclass.TrainOptions{Seed: 1, L2: l2})
 }
 
 type labelled struct{ examples []sentclass.Example }

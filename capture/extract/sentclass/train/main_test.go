@@ -19,7 +19,7 @@ func TestDefaultModelIsBuiltFromItsSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh := src.train("", DefaultCorpusWeight)
+	fresh := src.train("", DefaultCorpusWeight, DefaultL2)
 	b, err := os.ReadFile("../default.model")
 	if err != nil {
 		t.Fatal(err)
