@@ -55,6 +55,9 @@ var (
 type Sentence struct {
 	User bool
 	Text string
+	// Prev is the other side's message just before the sentence's turn
+	// (the assistant's last reply before a prompt), or "".
+	Prev string
 	// Turn is the index of its turn in the session's turns.
 	Turn int
 }
@@ -63,15 +66,22 @@ type Sentence struct {
 // for decisions and preferences, in order.
 func Sentences(turns []capture.Turn) []Sentence {
 	var out []Sentence
+	last := map[capture.TurnKind]string{} // each side's last message
 	for i, t := range turns {
 		if t.Kind != capture.KindUser && t.Kind != capture.KindAssistant {
 			continue
 		}
+		other := capture.KindAssistant
+		if t.Kind == capture.KindAssistant {
+			other = capture.KindUser
+		}
 		for _, s := range splitSentences(t.Text) {
 			if !strings.HasSuffix(s, "?") {
-				out = append(out, Sentence{User: t.Kind == capture.KindUser, Text: s, Turn: i})
+				out = append(out, Sentence{User: t.Kind == capture.KindUser, Text: s, Prev: last[other], Turn: i})
 			}
 		}
+		last[t.Kind] = t.Text
+		last[other] = "" // answered: an older message is not what the next one replies to
 	}
 	return out
 }
@@ -89,7 +99,7 @@ func (p *planner) sentences(turns []capture.Turn) {
 			rejected[s.Turn] = r
 		}
 		kind, rule, conf := p.ruleOf(s, r)
-		probs := p.opt.Sentences.Probs(s.User, s.Text)
+		probs := p.opt.Sentences.Probs(sentclass.Input{User: s.User, Text: s.Text, Prev: s.Prev})
 		switch {
 		case kind != "" && probs[sentclass.None] < p.opt.Policy.Veto:
 		case kind != "":

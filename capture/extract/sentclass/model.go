@@ -21,7 +21,7 @@ type Model struct {
 }
 
 // Probs classifies one sentence.
-func (m *Model) Probs(user bool, text string) Probs {
+func (m *Model) Probs(in Input) Probs {
 	if m == nil || m.weights == nil {
 		return Probs{None: 1}
 	}
@@ -29,7 +29,7 @@ func (m *Model) Probs(user bool, text string) Probs {
 	for l := range z {
 		z[l] = float64(m.bias[l])
 	}
-	for _, f := range Features(user, text) {
+	for _, f := range Features(in) {
 		if w, ok := m.weights[f]; ok {
 			for l := range z {
 				z[l] += float64(w[l])
@@ -58,8 +58,7 @@ func softmax(z [numLabels]float64) Probs {
 
 // Example is one labelled sentence for Train.
 type Example struct {
-	User   bool
-	Text   string
+	Input
 	Label  Label
 	Weight float64 // 0 counts as 1
 }
@@ -92,7 +91,7 @@ func Train(ex []Example, opt TrainOptions) *Model {
 	count := map[string]int{}
 	feats := make([][]string, len(ex))
 	for i, e := range ex {
-		feats[i] = Features(e.User, e.Text)
+		feats[i] = Features(e.Input)
 		for _, f := range feats[i] {
 			count[f]++
 		}

@@ -11,7 +11,9 @@
 // class, a bias per class, softmax. Features are the lower-cased words (a
 // word with a digit reads "<num>", a code span "<code>"), adjacent word
 // pairs with sentence start and end marks, the speaker, the speaker with the
-// first word, and a length bucket. Default returns the model shipped in
+// first word, a length bucket, and of the other side's previous message only
+// whether there is one, whether it asks, and its words that offer a choice
+// ("option", "either", "or", "suggest", "i'd", …), never its subject. Default returns the model shipped in
 // default.model, built by `go run ./capture/extract/sentclass/train`.
 //
 // It must not read files at run time, call a model or keep state: a Model
@@ -57,12 +59,28 @@ func ParseLabel(s string) (Label, bool) {
 // Probs are a sentence's probabilities, indexed by Label; they sum to 1.
 type Probs [numLabels]float64
 
-// Features are the model's inputs for one sentence said by the user (user
-// true) or by the assistant. Repeated features count once.
-func Features(user bool, text string) []string {
-	toks := tokens(text)
+// Input is one sentence to classify, with its context.
+type Input struct {
+	// User is true for the user's sentence, false for the assistant's.
+	User bool
+	Text string
+	// Prev is the other side's message just before (the assistant's reply
+	// that a user's "ok, the second one" answers), or "".
+	Prev string
+}
+
+// prevCues are the words of the previous message that the model reads: the
+// ones that offer a choice or ask for one, never its subject.
+var prevCues = map[string]bool{"option": true, "options": true, "either": true, "or": true, "suggest": true,
+	"recommend": true, "i'd": true, "would": true, "could": true, "should": true, "prefer": true, "which": true,
+	"approach": true, "alternatively": true, "want": true, "proposal": true, "instead": true, "rather": true}
+
+// Features are the model's inputs for one sentence. Repeated features count
+// once.
+func Features(in Input) []string {
+	toks := tokens(in.Text)
 	spk := "a"
-	if user {
+	if in.User {
 		spk = "u"
 	}
 	out := make([]string, 0, 2*len(toks)+6)
@@ -96,6 +114,17 @@ func Features(user bool, text string) []string {
 		prev = t
 	}
 	add("b:" + prev + " </s>")
+	if in.Prev != "" {
+		add("p:any")
+		if strings.Contains(in.Prev, "?") {
+			add("p:?")
+		}
+		for _, t := range tokens(in.Prev) {
+			if prevCues[t] {
+				add("p:" + t)
+			}
+		}
+	}
 	return out
 }
 

@@ -24,13 +24,18 @@ func TestTokens(t *testing.T) {
 }
 
 func TestFeaturesSpeakerAndPairs(t *testing.T) {
-	f := Features(true, "Always squash.")
+	f := Features(Input{User: true, Text: "Always squash."})
 	want := []string{"s:u", "f:u:always", "n:4", "w:always", "b:<s> always", "w:squash", "b:always squash", "b:squash </s>"}
 	if !reflect.DeepEqual(f, want) {
 		t.Fatalf("Features = %q, want %q", f, want)
 	}
-	if a := Features(false, "Always squash."); a[0] != "s:a" || a[1] != "f:a:always" {
+	if a := Features(Input{Text: "Always squash."}); a[0] != "s:a" || a[1] != "f:a:always" {
 		t.Fatalf("the assistant's features start %q", a[:2])
+	}
+	// of the previous message, only that it is there, asks, and offers a choice
+	p := Features(Input{User: true, Text: "ok", Prev: "Redis or an LRU? I'd suggest the LRU."})
+	if want := []string{"p:any", "p:?", "p:or", "p:i'd", "p:suggest"}; !reflect.DeepEqual(p[len(p)-len(want):], want) {
+		t.Fatalf("Features with a previous message end %q, want %q", p, want)
 	}
 }
 
@@ -41,13 +46,13 @@ func TestTrainSeparates(t *testing.T) {
 	var ex []Example
 	for _, s := range []string{"the api", "the cache", "the queue", "the parser", "the build", "the logger"} {
 		ex = append(ex,
-			Example{User: true, Text: "decided " + s, Label: Decision},
-			Example{User: true, Text: "always " + s, Label: Preference},
-			Example{User: true, Text: "look at " + s, Label: None})
+			Example{Input: Input{User: true, Text: "decided " + s}, Label: Decision},
+			Example{Input: Input{User: true, Text: "always " + s}, Label: Preference},
+			Example{Input: Input{User: true, Text: "look at " + s}, Label: None})
 	}
 	m := Train(ex, TrainOptions{Seed: 3})
 	for text, want := range map[string]Label{"decided the router": Decision, "always the router": Preference, "look at the router": None} {
-		p := m.Probs(true, text)
+		p := m.Probs(Input{User: true, Text: text})
 		if p[want] < 0.6 {
 			t.Errorf("%q: P(%s) = %.2f, want ≥ 0.6 (%v)", text, want, p[want], p)
 		}
@@ -61,8 +66,8 @@ func TestTrainSeparates(t *testing.T) {
 
 func TestMarshalRoundTrip(t *testing.T) {
 	m := Train([]Example{
-		{User: true, Text: "we use tabs", Label: Preference}, {User: true, Text: "we use tabs here", Label: Preference},
-		{Text: "the tests pass", Label: None}, {Text: "the tests pass now", Label: None},
+		{Input: Input{User: true, Text: "we use tabs"}, Label: Preference}, {Input: Input{User: true, Text: "we use tabs here"}, Label: Preference},
+		{Input: Input{Text: "the tests pass"}, Label: None}, {Input: Input{Text: "the tests pass now"}, Label: None},
 	}, TrainOptions{MinCount: 1})
 	b, err := m.MarshalText()
 	if err != nil {
@@ -76,7 +81,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 	if !bytes.Equal(b, b2) {
 		t.Fatalf("round trip changed the model:\n%s\n%s", b, b2)
 	}
-	if p, q := m.Probs(true, "we use tabs"), back.Probs(true, "we use tabs"); abs(p[Preference]-q[Preference]) > 1e-3 {
+	if p, q := m.Probs(Input{User: true, Text: "we use tabs"}), back.Probs(Input{User: true, Text: "we use tabs"}); abs(p[Preference]-q[Preference]) > 1e-3 {
 		t.Fatalf("P(preference) %.4f before, %.4f after the round trip", p[Preference], q[Preference])
 	}
 }
@@ -119,7 +124,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("a model that parsed wrote bytes that do not: %v", err)
 		}
-		p := m2.Probs(true, "we always use tabs")
+		p := m2.Probs(Input{User: true, Text: "we always use tabs", Prev: "Tabs or spaces?"})
 		if s := p[0] + p[1] + p[2]; abs(s-1) > 1e-6 {
 			t.Fatalf("probabilities sum to %v", s)
 		}

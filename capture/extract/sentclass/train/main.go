@@ -32,6 +32,8 @@ import (
 	"github.com/cgraph/cgraph/capture/extract/sentclass"
 )
 
+var withPrev = flag.Bool("prev", true, "read the other side's previous message")
+
 func main() {
 	dir := flag.String("dir", "capture/extract/testdata", "the testdata folder")
 	sets := flag.String("sets", DefaultSets, "transcript sets to train on")
@@ -227,7 +229,10 @@ func loadSet(dir string) ([]labelled, error) {
 		}
 		var l labelled
 		for _, s := range extract.Sentences(res.Turns) {
-			e := sentclass.Example{User: s.User, Text: s.Text, Label: sentclass.None}
+			e := sentclass.Example{Input: sentclass.Input{User: s.User, Text: s.Text}, Label: sentclass.None}
+			if *withPrev {
+				e.Prev = s.Prev
+			}
 			for _, m := range g.Memories {
 				if (m.Kind == capture.KindDecision || m.Kind == capture.KindPreference) && strings.Contains(norm(s.Text), norm(m.Key)) {
 					e.Label = sentclass.Decision
@@ -258,7 +263,7 @@ func loadSentences(dir string) (map[string][]sentclass.Example, error) {
 		sc := bufio.NewScanner(fh)
 		sc.Buffer(nil, 1<<20)
 		for ln := 1; sc.Scan(); ln++ {
-			var r struct{ Speaker, Text, Label string }
+			var r struct{ Speaker, Prev, Text, Label string }
 			if strings.TrimSpace(sc.Text()) == "" {
 				continue
 			}
@@ -269,7 +274,11 @@ func loadSentences(dir string) (map[string][]sentclass.Example, error) {
 			if !ok || (r.Speaker != "user" && r.Speaker != "assistant") {
 				return nil, fmt.Errorf("%s:%d: label %q speaker %q", f, ln, r.Label, r.Speaker)
 			}
-			out[f] = append(out[f], sentclass.Example{User: r.Speaker == "user", Text: r.Text, Label: l})
+			in := sentclass.Input{User: r.Speaker == "user", Text: r.Text}
+			if *withPrev {
+				in.Prev = r.Prev
+			}
+			out[f] = append(out[f], sentclass.Example{Input: in, Label: l})
 		}
 		fh.Close()
 		if err := sc.Err(); err != nil {

@@ -39,7 +39,7 @@ func TestDefaultModelIsBuiltFromItsSources(t *testing.T) {
 	}
 	worst, at := 0.0, ""
 	for _, e := range all {
-		p, q := fresh.Probs(e.User, e.Text), shipped.Probs(e.User, e.Text)
+		p, q := fresh.Probs(e.Input), shipped.Probs(e.Input)
 		for l := range p {
 			if d := math.Abs(p[l] - q[l]); d > worst {
 				worst, at = d, e.Text
