@@ -38,8 +38,8 @@
 //
 // Decisions and preferences are found by rules and completed by a trained
 // sentence classifier (package sentclass): a user's sentence that no rule
-// takes becomes a decision or a preference when the classifier gives that
-// label 0.9 or more (Options.Policy; RulesOnly turns it off). The rules:
+// takes becomes a decision when the classifier gives it 0.7 or more, a
+// preference at 0.95 (Options.Policy; RulesOnly turns it off). The rules:
 //
 // Decisions are sentences of the user or the assistant (never tool output
 // or thinking) with a decision marker ("we'll use X because", "decided",

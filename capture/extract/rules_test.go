@@ -300,13 +300,9 @@ func TestMutates(t *testing.T) {
 // rule, and look-alikes it must leave alone. The sentences were written for
 // this test after the first model was trained, and are in none of its
 // sources. The model is statistical: the test gates on no look-alike kept
-// and on at least a third of the others found, and logs every miss. The
-// first model (weight decay 1e-4, five transcript sets) found three of the
-// six at 0.95; the shipped one (decay 1e-2, seven sets, 0.9) finds two: it is
-// less sure of short sentences ("one concern per PR, always" 0.54,
-// "alright, sqlite for the prototype, postgres later" 0.74) and better on
-// the transcript sets left out (docs/BENCHMARKS.md, "Decisions and
-// preferences by a trained classifier"), which are what measure it.
+// and on at least a third of the others found, and logs every miss; the
+// held-out figures are what measure it (docs/BENCHMARKS.md, "Decisions and
+// preferences by a trained classifier").
 func TestClassifierCompletesRules(t *testing.T) {
 	tests := []struct {
 		text string
