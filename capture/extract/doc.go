@@ -36,10 +36,11 @@
 // ETIMEDOUT, connection resets, 502/503) gets no memory at all, anything
 // else stays an error that says it passed when re-run (flaky), with no fix.
 //
-// Decisions and preferences are found by rules and completed by a trained
-// sentence classifier (package sentclass): a user's sentence that no rule
-// takes becomes a decision when the classifier gives it 0.7 or more, a
-// preference at 0.95 (Options.Policy; RulesOnly turns it off). The rules:
+// Decisions and preferences are found by rules, and preferences completed by
+// a trained sentence classifier (package sentclass): a user's sentence that
+// no rule takes becomes a preference when the classifier gives it 0.95 or
+// more (Options.Policy; RulesOnly turns it off, and AddDecision lets it add
+// decisions too, which on unseen sessions were mostly wrong). The rules:
 //
 // Decisions are sentences of the user or the assistant (never tool output
 // or thinking) with a decision marker ("we'll use X because", "decided",

@@ -143,3 +143,13 @@ func BenchmarkExtraction(b *testing.B) {
 func TestExtractionBlind4(t *testing.T) { checkQuality(t, "testdata/heldout5", false) }
 
 func TestExtractionBlind5(t *testing.T) { checkQuality(t, "testdata/heldout6", false) }
+
+// TestExtractionBlind6 and TestExtractionBlind7 report, and do not gate,
+// testdata/heldout7 and testdata/heldout8: written blind by two more helpers
+// while ecba726 was chosen, scored once with it, never tuned to nor
+// read. Their scores are the figures an unseen transcript should expect.
+// Keep them blind: running them with -v lists their misses, and a change
+// made for those spends them.
+func TestExtractionBlind6(t *testing.T) { checkQuality(t, "testdata/heldout7", false) }
+
+func TestExtractionBlind7(t *testing.T) { checkQuality(t, "testdata/heldout8", false) }
