@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -196,7 +197,7 @@ func load(dir string, sets []string) (*sources, error) {
 // sentence file's example weighing corpusWeight against a transcript's.
 func (src *sources) train(leave string, corpusWeight, l2 float64) *sentclass.Model {
 	var ex []sentclass.Example
-	for _, f := range sortedKeys(src.sentences) {
+	for _, f := range slices.Sorted(maps.Keys(src.sentences)) {
 		for _, e := range src.sentences[f] {
 			e.Weight = corpusWeight
 			ex = append(ex, e)
@@ -303,13 +304,4 @@ func split(s string) []string {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
