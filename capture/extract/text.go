@@ -90,41 +90,52 @@ func Sentences(turns []capture.Turn) []Sentence {
 // assistant wrote: by the rules, checked and completed by the classifier
 // (Options.Policy).
 func (p *planner) sentences(turns []capture.Turn) {
-	rejected := map[int]bool{}
+	pol := p.opt.Policy
+	turn, rejected := -1, false
 	for _, s := range Sentences(turns) {
 		t := turns[s.Turn]
-		r, isRejected := rejected[s.Turn]
-		if !isRejected {
-			r = !s.User && nextPromptRejects(turns, s.Turn)
-			rejected[s.Turn] = r
+		if s.Turn != turn {
+			turn, rejected = s.Turn, !s.User && nextPromptRejects(turns, s.Turn)
 		}
-		kind, rule, conf := p.ruleOf(s, r)
+		kind, rule, conf := ruleOf(s, rejected)
+		// The classifier runs only where its answer can change the verdict:
+		// a rule's sentence under a veto, or a sentence no rule took that
+		// the policy lets it add (with the default, the user's alone).
+		mayAdd := !rejected && (pol.AddPreference <= 1 && s.User || pol.AddDecision <= 1 && (s.User || pol.AssistantToo))
+		if kind == "" && !mayAdd || kind != "" && pol.Veto > 1 {
+			if kind != "" {
+				p.add(from(kind, t, label(kind)+s.Text, rule, conf))
+			}
+			continue
+		}
 		probs := p.opt.Sentences.Probs(sentclass.Input{User: s.User, Text: s.Text, Prev: s.Prev})
 		switch {
-		case kind != "" && probs[sentclass.None] < p.opt.Policy.Veto:
+		case kind != "" && probs[sentclass.None] < pol.Veto:
 		case kind != "":
 			continue // vetoed
-		case r:
-			continue
-		case (s.User || p.opt.Policy.AssistantToo) && probs[sentclass.Decision] >= p.opt.Policy.AddDecision:
+		case (s.User || pol.AssistantToo) && probs[sentclass.Decision] >= pol.AddDecision:
 			kind, rule, conf = capture.KindDecision, "classifier", probs[sentclass.Decision]
-		case s.User && probs[sentclass.Preference] >= p.opt.Policy.AddPreference:
+		case s.User && probs[sentclass.Preference] >= pol.AddPreference:
 			kind, rule, conf = capture.KindPreference, "classifier", probs[sentclass.Preference]
 		default:
 			continue
 		}
-		label := "Decision: "
-		if kind == capture.KindPreference {
-			label = "Preference: "
-		}
-		p.add(from(kind, t, label+s.Text, rule, conf))
+		p.add(from(kind, t, label(kind)+s.Text, rule, conf))
 	}
+}
+
+// label opens a sentence memory's content.
+func label(k capture.Kind) string {
+	if k == capture.KindPreference {
+		return "Preference: "
+	}
+	return "Decision: "
 }
 
 // ruleOf is the rules' verdict on one sentence: the kind ("" for none),
 // the rule and its confidence. rejected says the user's next prompt turned
 // down what the assistant said.
-func (p *planner) ruleOf(s Sentence, rejected bool) (capture.Kind, string, float64) {
+func ruleOf(s Sentence, rejected bool) (capture.Kind, string, float64) {
 	if s.User {
 		m := preference.FindStringIndex(s.Text)
 		if m == nil {
